@@ -1,0 +1,28 @@
+// Durations as Prometheus writes them: one or more <number><unit>, e.g. 30s, 5m, 1h30m, 14d.
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+const PART = /(\d+)(ms|s|m|h|d|w)/g;
+const WHOLE = /^(?:\d+(?:ms|s|m|h|d|w))+$/;
+
+/** Milliseconds for a duration string, or undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  if (!WHOLE.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(PART)) {
+    total += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+  }
+  return total;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const parts: string[] = [];
+  let rest = ms;
+  for (const unit of ['d', 'h', 'm', 's', 'ms'] as const) {
+    const size = UNIT_MS[unit];
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('');
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { Secret } from './secret.js';
+
+/** `30s`, `5m`, `1h30m`, `14d` → milliseconds. */
+export const durationMs = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration: write e.g. 30s, 5m, 1h, 14d` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+export const httpUrl = z.string().refine(isHttpUrl, 'expected an http:// or https:// URL');
+
+/**
+ * A URL that is a credential (a Slack webhook). Empty means unset; the value is never
+ * echoed in an error message.
+ */
+export const secretUrl = z
+  .string()
+  .refine((v) => v === '' || isHttpUrl(v), 'expected an http:// or https:// URL (value not shown: it is a secret)')
+  .transform((v) => (v === '' ? undefined : new Secret(v)));
+
+export const secretString = z.string().transform((v) => (v === '' ? undefined : new Secret(v)));
+
+export const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'expected a label name: letters, digits and _');
+export const labels = z.record(labelName, z.string());
+
+/** Rule and receiver names: used as label values and in CLI arguments. */
+export const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'expected letters, digits, _ . : - (no spaces)');

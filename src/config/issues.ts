@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import type { ConfigProblem, ConfigPath, YamlSource } from './source.js';
+
+/** zod issues as problems a person can act on, each at the line it is about. */
+export function issuesToProblems(
+  source: YamlSource,
+  issues: readonly z.core.$ZodIssue[],
+  prefix: ConfigPath = [],
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) problems.push(source.problem(path, `unknown key "${key}"`, key));
+      continue;
+    }
+    problems.push(source.problem(path, describe(issue, valueAt(source.data, path))));
+  }
+  return problems;
+}
+
+function describe(issue: z.core.$ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (value === undefined) return `required (expected ${issue.expected})`;
+      return `expected ${issue.expected}, got ${kindOf(value)}`;
+    case 'invalid_union':
+      if ('discriminator' in issue && issue.discriminator) {
+        const options = (issue as { options?: unknown[] }).options ?? [];
+        const list = options.map(String).join(', ');
+        if (value === undefined) return `required: one of ${list}`;
+        return `unknown ${issue.discriminator} ${JSON.stringify(value)}: expected one of ${list}`;
+      }
+      return issue.message;
+    case 'invalid_value': {
+      const list = issue.values.map((v) => String(v)).join(', ');
+      return `expected one of ${list}, got ${JSON.stringify(value)}`;
+    }
+    case 'too_small':
+      if (issue.origin === 'array' && issue.message.startsWith('Too small')) return `needs at least ${issue.minimum} item(s)`;
+      return issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+export function valueAt(data: unknown, path: ConfigPath): unknown {
+  let node = data;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[part];
+  }
+  return node;
+}

@@ -1,0 +1,196 @@
+import { existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { Cron } from 'croner';
+import { globSync } from 'tinyglobby';
+import { channel } from '../notify/registry.js';
+import { issuesToProblems, valueAt } from './issues.js';
+import { configSchema, ruleFileSchema, ruleSchema, type Config, type RuleCommon } from './schema.js';
+import type { Secret } from './secret.js';
+import { formatProblem, YamlSource, type ConfigProblem } from './source.js';
+
+export interface LoadedRule extends RuleCommon {
+  /** The whole parsed rule: common keys and the kind's own. */
+  spec: Record<string, unknown>;
+  file: string;
+  line: number;
+  col: number;
+}
+
+export interface LoadedConfig {
+  file: string;
+  config: Config;
+  rules: LoadedRule[];
+  ruleFiles: string[];
+  warnings: string[];
+  secrets: Secret[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+
+  constructor(readonly problems: ConfigProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+  }
+}
+
+export const DEFAULT_CONFIG_PATH = 'config/avawatch.yaml';
+
+/** -c/--config, else AVAWATCH_CONFIG, else config/avawatch.yaml. */
+export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? (env['AVAWATCH_CONFIG'] || DEFAULT_CONFIG_PATH);
+}
+
+/**
+ * Reads the config and every rule file it names. Throws ConfigError with every problem
+ * found, in every file, not only the first.
+ */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const shown = display(file);
+  if (!existsSync(file)) {
+    throw new ConfigError([{ file: shown, line: 1, col: 1, path: '', message: 'config file not found' }]);
+  }
+  const source = new YamlSource(shown, readText(file, shown), env);
+  const problems = [...source.problems];
+  const warnings: string[] = [];
+  const parsed = source.syntaxOk ? configSchema.safeParse(source.data ?? {}) : undefined;
+  if (parsed && !parsed.success) problems.push(...issuesToProblems(source, parsed.error.issues));
+  const config = parsed?.success ? parsed.data : undefined;
+
+  const rules: LoadedRule[] = [];
+  const ruleFiles: string[] = [];
+  const patterns = config?.ruleFiles ?? ruleFilesOf(source.data);
+  patterns.forEach((pattern, i) => {
+    const files = globSync(pattern, { cwd: dirname(resolve(file)), absolute: true }).sort();
+    if (files.length === 0) {
+      const [line, col] = source.position(['ruleFiles', i]);
+      warnings.push(`${shown}:${line}:${col}: ruleFiles[${i}]: "${pattern}" matches no file`);
+    }
+    for (const ruleFile of files) {
+      if (ruleFiles.includes(ruleFile)) continue;
+      ruleFiles.push(ruleFile);
+      rules.push(...loadRuleFile(ruleFile, env, problems));
+    }
+  });
+
+  if (config) problems.push(...crossCheck(source, config, rules, warnings));
+  if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
+  if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
+
+  const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
+  for (const receiver of config.receivers) secrets.push(...channel(receiver.type).secrets(receiver));
+  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets };
+}
+
+function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): LoadedRule[] {
+  const shown = display(file);
+  const source = new YamlSource(shown, readText(file, shown), env);
+  problems.push(...source.problems);
+  if (!source.syntaxOk) return [];
+  if (source.data === undefined || source.data === null) {
+    problems.push(source.problem([], 'the file is empty: expected "rules:" with a list of rules'));
+    return [];
+  }
+  const file_ = ruleFileSchema.safeParse(source.data);
+  if (!file_.success) {
+    problems.push(...issuesToProblems(source, file_.error.issues));
+    return [];
+  }
+  // Each rule on its own, so one broken rule does not hide the problems of the next.
+  const rules: LoadedRule[] = [];
+  file_.data.rules.forEach((raw, i) => {
+    const parsed = ruleSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(...issuesToProblems(source, parsed.error.issues, ['rules', i]));
+      return;
+    }
+    const common = parsed.data as unknown as RuleCommon;
+    const at = (key: string, message: string) => problems.push(source.problem(['rules', i, key], message));
+    if ((common.every === undefined) === (common.schedule === undefined)) {
+      at('kind', 'set exactly one of "every" (a duration) or "schedule" (cron)');
+    }
+    if (common.every !== undefined && common.every < 1000) at('every', 'must be at least 1s');
+    if (common.schedule !== undefined) {
+      const error = cronError(common.schedule);
+      if (error) at('schedule', `not a valid cron expression: ${error}`);
+    }
+    const [line, col] = source.position(['rules', i]);
+    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, file: shown, line, col });
+  });
+  return rules;
+}
+
+/** Checks that span files: unique names, receivers that exist. */
+function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], warnings: string[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const receiverNames = new Set<string>();
+  config.receivers.forEach((r, i) => {
+    if (receiverNames.has(r.name)) problems.push(source.problem(['receivers', i, 'name'], `receiver "${r.name}" is defined twice`));
+    receiverNames.add(r.name);
+    const reason = channel(r.type).disabledReason(r);
+    if (reason) {
+      const [line, col] = source.position(['receivers', i]);
+      warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
+    }
+  });
+  config.route.receivers.forEach((r, i) => {
+    if (!receiverNames.has(r)) problems.push(source.problem(['route', 'receivers', i], `no receiver named "${r}"`));
+  });
+
+  const seen = new Map<string, LoadedRule>();
+  for (const rule of rules) {
+    const first = seen.get(rule.name);
+    if (first) {
+      problems.push({
+        file: rule.file,
+        line: rule.line,
+        col: rule.col,
+        path: 'name',
+        message: `rule name "${rule.name}" is already used at ${first.file}:${first.line}:${first.col}`,
+      });
+    } else seen.set(rule.name, rule);
+    for (const r of rule.receivers ?? []) {
+      if (!receiverNames.has(r)) {
+        problems.push({ file: rule.file, line: rule.line, col: rule.col, path: `${rule.name}.receivers`, message: `no receiver named "${r}"` });
+      }
+    }
+    if ((rule.receivers ?? config.route.receivers).length === 0) {
+      warnings.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
+    }
+  }
+  return problems;
+}
+
+function cronError(pattern: string): string | undefined {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+function ruleFilesOf(data: unknown): string[] {
+  const value = valueAt(data, ['ruleFiles']);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function readText(file: string, shown: string): string {
+  try {
+    return YamlSource.text(file);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError([{ file: shown, line: 1, col: 1, path: '', message: `cannot read the file (${reason})` }]);
+  }
+}
+
+/** Paths as the user would type them: relative to the working directory when shorter. */
+function display(file: string): string {
+  const rel = relative(process.cwd(), resolve(file));
+  return rel.length < resolve(file).length ? rel : resolve(file);
+}
+
+/** Files in the order they were read, each top to bottom. */
+function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
+  const order = [...new Set(problems.map((p) => p.file))];
+  return [...problems].sort((a, b) => order.indexOf(a.file) - order.indexOf(b.file) || a.line - b.line || a.col - b.col);
+}

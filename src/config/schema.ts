@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { channels } from '../notify/registry.js';
+import type { ReceiverBase } from '../notify/types.js';
+import { ruleKinds } from '../rules/registry.js';
+import { SEVERITIES } from '../rules/types.js';
+import { durationMs, httpUrl, labels, name, secretString } from './fields.js';
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+const api = z.strictObject({
+  dataUrl: httpUrl.default('https://data-api.avax.network'),
+  metricsUrl: httpUrl.default('https://metrics.avax.network'),
+  apiKey: secretString.optional(),
+  apiKeyHeader: z.string().min(1).default('x-glacier-api-key'),
+  /** Whole request, headers and body. */
+  timeout: durationMs.default(15_000),
+  connectTimeout: durationMs.default(5_000),
+  maxResponseBytes: z.number().int().positive().default(5 * 1024 * 1024),
+  retries: z.number().int().min(0).max(10).default(3),
+  retryBackoff: durationMs.default(500),
+  retryBackoffMax: durationMs.default(20_000),
+  maxRetryAfter: durationMs.default(60_000),
+  pageSize: z.number().int().min(1).max(100).default(100),
+  maxPages: z.number().int().min(1).max(1000).default(20),
+});
+
+const delivery = z.strictObject({
+  /** First retry waits up to this long (full jitter), doubling each time up to backoffMax. */
+  backoff: durationMs.default(1_000),
+  backoffMax: durationMs.default(300_000),
+  /** A notification still undelivered after this long is dead-lettered. */
+  maxAge: durationMs.default(86_400_000),
+});
+
+function receiverSchema() {
+  const base = { name, type: z.string() };
+  const variants = Object.values(channels).map((c) => c.schema.extend({ ...base, type: z.literal(c.type) }));
+  const union = z.discriminatedUnion('type', variants as unknown as [z.ZodObject, ...z.ZodObject[]]);
+  // Each channel's own type checks its keys; here a receiver is known by name and type.
+  return union as unknown as z.ZodType<ReceiverBase & Record<string, unknown>>;
+}
+
+export const configSchema = z.strictObject({
+  api: api.prefault({}),
+  state: z.strictObject({ path: z.string().min(1).default('data/avawatch.db') }).prefault({}),
+  server: z
+    .strictObject({
+      listen: z
+        .string()
+        .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]*):\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:9464 or :9464')
+        .default('127.0.0.1:9464'),
+    })
+    .prefault({}),
+  log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
+  route: z.strictObject({ receivers: z.array(name).default([]) }).prefault({}),
+  receivers: z.array(receiverSchema()).default([]),
+  delivery: delivery.prefault({}),
+  ruleFiles: z.array(z.string().min(1)).default([]),
+});
+export type Config = z.output<typeof configSchema>;
+export type ReceiverConfig = Config['receivers'][number];
+
+const commonRule = {
+  name,
+  every: durationMs.optional(),
+  schedule: z.string().optional(),
+  severity: z.enum(SEVERITIES),
+  labels: labels.optional(),
+  receivers: z.array(name).optional(),
+};
+
+const ruleVariants = Object.values(ruleKinds).map((k) => k.spec.extend({ ...commonRule, kind: z.literal(k.kind) }));
+export const ruleSchema = z.discriminatedUnion('kind', ruleVariants as unknown as [z.ZodObject, ...z.ZodObject[]]);
+
+/** The file's frame; each rule is then checked on its own against ruleSchema. */
+export const ruleFileSchema = z.strictObject({ rules: z.array(z.unknown()) });
+
+export interface RuleCommon {
+  name: string;
+  kind: string;
+  every?: number | undefined;
+  schedule?: string | undefined;
+  severity: (typeof SEVERITIES)[number];
+  labels?: Record<string, string> | undefined;
+  receivers?: string[] | undefined;
+}
