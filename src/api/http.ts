@@ -1,0 +1,183 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { ApiError } from './errors.js';
+import { errorBody } from './schemas.js';
+
+export interface HttpClientOptions {
+  /** `data` or `metrics`: the api label and the start of every error message. */
+  api: string;
+  baseUrl: string;
+  dispatcher: Dispatcher;
+  headers: Record<string, string>;
+  /** Whole-request deadline: headers and body together, so a trickled body cannot hang a rule. */
+  timeoutMs: number;
+  maxResponseBytes: number;
+  retries: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  /** A Retry-After longer than this fails the call instead of stalling the rule. */
+  maxRetryAfterMs: number;
+  onResponse?: (endpoint: string, code: string) => void;
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+}
+
+export interface ApiRequest {
+  /** Path template, e.g. `/v1/networks/{network}/validators/{nodeId}`: a bounded metric label. */
+  endpoint: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  signal?: AbortSignal;
+}
+
+const RETRYABLE_NETWORK = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+export class HttpClient {
+  readonly #o: Required<Omit<HttpClientOptions, 'onResponse'>> & Pick<HttpClientOptions, 'onResponse'>;
+
+  constructor(options: HttpClientOptions) {
+    this.#o = { random: Math.random, sleep: (ms, signal) => sleepFor(ms, undefined, { signal }), ...options };
+  }
+
+  /** GET with retries: exponential backoff with full jitter; Retry-After is the least wait. */
+  async getJson(req: ApiRequest): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(req);
+      } catch (err) {
+        const error = err instanceof ApiError ? err : this.#wrap(req, err);
+        if (!error.retryable || attempt >= this.#o.retries || req.signal?.aborted) throw error;
+        const ceiling = Math.min(this.#o.backoffMaxMs, this.#o.backoffInitialMs * 2 ** attempt);
+        let wait = this.#o.random() * ceiling;
+        const retryAfter = error.details.retryAfterMs;
+        if (retryAfter !== undefined) {
+          if (retryAfter > this.#o.maxRetryAfterMs) throw error;
+          wait = Math.max(wait, retryAfter);
+        }
+        await this.#o.sleep(wait, req.signal);
+      }
+    }
+  }
+
+  async #attempt(req: ApiRequest): Promise<unknown> {
+    const url = new URL(req.path, this.#o.baseUrl);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const deadline = AbortSignal.timeout(this.#o.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const res = await request(url, {
+      method: 'GET',
+      dispatcher: this.#o.dispatcher,
+      headers: { accept: 'application/json', ...this.#o.headers },
+      signal,
+    });
+    const text = await this.#readBody(req, res.body);
+    const code = String(res.statusCode);
+    this.#o.onResponse?.(req.endpoint, code);
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw this.#error(req, `HTTP ${res.statusCode} with a body that is not JSON`, { code, retryable: false });
+      }
+    }
+    const serviceMessage = parseServiceMessage(text);
+    const retryable = res.statusCode === 429 || res.statusCode >= 500;
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    const reason = serviceMessage ? `: ${serviceMessage}` : '';
+    return Promise.reject(
+      this.#error(req, `HTTP ${res.statusCode}${reason}`, {
+        code,
+        status: res.statusCode,
+        retryable,
+        ...(serviceMessage === undefined ? {} : { serviceMessage }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      }),
+    );
+  }
+
+  async #readBody(req: ApiRequest, body: Dispatcher.ResponseData['body']): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > this.#o.maxResponseBytes) {
+        body.destroy();
+        this.#o.onResponse?.(req.endpoint, 'too_large');
+        throw this.#error(req, `response larger than ${this.#o.maxResponseBytes} bytes`, {
+          code: 'too_large',
+          retryable: false,
+        });
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  #wrap(req: ApiRequest, err: unknown): ApiError {
+    if (req.signal?.aborted) {
+      return this.#error(req, 'aborted', { code: 'aborted', retryable: false });
+    }
+    const cause = err as { code?: string; name?: string; cause?: { code?: string } };
+    const netCode = cause.code ?? cause.cause?.code;
+    if (cause.name === 'TimeoutError' || err instanceof undiciErrors.RequestAbortedError) {
+      this.#o.onResponse?.(req.endpoint, 'timeout');
+      return this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
+    }
+    this.#o.onResponse?.(req.endpoint, 'network_error');
+    const detail = netCode ?? (err instanceof Error ? err.message : String(err));
+    return this.#error(req, `network error (${detail})`, {
+      code: 'network_error',
+      retryable: netCode === undefined || RETRYABLE_NETWORK.has(netCode),
+    });
+  }
+
+  #error(
+    req: ApiRequest,
+    what: string,
+    details: Omit<ConstructorParameters<typeof ApiError>[1], 'api' | 'endpoint'>,
+  ): ApiError {
+    return new ApiError(`${this.#o.api} API GET ${req.path}: ${what}`, {
+      api: this.#o.api,
+      endpoint: req.endpoint,
+      ...details,
+    });
+  }
+}
+
+/** The service's `message`, which may be a string or an array of strings. */
+export function parseServiceMessage(text: string): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return text.trim() === '' ? undefined : text.trim().slice(0, 200);
+  }
+  const parsed = errorBody.safeParse(json);
+  if (!parsed.success) return undefined;
+  const message = parsed.data.message;
+  if (Array.isArray(message)) return message.join('; ');
+  return message ?? parsed.data.error;
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds. */
+export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.ceil(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
