@@ -1,0 +1,212 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { AlertMessage } from '../notify/types.js';
+import { SEVERITIES } from '../rules/types.js';
+import { MIGRATIONS } from './migrations.js';
+
+// The only module with SQL. Every write that belongs together runs in one transaction here.
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+}
+
+export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
+  /** Receivers to queue it for; empty records it without sending. */
+  receivers: readonly string[];
+}
+
+export interface OutboxRow {
+  id: number;
+  receiver: string;
+  attempts: number;
+  createdAt: number;
+  message: AlertMessage;
+}
+
+const record = z.record(z.string(), z.string());
+const alertRow = z.object({
+  alert_id: z.number(),
+  rule: z.string(),
+  kind: z.string(),
+  status: z.enum(['firing', 'resolved', 'event']),
+  severity: z.enum(SEVERITIES),
+  subject: z.string(),
+  summary: z.string(),
+  labels: z.string().transform((s) => record.parse(JSON.parse(s))),
+  details: z.string().transform((s) => record.parse(JSON.parse(s))),
+  created_at: z.number(),
+});
+
+export class Store {
+  readonly #db: Database.Database;
+
+  private constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  /** Opens (creating the directory and file when missing) and migrates. Fails loudly. */
+  static open(path: string): Store {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(path, { timeout: 5_000 });
+      db.pragma('journal_mode = WAL');
+      // NORMAL in WAL survives kill -9 without losing a committed transaction.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    } catch (err) {
+      if (err instanceof StoreError) throw err;
+      throw new StoreError(`cannot open state file ${path}: ${(err as Error).message}`);
+    }
+    return new Store(db);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** Every entity's stored state for a rule, as raw JSON values for the kind to parse. */
+  loadStates(rule: string): Record<string, unknown> {
+    const rows = this.#db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{
+      entity: string;
+      state: string;
+    }>;
+    return Object.fromEntries(rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
+  }
+
+  /**
+   * Commits an evaluation: the rule's new entity states (replacing the old set) and its
+   * alerts with their outbox rows, all or nothing. Returns the alerts' ids.
+   */
+  commitEvaluation(rule: string, states: Record<string, unknown>, alerts: readonly NewAlert[], now: number): number[] {
+    const db = this.#db;
+    const upsert = db.prepare(
+      `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (rule, entity) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
+       WHERE state <> excluded.state`,
+    );
+    const insertAlert = db.prepare(
+      `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertOutbox = db.prepare(
+      `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const tx = db.transaction(() => {
+      const keep = Object.keys(states);
+      db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(
+        rule,
+        JSON.stringify(keep),
+      );
+      for (const [entity, state] of Object.entries(states)) upsert.run(rule, entity, JSON.stringify(state), now);
+      return alerts.map((a) => {
+        const { lastInsertRowid } = insertAlert.run(
+          a.rule,
+          a.kind,
+          a.status,
+          a.severity,
+          a.subject,
+          a.summary,
+          JSON.stringify(a.labels),
+          JSON.stringify(a.details),
+          now,
+        );
+        const id = Number(lastInsertRowid);
+        for (const receiver of a.receivers) insertOutbox.run(id, receiver, now, now, now);
+        return id;
+      });
+    });
+    return tx();
+  }
+
+  /** Pending rows of one receiver that are due, oldest first. */
+  dueOutbox(receiver: string, now: number, limit: number): OutboxRow[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, a.id AS alert_id, a.rule, a.kind,
+                a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
+           FROM outbox o JOIN alerts a ON a.id = o.alert_id
+          WHERE o.state = 'pending' AND o.receiver = ? AND o.next_attempt_at <= ?
+          ORDER BY o.next_attempt_at, o.id LIMIT ?`,
+      )
+      .all(receiver, now, limit) as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const a = alertRow.parse(row);
+      return {
+        id: row['id'] as number,
+        receiver: row['receiver'] as string,
+        attempts: row['attempts'] as number,
+        createdAt: row['outbox_created_at'] as number,
+        message: {
+          alertId: a.alert_id,
+          rule: a.rule,
+          kind: a.kind,
+          status: a.status,
+          severity: a.severity,
+          subject: a.subject,
+          summary: a.summary,
+          labels: a.labels,
+          details: a.details,
+          at: new Date(a.created_at).toISOString(),
+        },
+      };
+    });
+  }
+
+  /** When the next pending row of a receiver is due, if any. */
+  nextDue(receiver: string): number | undefined {
+    const row = this.#db
+      .prepare(`SELECT MIN(next_attempt_at) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
+      .get(receiver) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
+  markSent(id: number, now: number): void {
+    this.#db.prepare(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, updated_at = ? WHERE id = ?`).run(now, id);
+  }
+
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number): void {
+    this.#db
+      .prepare(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?`)
+      .run(nextAttemptAt, error, now, id);
+  }
+
+  markDead(id: number, error: string, now: number): void {
+    this.#db
+      .prepare(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?`)
+      .run(error, now, id);
+  }
+
+  pendingCount(): number {
+    return (this.#db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
+  }
+
+  /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
+  outbox(state?: 'pending' | 'sent' | 'dead'): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; summary: string }> {
+    return this.#db
+      .prepare(
+        `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, a.summary
+           FROM outbox o JOIN alerts a ON a.id = o.alert_id
+          WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`,
+      )
+      .all(state ?? null, state ?? null) as never;
+  }
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new StoreError(
+      `state file schema version ${version} is newer than this avawatch knows (${MIGRATIONS.length}): upgrade avawatch or restore a backup`,
+    );
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] as string);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,40 @@
+// Versioned schema: migration N brings the file to PRAGMA user_version N. Append only;
+// never edit a migration that has shipped.
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE entity_state (
+    rule       TEXT NOT NULL,
+    entity     TEXT NOT NULL,
+    state      TEXT NOT NULL,          -- JSON, parsed by the rule kind's zod schema on read
+    updated_at INTEGER NOT NULL,       -- unix ms
+    PRIMARY KEY (rule, entity)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE alerts (
+    id         INTEGER PRIMARY KEY,
+    rule       TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    status     TEXT NOT NULL,          -- firing | resolved | event
+    severity   TEXT NOT NULL,
+    subject    TEXT NOT NULL,
+    summary    TEXT NOT NULL,
+    labels     TEXT NOT NULL,          -- JSON object
+    details    TEXT NOT NULL,          -- JSON object
+    created_at INTEGER NOT NULL        -- unix ms
+  );
+  CREATE INDEX alerts_by_rule ON alerts (rule, created_at);
+
+  CREATE TABLE outbox (
+    id              INTEGER PRIMARY KEY,
+    alert_id        INTEGER NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+    receiver        TEXT NOT NULL,
+    state           TEXT NOT NULL DEFAULT 'pending',   -- pending | sent | dead
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,                  -- unix ms
+    last_error      TEXT,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+  );
+  CREATE INDEX outbox_due ON outbox (state, receiver, next_attempt_at);
+  `,
+];
