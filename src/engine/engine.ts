@@ -1,0 +1,108 @@
+import type { DataApi } from '../api/data-api.js';
+import type { LoadedRule } from '../config/load.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { AlertMessage } from '../notify/types.js';
+import { ruleKind } from '../rules/registry.js';
+import type { GaugeSample } from '../rules/types.js';
+import { StoreError, type NewAlert, type Store } from '../store/index.js';
+
+export interface EngineDeps {
+  store: Store;
+  data: DataApi;
+  metrics: Metrics;
+  log: Logger;
+  /** Receivers an alert of this rule is queued for (enabled ones only). */
+  receiversFor: (rule: LoadedRule) => readonly string[];
+  /** Called after a commit that queued notifications. */
+  onQueued?: () => void;
+  now?: () => Date;
+}
+
+/**
+ * fetch → evaluate (pure) → commit. A failure anywhere before the commit changes no state
+ * and produces no alert: it is counted as a failed evaluation, never read as a change.
+ */
+export class Engine {
+  readonly #deps: EngineDeps;
+  readonly #samples = new Map<string, GaugeSample[]>();
+
+  constructor(deps: EngineDeps) {
+    this.#deps = deps;
+  }
+
+  /** Gauges of every rule, from committed state. */
+  *samples(): Iterable<GaugeSample> {
+    for (const list of this.#samples.values()) yield* list;
+  }
+
+  /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
+  restore(rule: LoadedRule): void {
+    const kind = ruleKind(rule.kind);
+    this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, this.#loadStates(rule))));
+  }
+
+  forget(ruleName: string): void {
+    this.#samples.delete(ruleName);
+  }
+
+  /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
+  async evaluate(rule: LoadedRule, signal: AbortSignal): Promise<AlertMessage[]> {
+    const { store, data, metrics, log } = this.#deps;
+    const kind = ruleKind(rule.kind);
+    metrics.ruleEvaluations.inc({ rule: rule.name });
+    try {
+      const previous = this.#loadStates(rule);
+      const observation: unknown = await kind.observe(rule.spec, { data, signal });
+      signal.throwIfAborted();
+      const now = this.#deps.now?.() ?? new Date();
+      const { states, alerts } = kind.evaluate(previous, observation, now, rule.spec);
+      const receivers = this.#deps.receiversFor(rule);
+      const drafts: NewAlert[] = alerts.map((a) => ({
+        rule: rule.name,
+        kind: rule.kind,
+        status: a.status,
+        severity: a.severity ?? rule.severity,
+        subject: a.subject,
+        summary: a.summary,
+        labels: { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity },
+        details: a.details,
+        receivers,
+      }));
+      const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime());
+      this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states)));
+      metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
+      if (drafts.length > 0 && receivers.length > 0) this.#deps.onQueued?.();
+      const at = now.toISOString();
+      return drafts.map((d, i) => {
+        const { receivers: _r, ...message } = d;
+        return { ...message, alertId: ids[i] ?? 0, at };
+      });
+    } catch (err) {
+      metrics.ruleFailures.inc({ rule: rule.name });
+      if (!signal.aborted) log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
+      throw err;
+    }
+  }
+
+  #loadStates(rule: LoadedRule): Record<string, unknown> {
+    const kind = ruleKind(rule.kind);
+    const raw = this.#deps.store.loadStates(rule.name);
+    const out: Record<string, unknown> = {};
+    for (const [entity, value] of Object.entries(raw)) {
+      const parsed = kind.state.safeParse(value);
+      // Never guess: a state row that does not parse would replay or hide alerts.
+      if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
+      out[entity] = parsed.data;
+    }
+    return out;
+  }
+}
+
+function withRule(rule: string, samples: GaugeSample[]): GaugeSample[] {
+  return samples.map((s) => ({ ...s, labels: { rule, ...s.labels } }));
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,16 @@
+import type { RuleKind } from './types.js';
+import { validatorStatus } from './validator-status/index.js';
+
+// The one list of rule kinds: the YAML schema, `check` and the engine all read it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
+export type AnyRuleKind = RuleKind<any, any, any>;
+
+export const ruleKinds = {
+  [validatorStatus.kind]: validatorStatus,
+} satisfies Record<string, AnyRuleKind>;
+
+export function ruleKind(kind: string): AnyRuleKind {
+  const found = (ruleKinds as Record<string, AnyRuleKind>)[kind];
+  if (!found) throw new Error(`unknown rule kind "${kind}"`);
+  return found;
+}

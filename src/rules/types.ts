@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import type { DataApi } from '../api/data-api.js';
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/**
+ * What an evaluation says happened. `event` is delivered once; `firing` and `resolved`
+ * describe a condition that holds for a while (their lifecycle lives in alerts/).
+ */
+export interface AlertDraft {
+  status: 'firing' | 'resolved' | 'event';
+  /** Overrides the rule's severity (e.g. a warning about a misconfigured node). */
+  severity?: Severity;
+  /** The entity the alert is about: a NodeID, a message id, an operation id. */
+  subject: string;
+  /** One line a person reads first. Chain text in it is escaped by each channel. */
+  summary: string;
+  labels: Record<string, string>;
+  /** Named facts shown under the summary, in order. */
+  details: Record<string, string>;
+}
+
+export interface Evaluation<S> {
+  /** The complete new state of every entity the rule tracks; entities left out are dropped. */
+  states: Record<string, S>;
+  alerts: AlertDraft[];
+}
+
+export interface ObserveContext {
+  data: DataApi;
+  signal: AbortSignal;
+}
+
+/** One gauge sample derived from committed state. */
+export interface GaugeSample {
+  metric: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface GaugeDef {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+}
+
+/**
+ * A rule kind: its YAML keys, how it observes the chain, and a pure evaluation.
+ * observe() does all I/O and throws on any failure; evaluate() does none.
+ */
+export interface RuleKind<Spec, Obs, S> {
+  kind: string;
+  /** The kind's own keys (the common ones are added by the config loader). */
+  spec: z.ZodObject;
+  /** Parses one entity's state as stored in SQLite. */
+  state: z.ZodType<S>;
+  gauges: readonly GaugeDef[];
+  observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
+  evaluate(previous: Readonly<Record<string, S>>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
+  samples(spec: Spec, states: Readonly<Record<string, S>>): GaugeSample[];
+  /** One line for `avawatch check`. */
+  describe(spec: Spec): string;
+}

@@ -1,0 +1,153 @@
+import type { Validator } from '../../api/schemas.js';
+import { mapConcurrent } from '../../engine/concurrency.js';
+import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { spec, state, type Period, type Spec, type State } from './schema.js';
+
+/** NodeID → every period the service lists for it, or `not-found` (404). */
+export type Observation = Record<string, Validator[] | 'not-found'>;
+
+const LOOKUP_CONCURRENCY = 4;
+
+export const validatorStatus: RuleKind<Spec, Observation, State> = {
+  kind: 'validator-status',
+  spec,
+  state,
+  gauges: [
+    {
+      name: 'avawatch_validator_status',
+      help: 'Status of the current validation period of a watched node (1 for the status shown).',
+      labelNames: ['rule', 'network', 'node_id', 'status'],
+    },
+    {
+      name: 'avawatch_validator_start_timestamp_seconds',
+      help: 'Start of the current validation period of a watched node.',
+      labelNames: ['rule', 'network', 'node_id'],
+    },
+    {
+      name: 'avawatch_validator_end_timestamp_seconds',
+      help: 'End of the current validation period of a watched node.',
+      labelNames: ['rule', 'network', 'node_id'],
+    },
+    {
+      name: 'avawatch_validator_listed',
+      help: '1 when the service lists the watched node, 0 when it answers with no validation period.',
+      labelNames: ['rule', 'network', 'node_id'],
+    },
+  ],
+
+  async observe(s, { data, signal }) {
+    const results = await mapConcurrent(s.nodeIds, LOOKUP_CONCURRENCY, (id) =>
+      data.validatorPeriods(s.network, id, signal),
+    );
+    return Object.fromEntries(s.nodeIds.map((id, i) => [id, results[i] ?? 'not-found']));
+  },
+
+  evaluate(previous, observation, now, s) {
+    const result: Evaluation<State> = { states: {}, alerts: [] };
+    for (const node of s.nodeIds) {
+      const before = previous[node];
+      const seen = observation[node];
+      if (seen === undefined) throw new Error(`no observation for ${node}`);
+      const labels = { node, network: s.network };
+
+      if (seen === 'not-found' || seen.length === 0) {
+        result.states[node] = { period: before?.period ?? null, missing: true };
+        if (!before?.missing) result.alerts.push(notListed(node, s, before?.period ?? null));
+        continue;
+      }
+
+      const current = toPeriod(currentPeriod(seen));
+      result.states[node] = { period: current, missing: false };
+      // The first observation is the baseline; a node first seen unlisted reports its listing.
+      if (before === undefined) continue;
+      const change = describeChange(before.period, current);
+      if (change) result.alerts.push(transition(node, s, before.period, current, change, labels, now));
+    }
+    return result;
+  },
+
+  samples(s, states) {
+    const out: GaugeSample[] = [];
+    for (const [node, st] of Object.entries(states)) {
+      const base = { network: s.network, node_id: node };
+      out.push({ metric: 'avawatch_validator_listed', labels: base, value: st.missing ? 0 : 1 });
+      if (!st.period) continue;
+      out.push({ metric: 'avawatch_validator_status', labels: { ...base, status: st.period.status }, value: 1 });
+      out.push({ metric: 'avawatch_validator_start_timestamp_seconds', labels: base, value: st.period.startTimestamp });
+      out.push({ metric: 'avawatch_validator_end_timestamp_seconds', labels: base, value: st.period.endTimestamp });
+    }
+    return out;
+  },
+
+  describe(s) {
+    return `${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`;
+  },
+};
+
+/** The active period if there is one, else the one that started last. */
+export function currentPeriod(periods: readonly Validator[]): Validator {
+  const byStart = [...periods].sort((a, b) => b.startTimestamp - a.startTimestamp);
+  const active = byStart.find((p) => p.validationStatus === 'active');
+  const chosen = active ?? byStart[0];
+  if (!chosen) throw new Error('currentPeriod needs at least one period');
+  return chosen;
+}
+
+function toPeriod(v: Validator): Period {
+  return { txHash: v.txHash, status: v.validationStatus, startTimestamp: v.startTimestamp, endTimestamp: v.endTimestamp };
+}
+
+type Change = 'status' | 'new-period' | 'listed';
+
+function describeChange(before: Period | null, after: Period): Change | undefined {
+  if (before === null) return 'listed';
+  if (before.txHash !== after.txHash) return 'new-period';
+  return before.status === after.status ? undefined : 'status';
+}
+
+function transition(
+  node: string,
+  s: Spec,
+  before: Period | null,
+  after: Period,
+  change: Change,
+  labels: Record<string, string>,
+  now: Date,
+): AlertDraft {
+  const from = before?.status ?? 'not listed';
+  const what = change === 'new-period' ? ' (new validation period)' : '';
+  const details: Record<string, string> = {
+    Node: node,
+    Network: s.network,
+    Change: `${from} → ${after.status}${what}`,
+    'Period start': isoSeconds(after.startTimestamp),
+    [after.endTimestamp * 1000 <= now.getTime() ? 'Period ended' : 'Period ends']: isoSeconds(after.endTimestamp),
+    'Staking tx': after.txHash,
+  };
+  if (change === 'new-period' && before) details['Previous period ended'] = isoSeconds(before.endTimestamp);
+  return {
+    status: 'event',
+    subject: node,
+    summary: `${node} validation ${from} → ${after.status}${what}`,
+    labels: { ...labels, status: after.status, previous_status: from },
+    details,
+  };
+}
+
+function notListed(node: string, s: Spec, last: Period | null): AlertDraft {
+  const summary = last
+    ? `${node} is no longer listed by the service on ${s.network} (last seen ${last.status})`
+    : `${node} is not known to the service on ${s.network}: check the NodeID and network`;
+  return {
+    status: 'event',
+    severity: 'warning',
+    subject: node,
+    summary,
+    labels: { node, network: s.network, status: 'not_listed' },
+    details: { Node: node, Network: s.network, 'Last seen status': last?.status ?? 'never seen' },
+  };
+}
+
+function isoSeconds(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
