@@ -1,0 +1,31 @@
+import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { scrub, type Secret } from './config/secret.js';
+
+export type { Logger };
+
+export interface LogSink {
+  log: Logger;
+  /** Every line is scrubbed of these values before it is written: a backstop to Secret. */
+  setSecrets(secrets: readonly Secret[]): void;
+}
+
+/** JSON lines on stderr; readable lines when stderr is a terminal. stdout stays for command output. */
+export function createLogger(level: string, pretty_ = process.stderr.isTTY === true): LogSink {
+  let secrets: readonly Secret[] = [];
+  const scrubbed = {
+    write(line: string): boolean {
+      return process.stderr.write(secrets.length > 0 ? scrub(line, secrets) : line);
+    },
+  };
+  const destination = pretty_
+    ? pretty({ destination: scrubbed as never, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+    : scrubbed;
+  const log = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  return {
+    log,
+    setSecrets(next) {
+      secrets = next;
+    },
+  };
+}

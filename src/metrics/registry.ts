@@ -1,0 +1,101 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { GaugeDef, GaugeSample } from '../rules/types.js';
+
+export interface Metrics {
+  registry: Registry;
+  ruleEvaluations: Counter<'rule'>;
+  ruleFailures: Counter<'rule'>;
+  ruleLastSuccess: Gauge<'rule'>;
+  apiRequests: Counter<'api' | 'endpoint' | 'code'>;
+  notifications: Counter<'receiver'>;
+  notificationsFailed: Counter<'receiver' | 'reason'>;
+}
+
+export interface MetricsSources {
+  version: string;
+  outboxPending: () => number;
+  /** Gauge samples of every rule, derived from committed state. */
+  ruleSamples: () => Iterable<GaugeSample>;
+  ruleGauges: readonly GaugeDef[];
+}
+
+/** One registry per app (never the global one), so tests can build many apps in a process. */
+export function createMetrics(sources: MetricsSources): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  new Gauge({
+    name: 'avawatch_build_info',
+    help: 'Build information; the value is always 1.',
+    labelNames: ['version', 'nodejs'],
+    registers,
+  }).set({ version: sources.version, nodejs: process.versions.node }, 1);
+
+  new Gauge({
+    name: 'avawatch_outbox_pending',
+    help: 'Notifications waiting in the outbox for delivery.',
+    registers,
+    collect() {
+      this.set(sources.outboxPending());
+    },
+  });
+
+  const seen = new Set<string>();
+  for (const def of sources.ruleGauges) {
+    if (seen.has(def.name)) continue;
+    seen.add(def.name);
+    new Gauge({
+      name: def.name,
+      help: def.help,
+      labelNames: ['rule', ...def.labelNames.filter((l) => l !== 'rule')],
+      registers,
+      collect() {
+        this.reset();
+        for (const sample of sources.ruleSamples()) {
+          if (sample.metric === def.name) this.set(sample.labels, sample.value);
+        }
+      },
+    });
+  }
+
+  return {
+    registry,
+    ruleEvaluations: new Counter({
+      name: 'avawatch_rule_evaluations_total',
+      help: 'Rule evaluations started.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    ruleFailures: new Counter({
+      name: 'avawatch_rule_evaluation_failures_total',
+      help: 'Rule evaluations that failed (API error, bad response, store error); they change no state.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    ruleLastSuccess: new Gauge({
+      name: 'avawatch_rule_last_success_timestamp_seconds',
+      help: 'When the rule last evaluated and committed successfully.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    apiRequests: new Counter({
+      name: 'avawatch_api_requests_total',
+      help: 'Requests to the Data and Metrics APIs by endpoint template and HTTP status (or error kind).',
+      labelNames: ['api', 'endpoint', 'code'],
+      registers,
+    }),
+    notifications: new Counter({
+      name: 'avawatch_notifications_total',
+      help: 'Notifications delivered.',
+      labelNames: ['receiver'],
+      registers,
+    }),
+    notificationsFailed: new Counter({
+      name: 'avawatch_notifications_failed_total',
+      help: 'Failed delivery attempts by reason (retried unless the reason is permanent).',
+      labelNames: ['receiver', 'reason'],
+      registers,
+    }),
+  };
+}

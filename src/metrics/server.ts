@@ -1,0 +1,54 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface HttpServer {
+  /** `http://host:port` actually bound (port 0 picks one). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** `127.0.0.1:9464`, `[::1]:9464` or `:9464` (all interfaces). */
+export function parseListen(listen: string): { host: string | undefined; port: number } {
+  const at = listen.lastIndexOf(':');
+  const host = listen.slice(0, at).replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? undefined : host, port: Number(listen.slice(at + 1)) };
+}
+
+export async function startHttpServer(listen: string, registry: Registry): Promise<HttpServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/metrics') {
+      registry
+        .metrics()
+        .then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body))
+        .catch((err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err)}\n`));
+      return;
+    }
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics or /healthz\n');
+  });
+  server.keepAliveTimeout = 65_000;
+  const { host, port } = parseListen(listen);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new Error(`cannot listen on ${listen}: ${err.message}`)));
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

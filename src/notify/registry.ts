@@ -1,0 +1,16 @@
+import { slackChannel } from './slack/index.js';
+import type { Channel, ReceiverBase } from './types.js';
+
+// The one list of channels: the receiver schema and the app read it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each channel checks its own config
+export type AnyChannel = Channel<any>;
+
+export const channels = {
+  [slackChannel.type]: slackChannel,
+} satisfies Record<string, AnyChannel>;
+
+export function channel(type: string): Channel<ReceiverBase> {
+  const found = (channels as Record<string, AnyChannel>)[type];
+  if (!found) throw new Error(`unknown receiver type "${type}"`);
+  return found;
+}

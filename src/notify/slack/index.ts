@@ -1,0 +1,87 @@
+import { IncomingWebhook } from '@slack/webhook';
+import { z } from 'zod';
+import { durationMs, secretUrl } from '../../config/fields.js';
+import type { Secret } from '../../config/secret.js';
+import { parseRetryAfter } from '../../api/http.js';
+import { DeliveryError, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { slackMessage } from './message.js';
+
+export interface SlackReceiver extends ReceiverBase {
+  type: 'slack';
+  webhookUrl?: Secret | undefined;
+  timeout: number;
+  minInterval: number;
+}
+
+// Slack answers these for a webhook that will never work again: do not retry.
+const PERMANENT = new Map([
+  [400, 'invalid payload'],
+  [403, 'forbidden (action_prohibited)'],
+  [404, 'webhook or channel not found'],
+  [410, 'channel archived or webhook revoked'],
+]);
+
+export const slackChannel: Channel<SlackReceiver> = {
+  type: 'slack',
+  schema: z.strictObject({
+    webhookUrl: secretUrl.optional(),
+    timeout: durationMs.default(10_000),
+    minInterval: durationMs.default(1_000),
+  }),
+  disabledReason: (r) => (r.webhookUrl ? undefined : 'webhookUrl is empty'),
+  secrets: (r) => (r.webhookUrl ? [r.webhookUrl] : []),
+  create: (r) => new SlackNotifier(r),
+};
+
+class SlackNotifier implements Notifier {
+  readonly type = 'slack';
+  readonly name: string;
+  readonly minIntervalMs: number;
+
+  constructor(private readonly receiver: SlackReceiver) {
+    this.name = receiver.name;
+    this.minIntervalMs = receiver.minInterval;
+  }
+
+  async send(message: Parameters<Notifier['send']>[0], signal: AbortSignal): Promise<void> {
+    const url = this.receiver.webhookUrl;
+    if (!url) throw new DeliveryError(`slack receiver "${this.name}" has no webhookUrl`, 'disabled', false);
+    // The library drops the 429's Retry-After; a fetch of our own keeps it.
+    let retryAfter: string | null = null;
+    const webhook = new IncomingWebhook(url.reveal(), {
+      timeout: this.receiver.timeout,
+      fetch: async (input, init) => {
+        const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+        retryAfter = res.headers.get('retry-after');
+        return res;
+      },
+    });
+    try {
+      await webhook.send(slackMessage(message));
+    } catch (err) {
+      throw classify(this.name, err, retryAfter);
+    }
+  }
+}
+
+function classify(name: string, err: unknown, retryAfter: string | null): DeliveryError {
+  const e = err as { statusCode?: number; body?: string; original?: { name?: string; cause?: { code?: string } } };
+  const prefix = `slack receiver "${name}"`;
+  if (typeof e.statusCode === 'number') {
+    const status = e.statusCode;
+    // Slack's body is a short error code such as channel_not_found; never the URL.
+    const said = (e.body ?? '').replace(/[^\w .:-]/g, '').slice(0, 80);
+    const detail = said ? ` (${said})` : '';
+    const permanent = PERMANENT.get(status);
+    if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
+    const retryable = status === 429 || status === 408 || status >= 500;
+    const wait = status === 429 ? parseRetryAfter(retryAfter ?? undefined) : undefined;
+    return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryable, wait);
+  }
+  const original = e.original;
+  if (original?.name === 'TimeoutError' || original?.name === 'AbortError') {
+    return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);
+  }
+  const code = original?.cause?.code ?? 'network error';
+  return new DeliveryError(`${prefix}: ${code}`, 'network', true);
+}
