@@ -1,0 +1,163 @@
+import { Agent } from 'undici';
+import { DataApi } from './api/data-api.js';
+import { HttpClient } from './api/http.js';
+import type { LoadedConfig, LoadedRule } from './config/load.js';
+import { Engine } from './engine/engine.js';
+import { Scheduler } from './engine/scheduler.js';
+import type { Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
+import { startHttpServer, type HttpServer } from './metrics/server.js';
+import { Delivery } from './notify/delivery.js';
+import { channel } from './notify/registry.js';
+import type { AlertMessage, Notifier } from './notify/types.js';
+import { ruleKinds } from './rules/registry.js';
+import { Store } from './store/index.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  loaded: LoadedConfig;
+  log: Logger;
+  /** Queue alerts for delivery (`once` without --send records them only). */
+  send?: boolean;
+}
+
+const SHUTDOWN_GRACE_MS = 8_000;
+
+/**
+ * The composition root: the only place that builds the HTTP agent, store, metrics,
+ * notifiers and scheduler. Every part is torn down in reverse order of start.
+ */
+export class App {
+  readonly metrics: Metrics;
+  readonly store: Store;
+  readonly engine: Engine;
+  readonly delivery: Delivery;
+  readonly #opts: AppOptions;
+  readonly #agent: Agent;
+  readonly #teardown: Array<() => Promise<void> | void> = [];
+  #server: HttpServer | undefined;
+  #scheduler: Scheduler | undefined;
+
+  constructor(opts: AppOptions) {
+    this.#opts = opts;
+    const { config } = opts.loaded;
+    const { log } = opts;
+    this.store = Store.open(config.state.path);
+    this.#teardown.push(() => this.store.close());
+
+    this.#agent = new Agent({
+      connect: { timeout: config.api.connectTimeout },
+      headersTimeout: config.api.timeout,
+      bodyTimeout: config.api.timeout,
+      keepAliveTimeout: 30_000,
+      connections: 16,
+    });
+    this.#teardown.push(() => this.#agent.close());
+
+    const engineRef: { current?: Engine } = {};
+    this.metrics = createMetrics({
+      version: VERSION,
+      outboxPending: () => this.store.pendingCount(),
+      ruleSamples: () => engineRef.current?.samples() ?? [],
+      ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
+    });
+
+    const http = new HttpClient({
+      api: 'data',
+      baseUrl: config.api.dataUrl,
+      dispatcher: this.#agent,
+      headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
+      timeoutMs: config.api.timeout,
+      maxResponseBytes: config.api.maxResponseBytes,
+      retries: config.api.retries,
+      backoffInitialMs: config.api.retryBackoff,
+      backoffMaxMs: config.api.retryBackoffMax,
+      maxRetryAfterMs: config.api.maxRetryAfter,
+      onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'data', endpoint, code }),
+    });
+    const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
+
+    const notifiers: Notifier[] = [];
+    for (const receiver of config.receivers) {
+      const c = channel(receiver.type);
+      if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
+    }
+    const enabled = new Set(notifiers.map((n) => n.name));
+    this.delivery = new Delivery({
+      store: this.store,
+      notifiers,
+      metrics: this.metrics,
+      log,
+      options: {
+        backoffMs: config.delivery.backoff,
+        backoffMaxMs: config.delivery.backoffMax,
+        maxAgeMs: config.delivery.maxAge,
+      },
+    });
+
+    const send = opts.send ?? true;
+    this.engine = new Engine({
+      store: this.store,
+      data,
+      metrics: this.metrics,
+      log,
+      receiversFor: (rule) => (send ? (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)) : []),
+      onQueued: () => this.delivery.kick(),
+    });
+    engineRef.current = this.engine;
+  }
+
+  get rules(): readonly LoadedRule[] {
+    return this.#opts.loaded.rules;
+  }
+
+  /** The daemon: delivery, then the HTTP server, then the scheduler. */
+  async start(): Promise<void> {
+    const { log, loaded } = this.#opts;
+    for (const rule of loaded.rules) this.engine.restore(rule);
+    this.delivery.start();
+    this.#teardown.push(() => this.delivery.stop());
+    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry);
+    this.#teardown.push(() => this.#server?.close());
+    const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });
+    scheduler.start(loaded.rules);
+    this.#scheduler = scheduler;
+    this.#teardown.push(() => scheduler.stop(SHUTDOWN_GRACE_MS));
+    log.info(
+      { rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path },
+      'avawatch running',
+    );
+  }
+
+  get url(): string | undefined {
+    return this.#server?.url;
+  }
+
+  /** Evaluates the named rules (all when none) once each, in order. */
+  async once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }> }> {
+    const rules = names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name));
+    const alerts: AlertMessage[] = [];
+    const failures: Array<{ rule: string; error: unknown }> = [];
+    const signal = new AbortController().signal;
+    for (const rule of rules) {
+      try {
+        alerts.push(...(await this.engine.evaluate(rule, signal)));
+      } catch (error) {
+        failures.push({ rule: rule.name, error });
+      }
+    }
+    return { alerts, failures };
+  }
+
+  /** Tears down in reverse order of construction and start. Safe to call twice. */
+  async stop(): Promise<void> {
+    const steps = this.#teardown.splice(0).reverse();
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.#opts.log.error({ error: String(err) }, 'error during shutdown');
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { App } from './app.js';
+import { formatDuration } from './config/duration.js';
+import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { errorText } from './engine/engine.js';
+import { createLogger, type LogSink } from './log.js';
+import { channel } from './notify/registry.js';
+import { ruleKind } from './rules/registry.js';
+import { VERSION } from './version.js';
+
+// Argument parsing and printing only; the work happens in App.
+
+interface GlobalOptions {
+  config?: string;
+  logLevel?: string;
+}
+
+const program = new Command('avawatch')
+  .description('Monitoring and alerting daemon for Avalanche validator operators')
+  .version(VERSION, '-V, --version')
+  .option('-c, --config <file>', 'config file (default: $AVAWATCH_CONFIG, else config/avawatch.yaml)')
+  .addOption(
+    new Option('--log-level <level>', 'log level (overrides log.level)').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal']),
+  )
+  .showHelpAfterError();
+
+program
+  .command('run')
+  .description('run the daemon: evaluate rules on their schedules, deliver alerts, serve /metrics')
+  .action(async (_opts, cmd: Command) => {
+    const { loaded, sink } = load(cmd);
+    const app = new App({ loaded, log: sink.log });
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      sink.log.info({ signal }, 'shutting down');
+      const force = setTimeout(() => {
+        sink.log.error('shutdown took longer than 10s; exiting');
+        process.exit(1);
+      }, 10_000);
+      force.unref();
+      void app.stop().then(() => process.exit(0));
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    await app.start();
+  });
+
+program
+  .command('check')
+  .description('validate the config and rule files and summarise them; never calls the network')
+  .action((_opts, cmd: Command) => {
+    const { loaded } = load(cmd);
+    const { config } = loaded;
+    console.log(`config ${loaded.file}: OK`);
+    console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${loaded.rules.length}`);
+    for (const rule of loaded.rules) {
+      const when = rule.every !== undefined ? `every ${formatDuration(rule.every)}` : `schedule "${rule.schedule}"`;
+      const receivers = (rule.receivers ?? config.route.receivers).join(', ') || '(none)';
+      const about = ruleKind(rule.kind).describe(rule.spec);
+      console.log(`  ${rule.name}  ${rule.kind}  ${when}  ${rule.severity}  ${about}  → ${receivers}`);
+    }
+    console.log(`receivers: ${config.receivers.length}`);
+    for (const r of config.receivers) {
+      const reason = channel(r.type).disabledReason(r);
+      console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
+    }
+  });
+
+program
+  .command('once')
+  .description('evaluate every rule (or one) once, commit state as the daemon does, and print the alerts')
+  .option('--rule <name>', 'evaluate only this rule')
+  .option('--json', 'one JSON object per alert and line')
+  .option('--send', 'deliver the alerts to their receivers (otherwise they are recorded, not sent)')
+  .option('--send-timeout <duration>', 'how long --send may take', '30s')
+  .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
+    const { loaded, sink } = load(cmd);
+    if (opts.rule !== undefined && !loaded.rules.some((r) => r.name === opts.rule)) {
+      fail(`no rule named "${opts.rule}"; rules: ${loaded.rules.map((r) => r.name).join(', ') || '(none)'}`);
+    }
+    const app = new App({ loaded, log: sink.log, send: opts.send === true });
+    try {
+      const { alerts, failures } = await app.once(opts.rule === undefined ? [] : [opts.rule]);
+      for (const a of alerts) {
+        if (opts.json) {
+          const { alertId: _id, ...rest } = a;
+          console.log(JSON.stringify(rest));
+        } else {
+          console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${a.subject}: ${a.summary}`);
+        }
+      }
+      if (opts.send) {
+        const left = await app.delivery.drain(parseSeconds(opts.sendTimeout));
+        if (left > 0) console.error(`${left} notification(s) still pending in the outbox; the daemon will retry them`);
+      }
+      for (const f of failures) console.error(`rule ${f.rule} failed: ${errorText(f.error)}`);
+      process.exitCode = failures.length > 0 ? 1 : 0;
+    } finally {
+      await app.stop();
+    }
+  });
+
+function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
+  const globals = cmd.optsWithGlobals<GlobalOptions>();
+  const file = configPath(globals.config, process.env);
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(file, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      console.error(`${err.problems.length} problem(s) found; nothing was started`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const sink = createLogger(globals.logLevel ?? loaded.config.log.level);
+  sink.setSecrets(loaded.secrets);
+  for (const warning of loaded.warnings) sink.log.warn(warning);
+  return { loaded, sink };
+}
+
+function parseSeconds(text: string): number {
+  const match = /^(\d+)(ms|s|m)$/.exec(text);
+  if (!match) fail(`--send-timeout: "${text}" is not a duration such as 30s`);
+  const unit = { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+  return Number(match[1]) * unit;
+}
+
+function fail(message: string): never {
+  console.error(`avawatch: ${message}`);
+  process.exit(1);
+}
+
+program.parseAsync().catch((err: unknown) => {
+  console.error(`avawatch: ${errorText(err)}`);
+  process.exit(1);
+});
