@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Integration tests bind loopback ports and spawn the CLI; two cores, so keep it modest.
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

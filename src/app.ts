@@ -36,7 +36,6 @@ export class App {
   readonly #agent: Agent;
   readonly #teardown: Array<() => Promise<void> | void> = [];
   #server: HttpServer | undefined;
-  #scheduler: Scheduler | undefined;
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
@@ -121,7 +120,6 @@ export class App {
     this.#teardown.push(() => this.#server?.close());
     const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });
     scheduler.start(loaded.rules);
-    this.#scheduler = scheduler;
     this.#teardown.push(() => scheduler.stop(SHUTDOWN_GRACE_MS));
     log.info(
       { rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path },

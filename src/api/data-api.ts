@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { collectPages } from './paginate.js';

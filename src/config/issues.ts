@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ConfigProblem, ConfigPath, YamlSource } from './source.js';
+import { formatPath, type ConfigProblem, type ConfigPath, type YamlSource } from './source.js';
 
 /** zod issues as problems a person can act on, each at the line it is about. */
 export function issuesToProblems(
@@ -10,8 +10,15 @@ export function issuesToProblems(
   const problems: ConfigProblem[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
+    if (source.interpolationFailed(path)) continue; // already reported as the missing variable
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) problems.push(source.problem(path, `unknown key "${key}"`, key));
+      continue;
+    }
+    if (issue.code === 'invalid_key') {
+      const key = path.at(-1);
+      const inner = issue.issues[0]?.message ?? issue.message;
+      problems.push({ ...source.problem(path.slice(0, -1), inner, String(key)), path: formatPath(path) });
       continue;
     }
     problems.push(source.problem(path, describe(issue, valueAt(source.data, path))));
@@ -33,6 +40,7 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
       }
       return issue.message;
     case 'invalid_value': {
+      if (value === undefined) return `required: one of ${issue.values.map(String).join(', ')}`;
       const list = issue.values.map((v) => String(v)).join(', ');
       return `expected one of ${list}, got ${JSON.stringify(value)}`;
     }

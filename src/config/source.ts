@@ -33,6 +33,7 @@ export class YamlSource {
   readonly syntaxOk: boolean;
   readonly #doc: Document;
   readonly #lines: LineCounter;
+  readonly #failed = new Set<string>();
 
   constructor(
     readonly file: string,
@@ -57,8 +58,13 @@ export class YamlSource {
         const parent = ancestors.at(-1);
         if (isPair(parent) && parent.key === node) return;
         const result = interpolate(node.value, env);
-        if (result.ok) node.value = result.value;
-        else this.problems.push(this.#at(node, pathOf(ancestors, node), result.message));
+        if (result.ok) {
+          node.value = result.value;
+          return;
+        }
+        const path = pathOf(ancestors, node);
+        this.#failed.add(formatPath(path));
+        this.problems.push(this.#at(node, path, result.message));
       },
     });
     this.data = this.#doc.toJS();
@@ -74,6 +80,11 @@ export class YamlSource {
     const [line, col] = node?.range ? this.#position(node.range[0]) : [1, 1];
     const full = key === undefined ? path : [...path, key];
     return { file: this.file, line, col, path: formatPath(full), message };
+  }
+
+  /** True when the value at this path had a ${VAR} that could not be resolved. */
+  interpolationFailed(path: ConfigPath): boolean {
+    return this.#failed.has(formatPath(path));
   }
 
   /** Where a path was written, as [line, col]. */

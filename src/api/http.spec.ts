@@ -1,0 +1,114 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from './errors.js';
+import { HttpClient, parseRetryAfter, type HttpClientOptions } from './http.js';
+
+type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };
+
+describe('HttpClient against a real local server', () => {
+  let server: Server;
+  let url: string;
+  let replies: Reply[];
+  let seen: IncomingHttpHeaders[];
+  let sleeps: number[];
+  const agent = new Agent({ headersTimeout: 500, bodyTimeout: 500 });
+
+  beforeEach(async () => {
+    replies = [];
+    seen = [];
+    sleeps = [];
+    server = createServer((req, res) => {
+      seen.push(req.headers);
+      const reply = replies.shift() ?? { status: 200, body: '{"ok":true}' };
+      if (reply.hang) return; // never answers
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(reply.body ?? '');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  function client(over: Partial<HttpClientOptions> = {}): HttpClient {
+    return new HttpClient({
+      api: 'data',
+      baseUrl: url,
+      dispatcher: agent,
+      headers: {},
+      timeoutMs: 1_000,
+      maxResponseBytes: 1_000,
+      retries: 3,
+      backoffInitialMs: 100,
+      backoffMaxMs: 1_000,
+      maxRetryAfterMs: 10_000,
+      random: () => 1,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      ...over,
+    });
+  }
+
+  const req = { endpoint: '/v1/x/{id}', path: '/v1/x/abc' };
+
+  it('retries 5xx and 429 with exponential backoff, honouring Retry-After as the least wait', async () => {
+    replies = [{ status: 503 }, { status: 429, headers: { 'retry-after': '3' } }, { status: 502 }, { status: 200, body: '{"n":1}' }];
+    await expect(client().getJson(req)).resolves.toEqual({ n: 1 });
+    expect(sleeps).toEqual([100, 3_000, 400]);
+  });
+
+  it('does not retry other 4xx and names endpoint, status and the service message (array form)', async () => {
+    replies = [{ status: 400, body: JSON.stringify({ message: ['pageSize must not be greater than 100', 'bad token'], error: 'Bad Request', statusCode: 400 }) }];
+    const error = await client().getJson(req).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toBe('data API GET /v1/x/abc: HTTP 400: pageSize must not be greater than 100; bad token');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives up after the retries and reports the last failure', async () => {
+    replies = Array.from({ length: 4 }, () => ({ status: 500, body: '{"message":"boom","statusCode":500}' }));
+    await expect(client().getJson(req)).rejects.toThrow('data API GET /v1/x/abc: HTTP 500: boom');
+    expect(seen).toHaveLength(4);
+  });
+
+  it('fails instead of stalling when Retry-After exceeds the limit', async () => {
+    replies = [{ status: 429, headers: { 'retry-after': '3600' } }];
+    await expect(client().getJson(req)).rejects.toThrow('HTTP 429');
+    expect(sleeps).toEqual([]);
+  });
+
+  it('sends the API key header only when a key is set', async () => {
+    await client({ headers: { 'x-glacier-api-key': 'k1' } }).getJson(req);
+    await client().getJson(req);
+    expect(seen[0]?.['x-glacier-api-key']).toBe('k1');
+    expect(seen[1]?.['x-glacier-api-key']).toBeUndefined();
+  });
+
+  it('refuses a body over the size limit', async () => {
+    replies = [{ status: 200, body: JSON.stringify({ big: 'x'.repeat(5_000) }) }];
+    await expect(client().getJson(req)).rejects.toThrow('response larger than 1000 bytes');
+  });
+
+  it('reports malformed JSON without retrying', async () => {
+    replies = [{ status: 200, body: '{"validators": [' }];
+    await expect(client().getJson(req)).rejects.toThrow('HTTP 200 with a body that is not JSON');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('times out a request whose headers never come, and retries it', async () => {
+    replies = [{ status: 0, hang: true }, { status: 200, body: '{"late":false}' }];
+    await expect(client({ timeoutMs: 300 }).getJson(req)).resolves.toEqual({ late: false });
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('parses Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('2')).toBe(2_000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 5_000)).toBe(5_000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { activeValidator, completedValidator, pendingValidator, removedValidator } from '../sim/samples.js';
+import { validator, validatorsPage } from './schemas.js';
+
+const period = { nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', txHash: 'tx1', startTimestamp: 1_700_000_000, endTimestamp: 1_731_536_000 };
+
+describe('validator schema (live shapes)', () => {
+  it.each([
+    ['active', activeValidator(period)],
+    ['completed', completedValidator(period)],
+    ['pending', pendingValidator(period)],
+    ['removed', removedValidator(period)],
+  ])('parses a real-shaped %s validator', (status, sample) => {
+    const parsed = validator.parse(sample);
+    expect(parsed.validationStatus).toBe(status);
+    expect(parsed.amountStaked).toBe('2000000000000');
+    expect(parsed.endTimestamp).toBe(1_731_536_000);
+  });
+
+  it('accepts a null geolocation on an active validator', () => {
+    expect(validator.parse({ ...activeValidator(period), geolocation: null }).validationStatus).toBe('active');
+  });
+
+  it('keeps an unknown status as itself and tolerates unknown fields', () => {
+    const parsed = validator.parse({ ...pendingValidator(period), validationStatus: 'exiting', somethingNew: { a: 1 } });
+    expect(parsed.validationStatus).toBe('exiting');
+    expect((parsed as Record<string, unknown>)['somethingNew']).toEqual({ a: 1 });
+  });
+
+  it('keeps amounts exact: a stake beyond 2^53 nAVAX stays a string', () => {
+    const parsed = validator.parse({ ...completedValidator(period), amountStaked: '123456789012345678901234' });
+    expect(parsed.amountStaked).toBe('123456789012345678901234');
+    expect(BigInt(parsed.amountStaked) + 1n).toBe(123456789012345678901235n);
+  });
+
+  it('rejects a known status that lacks a field the rule needs, naming the field', () => {
+    const { endTimestamp: _e, ...broken } = activeValidator(period);
+    const result = validatorsPage.safeParse({ validators: [broken] });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['validators', 0, 'endTimestamp']);
+  });
+
+  it('rejects an amount sent as a lossy float', () => {
+    expect(validator.safeParse({ ...pendingValidator(period), amountStaked: 2e24 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, configPath, loadConfig } from './load.js';
+import { formatProblem } from './source.js';
+
+const FIXTURES = 'test/fixtures/config';
+const tmp = mkdtempSync(join(tmpdir(), 'avawatch-config-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Each fixture states the exact problems it must produce in `# expect: line:col: path: message` lines. */
+function expected(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('# expect: '))
+    .map((l) => `${file}:${l.slice('# expect: '.length)}`);
+}
+
+function problemsOf(file: string): string[] {
+  try {
+    loadConfig(file, {});
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map(formatProblem);
+    throw err;
+  }
+  return [];
+}
+
+describe('bad rule files: one fixture per message', () => {
+  const dir = `${FIXTURES}/rules`;
+  for (const name of readdirSync(dir)) {
+    it(name, () => {
+      const file = `${dir}/${name}`;
+      const config = join(tmp, `${name}.config.yaml`);
+      writeFileSync(
+        config,
+        `receivers: [{name: ops, type: slack, webhookUrl: ""}]\nroute: {receivers: [ops]}\nruleFiles: [${resolve(file)}]\n`,
+      );
+      expect(problemsOf(config)).toEqual(expected(file));
+    });
+  }
+});
+
+describe('bad config files: one fixture per message', () => {
+  const dir = `${FIXTURES}/main`;
+  for (const name of readdirSync(dir)) {
+    it(name, () => {
+      const file = `${dir}/${name}`;
+      expect(problemsOf(file)).toEqual(expected(file));
+    });
+  }
+});
+
+describe('loading the shipped config', () => {
+  it('passes with no environment: the unset Slack webhook disables the receiver with a warning', () => {
+    const loaded = loadConfig('config/avawatch.yaml', {});
+    expect(loaded.rules.map((r) => r.name)).toEqual(['my-validators']);
+    expect(loaded.config.api.apiKey).toBeUndefined();
+    expect(loaded.warnings).toEqual(['config/avawatch.yaml:15:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty']);
+  });
+
+  it('interpolates ${VAR} and ${VAR:-default}, and keeps the key a secret', () => {
+    const loaded = loadConfig('config/avawatch.yaml', { AVAWATCH_API_KEY: 'k-123456', SLACK_WEBHOOK_URL: 'https://hooks.example/x' });
+    expect(loaded.config.api.apiKey?.reveal()).toBe('k-123456');
+    expect(JSON.stringify(loaded.config)).not.toContain('k-123456');
+    expect(JSON.stringify(loaded.config)).not.toContain('hooks.example');
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('reports a missing config file by name', () => {
+    expect(problemsOf('nope/avawatch.yaml')).toEqual(['nope/avawatch.yaml:1:1: (top level): config file not found']);
+  });
+
+  it('picks the path from the flag, then AVAWATCH_CONFIG, then the default', () => {
+    expect(configPath('a.yaml', { AVAWATCH_CONFIG: 'b.yaml' })).toBe('a.yaml');
+    expect(configPath(undefined, { AVAWATCH_CONFIG: 'b.yaml' })).toBe('b.yaml');
+    expect(configPath(undefined, {})).toBe('config/avawatch.yaml');
+  });
+});

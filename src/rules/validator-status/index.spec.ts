@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { Validator } from '../../api/schemas.js';
+import { validator } from '../../api/schemas.js';
+import { validatorSample, type SampleStatus } from '../../sim/samples.js';
+import { validatorStatus, type Observation } from './index.js';
+import type { Spec, State } from './schema.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const spec: Spec = { network: 'mainnet', nodeIds: [NODE] };
+const now = new Date('2026-01-01T00:00:00Z');
+const A = { nodeId: NODE, txHash: 'txA', startTimestamp: 1_700_000_000, endTimestamp: 1_720_000_000 };
+const B = { nodeId: NODE, txHash: 'txB', startTimestamp: 1_720_000_100, endTimestamp: 1_790_000_000 };
+
+function v(status: SampleStatus | 'exiting', p = A): Validator {
+  if (status === 'exiting') return validator.parse({ ...validatorSample.pending(p), validationStatus: 'exiting' });
+  return validator.parse(validatorSample[status](p));
+}
+
+function run(previous: Record<string, State>, seen: Observation[string]) {
+  return validatorStatus.evaluate(previous, { [NODE]: seen }, now, spec);
+}
+
+function after(periods: Validator[]): Record<string, State> {
+  return run({}, periods).states;
+}
+
+describe('validator-status evaluation', () => {
+  it('takes the first observation as a baseline: no alert', () => {
+    const { states, alerts } = run({}, [v('completed', A), v('active', B)]);
+    expect(alerts).toEqual([]);
+    expect(states[NODE]).toEqual({ period: { txHash: 'txB', status: 'active', startTimestamp: B.startTimestamp, endTimestamp: B.endTimestamp }, missing: false });
+  });
+
+  it.each([
+    ['active', 'completed', 'active → completed'],
+    ['pending', 'active', 'pending → active'],
+    ['active', 'removed', 'active → removed'],
+    ['active', 'exiting', 'active → exiting'],
+  ] as const)('reports %s → %s', (from, to, change) => {
+    const { alerts } = run(after([v(from)]), [v(to)]);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      status: 'event',
+      subject: NODE,
+      summary: `${NODE} validation ${change}`,
+      labels: { node: NODE, network: 'mainnet', status: to, previous_status: from },
+    });
+    expect(alerts[0]?.details['Change']).toBe(change);
+    expect(alerts[0]?.details['Period ended']).toBe('2024-07-03T09:46:40Z');
+  });
+
+  it('reports a new period starting after one completed', () => {
+    const { alerts } = run(after([v('active', A)]), [v('completed', A), v('active', B)]);
+    expect(alerts.map((a) => a.summary)).toEqual([`${NODE} validation active → active (new validation period)`]);
+    expect(alerts[0]?.details['Previous period ended']).toBe('2024-07-03T09:46:40Z');
+  });
+
+  it('prefers the active period over a newer pending or completed one', () => {
+    const states = after([v('pending', B), v('active', A)]);
+    expect(states[NODE]?.period?.txHash).toBe('txA');
+  });
+
+  it('stays silent when nothing changed', () => {
+    const previous = after([v('completed', A), v('active', B)]);
+    expect(run(previous, [v('active', B), v('completed', A)]).alerts).toEqual([]);
+  });
+
+  it('reports a node the service does not know once, as a warning, on 404 or an empty list', () => {
+    const answers: Array<Observation[string]> = ['not-found', []];
+    for (const seen of answers) {
+      const first = run({}, seen);
+      expect(first.alerts).toHaveLength(1);
+      expect(first.alerts[0]).toMatchObject({ severity: 'warning', summary: `${NODE} is not known to the service on mainnet: check the NodeID and network` });
+      expect(run(first.states, seen).alerts).toEqual([]);
+    }
+  });
+
+  it('does not read a node that drops out of the list as removed, and keeps its last period', () => {
+    const previous = after([v('active', A)]);
+    const gone = run(previous, []);
+    expect(gone.alerts.map((a) => a.summary)).toEqual([`${NODE} is no longer listed by the service on mainnet (last seen active)`]);
+    expect(gone.states[NODE]).toEqual({ period: previous[NODE]?.period, missing: true });
+    // Listed again unchanged: nothing to say.
+    expect(run(gone.states, [v('active', A)]).alerts).toEqual([]);
+  });
+
+  it('reports the listing of a node first seen unknown', () => {
+    const unknown = run({}, 'not-found').states;
+    expect(run(unknown, [v('pending', A)]).alerts.map((a) => a.summary)).toEqual([`${NODE} validation not listed → pending`]);
+  });
+
+  it('derives its gauges from state', () => {
+    const states = after([v('active', B)]);
+    expect(validatorStatus.samples(spec, states)).toEqual([
+      { metric: 'avawatch_validator_listed', labels: { network: 'mainnet', node_id: NODE }, value: 1 },
+      { metric: 'avawatch_validator_status', labels: { network: 'mainnet', node_id: NODE, status: 'active' }, value: 1 },
+      { metric: 'avawatch_validator_start_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE }, value: B.startTimestamp },
+      { metric: 'avawatch_validator_end_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE }, value: B.endTimestamp },
+    ]);
+  });
+});

@@ -1,0 +1,86 @@
+// Real-shaped Data API items (field for field as the live service sends them), for the
+// simulator, the schema specs and the rule specs.
+
+export interface PeriodInput {
+  nodeId: string;
+  txHash: string;
+  startTimestamp: number;
+  endTimestamp: number;
+}
+
+const PRIMARY_SUBNET = '11111111111111111111111111111111LpoYY';
+
+function common(p: PeriodInput) {
+  return {
+    txHash: p.txHash,
+    nodeId: p.nodeId,
+    subnetId: PRIMARY_SUBNET,
+    amountStaked: '2000000000000',
+    delegationFee: '2.0000',
+    startTimestamp: p.startTimestamp,
+    endTimestamp: p.endTimestamp,
+    blsCredentials: {
+      publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
+      proofOfPossession:
+        '0x86a3ab4c45cfe31cae34c1d06f212434ac71b1be6cfe046c80c162e057614a94a5bc9f1ded1a7029deb0ba4ca7c9b71411e293438691be79c2dbf19d1ca7c3eadb9c756246fc5de5b7b89511c7d7302ae051d9e03d7991138299b5ed6a570a98',
+    },
+  };
+}
+
+export function activeValidator(p: PeriodInput) {
+  return {
+    ...common(p),
+    validationStatus: 'active' as const,
+    stakePercentage: 0.0071,
+    delegatorCount: 12,
+    amountDelegated: '51234000000000',
+    uptimePerformance: { avgUptime: 99.93 },
+    avalancheGoVersion: 'avalanchego/1.13.2',
+    delegationCapacity: '6948766000000000',
+    potentialRewards: { validationRewardAmount: '120491336290', delegationRewardAmount: '8210335010' },
+    validatorHealth: {
+      reachabilityPercent: 100,
+      benchedPChainRequestsPercent: 0,
+      benchedXChainRequestsPercent: 0,
+      benchedCChainRequestsPercent: 0,
+    },
+    geolocation: { city: 'Frankfurt am Main', country: 'Germany', countryCode: 'DE', latitude: 50.1188, longitude: 8.6843 },
+  };
+}
+
+export function completedValidator(p: PeriodInput) {
+  return {
+    ...common(p),
+    validationStatus: 'completed' as const,
+    delegatorCount: 9,
+    amountDelegated: '40110000000000',
+    rewards: {
+      validationRewardAmount: '118030412983',
+      delegationRewardAmount: '7904551002',
+      rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'],
+      rewardTxHash: '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF',
+    },
+  };
+}
+
+export function pendingValidator(p: PeriodInput) {
+  return { ...common(p), validationStatus: 'pending' as const };
+}
+
+export function removedValidator(p: PeriodInput) {
+  const { delegationFee: _fee, ...rest } = common(p);
+  return {
+    ...rest,
+    validationStatus: 'removed' as const,
+    removeTxHash: '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN',
+    removeTimestamp: p.endTimestamp - 3600,
+  };
+}
+
+export const validatorSample = {
+  active: activeValidator,
+  completed: completedValidator,
+  pending: pendingValidator,
+  removed: removedValidator,
+} as const;
+export type SampleStatus = keyof typeof validatorSample;

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store, type NewAlert } from './index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'avawatch-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const alert: NewAlert = {
+  rule: 'r',
+  kind: 'validator-status',
+  status: 'event',
+  severity: 'critical',
+  subject: 'NodeID-1',
+  summary: 'changed',
+  labels: { node: 'NodeID-1' },
+  details: { Change: 'a → b' },
+  receivers: ['slack-a', 'slack-b'],
+};
+
+describe('Store', () => {
+  it('creates the directory, uses WAL, and survives a reopen', () => {
+    const path = join(dir, 'nested', 'state.db');
+    const store = Store.open(path);
+    store.commitEvaluation('r', { 'NodeID-1': { s: 1 } }, [alert], 1_000);
+    store.close();
+    const again = Store.open(path);
+    expect(again.loadStates('r')).toEqual({ 'NodeID-1': { s: 1 } });
+    expect(again.pendingCount()).toBe(2);
+    again.close();
+    const raw = new Database(path);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+
+  it('commits states and alerts together and replaces the rule state set', () => {
+    const store = Store.open(join(dir, 's.db'));
+    store.commitEvaluation('r', { a: 1, b: 2 }, [], 1);
+    store.commitEvaluation('r', { b: 3 }, [], 2);
+    expect(store.loadStates('r')).toEqual({ b: 3 });
+    store.close();
+  });
+
+  it('rolls back the whole evaluation when a write fails', () => {
+    const store = Store.open(join(dir, 's.db'));
+    store.commitEvaluation('r', { a: 1 }, [], 1);
+    const bad = { ...alert, summary: null as unknown as string };
+    expect(() => store.commitEvaluation('r', { a: 2 }, [bad], 2)).toThrow();
+    expect(store.loadStates('r')).toEqual({ a: 1 });
+    expect(store.pendingCount()).toBe(0);
+    store.close();
+  });
+
+  it('hands out due rows per receiver and records the outcome', () => {
+    const store = Store.open(join(dir, 's.db'));
+    store.commitEvaluation('r', {}, [alert], 1_000);
+    const [row] = store.dueOutbox('slack-a', 1_000, 10);
+    expect(row?.message).toMatchObject({ rule: 'r', summary: 'changed', labels: { node: 'NodeID-1' }, at: new Date(1_000).toISOString() });
+    store.markRetry(row!.id, 5_000, 'HTTP 503', 1_001);
+    expect(store.dueOutbox('slack-a', 4_999, 10)).toEqual([]);
+    expect(store.nextDue('slack-a')).toBe(5_000);
+    store.markSent(row!.id, 5_001);
+    const [other] = store.dueOutbox('slack-b', 1_000, 10);
+    store.markDead(other!.id, 'HTTP 410', 1_002);
+    expect(store.outbox().map((r) => [r.receiver, r.state, r.attempts, r.lastError])).toEqual([
+      ['slack-b', 'dead', 1, 'HTTP 410'],
+      ['slack-a', 'sent', 2, 'HTTP 503'],
+    ]);
+    store.close();
+  });
+
+  it('refuses a state file written by a newer avawatch instead of resetting it', () => {
+    const path = join(dir, 'future.db');
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => Store.open(path)).toThrow('state file schema version 99 is newer than this avawatch knows (1)');
+  });
+
+  it('refuses a corrupt state file loudly', () => {
+    const path = join(dir, 'corrupt.db');
+    writeFileSync(path, 'this is not a database, just text that is long enough '.repeat(100));
+    expect(() => Store.open(path)).toThrow(/cannot open state file .*corrupt\.db: file is not a database/);
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TempProject {
+  dir: string;
+  configFile: string;
+  statePath: string;
+  cleanup(): void;
+}
+
+export interface ProjectOptions {
+  dataUrl: string;
+  webhookUrl?: string;
+  every?: string;
+  nodeIds: string[];
+  network?: string;
+  extraConfig?: string;
+}
+
+/** A config and a rule file on disk, as an operator would write them. */
+export function writeProject(o: ProjectOptions): TempProject {
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-'));
+  const statePath = join(dir, 'state', 'avawatch.db');
+  const configFile = join(dir, 'avawatch.yaml');
+  writeFileSync(
+    configFile,
+    `api:
+  dataUrl: ${o.dataUrl}
+  retries: 1
+  retryBackoff: 10ms
+  timeout: 3s
+state:
+  path: ${statePath}
+server:
+  listen: 127.0.0.1:0
+route:
+  receivers: [ops-slack]
+receivers:
+  - name: ops-slack
+    type: slack
+    webhookUrl: ${o.webhookUrl ?? '${SLACK_WEBHOOK_URL:-}'}
+    minInterval: 10ms
+delivery:
+  backoff: 100ms
+  backoffMax: 500ms
+ruleFiles: [rules/*.yaml]
+${o.extraConfig ?? ''}`,
+  );
+  writeRules(dir, o);
+  return { dir, configFile, statePath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function writeRules(dir: string, o: Pick<ProjectOptions, 'every' | 'nodeIds' | 'network'>): void {
+  const rules = join(dir, 'rules');
+  mkdirSync(rules, { recursive: true });
+  writeFileSync(
+    join(rules, 'validators.yaml'),
+    `rules:
+  - name: my-validators
+    kind: validator-status
+    every: ${o.every ?? '1s'}
+    severity: critical
+    network: ${o.network ?? 'mainnet'}
+    nodeIds:
+${o.nodeIds.map((id) => `      - ${id}`).join('\n')}
+`,
+  );
+}

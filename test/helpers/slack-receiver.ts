@@ -1,0 +1,78 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackPost {
+  path: string;
+  body: { text: string; blocks: Array<Record<string, unknown>> };
+  at: number;
+}
+
+export interface SlackReceiver {
+  /** The webhook URL to configure (a path that looks like Slack's, with a secret part). */
+  webhookUrl: string;
+  posts: SlackPost[];
+  /** Answers the next requests with these statuses (then 200 "ok" again). */
+  failNext(...responses: Array<{ status: number; body?: string; retryAfter?: number }>): void;
+  /** Answers every request with this status until cleared with undefined. */
+  failAll(status: number | undefined): void;
+  attempts: number;
+  waitForPosts(count: number, timeoutMs?: number): Promise<SlackPost[]>;
+  close(): Promise<void>;
+}
+
+export const WEBHOOK_SECRET_PATH = '/services/T00000000/B00000000/XXXXsecretXXXXtokenXXXX';
+
+/** A Slack incoming-webhook stand-in on loopback that records every accepted post. */
+export async function startSlackReceiver(): Promise<SlackReceiver> {
+  const posts: SlackPost[] = [];
+  const queue: Array<{ status: number; body?: string; retryAfter?: number }> = [];
+  let always: number | undefined;
+  let attempts = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      attempts++;
+      const planned = always !== undefined ? { status: always } : queue.shift();
+      if (planned) {
+        const headers: Record<string, string> = { 'content-type': 'text/plain' };
+        if (planned.retryAfter !== undefined) headers['retry-after'] = String(planned.retryAfter);
+        res.writeHead(planned.status, headers).end(planned.body ?? 'error');
+        return;
+      }
+      posts.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    webhookUrl: `http://127.0.0.1:${port}${WEBHOOK_SECRET_PATH}`,
+    posts,
+    get attempts() {
+      return attempts;
+    },
+    failNext: (...responses) => queue.push(...responses),
+    failAll: (status) => {
+      always = status;
+    },
+    async waitForPosts(count, timeoutMs = 10_000) {
+      const end = Date.now() + timeoutMs;
+      while (posts.length < count) {
+        if (Date.now() > end) throw new Error(`expected ${count} Slack post(s), got ${posts.length} within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return posts;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** All the text a person sees in a post, blocks included. */
+export function postText(post: SlackPost): string {
+  return JSON.stringify(post.body);
+}

@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { activeValidator, completedValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const period = { nodeId: NODE, txHash: 'tx-current', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
+// No AVAWATCH_*, no SLACK_*: a fresh machine.
+const cleanEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
+
+async function avawatch(args: string[], cwd = process.cwd()) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd, env: cleanEnv, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('avawatch check', () => {
+  it('passes on the shipped config with no environment and no network, reporting the unset receiver as disabled', async () => {
+    const r = await avawatch(['check']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('rule files: 1, rules: 1');
+    expect(r.stdout).toContain('my-validators  validator-status  every 30s  critical  mainnet, 2 nodes  → ops-slack');
+    expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
+    expect(r.stderr).toContain('receiver \\"ops-slack\\" is disabled');
+  });
+
+  it('prints every problem of a broken rule file as file:line:col and exits non-zero', async () => {
+    const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: ['NodeID-bad'] });
+    writeFileSync(join(project.dir, 'rules', 'more.yaml'), 'rules:\n  - name: x\n    kind: validator-status\n    every: 5 minutes\n');
+    const r = await avawatch(['-c', project.configFile, 'check'], project.dir);
+    project.cleanup();
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'rules/more.yaml:2:5: rules[0].network: required: one of mainnet, fuji, testnet',
+      'rules/more.yaml:2:5: rules[0].nodeIds: required (expected array)',
+      'rules/more.yaml:2:5: rules[0].severity: required: one of info, warning, critical',
+      'rules/more.yaml:4:12: rules[0].every: "5 minutes" is not a duration: write e.g. 30s, 5m, 1h, 14d',
+      'rules/validators.yaml:8:9: rules[0].nodeIds[0]: expected a NodeID: "NodeID-" followed by base58 characters',
+      '5 problem(s) found; nothing was started',
+    ]);
+  });
+
+  it('has --help on every command and --version', async () => {
+    expect((await avawatch(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const cmd of ['run', 'check', 'once']) {
+      const r = await avawatch([cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: avawatch ${cmd}`);
+    }
+  });
+});
+
+describe('avawatch once', () => {
+  let sim: SimServer;
+  let slack: SlackReceiver;
+  let project: TempProject;
+
+  beforeEach(async () => {
+    sim = await startSim();
+    slack = await startSlackReceiver();
+    sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+  });
+
+  afterEach(async () => {
+    await sim.close();
+    await slack.close();
+    project.cleanup();
+  });
+
+  it('--json prints nothing on the baseline and one event line after a status change', async () => {
+    project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
+    const args = ['-c', project.configFile, 'once', '--json'];
+    const first = await avawatch(args, project.dir);
+    expect(first).toMatchObject({ code: 0, stdout: '' });
+
+    sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    const second = await avawatch(args, project.dir);
+    expect(second.code).toBe(0);
+    const lines = second.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      rule: 'my-validators',
+      kind: 'validator-status',
+      status: 'event',
+      severity: 'critical',
+      subject: NODE,
+      summary: `${NODE} validation active → completed`,
+      labels: { node: NODE, network: 'mainnet', status: 'completed', previous_status: 'active', rule: 'my-validators' },
+    });
+
+    const third = await avawatch(args, project.dir);
+    expect(third).toMatchObject({ code: 0, stdout: '' });
+    expect(slack.attempts).toBe(0);
+  });
+
+  it('delivers only with --send', async () => {
+    project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl });
+    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    const r = await avawatch(['-c', project.configFile, 'once', '--send'], project.dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/CRITICAL event my-validators NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ: .* active → completed\n$/);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] my-validators: ${NODE} validation active → completed`]);
+  });
+
+  it('exits non-zero and changes nothing when the API fails', async () => {
+    project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
+    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    sim.world.faults.push({ status: 500 }, { status: 500 });
+    const failed = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toContain(`rule my-validators failed: data API GET /v1/networks/mainnet/validators/${NODE}: HTTP 500: injected fault`);
+    // The change is still there to be seen by the next successful poll.
+    const next = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
+    expect(next.stdout).toContain('active → completed');
+  });
+});

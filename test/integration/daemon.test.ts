@@ -1,0 +1,210 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator, completedValidator, pendingValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { postText, startSlackReceiver, WEBHOOK_SECRET_PATH, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const RULE = 'my-validators';
+const DAY = 86_400;
+const old = { nodeId: NODE, txHash: '2oLd1PeriodTxHash5VqKJH7mWQgH9Ue3k7bXzDvb3NpUWyqm', startTimestamp: 1_700_000_000, endTimestamp: 1_700_000_000 + 180 * DAY };
+const cur = { nodeId: NODE, txHash: 'CuRrentPeriodTxHashk2iDm8SPW1r8T5nYqFZbd4zA3kGfQw', startTimestamp: 1_716_000_000, endTimestamp: 1_716_000_000 + 365 * DAY };
+
+describe('daemon: validator status end to end', () => {
+  let sim: SimServer;
+  let slack: SlackReceiver;
+  let project: TempProject;
+  let app: App | undefined;
+  const stderr: string[] = [];
+
+  beforeEach(async () => {
+    sim = await startSim();
+    slack = await startSlackReceiver();
+    project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [NODE], every: '1s' });
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), activeValidator(cur)]);
+    stderr.length = 0;
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr.push(String(chunk));
+      return true;
+    });
+  });
+
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+    vi.restoreAllMocks();
+    await sim.close();
+    await slack.close();
+    project.cleanup();
+  });
+
+  async function start(): Promise<App> {
+    const loaded = loadConfig(project.configFile, {});
+    const sink = createLogger('info', false);
+    sink.setSecrets(loaded.secrets);
+    app = new App({ loaded, log: sink.log });
+    await app.start();
+    return app;
+  }
+
+  async function evaluations(a: App): Promise<number> {
+    const metric = await a.metrics.ruleEvaluations.get();
+    return metric.values.find((v) => v.labels.rule === RULE)?.value ?? 0;
+  }
+
+  /** Waits for `n` more evaluations to finish (success or failure). */
+  async function polls(a: App, n: number): Promise<void> {
+    const target = (await evaluations(a)) + n + 1; // +1: the one under way now must finish too
+    await waitUntil(async () => (await evaluations(a)) >= target, `${n} more polls`, 10_000);
+  }
+
+  async function baseline(a: App): Promise<void> {
+    await waitUntil(() => a.store.loadStates(RULE)[NODE], 'the baseline poll');
+  }
+
+  it('posts one Block Kit message within a poll interval of active → completed, and only one', async () => {
+    const a = await start();
+    await baseline(a);
+    expect(slack.posts).toHaveLength(0); // the first observation is a baseline
+
+    const changedAt = Date.now();
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
+    const [post] = await slack.waitForPosts(1, 5_000);
+    await polls(a, 2);
+
+    expect(slack.posts).toHaveLength(1);
+    const text = postText(post!);
+    expect(post!.body.text).toBe(`[EVENT CRITICAL] ${RULE}: ${NODE} validation active → completed`);
+    expect(text).toContain(`*Node*\\n${NODE}`);
+    expect(text).toContain('*Change*\\nactive → completed');
+    expect(text).toContain('*Period ended*\\n2025-05-18T02:40:00Z');
+    expect(post!.at - changedAt).toBeLessThan(60_000); // sanity only; latency is measured by the benchmark
+  });
+
+  it('reports pending → active and a new period after one completed', async () => {
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), pendingValidator(cur)]);
+    const a = await start();
+    await baseline(a);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), activeValidator(cur)]);
+    await slack.waitForPosts(1);
+    const next = { ...cur, txHash: 'NeXtPeriodTxHash3zUvWmS8fDkP1aRtYqLc9HeBn2XoJgKi7', startTimestamp: cur.endTimestamp + 60 };
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), activeValidator(next)]);
+    await slack.waitForPosts(2);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([
+      `[EVENT CRITICAL] ${RULE}: ${NODE} validation pending → active`,
+      `[EVENT CRITICAL] ${RULE}: ${NODE} validation active → active (new validation period)`,
+    ]);
+  });
+
+  it('a restart neither repeats nor loses a change', async () => {
+    let a = await start();
+    await baseline(a);
+    await a.stop();
+
+    // The change happens while avawatch is down.
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
+    a = await start();
+    await slack.waitForPosts(1);
+    await polls(a, 2);
+    await a.stop();
+
+    a = await start();
+    await polls(a, 2);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] ${RULE}: ${NODE} validation active → completed`]);
+  });
+
+  it('a message Slack could not take waits in the outbox and is delivered after Slack returns, across a restart', async () => {
+    slack.failAll(503);
+    let a = await start();
+    await baseline(a);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
+    await waitUntil(() => a.store.outbox('pending').find((r) => r.attempts >= 2), 'two failed attempts');
+    const failed = await a.metrics.notificationsFailed.get();
+    expect(failed.values.find((v) => v.labels.reason === 'http_503')?.value).toBeGreaterThanOrEqual(2);
+    await a.stop();
+
+    slack.failAll(undefined);
+    a = await start();
+    await slack.waitForPosts(1);
+    await polls(a, 2);
+    expect(slack.posts).toHaveLength(1);
+    expect(a.store.outbox('sent')).toHaveLength(1);
+    expect(a.store.pendingCount()).toBe(0);
+  });
+
+  it('honours Slack 429 Retry-After and dead-letters a 404 with its reason', async () => {
+    slack.failNext({ status: 429, retryAfter: 1, body: 'rate_limited' });
+    const a = await start();
+    await baseline(a);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
+    await slack.waitForPosts(1, 8_000);
+    expect(slack.attempts).toBe(2); // the 429, then the delivery
+    expect(a.store.outbox('sent')).toHaveLength(1);
+    // Retry-After: 1 means the retry is scheduled no sooner than a second after the 429.
+    expect(stderr.join('')).toMatch(/"reason":"http_429".*"retryInMs":(1\d{3}|[2-9]\d{3})/);
+
+    slack.failNext({ status: 404, body: 'no_service' });
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), pendingValidator({ ...cur, txHash: 'PeNdingTxHash9zUvWmS8fDkP1aRtYqLc9HeBn2XoJgKi7Ab', startTimestamp: cur.endTimestamp + 100 })]);
+    const dead = await waitUntil(() => a.store.outbox('dead')[0], 'a dead letter');
+    expect(dead.lastError).toBe('slack receiver "ops-slack": HTTP 404: webhook or channel not found (no_service)');
+    expect(dead.attempts).toBe(1);
+  });
+
+  it('a failed poll changes no state and sends nothing', async () => {
+    const a = await start();
+    await baseline(a);
+    const before = a.store.loadStates(RULE);
+    // More 503s than the client retries: the evaluation fails.
+    sim.world.faults.push(...Array.from({ length: 6 }, () => ({ status: 503 })));
+    await waitUntil(async () => ((await a.metrics.ruleFailures.get()).values[0]?.value ?? 0) >= 2, 'two failed evaluations');
+    expect(a.store.loadStates(RULE)).toEqual(before);
+    await polls(a, 1);
+    expect(slack.posts).toHaveLength(0);
+    expect(stderr.join('')).toContain('data API GET /v1/networks/mainnet/validators/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg: HTTP 503: injected fault');
+  });
+
+  it('a node the service does not know is reported once, as a warning', async () => {
+    const unknown = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+    project.cleanup();
+    project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [NODE, unknown], every: '1s' });
+    const a = await start();
+    await slack.waitForPosts(1);
+    await polls(a, 3);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([
+      `[EVENT WARNING] ${RULE}: ${unknown} is not known to the service on mainnet: check the NodeID and network`,
+    ]);
+  });
+
+  it('serves /metrics with what the daemon sees, and /healthz', async () => {
+    const a = await start();
+    await baseline(a);
+    const body = await (await fetch(`${a.url}/metrics`)).text();
+    expect(body).toContain(`avawatch_validator_status{rule="${RULE}",network="mainnet",node_id="${NODE}",status="active"} 1`);
+    expect(body).toContain(`avawatch_validator_end_timestamp_seconds{rule="${RULE}",network="mainnet",node_id="${NODE}"} ${cur.endTimestamp}`);
+    expect(body).toMatch(/avawatch_build_info\{version="\d+\.\d+\.\d+",nodejs="[\d.]+"\} 1/);
+    expect(body).toMatch(new RegExp(`avawatch_rule_evaluations_total\\{rule="${RULE}"\\} [1-9]`));
+    expect(body).toContain('avawatch_api_requests_total{api="data",endpoint="/v1/networks/{network}/validators/{nodeId}",code="200"}');
+    expect(body).toContain('avawatch_outbox_pending 0');
+    expect(body).toContain('process_resident_memory_bytes');
+    const health = await fetch(`${a.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('never writes the webhook URL to the log or /metrics, even when Slack fails', async () => {
+    slack.failAll(500);
+    const a = await start();
+    await baseline(a);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
+    await waitUntil(() => a.store.outbox('pending').find((r) => r.attempts >= 2), 'failed attempts');
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    const log = stderr.join('');
+    expect(log).toContain('notification failed; will retry');
+    expect(log).not.toContain(WEBHOOK_SECRET_PATH);
+    expect(log).not.toContain('XXXXsecretXXXXtokenXXXX');
+    expect(metrics).not.toContain('XXXXsecretXXXXtokenXXXX');
+  });
+});
