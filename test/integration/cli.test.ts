@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +7,7 @@ import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
@@ -126,5 +127,29 @@ describe('avawatch once', () => {
     // The change is still there to be seen by the next successful poll.
     const next = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
     expect(next.stdout).toContain('active → completed');
+  });
+});
+
+describe('avawatch run', () => {
+  it('serves /healthz and exits 0 on SIGTERM', async () => {
+    const sim = await startSim();
+    const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
+    sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+    const child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
+    try {
+      let log = '';
+      child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+      const url = await waitUntil(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await waitUntil(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'a first poll');
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(log).toContain('"msg":"shutting down"');
+    } finally {
+      child.kill('SIGKILL');
+      await sim.close();
+      project.cleanup();
+    }
   });
 });
