@@ -17,11 +17,11 @@ import { VERSION } from './version.js';
 export interface AppOptions {
   loaded: LoadedConfig;
   log: Logger;
-  /** Queue alerts for delivery (`once` without --send records them only). */
-  send?: boolean;
 }
 
-const SHUTDOWN_GRACE_MS = 8_000;
+// SIGTERM must end within 10 s: evaluations and deliveries get this long, together.
+const SHUTDOWN_GRACE_MS = 6_000;
+const AGENT_CLOSE_MS = 1_000;
 
 /**
  * The composition root: the only place that builds the HTTP agent, store, metrics,
@@ -51,7 +51,12 @@ export class App {
       keepAliveTimeout: 30_000,
       connections: 16,
     });
-    this.#teardown.push(() => this.#agent.close());
+    this.#teardown.push(async () => {
+      const closed = this.#agent.close();
+      const timer = setTimeout(() => void this.#agent.destroy(), AGENT_CLOSE_MS);
+      await closed.catch(() => undefined);
+      clearTimeout(timer);
+    });
 
     const engineRef: { current?: Engine } = {};
     this.metrics = createMetrics({
@@ -94,13 +99,12 @@ export class App {
       },
     });
 
-    const send = opts.send ?? true;
     this.engine = new Engine({
       store: this.store,
       data,
       metrics: this.metrics,
       log,
-      receiversFor: (rule) => (send ? (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)) : []),
+      receiversFor: (rule) => (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)),
       onQueued: () => this.delivery.kick(),
     });
     engineRef.current = this.engine;
@@ -114,13 +118,14 @@ export class App {
   async start(): Promise<void> {
     const { log, loaded } = this.#opts;
     for (const rule of loaded.rules) this.engine.restore(rule);
-    this.delivery.start();
-    this.#teardown.push(() => this.delivery.stop());
     this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry);
     this.#teardown.push(() => this.#server?.close());
+    this.delivery.start();
     const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });
     scheduler.start(loaded.rules);
-    this.#teardown.push(() => scheduler.stop(SHUTDOWN_GRACE_MS));
+    this.#teardown.push(async () => {
+      await Promise.all([scheduler.stop(SHUTDOWN_GRACE_MS), this.delivery.stop(SHUTDOWN_GRACE_MS)]);
+    });
     log.info(
       { rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path },
       'avawatch running',

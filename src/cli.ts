@@ -74,14 +74,14 @@ program
   .description('evaluate every rule (or one) once, commit state as the daemon does, and print the alerts')
   .option('--rule <name>', 'evaluate only this rule')
   .option('--json', 'one JSON object per alert and line')
-  .option('--send', 'deliver the alerts to their receivers (otherwise they are recorded, not sent)')
+  .option('--send', 'deliver due notifications now (otherwise they wait in the outbox for the daemon)')
   .option('--send-timeout <duration>', 'how long --send may take', '30s')
   .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
     const { loaded, sink } = load(cmd);
     if (opts.rule !== undefined && !loaded.rules.some((r) => r.name === opts.rule)) {
       fail(`no rule named "${opts.rule}"; rules: ${loaded.rules.map((r) => r.name).join(', ') || '(none)'}`);
     }
-    const app = new App({ loaded, log: sink.log, send: opts.send === true });
+    const app = new App({ loaded, log: sink.log });
     try {
       const { alerts, failures } = await app.once(opts.rule === undefined ? [] : [opts.rule]);
       for (const a of alerts) {
@@ -92,9 +92,10 @@ program
           console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${a.subject}: ${a.summary}`);
         }
       }
-      if (opts.send) {
-        const left = await app.delivery.drain(parseSeconds(opts.sendTimeout));
-        if (left > 0) console.error(`${left} notification(s) still pending in the outbox; the daemon will retry them`);
+      const left = opts.send ? await app.delivery.drain(parseSeconds(opts.sendTimeout)) : app.store.pendingCount();
+      if (left > 0) {
+        const why = opts.send ? 'could not be delivered yet' : 'not sent (use --send)';
+        console.error(`${left} notification(s) ${why}: they wait in the outbox for the daemon`);
       }
       for (const f of failures) console.error(`rule ${f.rule} failed: ${errorText(f.error)}`);
       process.exitCode = failures.length > 0 ? 1 : 0;

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { scrub, type Secret } from './config/secret.js';
@@ -11,15 +12,17 @@ export interface LogSink {
 }
 
 /** JSON lines on stderr; readable lines when stderr is a terminal. stdout stays for command output. */
-export function createLogger(level: string, pretty_ = process.stderr.isTTY === true): LogSink {
+export function createLogger(level: string, readable = process.stderr.isTTY === true): LogSink {
   let secrets: readonly Secret[] = [];
-  const scrubbed = {
-    write(line: string): boolean {
-      return process.stderr.write(secrets.length > 0 ? scrub(line, secrets) : line);
+  const scrubbed = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const line = String(chunk);
+      process.stderr.write(secrets.length > 0 ? scrub(line, secrets) : line);
+      done();
     },
-  };
-  const destination = pretty_
-    ? pretty({ destination: scrubbed as never, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+  });
+  const destination = readable
+    ? pretty({ destination: scrubbed, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
     : scrubbed;
   const log = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   return {

@@ -28,22 +28,36 @@ export class DataApi {
     try {
       return await collectPages(
         async (pageToken) => {
-          const body = await this.http.getJson({
-            endpoint,
-            path,
-            query: { pageSize: this.options.pageSize, pageToken, sortOrder: 'desc' },
-            ...(signal ? { signal } : {}),
-          });
+          const body = await this.http
+            .getJson({
+              endpoint,
+              path,
+              query: { pageSize: this.options.pageSize, pageToken, sortOrder: 'desc' },
+              ...(signal ? { signal } : {}),
+            })
+            .catch((err: unknown) => {
+              throw pageToken === undefined && isServiceNotFound(err) ? NOT_FOUND : err;
+            });
           const page = parse(validatorsPage, body, endpoint, path);
           return { items: page.validators, nextPageToken: page.nextPageToken };
         },
         { api: 'data', endpoint: `GET ${path}`, maxPages: this.options.maxPages },
       );
     } catch (err) {
-      if (err instanceof ApiError && err.details.status === 404) return 'not-found';
+      if (err === NOT_FOUND) return 'not-found';
       throw err;
     }
   }
+}
+
+const NOT_FOUND = Symbol('not found');
+
+/**
+ * The service's own 404 for the first page: the node is unknown. A 404 from a proxy, or on
+ * a later page, is a failure like any other.
+ */
+function isServiceNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.details.status === 404 && err.details.serviceError === true;
 }
 
 /** A body that breaks the schema is an API failure, named by endpoint and field. */

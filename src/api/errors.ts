@@ -10,6 +10,8 @@ export class ApiError extends Error {
       /** HTTP status, or undefined for a network error or a bad body. */
       status?: number;
       serviceMessage?: string;
+      /** The body was the service's own error shape ({message, error, statusCode}). */
+      serviceError?: boolean;
       retryable: boolean;
       retryAfterMs?: number;
       /** Bounded label for avawatch_api_requests_total{code}. */

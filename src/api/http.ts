@@ -1,5 +1,6 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { linkedSignal } from '../abort.js';
 import { ApiError } from './errors.js';
 import { errorBody } from './schemas.js';
 
@@ -42,7 +43,11 @@ const RETRYABLE_NETWORK = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ]);
+
+/** How much of an error body is read: enough for the service's message. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export class HttpClient {
   readonly #o: Required<Omit<HttpClientOptions, 'onResponse'>> & Pick<HttpClientOptions, 'onResponse'>;
@@ -72,30 +77,45 @@ export class HttpClient {
   }
 
   async #attempt(req: ApiRequest): Promise<unknown> {
-    const url = new URL(req.path, this.#o.baseUrl);
+    // Appended, not resolved: a dataUrl with a path (a proxy prefix) keeps it.
+    const url = new URL(this.#o.baseUrl.replace(/\/+$/, '') + req.path);
     for (const [key, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const deadline = AbortSignal.timeout(this.#o.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
+    try {
+      return await this.#exchange(req, url, deadline.signal);
+    } catch (err) {
+      if (deadline.timedOut && !(err instanceof ApiError)) {
+        this.#o.onResponse?.(req.endpoint, 'timeout');
+        throw this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
+      }
+      throw err;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal): Promise<unknown> {
     const res = await request(url, {
       method: 'GET',
       dispatcher: this.#o.dispatcher,
       headers: { accept: 'application/json', ...this.#o.headers },
       signal,
     });
-    const text = await this.#readBody(req, res.body);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const text = await this.#readBody(req, res.body, ok);
     const code = String(res.statusCode);
     this.#o.onResponse?.(req.endpoint, code);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    if (ok) {
       try {
         return JSON.parse(text);
       } catch {
         throw this.#error(req, `HTTP ${res.statusCode} with a body that is not JSON`, { code, retryable: false });
       }
     }
-    const serviceMessage = parseServiceMessage(text);
-    const retryable = res.statusCode === 429 || res.statusCode >= 500;
+    const { message: serviceMessage, serviceError } = parseServiceError(text);
+    const retryable = res.statusCode === 429 || res.statusCode === 408 || res.statusCode >= 500;
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     const reason = serviceMessage ? `: ${serviceMessage}` : '';
     return Promise.reject(
@@ -103,17 +123,23 @@ export class HttpClient {
         code,
         status: res.statusCode,
         retryable,
+        serviceError,
         ...(serviceMessage === undefined ? {} : { serviceMessage }),
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       }),
     );
   }
 
-  async #readBody(req: ApiRequest, body: Dispatcher.ResponseData['body']): Promise<string> {
+  /** A success body must fit maxResponseBytes; of an error body only the start is kept. */
+  async #readBody(req: ApiRequest, body: Dispatcher.ResponseData['body'], strict: boolean): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {
       size += (chunk as Buffer).length;
+      if (!strict && size > ERROR_BODY_BYTES) {
+        body.destroy();
+        break;
+      }
       if (size > this.#o.maxResponseBytes) {
         body.destroy();
         this.#o.onResponse?.(req.endpoint, 'too_large');
@@ -133,7 +159,7 @@ export class HttpClient {
     }
     const cause = err as { code?: string; name?: string; cause?: { code?: string } };
     const netCode = cause.code ?? cause.cause?.code;
-    if (cause.name === 'TimeoutError' || err instanceof undiciErrors.RequestAbortedError) {
+    if (netCode === 'UND_ERR_HEADERS_TIMEOUT' || netCode === 'UND_ERR_BODY_TIMEOUT' || err instanceof undiciErrors.RequestAbortedError) {
       this.#o.onResponse?.(req.endpoint, 'timeout');
       return this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
     }
@@ -158,19 +184,23 @@ export class HttpClient {
   }
 }
 
-/** The service's `message`, which may be a string or an array of strings. */
-export function parseServiceMessage(text: string): string | undefined {
+/**
+ * The service's `message` (a string or an array of strings), and whether the body is the
+ * service's own error shape rather than a proxy's page.
+ */
+export function parseServiceError(text: string): { message: string | undefined; serviceError: boolean } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return text.trim() === '' ? undefined : text.trim().slice(0, 200);
+    const plain = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+    return { message: plain === '' ? undefined : plain, serviceError: false };
   }
   const parsed = errorBody.safeParse(json);
-  if (!parsed.success) return undefined;
-  const message = parsed.data.message;
-  if (Array.isArray(message)) return message.join('; ');
-  return message ?? parsed.data.error;
+  if (!parsed.success) return { message: undefined, serviceError: false };
+  const { message, error, statusCode } = parsed.data;
+  const text_ = Array.isArray(message) ? message.join('; ') : (message ?? error);
+  return { message: text_, serviceError: statusCode !== undefined || error !== undefined };
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds. */

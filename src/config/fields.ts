@@ -32,6 +32,9 @@ export const secretUrl = z
   .refine((v) => v === '' || isHttpUrl(v), 'expected an http:// or https:// URL (value not shown: it is a secret)')
   .transform((v) => (v === '' ? undefined : new Secret(v)));
 
+/** Keys whose values are credentials: never echoed in an error. */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl', 'password', 'pass', 'secret', 'token', 'url']);
+
 export const secretString = z.string().transform((v) => (v === '' ? undefined : new Secret(v)));
 
 export const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'expected a label name: letters, digits and _');

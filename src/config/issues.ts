@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { SECRET_KEYS } from './fields.js';
 import { formatPath, type ConfigProblem, type ConfigPath, type YamlSource } from './source.js';
 
 /** zod issues as problems a person can act on, each at the line it is about. */
@@ -21,7 +22,9 @@ export function issuesToProblems(
       problems.push({ ...source.problem(path.slice(0, -1), inner, String(key)), path: formatPath(path) });
       continue;
     }
-    problems.push(source.problem(path, describe(issue, valueAt(source.data, path))));
+    const last = path.findLast((p) => typeof p === 'string');
+    const value = valueAt(source.data, path);
+    problems.push(source.problem(path, describe(issue, SECRET_KEYS.has(String(last)) ? hidden(value) : value)));
   }
   return problems;
 }
@@ -52,7 +55,20 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
   }
 }
 
+/** Stands in for a secret's value: its kind only. */
+class Hidden {
+  constructor(readonly type: string) {}
+  toJSON(): string {
+    return `a ${this.type} (value not shown: it is a secret)`;
+  }
+}
+
+function hidden(value: unknown): unknown {
+  return value === undefined ? undefined : new Hidden(value === null ? 'null' : typeof value);
+}
+
 function kindOf(value: unknown): string {
+  if (value instanceof Hidden) return value.toJSON();
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';

@@ -6,7 +6,8 @@ import { channel } from '../notify/registry.js';
 import { issuesToProblems, valueAt } from './issues.js';
 import { configSchema, ruleFileSchema, ruleSchema, type Config, type RuleCommon } from './schema.js';
 import type { Secret } from './secret.js';
-import { formatProblem, YamlSource, type ConfigProblem } from './source.js';
+import { parseDuration } from './duration.js';
+import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from './source.js';
 
 export interface LoadedRule extends RuleCommon {
   /** The whole parsed rule: common keys and the kind's own. */
@@ -14,6 +15,8 @@ export interface LoadedRule extends RuleCommon {
   file: string;
   line: number;
   col: number;
+  /** A problem at a path inside this rule, e.g. ['receivers', 0]. */
+  locate(path: ConfigPath, message: string): ConfigProblem;
 }
 
 export interface LoadedConfig {
@@ -90,33 +93,44 @@ function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProb
     problems.push(source.problem([], 'the file is empty: expected "rules:" with a list of rules'));
     return [];
   }
-  const file_ = ruleFileSchema.safeParse(source.data);
-  if (!file_.success) {
-    problems.push(...issuesToProblems(source, file_.error.issues));
+  const frame = ruleFileSchema.safeParse(source.data);
+  if (!frame.success) {
+    problems.push(...issuesToProblems(source, frame.error.issues));
     return [];
   }
   // Each rule on its own, so one broken rule does not hide the problems of the next.
   const rules: LoadedRule[] = [];
-  file_.data.rules.forEach((raw, i) => {
+  frame.data.rules.forEach((raw, i) => {
+    const locate = (path: ConfigPath, message: string) => source.problem(['rules', i, ...path], message);
+    problems.push(...scheduleProblems(raw, locate));
     const parsed = ruleSchema.safeParse(raw);
     if (!parsed.success) {
       problems.push(...issuesToProblems(source, parsed.error.issues, ['rules', i]));
       return;
     }
-    const common = parsed.data as unknown as RuleCommon;
-    const at = (key: string, message: string) => problems.push(source.problem(['rules', i, key], message));
-    if ((common.every === undefined) === (common.schedule === undefined)) {
-      at('kind', 'set exactly one of "every" (a duration) or "schedule" (cron)');
-    }
-    if (common.every !== undefined && common.every < 1000) at('every', 'must be at least 1s');
-    if (common.schedule !== undefined) {
-      const error = cronError(common.schedule);
-      if (error) at('schedule', `not a valid cron expression: ${error}`);
-    }
     const [line, col] = source.position(['rules', i]);
-    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, file: shown, line, col });
+    const common = parsed.data as unknown as RuleCommon;
+    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, file: shown, line, col, locate });
   });
   return rules;
+}
+
+/** every xor schedule, checked on the raw rule so other broken keys do not hide it. */
+function scheduleProblems(raw: unknown, locate: LoadedRule['locate']): ConfigProblem[] {
+  if (raw === null || typeof raw !== 'object') return [];
+  const { every, schedule } = raw as { every?: unknown; schedule?: unknown };
+  if ((every === undefined) === (schedule === undefined)) {
+    return [locate(every === undefined ? [] : ['every'], 'set exactly one of "every" (a duration) or "schedule" (cron)')];
+  }
+  if (typeof every === 'string') {
+    const ms = parseDuration(every);
+    if (ms !== undefined && ms < 1000) return [locate(['every'], 'must be at least 1s')];
+  }
+  if (typeof schedule === 'string') {
+    const error = cronError(schedule);
+    if (error) return [locate(['schedule'], `not a valid cron expression: ${error}`)];
+  }
+  return [];
 }
 
 /** Checks that span files: unique names, receivers that exist. */
@@ -140,19 +154,11 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
   for (const rule of rules) {
     const first = seen.get(rule.name);
     if (first) {
-      problems.push({
-        file: rule.file,
-        line: rule.line,
-        col: rule.col,
-        path: 'name',
-        message: `rule name "${rule.name}" is already used at ${first.file}:${first.line}:${first.col}`,
-      });
+      problems.push(rule.locate(['name'], `rule name "${rule.name}" is already used at ${first.file}:${first.line}:${first.col}`));
     } else seen.set(rule.name, rule);
-    for (const r of rule.receivers ?? []) {
-      if (!receiverNames.has(r)) {
-        problems.push({ file: rule.file, line: rule.line, col: rule.col, path: `${rule.name}.receivers`, message: `no receiver named "${r}"` });
-      }
-    }
+    (rule.receivers ?? []).forEach((r, j) => {
+      if (!receiverNames.has(r)) problems.push(rule.locate(['receivers', j], `no receiver named "${r}"`));
+    });
     if ((rule.receivers ?? config.route.receivers).length === 0) {
       warnings.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
     }

@@ -37,7 +37,10 @@ export function scrub(text: string, secrets: readonly Secret[]): string {
   for (const secret of secrets) {
     const value = secret.reveal();
     if (value.length < 4) continue;
-    out = out.replaceAll(value, REDACTED).replaceAll(encodeURIComponent(value), REDACTED);
+    // As written, URL-encoded, and JSON-escaped (how it would sit inside a JSON log line).
+    for (const form of new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])) {
+      out = out.replaceAll(form, REDACTED);
+    }
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { linkedSignal } from '../abort.js';
 import type { DataApi } from '../api/data-api.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -51,9 +52,12 @@ export class Engine {
     const { store, data, metrics, log } = this.#deps;
     const kind = ruleKind(rule.kind);
     metrics.ruleEvaluations.inc({ rule: rule.name });
+    // Its own signal: whatever an observation leaves running (a sibling lookup, a retry
+    // wait) is cancelled when the evaluation ends, so nothing outlives it.
+    const own = linkedSignal(signal);
     try {
       const previous = this.#loadStates(rule);
-      const observation: unknown = await kind.observe(rule.spec, { data, signal });
+      const observation: unknown = await kind.observe(rule.spec, { data, signal: own.signal });
       signal.throwIfAborted();
       const now = this.#deps.now?.() ?? new Date();
       const { states, alerts } = kind.evaluate(previous, observation, now, rule.spec);
@@ -82,6 +86,9 @@ export class Engine {
       metrics.ruleFailures.inc({ rule: rule.name });
       if (!signal.aborted) log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
       throw err;
+    } finally {
+      own.abort();
+      own.dispose();
     }
   }
 

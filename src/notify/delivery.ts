@@ -22,6 +22,8 @@ export interface DeliveryDeps {
 
 const BATCH = 20;
 const IDLE_MS = 30_000;
+/** How long a claimed row is held; longer than any channel's own timeout. */
+const LEASE_MS = 60_000;
 
 /**
  * The one place that retries. Each receiver has its own worker, so a slow or dead receiver
@@ -31,6 +33,8 @@ const IDLE_MS = 30_000;
 export class Delivery {
   readonly #deps: Required<DeliveryDeps>;
   readonly #wakers = new Map<string, () => void>();
+  /** A receiver that failed retryably is left alone until then (Retry-After or backoff). */
+  readonly #pausedUntil = new Map<string, number>();
   readonly #abort = new AbortController();
   #workers: Promise<void>[] = [];
   #stopped = false;
@@ -63,11 +67,15 @@ export class Delivery {
     await Promise.all(
       this.#deps.notifiers.map(async (n) => {
         for (;;) {
-          const rows = this.#deps.store.dueOutbox(n.name, this.#deps.now(), BATCH);
-          if (rows.length === 0 || this.#deps.now() > end) return;
-          for (const row of rows) {
+          if (this.#deps.now() > end || this.#paused(n.name) > 0) return;
+          const rows = this.#deps.store.claimDue(n.name, this.#deps.now(), BATCH, LEASE_MS);
+          if (rows.length === 0) return;
+          for (const [i, row] of rows.entries()) {
+            if (this.#deps.now() > end || this.#paused(n.name) > 0) {
+              for (const left of rows.slice(i)) this.#deps.store.release(left.id);
+              return;
+            }
             await this.#deliver(n, row);
-            if (this.#deps.now() > end) return;
             await pause(n.minIntervalMs, this.#abort.signal);
           }
         }
@@ -80,14 +88,23 @@ export class Delivery {
     const { store, log } = this.#deps;
     while (!this.#stopped) {
       try {
-        const rows = store.dueOutbox(notifier.name, this.#deps.now(), BATCH);
+        const paused = this.#paused(notifier.name);
+        if (paused > 0) {
+          await this.#idle(notifier.name, paused);
+          continue;
+        }
+        const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, LEASE_MS);
         if (rows.length === 0) {
           const next = store.nextDue(notifier.name);
           await this.#idle(notifier.name, next === undefined ? IDLE_MS : Math.min(IDLE_MS, next - this.#deps.now()));
           continue;
         }
-        for (const row of rows) {
-          if (this.#stopped) break;
+        for (const [i, row] of rows.entries()) {
+          // Stopping, or the receiver just failed: hand the rest of the batch back.
+          if (this.#stopped || this.#paused(notifier.name) > 0) {
+            for (const left of rows.slice(i)) store.release(left.id);
+            break;
+          }
           await this.#deliver(notifier, row);
           await pause(notifier.minIntervalMs, this.#abort.signal);
         }
@@ -109,7 +126,10 @@ export class Delivery {
       log.info({ ...ctx, attempts: row.attempts + 1 }, 'notification delivered');
       return;
     } catch (err) {
-      if (this.#abort.signal.aborted) return; // shutdown: the row stays pending for the next start
+      if (this.#abort.signal.aborted) {
+        store.release(row.id); // shutdown: the row stays pending for the next start
+        return;
+      }
       const error = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
       const now = this.#deps.now();
@@ -128,8 +148,14 @@ export class Delivery {
         return;
       }
       store.markRetry(row.id, now + wait, error.message, now);
+      this.#pausedUntil.set(receiver, now + wait);
       log.warn({ ...ctx, reason: error.reason, error: error.message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
     }
+  }
+
+  /** Milliseconds the receiver is still paused for after a retryable failure. */
+  #paused(receiver: string): number {
+    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.now());
   }
 
   #idle(receiver: string, ms: number): Promise<void> {

@@ -47,7 +47,8 @@ async function handle(world: World, requests: string[], req: IncomingMessage, re
   if (url.pathname.startsWith('/_sim/')) return control(world, req, res, url);
   requests.push(`${req.method} ${url.pathname}${url.search}`);
   const fault = world.takeFault(url.pathname);
-  if (fault) {
+  if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
+  if (fault && !res.destroyed) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
     res.writeHead(fault.status, headers).end(fault.body ?? errorJson(fault.status, 'injected fault'));
@@ -90,7 +91,15 @@ async function control(world: World, req: IncomingMessage, res: ServerResponse, 
   }
   if (req.method === 'POST' && url.pathname === '/_sim/faults') {
     const faults = z
-      .array(z.object({ status: z.number(), body: z.string().optional(), retryAfter: z.number().optional(), pathIncludes: z.string().optional() }))
+      .array(
+        z.object({
+          status: z.number(),
+          body: z.string().optional(),
+          retryAfter: z.number().optional(),
+          pathIncludes: z.string().optional(),
+          delayMs: z.number().optional(),
+        }),
+      )
       .parse(body);
     world.faults.push(...faults);
     return sendJson(res, 200, { queued: world.faults.length });

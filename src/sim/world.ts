@@ -7,6 +7,8 @@ export interface Fault {
   retryAfter?: number;
   /** Only requests whose path contains this. */
   pathIncludes?: string;
+  /** Answer only after this long (a hung server, for timeout tests). */
+  delayMs?: number;
 }
 
 /** What the simulated chain holds; tests and the control API change it. */

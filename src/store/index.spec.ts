@@ -56,19 +56,34 @@ describe('Store', () => {
   it('hands out due rows per receiver and records the outcome', () => {
     const store = Store.open(join(dir, 's.db'));
     store.commitEvaluation('r', {}, [alert], 1_000);
-    const [row] = store.dueOutbox('slack-a', 1_000, 10);
+    const [row] = store.claimDue('slack-a', 1_000, 10, 60_000);
     expect(row?.message).toMatchObject({ rule: 'r', summary: 'changed', labels: { node: 'NodeID-1' }, at: new Date(1_000).toISOString() });
     store.markRetry(row!.id, 5_000, 'HTTP 503', 1_001);
-    expect(store.dueOutbox('slack-a', 4_999, 10)).toEqual([]);
+    expect(store.claimDue('slack-a', 4_999, 10, 60_000)).toEqual([]);
     expect(store.nextDue('slack-a')).toBe(5_000);
     store.markSent(row!.id, 5_001);
-    const [other] = store.dueOutbox('slack-b', 1_000, 10);
+    const [other] = store.claimDue('slack-b', 1_000, 10, 60_000);
     store.markDead(other!.id, 'HTTP 410', 1_002);
     expect(store.outbox().map((r) => [r.receiver, r.state, r.attempts, r.lastError])).toEqual([
       ['slack-b', 'dead', 1, 'HTTP 410'],
       ['slack-a', 'sent', 2, 'HTTP 503'],
     ]);
     store.close();
+  });
+
+  it('lets one sender hold a row: a second process cannot claim it until the lease ends or it is released', () => {
+    const path = join(dir, 'lease.db');
+    const daemon = Store.open(path);
+    const other = Store.open(path);
+    daemon.commitEvaluation('r', {}, [{ ...alert, receivers: ['slack-a'] }], 1_000);
+    const [row] = daemon.claimDue('slack-a', 1_000, 10, 60_000);
+    expect(row).toBeDefined();
+    expect(other.claimDue('slack-a', 2_000, 10, 60_000)).toEqual([]);
+    expect(other.claimDue('slack-a', 61_001, 10, 60_000).map((r) => r.id)).toEqual([row!.id]); // the holder crashed
+    other.release(row!.id);
+    expect(daemon.claimDue('slack-a', 61_002, 10, 60_000).map((r) => r.id)).toEqual([row!.id]);
+    daemon.close();
+    other.close();
   });
 
   it('refuses a state file written by a newer avawatch instead of resetting it', () => {

@@ -122,17 +122,36 @@ export class Store {
     return tx();
   }
 
-  /** Pending rows of one receiver that are due, oldest first. */
-  dueOutbox(receiver: string, now: number, limit: number): OutboxRow[] {
+  /**
+   * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
+   * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
+   */
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number): OutboxRow[] {
+    const claim = this.#db.transaction(() => {
+      const ids = this.#db
+        .prepare(
+          `UPDATE outbox SET lease_until = ? WHERE id IN (
+             SELECT id FROM outbox
+              WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
+              ORDER BY id LIMIT ?)
+           RETURNING id`,
+        )
+        .all(now + leaseMs, receiver, now, now, limit) as Array<{ id: number }>;
+      return this.#outboxRows(ids.map((r) => r.id));
+    });
+    return claim.immediate();
+  }
+
+  #outboxRows(ids: number[]): OutboxRow[] {
     const rows = this.#db
       .prepare(
         `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, a.id AS alert_id, a.rule, a.kind,
                 a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
            FROM outbox o JOIN alerts a ON a.id = o.alert_id
-          WHERE o.state = 'pending' AND o.receiver = ? AND o.next_attempt_at <= ?
-          ORDER BY o.next_attempt_at, o.id LIMIT ?`,
+          WHERE o.id IN (SELECT value FROM json_each(?))
+          ORDER BY o.id`,
       )
-      .all(receiver, now, limit) as Array<Record<string, unknown>>;
+      .all(JSON.stringify(ids)) as Array<Record<string, unknown>>;
     return rows.map((row) => {
       const a = alertRow.parse(row);
       return {
@@ -156,28 +175,37 @@ export class Store {
     });
   }
 
-  /** When the next pending row of a receiver is due, if any. */
+  /** When the next pending row of a receiver can be claimed, if any. */
   nextDue(receiver: string): number | undefined {
     const row = this.#db
-      .prepare(`SELECT MIN(next_attempt_at) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
+      .prepare(`SELECT MIN(MAX(next_attempt_at, lease_until)) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
       .get(receiver) as { at: number | null };
     return row.at ?? undefined;
   }
 
   markSent(id: number, now: number): void {
-    this.#db.prepare(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, updated_at = ? WHERE id = ?`).run(now, id);
+    this.#db
+      .prepare(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, lease_until = 0, updated_at = ? WHERE id = ?`)
+      .run(now, id);
   }
 
   markRetry(id: number, nextAttemptAt: number, error: string, now: number): void {
     this.#db
-      .prepare(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?`)
+      .prepare(
+        `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
+      )
       .run(nextAttemptAt, error, now, id);
   }
 
   markDead(id: number, error: string, now: number): void {
     this.#db
-      .prepare(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?`)
+      .prepare(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`)
       .run(error, now, id);
+  }
+
+  /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
+  release(id: number): void {
+    this.#db.prepare(`UPDATE outbox SET lease_until = 0 WHERE id = ?`).run(id);
   }
 
   pendingCount(): number {

@@ -31,6 +31,7 @@ export const MIGRATIONS: readonly string[] = [
     state           TEXT NOT NULL DEFAULT 'pending',   -- pending | sent | dead
     attempts        INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,                  -- unix ms
+    lease_until     INTEGER NOT NULL DEFAULT 0,        -- unix ms: a sender holds the row until then
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
     updated_at      INTEGER NOT NULL

@@ -16,6 +16,10 @@ export interface SlackReceiver {
   /** Answers every request with this status until cleared with undefined. */
   failAll(status: number | undefined): void;
   attempts: number;
+  /** When each request arrived (ms since epoch), accepted or not. */
+  attemptTimes: number[];
+  /** Never answer (until closed): a black-holed webhook. */
+  hang(on: boolean): void;
   waitForPosts(count: number, timeoutMs?: number): Promise<SlackPost[]>;
   close(): Promise<void>;
 }
@@ -28,11 +32,15 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
   const queue: Array<{ status: number; body?: string; retryAfter?: number }> = [];
   let always: number | undefined;
   let attempts = 0;
+  let hanging = false;
+  const attemptTimes: number[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       attempts++;
+      attemptTimes.push(Date.now());
+      if (hanging) return;
       const planned = always !== undefined ? { status: always } : queue.shift();
       if (planned) {
         const headers: Record<string, string> = { 'content-type': 'text/plain' };
@@ -51,6 +59,10 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
     posts,
     get attempts() {
       return attempts;
+    },
+    attemptTimes,
+    hang: (on) => {
+      hanging = on;
     },
     failNext: (...responses) => queue.push(...responses),
     failAll: (status) => {

@@ -52,6 +52,15 @@ describe('avawatch check', () => {
     ]);
   });
 
+  it('renders readable logs on a terminal (stderr is a TTY)', async () => {
+    // `script` gives the command a pseudo-terminal, as an operator's shell would.
+    const { stdout } = await run('script', ['-qec', `${process.execPath} ${CLI} check`, '/dev/null'], { env: cleanEnv });
+    expect(stdout).toContain('config ');
+    expect(stdout).toContain(': OK');
+    expect(stdout).toMatch(/WARN.*receiver "ops-slack" is disabled: webhookUrl is empty/);
+    expect(stdout).not.toContain('"level":40');
+  });
+
   it('has --help on every command and --version', async () => {
     expect((await avawatch(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     for (const cmd of ['run', 'check', 'once']) {
@@ -115,6 +124,19 @@ describe('avawatch once', () => {
     expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] my-validators: ${NODE} validation active → completed`]);
   });
 
+  it('without --send queues the alert for the daemon instead of dropping it', async () => {
+    project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl });
+    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    const quiet = await avawatch(['-c', project.configFile, 'once'], project.dir);
+    expect(quiet.stderr).toContain('1 notification(s) not sent (use --send): they wait in the outbox for the daemon');
+    expect(slack.attempts).toBe(0);
+    // The next run that sends (here `once --send`; normally the daemon) delivers it, once.
+    const sent = await avawatch(['-c', project.configFile, 'once', '--send'], project.dir);
+    expect(sent.stdout).toBe('');
+    expect(slack.posts).toHaveLength(1);
+  });
+
   it('exits non-zero and changes nothing when the API fails', async () => {
     project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
     await avawatch(['-c', project.configFile, 'once'], project.dir);
@@ -131,6 +153,34 @@ describe('avawatch once', () => {
 });
 
 describe('avawatch run', () => {
+  it('exits 0 within its shutdown budget on SIGTERM while the API and Slack both hang', async () => {
+    const sim = await startSim();
+    const slack = await startSlackReceiver();
+    const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl, extraConfig: '' });
+    sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+    const child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
+    try {
+      let log = '';
+      child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+      await waitUntil(() => log.includes('avawatch running'), 'the daemon to start');
+      await waitUntil(() => sim.requests.length >= 1, 'the baseline poll');
+      // Slack black-holed and the next polls hang far past the shutdown budget.
+      slack.hang(true);
+      sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+      sim.world.faults.push(...Array.from({ length: 20 }, () => ({ status: 200, delayMs: 60_000 })));
+      await waitUntil(() => slack.attempts >= 1 || sim.requests.length >= 3, 'a hung poll or post');
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0); // the 10 s force-exit would make it 1
+      expect(log).not.toContain('shutdown took longer than 10s');
+    } finally {
+      child.kill('SIGKILL');
+      await sim.close();
+      await slack.close();
+      project.cleanup();
+    }
+  }, 30_000);
+
   it('serves /healthz and exits 0 on SIGTERM', async () => {
     const sim = await startSim();
     const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });

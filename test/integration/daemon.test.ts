@@ -208,3 +208,32 @@ describe('daemon: validator status end to end', () => {
     expect(metrics).not.toContain('XXXXsecretXXXXtokenXXXX');
   });
 });
+
+describe('daemon: delivery pacing', () => {
+  it('after a 429 the receiver is left alone until Retry-After has passed, then the rest is delivered in order', async () => {
+    const sim = await startSim();
+    const slack = await startSlackReceiver();
+    const nodes = ['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
+    const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-4)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
+    for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(p(n))]);
+    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '1s' });
+    const loaded = loadConfig(project.configFile, {});
+    const a = new App({ loaded, log: createLogger('error', false).log });
+    try {
+      await a.start();
+      await waitUntil(() => Object.keys(a.store.loadStates(RULE)).length === 3, 'the baseline');
+      slack.failNext({ status: 429, retryAfter: 1, body: 'rate_limited' });
+      for (const n of nodes) sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
+      await slack.waitForPosts(3, 10_000);
+      const [rejected, ...rest] = slack.attemptTimes;
+      expect(slack.attemptTimes).toHaveLength(4);
+      for (const t of rest) expect(t - rejected!).toBeGreaterThanOrEqual(1_000);
+      expect(slack.posts.map((post) => post.body.text.split(': ')[1]?.split(' ')[0])).toEqual(nodes);
+    } finally {
+      await a.stop();
+      await sim.close();
+      await slack.close();
+      project.cleanup();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { IncomingWebhook } from '@slack/webhook';
 import { z } from 'zod';
 import { durationMs, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
+import { linkedSignal } from '../../abort.js';
 import { parseRetryAfter } from '../../api/http.js';
 import { DeliveryError, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackMessage } from './message.js';
@@ -46,12 +47,13 @@ class SlackNotifier implements Notifier {
   async send(message: Parameters<Notifier['send']>[0], signal: AbortSignal): Promise<void> {
     const url = this.receiver.webhookUrl;
     if (!url) throw new DeliveryError(`slack receiver "${this.name}" has no webhookUrl`, 'disabled', false);
-    // The library drops the 429's Retry-After; a fetch of our own keeps it.
+    // The library drops the 429's Retry-After; a fetch of our own keeps it, and carries
+    // our deadline and the shutdown signal.
     let retryAfter: string | null = null;
+    const attempt = linkedSignal(signal, this.receiver.timeout);
     const webhook = new IncomingWebhook(url.reveal(), {
-      timeout: this.receiver.timeout,
       fetch: async (input, init) => {
-        const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+        const res = await fetch(input, { ...init, signal: attempt.signal });
         retryAfter = res.headers.get('retry-after');
         return res;
       },
@@ -60,6 +62,8 @@ class SlackNotifier implements Notifier {
       await webhook.send(slackMessage(message));
     } catch (err) {
       throw classify(this.name, err, retryAfter);
+    } finally {
+      attempt.dispose();
     }
   }
 }

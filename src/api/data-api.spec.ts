@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { activeValidator, completedValidator } from '../sim/samples.js';
+import { startSim, type SimServer } from '../sim/server.js';
+import { DataApi } from './data-api.js';
+import { HttpClient } from './http.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const agent = new Agent();
+
+function api(baseUrl: string, pageSize = 100): DataApi {
+  const http = new HttpClient({
+    api: 'data',
+    baseUrl,
+    dispatcher: agent,
+    headers: {},
+    timeoutMs: 2_000,
+    maxResponseBytes: 1_000_000,
+    retries: 0,
+    backoffInitialMs: 1,
+    backoffMaxMs: 1,
+    maxRetryAfterMs: 1,
+  });
+  return new DataApi(http, { pageSize, maxPages: 10 });
+}
+
+describe('DataApi.validatorPeriods', () => {
+  let sim: SimServer | undefined;
+  let server: Server | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    server?.closeAllConnections();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    sim = server = undefined;
+  });
+
+  it('reads every page of a node with many periods', async () => {
+    sim = await startSim();
+    const periods = Array.from({ length: 5 }, (_, i) =>
+      completedValidator({ nodeId: NODE, txHash: `tx${i}`, startTimestamp: 1_600_000_000 + i * 1_000_000, endTimestamp: 1_600_900_000 + i * 1_000_000 }),
+    );
+    sim.world.setValidators('mainnet', NODE, [...periods, activeValidator({ nodeId: NODE, txHash: 'txNow', startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 })]);
+    const result = await api(sim.url, 2).validatorPeriods('mainnet', NODE);
+    expect(result).not.toBe('not-found');
+    expect((result as Array<{ txHash: string }>).map((v) => v.txHash)).toEqual(['txNow', 'tx4', 'tx3', 'tx2', 'tx1', 'tx0']);
+    expect(sim.requests).toHaveLength(3);
+  });
+
+  it("answers not-found only for the service's own 404 on the first page", async () => {
+    sim = await startSim();
+    await expect(api(sim.url).validatorPeriods('mainnet', NODE)).resolves.toBe('not-found');
+  });
+
+  it('fails on a 404 from a proxy (not the service error shape)', async () => {
+    server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>404 Not Found</html>'));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await expect(api(url).validatorPeriods('mainnet', NODE)).rejects.toThrow(`data API GET /v1/networks/mainnet/validators/${NODE}: HTTP 404: <html>404 Not Found</html>`);
+  });
+
+  it('fails on a 404 for a later page instead of calling the node unknown', async () => {
+    let calls = 0;
+    server = createServer((_req, res) => {
+      calls++;
+      const first = { validators: [activeValidator({ nodeId: NODE, txHash: 'a', startTimestamp: 2, endTimestamp: 3 })], nextPageToken: 'p2' };
+      if (calls === 1) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(first));
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"page not found","statusCode":404,"error":"Not Found"}');
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await expect(api(url).validatorPeriods('mainnet', NODE)).rejects.toThrow('HTTP 404: page not found');
+    expect(calls).toBe(2);
+  });
+
+  it('keeps the path of a dataUrl behind a proxy prefix', async () => {
+    const paths: string[] = [];
+    server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"validators":[]}');
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/glacier/`;
+    await api(url).validatorPeriods('fuji', NODE);
+    expect(paths[0]).toBe(`/glacier/v1/networks/fuji/validators/${NODE}?pageSize=100&sortOrder=desc`);
+  });
+});
