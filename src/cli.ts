@@ -4,6 +4,7 @@ import { App } from './app.js';
 import { formatDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { errorText } from './engine/engine.js';
+import { simCommand, type SimCommandOptions } from './commands/sim.js';
 import { createLogger, type LogSink } from './log.js';
 import { channel } from './notify/registry.js';
 import { ruleKind } from './rules/registry.js';
@@ -101,6 +102,22 @@ program
       process.exitCode = failures.length > 0 ? 1 : 0;
     } finally {
       await app.stop();
+    }
+  });
+
+program
+  .command('sim')
+  .description('run the Data API and Metrics API simulator: a world, a simulated clock, scenarios, faults')
+  .option('--port <port>', 'port to listen on', '8080')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--scenario <file>', 'scenario YAML: the world at the start and timed changes (docs/simulator.md)')
+  .option('--seed <n>', 'seed of the random faults')
+  .action(async (opts: SimCommandOptions) => {
+    try {
+      await simCommand(opts);
+    } catch (err) {
+      if (err instanceof ConfigError) fail(`scenario has problems:\n${err.message}`);
+      throw err;
     }
   });
 

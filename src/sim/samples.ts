@@ -84,3 +84,100 @@ export const validatorSample = {
   removed: removedValidator,
 } as const;
 export type SampleStatus = keyof typeof validatorSample;
+
+export interface DelegationInput {
+  txHash: string;
+  nodeId: string;
+  rewardAddresses: string[];
+  amountDelegated: string;
+  startTimestamp: number;
+  endTimestamp: number;
+}
+
+/** Delegator items, keyed by delegationStatus: completed carries the real rewards. */
+export function delegatorItem(d: DelegationInput, status: string) {
+  const base = { ...d, delegationFee: '2.0000', delegationStatus: status };
+  // Rewards as the service computes them: about 6 % a year of the stake, 2 % fee to the validator.
+  const years = (d.endTimestamp - d.startTimestamp) / 31_536_000;
+  const gross = (BigInt(d.amountDelegated) * BigInt(Math.round(years * 60_000))) / 1_000_000n;
+  const net = (gross * 98n) / 100n;
+  if (status === 'completed') return { ...base, grossReward: gross.toString(), netReward: net.toString() };
+  return { ...base, estimatedGrossReward: gross.toString(), estimatedNetReward: net.toString() };
+}
+
+export interface L1Input {
+  validationId: string;
+  nodeId: string;
+  subnetId: string;
+  weight: number;
+  creationTimestamp: number;
+}
+
+export function l1ValidatorItem(v: L1Input, remainingBalance: number) {
+  return {
+    validationId: v.validationId,
+    validationIdHex: `0x${Buffer.from(v.validationId).toString('hex').slice(0, 64).padEnd(64, '0')}`,
+    nodeId: v.nodeId,
+    subnetId: v.subnetId,
+    weight: v.weight,
+    remainingBalance,
+    creationTimestamp: v.creationTimestamp,
+    blsCredentials: {},
+    remainingBalanceOwner: { addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], threshold: 1 },
+    deactivationOwner: { addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], threshold: 1 },
+  };
+}
+
+export interface IcmInput {
+  messageId: string;
+  from: string;
+  to: string;
+  sourceBlockchainId: string;
+  destinationBlockchainId: string;
+  sourceEvmChainId: string;
+  destinationEvmChainId: string;
+  sourceTimestamp: number;
+  rewardName?: string;
+  rewardSymbol?: string;
+}
+
+/** ICM messages, keyed by status; delivered_source_not_indexed has no sourceTransaction. */
+export function icmItem(m: IcmInput, status: string, deliveredTimestamp?: number) {
+  const common = {
+    messageId: m.messageId,
+    icmContractAddress: '0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf',
+    sourceBlockchainId: m.sourceBlockchainId,
+    destinationBlockchainId: m.destinationBlockchainId,
+    sourceEvmChainId: m.sourceEvmChainId,
+    destinationEvmChainId: m.destinationEvmChainId,
+    messageNonce: '42',
+    from: m.from,
+    to: m.to,
+    data: '0x',
+    messageExecuted: status !== 'pending',
+    receipts: [],
+    receiptDelivered: false,
+    rewardDetails: {
+      address: '0x0000000000000000000000000000000000000000',
+      name: m.rewardName ?? 'Wrapped AVAX',
+      symbol: m.rewardSymbol ?? 'WAVAX',
+      decimals: 18,
+      logoUri: '',
+      ercType: 'ERC-20',
+      price: { currencyCode: 'usd', value: '0' },
+      value: '0',
+    },
+    status,
+  };
+  const source = { txHash: `0xsrc${m.messageId.slice(2, 62)}`, timestamp: m.sourceTimestamp, gasSpent: '120000' };
+  const destination = {
+    txHash: `0xdst${m.messageId.slice(2, 62)}`,
+    timestamp: deliveredTimestamp ?? m.sourceTimestamp + 5,
+    gasSpent: '210000',
+    rewardRedeemer: '0x0000000000000000000000000000000000000000',
+    delivererAddress: '0x7a5aFe4C0F5a2B1b7D1f1C0bD5eE1eF8cB0d9a11',
+  };
+  if (status === 'delivered_source_not_indexed') return { ...common, destinationTransaction: destination };
+  if (status === 'delivered') return { ...common, sourceTransaction: source, destinationTransaction: destination };
+  return { ...common, sourceTransaction: source };
+}

@@ -1,39 +1,133 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { NETWORKS } from '../rules/validator-status/schema.js';
+import { parseDuration } from '../config/duration.js';
+import { Budget, DEFAULT_BUDGETS } from './budget.js';
+import { SimClock } from './clock.js';
+import { error, ok, type Handler, type Reply } from './http.js';
+import { dataRoutes } from './routes-data.js';
+import { metricsRoutes } from './routes-metrics.js';
+import { applyChange, Timeline, worldChange, type BudgetOverride, type Scenario } from './scenario.js';
 import { World } from './world.js';
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
+export interface SimOptions {
+  port?: number;
+  host?: string;
+  /** A world built by the caller (tests); otherwise one from the scenario. */
+  world?: World;
+  scenario?: Scenario;
+  seed?: number;
+  budget?: BudgetOverride;
+}
 
 export interface SimServer {
   url: string;
   world: World;
-  /** Every Data API request served, in order (paths with query). */
+  budget: Budget;
+  /** Every Data/Metrics API request served, in order (method, path and query). */
   requests: string[];
+  /** Applies the scenario events whose time has come; returns how many. */
+  tick(): number;
   close(): Promise<void>;
 }
 
-/** The Data API simulator on loopback: live shapes, opaque page tokens, the service's errors. */
-export async function startSim(options: { port?: number; host?: string; world?: World } = {}): Promise<SimServer> {
-  const world = options.world ?? new World();
+const ROUTES: Array<[string, RegExp, Handler]> = [...dataRoutes, ...metricsRoutes];
+
+/**
+ * The Data API and Metrics API simulator on one port: live shapes, opaque page tokens,
+ * the service's errors, compute-unit budgets, faults, a simulated clock and a control API.
+ */
+export async function startSim(options: SimOptions = {}): Promise<SimServer> {
+  const scenario = options.scenario;
+  const startMs = scenario?.start ? Date.parse(scenario.start) : Date.now();
+  const world = options.world ?? new World(new SimClock(startMs, scenario?.speed ?? 1));
+  if (scenario) applyChange(world, scenario.world, startMs);
+  const timeline = scenario ? new Timeline(scenario, startMs) : undefined;
+  const budget = new Budget({ ...DEFAULT_BUDGETS, ...scenario?.budget, ...options.budget });
+  const random = seeded(options.seed ?? scenario?.seed ?? 1);
   const requests: string[] = [];
+
   const server = createServer((req, res) => {
-    handle(world, requests, req, res).catch((err: unknown) => sendError(res, 500, String(err)));
+    handle(req, res).catch((err: unknown) => send(res, error(500, String(err))));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
+    if (body instanceof Error) return send(res, error(400, `malformed JSON body: ${body.message}`));
+    if (url.pathname.startsWith('/_sim/')) return send(res, control(req.method ?? 'GET', url, body));
+    timeline?.applyDue(world);
+    requests.push(`${req.method} ${url.pathname}${url.search}`);
+
+    const fault = world.takeFault(url.pathname);
+    if (fault?.delayMs !== undefined) await sleep(fault.delayMs);
+    if (fault) return send(res, { status: fault.status, body: fault.body ?? { message: 'injected fault', error: 'Injected', statusCode: fault.status }, headers: fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) } });
+
+    const charge = budget.charge(req.method ?? 'GET', url.pathname);
+    if (!charge.allowed) return send(res, { ...error(429, 'Rate limit exceeded: compute units for this window are spent'), headers: charge.headers });
+    const s = world.settings;
+    if (s.latencyMs > 0) await sleep(s.latencyMs);
+    if (s.errorRate > 0 && random() < s.errorRate) return send(res, { ...error(random() < 0.5 ? 503 : 500, 'simulated failure'), headers: charge.headers });
+
+    const route = ROUTES.find(([method, pattern]) => method === req.method && pattern.test(url.pathname));
+    if (!route) return send(res, error(404, `Cannot ${req.method} ${url.pathname}`));
+    const params = (route[1].exec(url.pathname) ?? []).slice(1);
+    const reply = route[2]({ world, method: req.method ?? 'GET', url, params, body });
+    const malformed = reply.status < 300 && s.malformedRate > 0 && random() < s.malformedRate;
+    send(res, { ...reply, headers: { ...charge.headers, ...reply.headers } }, malformed);
+  }
+
+  function control(method: string, url: URL, body: unknown): Reply {
+    const state = () => ({
+      now: new Date(world.clock.nowMs()).toISOString(),
+      nowSeconds: world.clock.now(),
+      pendingEvents: timeline?.remaining ?? 0,
+      computeUnits: budget.spent,
+      requests: requests.length,
+    });
+    try {
+      if (method === 'GET' && url.pathname === '/_sim/state') return ok(state());
+      if (method === 'GET' && url.pathname === '/_sim/requests') return ok({ requests });
+      if (method === 'POST' && url.pathname === '/_sim/clock') {
+        const { advance } = z.strictObject({ advance: z.string() }).parse(body);
+        const ms = parseDuration(advance);
+        if (ms === undefined) return error(400, `"${advance}" is not a duration`);
+        world.clock.advance(ms);
+        timeline?.applyDue(world);
+        return ok(state());
+      }
+      if (method === 'POST' && url.pathname === '/_sim/change') {
+        applyChange(world, worldChange.parse(body), world.clock.nowMs());
+        return ok(state());
+      }
+      if (method === 'POST' && url.pathname === '/_sim/faults') {
+        world.faults.push(...z.array(z.looseObject({ status: z.number() })).parse(body));
+        return ok({ queued: world.faults.length });
+      }
+      const match = /^\/_sim\/validators\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+      if (method === 'PUT' && match) {
+        world.setValidators(match[1] as never, decodeURIComponent(match[2] as string), z.array(z.unknown()).parse(body));
+        return ok({ ok: true });
+      }
+    } catch (err) {
+      return error(400, err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`) : String(err));
+    }
+    return error(404, `no control endpoint ${method} ${url.pathname}`);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
   const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${address.address}:${address.port}`,
+    url: `http://${host}:${address.port}`,
     world,
+    budget,
     requests,
+    tick: () => timeline?.applyDue(world) ?? 0,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
@@ -42,100 +136,33 @@ export async function startSim(options: { port?: number; host?: string; world?: 
   };
 }
 
-async function handle(world: World, requests: string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://sim');
-  if (url.pathname.startsWith('/_sim/')) return control(world, req, res, url);
-  requests.push(`${req.method} ${url.pathname}${url.search}`);
-  const fault = world.takeFault(url.pathname);
-  if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
-  if (fault && !res.destroyed) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-    res.writeHead(fault.status, headers).end(fault.body ?? errorJson(fault.status, 'injected fault'));
-    return;
-  }
-  const match = /^\/v1\/networks\/([^/]+)\/validators\/([^/]+)$/.exec(url.pathname);
-  if (req.method === 'GET' && match) return validators(world, res, url, match[1] as string, decodeURIComponent(match[2] as string));
-  sendError(res, 404, `Cannot ${req.method} ${url.pathname}`);
-}
-
-function validators(world: World, res: ServerResponse, url: URL, network: string, nodeId: string): void {
-  const net = z.enum(NETWORKS).safeParse(network);
-  if (!net.success) return sendError(res, 400, [`network must be one of the following values: ${NETWORKS.join(', ')}`]);
-  const pageSize = Number(url.searchParams.get('pageSize') ?? '10');
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-    return sendError(res, 400, ['pageSize must not be greater than 100', 'pageSize must not be less than 1']);
-  }
-  let periods = world.validators(net.data, nodeId) as Array<{ validationStatus: string; startTimestamp: number }> | undefined;
-  if (periods === undefined) {
-    if (world.unknownNode === 'not-found') return sendError(res, 404, `Validator ${nodeId} not found`);
-    periods = [];
-  }
-  const status = url.searchParams.get('validationStatus');
-  if (status) periods = periods.filter((p) => p.validationStatus === status);
-  const order = url.searchParams.get('sortOrder') === 'asc' ? 1 : -1;
-  periods = [...periods].sort((a, b) => order * (a.startTimestamp - b.startTimestamp));
-  const offset = readToken(url.searchParams.get('pageToken'));
-  if (offset === undefined) return sendError(res, 400, 'Invalid page token');
-  const page = periods.slice(offset, offset + pageSize);
-  const next = offset + pageSize < periods.length ? makeToken(offset + pageSize) : undefined;
-  sendJson(res, 200, { validators: page, ...(next ? { nextPageToken: next } : {}) });
-}
-
-async function control(world: World, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const body = req.method === 'GET' ? undefined : await readJson(req);
-  const match = /^\/_sim\/validators\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-  if (req.method === 'PUT' && match) {
-    world.setValidators(match[1] as never, decodeURIComponent(match[2] as string), z.array(z.unknown()).parse(body));
-    return sendJson(res, 200, { ok: true });
-  }
-  if (req.method === 'POST' && url.pathname === '/_sim/faults') {
-    const faults = z
-      .array(
-        z.object({
-          status: z.number(),
-          body: z.string().optional(),
-          retryAfter: z.number().optional(),
-          pathIncludes: z.string().optional(),
-          delayMs: z.number().optional(),
-        }),
-      )
-      .parse(body);
-    world.faults.push(...faults);
-    return sendJson(res, 200, { queued: world.faults.length });
-  }
-  sendError(res, 404, `no control endpoint ${req.method} ${url.pathname}`);
-}
-
-// Opaque to clients, like the live service's tokens.
-function makeToken(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset, n: Math.random().toString(36).slice(2, 8) })).toString('base64url');
-}
-
-function readToken(token: string | null): number | undefined {
-  if (token === null) return 0;
-  try {
-    const offset = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { o?: unknown }).o;
-    return typeof offset === 'number' ? offset : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function errorJson(status: number, message: string | string[]): string {
-  return JSON.stringify({ message, error: STATUS_TEXT[status] ?? 'Error', statusCode: status });
-}
-
-function sendError(res: ServerResponse, status: number, message: string | string[]): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(errorJson(status, message));
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function send(res: ServerResponse, reply: Reply, malformed = false): void {
+  if (res.destroyed) return;
+  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+  res.end(malformed ? text.slice(0, Math.floor(text.length / 2)) : text);
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** mulberry32: a small, seedable random source, so a fault run can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }

@@ -1,6 +1,19 @@
 import type { Network } from '../api/data-api.js';
+import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
+import { SimClock } from './clock.js';
+import {
+  delegatorItem,
+  icmItem,
+  l1ValidatorItem,
+  validatorSample,
+  type DelegationInput,
+  type IcmInput,
+  type L1Input,
+  type PeriodInput,
+  type SampleStatus,
+} from './samples.js';
 
-/** A fault the simulator answers with instead of the real response. */
+/** A one-shot fault: the next matching request gets this answer instead. */
 export interface Fault {
   status: number;
   body?: string;
@@ -11,19 +24,200 @@ export interface Fault {
   delayMs?: number;
 }
 
-/** What the simulated chain holds; tests and the control API change it. */
+/** Standing faults, drawn per request from the seeded random source. */
+export interface FaultSettings {
+  /** Share of requests answered with a 5xx (0..1). */
+  errorRate: number;
+  /** Added to every answer. */
+  latencyMs: number;
+  /** Share of successful answers whose body is cut off (0..1). */
+  malformedRate: number;
+  /** Every list answers with the same next-page token, forever. */
+  repeatPageToken: boolean;
+  /** Every page token is refused as expired. */
+  expirePageTokens: boolean;
+}
+
+interface ValidatorEntry {
+  network: Network;
+  period: PeriodInput;
+  status: string;
+  /** Served verbatim when set (tests that need an exact body). */
+  raw?: unknown;
+}
+
+interface L1Entry {
+  network: Network;
+  input: L1Input;
+  /** nAVAX at `balanceAt` (unix s); drains at feePerSecond. */
+  balance: number;
+  balanceAt: number;
+  feePerSecond: number;
+  deactivated: boolean;
+}
+
+interface MetricSeries {
+  /** Value of every interval starting at or after `from`; the last segment wins. */
+  segments: Array<{ from: number; value: number }>;
+}
+
+export interface OperationEntry {
+  operationId: string;
+  operationType: string;
+  createdAt: number;
+  polls: number;
+  completeAfterPolls: number;
+  outcome: 'COMPLETED' | 'COMPLETED_WITH_WARNING' | 'FAILED';
+  request: Record<string, unknown>;
+}
+
+/** What the simulated chain holds; the scenario, the control API and tests change it. */
 export class World {
-  readonly #validators = new Map<string, unknown[]>();
   readonly faults: Fault[] = [];
+  settings: FaultSettings = { errorRate: 0, latencyMs: 0, malformedRate: 0, repeatPageToken: false, expirePageTokens: false };
   /** How the service answers for a node it has never seen: a 404, or an empty list. */
   unknownNode: 'not-found' | 'empty' = 'not-found';
+  /** How exports started from now on end. */
+  exportPlan: Pick<OperationEntry, 'completeAfterPolls' | 'outcome'> = { completeAfterPolls: 3, outcome: 'COMPLETED' };
 
-  setValidators(network: Network, nodeId: string, periods: unknown[]): void {
-    this.#validators.set(key(network, nodeId), periods);
+  readonly #validators = new Map<string, ValidatorEntry[]>();
+  readonly #delegations: Array<{ network: Network; input: DelegationInput; status: string }> = [];
+  readonly #l1 = new Map<string, L1Entry>();
+  readonly #icm: Array<{ network: Network; input: IcmInput; status: string; deliveredAt?: number }> = [];
+  readonly #metrics = new Map<string, MetricSeries>();
+  readonly operations = new Map<string, OperationEntry>();
+  #nextOperation = 1;
+
+  constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
+
+  // ---- validators
+  setValidators(network: Network, nodeId: string, raw: unknown[]): void {
+    this.#validators.set(
+      key(network, nodeId),
+      raw.map((r) => {
+        const v = r as PeriodInput & { validationStatus: string };
+        return { network, period: v, status: v.validationStatus, raw: r };
+      }),
+    );
+  }
+
+  addValidation(network: Network, period: PeriodInput, status: string): void {
+    const list = this.#validators.get(key(network, period.nodeId)) ?? [];
+    list.push({ network, period, status });
+    this.#validators.set(key(network, period.nodeId), list);
+  }
+
+  /** Sets the status of a node's period (by txHash, else the one that started last). */
+  setValidationStatus(nodeId: string, status: string, txHash?: string): void {
+    const entries = [...this.#validators.values()].flat().filter((e) => e.period.nodeId === nodeId);
+    const target = txHash ? entries.find((e) => e.period.txHash === txHash) : entries.sort((a, b) => b.period.startTimestamp - a.period.startTimestamp)[0];
+    if (!target) throw new Error(`no validation period of ${nodeId}${txHash ? ` with txHash ${txHash}` : ''}`);
+    target.status = status;
+    delete target.raw;
   }
 
   validators(network: Network, nodeId: string): unknown[] | undefined {
-    return this.#validators.get(key(network, nodeId));
+    return this.#validators.get(key(network, nodeId))?.map((e) => e.raw ?? renderValidator(e));
+  }
+
+  // ---- delegators
+  addDelegation(network: Network, input: DelegationInput, status: string): void {
+    this.#delegations.push({ network, input, status });
+  }
+
+  setDelegationStatus(txHash: string, status: string): void {
+    const found = this.#delegations.find((d) => d.input.txHash === txHash);
+    if (!found) throw new Error(`no delegation with txHash ${txHash}`);
+    found.status = status;
+  }
+
+  delegators(network: Network): unknown[] {
+    return this.#delegations.filter((d) => same(d.network, network)).map((d) => delegatorItem(d.input, d.status));
+  }
+
+  // ---- L1 validators
+  addL1Validator(network: Network, input: L1Input, balance: number, feePerSecond: number): void {
+    this.#l1.set(input.validationId, { network, input, balance, balanceAt: this.clock.now(), feePerSecond, deactivated: false });
+  }
+
+  updateL1Validator(validationId: string, change: { balance?: number; feePerSecond?: number; deactivate?: boolean }): void {
+    const v = this.#l1.get(validationId);
+    if (!v) throw new Error(`no L1 validator ${validationId}`);
+    const now = this.clock.now();
+    v.balance = change.balance ?? this.#remaining(v, now);
+    v.balanceAt = now;
+    if (change.feePerSecond !== undefined) v.feePerSecond = change.feePerSecond;
+    if (change.deactivate) v.deactivated = true;
+  }
+
+  l1Validators(network: Network): Array<{ item: ReturnType<typeof l1ValidatorItem>; active: boolean }> {
+    const now = this.clock.now();
+    return [...this.#l1.values()]
+      .filter((v) => same(v.network, network))
+      .map((v) => {
+        const remaining = this.#remaining(v, now);
+        return { item: l1ValidatorItem(v.input, remaining), active: !v.deactivated && remaining > 0 };
+      });
+  }
+
+  #remaining(v: L1Entry, now: number): number {
+    return Math.max(0, Math.floor(v.balance - v.feePerSecond * Math.max(0, now - v.balanceAt)));
+  }
+
+  // ---- ICM messages
+  addIcmMessage(network: Network, input: IcmInput, status: string): void {
+    this.#icm.push({ network, input, status });
+  }
+
+  setIcmStatus(messageId: string, status: string): void {
+    const found = this.#icm.find((m) => m.input.messageId === messageId);
+    if (!found) throw new Error(`no ICM message ${messageId}`);
+    found.status = status;
+    found.deliveredAt = this.clock.now();
+  }
+
+  icmMessages(address: string, network?: Network): unknown[] {
+    const a = address.toLowerCase();
+    return this.#icm
+      .filter((m) => (network === undefined || same(m.network, network)) && (m.input.from.toLowerCase() === a || m.input.to.toLowerCase() === a))
+      .sort((x, y) => y.input.sourceTimestamp - x.input.sourceTimestamp)
+      .map((m) => icmItem(m.input, m.status, m.deliveredAt));
+  }
+
+  // ---- chain metrics
+  setMetric(chainId: string, metric: string, interval: TimeInterval, value: number, from = this.clock.now()): void {
+    const series = this.#metrics.get(`${chainId}/${metric}/${interval}`) ?? { segments: [] };
+    series.segments.push({ from: intervalStart(interval, from), value });
+    this.#metrics.set(`${chainId}/${metric}/${interval}`, series);
+  }
+
+  /** Points newest first, from `start` to now; the newest is the interval still running (partial). */
+  metricPoints(chainId: string, metric: string, interval: TimeInterval, start: number, end: number): Array<{ timestamp: number; value: number }> {
+    const now = this.clock.now();
+    const series = this.#metrics.get(`${chainId}/${metric}/${interval}`) ?? { segments: [{ from: 0, value: defaultValue(chainId, metric) }] };
+    const points: Array<{ timestamp: number; value: number }> = [];
+    for (let t = intervalStart(interval, Math.min(end, now)); t >= intervalStart(interval, start) && points.length < 5000; ) {
+      const segment = series.segments.filter((s) => s.from <= t).at(-1) ?? series.segments[0];
+      const next = nextIntervalStart(interval, t);
+      const share = now < next ? (now - t) / (next - t) : 1;
+      points.push({ timestamp: t, value: Math.round((segment?.value ?? 0) * share * 100) / 100 });
+      t = intervalStart(interval, t - 1);
+    }
+    return points;
+  }
+
+  // ---- export operations
+  startExport(operationType: string, request: Record<string, unknown>): OperationEntry {
+    const op: OperationEntry = {
+      operationId: `op-${String(this.#nextOperation++).padStart(4, '0')}-${Math.floor(this.clock.now()).toString(36)}`,
+      operationType,
+      createdAt: this.clock.now(),
+      polls: 0,
+      ...this.exportPlan,
+      request,
+    };
+    this.operations.set(op.operationId, op);
+    return op;
   }
 
   /** Takes the next fault for a path, if one is queued. */
@@ -33,7 +227,24 @@ export class World {
   }
 }
 
+function renderValidator(e: ValidatorEntry): unknown {
+  const render = validatorSample[e.status as SampleStatus];
+  if (render) return render(e.period);
+  return { ...validatorSample.pending(e.period), validationStatus: e.status };
+}
+
 // fuji and testnet are the same network.
+function same(a: Network, b: Network): boolean {
+  return (a === 'testnet' ? 'fuji' : a) === (b === 'testnet' ? 'fuji' : b);
+}
+
 function key(network: Network, nodeId: string): string {
   return `${network === 'testnet' ? 'fuji' : network}/${nodeId}`;
+}
+
+/** A plausible steady value for a series nobody set, stable per chain and metric. */
+function defaultValue(chainId: string, metric: string): number {
+  let h = 0;
+  for (const c of `${chainId}/${metric}`) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return 1_000 + (h % 9_000);
 }
