@@ -17,6 +17,8 @@ import { VERSION } from './version.js';
 export interface AppOptions {
   loaded: LoadedConfig;
   log: Logger;
+  /** The engine's clock (rule tests run on simulated time). */
+  now?: () => Date;
 }
 
 // SIGTERM must end within 10 s: evaluations and deliveries get this long, together.
@@ -106,6 +108,7 @@ export class App {
       log,
       receiversFor: (rule) => (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)),
       onQueued: () => this.delivery.kick(),
+      ...(opts.now ? { now: opts.now } : {}),
     });
     engineRef.current = this.engine;
   }

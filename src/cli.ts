@@ -5,6 +5,7 @@ import { formatDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { errorText } from './engine/engine.js';
 import { simCommand, type SimCommandOptions } from './commands/sim.js';
+import { testCommand } from './commands/test.js';
 import { createLogger, type LogSink } from './log.js';
 import { channel } from './notify/registry.js';
 import { ruleKind } from './rules/registry.js';
@@ -119,6 +120,14 @@ program
       if (err instanceof ConfigError) fail(`scenario has problems:\n${err.message}`);
       throw err;
     }
+  });
+
+program
+  .command('test')
+  .description('run rule tests: rule files against the simulator over simulated time (docs/rule-tests.md)')
+  .argument('<files...>', 'rule test files (*.test.yaml)')
+  .action(async (files: string[]) => {
+    process.exitCode = (await testCommand(files)) ? 0 : 1;
   });
 
 function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {

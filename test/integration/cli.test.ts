@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -201,5 +201,36 @@ describe('avawatch run', () => {
       await sim.close();
       project.cleanup();
     }
+  });
+});
+
+describe('avawatch test', () => {
+  it('passes the shipped rule tests, one for every example rule file', async () => {
+    const rules = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
+    const tests = readdirSync('rules/tests').filter((f) => f.endsWith('.test.yaml'));
+    expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
+    const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (7 steps)\n');
+    expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
+  });
+
+  it('fails a wrong expectation with a readable diff and a non-zero exit', async () => {
+    const r = await avawatch(['test', 'test/fixtures/ruletests/wrong-expectation.test.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL test/fixtures/ruletests/wrong-expectation.test.yaml\n  step 2 (at 1h):\n    expected, not produced:\n    - rule: my-validators\n');
+    expect(r.stdout).toContain('    -     status: removed\n    produced, not expected:\n    + rule: my-validators\n');
+    expect(r.stdout).toContain('    +   summary: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed\n');
+    expect(r.stdout).toMatch(/0 passed, 1 failed\n$/);
+  });
+
+  it('reports a broken test file with file:line:col', async () => {
+    const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: [NODE] });
+    const file = join(project.dir, 'broken.test.yaml');
+    writeFileSync(file, 'ruleFiles: [rules/validators.yaml]\nsteps:\n  - at: soon\n    expect:\n      - rule: my-validators\n        status: fired\n');
+    const r = await avawatch(['test', file], project.dir);
+    project.cleanup();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`broken.test.yaml:6:17: steps[0].expect[0].status: expected one of firing, resolved, event, got "fired"`);
   });
 });
