@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { App } from './app.js';
-import { formatDuration } from './config/duration.js';
+import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { errorText } from './engine/engine.js';
+import { demoCommand } from './commands/demo.js';
 import { simCommand, type SimCommandOptions } from './commands/sim.js';
 import { testCommand } from './commands/test.js';
 import { createLogger, type LogSink } from './log.js';
@@ -123,6 +124,16 @@ program
   });
 
 program
+  .command('demo')
+  .description('one-command demo: simulator, daemon and a printing Slack receiver on loopback; no network, no credentials')
+  .option('--for <duration>', 'stop by itself after this long (e.g. 90s)')
+  .action(async (opts: { for?: string }) => {
+    const forMs = opts.for === undefined ? undefined : parseDuration(opts.for);
+    if (opts.for !== undefined && forMs === undefined) fail(`--for: "${opts.for}" is not a duration such as 90s or 2m`);
+    await demoCommand({ forMs });
+  });
+
+program
   .command('test')
   .description('run rule tests: rule files against the simulator over simulated time (docs/rule-tests.md)')
   .argument('<files...>', 'rule test files (*.test.yaml)')
@@ -151,10 +162,7 @@ function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
 }
 
 function parseSeconds(text: string): number {
-  const match = /^(\d+)(ms|s|m)$/.exec(text);
-  if (!match) fail(`--send-timeout: "${text}" is not a duration such as 30s`);
-  const unit = { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
-  return Number(match[1]) * unit;
+  return parseDuration(text) ?? fail(`--send-timeout: "${text}" is not a duration such as 30s`);
 }
 
 function fail(message: string): never {

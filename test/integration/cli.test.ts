@@ -18,7 +18,7 @@ const cleanEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ??
 
 async function avawatch(args: string[], cwd = process.cwd()) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd, env: cleanEnv, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd, env: cleanEnv, timeout: 50_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -233,4 +233,15 @@ describe('avawatch test', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`broken.test.yaml:6:17: steps[0].expect[0].status: expected one of firing, resolved, event, got "fired"`);
   });
+});
+
+describe('avawatch demo', () => {
+  it('shows real alerts within a minute with nothing else running, and ends by itself', async () => {
+    const r = await avawatch(['demo', '--for', '26s']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');
+    expect(r.stdout).toContain('slack ← [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
+    expect(r.stdout).toMatch(/avawatch demo: done; [2-9] message\(s\) received\.\n$/);
+  }, 60_000);
 });
