@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { App } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import { startSlackPrinter } from '../demo/slack-printer.js';
+import { startSmtpPrinter } from '../demo/smtp-printer.js';
 import { createLogger } from '../log.js';
 import { loadScenario } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';
@@ -22,18 +23,26 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   const state = mkdtempSync(join(tmpdir(), 'avawatch-demo-'));
   const sim = await startSim({ scenario: loadScenario(join(DEMO_DIR, 'scenario.yaml')) });
   const slack = await startSlackPrinter(print);
-  const env = { ...process.env, AVAWATCH_DEMO_URL: sim.url, AVAWATCH_DEMO_SLACK_URL: slack.url, AVAWATCH_DEMO_STATE: join(state, 'avawatch.db') };
+  const smtp = await startSmtpPrinter(print);
+  const env = {
+    ...process.env,
+    AVAWATCH_DEMO_URL: sim.url,
+    AVAWATCH_DEMO_SLACK_URL: slack.url,
+    AVAWATCH_DEMO_SMTP_PORT: String(smtp.port),
+    AVAWATCH_DEMO_STATE: join(state, 'avawatch.db'),
+  };
   const loaded = loadConfig(join(DEMO_DIR, 'avawatch.yaml'), env);
   const sink = createLogger(loaded.config.log.level);
   sink.setSecrets(loaded.secrets);
   const app = new App({ loaded, log: sink.log });
   await app.start();
 
-  console.log('avawatch demo: a simulated chain, the daemon and a Slack receiver, all on this machine.');
+  console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');
   console.log(`  simulator (Data + Metrics API)  ${sim.url}   scenario: config/demo/scenario.yaml`);
   console.log(`  rules                           config/demo/rules.yaml (4 nodes, polled every 5 s)`);
+  console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to both)`);
   console.log(`  metrics                         ${app.url}/metrics`);
-  console.log('  expect: an unknown node now, a validation ending at +20s, one starting at +35s, a new period at +50s');
+  console.log('  expect: an unknown node now, a validation ending at +15s, one starting at +30s, a new period at +45s');
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
   const ticker = setInterval(() => sim.tick(), 500);
@@ -45,7 +54,8 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   clearInterval(ticker);
   await app.stop();
   await slack.close();
+  await smtp.close();
   await sim.close();
   rmSync(state, { recursive: true, force: true });
-  console.log(`\navawatch demo: done; ${slack.received} message(s) received.`);
+  console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
 }

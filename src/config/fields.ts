@@ -37,6 +37,11 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl',
 
 export const secretString = z.string().transform((v) => (v === '' ? undefined : new Secret(v)));
 
+/** A port, also as a string of digits (what `${SMTP_PORT}` becomes). */
+export const port = z.union([z.number(), z.string().regex(/^\d+$/, 'expected a port number').transform(Number)]).pipe(
+  z.number().int().min(1, 'expected a port from 1 to 65535').max(65_535, 'expected a port from 1 to 65535'),
+);
+
 export const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'expected a label name: letters, digits and _');
 export const labels = z.record(labelName, z.string());
 

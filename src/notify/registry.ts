@@ -1,3 +1,4 @@
+import { emailChannel } from './email/index.js';
 import { slackChannel } from './slack/index.js';
 import type { Channel, ReceiverBase } from './types.js';
 
@@ -7,6 +8,7 @@ export type AnyChannel = Channel<any>;
 
 export const channels = {
   [slackChannel.type]: slackChannel,
+  [emailChannel.type]: emailChannel,
 } satisfies Record<string, AnyChannel>;
 
 export function channel(type: string): Channel<ReceiverBase> {

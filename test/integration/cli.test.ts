@@ -237,11 +237,12 @@ describe('avawatch test', () => {
 
 describe('avawatch demo', () => {
   it('shows real alerts within a minute with nothing else running, and ends by itself', async () => {
-    const r = await avawatch(['demo', '--for', '26s']);
+    const r = await avawatch(['demo', '--for', '32s']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');
     expect(r.stdout).toContain('slack ← [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
-    expect(r.stdout).toMatch(/avawatch demo: done; [2-9] message\(s\) received\.\n$/);
+    expect(r.stdout).toContain('email ← to oncall@demo.invalid: [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
+    expect(r.stdout).toMatch(/avawatch demo: done; [2-9] Slack message\(s\) and [2-9] email\(s\) received\.\n$/);
   }, 60_000);
 });

@@ -1,0 +1,96 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import { z } from 'zod';
+import { durationMs, port, secretString } from '../../config/fields.js';
+import type { Secret } from '../../config/secret.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { emailMessage } from './message.js';
+
+export interface EmailReceiver extends ReceiverBase {
+  type: 'email';
+  smtp: {
+    host: string;
+    port?: number | undefined;
+    secure: boolean;
+    auth?: { user: string; pass?: Secret | undefined } | undefined;
+  };
+  from: string;
+  to: string[];
+  timeout: number;
+  minInterval: number;
+}
+
+const address = z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'expected an email address such as ops@example.com');
+
+export const emailChannel: Channel<EmailReceiver> = {
+  type: 'email',
+  schema: z.strictObject({
+    smtp: z.strictObject({
+      host: z.string(),
+      port: port.optional(),
+      /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+      secure: z.boolean().default(false),
+      auth: z.strictObject({ user: z.string().min(1), pass: secretString.optional() }).optional(),
+    }),
+    from: address,
+    to: z.union([address.transform((a) => [a]), z.array(address).min(1)]),
+    /** Connect, greeting and each SMTP command: seconds, not nodemailer's two minutes. */
+    timeout: durationMs.default(10_000),
+    minInterval: durationMs.default(0),
+  }),
+  disabledReason: (r) => (r.smtp.host.trim() === '' ? 'smtp.host is empty' : undefined),
+  secrets: (r) => (r.smtp.auth?.pass ? [r.smtp.auth.pass] : []),
+  create: (r) => new EmailNotifier(r),
+};
+
+class EmailNotifier implements Notifier {
+  readonly type = 'email';
+  readonly name: string;
+  readonly minIntervalMs: number;
+  readonly #transport: Transporter;
+
+  constructor(private readonly receiver: EmailReceiver) {
+    this.name = receiver.name;
+    this.minIntervalMs = receiver.minInterval;
+    const { smtp, timeout } = receiver;
+    this.#transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port ?? (smtp.secure ? 465 : 587),
+      secure: smtp.secure,
+      ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass?.reveal() ?? '' } } : {}),
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+      dnsTimeout: timeout,
+    });
+  }
+
+  async send(message: AlertMessage, signal: AbortSignal): Promise<void> {
+    const content = emailMessage(message);
+    const sending = this.#transport.sendMail({ from: this.receiver.from, to: this.receiver.to, ...content });
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(new DeliveryError(`email receiver "${this.name}": aborted`, 'aborted', true));
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void sending.finally(() => signal.removeEventListener('abort', onAbort)).catch(() => undefined);
+    });
+    try {
+      await Promise.race([sending, aborted]);
+    } catch (err) {
+      throw err instanceof DeliveryError ? err : classify(this.name, err);
+    }
+  }
+}
+
+/** SMTP 4xx is worth retrying, 5xx is final; connection trouble is retried. */
+function classify(name: string, err: unknown): DeliveryError {
+  const e = err as { responseCode?: number; code?: string; response?: string };
+  const prefix = `email receiver "${name}"`;
+  if (typeof e.responseCode === 'number') {
+    const code = e.responseCode;
+    // The server's reply text, without anything that could be a credential echo.
+    const said = (e.response ?? '').replace(/[^\w .,:;()[\]/-]/g, '').slice(0, 120);
+    return new DeliveryError(`${prefix}: SMTP ${code} ${said}`.trim(), `smtp_${code}`, code >= 400 && code < 500);
+  }
+  if (e.code === 'ETIMEDOUT') return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);
+  return new DeliveryError(`${prefix}: ${e.code ?? 'connection failed'}`, 'network', true);
+}
