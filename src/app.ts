@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { DataApi } from './api/data-api.js';
 import { HttpClient } from './api/http.js';
+import { MetricsApi } from './api/metrics-api.js';
 import type { LoadedConfig, LoadedRule } from './config/load.js';
 import { Engine } from './engine/engine.js';
 import { Scheduler } from './engine/scheduler.js';
@@ -68,20 +69,33 @@ export class App {
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
     });
 
-    const http = new HttpClient({
-      api: 'data',
-      baseUrl: config.api.dataUrl,
+    const httpOptions = {
       dispatcher: this.#agent,
-      headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
       timeoutMs: config.api.timeout,
       maxResponseBytes: config.api.maxResponseBytes,
       retries: config.api.retries,
       backoffInitialMs: config.api.retryBackoff,
       backoffMaxMs: config.api.retryBackoffMax,
       maxRetryAfterMs: config.api.maxRetryAfter,
+    };
+    const http = new HttpClient({
+      ...httpOptions,
+      api: 'data',
+      baseUrl: config.api.dataUrl,
+      headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
       onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'data', endpoint, code }),
     });
     const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
+    // The Metrics API takes no key and has its own budget.
+    const metricsApi = new MetricsApi(
+      new HttpClient({
+        ...httpOptions,
+        api: 'metrics',
+        baseUrl: config.api.metricsUrl,
+        headers: {},
+        onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'metrics', endpoint, code }),
+      }),
+    );
 
     const notifiers: Notifier[] = [];
     for (const receiver of config.receivers) {
@@ -104,6 +118,7 @@ export class App {
     this.engine = new Engine({
       store: this.store,
       data,
+      metricsApi,
       metrics: this.metrics,
       log,
       receiversFor: (rule) => (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)),

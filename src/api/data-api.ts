@@ -2,7 +2,18 @@ import type { z } from 'zod';
 import { ApiError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { collectPages } from './paginate.js';
-import { validatorsPage, type Validator } from './schemas.js';
+import {
+  delegatorsPage,
+  icmMessagesPage,
+  l1ValidatorsPage,
+  operation,
+  validatorsPage,
+  type Delegator,
+  type IcmMessage,
+  type L1Validator,
+  type Operation,
+  type Validator,
+} from './schemas.js';
 
 export type Network = 'mainnet' | 'fuji' | 'testnet';
 
@@ -10,6 +21,25 @@ export interface DataApiOptions {
   pageSize: number;
   maxPages: number;
 }
+
+export interface DelegatorQuery {
+  nodeIds?: readonly string[] | undefined;
+  rewardAddresses?: readonly string[] | undefined;
+  delegationStatus?: 'active' | 'pending' | 'completed';
+  /** Read at most this many pages (newest first) instead of failing past api.maxPages. */
+  pages?: number;
+}
+
+export interface L1Query {
+  subnetId?: string | undefined;
+  nodeId?: string | undefined;
+  validationId?: string | undefined;
+  includeInactive?: boolean;
+}
+
+// The live service takes comma-separated filters; batches keep URLs short.
+const FILTER_BATCH = 25;
+const NOT_FOUND = Symbol('not found');
 
 /** The Data API endpoints avawatch polls, each answer parsed against the live shapes. */
 export class DataApi {
@@ -20,55 +50,123 @@ export class DataApi {
 
   /**
    * Every validation period the service lists for a node, or `not-found` when it answers
-   * 404 for that node. Any other failure throws: it is never read as "no periods".
+   * its own 404 for the first page. Any other failure throws: never read as "no periods".
    */
   async validatorPeriods(network: Network, nodeId: string, signal?: AbortSignal): Promise<Validator[] | 'not-found'> {
-    const endpoint = '/v1/networks/{network}/validators/{nodeId}';
     const path = `/v1/networks/${network}/validators/${encodeURIComponent(nodeId)}`;
     try {
-      return await collectPages(
-        async (pageToken) => {
-          const body = await this.http
-            .getJson({
-              endpoint,
-              path,
-              query: { pageSize: this.options.pageSize, pageToken, sortOrder: 'desc' },
-              ...(signal ? { signal } : {}),
-            })
-            .catch((err: unknown) => {
-              throw pageToken === undefined && isServiceNotFound(err) ? NOT_FOUND : err;
-            });
-          const page = parse(validatorsPage, body, endpoint, path);
-          return { items: page.validators, nextPageToken: page.nextPageToken };
-        },
-        { api: 'data', endpoint: `GET ${path}`, maxPages: this.options.maxPages },
-      );
+      return await this.#list<Validator>('/v1/networks/{network}/validators/{nodeId}', path, { sortOrder: 'desc' }, validatorsPage, 'validators', signal, {
+        notFoundOnFirstPage: true,
+      });
     } catch (err) {
       if (err === NOT_FOUND) return 'not-found';
       throw err;
     }
   }
+
+  /** Delegators matching the filters, in as few calls as the nodeIds filter allows. */
+  async delegators(network: Network, q: DelegatorQuery, signal?: AbortSignal): Promise<Delegator[]> {
+    const path = `/v1/networks/${network}/delegators`;
+    const batches = q.nodeIds && q.nodeIds.length > 0 ? chunk(q.nodeIds, FILTER_BATCH) : [undefined];
+    const out: Delegator[] = [];
+    for (const nodes of batches) {
+      const query = { nodeIds: nodes?.join(','), rewardAddresses: q.rewardAddresses?.join(','), delegationStatus: q.delegationStatus, sortOrder: 'desc' };
+      out.push(...(await this.#list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, { pages: q.pages })));
+    }
+    return out;
+  }
+
+  async l1Validators(network: Network, q: L1Query, signal?: AbortSignal): Promise<L1Validator[]> {
+    const query = {
+      subnetId: q.subnetId,
+      nodeId: q.nodeId,
+      l1ValidationId: q.validationId,
+      includeInactiveL1Validators: q.includeInactive ? 'true' : undefined,
+    };
+    return this.#list<L1Validator>('/v1/networks/{network}/l1Validators', `/v1/networks/${network}/l1Validators`, query, l1ValidatorsPage, 'validators', signal);
+  }
+
+  /** Newest first, at most `pages` pages; `complete` says whether the list ended within them. */
+  async icmMessages(address: string, network: Network, pages: number, signal?: AbortSignal): Promise<{ messages: IcmMessage[]; complete: boolean }> {
+    const path = `/v1/icm/addresses/${encodeURIComponent(address)}/messages`;
+    let complete = true;
+    const messages = await this.#list<IcmMessage>('/v1/icm/addresses/{address}/messages', path, { network }, icmMessagesPage, 'messages', signal, {
+      pages,
+      onTruncated: () => (complete = false),
+    });
+    return { messages, complete };
+  }
+
+  async startExport(body: Record<string, unknown>, signal?: AbortSignal): Promise<Operation> {
+    const endpoint = '/v1/operations/transactions:export';
+    return parse(operation, await this.http.getJson({ endpoint, path: endpoint, body, ...(signal ? { signal } : {}) }), endpoint, endpoint);
+  }
+
+  async operation(id: string, signal?: AbortSignal): Promise<Operation | 'not-found'> {
+    const endpoint = '/v1/operations/{operationId}';
+    const path = `/v1/operations/${encodeURIComponent(id)}`;
+    try {
+      return parse(operation, await this.http.getJson({ endpoint, path, ...(signal ? { signal } : {}) }), endpoint, path);
+    } catch (err) {
+      if (isServiceNotFound(err)) return 'not-found';
+      throw err;
+    }
+  }
+
+  /** Every page of a list (schema-checked); T is the item type the schema yields under `key`. */
+  async #list<T>(
+    endpoint: string,
+    path: string,
+    query: Record<string, string | undefined>,
+    schema: z.ZodType,
+    key: string,
+    signal: AbortSignal | undefined,
+    o: { pages?: number | undefined; onTruncated?: () => void; notFoundOnFirstPage?: boolean } = {},
+  ): Promise<T[]> {
+    return collectPages<T>(
+      async (pageToken) => {
+        const body = await this.http
+          .getJson({ endpoint, path, query: { pageSize: this.options.pageSize, ...query, pageToken }, ...(signal ? { signal } : {}) })
+          .catch((err: unknown) => {
+            throw o.notFoundOnFirstPage && pageToken === undefined && isServiceNotFound(err) ? NOT_FOUND : err;
+          });
+        const page = parse(schema, body, endpoint, path) as Record<string, T[]> & { nextPageToken?: string };
+        return { items: page[key] ?? [], nextPageToken: page.nextPageToken };
+      },
+      {
+        api: 'data',
+        endpoint: `GET ${path}`,
+        maxPages: o.pages ?? this.options.maxPages,
+        stopAtMax: o.pages !== undefined,
+        ...(o.onTruncated ? { onTruncated: o.onTruncated } : {}),
+      },
+    );
+  }
 }
 
-const NOT_FOUND = Symbol('not found');
-
 /**
- * The service's own 404 for the first page: the node is unknown. A 404 from a proxy, or on
- * a later page, is a failure like any other.
+ * The service's own 404: an unknown node or operation. A 404 from a proxy (not the
+ * service's error shape) is a failure like any other.
  */
 function isServiceNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.details.status === 404 && err.details.serviceError === true;
 }
 
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /** A body that breaks the schema is an API failure, named by endpoint and field. */
-export function parse<T extends z.ZodType>(schema: T, body: unknown, endpoint: string, path: string): z.output<T> {
+export function parse<T extends z.ZodType>(schema: T, body: unknown, endpoint: string, path: string, api = 'data'): z.output<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const first = result.error.issues[0];
   const where = first && first.path.length > 0 ? first.path.join('.') : 'body';
   const more = result.error.issues.length > 1 ? ` (+${result.error.issues.length - 1} more)` : '';
-  throw new ApiError(`data API GET ${path}: unexpected response: ${where}: ${first?.message ?? 'invalid'}${more}`, {
-    api: 'data',
+  throw new ApiError(`${api} API ${path}: unexpected response: ${where}: ${first?.message ?? 'invalid'}${more}`, {
+    api,
     endpoint,
     code: 'schema',
     retryable: false,

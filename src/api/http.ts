@@ -29,6 +29,8 @@ export interface ApiRequest {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   signal?: AbortSignal;
+  /** POST with this JSON body. A POST is retried only on 429: the service did not act on it. */
+  body?: unknown;
 }
 
 const RETRYABLE_NETWORK = new Set([
@@ -63,7 +65,8 @@ export class HttpClient {
         return await this.#attempt(req);
       } catch (err) {
         const error = err instanceof ApiError ? err : this.#wrap(req, err);
-        if (!error.retryable || attempt >= this.#o.retries || req.signal?.aborted) throw error;
+        const retryable = error.retryable && (req.body === undefined || error.details.status === 429);
+        if (!retryable || attempt >= this.#o.retries || req.signal?.aborted) throw error;
         const ceiling = Math.min(this.#o.backoffMaxMs, this.#o.backoffInitialMs * 2 ** attempt);
         let wait = this.#o.random() * ceiling;
         const retryAfter = error.details.retryAfterMs;
@@ -97,10 +100,12 @@ export class HttpClient {
   }
 
   async #exchange(req: ApiRequest, url: URL, signal: AbortSignal): Promise<unknown> {
+    const post = req.body !== undefined;
     const res = await request(url, {
-      method: 'GET',
+      method: post ? 'POST' : 'GET',
       dispatcher: this.#o.dispatcher,
-      headers: { accept: 'application/json', ...this.#o.headers },
+      headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/json' } : {}), ...this.#o.headers },
+      ...(post ? { body: JSON.stringify(req.body) } : {}),
       signal,
     });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -176,7 +181,7 @@ export class HttpClient {
     what: string,
     details: Omit<ConstructorParameters<typeof ApiError>[1], 'api' | 'endpoint'>,
   ): ApiError {
-    return new ApiError(`${this.#o.api} API GET ${req.path}: ${what}`, {
+    return new ApiError(`${this.#o.api} API ${req.body === undefined ? 'GET' : 'POST'} ${req.path}: ${what}`, {
       api: this.#o.api,
       endpoint: req.endpoint,
       ...details,

@@ -9,6 +9,9 @@ export interface PaginateOptions {
   api: string;
   endpoint: string;
   maxPages: number;
+  /** Return what `maxPages` pages hold instead of failing (for newest-first reads). */
+  stopAtMax?: boolean;
+  onTruncated?: () => void;
 }
 
 /**
@@ -43,6 +46,10 @@ async function walk<T>(fetchPage: (pageToken: string | undefined) => Promise<Pag
       throw pageError(o, `the service sent page token "${next.slice(0, 40)}" a second time (page ${page + 1})`);
     }
     if (page >= o.maxPages) {
+      if (o.stopAtMax) {
+        o.onTruncated?.();
+        return items;
+      }
       throw pageError(o, `more than ${o.maxPages} pages; raise api.maxPages or narrow the rule`);
     }
     seen.add(next);

@@ -1,5 +1,7 @@
 import { linkedSignal } from '../abort.js';
+import { advance, conditionSchema, type ActiveAlert } from '../alerts/lifecycle.js';
 import type { DataApi } from '../api/data-api.js';
+import type { MetricsApi } from '../api/metrics-api.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -11,6 +13,7 @@ import { StoreError, type NewAlert, type Store } from '../store/index.js';
 export interface EngineDeps {
   store: Store;
   data: DataApi;
+  metricsApi: MetricsApi;
   metrics: Metrics;
   log: Logger;
   /** Receivers an alert of this rule is queued for (enabled ones only). */
@@ -49,7 +52,7 @@ export class Engine {
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
   async evaluate(rule: LoadedRule, signal: AbortSignal): Promise<AlertMessage[]> {
-    const { store, data, metrics, log } = this.#deps;
+    const { store, data, metricsApi, metrics, log } = this.#deps;
     const kind = ruleKind(rule.kind);
     metrics.ruleEvaluations.inc({ rule: rule.name });
     // Its own signal: whatever an observation leaves running (a sibling lookup, a retry
@@ -57,10 +60,14 @@ export class Engine {
     const own = linkedSignal(signal);
     try {
       const previous = this.#loadStates(rule);
-      const observation: unknown = await kind.observe(rule.spec, { data, signal: own.signal });
+      const observedAt = this.#deps.now?.() ?? new Date();
+      const observation: unknown = await kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt });
       signal.throwIfAborted();
       const now = this.#deps.now?.() ?? new Date();
-      const { states, alerts } = kind.evaluate(previous, observation, now, rule.spec);
+      const { states, alerts: events, conditions } = kind.evaluate(previous, observation, now, rule.spec);
+      // State alerts: what holds now, diffed against what was firing.
+      const lifecycle = conditions ? advance(this.#loadActive(rule), conditions, now.getTime()) : undefined;
+      const alerts = [...events, ...(lifecycle?.notifications ?? [])];
       const receivers = this.#deps.receiversFor(rule);
       const drafts: NewAlert[] = alerts.map((a) => ({
         rule: rule.name,
@@ -73,7 +80,7 @@ export class Engine {
         details: a.details,
         receivers,
       }));
-      const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime());
+      const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
       this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states)));
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (drafts.length > 0 && receivers.length > 0) this.#deps.onQueued?.();
@@ -90,6 +97,14 @@ export class Engine {
       own.abort();
       own.dispose();
     }
+  }
+
+  #loadActive(rule: LoadedRule): ActiveAlert[] {
+    return this.#deps.store.loadActive(rule.name).map((row) => {
+      const parsed = conditionSchema.safeParse(row.condition);
+      if (!parsed.success) throw new StoreError(`stored alert "${row.key}" of rule "${rule.name}" is invalid: ${parsed.error.message}`);
+      return { key: row.key, tier: row.tier, startedAt: row.startedAt, condition: parsed.data };
+    });
   }
 
   #loadStates(rule: LoadedRule): Record<string, unknown> {

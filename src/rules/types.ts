@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { DataApi } from '../api/data-api.js';
+import type { MetricsApi } from '../api/metrics-api.js';
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -21,15 +22,40 @@ export interface AlertDraft {
   details: Record<string, string>;
 }
 
+/**
+ * Something that holds right now and should be firing while it does (a validation ending
+ * soon, a balance too low). The alerts module turns changes in the set into firing and
+ * resolved notifications.
+ */
+export interface Condition {
+  /** Stable within the rule: the same condition at the next evaluation has the same key. */
+  key: string;
+  subject: string;
+  severity?: Severity;
+  summary: string;
+  /** Said when it stops holding; default `resolved: <summary>`. */
+  resolvedSummary?: string;
+  labels: Record<string, string>;
+  details: Record<string, string>;
+  /** Escalation level: a change re-notifies (e.g. `3d` after `14d`). */
+  tier?: string;
+}
+
 export interface Evaluation<S> {
   /** The complete new state of every entity the rule tracks; entities left out are dropped. */
   states: Record<string, S>;
+  /** Events: delivered once each. */
   alerts: AlertDraft[];
+  /** What holds now (state alerts); omitted by kinds that only send events. */
+  conditions?: Condition[];
 }
 
 export interface ObserveContext {
   data: DataApi;
+  metrics: MetricsApi;
   signal: AbortSignal;
+  /** The evaluation's clock (simulated in rule tests). */
+  now: Date;
 }
 
 /** One gauge sample derived from committed state. */

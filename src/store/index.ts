@@ -81,7 +81,24 @@ export class Store {
    * Commits an evaluation: the rule's new entity states (replacing the old set) and its
    * alerts with their outbox rows, all or nothing. Returns the alerts' ids.
    */
-  commitEvaluation(rule: string, states: Record<string, unknown>, alerts: readonly NewAlert[], now: number): number[] {
+  /** The rule's state alerts firing at its last evaluation. */
+  loadActive(rule: string): Array<{ key: string; tier: string; startedAt: number; condition: unknown }> {
+    const rows = this.#db.prepare('SELECT key, tier, started_at, condition FROM active_alerts WHERE rule = ?').all(rule) as Array<{
+      key: string;
+      tier: string;
+      started_at: number;
+      condition: string;
+    }>;
+    return rows.map((r) => ({ key: r.key, tier: r.tier, startedAt: r.started_at, condition: JSON.parse(r.condition) as unknown }));
+  }
+
+  commitEvaluation(
+    rule: string,
+    states: Record<string, unknown>,
+    alerts: readonly NewAlert[],
+    now: number,
+    active?: ReadonlyArray<{ key: string; tier: string; startedAt: number; condition: unknown }>,
+  ): number[] {
     const db = this.#db;
     const upsert = db.prepare(
       `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
@@ -96,6 +113,11 @@ export class Store {
       `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
     );
     const tx = db.transaction(() => {
+      if (active) {
+        db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
+        const insert = db.prepare('INSERT INTO active_alerts (rule, key, tier, started_at, condition) VALUES (?, ?, ?, ?, ?)');
+        for (const a of active) insert.run(rule, a.key, a.tier, a.startedAt, JSON.stringify(a.condition));
+      }
       const keep = Object.keys(states);
       db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(
         rule,

@@ -38,4 +38,15 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX outbox_due ON outbox (state, receiver, next_attempt_at);
   `,
+  `
+  -- State alerts firing now, per rule: what the next evaluation diffs against.
+  CREATE TABLE active_alerts (
+    rule       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    tier       TEXT NOT NULL,
+    started_at INTEGER NOT NULL,       -- unix ms
+    condition  TEXT NOT NULL,          -- JSON: the condition as last evaluated
+    PRIMARY KEY (rule, key)
+  ) WITHOUT ROWID;
+  `,
 ];
