@@ -1,4 +1,5 @@
 import type { RuleKind } from './types.js';
+import { validationEnd } from './validation-end/index.js';
 import { validatorStatus } from './validator-status/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
@@ -7,6 +8,7 @@ export type AnyRuleKind = RuleKind<any, any, any>;
 
 export const ruleKinds = {
   [validatorStatus.kind]: validatorStatus,
+  [validationEnd.kind]: validationEnd,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -1,6 +1,6 @@
 import type { Validator } from '../../api/schemas.js';
 import { mapConcurrent } from '../../engine/concurrency.js';
-import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import type { AlertDraft, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Period, type Spec, type State } from './schema.js';
 
 /** NodeID → every period the service lists for it, or `not-found` (404). */
@@ -35,12 +35,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  async observe(s, { data, signal }) {
-    const results = await mapConcurrent(s.nodeIds, LOOKUP_CONCURRENCY, (id) =>
-      data.validatorPeriods(s.network, id, signal),
-    );
-    return Object.fromEntries(s.nodeIds.map((id, i) => [id, results[i] ?? 'not-found']));
-  },
+  observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
     const result: Evaluation<State> = { states: {}, alerts: [] };
@@ -84,6 +79,12 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   },
 };
 
+/** Every listed node's validation periods (one call per node; the interface has no batch lookup). */
+export async function observeValidators(s: { network: Spec['network']; nodeIds: string[] }, { data, signal }: ObserveContext): Promise<Observation> {
+  const results = await mapConcurrent(s.nodeIds, LOOKUP_CONCURRENCY, (id) => data.validatorPeriods(s.network, id, signal));
+  return Object.fromEntries(s.nodeIds.map((id, i) => [id, results[i] ?? 'not-found']));
+}
+
 /** The active period if there is one, else the one that started last. */
 export function currentPeriod(periods: readonly Validator[]): Validator {
   const byStart = [...periods].sort((a, b) => b.startTimestamp - a.startTimestamp);
@@ -93,7 +94,7 @@ export function currentPeriod(periods: readonly Validator[]): Validator {
   return chosen;
 }
 
-function toPeriod(v: Validator): Period {
+export function toPeriod(v: Validator): Period {
   return { txHash: v.txHash, status: v.validationStatus, startTimestamp: v.startTimestamp, endTimestamp: v.endTimestamp };
 }
 
@@ -148,6 +149,6 @@ function notListed(node: string, s: Spec, last: Period | null): AlertDraft {
   };
 }
 
-function isoSeconds(seconds: number): string {
+export function isoSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 }

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ruleKinds } from './registry.js';
+
+// One folder per kind, one registry line: this fails when a folder is not registered, or a
+// registered kind lacks its example rule, its rule test or its documentation.
+describe('rule kind registry', () => {
+  const folders = readdirSync('src/rules', { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  const examples = readdirSync('rules').filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(`rules/${f}`, 'utf8'));
+  const tests = readdirSync('rules/tests').map((f) => readFileSync(`rules/tests/${f}`, 'utf8'));
+  const docs = readFileSync('docs/rules.md', 'utf8');
+
+  it('registers every rule folder under its folder name', () => {
+    expect(Object.keys(ruleKinds).sort()).toEqual(folders.sort());
+  });
+
+  for (const kind of Object.keys(ruleKinds)) {
+    it(`${kind}: has an example in rules/, a rule test and a docs/rules.md entry`, () => {
+      const example = examples.find((e) => e.includes(`kind: ${kind}\n`));
+      expect(example, `rules/*.yaml with kind: ${kind}`).toBeDefined();
+      const name = /name: ([\w.:-]+)/.exec(example ?? '')?.[1];
+      expect(tests.some((t) => t.includes(`rule: ${name}`)), `a rule test expecting an alert of ${name}`).toBe(true);
+      expect(docs).toContain(`## \`${kind}\``);
+    });
+  }
+});

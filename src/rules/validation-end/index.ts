@@ -1,0 +1,71 @@
+import { formatDuration } from '../../config/duration.js';
+import type { Condition, GaugeSample, RuleKind } from '../types.js';
+import { currentPeriod, isoSeconds, observeValidators, toPeriod, type Observation } from '../validator-status/index.js';
+import type { Period } from '../validator-status/schema.js';
+import { spec, state, type Spec, type State } from './schema.js';
+
+export const validationEnd: RuleKind<Spec, Observation, State> = {
+  kind: 'validation-end',
+  spec,
+  state,
+  gauges: [
+    {
+      name: 'avawatch_validation_end_timestamp_seconds',
+      help: 'End of the current validation period of a watched node.',
+      labelNames: ['rule', 'network', 'node_id'],
+    },
+  ],
+
+  observe: (s, ctx) => observeValidators(s, ctx),
+
+  evaluate(previous, observation, now, s) {
+    const states: Record<string, State> = {};
+    const conditions: Condition[] = [];
+    const nowS = Math.floor(now.getTime() / 1000);
+    for (const node of s.nodeIds) {
+      const seen = observation[node];
+      // A node that drops out of the list keeps its last period: never read as "ended".
+      const p = seen === undefined || seen === 'not-found' || seen.length === 0 ? (previous[node]?.period ?? null) : toPeriod(currentPeriod(seen));
+      states[node] = { period: p };
+      const c = p ? ending(node, p, nowS, s) : undefined;
+      if (c) conditions.push(c);
+    }
+    return { states, alerts: [], conditions };
+  },
+
+  samples(s, states) {
+    const out: GaugeSample[] = [];
+    for (const [node, st] of Object.entries(states)) {
+      if (st.period) {
+        out.push({ metric: 'avawatch_validation_end_timestamp_seconds', labels: { network: s.network, node_id: node }, value: st.period.endTimestamp });
+      }
+    }
+    return out;
+  },
+
+  describe: (s) => `${s.network}, ${s.nodeIds.length} node(s), warn ${s.warnBefore.map(formatDuration).join('/')} before the end`,
+};
+
+/** Firing from the largest threshold until a new period starts; the tier is the smallest threshold crossed. */
+function ending(node: string, p: Period, nowS: number, s: Spec): Condition | undefined {
+  if (p.status === 'pending') return undefined; // the next period is already registered
+  const left = p.endTimestamp - nowS;
+  const largest = s.warnBefore[0] ?? 0;
+  if (left * 1000 > largest) return undefined;
+  const crossed = s.warnBefore.filter((t) => left * 1000 <= t).at(-1) ?? largest;
+  const tier = left <= 0 ? 'ended' : formatDuration(crossed);
+  const when = isoSeconds(p.endTimestamp);
+  const summary =
+    left <= 0
+      ? `${node} validation ended ${formatDuration(Math.floor(-left / 60) * 60_000) || 'just now'} ago (${when}) and no new period has started`
+      : `${node} validation ends in ${formatDuration(Math.max(60, Math.floor(left / 60) * 60) * 1000)} (${when})`;
+  return {
+    key: node,
+    subject: node,
+    tier,
+    summary,
+    resolvedSummary: `${node} has a new validation period: the end warning is resolved`,
+    labels: { node, network: s.network, threshold: tier },
+    details: { Node: node, Network: s.network, 'Period ends': when, Status: p.status, Threshold: tier, 'Staking tx': p.txHash },
+  };
+}
