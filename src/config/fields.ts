@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { avaxToNavax } from '../amount.js';
 import { parseDuration } from './duration.js';
 import { Secret } from './secret.js';
 
@@ -31,6 +32,16 @@ export const secretUrl = z
   .string()
   .refine((v) => v === '' || isHttpUrl(v), 'expected an http:// or https:// URL (value not shown: it is a secret)')
   .transform((v) => (v === '' ? undefined : new Secret(v)));
+
+/** AVAX as written ("1.5", 25) → exact nAVAX. */
+export const avaxAmount = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  try {
+    return avaxToNavax(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** Keys whose values are credentials: never echoed in an error. */
 export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl', 'password', 'pass', 'secret', 'token', 'url']);

@@ -61,7 +61,7 @@ export class Engine {
     try {
       const previous = this.#loadStates(rule);
       const observedAt = this.#deps.now?.() ?? new Date();
-      const observation: unknown = await kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt });
+      const observation: unknown = await kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt, previous });
       signal.throwIfAborted();
       const now = this.#deps.now?.() ?? new Date();
       const { states, alerts: events, conditions } = kind.evaluate(previous, observation, now, rule.spec);

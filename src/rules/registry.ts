@@ -1,4 +1,5 @@
 import type { RuleKind } from './types.js';
+import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { validationEnd } from './validation-end/index.js';
 import { validatorStatus } from './validator-status/index.js';
 
@@ -9,6 +10,7 @@ export type AnyRuleKind = RuleKind<any, any, any>;
 export const ruleKinds = {
   [validatorStatus.kind]: validatorStatus,
   [validationEnd.kind]: validationEnd,
+  [l1ValidatorBalance.kind]: l1ValidatorBalance,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

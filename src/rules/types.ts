@@ -56,6 +56,8 @@ export interface ObserveContext {
   signal: AbortSignal;
   /** The evaluation's clock (simulated in rule tests). */
   now: Date;
+  /** The states committed by the last evaluation (what the rule is tracking). */
+  previous: Readonly<Record<string, unknown>>;
 }
 
 /** One gauge sample derived from committed state. */

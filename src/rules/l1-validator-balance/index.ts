@@ -1,0 +1,149 @@
+import type { L1Validator } from '../../api/schemas.js';
+import { formatAvax } from '../../amount.js';
+import { formatDuration } from '../../config/duration.js';
+import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import { spec, state, type Spec, type State } from './schema.js';
+
+export interface Observation {
+  active: L1Validator[];
+  /** Tracked validators missing from the active list: as listed with inactive ones, or unlisted. */
+  gone: Record<string, L1Validator | 'unlisted'>;
+}
+
+// The z.object shape is refined, so the engine's ZodObject slot takes its inner object.
+const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec'];
+
+export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
+  kind: 'l1-validator-balance',
+  spec: specObject,
+  state,
+  gauges: [
+    {
+      name: 'avawatch_l1_validator_balance_navax',
+      help: 'Remaining balance of an L1 validator in nAVAX (1 AVAX = 1e9 nAVAX).',
+      labelNames: ['rule', 'network', 'subnet_id', 'validation_id', 'node_id'],
+    },
+    {
+      name: 'avawatch_l1_validator_runway_seconds',
+      help: 'Seconds until the L1 validator runs out of balance at the fee it actually burned.',
+      labelNames: ['rule', 'network', 'subnet_id', 'validation_id', 'node_id'],
+    },
+  ],
+
+  async observe(s, { data, signal, previous }) {
+    const active: L1Validator[] = [];
+    if (s.subnetId !== undefined) active.push(...(await data.l1Validators(s.network, { subnetId: s.subnetId }, signal)));
+    else if (s.validationIds) for (const id of s.validationIds) active.push(...(await data.l1Validators(s.network, { validationId: id }, signal)));
+    else for (const node of s.nodeIds ?? []) active.push(...(await data.l1Validators(s.network, { nodeId: node }, signal)));
+    const seen = new Set(active.map((v) => v.validationId));
+    const gone: Observation['gone'] = {};
+    for (const [id, st] of Object.entries(previous as Record<string, State>)) {
+      if (seen.has(id) || st.inactive) continue;
+      // Left the active list: confirm with the inactive ones before saying so.
+      const listed = await data.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
+      gone[id] = listed.find((v) => v.validationId === id) ?? 'unlisted';
+    }
+    return { active: active.filter((v) => watched(s, v)), gone };
+  },
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const states: Record<string, State> = { ...previous };
+    const alerts: AlertDraft[] = [];
+    const conditions: Condition[] = [];
+    for (const v of observation.active) {
+      const before = previous[v.validationId];
+      const balance = BigInt(v.remainingBalance);
+      const burn = burnRate(before, balance, nowS);
+      const st: State = { nodeId: v.nodeId, subnetId: v.subnetId, balance: balance.toString(), at: nowS, burnPerSecond: burn, inactive: false };
+      states[v.validationId] = st;
+      conditions.push(...checks(v.validationId, st, s));
+    }
+    for (const [id, found] of Object.entries(observation.gone)) {
+      const before = previous[id];
+      if (!before || found === 'unlisted') continue; // no word either way: keep what we knew
+      states[id] = { ...before, balance: found.remainingBalance, at: nowS, inactive: true };
+      alerts.push({
+        status: 'event',
+        subject: id,
+        summary: `L1 validator ${id} (${before.nodeId}) is inactive: it left the active set with ${formatAvax(BigInt(found.remainingBalance))} AVAX`,
+        labels: labelsOf(id, before, s),
+        details: { 'Validation ID': id, Node: before.nodeId, Subnet: before.subnetId, 'Remaining balance': `${formatAvax(BigInt(found.remainingBalance))} AVAX` },
+      });
+    }
+    // A validator still inactive keeps its (resolved) state; conditions only come from active ones.
+    return { states, alerts, conditions };
+  },
+
+  samples(s, states) {
+    const out: GaugeSample[] = [];
+    for (const [id, st] of Object.entries(states)) {
+      const labels = { network: s.network, subnet_id: st.subnetId, validation_id: id, node_id: st.nodeId };
+      out.push({ metric: 'avawatch_l1_validator_balance_navax', labels, value: Number(st.balance) });
+      const runway = runwaySeconds(st);
+      if (runway !== undefined) out.push({ metric: 'avawatch_l1_validator_runway_seconds', labels, value: runway });
+    }
+    return out;
+  },
+
+  describe(s) {
+    const scope = s.subnetId ? `subnet ${s.subnetId}` : s.validationIds ? `${s.validationIds.length} validation id(s)` : `${s.nodeIds?.length ?? 0} node(s)`;
+    const limits = [s.minBalance !== undefined ? `min ${formatAvax(s.minBalance)} AVAX` : '', s.minRunway !== undefined ? `runway ${formatDuration(s.minRunway)}` : '']
+      .filter(Boolean)
+      .join(', ');
+    return `${s.network}, ${scope}, ${limits}`;
+  },
+};
+
+function watched(s: Spec, v: L1Validator): boolean {
+  return (!s.nodeIds || s.nodeIds.includes(v.nodeId)) && (!s.validationIds || s.validationIds.includes(v.validationId));
+}
+
+/** nAVAX/s between the last read and this one; a top-up (a rise) keeps the rate known before. */
+function burnRate(before: State | undefined, balance: bigint, nowS: number): number | null {
+  if (!before || before.inactive || nowS <= before.at) return before?.burnPerSecond ?? null;
+  const spent = BigInt(before.balance) - balance;
+  if (spent <= 0n) return before.burnPerSecond;
+  return Number(spent) / (nowS - before.at);
+}
+
+function runwaySeconds(st: State): number | undefined {
+  if (st.inactive || !st.burnPerSecond || st.burnPerSecond <= 0) return undefined;
+  return Math.floor(Number(st.balance) / st.burnPerSecond);
+}
+
+function labelsOf(id: string, st: Pick<State, 'nodeId' | 'subnetId'>, s: Spec): Record<string, string> {
+  return { validation_id: id, node: st.nodeId, subnet: st.subnetId, network: s.network };
+}
+
+function checks(id: string, st: State, s: Spec): Condition[] {
+  const out: Condition[] = [];
+  const balance = BigInt(st.balance);
+  const avax = `${formatAvax(balance)} AVAX`;
+  const details = { 'Validation ID': id, Node: st.nodeId, Subnet: st.subnetId, 'Remaining balance': avax };
+  const runway = runwaySeconds(st);
+  const perDay = st.burnPerSecond ? `${formatAvax(BigInt(Math.round(st.burnPerSecond * 86_400)))} AVAX/day` : 'unknown yet';
+  if (s.minBalance !== undefined && balance < s.minBalance) {
+    out.push({
+      key: `${id}/balance`,
+      subject: id,
+      summary: `L1 validator ${id} (${st.nodeId}) has ${avax} left, below ${formatAvax(s.minBalance)} AVAX`,
+      resolvedSummary: `L1 validator ${id} (${st.nodeId}) balance is back above ${formatAvax(s.minBalance)} AVAX`,
+      labels: { ...labelsOf(id, st, s), check: 'balance' },
+      details: { ...details, Minimum: `${formatAvax(s.minBalance)} AVAX`, Burn: perDay },
+    });
+  }
+  if (s.minRunway !== undefined && runway !== undefined && runway * 1000 < s.minRunway && st.burnPerSecond) {
+    // How much keeps it running for minRunway at this burn.
+    const need = BigInt(Math.ceil(st.burnPerSecond * (s.minRunway / 1000))) - balance;
+    out.push({
+      key: `${id}/runway`,
+      subject: id,
+      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatDuration(Math.max(60, runway - (runway % 60)) * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
+      resolvedSummary: `L1 validator ${id} (${st.nodeId}) has ${formatDuration(s.minRunway)} of runway again`,
+      labels: { ...labelsOf(id, st, s), check: 'runway' },
+      details: { ...details, Burn: perDay, Runway: formatDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },
+    });
+  }
+  return out;
+}

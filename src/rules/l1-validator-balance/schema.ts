@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { avaxAmount, durationMs } from '../../config/fields.js';
+import { network, nodeId } from '../validator-status/schema.js';
+
+export const spec = z
+  .strictObject({
+    network,
+    subnetId: z.string().min(1).optional(),
+    nodeIds: z.array(nodeId).min(1).optional(),
+    validationIds: z.array(z.string().min(1)).min(1).optional(),
+    /** Fire when the remaining balance is below this many AVAX. */
+    minBalance: avaxAmount.optional(),
+    /** Fire when the balance lasts less than this at the fee actually burned. */
+    minRunway: durationMs.optional(),
+  })
+  .refine((s) => s.subnetId ?? s.nodeIds ?? s.validationIds, { message: 'set subnetId, nodeIds or validationIds' })
+  .refine((s) => s.minBalance !== undefined || s.minRunway !== undefined, { message: 'set minBalance, minRunway or both' });
+export type Spec = z.output<typeof spec>;
+
+export const state = z.object({
+  nodeId: z.string(),
+  subnetId: z.string(),
+  /** nAVAX, exact. */
+  balance: z.string().regex(/^\d+$/),
+  /** When the balance was read (unix s). */
+  at: z.number(),
+  /** nAVAX per second burned between the last two reads that showed a drop. */
+  burnPerSecond: z.number().nullable(),
+  inactive: z.boolean(),
+});
+export type State = z.output<typeof state>;
