@@ -1,5 +1,6 @@
 import type { RuleKind } from './types.js';
 import { l1ValidatorBalance } from './l1-validator-balance/index.js';
+import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
 import { validatorStatus } from './validator-status/index.js';
 
@@ -11,6 +12,7 @@ export const ruleKinds = {
   [validatorStatus.kind]: validatorStatus,
   [validationEnd.kind]: validationEnd,
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
+  [metricThreshold.kind]: metricThreshold,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {
