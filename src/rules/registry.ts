@@ -1,4 +1,5 @@
 import type { RuleKind } from './types.js';
+import { delegationEnd } from './delegation-end/index.js';
 import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
@@ -13,6 +14,7 @@ export const ruleKinds = {
   [validationEnd.kind]: validationEnd,
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
   [metricThreshold.kind]: metricThreshold,
+  [delegationEnd.kind]: delegationEnd,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { delegator } from '../../api/schemas.js';
+import { delegatorItem } from '../../sim/samples.js';
+import { delegationEnd } from './index.js';
+import { spec as specSchema } from './schema.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const d = (tx: string, status = 'active') =>
+  delegator.parse(delegatorItem({ txHash: tx, nodeId: NODE, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amountDelegated: '25000000000', startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }, status));
+const now = new Date(1_750_000_000_000);
+
+describe('delegation-end', () => {
+  it('accepts P- prefixed reward addresses and compares them bare', () => {
+    expect(specSchema.parse({ network: 'mainnet', rewardAddresses: ['P-avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'] }).rewardAddresses).toEqual(['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw']);
+  });
+
+  it('reports an ended delegation even before its reward is listed', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {} }, now, s);
+    expect(first.alerts).toEqual([]);
+    const gone = delegationEnd.evaluate(first.states, { active: [], completed: {} }, now, s);
+    expect(gone.alerts.map((a) => [a.summary, a.details['Reward']])).toEqual([[`Delegation of 25 AVAX to ${NODE} ended`, 'not listed yet']]);
+    const withReward = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') } }, now, s);
+    expect(withReward.alerts[0]?.details['Gross reward']).toMatch(/^[\d.]+ AVAX$/);
+  });
+
+  it('does not announce existing delegations on the first read, even with notifyNew', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
+    expect(delegationEnd.evaluate({}, { active: [d('t1'), d('t2')], completed: {} }, now, s).alerts).toEqual([]);
+  });
+});

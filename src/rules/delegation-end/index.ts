@@ -1,0 +1,145 @@
+import type { Delegator } from '../../api/schemas.js';
+import { formatAvax } from '../../amount.js';
+import { formatDuration } from '../../config/duration.js';
+import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import { isoSeconds } from '../validator-status/index.js';
+import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
+
+export interface Observation {
+  /** Every active delegation the filters match (all pages read). */
+  active: Delegator[];
+  /** Completed entries of tracked delegations that left the active list, by txHash. */
+  completed: Record<string, Delegator>;
+}
+
+const RECENT_COMPLETED_PAGES = 3;
+
+export const delegationEnd: RuleKind<Spec, Observation, State> = {
+  kind: 'delegation-end',
+  spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
+  state,
+  gauges: [
+    { name: 'avawatch_delegations_active', help: 'Active delegations to a node that the rule watches.', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_delegated_navax', help: 'nAVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
+  ],
+
+  async observe(s, { data, signal, previous }) {
+    // One walk per filter (in batches of node ids): the union is what the rule watches.
+    const walks = [
+      ...(s.nodeIds ? [await data.delegators(s.network, { nodeIds: s.nodeIds, delegationStatus: 'active' }, signal)] : []),
+      ...(s.rewardAddresses ? [await data.delegators(s.network, { rewardAddresses: s.rewardAddresses, delegationStatus: 'active' }, signal)] : []),
+    ];
+    const active = [...new Map(walks.flat().map((d) => [d.txHash, d])).values()];
+    const seen = new Set(active.map((d) => d.txHash));
+    const left = Object.entries(previous as Record<string, State>).filter(([tx, st]) => tx !== BASELINE_KEY && 'nodeId' in st && !seen.has(tx));
+    const completed: Record<string, Delegator> = {};
+    if (left.length > 0) {
+      // The rewards of the ones that ended: newest completed delegations of those nodes.
+      const nodes = [...new Set(left.map(([, st]) => (st as DelegationState).nodeId))];
+      const recent = await data.delegators(s.network, { nodeIds: nodes, delegationStatus: 'completed', pages: RECENT_COMPLETED_PAGES }, signal);
+      for (const d of recent) if (left.some(([tx]) => tx === d.txHash)) completed[d.txHash] = d;
+    }
+    return { active, completed };
+  },
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const baseline = previous[BASELINE_KEY] === undefined;
+    const states: Record<string, State> = { [BASELINE_KEY]: { baseline: true } };
+    const alerts: AlertDraft[] = [];
+    const conditions: Condition[] = [];
+    for (const d of observation.active) {
+      const st: DelegationState = { nodeId: d.nodeId, amount: d.amountDelegated, startTimestamp: d.startTimestamp, endTimestamp: d.endTimestamp, rewardAddresses: d.rewardAddresses };
+      states[d.txHash] = st;
+      if (!baseline && !previous[d.txHash] && s.notifyNew) alerts.push(newDelegation(d.txHash, st, s));
+      const c = ending(d.txHash, st, nowS, s);
+      if (c) conditions.push(c);
+    }
+    // Left the active list of a complete read: ended.
+    for (const [tx, st] of Object.entries(previous)) {
+      if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx]) continue;
+      alerts.push(ended(tx, st, observation.completed[tx], s));
+    }
+    return { states, alerts, conditions };
+  },
+
+  samples(s, states) {
+    const byNode = new Map<string, { count: number; amount: bigint }>();
+    for (const st of Object.values(states)) {
+      if (!('nodeId' in st)) continue;
+      const n = byNode.get(st.nodeId) ?? { count: 0, amount: 0n };
+      byNode.set(st.nodeId, { count: n.count + 1, amount: n.amount + BigInt(st.amount) });
+    }
+    const out: GaugeSample[] = [];
+    for (const [node, n] of byNode) {
+      const labels = { network: s.network, node_id: node };
+      out.push({ metric: 'avawatch_delegations_active', labels, value: n.count });
+      out.push({ metric: 'avawatch_delegated_navax', labels, value: Number(n.amount) });
+    }
+    return out;
+  },
+
+  describe: (s) =>
+    [s.network, s.nodeIds ? `${s.nodeIds.length} node(s)` : '', s.rewardAddresses ? `${s.rewardAddresses.length} reward address(es)` : '', s.warnBefore ? `warn ${s.warnBefore.map(formatDuration).join('/')}` : '', s.notifyNew ? 'new ones too' : '']
+      .filter(Boolean)
+      .join(', '),
+};
+
+function labelsOf(tx: string, st: DelegationState, s: Spec): Record<string, string> {
+  return { delegation: tx, node: st.nodeId, network: s.network };
+}
+
+function facts(tx: string, st: DelegationState): Record<string, string> {
+  return {
+    Delegation: tx,
+    Node: st.nodeId,
+    Amount: `${formatAvax(BigInt(st.amount))} AVAX`,
+    Start: isoSeconds(st.startTimestamp),
+    End: isoSeconds(st.endTimestamp),
+    'Reward addresses': st.rewardAddresses.join(', '),
+  };
+}
+
+function ended(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {
+  const { grossReward, netReward } = (done ?? {}) as { grossReward?: string; netReward?: string };
+  const reward: Record<string, string> =
+    grossReward !== undefined && netReward !== undefined
+      ? { 'Gross reward': `${formatAvax(BigInt(grossReward))} AVAX`, 'Net reward': `${formatAvax(BigInt(netReward))} AVAX` }
+      : { Reward: 'not listed yet' };
+  const rewardText = reward['Gross reward'] ? `, reward ${reward['Gross reward']} gross, ${reward['Net reward']} net` : '';
+  return {
+    status: 'event',
+    subject: tx,
+    summary: `Delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId} ended${rewardText}`,
+    labels: labelsOf(tx, st, s),
+    details: { ...facts(tx, st), ...reward },
+  };
+}
+
+function newDelegation(tx: string, st: DelegationState, s: Spec): AlertDraft {
+  return {
+    status: 'event',
+    severity: 'info',
+    subject: tx,
+    summary: `New delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId}, until ${isoSeconds(st.endTimestamp)}`,
+    labels: labelsOf(tx, st, s),
+    details: facts(tx, st),
+  };
+}
+
+function ending(tx: string, st: DelegationState, nowS: number, s: Spec): Condition | undefined {
+  if (!s.warnBefore) return undefined;
+  const left = st.endTimestamp - nowS;
+  const crossed = s.warnBefore.filter((t) => left * 1000 <= t);
+  const tier = crossed.at(-1);
+  if (tier === undefined || left <= 0) return undefined;
+  return {
+    key: tx,
+    subject: tx,
+    tier: formatDuration(tier),
+    summary: `Delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId} ends in ${formatDuration(Math.max(60, left - (left % 60)) * 1000)} (${isoSeconds(st.endTimestamp)})`,
+    resolvedSummary: `Delegation ${tx} to ${st.nodeId} is no longer ending soon (ended or extended)`,
+    labels: { ...labelsOf(tx, st, s), threshold: formatDuration(tier) },
+    details: facts(tx, st),
+  };
+}

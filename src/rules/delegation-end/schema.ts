@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { durationMs } from '../../config/fields.js';
+import { network, nodeId } from '../validator-status/schema.js';
+
+// P-chain addresses come back bare (avax1…); filters may carry P-/X-: compare them bare.
+const address = z
+  .string()
+  .regex(/^([PX]-)?(avax|fuji|local)1[02-9ac-hj-np-z]{38}$/, 'expected a P-chain address such as P-avax1…')
+  .transform((a) => a.replace(/^[PX]-/, ''));
+
+export const spec = z
+  .strictObject({
+    network,
+    nodeIds: z.array(nodeId).min(1).optional(),
+    rewardAddresses: z.array(address).min(1).optional(),
+    /** Fire while a delegation ends within the largest; escalate at each smaller one. */
+    warnBefore: z
+      .union([durationMs.transform((d) => [d]), z.array(durationMs).min(1)])
+      .transform((list) => [...new Set(list)].sort((a, b) => b - a))
+      .optional(),
+    /** An info event for each new delegation. */
+    notifyNew: z.boolean().default(false),
+  })
+  .refine((s) => s.nodeIds ?? s.rewardAddresses, { message: 'set nodeIds, rewardAddresses or both' });
+export type Spec = z.output<typeof spec>;
+
+const delegation = z.object({
+  nodeId: z.string(),
+  /** nAVAX, exact. */
+  amount: z.string(),
+  startTimestamp: z.number(),
+  endTimestamp: z.number(),
+  rewardAddresses: z.array(z.string()),
+});
+/** One entry per active delegation, plus a marker that the first (baseline) read is done. */
+export const state = z.union([delegation, z.object({ baseline: z.literal(true) })]);
+export type State = z.output<typeof state>;
+export type DelegationState = z.output<typeof delegation>;
+export const BASELINE_KEY = '_baseline';
