@@ -43,7 +43,7 @@ export class Engine {
   /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
   restore(rule: LoadedRule): void {
     const kind = ruleKind(rule.kind);
-    this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, this.#loadStates(rule))));
+    this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, this.#loadStates(rule), this.#deps.now?.() ?? new Date())));
   }
 
   forget(ruleName: string): void {
@@ -81,7 +81,7 @@ export class Engine {
         receivers,
       }));
       const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
-      this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states)));
+      this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (drafts.length > 0 && receivers.length > 0) this.#deps.onQueued?.();
       const at = now.toISOString();

@@ -1,5 +1,6 @@
 import type { RuleKind } from './types.js';
 import { delegationEnd } from './delegation-end/index.js';
+import { icmPending } from './icm-pending/index.js';
 import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
@@ -15,6 +16,7 @@ export const ruleKinds = {
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
   [metricThreshold.kind]: metricThreshold,
   [delegationEnd.kind]: delegationEnd,
+  [icmPending.kind]: icmPending,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -86,7 +86,8 @@ export interface RuleKind<Spec, Obs, S> {
   gauges: readonly GaugeDef[];
   observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
   evaluate(previous: Readonly<Record<string, S>>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
-  samples(spec: Spec, states: Readonly<Record<string, S>>): GaugeSample[];
+  /** Gauges from committed state; `now` is the evaluation time (or the start, when restoring). */
+  samples(spec: Spec, states: Readonly<Record<string, S>>, now: Date): GaugeSample[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
 }

@@ -31,6 +31,6 @@ describe('metric-threshold', () => {
   it('keeps the latest complete value for the gauge', () => {
     const s = specSchema.parse({ chainId: 'total', metric: 'txCount', timeInterval: 'hour', above: 1 });
     const r = run({ chainId: 'total', above: 1 }, points(1, 42));
-    expect(metricThreshold.samples(s, r.states)).toEqual([{ metric: 'avawatch_chain_metric_value', labels: { chain_id: 'total', metric: 'txCount', time_interval: 'hour' }, value: 42 }]);
+    expect(metricThreshold.samples(s, r.states, new Date())).toEqual([{ metric: 'avawatch_chain_metric_value', labels: { chain_id: 'total', metric: 'txCount', time_interval: 'hour' }, value: 42 }]);
   });
 });

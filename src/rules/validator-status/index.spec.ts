@@ -91,7 +91,7 @@ describe('validator-status evaluation', () => {
 
   it('derives its gauges from state', () => {
     const states = after([v('active', B)]);
-    expect(validatorStatus.samples(spec, states)).toEqual([
+    expect(validatorStatus.samples(spec, states, now)).toEqual([
       { metric: 'avawatch_validator_listed', labels: { network: 'mainnet', node_id: NODE }, value: 1 },
       { metric: 'avawatch_validator_status', labels: { network: 'mainnet', node_id: NODE, status: 'active' }, value: 1 },
       { metric: 'avawatch_validator_start_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE }, value: B.startTimestamp },

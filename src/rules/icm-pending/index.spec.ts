@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { icmMessage } from '../../api/schemas.js';
+import { icmItem } from '../../sim/samples.js';
+import { icmPending } from './index.js';
+import { spec as specSchema } from './schema.js';
+
+const A = '0xabc0000000000000000000000000000000000001';
+const s = specSchema.parse({ network: 'mainnet', addresses: ['0xAbC0000000000000000000000000000000000001'], olderThan: '15m' });
+const T = 1_800_000_000;
+const msg = (id: string, status: string, sent = T - 3600) =>
+  icmMessage.parse(icmItem({ messageId: id, from: A, to: A, sourceBlockchainId: 's', destinationBlockchainId: 'd', sourceEvmChainId: '43114', destinationEvmChainId: '1', sourceTimestamp: sent }, status));
+const run = (prev: Parameters<typeof icmPending.evaluate>[0], messages: ReturnType<typeof msg>[], complete = true) =>
+  icmPending.evaluate(prev, { byAddress: { [A]: { messages, complete } } }, new Date(T * 1000), s);
+
+describe('icm-pending', () => {
+  it('keeps tracking a pending message that fell past the pages read', () => {
+    const a = run({}, [msg('0x1', 'pending')]);
+    expect(a.conditions?.map((c) => c.key)).toEqual(['0x1']);
+    expect(run(a.states, [], false).conditions?.map((c) => c.key)).toEqual(['0x1']);
+    expect(run(a.states, [], true).conditions).toEqual([]);
+  });
+
+  it('stops firing when the message is delivered, including delivered_source_not_indexed', () => {
+    const a = run({}, [msg('0x1', 'pending')]);
+    expect(run(a.states, [msg('0x1', 'delivered_source_not_indexed')]).conditions).toEqual([]);
+  });
+
+  it('gauges the pending count and the oldest age', () => {
+    const a = run({}, [msg('0x1', 'pending', T - 100), msg('0x2', 'pending', T - 900), msg('0x3', 'delivered')]);
+    expect(icmPending.samples(s, a.states, new Date(T * 1000))).toEqual([
+      { metric: 'avawatch_icm_pending_messages', labels: { network: 'mainnet', address: A }, value: 2 },
+      { metric: 'avawatch_icm_oldest_pending_age_seconds', labels: { network: 'mainnet', address: A }, value: 900 },
+    ]);
+  });
+});

@@ -1,0 +1,78 @@
+import type { IcmMessage } from '../../api/schemas.js';
+import { formatDuration } from '../../config/duration.js';
+import type { Condition, GaugeSample, RuleKind } from '../types.js';
+import { isoSeconds } from '../validator-status/index.js';
+import { spec, state, type Spec, type State } from './schema.js';
+
+export interface Observation {
+  /** Per address: the messages read, and whether the list ended within maxPages. */
+  byAddress: Record<string, { messages: IcmMessage[]; complete: boolean }>;
+}
+
+export const icmPending: RuleKind<Spec, Observation, State> = {
+  kind: 'icm-pending',
+  spec,
+  state,
+  gauges: [
+    { name: 'avawatch_icm_pending_messages', help: 'ICM messages still pending for a watched address.', labelNames: ['rule', 'network', 'address'] },
+    {
+      name: 'avawatch_icm_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending ICM message of a watched address, from its source transaction.',
+      labelNames: ['rule', 'network', 'address'],
+    },
+  ],
+
+  async observe(s, { data, signal }) {
+    const byAddress: Observation['byAddress'] = {};
+    for (const address of s.addresses) byAddress[address] = await data.icmMessages(address, s.network, s.maxPages, signal);
+    return { byAddress };
+  },
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const states: Record<string, State> = {};
+    const seen = new Set<string>();
+    for (const [address, { messages, complete }] of Object.entries(observation.byAddress)) {
+      for (const m of messages) {
+        seen.add(m.messageId);
+        const source = (m as { sourceTransaction?: { timestamp: number } }).sourceTransaction;
+        if (m.status !== 'pending' || !source) continue;
+        const token = [m.rewardDetails?.name, m.rewardDetails?.symbol && `(${m.rewardDetails.symbol})`].filter(Boolean).join(' ');
+        states[m.messageId] = { address, sourceTimestamp: source.timestamp, destination: m.destinationEvmChainId ?? m.destinationBlockchainId, token };
+      }
+      // A tracked message past the pages read is still pending as far as we know.
+      if (!complete) {
+        for (const [id, st] of Object.entries(previous)) if (st.address === address && !seen.has(id)) states[id] = st;
+      }
+    }
+    const conditions: Condition[] = [];
+    for (const [id, st] of Object.entries(states)) {
+      const age = nowS - st.sourceTimestamp;
+      if (age * 1000 <= s.olderThan) continue;
+      conditions.push({
+        key: id,
+        subject: id,
+        summary: `ICM message ${id} from ${st.address} to chain ${st.destination} has been pending for ${formatDuration(Math.floor(age / 60) * 60_000)} (sent ${isoSeconds(st.sourceTimestamp)})`,
+        resolvedSummary: `ICM message ${id} from ${st.address} is no longer pending`,
+        labels: { message_id: id, address: st.address, network: s.network },
+        details: { Message: id, From: st.address, 'Destination chain': st.destination, Sent: isoSeconds(st.sourceTimestamp), 'Reward token': st.token || 'none' },
+      });
+    }
+    return { states, alerts: [], conditions };
+  },
+
+  samples(s, states, now) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const out: GaugeSample[] = [];
+    for (const address of s.addresses) {
+      const pending = Object.values(states).filter((st) => st.address === address);
+      const labels = { network: s.network, address };
+      out.push({ metric: 'avawatch_icm_pending_messages', labels, value: pending.length });
+      const oldest = Math.min(...pending.map((p) => p.sourceTimestamp));
+      if (pending.length > 0) out.push({ metric: 'avawatch_icm_oldest_pending_age_seconds', labels, value: Math.max(0, nowS - oldest) });
+    }
+    return out;
+  },
+
+  describe: (s) => `${s.network}, ${s.addresses.length} address(es), pending longer than ${formatDuration(s.olderThan)}`,
+};

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { durationMs } from '../../config/fields.js';
+import { network } from '../validator-status/schema.js';
+
+const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected an EVM address: 0x and 40 hex digits')
+  .transform((a) => a.toLowerCase());
+
+export const spec = z.strictObject({
+  network,
+  addresses: z.array(evmAddress).min(1),
+  /** Fire for a message still pending this long after its source transaction. */
+  olderThan: durationMs.default(900_000),
+  /** Newest-first pages read per address (100 messages a page). */
+  maxPages: z.number().int().min(1).max(100).default(5),
+});
+export type Spec = z.output<typeof spec>;
+
+/** A pending message avawatch tracks (until it is seen delivered). */
+export const state = z.object({
+  address: z.string(),
+  sourceTimestamp: z.number(),
+  destination: z.string(),
+  token: z.string(),
+});
+export type State = z.output<typeof state>;
