@@ -1,5 +1,6 @@
 import type { RuleKind } from './types.js';
 import { delegationEnd } from './delegation-end/index.js';
+import { exportKind } from './export/index.js';
 import { icmPending } from './icm-pending/index.js';
 import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
@@ -17,6 +18,7 @@ export const ruleKinds = {
   [metricThreshold.kind]: metricThreshold,
   [delegationEnd.kind]: delegationEnd,
   [icmPending.kind]: icmPending,
+  [exportKind.kind]: exportKind,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

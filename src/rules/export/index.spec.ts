@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { exportKind } from './index.js';
+import { spec as specSchema } from './schema.js';
+
+const T = 1_800_000_000;
+const op = (status: string, extra: Record<string, unknown> = {}) => ({
+  operationId: 'op-1',
+  operationType: 'TRANSACTION_EXPORT_EVM',
+  operationStatus: status,
+  createdAtTimestamp: T,
+  ...extra,
+});
+const spec = specSchema.parse({ operationId: 'op-1', timeout: '10m' });
+
+describe('export', () => {
+  it('watches an operation started elsewhere; fires past its timeout; reports the end once', () => {
+    const a = exportKind.evaluate({}, { polled: op('RUNNING') }, new Date((T + 60) * 1000), spec);
+    expect(a.conditions).toEqual([]);
+    const b = exportKind.evaluate(a.states, { polled: op('RUNNING') }, new Date((T + 660) * 1000), spec);
+    expect(b.conditions?.[0]?.summary).toBe('Export op-1 has been running for 11m, past its 10m timeout');
+    const c = exportKind.evaluate(b.states, { polled: op('FAILED', { message: 'boom', metadata: { code: 'ErrInternal' } }) }, new Date((T + 700) * 1000), spec);
+    expect(c.alerts.map((x) => x.summary)).toEqual(['Export op-1 failed: ErrInternal: boom']);
+    expect(c.conditions).toEqual([]);
+    expect(exportKind.evaluate(c.states, {}, new Date((T + 800) * 1000), spec).alerts).toEqual([]);
+  });
+
+  it('says an unknown operation once', () => {
+    const a = exportKind.evaluate({}, { polled: 'not-found' }, new Date(T * 1000), spec);
+    expect(a.alerts.map((x) => x.summary)).toEqual(['Export operation op-1 is not known to the service']);
+  });
+
+  it('rejects a rule that neither starts nor watches an export', () => {
+    expect(specSchema.safeParse({ timeout: '1h' }).error?.issues.map((i) => i.message)).toEqual([
+      'set request (the export to start) or operationId (one to watch)',
+      'set exactly one of startEvery or startSchedule',
+    ]);
+  });
+});

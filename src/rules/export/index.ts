@@ -1,0 +1,136 @@
+import { Cron } from 'croner';
+import type { Operation } from '../../api/schemas.js';
+import { formatDuration, parseDuration } from '../../config/duration.js';
+import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import { isoSeconds } from '../validator-status/index.js';
+import { spec, state, type Spec, type State } from './schema.js';
+
+export interface Observation {
+  /** An export this evaluation started. */
+  started?: Operation;
+  /** The latest answer for the export being watched. */
+  polled?: Operation | 'not-found';
+}
+
+const KEY = 'export';
+const FINAL = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']);
+
+export const exportKind: RuleKind<Spec, Observation, State> = {
+  kind: 'export',
+  spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
+  state,
+  gauges: [
+    { name: 'avawatch_export_status', help: 'Status of the latest export of a rule (1 for the status shown).', labelNames: ['rule', 'status'] },
+    { name: 'avawatch_export_started_timestamp_seconds', help: 'When the latest export of a rule was started.', labelNames: ['rule'] },
+  ],
+
+  async observe(s, { data, signal, now, previous }) {
+    const st = (previous as Record<string, State>)[KEY];
+    const nowS = Math.floor(now.getTime() / 1000);
+    // A running export (also after a restart) is polled, never started again.
+    const watching = st?.operationId && !FINAL.has(st.status ?? '') ? st.operationId : s.operationId && !st ? s.operationId : undefined;
+    if (watching) return { polled: await data.operation(watching, signal) };
+    if (s.operationId || !s.request) return {};
+    const followUp = st?.continueFrom ?? undefined;
+    if (!followUp && !due(s, st, nowS)) return {};
+    return { started: await data.startExport(requestBody(s, nowS, followUp), signal) };
+  },
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const before: State = previous[KEY] ?? { operationId: null, status: null, startedAt: null, since: nowS, continueFrom: null };
+    const alerts: AlertDraft[] = [];
+    let next: State = before;
+    if (observation.started) {
+      next = { operationId: observation.started.operationId, status: observation.started.operationStatus, startedAt: nowS, since: nowS, continueFrom: null };
+    } else if (observation.polled === 'not-found') {
+      alerts.push({
+        status: 'event',
+        severity: 'warning',
+        subject: before.operationId ?? s.operationId ?? '',
+        summary: `Export operation ${before.operationId ?? s.operationId} is not known to the service`,
+        labels: { operation: before.operationId ?? s.operationId ?? '' },
+        details: {},
+      });
+      next = { ...before, operationId: before.operationId ?? s.operationId ?? null, status: 'NOT_FOUND' };
+    } else if (observation.polled) {
+      const op = observation.polled;
+      next = { ...before, operationId: op.operationId, status: op.operationStatus, startedAt: before.startedAt ?? op.createdAtTimestamp };
+      if (FINAL.has(op.operationStatus) && before.status !== op.operationStatus) {
+        alerts.push(finished(op, s));
+        if (op.operationStatus === 'COMPLETED_WITH_WARNING' && s.continueTruncated && op.metadata?.nextDate) next.continueFrom = op.metadata.nextDate;
+      }
+    }
+    const conditions: Condition[] = [];
+    if (next.status === 'RUNNING' && next.startedAt !== null && (nowS - next.startedAt) * 1000 > s.timeout) {
+      conditions.push({
+        key: KEY,
+        subject: next.operationId ?? '',
+        summary: `Export ${next.operationId} has been running for ${formatDuration(Math.floor((nowS - next.startedAt) / 60) * 60_000)}, past its ${formatDuration(s.timeout)} timeout`,
+        resolvedSummary: `Export ${next.operationId} is no longer running past its timeout`,
+        labels: { operation: next.operationId ?? '' },
+        details: { Operation: next.operationId ?? '', Started: isoSeconds(next.startedAt), Timeout: formatDuration(s.timeout) },
+      });
+    }
+    return { states: { [KEY]: next }, alerts, conditions };
+  },
+
+  samples(_s, states) {
+    const st = states[KEY];
+    const out: GaugeSample[] = [];
+    if (st?.status) out.push({ metric: 'avawatch_export_status', labels: { status: st.status }, value: 1 });
+    if (st?.startedAt) out.push({ metric: 'avawatch_export_started_timestamp_seconds', labels: {}, value: st.startedAt });
+    return out;
+  },
+
+  describe: (s) =>
+    s.operationId
+      ? `watch operation ${s.operationId}`
+      : `${s.request?.type} ${s.startEvery !== undefined ? `every ${formatDuration(s.startEvery)}` : `on "${s.startSchedule}"`}, timeout ${formatDuration(s.timeout)}`,
+};
+
+/** startEvery counts from the last start (now on the first run); startSchedule from the rule's first run. */
+function due(s: Spec, st: State | undefined, nowS: number): boolean {
+  if (s.startEvery !== undefined) return !st || nowS - st.since >= s.startEvery / 1000;
+  if (!st) return false;
+  const next = new Cron(s.startSchedule as string, { paused: true }).nextRun(new Date(st.since * 1000));
+  return next !== null && next.getTime() <= nowS * 1000;
+}
+
+/** The request with relative dates (`-1d`) turned into YYYY-MM-DD at `nowS`; a follow-up starts at nextDate. */
+function requestBody(s: Spec, nowS: number, followUp?: string): Record<string, unknown> {
+  const request = s.request as NonNullable<Spec['request']>;
+  const date = (d: string | undefined) => {
+    if (d === undefined || /^\d{4}-\d{2}-\d{2}$/.test(d)) return d;
+    const ms = (d.startsWith('-') ? -1 : 1) * (parseDuration(d.replace(/^[+-]/, '')) ?? 0);
+    return new Date(nowS * 1000 + ms).toISOString().slice(0, 10);
+  };
+  const body: Record<string, unknown> = { ...request, firstDate: followUp ?? date(request.firstDate), lastDate: date(request.lastDate) };
+  for (const k of ['firstDate', 'lastDate']) if (body[k] === undefined) delete body[k];
+  return body;
+}
+
+function finished(op: Operation, s: Spec): AlertDraft {
+  const base = { subject: op.operationId, labels: { operation: op.operationId, export_status: op.operationStatus } };
+  const details: Record<string, string> = { Operation: op.operationId, Status: op.operationStatus, Started: isoSeconds(op.createdAtTimestamp) };
+  if (op.operationStatus === 'FAILED') {
+    return {
+      ...base,
+      status: 'event',
+      severity: 'critical',
+      summary: `Export ${op.operationId} failed: ${op.metadata?.code ?? 'no code'}: ${op.message ?? 'no message'}`,
+      details: { ...details, Code: op.metadata?.code ?? '', Message: op.message ?? '' },
+    };
+  }
+  const url = op.metadata?.downloadUrl ?? '';
+  if (op.operationStatus === 'COMPLETED_WITH_WARNING') {
+    const more = s.continueTruncated ? '; the follow-up export starts next' : '';
+    return {
+      ...base,
+      status: 'event',
+      summary: `Export ${op.operationId} completed but was truncated: continue from ${op.metadata?.nextDate ?? '?'}${more}`,
+      details: { ...details, Download: url, Code: op.metadata?.code ?? '', 'Next date': op.metadata?.nextDate ?? '' },
+    };
+  }
+  return { ...base, status: 'event', severity: 'info', summary: `Export ${op.operationId} completed: ${url}`, details: { ...details, Download: url } };
+}
