@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { activeValidator } from '../../src/sim/samples.js';
+import { applyChange, worldChange } from '../../src/sim/scenario.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+
+interface Case {
+  ruleFile: string;
+  world: Record<string, unknown>;
+  change: (sim: SimServer) => void;
+  expected: Array<Record<string, unknown>>;
+}
+
+const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
+const ADDR = '0xAbC0000000000000000000000000000000000001';
+
+// Each shipped example rule against the simulator: a healthy world, then the change it exists for.
+const cases: Record<string, Case> = {
+  'validation-end': {
+    ruleFile: 'rules/validation-end.yaml',
+    world: { validations: [{ nodeId: N, txHash: 'p1', start: '-300d', end: '+20d', status: 'active' }] },
+    // The operator's node was re-registered with a period ending in two days.
+    change: (sim) => sim.world.setValidators('mainnet', N, [activeValidator({ nodeId: N, txHash: 'p2', startTimestamp: sim.world.clock.now() - 86_400, endTimestamp: sim.world.clock.now() + 2 * 86_400 })]),
+    expected: [{ rule: 'validation-ending', kind: 'validation-end', status: 'firing', subject: N, labels: expect.objectContaining({ threshold: '3d' }) }],
+  },
+  'delegation-end': {
+    ruleFile: 'rules/delegation-end.yaml',
+    world: { delegations: [{ txHash: 'd1', nodeId: N, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }] },
+    change: (sim) => sim.world.setDelegationStatus('d1', 'completed'),
+    expected: [{ rule: 'delegations', kind: 'delegation-end', status: 'event', subject: 'd1' }],
+  },
+  'icm-pending': {
+    ruleFile: 'rules/icm-pending.yaml',
+    world: { icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-5m', status: 'pending' }] },
+    change: (sim) => change(sim, { icmMessages: [{ messageId: '0xm2', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }] }),
+    expected: [{ rule: 'icm-stuck', kind: 'icm-pending', status: 'firing', subject: '0xm2' }],
+  },
+  'metric-threshold': {
+    ruleFile: 'rules/metric-threshold.yaml',
+    world: { metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }] },
+    change: (sim) => sim.world.setMetric('43114', 'txCount', 'hour', 50, sim.world.clock.now() - 5 * 3600),
+    expected: [{ rule: 'c-chain-tx-drop', kind: 'metric-threshold', status: 'firing', subject: '43114/txCount/hour' }],
+  },
+  'l1-validator-balance': {
+    ruleFile: 'rules/l1-validator-balance.yaml',
+    world: { l1Validators: [{ validationId: 'v1', nodeId: N, subnetId: SUBNET, balance: 2, feePerSecond: 0 }] },
+    change: (sim) => sim.world.updateL1Validator('v1', { balance: 100_000_000 }),
+    expected: [{ rule: 'l1-balance', kind: 'l1-validator-balance', status: 'firing', subject: 'v1', labels: expect.objectContaining({ check: 'balance' }) }],
+  },
+  export: {
+    ruleFile: 'rules/export.yaml',
+    world: { exports: { completeAfterPolls: 1, outcome: 'COMPLETED' } },
+    change: () => undefined, // the first run started it; the next poll finds it done
+    expected: [{ rule: 'daily-export', kind: 'export', status: 'event', subject: expect.stringMatching(/^op-0001-/) }],
+  },
+};
+
+function change(sim: SimServer, c: Record<string, unknown>): void {
+  applyChange(sim.world, worldChange.parse(c), sim.world.clock.nowMs());
+}
+
+describe('avawatch once --json for every rule kind, against the simulator', () => {
+  let sim: SimServer;
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-kind-'));
+  });
+  afterEach(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const [kind, c] of Object.entries(cases)) {
+    it(`${kind}: nothing on a healthy baseline, the expected alert after the change`, async () => {
+      sim = await startSim();
+      change(sim, c.world);
+      const config = join(dir, 'avawatch.yaml');
+      writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(c.ruleFile)}"]\n`);
+      const once = async () => (await run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
+      expect(await once()).toBe('');
+      c.change(sim);
+      const lines = (await once()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
+      for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
+    });
+  }
+});
