@@ -69,6 +69,32 @@ describe('loading the shipped config', () => {
     expect(loaded.warnings).toEqual([]);
   });
 
+  it('reads secrets from files (webhookUrlFile, passFile, apiKeyFile), relative to the config', () => {
+    writeFileSync(join(tmp, 'slack.url'), 'https://hooks.example/services/T0/B0/filesecret\n');
+    writeFileSync(join(tmp, 'smtp.pass'), 'mail-pass-from-file\n');
+    writeFileSync(join(tmp, 'api.key'), 'key-from-file');
+    const config = join(tmp, 'files.yaml');
+    writeFileSync(
+      config,
+      `api: {apiKeyFile: api.key}\nreceivers:\n  - {name: s, type: slack, webhookUrlFile: slack.url}\n  - {name: m, type: email, smtp: {host: localhost, auth: {user: u, passFile: ${join(tmp, 'smtp.pass')}}}, from: a@example.com, to: b@example.com}\n`,
+    );
+    const loaded = loadConfig(config, {});
+    expect(loaded.config.api.apiKey?.reveal()).toBe('key-from-file');
+    expect((loaded.config.receivers[0] as { webhookUrl?: { reveal(): string } }).webhookUrl?.reveal()).toBe('https://hooks.example/services/T0/B0/filesecret');
+    expect(loaded.secrets.map((x) => x.reveal()).sort()).toEqual(['https://hooks.example/services/T0/B0/filesecret', 'key-from-file', 'mail-pass-from-file']);
+    expect(JSON.stringify(loaded.config)).not.toContain('filesecret');
+    expect(loaded.warnings).toEqual([`${config}: no rules loaded: nothing will be watched`]);
+  });
+
+  it('names a secret file it cannot read, and refuses both forms at once', () => {
+    const config = join(tmp, 'bad-files.yaml');
+    writeFileSync(config, 'receivers:\n  - {name: s, type: slack, webhookUrlFile: nope.url}\n  - {name: t, type: slack, webhookUrl: "https://x.example/a", webhookUrlFile: nope.url}\n');
+    expect(problemsOf(config)).toEqual([
+      `${config}:2:44: receivers[0].webhookUrlFile: cannot read secret file nope.url (ENOENT)`,
+      `${config}:3:79: receivers[1].webhookUrlFile: set webhookUrl or webhookUrlFile, not both`,
+    ]);
+  });
+
   it('reports a missing config file by name', () => {
     expect(problemsOf('nope/avawatch.yaml')).toEqual(['nope/avawatch.yaml:1:1: (top level): config file not found']);
   });

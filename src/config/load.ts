@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../notify/registry.js';
 import { issuesToProblems, valueAt } from './issues.js';
 import { configSchema, ruleFileSchema, ruleSchema, type Config, type RuleCommon } from './schema.js';
-import type { Secret } from './secret.js';
+import { Secret } from './secret.js';
 import { parseDuration } from './duration.js';
 import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from './source.js';
 
@@ -80,6 +80,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
   });
 
+  if (config) problems.push(...readSecretFiles(source, config, dirname(resolve(file))));
   if (config) problems.push(...crossCheck(source, config, rules, warnings, options));
   if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
@@ -136,6 +137,42 @@ function scheduleProblems(raw: unknown, locate: LoadedRule['locate']): ConfigPro
     if (error) return [locate(['schedule'], `not a valid cron expression: ${error}`)];
   }
   return [];
+}
+
+/**
+ * `apiKeyFile`, `webhookUrlFile`, `passFile`: the secret is read from a file (relative to the
+ * config file), e.g. a Docker or Kubernetes secret, and becomes the plain key's value.
+ */
+function readSecretFiles(source: YamlSource, config: Config, dir: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const places: Array<{ obj: Record<string, unknown> | undefined; path: ConfigPath; key: string }> = [
+    { obj: config.api as Record<string, unknown>, path: ['api'], key: 'apiKey' },
+    ...config.receivers.flatMap((r, i) => [
+      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'webhookUrl' },
+      { obj: (r['smtp'] as { auth?: Record<string, unknown> } | undefined)?.auth, path: ['receivers', i, 'smtp', 'auth'], key: 'pass' },
+    ]),
+  ];
+  for (const { obj, path, key } of places) {
+    const fileKey = `${key}File`;
+    const name = obj?.[fileKey];
+    if (!obj || typeof name !== 'string') continue;
+    if (obj[key] !== undefined) {
+      problems.push(source.problem([...path, fileKey], `set ${key} or ${fileKey}, not both`));
+      continue;
+    }
+    try {
+      const value = readFileSync(resolve(dir, name), 'utf8').trim();
+      if (key === 'webhookUrl' && !/^https?:\/\//.test(value)) {
+        problems.push(source.problem([...path, fileKey], `${name} does not hold an http:// or https:// URL (value not shown: it is a secret)`));
+        continue;
+      }
+      obj[key] = value === '' ? undefined : new Secret(value);
+      delete obj[fileKey];
+    } catch (err) {
+      problems.push(source.problem([...path, fileKey], `cannot read secret file ${name} (${(err as NodeJS.ErrnoException).code ?? String(err)})`));
+    }
+  }
+  return problems;
 }
 
 /** Checks that span files: unique names, receivers that exist. */

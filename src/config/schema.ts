@@ -11,6 +11,8 @@ const api = z.strictObject({
   dataUrl: httpUrl.default('https://data-api.avax.network'),
   metricsUrl: httpUrl.default('https://metrics.avax.network'),
   apiKey: secretString.optional(),
+  /** A file holding the key (e.g. a container secret); instead of apiKey. */
+  apiKeyFile: z.string().min(1).optional(),
   apiKeyHeader: z.string().min(1).default('x-glacier-api-key'),
   /** Whole request, headers and body. */
   timeout: durationMs.default(15_000),

@@ -29,7 +29,7 @@ export const emailChannel: Channel<EmailReceiver> = {
       port: port.optional(),
       /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
       secure: z.boolean().default(false),
-      auth: z.strictObject({ user: z.string().min(1), pass: secretString.optional() }).optional(),
+      auth: z.strictObject({ user: z.string().min(1), pass: secretString.optional(), passFile: z.string().min(1).optional() }).optional(),
     }),
     from: address,
     to: z.union([address.transform((a) => [a]), z.array(address).min(1)]),

@@ -26,6 +26,8 @@ export const slackChannel: Channel<SlackReceiver> = {
   type: 'slack',
   schema: z.strictObject({
     webhookUrl: secretUrl.optional(),
+    /** A file holding the webhook URL; instead of webhookUrl. */
+    webhookUrlFile: z.string().min(1).optional(),
     timeout: durationMs.default(10_000),
     minInterval: durationMs.default(1_000),
   }),
