@@ -3,6 +3,7 @@ import { DataApi } from './api/data-api.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
 import type { LoadedConfig, LoadedRule } from './config/load.js';
+import { firingAlerts } from './alerts/view.js';
 import { Engine } from './engine/engine.js';
 import { Scheduler } from './engine/scheduler.js';
 import type { Logger } from './log.js';
@@ -65,6 +66,7 @@ export class App {
     this.metrics = createMetrics({
       version: VERSION,
       outboxPending: () => this.store.pendingCount(),
+      firing: () => firingAlerts(this.store),
       ruleSamples: () => engineRef.current?.samples() ?? [],
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
     });
@@ -136,7 +138,7 @@ export class App {
   async start(): Promise<void> {
     const { log, loaded } = this.#opts;
     for (const rule of loaded.rules) this.engine.restore(rule);
-    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry);
+    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, { alerts: () => firingAlerts(this.store) });
     this.#teardown.push(() => this.#server?.close());
     this.delivery.start();
     const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });

@@ -5,6 +5,7 @@ import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { errorText } from './engine/engine.js';
 import { demoCommand } from './commands/demo.js';
+import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { simCommand, type SimCommandOptions } from './commands/sim.js';
 import { testCommand } from './commands/test.js';
 import { createLogger, type LogSink } from './log.js';
@@ -105,6 +106,31 @@ program
     } finally {
       await app.stop();
     }
+  });
+
+program
+  .command('alerts')
+  .description('list the state alerts firing now (reads the state file; safe beside a running daemon)')
+  .option('--json', 'one JSON object per alert and line')
+  .action((opts: { json?: boolean }, cmd: Command) => {
+    alertsCommand(load(cmd).loaded, opts.json === true);
+  });
+
+program
+  .command('outbox')
+  .description('list notifications in the outbox: pending, dead-lettered and sent')
+  .addOption(new Option('--state <state>', 'only rows in this state').choices(['pending', 'dead', 'sent']))
+  .option('--json', 'one JSON object per row and line')
+  .action((opts: { state?: 'pending' | 'dead' | 'sent'; json?: boolean }, cmd: Command) => {
+    outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
+  });
+
+program
+  .command('notify-test')
+  .description('send a test message to a receiver now and say whether it arrived')
+  .argument('<receiver>', 'receiver name from the config')
+  .action(async (name: string, _opts, cmd: Command) => {
+    process.exitCode = (await notifyTestCommand(load(cmd).loaded, name)) ? 0 : 1;
   });
 
 program

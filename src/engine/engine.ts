@@ -66,7 +66,12 @@ export class Engine {
       const now = this.#deps.now?.() ?? new Date();
       const { states, alerts: events, conditions } = kind.evaluate(previous, observation, now, rule.spec);
       // State alerts: what holds now, diffed against what was firing.
-      const lifecycle = conditions ? advance(this.#loadActive(rule), conditions, now.getTime()) : undefined;
+      // Conditions carry their effective severity and labels, so a stored alert reads whole.
+      const effective = conditions?.map((c) => {
+        const severity = c.severity ?? rule.severity;
+        return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
+      });
+      const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime()) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
       const receivers = this.#deps.receiversFor(rule);
       const drafts: NewAlert[] = alerts.map((a) => ({

@@ -14,6 +14,8 @@ export interface Metrics {
 export interface MetricsSources {
   version: string;
   outboxPending: () => number;
+  /** Firing state alerts by rule and severity. */
+  firing: () => Iterable<{ rule: string; severity: string }>;
   /** Gauge samples of every rule, derived from committed state. */
   ruleSamples: () => Iterable<GaugeSample>;
   ruleGauges: readonly GaugeDef[];
@@ -38,6 +40,24 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers,
     collect() {
       this.set(sources.outboxPending());
+    },
+  });
+
+  new Gauge({
+    name: 'avawatch_alerts_firing',
+    help: 'State alerts firing now.',
+    labelNames: ['rule', 'severity'],
+    registers,
+    collect() {
+      this.reset();
+      const counts = new Map<string, { rule: string; severity: string; n: number }>();
+      for (const a of sources.firing()) {
+        const k = `${a.rule}\u0000${a.severity}`;
+        const c = counts.get(k) ?? { rule: a.rule, severity: a.severity, n: 0 };
+        c.n++;
+        counts.set(k, c);
+      }
+      for (const c of counts.values()) this.set({ rule: c.rule, severity: c.severity }, c.n);
     },
   });
 

@@ -15,7 +15,12 @@ export function parseListen(listen: string): { host: string | undefined; port: n
   return { host: host === '' ? undefined : host, port: Number(listen.slice(at + 1)) };
 }
 
-export async function startHttpServer(listen: string, registry: Registry): Promise<HttpServer> {
+export interface HttpRoutes {
+  /** JSON for GET /api/v1/alerts. */
+  alerts: () => unknown;
+}
+
+export async function startHttpServer(listen: string, registry: Registry, routes: HttpRoutes): Promise<HttpServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -29,11 +34,15 @@ export async function startHttpServer(listen: string, registry: Registry): Promi
         .catch((err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err)}\n`));
       return;
     }
+    if (path === '/api/v1/alerts') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ alerts: routes.alerts() })}\n`);
+      return;
+    }
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics or /healthz\n');
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /healthz or /api/v1/alerts\n');
   });
   server.keepAliveTimeout = 65_000;
   const { host, port } = parseListen(listen);

@@ -81,6 +81,18 @@ export class Store {
    * Commits an evaluation: the rule's new entity states (replacing the old set) and its
    * alerts with their outbox rows, all or nothing. Returns the alerts' ids.
    */
+  /** Every state alert firing now, oldest first. */
+  activeAlerts(): Array<{ rule: string; key: string; tier: string; startedAt: number; condition: unknown }> {
+    const rows = this.#db.prepare('SELECT rule, key, tier, started_at, condition FROM active_alerts ORDER BY started_at, rule, key').all() as Array<{
+      rule: string;
+      key: string;
+      tier: string;
+      started_at: number;
+      condition: string;
+    }>;
+    return rows.map((r) => ({ rule: r.rule, key: r.key, tier: r.tier, startedAt: r.started_at, condition: JSON.parse(r.condition) as unknown }));
+  }
+
   /** The rule's state alerts firing at its last evaluation. */
   loadActive(rule: string): Array<{ key: string; tier: string; startedAt: number; condition: unknown }> {
     const rows = this.#db.prepare('SELECT key, tier, started_at, condition FROM active_alerts WHERE rule = ?').all(rule) as Array<{

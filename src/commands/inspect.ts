@@ -1,0 +1,77 @@
+import { hostname } from 'node:os';
+import { firingAlerts } from '../alerts/view.js';
+import type { LoadedConfig } from '../config/load.js';
+import { channel } from '../notify/registry.js';
+import { DeliveryError, type AlertMessage } from '../notify/types.js';
+import { Store } from '../store/index.js';
+
+/** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
+export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
+  const store = Store.open(loaded.config.state.path);
+  try {
+    const alerts = firingAlerts(store);
+    if (json) {
+      for (const a of alerts) console.log(JSON.stringify(a));
+      return;
+    }
+    if (alerts.length === 0) console.log('no alerts firing');
+    for (const a of alerts) console.log(`${a.startsAt} ${a.severity.toUpperCase()} ${a.rule} ${a.subject}: ${a.summary}`);
+  } finally {
+    store.close();
+  }
+}
+
+/** `avawatch outbox`: notifications waiting, dead-lettered or sent. */
+export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | undefined, json: boolean): void {
+  const store = Store.open(loaded.config.state.path);
+  try {
+    const rows = store.outbox(state);
+    if (json) {
+      for (const r of rows) console.log(JSON.stringify(r));
+      return;
+    }
+    if (rows.length === 0) console.log(`outbox: no ${state ?? ''} rows`.replace('  ', ' '));
+    for (const r of rows) {
+      const error = r.lastError ? `  last error: ${r.lastError}` : '';
+      console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${r.summary}${error}`);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** `avawatch notify-test RECEIVER`: one test message now, straight to the receiver; says what happened. */
+export async function notifyTestCommand(loaded: LoadedConfig, name: string): Promise<boolean> {
+  const receiver = loaded.config.receivers.find((r) => r.name === name);
+  if (!receiver) {
+    console.error(`no receiver named "${name}"; receivers: ${loaded.config.receivers.map((r) => r.name).join(', ') || '(none)'}`);
+    return false;
+  }
+  const c = channel(receiver.type);
+  const disabled = c.disabledReason(receiver);
+  if (disabled) {
+    console.error(`receiver "${name}" is disabled: ${disabled}`);
+    return false;
+  }
+  const message: AlertMessage = {
+    alertId: 0,
+    rule: 'notify-test',
+    kind: 'test',
+    status: 'event',
+    severity: 'info',
+    subject: name,
+    summary: `avawatch test message for receiver ${name}`,
+    labels: { receiver: name },
+    details: { Receiver: `${name} (${receiver.type})`, From: hostname() },
+    at: new Date().toISOString(),
+  };
+  try {
+    await c.create(receiver).send(message, new AbortController().signal);
+    console.log(`sent a test message to ${name} (${receiver.type})`);
+    return true;
+  } catch (err) {
+    const e = err instanceof DeliveryError ? err : new DeliveryError(String(err), 'error', true);
+    console.error(`${e.message} (${e.retryable ? 'temporary: would be retried' : 'permanent'}, reason ${e.reason})`);
+    return false;
+  }
+}
