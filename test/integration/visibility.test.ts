@@ -10,7 +10,6 @@ import { createLogger } from '../../src/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
