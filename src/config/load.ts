@@ -149,6 +149,8 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
     { obj: config.api as Record<string, unknown>, path: ['api'], key: 'apiKey' },
     ...config.receivers.flatMap((r, i) => [
       { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'webhookUrl' },
+      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'url' },
+      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'secret' },
       { obj: (r['smtp'] as { auth?: Record<string, unknown> } | undefined)?.auth, path: ['receivers', i, 'smtp', 'auth'], key: 'pass' },
     ]),
   ];
@@ -162,7 +164,7 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
     }
     try {
       const value = readFileSync(resolve(dir, name), 'utf8').trim();
-      if (key === 'webhookUrl' && !/^https?:\/\//.test(value)) {
+      if ((key === 'webhookUrl' || key === 'url') && !/^https?:\/\//.test(value)) {
         problems.push(source.problem([...path, fileKey], `${name} does not hold an http:// or https:// URL (value not shown: it is a secret)`));
         continue;
       }

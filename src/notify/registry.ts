@@ -1,5 +1,6 @@
 import { emailChannel } from './email/index.js';
 import { slackChannel } from './slack/index.js';
+import { webhookChannel } from './webhook/index.js';
 import type { Channel, ReceiverBase } from './types.js';
 
 // The one list of channels: the receiver schema and the app read it.
@@ -9,6 +10,7 @@ export type AnyChannel = Channel<any>;
 export const channels = {
   [slackChannel.type]: slackChannel,
   [emailChannel.type]: emailChannel,
+  [webhookChannel.type]: webhookChannel,
 } satisfies Record<string, AnyChannel>;
 
 export function channel(type: string): Channel<ReceiverBase> {

@@ -1,0 +1,96 @@
+import { createHmac } from 'node:crypto';
+import { z } from 'zod';
+import { linkedSignal } from '../../abort.js';
+import { parseRetryAfter } from '../../api/http.js';
+import { durationMs, secretString, secretUrl } from '../../config/fields.js';
+import type { Secret } from '../../config/secret.js';
+import { VERSION } from '../../version.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+
+export interface WebhookReceiver extends ReceiverBase {
+  type: 'webhook';
+  url?: Secret | undefined;
+  secret?: Secret | undefined;
+  timeout: number;
+  minInterval: number;
+}
+
+/** The JSON every webhook receives (docs/delivery.md); versioned so receivers can rely on it. */
+export function webhookBody(receiver: string, alerts: readonly AlertMessage[]) {
+  const statuses = new Set(alerts.map((a) => a.status));
+  return {
+    version: '1',
+    receiver,
+    status: statuses.size === 1 ? [...statuses][0] : 'mixed',
+    alerts: alerts.map((a) => ({
+      id: a.alertId,
+      status: a.status,
+      rule: a.rule,
+      kind: a.kind,
+      severity: a.severity,
+      subject: a.subject,
+      summary: a.summary,
+      labels: a.labels,
+      details: a.details,
+      at: a.at,
+    })),
+  };
+}
+
+/** `v1=` hex HMAC-SHA256 of `${timestamp}.${body}` with the shared secret. */
+export function signature(secret: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+export const webhookChannel: Channel<WebhookReceiver> = {
+  type: 'webhook',
+  schema: z.strictObject({
+    url: secretUrl.optional(),
+    urlFile: z.string().min(1).optional(),
+    /** Signs each request: X-Avawatch-Signature. */
+    secret: secretString.optional(),
+    secretFile: z.string().min(1).optional(),
+    timeout: durationMs.default(10_000),
+    minInterval: durationMs.default(0),
+  }),
+  disabledReason: (r) => (r.url ? undefined : 'url is empty'),
+  secrets: (r) => [r.url, r.secret].filter((s): s is Secret => s !== undefined),
+  create: (r) => new WebhookNotifier(r),
+};
+
+class WebhookNotifier implements Notifier {
+  readonly type = 'webhook';
+  readonly name: string;
+  readonly minIntervalMs: number;
+
+  constructor(private readonly receiver: WebhookReceiver) {
+    this.name = receiver.name;
+    this.minIntervalMs = receiver.minInterval;
+  }
+
+  async send(message: AlertMessage, signal: AbortSignal): Promise<void> {
+    const url = this.receiver.url;
+    if (!url) throw new DeliveryError(`webhook receiver "${this.name}" has no url`, 'disabled', false);
+    const body = JSON.stringify(webhookBody(this.name, [message]));
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `avawatch/${VERSION}`, 'x-avawatch-timestamp': timestamp };
+    if (this.receiver.secret) headers['x-avawatch-signature'] = signature(this.receiver.secret.reveal(), timestamp, body);
+    const attempt = linkedSignal(signal, this.receiver.timeout);
+    const prefix = `webhook receiver "${this.name}"`;
+    let res: Response;
+    try {
+      res = await fetch(url.reveal(), { method: 'POST', headers, body, signal: attempt.signal, redirect: 'error' });
+      await res.arrayBuffer();
+    } catch (err) {
+      if (attempt.timedOut) throw new DeliveryError(`${prefix}: no answer within ${this.receiver.timeout} ms`, 'timeout', true);
+      const code = (err as { cause?: { code?: string } }).cause?.code ?? 'network error';
+      throw new DeliveryError(`${prefix}: ${code}`, 'network', true);
+    } finally {
+      attempt.dispose();
+    }
+    if (res.ok) return;
+    const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
+    const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after') ?? undefined) : undefined;
+    throw new DeliveryError(`${prefix}: HTTP ${res.status}`, `http_${res.status}`, retryable, wait);
+  }
+}
