@@ -124,6 +124,7 @@ export class App {
       metrics: this.metrics,
       log,
       receiversFor: (rule) => (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)),
+      repeatIntervalMs: config.route.repeatInterval,
       onQueued: () => this.delivery.kick(),
       ...(opts.now ? { now: opts.now } : {}),
     });

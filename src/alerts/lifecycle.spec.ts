@@ -1,39 +1,55 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../rules/types.js';
-import { advance } from './lifecycle.js';
+import { advance, type ActiveAlert, type LifecycleOptions } from './lifecycle.js';
 
-const c = (key: string, tier: string, summary = `${key} ends soon`): Condition => ({
-  key,
-  subject: key,
-  summary,
-  labels: { node: key },
-  details: { Node: key },
-  tier,
-});
+const c = (key: string, tier = '', summary = `${key} is low`): Condition => ({ key, subject: key, summary, labels: { node: key }, details: { Node: key }, tier });
+const MIN = 60_000;
+const base: LifecycleOptions = { forMs: 0, keepFiringForMs: 0, repeatMs: 0, sendResolved: true };
+
+/** Runs evaluations at the given minutes with the given conditions; returns each step's notifications. */
+function walk(o: Partial<LifecycleOptions>, steps: Array<[minute: number, conditions: Condition[]]>): string[][] {
+  let active: ActiveAlert[] = [];
+  return steps.map(([minute, conditions]) => {
+    const r = advance(active, conditions, minute * MIN, { ...base, ...o });
+    active = r.active;
+    return r.notifications.map((n) => `${n.status} ${n.subject}${n.details['Escalated'] ? ` ${n.details['Escalated']}` : ''}${n.details['Reminder'] ? ' reminder' : ''}`);
+  });
+}
 
 describe('state alert lifecycle', () => {
   it('fires a new condition once, stays silent while it holds, resolves when it stops', () => {
-    const first = advance([], [c('A', '14d')], 1_000);
-    expect(first.notifications.map((n) => [n.status, n.subject])).toEqual([['firing', 'A']]);
-    const again = advance(first.active, [c('A', '14d')], 2_000);
-    expect(again.notifications).toEqual([]);
-    expect(again.active[0]?.startedAt).toBe(1_000);
-    const gone = advance(again.active, [], 3_000);
-    expect(gone.notifications).toEqual([
-      { status: 'resolved', subject: 'A', summary: 'resolved: A ends soon', labels: { node: 'A' }, details: { Node: 'A' } },
+    expect(walk({}, [[0, [c('A')]], [1, [c('A')]], [2, []]])).toEqual([['firing A'], [], ['resolved A']]);
+  });
+
+  it('escalates when the tier changes', () => {
+    expect(walk({}, [[0, [c('A', '14d')]], [1, [c('A', '3d')]]])).toEqual([['firing A'], ['firing A 14d → 3d']]);
+  });
+
+  it('waits `for` before firing; a condition gone before then never fires nor resolves', () => {
+    expect(walk({ forMs: 5 * MIN }, [[0, [c('A'), c('B')]], [3, [c('A'), c('B')]], [4, [c('A')]], [5, [c('A')]], [6, []]])).toEqual([[], [], [], ['firing A'], ['resolved A']]);
+  });
+
+  it('reminds every repeatInterval while firing, counted from the last notification', () => {
+    expect(walk({ repeatMs: 10 * MIN }, [[0, [c('A', '1')]], [9, [c('A', '1')]], [10, [c('A', '1')]], [15, [c('A', '2')]], [24, [c('A', '2')]], [25, [c('A', '2')]]])).toEqual([
+      ['firing A'],
+      [],
+      ['firing A reminder'],
+      ['firing A 1 → 2'],
+      [],
+      ['firing A reminder'],
     ]);
-    expect(gone.active).toEqual([]);
   });
 
-  it('fires again when the tier changes (escalation), saying from what to what', () => {
-    const first = advance([], [c('A', '14d')], 1_000);
-    const escalated = advance(first.active, [c('A', '3d')], 2_000);
-    expect(escalated.notifications).toHaveLength(1);
-    expect(escalated.notifications[0]).toMatchObject({ status: 'firing', details: { Escalated: '14d → 3d' } });
+  it('keepFiringFor: a condition that blinks pages once; one that stays away resolves after it', () => {
+    expect(walk({ keepFiringForMs: 10 * MIN }, [[0, [c('A')]], [1, []], [2, [c('A')]], [3, []], [12, []], [13, []]])).toEqual([['firing A'], [], [], [], [], ['resolved A']]);
   });
 
-  it('uses the condition’s own resolved summary when it has one', () => {
-    const first = advance([], [{ ...c('A', ''), resolvedSummary: 'A started a new validation period' }], 1);
-    expect(advance(first.active, [], 2).notifications[0]?.summary).toBe('A started a new validation period');
+  it('sendResolved: false ends the alert without a resolved notification', () => {
+    expect(walk({ sendResolved: false }, [[0, [c('A')]], [1, []], [2, [c('A')]]])).toEqual([['firing A'], [], ['firing A']]);
+  });
+
+  it('uses the condition’s own resolved summary', () => {
+    const first = advance([], [{ ...c('A'), resolvedSummary: 'A has a new period' }], 1);
+    expect(advance(first.active, [], 2).notifications[0]?.summary).toBe('A has a new period');
   });
 });

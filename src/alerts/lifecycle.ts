@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatDuration } from '../config/duration.js';
 import { SEVERITIES, type AlertDraft, type Condition } from '../rules/types.js';
 
 const text = z.record(z.string(), z.string());
@@ -14,23 +15,44 @@ export const conditionSchema: z.ZodType<Condition> = z.object({
   tier: z.string().optional(),
 }) as z.ZodType<Condition>;
 
-/** A condition that was firing at the last evaluation, as the store keeps it. */
+/** A condition that holds (or held, within keepFiringFor), as the store keeps it. */
 export interface ActiveAlert {
   key: string;
   /** Escalation level (e.g. the warnBefore threshold crossed); a change notifies again. */
   tier: string;
+  /** pending: holding, but not yet for `for`; firing: notified. */
+  state: 'pending' | 'firing';
+  /** When the condition started to hold (unix ms). */
   startedAt: number;
+  /** When the last firing notification went out (unix ms), for repeatInterval. */
+  notifiedAt: number | null;
+  /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
+  clearedAt: number | null;
   condition: Condition;
 }
 
+export interface LifecycleOptions {
+  /** Hold this long before firing. */
+  forMs: number;
+  /** Keep firing this long after it stops holding: a condition that blinks pages once. */
+  keepFiringForMs: number;
+  /** Remind while firing; 0: never. */
+  repeatMs: number;
+  sendResolved: boolean;
+}
+
+export const IMMEDIATE: LifecycleOptions = { forMs: 0, keepFiringForMs: 0, repeatMs: 0, sendResolved: true };
+
 /**
- * Diffs what holds now against what was firing: a new condition fires, a raised tier
- * fires again (escalation), one that no longer holds resolves. Pure: no clock, no I/O.
+ * Diffs what holds now against what was active: pending → firing after `for`, escalation
+ * on a tier change, reminders every repeatInterval, resolution after keepFiringFor.
+ * Pure: the time comes in as `now`.
  */
 export function advance(
   active: readonly ActiveAlert[],
   conditions: readonly Condition[],
   now: number,
+  o: LifecycleOptions = IMMEDIATE,
 ): { active: ActiveAlert[]; notifications: AlertDraft[] } {
   const before = new Map(active.map((a) => [a.key, a]));
   const next: ActiveAlert[] = [];
@@ -39,11 +61,35 @@ export function advance(
     const was = before.get(c.key);
     before.delete(c.key);
     const tier = c.tier ?? '';
-    next.push({ key: c.key, tier, startedAt: was?.startedAt ?? now, condition: c });
-    if (!was || was.tier !== tier) notifications.push(toDraft(c, 'firing', was ? { Escalated: `${was.tier || 'firing'} → ${tier}` } : {}));
+    const startedAt = was?.startedAt ?? now;
+    const held = now - startedAt >= o.forMs;
+    const entry: ActiveAlert = { key: c.key, tier, state: was?.state === 'firing' || held ? 'firing' : 'pending', startedAt, notifiedAt: was?.notifiedAt ?? null, clearedAt: null, condition: c };
+    if (entry.state === 'firing') {
+      const since = { 'Firing since': new Date(startedAt).toISOString() };
+      if (was?.state !== 'firing') {
+        notifications.push(toDraft(c, 'firing', o.forMs > 0 ? { 'Held for': formatDuration(now - startedAt) } : {}));
+        entry.notifiedAt = now;
+      } else if (was.tier !== tier) {
+        notifications.push(toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...since }));
+        entry.notifiedAt = now;
+      } else if (o.repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= o.repeatMs) {
+        notifications.push(toDraft(c, 'firing', { Reminder: `still firing (repeats every ${formatDuration(o.repeatMs)})`, ...since }));
+        entry.notifiedAt = now;
+      }
+    }
+    next.push(entry);
   }
   for (const gone of before.values()) {
-    notifications.push(toDraft({ ...gone.condition, summary: gone.condition.resolvedSummary ?? `resolved: ${gone.condition.summary}` }, 'resolved', {}));
+    if (gone.state === 'pending') continue; // never fired: nothing to resolve
+    const clearedAt = gone.clearedAt ?? now;
+    if (now - clearedAt < o.keepFiringForMs) {
+      next.push({ ...gone, clearedAt });
+      continue;
+    }
+    if (o.sendResolved) {
+      const c = gone.condition;
+      notifications.push(toDraft({ ...c, summary: c.resolvedSummary ?? `resolved: ${c.summary}` }, 'resolved', { 'Fired at': new Date(gone.startedAt).toISOString() }));
+    }
   }
   return { active: next, notifications };
 }

@@ -54,7 +54,13 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
-  route: z.strictObject({ receivers: z.array(name).default([]) }).prefault({}),
+  route: z
+    .strictObject({
+      receivers: z.array(name).default([]),
+      /** Remind about a state alert still firing this often (a rule may override it); 0s: never. */
+      repeatInterval: durationMs.default(14_400_000),
+    })
+    .prefault({}),
   receivers: z.array(receiverSchema()).default([]),
   delivery: delivery.prefault({}),
   ruleFiles: z.array(z.string().min(1)).default([]),
@@ -69,9 +75,19 @@ const commonRule = {
   severity: z.enum(SEVERITIES),
   labels: labels.optional(),
   receivers: z.array(name).optional(),
+  /** State alerts: hold this long before firing. */
+  for: durationMs.optional(),
+  /** State alerts: keep firing this long after the condition stops holding (flap control). */
+  keepFiringFor: durationMs.optional(),
+  repeatInterval: durationMs.optional(),
+  sendResolved: z.boolean().optional(),
 };
 
-const ruleVariants = Object.values(ruleKinds).map((k) => k.spec.extend({ ...commonRule, kind: z.literal(k.kind) }));
+// A kind may define a common key itself (metric-threshold's `for` is its series window): the kind's wins.
+const ruleVariants = Object.values(ruleKinds).map((k) => {
+  const common = Object.fromEntries(Object.entries(commonRule).filter(([key]) => !(key in k.spec.shape)));
+  return k.spec.extend({ ...common, kind: z.literal(k.kind) });
+});
 export const ruleSchema = z.discriminatedUnion('kind', ruleVariants as unknown as [z.ZodObject, ...z.ZodObject[]]);
 
 /** The file's frame; each rule is then checked on its own against ruleSchema. */
@@ -85,4 +101,8 @@ export interface RuleCommon {
   severity: (typeof SEVERITIES)[number];
   labels?: Record<string, string> | undefined;
   receivers?: string[] | undefined;
+  for?: number | undefined;
+  keepFiringFor?: number | undefined;
+  repeatInterval?: number | undefined;
+  sendResolved?: boolean | undefined;
 }

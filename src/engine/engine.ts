@@ -1,5 +1,5 @@
 import { linkedSignal } from '../abort.js';
-import { advance, conditionSchema, type ActiveAlert } from '../alerts/lifecycle.js';
+import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { LoadedRule } from '../config/load.js';
@@ -18,6 +18,8 @@ export interface EngineDeps {
   log: Logger;
   /** Receivers an alert of this rule is queued for (enabled ones only). */
   receiversFor: (rule: LoadedRule) => readonly string[];
+  /** Route-wide default of repeatInterval (ms). */
+  repeatIntervalMs: number;
   /** Called after a commit that queued notifications. */
   onQueued?: () => void;
   now?: () => Date;
@@ -71,7 +73,7 @@ export class Engine {
         const severity = c.severity ?? rule.severity;
         return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
       });
-      const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime()) : undefined;
+      const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
       const receivers = this.#deps.receiversFor(rule);
       const drafts: NewAlert[] = alerts.map((a) => ({
@@ -104,11 +106,22 @@ export class Engine {
     }
   }
 
+  #lifecycleOptions(rule: LoadedRule): LifecycleOptions {
+    // A kind with its own `for` (metric-threshold's series window) already waits in the series.
+    const ownFor = 'for' in ruleKind(rule.kind).spec.shape;
+    return {
+      forMs: ownFor ? 0 : (rule.for ?? 0),
+      keepFiringForMs: rule.keepFiringFor ?? 0,
+      repeatMs: rule.repeatInterval ?? this.#deps.repeatIntervalMs,
+      sendResolved: rule.sendResolved ?? true,
+    };
+  }
+
   #loadActive(rule: LoadedRule): ActiveAlert[] {
     return this.#deps.store.loadActive(rule.name).map((row) => {
       const parsed = conditionSchema.safeParse(row.condition);
       if (!parsed.success) throw new StoreError(`stored alert "${row.key}" of rule "${rule.name}" is invalid: ${parsed.error.message}`);
-      return { key: row.key, tier: row.tier, startedAt: row.startedAt, condition: parsed.data };
+      return { ...row, condition: parsed.data };
     });
   }
 

@@ -91,7 +91,7 @@ describe('Store', () => {
     const db = new Database(path);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => Store.open(path)).toThrow('state file schema version 99 is newer than this avawatch knows (2)');
+    expect(() => Store.open(path)).toThrow('state file schema version 99 is newer than this avawatch knows (3)');
   });
 
   it('refuses a corrupt state file loudly', () => {

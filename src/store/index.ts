@@ -25,6 +25,39 @@ export interface OutboxRow {
   message: AlertMessage;
 }
 
+/** A state alert as stored: the condition stays raw JSON for the alerts module to parse. */
+export interface ActiveRow {
+  key: string;
+  tier: string;
+  state: 'pending' | 'firing';
+  startedAt: number;
+  notifiedAt: number | null;
+  clearedAt: number | null;
+  condition: unknown;
+}
+
+interface RawActive {
+  key: string;
+  tier: string;
+  state: string;
+  started_at: number;
+  notified_at: number | null;
+  cleared_at: number | null;
+  condition: string;
+}
+
+function activeRow(r: RawActive): ActiveRow {
+  return {
+    key: r.key,
+    tier: r.tier,
+    state: r.state === 'pending' ? 'pending' : 'firing',
+    startedAt: r.started_at,
+    notifiedAt: r.notified_at,
+    clearedAt: r.cleared_at,
+    condition: JSON.parse(r.condition) as unknown,
+  };
+}
+
 const record = z.record(z.string(), z.string());
 const alertRow = z.object({
   alert_id: z.number(),
@@ -81,27 +114,20 @@ export class Store {
    * Commits an evaluation: the rule's new entity states (replacing the old set) and its
    * alerts with their outbox rows, all or nothing. Returns the alerts' ids.
    */
-  /** Every state alert firing now, oldest first. */
-  activeAlerts(): Array<{ rule: string; key: string; tier: string; startedAt: number; condition: unknown }> {
-    const rows = this.#db.prepare('SELECT rule, key, tier, started_at, condition FROM active_alerts ORDER BY started_at, rule, key').all() as Array<{
-      rule: string;
-      key: string;
-      tier: string;
-      started_at: number;
-      condition: string;
-    }>;
-    return rows.map((r) => ({ rule: r.rule, key: r.key, tier: r.tier, startedAt: r.started_at, condition: JSON.parse(r.condition) as unknown }));
+  /** Every state alert firing now (not pending), oldest first. */
+  activeAlerts(): Array<ActiveRow & { rule: string }> {
+    const rows = this.#db
+      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
+      .all() as Array<RawActive & { rule: string }>;
+    return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
   }
 
-  /** The rule's state alerts firing at its last evaluation. */
-  loadActive(rule: string): Array<{ key: string; tier: string; startedAt: number; condition: unknown }> {
-    const rows = this.#db.prepare('SELECT key, tier, started_at, condition FROM active_alerts WHERE rule = ?').all(rule) as Array<{
-      key: string;
-      tier: string;
-      started_at: number;
-      condition: string;
-    }>;
-    return rows.map((r) => ({ key: r.key, tier: r.tier, startedAt: r.started_at, condition: JSON.parse(r.condition) as unknown }));
+  /** The rule's state alerts (pending and firing) as of its last evaluation. */
+  loadActive(rule: string): ActiveRow[] {
+    const rows = this.#db
+      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, condition FROM active_alerts WHERE rule = ?')
+      .all(rule) as RawActive[];
+    return rows.map(activeRow);
   }
 
   commitEvaluation(
@@ -109,7 +135,7 @@ export class Store {
     states: Record<string, unknown>,
     alerts: readonly NewAlert[],
     now: number,
-    active?: ReadonlyArray<{ key: string; tier: string; startedAt: number; condition: unknown }>,
+    active?: readonly ActiveRow[],
   ): number[] {
     const db = this.#db;
     const upsert = db.prepare(
@@ -127,8 +153,10 @@ export class Store {
     const tx = db.transaction(() => {
       if (active) {
         db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
-        const insert = db.prepare('INSERT INTO active_alerts (rule, key, tier, started_at, condition) VALUES (?, ?, ?, ?, ?)');
-        for (const a of active) insert.run(rule, a.key, a.tier, a.startedAt, JSON.stringify(a.condition));
+        const insert = db.prepare(
+          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        );
+        for (const a of active) insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, JSON.stringify(a.condition));
       }
       const keep = Object.keys(states);
       db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(

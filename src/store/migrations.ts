@@ -49,4 +49,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (rule, key)
   ) WITHOUT ROWID;
   `,
+  `
+  -- for, repeatInterval and keepFiringFor.
+  ALTER TABLE active_alerts ADD COLUMN state TEXT NOT NULL DEFAULT 'firing';
+  ALTER TABLE active_alerts ADD COLUMN notified_at INTEGER;
+  ALTER TABLE active_alerts ADD COLUMN cleared_at INTEGER;
+  `,
 ];
