@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { DeliveryError, type AlertMessage } from '../../src/notify/types.js';
+import type { DeliveryError} from '../../src/notify/types.js';
+import { type AlertMessage } from '../../src/notify/types.js';
 import { signature, webhookChannel, type WebhookReceiver } from '../../src/notify/webhook/index.js';
 
 const alert: AlertMessage = {
