@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../notify/registry.js';
@@ -234,10 +234,10 @@ function readText(file: string, shown: string): string {
   }
 }
 
-/** Paths as the user would type them: relative to the working directory when shorter. */
+/** Paths as the user would type them: relative inside the working directory, else absolute. */
 function display(file: string): string {
   const rel = relative(process.cwd(), resolve(file));
-  return rel.length < resolve(file).length ? rel : resolve(file);
+  return rel.startsWith('..') || isAbsolute(rel) ? resolve(file) : rel;
 }
 
 /** Files in the order they were read, each top to bottom. */
