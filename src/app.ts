@@ -3,6 +3,7 @@ import { DataApi } from './api/data-api.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
 import type { LoadedConfig, LoadedRule } from './config/load.js';
+import { resolveRoutes } from './alerts/route.js';
 import { firingAlerts } from './alerts/view.js';
 import { Engine } from './engine/engine.js';
 import { Scheduler } from './engine/scheduler.js';
@@ -123,7 +124,7 @@ export class App {
       metricsApi,
       metrics: this.metrics,
       log,
-      receiversFor: (rule) => (rule.receivers ?? config.route.receivers).filter((r) => enabled.has(r)),
+      targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
       repeatIntervalMs: config.route.repeatInterval,
       onQueued: () => this.delivery.kick(),
       ...(opts.now ? { now: opts.now } : {}),

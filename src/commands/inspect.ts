@@ -66,7 +66,7 @@ export async function notifyTestCommand(loaded: LoadedConfig, name: string): Pro
     at: new Date().toISOString(),
   };
   try {
-    await c.create(receiver).send(message, new AbortController().signal);
+    await c.create(receiver).send([message], new AbortController().signal);
     console.log(`sent a test message to ${name} (${receiver.type})`);
     return true;
   } catch (err) {

@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../notify/registry.js';
 import { issuesToProblems, valueAt } from './issues.js';
-import { configSchema, ruleFileSchema, ruleSchema, type Config, type RuleCommon } from './schema.js';
+import { configSchema, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type RuleCommon } from './schema.js';
 import { Secret } from './secret.js';
 import { parseDuration } from './duration.js';
 import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from './source.js';
@@ -190,9 +190,13 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
       warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
     }
   });
-  config.route.receivers.forEach((r, i) => {
-    if (!receiverNames.has(r)) problems.push(source.problem(['route', 'receivers', i], `no receiver named "${r}"`));
-  });
+  const checkRoute = (route: { receivers?: string[] | undefined; routes: ChildRoute[] }, path: ConfigPath): void => {
+    route.receivers?.forEach((r, i) => {
+      if (!receiverNames.has(r)) problems.push(source.problem([...path, 'receivers', i], `no receiver named "${r}"`));
+    });
+    route.routes.forEach((child, i) => checkRoute(child, [...path, 'routes', i]));
+  };
+  checkRoute(config.route, ['route']);
 
   const seen = new Map<string, LoadedRule>();
   for (const rule of rules) {

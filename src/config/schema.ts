@@ -3,7 +3,7 @@ import { channels } from '../notify/registry.js';
 import type { ReceiverBase } from '../notify/types.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../rules/types.js';
-import { durationMs, httpUrl, labels, name, secretString } from './fields.js';
+import { durationMs, httpUrl, labelName, labels, name, secretString } from './fields.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 
@@ -34,6 +34,42 @@ const delivery = z.strictObject({
   maxAge: durationMs.default(86_400_000),
 });
 
+/** An anchored regex, as Alertmanager's matchRe: it must match the whole label value. */
+const regex = z.string().refine((r) => {
+  try {
+    new RegExp(`^(?:${r})$`);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+
+export interface ChildRoute {
+  match?: Record<string, string> | undefined;
+  matchRe?: Record<string, string> | undefined;
+  continue: boolean;
+  receivers?: string[] | undefined;
+  groupBy?: string[] | undefined;
+  groupWait?: number | undefined;
+  groupInterval?: number | undefined;
+  routes: ChildRoute[];
+}
+
+/** A child route: alerts matching all of `match` (equality) and `matchRe` go here. */
+const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
+  z.strictObject({
+    match: labels.optional(),
+    matchRe: z.record(labelName, regex).optional(),
+    /** Go on to the next sibling route after a match (default: stop at the first). */
+    continue: z.boolean().default(false),
+    receivers: z.array(name).optional(),
+    groupBy: z.array(z.string()).optional(),
+    groupWait: durationMs.optional(),
+    groupInterval: durationMs.optional(),
+    routes: z.array(childRoute).default([]),
+  }),
+) as unknown as z.ZodType<ChildRoute>;
+
 function receiverSchema() {
   const base = { name, type: z.string() };
   const variants = Object.values(channels).map((c) => c.schema.extend({ ...base, type: z.literal(c.type) }));
@@ -57,8 +93,15 @@ export const configSchema = z.strictObject({
   route: z
     .strictObject({
       receivers: z.array(name).default([]),
+      /** Alerts with the same values of these labels go out as one message; `...`: all labels. */
+      groupBy: z.array(z.string()).default(['rule']),
+      /** A new group waits this long for more alerts before its first message. */
+      groupWait: durationMs.default(0),
+      /** Least time between two messages of the same group. */
+      groupInterval: durationMs.default(0),
       /** Remind about a state alert still firing this often (a rule may override it); 0s: never. */
       repeatInterval: durationMs.default(14_400_000),
+      routes: z.array(childRoute).default([]),
     })
     .prefault({}),
   receivers: z.array(receiverSchema()).default([]),

@@ -1,5 +1,6 @@
 import { linkedSignal } from '../abort.js';
 import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import type { Target } from '../alerts/route.js';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { LoadedRule } from '../config/load.js';
@@ -16,8 +17,8 @@ export interface EngineDeps {
   metricsApi: MetricsApi;
   metrics: Metrics;
   log: Logger;
-  /** Receivers an alert of this rule is queued for (enabled ones only). */
-  receiversFor: (rule: LoadedRule) => readonly string[];
+  /** Where an alert with these labels is queued (enabled receivers only). */
+  targetsFor: (rule: LoadedRule, labels: Record<string, string>) => readonly Target[];
   /** Route-wide default of repeatInterval (ms). */
   repeatIntervalMs: number;
   /** Called after a commit that queued notifications. */
@@ -75,25 +76,27 @@ export class Engine {
       });
       const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
-      const receivers = this.#deps.receiversFor(rule);
-      const drafts: NewAlert[] = alerts.map((a) => ({
-        rule: rule.name,
-        kind: rule.kind,
-        status: a.status,
-        severity: a.severity ?? rule.severity,
-        subject: a.subject,
-        summary: a.summary,
-        labels: { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity },
-        details: a.details,
-        receivers,
-      }));
+      const drafts: NewAlert[] = alerts.map((a) => {
+        const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
+        return {
+          rule: rule.name,
+          kind: rule.kind,
+          status: a.status,
+          severity: a.severity ?? rule.severity,
+          subject: a.subject,
+          summary: a.summary,
+          labels,
+          details: a.details,
+          targets: this.#deps.targetsFor(rule, labels),
+        };
+      });
       const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
       this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
-      if (drafts.length > 0 && receivers.length > 0) this.#deps.onQueued?.();
+      if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
       const at = now.toISOString();
       return drafts.map((d, i) => {
-        const { receivers: _r, ...message } = d;
+        const { targets: _t, ...message } = d;
         return { ...message, alertId: ids[i] ?? 0, at };
       });
     } catch (err) {

@@ -20,7 +20,8 @@ export interface DeliveryDeps {
   random?: () => number;
 }
 
-const BATCH = 20;
+/** Rows claimed at once: a storm up to this size goes out as one message per group. */
+const BATCH = 500;
 const IDLE_MS = 30_000;
 /** How long a claimed row is held; longer than any channel's own timeout. */
 const LEASE_MS = 60_000;
@@ -35,6 +36,8 @@ export class Delivery {
   readonly #wakers = new Map<string, () => void>();
   /** A receiver that failed retryably is left alone until then (Retry-After or backoff). */
   readonly #pausedUntil = new Map<string, number>();
+  /** When each (receiver, group) last got a message: groupInterval counts from there. */
+  readonly #lastSent = new Map<string, number>();
   readonly #abort = new AbortController();
   #workers: Promise<void>[] = [];
   #stopped = false;
@@ -61,23 +64,14 @@ export class Delivery {
     clearTimeout(timer);
   }
 
-  /** Sends what is due now, once per row, for `avawatch once --send`. Returns rows still pending. */
+  /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
   async drain(deadlineMs: number): Promise<number> {
     const end = this.#deps.now() + deadlineMs;
     await Promise.all(
       this.#deps.notifiers.map(async (n) => {
-        for (;;) {
-          if (this.#deps.now() > end || this.#paused(n.name) > 0) return;
-          const rows = this.#deps.store.claimDue(n.name, this.#deps.now(), BATCH, LEASE_MS);
-          if (rows.length === 0) return;
-          for (const [i, row] of rows.entries()) {
-            if (this.#deps.now() > end || this.#paused(n.name) > 0) {
-              for (const left of rows.slice(i)) this.#deps.store.release(left.id);
-              return;
-            }
-            await this.#deliver(n, row);
-            await pause(n.minIntervalMs, this.#abort.signal);
-          }
+        while (this.#deps.now() <= end && this.#paused(n.name) === 0) {
+          const { sent } = await this.#round(n, () => this.#deps.now() > end);
+          if (sent === 0) return;
         }
       }),
     );
@@ -93,20 +87,12 @@ export class Delivery {
           await this.#idle(notifier.name, paused);
           continue;
         }
-        const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, LEASE_MS);
-        if (rows.length === 0) {
+        const { claimed, sent, wakeAt } = await this.#round(notifier, () => this.#stopped);
+        if (claimed === 0) {
           const next = store.nextDue(notifier.name);
           await this.#idle(notifier.name, next === undefined ? IDLE_MS : Math.min(IDLE_MS, next - this.#deps.now()));
-          continue;
-        }
-        for (const [i, row] of rows.entries()) {
-          // Stopping, or the receiver just failed: hand the rest of the batch back.
-          if (this.#stopped || this.#paused(notifier.name) > 0) {
-            for (const left of rows.slice(i)) store.release(left.id);
-            break;
-          }
-          await this.#deliver(notifier, row);
-          await pause(notifier.minIntervalMs, this.#abort.signal);
+        } else if (sent === 0 && wakeAt !== undefined) {
+          await this.#idle(notifier.name, wakeAt - this.#deps.now()); // every due group waits for its groupInterval
         }
       } catch (err) {
         log.error({ receiver: notifier.name, err: String(err) }, 'delivery loop error; retrying in 1s');
@@ -115,42 +101,82 @@ export class Delivery {
     }
   }
 
-  async #deliver(notifier: Notifier, row: OutboxRow): Promise<void> {
+  /**
+   * Claims the due rows of a receiver and sends one message per group. Groups still inside
+   * their groupInterval, and whatever is left when `stop()` says so or the receiver fails,
+   * are handed back.
+   */
+  async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; wakeAt?: number }> {
+    const { store } = this.#deps;
+    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, LEASE_MS);
+    let sent = 0;
+    let wakeAt: number | undefined;
+    for (const group of groupRows(rows)) {
+      const now = this.#deps.now();
+      const last = this.#lastSent.get(`${notifier.name}\u0000${group[0]!.groupKey}`);
+      const ready = last === undefined ? now : last + group[0]!.groupIntervalMs;
+      if (stop() || this.#paused(notifier.name) > 0 || ready > now) {
+        for (const row of group) store.release(row.id);
+        if (ready > now) wakeAt = Math.min(wakeAt ?? ready, ready);
+        continue;
+      }
+      await this.#deliver(notifier, group);
+      sent++;
+      await pause(notifier.minIntervalMs, this.#abort.signal);
+    }
+    return { claimed: rows.length, sent, ...(wakeAt === undefined ? {} : { wakeAt }) };
+  }
+
+  async #deliver(notifier: Notifier, group: OutboxRow[]): Promise<void> {
     const { store, metrics, log, options } = this.#deps;
     const receiver = notifier.name;
-    const ctx = { receiver, outboxId: row.id, alertId: row.message.alertId, rule: row.message.rule };
+    const now = this.#deps.now();
+    // Rows past maxAge are dead letters, whatever happens to the rest of the group.
+    const live = group.filter((row) => {
+      if (now - row.createdAt <= options.maxAgeMs) return true;
+      this.#expire(row, 'never sent', now);
+      return false;
+    });
+    if (live.length === 0) return;
+    const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
+    this.#lastSent.set(`${receiver}\u0000${live[0]!.groupKey}`, now);
     try {
-      await notifier.send(row.message, this.#abort.signal);
-      store.markSent(row.id, this.#deps.now());
-      metrics.notifications.inc({ receiver });
-      log.info({ ...ctx, attempts: row.attempts + 1 }, 'notification delivered');
+      await notifier.send(live.map((r) => r.message), this.#abort.signal);
+      const done = this.#deps.now();
+      for (const row of live) store.markSent(row.id, done);
+      metrics.notifications.inc({ receiver }, live.length);
+      log.info(ctx, live.length === 1 ? 'notification delivered' : 'notification group delivered');
       return;
     } catch (err) {
       if (this.#abort.signal.aborted) {
-        store.release(row.id); // shutdown: the row stays pending for the next start
+        for (const row of live) store.release(row.id); // shutdown: the rows stay pending for the next start
         return;
       }
       const error = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
-      const now = this.#deps.now();
+      const at = this.#deps.now();
       if (!error.retryable) {
-        store.markDead(row.id, error.message, now);
+        for (const row of live) store.markDead(row.id, error.message, at);
         log.error({ ...ctx, reason: error.reason, error: error.message }, 'notification failed permanently; dead-lettered');
         return;
       }
-      const ceiling = Math.min(options.backoffMaxMs, options.backoffMs * 2 ** row.attempts);
+      const attempts = Math.max(...live.map((r) => r.attempts));
+      const ceiling = Math.min(options.backoffMaxMs, options.backoffMs * 2 ** attempts);
       const wait = Math.max(this.#deps.random() * ceiling, error.retryAfterMs ?? 0);
-      if (now + wait - row.createdAt > options.maxAgeMs) {
-        const message = `undelivered after ${formatDuration(options.maxAgeMs)}; last error: ${error.message}`;
-        store.markDead(row.id, message, now);
-        metrics.notificationsFailed.inc({ receiver, reason: 'expired' });
-        log.error({ ...ctx, reason: 'expired', error: error.message }, 'notification expired; dead-lettered');
-        return;
+      for (const row of live) {
+        if (at + wait - row.createdAt > options.maxAgeMs) this.#expire(row, error.message, at);
+        else store.markRetry(row.id, at + wait, error.message, at);
       }
-      store.markRetry(row.id, now + wait, error.message, now);
-      this.#pausedUntil.set(receiver, now + wait);
+      this.#pausedUntil.set(receiver, at + wait);
       log.warn({ ...ctx, reason: error.reason, error: error.message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
     }
+  }
+
+  #expire(row: OutboxRow, lastError: string, now: number): void {
+    const { store, metrics, log, options } = this.#deps;
+    store.markDead(row.id, `undelivered after ${formatDuration(options.maxAgeMs)}; last error: ${lastError}`, now);
+    metrics.notificationsFailed.inc({ receiver: row.receiver, reason: 'expired' });
+    log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: 'expired', error: lastError }, 'notification expired; dead-lettered');
   }
 
   /** Milliseconds the receiver is still paused for after a retryable failure. */
@@ -168,6 +194,17 @@ export class Delivery {
       this.#wakers.set(receiver, done);
     });
   }
+}
+
+/** Rows by group key, in the order of their first row. */
+function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
+  const groups = new Map<string, OutboxRow[]>();
+  for (const row of rows) {
+    const list = groups.get(row.groupKey) ?? [];
+    list.push(row);
+    groups.set(row.groupKey, list);
+  }
+  return [...groups.values()];
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

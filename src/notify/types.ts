@@ -34,13 +34,16 @@ export class DeliveryError extends Error {
   }
 }
 
-/** Makes one attempt; never retries (retrying lives in delivery.ts only). */
+/**
+ * Makes one attempt to deliver one message holding a group of alerts (often a group of
+ * one); never retries (retrying lives in delivery.ts only).
+ */
 export interface Notifier {
   readonly name: string;
   readonly type: string;
   /** Least time between two messages to this receiver (Slack: one a second). */
   readonly minIntervalMs: number;
-  send(message: AlertMessage, signal: AbortSignal): Promise<void>;
+  send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
 }
 
 export interface ReceiverBase {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import type { Target } from '../alerts/route.js';
 import type { AlertMessage } from '../notify/types.js';
 import { SEVERITIES } from '../rules/types.js';
 import { MIGRATIONS } from './migrations.js';
@@ -13,8 +14,8 @@ export class StoreError extends Error {
 }
 
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
-  /** Receivers to queue it for; empty records it without sending. */
-  receivers: readonly string[];
+  /** Where to queue it; empty records it without sending. */
+  targets: readonly Target[];
 }
 
 export interface OutboxRow {
@@ -22,6 +23,8 @@ export interface OutboxRow {
   receiver: string;
   attempts: number;
   createdAt: number;
+  groupKey: string;
+  groupIntervalMs: number;
   message: AlertMessage;
 }
 
@@ -148,7 +151,8 @@ export class Store {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertOutbox = db.prepare(
-      `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const tx = db.transaction(() => {
       if (active) {
@@ -177,7 +181,7 @@ export class Store {
           now,
         );
         const id = Number(lastInsertRowid);
-        for (const receiver of a.receivers) insertOutbox.run(id, receiver, now, now, now);
+        for (const t of a.targets) insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs);
         return id;
       });
     });
@@ -194,11 +198,11 @@ export class Store {
         .prepare(
           `UPDATE outbox SET lease_until = ? WHERE id IN (
              SELECT id FROM outbox
-              WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
+              WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ? AND created_at + group_wait <= ?
               ORDER BY id LIMIT ?)
            RETURNING id`,
         )
-        .all(now + leaseMs, receiver, now, now, limit) as Array<{ id: number }>;
+        .all(now + leaseMs, receiver, now, now, now, limit) as Array<{ id: number }>;
       return this.#outboxRows(ids.map((r) => r.id));
     });
     return claim.immediate();
@@ -207,7 +211,7 @@ export class Store {
   #outboxRows(ids: number[]): OutboxRow[] {
     const rows = this.#db
       .prepare(
-        `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, a.id AS alert_id, a.rule, a.kind,
+        `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, a.id AS alert_id, a.rule, a.kind,
                 a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
            FROM outbox o JOIN alerts a ON a.id = o.alert_id
           WHERE o.id IN (SELECT value FROM json_each(?))
@@ -221,6 +225,8 @@ export class Store {
         receiver: row['receiver'] as string,
         attempts: row['attempts'] as number,
         createdAt: row['outbox_created_at'] as number,
+        groupKey: row['group_key'] as string,
+        groupIntervalMs: row['group_interval'] as number,
         message: {
           alertId: a.alert_id,
           rule: a.rule,
@@ -240,7 +246,7 @@ export class Store {
   /** When the next pending row of a receiver can be claimed, if any. */
   nextDue(receiver: string): number | undefined {
     const row = this.#db
-      .prepare(`SELECT MIN(MAX(next_attempt_at, lease_until)) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
+      .prepare(`SELECT MIN(MAX(next_attempt_at, lease_until, created_at + group_wait)) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
       .get(receiver) as { at: number | null };
     return row.at ?? undefined;
   }

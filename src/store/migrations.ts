@@ -55,4 +55,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE active_alerts ADD COLUMN notified_at INTEGER;
   ALTER TABLE active_alerts ADD COLUMN cleared_at INTEGER;
   `,
+  `
+  -- Grouping: rows of one receiver with the same group key go out as one message.
+  ALTER TABLE outbox ADD COLUMN group_key TEXT NOT NULL DEFAULT '';
+  ALTER TABLE outbox ADD COLUMN group_wait INTEGER NOT NULL DEFAULT 0;       -- ms
+  ALTER TABLE outbox ADD COLUMN group_interval INTEGER NOT NULL DEFAULT 0;   -- ms
+  `,
 ];

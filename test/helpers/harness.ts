@@ -16,6 +16,8 @@ export interface ProjectOptions {
   nodeIds: string[];
   network?: string;
   extraConfig?: string;
+  /** route.groupBy (default: the root's, by rule). */
+  groupBy?: string[];
 }
 
 /** A config and a rule file on disk, as an operator would write them. */
@@ -35,7 +37,7 @@ state:
 server:
   listen: 127.0.0.1:0
 route:
-  receivers: [ops-slack]
+  receivers: [ops-slack]${o.groupBy ? `\n  groupBy: [${o.groupBy.join(', ')}]` : ''}
 receivers:
   - name: ops-slack
     type: slack

@@ -216,7 +216,8 @@ describe('daemon: delivery pacing', () => {
     const nodes = ['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
     const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-4)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
     for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(p(n))]);
-    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '1s' });
+    // One group per node, so each change is its own message.
+    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '1s', groupBy: ['node'] });
     const loaded = loadConfig(project.configFile, {});
     const a = new App({ loaded, log: createLogger('error', false).log });
     try {
@@ -236,4 +237,37 @@ describe('daemon: delivery pacing', () => {
       project.cleanup();
     }
   });
+});
+
+describe('daemon: storms are grouped', () => {
+  it('200 validators of one rule changing at once become one Slack message with the count and the first ten', async () => {
+    // 200 lookups a poll exceed the keyless budget (6,000 CU a minute): this test is about grouping.
+    const sim = await startSim({ budget: { data: { perMinute: 1_000_000, perDay: 10_000_000 } } });
+    const slack = await startSlackReceiver();
+    const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+    const nodes = Array.from({ length: 200 }, (_, i) => `NodeID-${'1'.repeat(20)}${B58[Math.floor(i / B58.length)]}${B58[i % B58.length]}`);
+    const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-2)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
+    for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(p(n))]);
+    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '2s' });
+    const a = new App({ loaded: loadConfig(project.configFile, {}), log: createLogger('error', false).log });
+    try {
+      await a.start();
+      await waitUntil(() => Object.keys(a.store.loadStates(RULE)).length === 200, 'the baseline', 20_000);
+      for (const n of nodes) sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
+      await slack.waitForPosts(1, 20_000);
+      await waitUntil(() => a.store.pendingCount() === 0 && a.store.outbox('sent').length === 200, 'all 200 marked sent', 20_000);
+      expect(slack.posts).toHaveLength(1);
+      const post = slack.posts[0]!;
+      expect(post.body.text).toBe(`[200 alerts] ${RULE}: ${nodes[0]} validation active → completed (+199 more)`);
+      const list = JSON.stringify(post.body.blocks);
+      expect(list).toContain(`• EVENT CRITICAL: ${nodes[9]} validation active → completed`);
+      expect(list).not.toContain(nodes[10]!);
+      expect(list).toContain('…and 190 more');
+    } finally {
+      await a.stop();
+      await sim.close();
+      await slack.close();
+      project.cleanup();
+    }
+  }, 60_000);
 });

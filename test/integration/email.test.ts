@@ -49,7 +49,7 @@ describe('email receiver against a real SMTP server on loopback', () => {
 
   it('sends a mail with subject, plain-text and HTML parts to every recipient', async () => {
     sink = await startSmtpSink();
-    await emailChannel.create(receiver(sink.port)).send(alert, signal);
+    await emailChannel.create(receiver(sink.port)).send([alert], signal);
     const [mail] = await sink.waitFor(1);
     expect(mail!.subject).toBe('[EVENT CRITICAL] my-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
     expect(mail!.from?.text).toBe('avawatch@example.com');
@@ -62,7 +62,7 @@ describe('email receiver against a real SMTP server on loopback', () => {
   it('keeps hostile chain text inert: escaped in HTML, no header injection through CRLF', async () => {
     sink = await startSmtpSink();
     const hostile = 'token <script>alert(1)</script> & <a href="http://evil">x</a>\r\nBcc: victim@example.com';
-    await emailChannel.create(receiver(sink.port)).send({ ...alert, summary: hostile, details: { Token: hostile } }, signal);
+    await emailChannel.create(receiver(sink.port)).send([{ ...alert, summary: hostile, details: { Token: hostile } }], signal);
     const [mail] = await sink.waitFor(1);
     expect(mail!.html).not.toContain('<script>');
     expect(mail!.html).not.toContain('<a href');
@@ -77,7 +77,7 @@ describe('email receiver against a real SMTP server on loopback', () => {
   it('logs in with user and password', async () => {
     sink = await startSmtpSink({ user: 'avawatch', pass: 's3cret-pass' });
     const auth = { user: 'avawatch', pass: new Secret('s3cret-pass') };
-    await emailChannel.create(receiver(sink.port, { smtp: { host: '127.0.0.1', port: sink.port, secure: false, auth } })).send(alert, signal);
+    await emailChannel.create(receiver(sink.port, { smtp: { host: '127.0.0.1', port: sink.port, secure: false, auth } })).send([alert], signal);
     expect(await sink.waitFor(1)).toHaveLength(1);
   });
 
@@ -86,7 +86,7 @@ describe('email receiver against a real SMTP server on loopback', () => {
     const auth = { user: 'avawatch', pass: new Secret('wrong-pass-123') };
     const err = await emailChannel
       .create(receiver(sink.port, { smtp: { host: '127.0.0.1', port: sink.port, secure: false, auth } }))
-      .send(alert, signal)
+      .send([alert], signal)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
     expect(err).toMatchObject({ retryable: false, reason: 'smtp_535' });
@@ -97,9 +97,9 @@ describe('email receiver against a real SMTP server on loopback', () => {
     sink = await startSmtpSink();
     sink.failNext({ code: 451, message: 'Try again later' }, { code: 550, message: 'Mailbox unavailable' });
     const notifier = emailChannel.create(receiver(sink.port, { to: ['ops@example.com'] }));
-    await expect(notifier.send(alert, signal)).rejects.toMatchObject({ retryable: true, reason: 'smtp_451' });
-    await expect(notifier.send(alert, signal)).rejects.toMatchObject({ retryable: false, reason: 'smtp_550' });
-    await notifier.send(alert, signal);
+    await expect(notifier.send([alert], signal)).rejects.toMatchObject({ retryable: true, reason: 'smtp_451' });
+    await expect(notifier.send([alert], signal)).rejects.toMatchObject({ retryable: false, reason: 'smtp_550' });
+    await notifier.send([alert], signal);
     expect(await sink.waitFor(1)).toHaveLength(1);
   });
 
@@ -107,14 +107,14 @@ describe('email receiver against a real SMTP server on loopback', () => {
     const hole = await startBlackHole();
     const port = hole.port;
     await hole.close(); // nothing listens there now
-    await expect(emailChannel.create(receiver(port)).send(alert, signal)).rejects.toMatchObject({ retryable: true, reason: 'network' });
+    await expect(emailChannel.create(receiver(port)).send([alert], signal)).rejects.toMatchObject({ retryable: true, reason: 'network' });
   });
 
   it('a black-holed server times out in the configured seconds, not minutes, and is retryable', async () => {
     const hole = await startBlackHole();
     try {
       const started = Date.now();
-      await expect(emailChannel.create(receiver(hole.port, { timeout: 500 })).send(alert, signal)).rejects.toMatchObject({ retryable: true });
+      await expect(emailChannel.create(receiver(hole.port, { timeout: 500 })).send([alert], signal)).rejects.toMatchObject({ retryable: true });
       expect(Date.now() - started).toBeLessThan(60_000); // nodemailer's default greeting wait alone is 30 s
     } finally {
       await hole.close();

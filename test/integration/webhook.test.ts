@@ -56,7 +56,7 @@ describe('webhook receiver against a real HTTP server', () => {
   const signal = new AbortController().signal;
 
   it('posts the documented JSON with a signature the receiver can verify', async () => {
-    await webhookChannel.create(receiver()).send(alert, signal);
+    await webhookChannel.create(receiver()).send([alert], signal);
     const [req] = got;
     expect(JSON.parse(req!.body)).toEqual({
       version: '1',
@@ -83,18 +83,18 @@ describe('webhook receiver against a real HTTP server', () => {
   });
 
   it('sends no signature header without a secret', async () => {
-    await webhookChannel.create(receiver({ secret: undefined })).send(alert, signal);
+    await webhookChannel.create(receiver({ secret: undefined })).send([alert], signal);
     expect(got[0]!.headers['x-avawatch-signature']).toBeUndefined();
   });
 
   it('retries 5xx and 429 (with Retry-After), not 410; never names the URL', async () => {
     answer = { status: 503 };
-    const e1 = await webhookChannel.create(receiver()).send(alert, signal).catch((e: unknown) => e);
+    const e1 = await webhookChannel.create(receiver()).send([alert], signal).catch((e: unknown) => e);
     expect(e1).toMatchObject({ retryable: true, reason: 'http_503' });
     answer = { status: 429, headers: { 'retry-after': '7' } };
-    expect(await webhookChannel.create(receiver()).send(alert, signal).catch((e: unknown) => e)).toMatchObject({ retryable: true, retryAfterMs: 7000 });
+    expect(await webhookChannel.create(receiver()).send([alert], signal).catch((e: unknown) => e)).toMatchObject({ retryable: true, retryAfterMs: 7000 });
     answer = { status: 410 };
-    const e3 = (await webhookChannel.create(receiver()).send(alert, signal).catch((e: unknown) => e)) as DeliveryError;
+    const e3 = (await webhookChannel.create(receiver()).send([alert], signal).catch((e: unknown) => e)) as DeliveryError;
     expect(e3).toMatchObject({ retryable: false, reason: 'http_410', message: 'webhook receiver "ops-hook": HTTP 410' });
     expect([e1, e3].map(String).join()).not.toContain('token-abc123');
   });

@@ -64,8 +64,8 @@ class EmailNotifier implements Notifier {
     });
   }
 
-  async send(message: AlertMessage, signal: AbortSignal): Promise<void> {
-    const content = emailMessage(message);
+  async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
+    const content = emailMessage(alerts);
     const sending = this.#transport.sendMail({ from: this.receiver.from, to: this.receiver.to, ...content });
     const aborted = new Promise<never>((_, reject) => {
       const onAbort = () => reject(new DeliveryError(`email receiver "${this.name}": aborted`, 'aborted', true));

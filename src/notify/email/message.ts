@@ -23,8 +23,27 @@ export interface EmailContent {
   html: string;
 }
 
+const GROUP_LISTED = 50;
+
+/** One mail for a group of alerts; a group of one reads as that alert alone. */
+export function emailMessage(alerts: readonly AlertMessage[]): EmailContent {
+  if (alerts.length === 1) return oneAlert(alerts[0] as AlertMessage);
+  const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
+  const first = alerts[0] as AlertMessage;
+  const subject = oneLine(`[${alerts.length} alerts] ${rules}: ${first.summary} (+${alerts.length - 1} more)`).slice(0, 250);
+  const parts = alerts.slice(0, GROUP_LISTED).map(oneAlert);
+  const more = alerts.length > GROUP_LISTED ? `…and ${alerts.length - GROUP_LISTED} more` : '';
+  return {
+    subject,
+    text: [`${alerts.length} alerts (${rules})`, '', ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),
+    html: `<!doctype html>\n<html><body style="font-family:sans-serif">\n<p><strong>${alerts.length} alerts</strong> (${escapeHtml(rules)})</p>\n${parts
+      .map((p) => p.html.replace(/^[\s\S]*?<body[^>]*>/, '').replace(/<\/body><\/html>$/, ''))
+      .join('<hr>\n')}${more ? `<p>${escapeHtml(more)}</p>` : ''}\n</body></html>`,
+  };
+}
+
 /** Subject with status, severity and summary; a plain-text part and an HTML part with the same facts. */
-export function emailMessage(alert: AlertMessage): EmailContent {
+function oneAlert(alert: AlertMessage): EmailContent {
   const head = `${STATUS_WORD[alert.status]} ${alert.severity.toUpperCase()}`;
   const subject = oneLine(`[${head}] ${alert.rule}: ${alert.summary}`).slice(0, 250);
   const facts: Array<[string, string]> = [['Rule', alert.rule], ['Severity', alert.severity], ...Object.entries(alert.details), ['When', alert.at]];

@@ -4,8 +4,8 @@ import { durationMs, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
 import { linkedSignal } from '../../abort.js';
 import { parseRetryAfter } from '../../api/http.js';
-import { DeliveryError, type Channel, type Notifier, type ReceiverBase } from '../types.js';
-import { slackMessage } from './message.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { slackGroupMessage, slackMessage } from './message.js';
 
 export interface SlackReceiver extends ReceiverBase {
   type: 'slack';
@@ -46,7 +46,7 @@ class SlackNotifier implements Notifier {
     this.minIntervalMs = receiver.minInterval;
   }
 
-  async send(message: Parameters<Notifier['send']>[0], signal: AbortSignal): Promise<void> {
+  async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const url = this.receiver.webhookUrl;
     if (!url) throw new DeliveryError(`slack receiver "${this.name}" has no webhookUrl`, 'disabled', false);
     // The library drops the 429's Retry-After; a fetch of our own keeps it, and carries
@@ -61,7 +61,7 @@ class SlackNotifier implements Notifier {
       },
     });
     try {
-      await webhook.send(slackMessage(message));
+      await webhook.send(alerts.length === 1 ? slackMessage(alerts[0] as AlertMessage) : slackGroupMessage(alerts));
     } catch (err) {
       throw classify(this.name, err, retryAfter);
     } finally {

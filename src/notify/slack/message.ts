@@ -49,6 +49,29 @@ export function slackMessage(alert: AlertMessage): SlackPayload {
   return { text: `[${head}] ${escapeSlack(alert.rule)}: ${summary}`, blocks };
 }
 
+const GROUP_LISTED = 10;
+
+/** One message for a group: how many, what kind, and the first few, each on a line. */
+export function slackGroupMessage(alerts: readonly AlertMessage[]): SlackPayload {
+  const first = alerts[0] as AlertMessage;
+  const rules = [...new Set(alerts.map((a) => a.rule))];
+  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s)) ?? 'info';
+  const head = `${alerts.length} alerts`;
+  const lines = alerts
+    .slice(0, GROUP_LISTED)
+    .map((a) => `• ${STATUS_WORD[a.status]} ${a.severity.toUpperCase()}${rules.length > 1 ? ` ${escapeSlack(a.rule)}` : ''}: ${escapeSlack(a.summary)}`);
+  if (alerts.length > GROUP_LISTED) lines.push(`…and ${alerts.length - GROUP_LISTED} more`);
+  const seconds = Math.floor(Date.parse(first.at) / 1000);
+  return {
+    text: `[${head}] ${escapeSlack(rules.join(', '))}: ${escapeSlack(first.summary)} (+${alerts.length - 1} more)`,
+    blocks: [
+      { type: 'section', text: mrkdwn(`${SEVERITY_ICON[worst]} *${head}* · ${escapeSlack(rules.join(', '))}`) },
+      { type: 'section', text: mrkdwn(clip(lines.join('\n'))) },
+      { type: 'context', elements: [mrkdwn(`avawatch · ${escapeSlack([...new Set(alerts.map((a) => a.kind))].join(', '))} · <!date^${seconds}^{date_short_pretty} {time_secs}|${first.at}>`)] },
+    ],
+  };
+}
+
 function mrkdwn(text: string): MrkdwnText {
   return { type: 'mrkdwn', text };
 }

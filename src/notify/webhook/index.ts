@@ -68,10 +68,10 @@ class WebhookNotifier implements Notifier {
     this.minIntervalMs = receiver.minInterval;
   }
 
-  async send(message: AlertMessage, signal: AbortSignal): Promise<void> {
+  async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const url = this.receiver.url;
     if (!url) throw new DeliveryError(`webhook receiver "${this.name}" has no url`, 'disabled', false);
-    const body = JSON.stringify(webhookBody(this.name, [message]));
+    const body = JSON.stringify(webhookBody(this.name, alerts));
     const timestamp = String(Math.floor(Date.now() / 1000));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `avawatch/${VERSION}`, 'x-avawatch-timestamp': timestamp };
     if (this.receiver.secret) headers['x-avawatch-signature'] = signature(this.receiver.secret.reveal(), timestamp, body);

@@ -1,0 +1,67 @@
+import type { ChildRoute, Config } from '../config/schema.js';
+
+/** Where one alert goes: a receiver, and the group it is sent in. */
+export interface Target {
+  receiver: string;
+  /** Alerts of one receiver with the same key go out as one message. */
+  groupKey: string;
+  groupWaitMs: number;
+  groupIntervalMs: number;
+}
+
+interface Settings {
+  receivers: string[];
+  groupBy: string[];
+  groupWaitMs: number;
+  groupIntervalMs: number;
+}
+
+/**
+ * Alertmanager's routing: from the root, the first matching child route is taken (and the
+ * following ones too while a match says `continue`), recursively; a route with no matching
+ * child is where the alert lands. Settings a route leaves out come from its parent.
+ */
+export function resolveRoutes(route: Config['route'], labels: Record<string, string>, ruleReceivers?: readonly string[]): Target[] {
+  const root: Settings = { receivers: route.receivers, groupBy: route.groupBy, groupWaitMs: route.groupWait, groupIntervalMs: route.groupInterval };
+  // A rule that names its receivers bypasses the tree but keeps the root's grouping.
+  const leaves = ruleReceivers ? [{ path: 'rule', settings: { ...root, receivers: [...ruleReceivers] } }] : walk(route.routes, labels, root, 'root');
+  const seen = new Set<string>();
+  const out: Target[] = [];
+  for (const { path, settings } of leaves) {
+    const key = `${path}{${groupValues(settings.groupBy, labels)}}`;
+    for (const receiver of settings.receivers) {
+      if (seen.has(`${receiver}\u0000${key}`)) continue;
+      seen.add(`${receiver}\u0000${key}`);
+      out.push({ receiver, groupKey: key, groupWaitMs: settings.groupWaitMs, groupIntervalMs: settings.groupIntervalMs });
+    }
+  }
+  return out;
+}
+
+function walk(children: readonly ChildRoute[], labels: Record<string, string>, settings: Settings, path: string): Array<{ path: string; settings: Settings }> {
+  const out: Array<{ path: string; settings: Settings }> = [];
+  for (const [i, child] of children.entries()) {
+    if (!matches(child, labels)) continue;
+    const inherited: Settings = {
+      receivers: child.receivers ?? settings.receivers,
+      groupBy: child.groupBy ?? settings.groupBy,
+      groupWaitMs: child.groupWait ?? settings.groupWaitMs,
+      groupIntervalMs: child.groupInterval ?? settings.groupIntervalMs,
+    };
+    const below = walk(child.routes, labels, inherited, `${path}.${i}`);
+    out.push(...(below.length > 0 ? below : [{ path: `${path}.${i}`, settings: inherited }]));
+    if (!child.continue) return out;
+  }
+  return out.length > 0 || path !== 'root' ? out : [{ path, settings }];
+}
+
+export function matches(route: Pick<ChildRoute, 'match' | 'matchRe'>, labels: Record<string, string>): boolean {
+  for (const [k, v] of Object.entries(route.match ?? {})) if ((labels[k] ?? '') !== v) return false;
+  for (const [k, re] of Object.entries(route.matchRe ?? {})) if (!new RegExp(`^(?:${re})$`).test(labels[k] ?? '')) return false;
+  return true;
+}
+
+function groupValues(groupBy: readonly string[], labels: Record<string, string>): string {
+  const keys = groupBy.includes('...') ? Object.keys(labels).sort() : groupBy;
+  return keys.map((k) => `${k}=${JSON.stringify(labels[k] ?? '')}`).join(',');
+}
