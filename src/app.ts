@@ -126,6 +126,7 @@ export class App {
       log,
       targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
       repeatIntervalMs: config.route.repeatInterval,
+      timeIntervals: config.timeIntervals,
       onQueued: () => this.delivery.kick(),
       ...(opts.now ? { now: opts.now } : {}),
     });

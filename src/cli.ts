@@ -6,6 +6,7 @@ import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config
 import { errorText } from './engine/engine.js';
 import { demoCommand } from './commands/demo.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
+import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
 import { simCommand, type SimCommandOptions } from './commands/sim.js';
 import { testCommand } from './commands/test.js';
 import { createLogger, type LogSink } from './log.js';
@@ -119,10 +120,48 @@ program
 program
   .command('outbox')
   .description('list notifications in the outbox: pending, dead-lettered and sent')
-  .addOption(new Option('--state <state>', 'only rows in this state').choices(['pending', 'dead', 'sent']))
+  .addOption(new Option('--state <state>', 'only rows in this state').choices(['pending', 'dead', 'sent', 'muted']))
   .option('--json', 'one JSON object per row and line')
-  .action((opts: { state?: 'pending' | 'dead' | 'sent'; json?: boolean }, cmd: Command) => {
+  .action((opts: { state?: 'pending' | 'dead' | 'sent' | 'muted'; json?: boolean }, cmd: Command) => {
     outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
+  });
+
+const silence = program.command('silence').description('mute notifications for a while (maintenance): add, list, expire');
+
+silence
+  .command('add')
+  .description('mute notifications whose labels match, from now for --for or until --until')
+  .option('--match <matcher>', 'name=value or name=~regex; repeat for more (all must match)', (v: string, all: string[]) => [...all, v], [] as string[])
+  .option('--for <duration>', 'how long, e.g. 2h')
+  .option('--until <date>', 'until this ISO date')
+  .requiredOption('--comment <text>', 'why (shown with every muted notification)')
+  .option('--author <name>', 'who (default: the user)')
+  .action((opts: SilenceAddOptions, cmd: Command) => {
+    try {
+      console.log(silenceAdd(load(cmd).loaded, opts));
+    } catch (err) {
+      fail(errorText(err));
+    }
+  });
+
+silence
+  .command('list')
+  .description('silences in force (or --all)')
+  .option('--all', 'expired ones too')
+  .option('--json', 'one JSON object per silence and line')
+  .action((opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+    for (const line of silenceList(load(cmd).loaded, opts.all === true, opts.json === true)) console.log(line);
+  });
+
+silence
+  .command('expire')
+  .description('end a silence now')
+  .argument('<id>', 'silence id, as `silence list` shows it (#12 or 12)')
+  .action((id: string, _opts, cmd: Command) => {
+    const n = Number(id.replace(/^#/, ''));
+    if (!Number.isInteger(n)) fail(`"${id}" is not a silence id`);
+    if (!silenceExpire(load(cmd).loaded, n)) fail(`no silence #${n} in force`);
+    console.log(`silence #${n} expired`);
   });
 
 program

@@ -28,6 +28,8 @@ export interface ActiveAlert {
   notifiedAt: number | null;
   /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
   clearedAt: number | null;
+  /** Its last notification was muted at this time: it is notified when the mute ends. */
+  mutedAt: number | null;
   condition: Condition;
 }
 
@@ -63,7 +65,16 @@ export function advance(
     const tier = c.tier ?? '';
     const startedAt = was?.startedAt ?? now;
     const held = now - startedAt >= o.forMs;
-    const entry: ActiveAlert = { key: c.key, tier, state: was?.state === 'firing' || held ? 'firing' : 'pending', startedAt, notifiedAt: was?.notifiedAt ?? null, clearedAt: null, condition: c };
+    const entry: ActiveAlert = {
+      key: c.key,
+      tier,
+      state: was?.state === 'firing' || held ? 'firing' : 'pending',
+      startedAt,
+      notifiedAt: was?.notifiedAt ?? null,
+      clearedAt: null,
+      mutedAt: was?.mutedAt ?? null,
+      condition: c,
+    };
     if (entry.state === 'firing') {
       const since = { 'Firing since': new Date(startedAt).toISOString() };
       if (was?.state !== 'firing') {
@@ -94,8 +105,9 @@ export function advance(
   return { active: next, notifications };
 }
 
-function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Record<string, string>): AlertDraft {
+export function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Record<string, string>): AlertDraft {
   return {
+    conditionKey: c.key,
     status,
     ...(c.severity ? { severity: c.severity } : {}),
     subject: c.subject,

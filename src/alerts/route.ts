@@ -7,6 +7,10 @@ export interface Target {
   groupKey: string;
   groupWaitMs: number;
   groupIntervalMs: number;
+  /** timeIntervals in which this route is muted. */
+  muteTimeIntervals: string[];
+  /** Why this notification is muted (a silence or a mute window); it is recorded, not sent. */
+  mutedBy?: string;
 }
 
 interface Settings {
@@ -14,6 +18,7 @@ interface Settings {
   groupBy: string[];
   groupWaitMs: number;
   groupIntervalMs: number;
+  muteTimeIntervals: string[];
 }
 
 /**
@@ -22,7 +27,13 @@ interface Settings {
  * child is where the alert lands. Settings a route leaves out come from its parent.
  */
 export function resolveRoutes(route: Config['route'], labels: Record<string, string>, ruleReceivers?: readonly string[]): Target[] {
-  const root: Settings = { receivers: route.receivers, groupBy: route.groupBy, groupWaitMs: route.groupWait, groupIntervalMs: route.groupInterval };
+  const root: Settings = {
+    receivers: route.receivers,
+    groupBy: route.groupBy,
+    groupWaitMs: route.groupWait,
+    groupIntervalMs: route.groupInterval,
+    muteTimeIntervals: route.muteTimeIntervals,
+  };
   // A rule that names its receivers bypasses the tree but keeps the root's grouping.
   const leaves = ruleReceivers ? [{ path: 'rule', settings: { ...root, receivers: [...ruleReceivers] } }] : walk(route.routes, labels, root, 'root');
   const seen = new Set<string>();
@@ -32,7 +43,7 @@ export function resolveRoutes(route: Config['route'], labels: Record<string, str
     for (const receiver of settings.receivers) {
       if (seen.has(`${receiver}\u0000${key}`)) continue;
       seen.add(`${receiver}\u0000${key}`);
-      out.push({ receiver, groupKey: key, groupWaitMs: settings.groupWaitMs, groupIntervalMs: settings.groupIntervalMs });
+      out.push({ receiver, groupKey: key, groupWaitMs: settings.groupWaitMs, groupIntervalMs: settings.groupIntervalMs, muteTimeIntervals: settings.muteTimeIntervals });
     }
   }
   return out;
@@ -47,6 +58,7 @@ function walk(children: readonly ChildRoute[], labels: Record<string, string>, s
       groupBy: child.groupBy ?? settings.groupBy,
       groupWaitMs: child.groupWait ?? settings.groupWaitMs,
       groupIntervalMs: child.groupInterval ?? settings.groupIntervalMs,
+      muteTimeIntervals: child.muteTimeIntervals ?? settings.muteTimeIntervals,
     };
     const below = walk(child.routes, labels, inherited, `${path}.${i}`);
     out.push(...(below.length > 0 ? below : [{ path: `${path}.${i}`, settings: inherited }]));

@@ -22,7 +22,7 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
 }
 
 /** `avawatch outbox`: notifications waiting, dead-lettered or sent. */
-export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | undefined, json: boolean): void {
+export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): void {
   const store = Store.open(loaded.config.state.path);
   try {
     const rows = store.outbox(state);

@@ -190,9 +190,13 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
       warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
     }
   });
-  const checkRoute = (route: { receivers?: string[] | undefined; routes: ChildRoute[] }, path: ConfigPath): void => {
+  const intervals = new Set(config.timeIntervals.map((t) => t.name));
+  const checkRoute = (route: { receivers?: string[] | undefined; muteTimeIntervals?: string[] | undefined; routes: ChildRoute[] }, path: ConfigPath): void => {
     route.receivers?.forEach((r, i) => {
       if (!receiverNames.has(r)) problems.push(source.problem([...path, 'receivers', i], `no receiver named "${r}"`));
+    });
+    route.muteTimeIntervals?.forEach((t, i) => {
+      if (!intervals.has(t)) problems.push(source.problem([...path, 'muteTimeIntervals', i], `no time interval named "${t}"`));
     });
     route.routes.forEach((child, i) => checkRoute(child, [...path, 'routes', i]));
   };

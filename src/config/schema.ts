@@ -34,6 +34,20 @@ const delivery = z.strictObject({
   maxAge: durationMs.default(86_400_000),
 });
 
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+const hhmm = z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'expected HH:MM (UTC)');
+
+/** A named recurring window: on these weekdays (or every day), between these times (UTC). */
+const timeInterval = z.strictObject({
+  name,
+  weekdays: z
+    .array(z.string().refine((d) => d.split(':').every((p) => (WEEKDAYS as readonly string[]).includes(p)), 'expected a weekday such as monday, or a range such as monday:friday'))
+    .optional(),
+  times: z.array(z.strictObject({ start: hhmm, end: hhmm })).optional(),
+});
+export type TimeIntervalConfig = z.output<typeof timeInterval>;
+export { WEEKDAYS };
+
 /** An anchored regex, as Alertmanager's matchRe: it must match the whole label value. */
 const regex = z.string().refine((r) => {
   try {
@@ -52,6 +66,7 @@ export interface ChildRoute {
   groupBy?: string[] | undefined;
   groupWait?: number | undefined;
   groupInterval?: number | undefined;
+  muteTimeIntervals?: string[] | undefined;
   routes: ChildRoute[];
 }
 
@@ -66,6 +81,8 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
     groupBy: z.array(z.string()).optional(),
     groupWait: durationMs.optional(),
     groupInterval: durationMs.optional(),
+    /** Names from timeIntervals: notifications of this route are muted inside them. */
+    muteTimeIntervals: z.array(name).optional(),
     routes: z.array(childRoute).default([]),
   }),
 ) as unknown as z.ZodType<ChildRoute>;
@@ -101,11 +118,14 @@ export const configSchema = z.strictObject({
       groupInterval: durationMs.default(0),
       /** Remind about a state alert still firing this often (a rule may override it); 0s: never. */
       repeatInterval: durationMs.default(14_400_000),
+      muteTimeIntervals: z.array(name).default([]),
       routes: z.array(childRoute).default([]),
     })
     .prefault({}),
   receivers: z.array(receiverSchema()).default([]),
   delivery: delivery.prefault({}),
+  /** Recurring windows (UTC) in which routes that name them mute their notifications. */
+  timeIntervals: z.array(timeInterval).default([]),
   ruleFiles: z.array(z.string().min(1)).default([]),
 });
 export type Config = z.output<typeof configSchema>;

@@ -1,5 +1,7 @@
 import { linkedSignal } from '../abort.js';
-import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { advance, conditionSchema, toDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { muteReason } from '../alerts/silence.js';
+import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
@@ -8,8 +10,8 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { AlertMessage } from '../notify/types.js';
 import { ruleKind } from '../rules/registry.js';
-import type { GaugeSample } from '../rules/types.js';
-import { StoreError, type NewAlert, type Store } from '../store/index.js';
+import type { AlertDraft, GaugeSample } from '../rules/types.js';
+import { StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 
 export interface EngineDeps {
   store: Store;
@@ -21,6 +23,7 @@ export interface EngineDeps {
   targetsFor: (rule: LoadedRule, labels: Record<string, string>) => readonly Target[];
   /** Route-wide default of repeatInterval (ms). */
   repeatIntervalMs: number;
+  timeIntervals: readonly TimeIntervalConfig[];
   /** Called after a commit that queued notifications. */
   onQueued?: () => void;
   now?: () => Date;
@@ -76,6 +79,8 @@ export class Engine {
       });
       const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
+      if (lifecycle) alerts.push(...this.#unmuted(rule, lifecycle.active, alerts, now));
+      const silences = store.silences(now.getTime());
       const drafts: NewAlert[] = alerts.map((a) => {
         const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
         return {
@@ -87,16 +92,22 @@ export class Engine {
           summary: a.summary,
           labels,
           details: a.details,
-          targets: this.#deps.targetsFor(rule, labels),
+          targets: this.#targets(rule, labels, silences, now),
         };
       });
+      // A state alert whose notification is muted everywhere is notified when the mute ends.
+      for (const [i, a] of alerts.entries()) {
+        const entry = a.conditionKey === undefined ? undefined : lifecycle?.active.find((x) => x.key === a.conditionKey);
+        const targets = drafts[i]?.targets ?? [];
+        if (entry && a.status === 'firing') entry.mutedAt = targets.length > 0 && targets.every((t) => t.mutedBy) ? now.getTime() : null;
+      }
       const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
       this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
       const at = now.toISOString();
       return drafts.map((d, i) => {
-        const { targets: _t, ...message } = d;
+        const { targets: _t, conditionKey: _k, ...message } = d as NewAlert & { conditionKey?: string };
         return { ...message, alertId: ids[i] ?? 0, at };
       });
     } catch (err) {
@@ -107,6 +118,26 @@ export class Engine {
       own.abort();
       own.dispose();
     }
+  }
+
+  #targets(rule: LoadedRule, labels: Record<string, string>, silences: readonly Silence[], now: Date): Target[] {
+    return this.#deps.targetsFor(rule, labels).map((t) => {
+      const mutedBy = muteReason(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
+      return mutedBy ? { ...t, mutedBy } : t;
+    });
+  }
+
+  /** Firing alerts whose last notification was muted and that are no longer muted: notify them now. */
+  #unmuted(rule: LoadedRule, active: readonly ActiveAlert[], already: readonly AlertDraft[], now: Date): AlertDraft[] {
+    const silences = this.#deps.store.silences(now.getTime());
+    const out: AlertDraft[] = [];
+    for (const a of active) {
+      if (a.state !== 'firing' || a.mutedAt === null || already.some((d) => d.conditionKey === a.key)) continue;
+      const targets = this.#targets(rule, a.condition.labels, silences, now);
+      if (targets.some((t) => t.mutedBy)) continue;
+      out.push(toDraft(a.condition, 'firing', { 'Still firing': `muted since ${new Date(a.mutedAt).toISOString()}; the mute has ended` }));
+    }
+    return out;
   }
 
   #lifecycleOptions(rule: LoadedRule): LifecycleOptions {

@@ -20,6 +20,8 @@ export interface AlertDraft {
   labels: Record<string, string>;
   /** Named facts shown under the summary, in order. */
   details: Record<string, string>;
+  /** Set by the alerts module on state alert notifications: the condition's key. */
+  conditionKey?: string;
 }
 
 /**

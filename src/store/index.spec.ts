@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store, type NewAlert } from './index.js';
+import { MIGRATIONS } from './migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avawatch-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,7 +18,7 @@ const alert: NewAlert = {
   summary: 'changed',
   labels: { node: 'NodeID-1' },
   details: { Change: 'a → b' },
-  targets: ['slack-a', 'slack-b'].map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 })),
+  targets: ['slack-a', 'slack-b'].map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, muteTimeIntervals: [] })),
 };
 
 describe('Store', () => {
@@ -75,7 +76,7 @@ describe('Store', () => {
     const path = join(dir, 'lease.db');
     const daemon = Store.open(path);
     const other = Store.open(path);
-    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }] }], 1_000);
+    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, muteTimeIntervals: [] }] }], 1_000);
     const [row] = daemon.claimDue('slack-a', 1_000, 10, 60_000);
     expect(row).toBeDefined();
     expect(other.claimDue('slack-a', 2_000, 10, 60_000)).toEqual([]);
@@ -91,7 +92,7 @@ describe('Store', () => {
     const db = new Database(path);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => Store.open(path)).toThrow('state file schema version 99 is newer than this avawatch knows (4)');
+    expect(() => Store.open(path)).toThrow(`state file schema version 99 is newer than this avawatch knows (${MIGRATIONS.length})`);
   });
 
   it('refuses a corrupt state file loudly', () => {

@@ -36,7 +36,26 @@ export interface ActiveRow {
   startedAt: number;
   notifiedAt: number | null;
   clearedAt: number | null;
+  /** Its last notification was muted (silence or mute window) at this time. */
+  mutedAt: number | null;
   condition: unknown;
+}
+
+export interface Matcher {
+  name: string;
+  value: string;
+  /** `name=~value`: an anchored regular expression. */
+  regex: boolean;
+}
+
+export interface Silence {
+  id: number;
+  matchers: Matcher[];
+  startsAt: number;
+  endsAt: number;
+  comment: string;
+  createdBy: string;
+  createdAt: number;
 }
 
 interface RawActive {
@@ -46,6 +65,7 @@ interface RawActive {
   started_at: number;
   notified_at: number | null;
   cleared_at: number | null;
+  muted_at: number | null;
   condition: string;
 }
 
@@ -57,6 +77,7 @@ function activeRow(r: RawActive): ActiveRow {
     startedAt: r.started_at,
     notifiedAt: r.notified_at,
     clearedAt: r.cleared_at,
+    mutedAt: r.muted_at,
     condition: JSON.parse(r.condition) as unknown,
   };
 }
@@ -120,7 +141,7 @@ export class Store {
   /** Every state alert firing now (not pending), oldest first. */
   activeAlerts(): Array<ActiveRow & { rule: string }> {
     const rows = this.#db
-      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
+      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
       .all() as Array<RawActive & { rule: string }>;
     return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
   }
@@ -128,7 +149,7 @@ export class Store {
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   loadActive(rule: string): ActiveRow[] {
     const rows = this.#db
-      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, condition FROM active_alerts WHERE rule = ?')
+      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, muted_at, condition FROM active_alerts WHERE rule = ?')
       .all(rule) as RawActive[];
     return rows.map(activeRow);
   }
@@ -158,9 +179,9 @@ export class Store {
       if (active) {
         db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
         const insert = db.prepare(
-          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
         );
-        for (const a of active) insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, JSON.stringify(a.condition));
+        for (const a of active) insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.condition));
       }
       const keep = Object.keys(states);
       db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(
@@ -181,7 +202,11 @@ export class Store {
           now,
         );
         const id = Number(lastInsertRowid);
-        for (const t of a.targets) insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs);
+        for (const t of a.targets) {
+          const { lastInsertRowid: row } = insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs);
+          // Muted: recorded with why, never sent and never lost.
+          if (t.mutedBy) db.prepare(`UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
+        }
         return id;
       });
     });
@@ -280,8 +305,36 @@ export class Store {
     return (this.#db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
   }
 
+  addSilence(s: Omit<Silence, 'id'>): number {
+    const { lastInsertRowid } = this.#db
+      .prepare('INSERT INTO silences (matchers, starts_at, ends_at, comment, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(JSON.stringify(s.matchers), s.startsAt, s.endsAt, s.comment, s.createdBy, s.createdAt);
+    return Number(lastInsertRowid);
+  }
+
+  /** Silences in force at `now`, or (all) every one, newest first. */
+  silences(now: number, all = false): Silence[] {
+    const rows = this.#db
+      .prepare(`SELECT * FROM silences WHERE (? OR (starts_at <= ? AND ends_at > ?)) ORDER BY id DESC`)
+      .all(all ? 1 : 0, now, now) as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      id: r['id'] as number,
+      matchers: JSON.parse(r['matchers'] as string) as Matcher[],
+      startsAt: r['starts_at'] as number,
+      endsAt: r['ends_at'] as number,
+      comment: r['comment'] as string,
+      createdBy: r['created_by'] as string,
+      createdAt: r['created_at'] as number,
+    }));
+  }
+
+  /** Ends a silence now; false when there is none with that id still in force. */
+  expireSilence(id: number, now: number): boolean {
+    return this.#db.prepare('UPDATE silences SET ends_at = ? WHERE id = ? AND ends_at > ?').run(now, id, now).changes > 0;
+  }
+
   /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
-  outbox(state?: 'pending' | 'sent' | 'dead'): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; summary: string }> {
+  outbox(state?: 'pending' | 'sent' | 'dead' | 'muted'): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; summary: string }> {
     return this.#db
       .prepare(
         `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, a.summary

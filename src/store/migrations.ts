@@ -61,4 +61,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE outbox ADD COLUMN group_wait INTEGER NOT NULL DEFAULT 0;       -- ms
   ALTER TABLE outbox ADD COLUMN group_interval INTEGER NOT NULL DEFAULT 0;   -- ms
   `,
+  `
+  -- Silences: notifications matching every matcher between starts_at and ends_at are muted.
+  CREATE TABLE silences (
+    id         INTEGER PRIMARY KEY,
+    matchers   TEXT NOT NULL,          -- JSON [{name, value, regex}]
+    starts_at  INTEGER NOT NULL,       -- unix ms
+    ends_at    INTEGER NOT NULL,       -- unix ms; expiring sets it to now
+    comment    TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  -- A state alert whose last notification was muted: notified when the mute ends.
+  ALTER TABLE active_alerts ADD COLUMN muted_at INTEGER;
+  `,
 ];

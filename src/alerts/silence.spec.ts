@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { inTimeInterval, muteReason, parseMatcher, silenceMatches } from './silence.js';
+
+const at = (iso: string) => new Date(iso);
+
+describe('silences and mute windows', () => {
+  it('parses name=value and name=~regex, and refuses the rest', () => {
+    expect(parseMatcher('node=NodeID-1')).toEqual({ name: 'node', value: 'NodeID-1', regex: false });
+    expect(parseMatcher('rule=~val.*')).toEqual({ name: 'rule', value: 'val.*', regex: true });
+    expect(() => parseMatcher('node')).toThrow('"node" is not a matcher: write name=value or name=~regex');
+    expect(() => parseMatcher('x=~(')).toThrow();
+  });
+
+  it('matches every matcher; regexes are anchored', () => {
+    const s = { matchers: [parseMatcher('rule=r1'), parseMatcher('node=~NodeID-7.*')] };
+    expect(silenceMatches(s, { rule: 'r1', node: 'NodeID-7Xhw' })).toBe(true);
+    expect(silenceMatches(s, { rule: 'r1', node: 'xNodeID-7Xhw' })).toBe(false);
+    expect(silenceMatches(s, { rule: 'r2', node: 'NodeID-7Xhw' })).toBe(false);
+  });
+
+  it('knows weekday ranges (also across Sunday) and times, in UTC', () => {
+    const weekend = { name: 'w', weekdays: ['saturday:sunday'] };
+    expect(inTimeInterval(weekend, at('2026-01-03T12:00:00Z'))).toBe(true); // Saturday
+    expect(inTimeInterval(weekend, at('2026-01-05T12:00:00Z'))).toBe(false); // Monday
+    const nights = { name: 'n', weekdays: ['friday:monday'], times: [{ start: '22:00', end: '24:00' }, { start: '00:00', end: '06:00' }] };
+    expect(inTimeInterval(nights, at('2026-01-04T23:30:00Z'))).toBe(true); // Sunday night
+    expect(inTimeInterval(nights, at('2026-01-04T12:00:00Z'))).toBe(false);
+    expect(inTimeInterval(nights, at('2026-01-07T01:00:00Z'))).toBe(false); // Wednesday
+  });
+
+  it('says why a notification is muted', () => {
+    const silence = { id: 4, matchers: [parseMatcher('node=A')], startsAt: 0, endsAt: Date.parse('2026-01-01T02:00:00Z'), comment: 'upgrade', createdBy: 'me', createdAt: 0 };
+    expect(muteReason({ node: 'A' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBe('silenced by #4 until 2026-01-01T02:00:00.000Z: upgrade');
+    expect(muteReason({ node: 'B' }, ['maint'], [silence], [{ name: 'maint', times: [{ start: '00:00', end: '03:00' }] }], at('2026-01-01T01:00:00Z'))).toBe('muted by time interval maint');
+    expect(muteReason({ node: 'B' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,63 @@
+import { WEEKDAYS, type TimeIntervalConfig } from '../config/schema.js';
+import type { Matcher, Silence } from '../store/index.js';
+
+/** `name=value` or `name=~regex` (anchored), as `avawatch silence add --match` takes them. */
+export function parseMatcher(text: string): Matcher {
+  const m = /^([a-zA-Z_][a-zA-Z0-9_]*)(=~|=)(.*)$/.exec(text);
+  if (!m) throw new Error(`"${text}" is not a matcher: write name=value or name=~regex`);
+  const [, name, op, value] = m as unknown as [string, string, string, string];
+  if (op === '=~') new RegExp(`^(?:${value})$`); // throws on a bad regex
+  return { name, value, regex: op === '=~' };
+}
+
+export function formatMatcher(m: Matcher): string {
+  return `${m.name}${m.regex ? '=~' : '='}${m.value}`;
+}
+
+export function silenceMatches(s: Pick<Silence, 'matchers'>, labels: Record<string, string>): boolean {
+  return s.matchers.every((m) => {
+    const value = labels[m.name] ?? '';
+    return m.regex ? new RegExp(`^(?:${m.value})$`).test(value) : value === m.value;
+  });
+}
+
+/** Inside the named window at `now` (UTC)? */
+export function inTimeInterval(ti: TimeIntervalConfig, now: Date): boolean {
+  if (ti.weekdays && !ti.weekdays.some((w) => dayInRange(w, now.getUTCDay()))) return false;
+  if (!ti.times) return true;
+  const minute = now.getUTCHours() * 60 + now.getUTCMinutes();
+  return ti.times.some(({ start, end }) => minute >= toMinute(start) && minute < toMinute(end));
+}
+
+function dayInRange(spec: string, day: number): boolean {
+  const [first, last] = spec.split(':');
+  const from = WEEKDAYS.indexOf(first as (typeof WEEKDAYS)[number]);
+  const to = last === undefined ? from : WEEKDAYS.indexOf(last as (typeof WEEKDAYS)[number]);
+  if (from < 0 || to < 0) return false;
+  return from <= to ? day >= from && day <= to : day >= from || day <= to;
+}
+
+function toMinute(hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number);
+  return (h ?? 0) * 60 + (m ?? 0);
+}
+
+/**
+ * Why a notification with these labels, routed with these mute windows, is muted now, or
+ * undefined when it is not.
+ */
+export function muteReason(
+  labels: Record<string, string>,
+  muteTimeIntervals: readonly string[],
+  silences: readonly Silence[],
+  timeIntervals: readonly TimeIntervalConfig[],
+  now: Date,
+): string | undefined {
+  const silence = silences.find((s) => silenceMatches(s, labels));
+  if (silence) return `silenced by #${silence.id} until ${new Date(silence.endsAt).toISOString()}: ${silence.comment}`;
+  for (const name of muteTimeIntervals) {
+    const ti = timeIntervals.find((t) => t.name === name);
+    if (ti && inTimeInterval(ti, now)) return `muted by time interval ${name}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+describe('silences', () => {
+  let sim: SimServer;
+  let slack: SlackReceiver;
+  let dir: string;
+  let config: string;
+
+  beforeEach(async () => {
+    sim = await startSim();
+    slack = await startSlackReceiver();
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-silence-'));
+    config = join(dir, 'avawatch.yaml');
+    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [ops]}\nreceivers: [{name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}]\nruleFiles: [rules.yaml]\n`);
+    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${A}, ${B}]}\n`);
+    setEnd(20);
+  });
+  afterEach(async () => {
+    await sim.close();
+    await slack.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function setEnd(days: number): void {
+    const now = sim.world.clock.now();
+    for (const n of [A, B]) sim.world.setValidators('mainnet', n, [activeValidator({ nodeId: n, txHash: `p-${n.slice(-3)}`, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+  }
+  const cli = async (...args: string[]) => (await run(process.execPath, [CLI, '-c', config, ...args], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
+
+  it('mutes what it matches and nothing else, records the muted notification, and notifies a still-firing alert when it ends', async () => {
+    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    try {
+      await app.start();
+      await waitUntil(() => Object.keys(app.store.loadStates('ending')).length === 2, 'the baseline');
+      expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '4s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
+        new RegExp(`^silence #1 until \\S+: node=${A}, rule=ending\\n$`),
+      );
+      expect(await cli('silence', 'list')).toMatch(new RegExp(`^#1 active  until \\S+  node=${A}, rule=ending  "node upgrade" \\(ops\\)\\n$`));
+
+      setEnd(2); // both validations now end within 3 days: both alerts fire
+      await slack.waitForPosts(1);
+      expect(slack.posts[0]!.body.text).toMatch(new RegExp(`^\\[FIRING CRITICAL\\] ending: ${B} validation ends in 1d23h`));
+      expect(slack.posts[0]!.body.text).not.toContain(A);
+      const muted = await cli('outbox', '--state', 'muted');
+      expect(muted).toMatch(new RegExp(`^#\\d+ muted   ops attempts=0 ${A} validation ends in .*last error: silenced by #1 until \\S+: node upgrade\\n$`));
+
+      // The silence ends while A still fires: A is notified then, once.
+      await slack.waitForPosts(2, 10_000);
+      expect(slack.posts[1]!.body.text).toContain(`[FIRING CRITICAL] ending: ${A} validation ends in`);
+      expect(JSON.stringify(slack.posts[1]!.body.blocks)).toContain('the mute has ended');
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(slack.posts).toHaveLength(2);
+    } finally {
+      await app.stop();
+    }
+  }, 30_000);
+
+  it('expires a silence on demand', async () => {
+    await cli('silence', 'add', '--match', 'rule=ending', '--for', '1h', '--comment', 'x');
+    expect(await cli('silence', 'expire', '#1')).toBe('silence #1 expired\n');
+    expect(await cli('silence', 'list')).toBe('no silences in force\n');
+    expect(await cli('silence', 'list', '--all')).toMatch(/^#1 expired until /);
+  });
+});
