@@ -4,15 +4,17 @@ import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
 import type { LoadedConfig, LoadedRule } from './config/load.js';
 import { resolveRoutes } from './alerts/route.js';
+import { muteReason } from './alerts/silence.js';
 import { firingAlerts } from './alerts/view.js';
-import { Engine } from './engine/engine.js';
+import { Engine, errorText } from './engine/engine.js';
 import { Scheduler } from './engine/scheduler.js';
 import type { Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { startHttpServer, type HttpServer } from './metrics/server.js';
 import { Delivery } from './notify/delivery.js';
 import { channel } from './notify/registry.js';
-import type { AlertMessage, Notifier } from './notify/types.js';
+import { AlertmanagerNotifier } from './notify/alertmanager/index.js';
+import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
 import { Store } from './store/index.js';
 import { VERSION } from './version.js';
@@ -41,6 +43,7 @@ export class App {
   readonly #agent: Agent;
   readonly #teardown: Array<() => Promise<void> | void> = [];
   #server: HttpServer | undefined;
+  readonly #notifiers: Notifier[] = [];
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
@@ -100,7 +103,7 @@ export class App {
       }),
     );
 
-    const notifiers: Notifier[] = [];
+    const notifiers = this.#notifiers;
     for (const receiver of config.receivers) {
       const c = channel(receiver.type);
       if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
@@ -144,6 +147,7 @@ export class App {
     this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, { alerts: () => firingAlerts(this.store) });
     this.#teardown.push(() => this.#server?.close());
     this.delivery.start();
+    this.#startAlertmanagerResend();
     const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });
     scheduler.start(loaded.rules);
     this.#teardown.push(async () => {
@@ -153,6 +157,35 @@ export class App {
       { rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path },
       'avawatch running',
     );
+  }
+
+  /**
+   * Alertmanager forgets an alert that is not posted again before its endsAt: every
+   * resendInterval, post the firing alerts routed (and not muted) to each Alertmanager.
+   */
+  #startAlertmanagerResend(): void {
+    const { config, rules } = this.#opts.loaded;
+    for (const notifier of this.#notifiers) {
+      if (!(notifier instanceof AlertmanagerNotifier)) continue;
+      if (!notifier.receiver.externalUrl && this.#server) notifier.generatorURL = `${this.#server.url}/api/v1/alerts`;
+      const timer = setInterval(() => {
+        const now = new Date();
+        const silences = this.store.silences(now.getTime());
+        const messages: AlertMessage[] = firingAlerts(this.store).flatMap((a) => {
+          const rule = rules.find((r) => r.name === a.rule);
+          const targets = resolveRoutes(config.route, a.labels, rule?.receivers).filter((t) => t.receiver === notifier.name);
+          if (!rule || targets.length === 0 || targets.every((t) => muteReason(a.labels, t.muteTimeIntervals, silences, config.timeIntervals, now))) return [];
+          return [{ alertId: 0, rule: a.rule, kind: rule.kind, status: 'firing', severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
+        });
+        if (messages.length === 0) return;
+        notifier.send(messages, new AbortController().signal).catch((err: unknown) => {
+          this.metrics.notificationsFailed.inc({ receiver: notifier.name, reason: err instanceof DeliveryError ? err.reason : 'error' });
+          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, 'alertmanager re-send failed; next one in resendInterval');
+        });
+      }, notifier.receiver.resendInterval);
+      timer.unref();
+      this.#teardown.push(() => clearInterval(timer));
+    }
   }
 
   get url(): string | undefined {

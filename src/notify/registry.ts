@@ -1,3 +1,4 @@
+import { alertmanagerChannel } from './alertmanager/index.js';
 import { emailChannel } from './email/index.js';
 import { slackChannel } from './slack/index.js';
 import { webhookChannel } from './webhook/index.js';
@@ -11,6 +12,7 @@ export const channels = {
   [slackChannel.type]: slackChannel,
   [emailChannel.type]: emailChannel,
   [webhookChannel.type]: webhookChannel,
+  [alertmanagerChannel.type]: alertmanagerChannel,
 } satisfies Record<string, AnyChannel>;
 
 export function channel(type: string): Channel<ReceiverBase> {

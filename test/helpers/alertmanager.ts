@@ -1,0 +1,51 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitUntil } from './wait.js';
+
+/** The Debian package's binary (prometheus-alertmanager), or an alertmanager on PATH. */
+export function alertmanagerBinary(): string {
+  for (const name of ['prometheus-alertmanager', 'alertmanager']) {
+    if (spawnSync('sh', ['-c', `command -v ${name}`]).status === 0) return name;
+  }
+  throw new Error('Alertmanager is not installed: run `bash scripts/test-deps.sh` (Debian package prometheus-alertmanager)');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface RunningAlertmanager {
+  url: string;
+  alerts(): Promise<Array<{ labels: Record<string, string>; annotations: Record<string, string>; endsAt: string; status: { state: string } }>>;
+  stop(): Promise<void>;
+}
+
+/** A real Alertmanager on loopback, clustering off, with a receiver that sends nowhere. */
+export async function startAlertmanager(): Promise<RunningAlertmanager> {
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-am-'));
+  writeFileSync(join(dir, 'alertmanager.yml'), 'route:\n  receiver: nowhere\n  group_wait: 0s\nreceivers:\n  - name: nowhere\n');
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    alertmanagerBinary(),
+    [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+    { stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok, 'Alertmanager to be ready', 15_000);
+  return {
+    url,
+    alerts: async () => (await (await fetch(`${url}/api/v2/alerts`)).json()) as never,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
