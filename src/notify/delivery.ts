@@ -23,8 +23,8 @@ export interface DeliveryDeps {
 /** Rows claimed at once: a storm up to this size goes out as one message per group. */
 const BATCH = 500;
 const IDLE_MS = 30_000;
-/** How long a claimed row is held; longer than any channel's own timeout. */
-const LEASE_MS = 60_000;
+/** A claimed row is held this much longer than its channel's longest attempt. */
+const LEASE_MARGIN_MS = 5_000;
 
 /**
  * The one place that retries. Each receiver has its own worker, so a slow or dead receiver
@@ -108,7 +108,7 @@ export class Delivery {
    */
   async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; wakeAt?: number }> {
     const { store } = this.#deps;
-    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, LEASE_MS);
+    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS);
     let sent = 0;
     let wakeAt: number | undefined;
     for (const group of groupRows(rows)) {

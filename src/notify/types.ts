@@ -43,6 +43,8 @@ export interface Notifier {
   readonly type: string;
   /** Least time between two messages to this receiver (Slack: one a second). */
   readonly minIntervalMs: number;
+  /** The longest one attempt can take: a claimed row is held a little longer than this. */
+  readonly timeoutMs: number;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
 }
 

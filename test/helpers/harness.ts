@@ -43,6 +43,7 @@ receivers:
     type: slack
     webhookUrl: ${o.webhookUrl ?? '${SLACK_WEBHOOK_URL:-}'}
     minInterval: 10ms
+    timeout: 2s
 delivery:
   backoff: 100ms
   backoffMax: 500ms

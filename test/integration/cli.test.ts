@@ -246,3 +246,53 @@ describe('avawatch demo', () => {
     expect(r.stdout).toMatch(/avawatch demo: done; [2-9] Slack message\(s\) and [2-9] email\(s\) received\.\n$/);
   }, 60_000);
 });
+
+describe('avawatch run: kill -9', () => {
+  it('while Slack is down: after a restart with Slack up, every notification arrives, none more than twice', async () => {
+    const sim = await startSim();
+    const slack = await startSlackReceiver();
+    const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE, 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'], webhookUrl: slack.webhookUrl });
+    sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+    sim.world.setValidators('mainnet', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', [activeValidator({ ...period, nodeId: 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', txHash: 'tx-2' })]);
+    const daemon = () => {
+      const child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
+      let log = '';
+      child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+      return { child, log: () => log };
+    };
+    let first: ReturnType<typeof daemon> | undefined;
+    let second: ReturnType<typeof daemon> | undefined;
+    try {
+      slack.failAll(503);
+      first = daemon();
+      await waitUntil(() => sim.requests.length >= 2, 'the baseline');
+      await new Promise((r) => setTimeout(r, 1_500));
+      sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+      await waitUntil(() => slack.attempts >= 1, 'a failed attempt');
+      sim.world.setValidators('mainnet', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', [completedValidator({ ...period, nodeId: 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', txHash: 'tx-2' })]);
+      await waitUntil(() => first!.log().includes('NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu') || slack.attempts >= 2, 'the second change to be queued', 10_000);
+      await new Promise((r) => setTimeout(r, 1_500));
+      first.child.kill('SIGKILL');
+      await new Promise((r) => first!.child.once('exit', r));
+
+      slack.failAll(undefined);
+      second = daemon();
+      await slack.waitForPosts(1, 15_000);
+      // Both may go out as one grouped message: look in the whole body.
+      await waitUntil(() => slack.posts.map((p) => JSON.stringify(p.body)).join('\n').includes('GWPcbFJZ'), 'both changes delivered', 20_000);
+      await new Promise((r) => setTimeout(r, 2_500));
+      const texts = slack.posts.map((p) => JSON.stringify(p.body));
+      for (const node of [NODE, 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu']) {
+        const times = texts.filter((t) => t.includes(`${node} validation active → completed`)).length;
+        expect(times, node).toBeGreaterThanOrEqual(1);
+        expect(times, node).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      first?.child.kill('SIGKILL');
+      second?.child.kill('SIGKILL');
+      await sim.close();
+      await slack.close();
+      project.cleanup();
+    }
+  }, 60_000);
+});

@@ -59,12 +59,15 @@ export class AlertmanagerNotifier implements Notifier {
   readonly type = 'alertmanager';
   readonly name: string;
   readonly minIntervalMs: number;
+  readonly timeoutMs: number;
   /** Set by the app once its HTTP server listens. */
   generatorURL: string;
 
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
+    // Connect, greeting and each command may each take the timeout (email): allow for all.
+    this.timeoutMs = receiver.timeout * 3;
     this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
   }
 

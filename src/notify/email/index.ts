@@ -46,11 +46,14 @@ class EmailNotifier implements Notifier {
   readonly type = 'email';
   readonly name: string;
   readonly minIntervalMs: number;
+  readonly timeoutMs: number;
   readonly #transport: Transporter;
 
   constructor(private readonly receiver: EmailReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
+    // Connect, greeting and each command may each take the timeout (email): allow for all.
+    this.timeoutMs = receiver.timeout * 3;
     const { smtp, timeout } = receiver;
     this.#transport = nodemailer.createTransport({
       host: smtp.host,

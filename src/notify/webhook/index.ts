@@ -62,10 +62,13 @@ class WebhookNotifier implements Notifier {
   readonly type = 'webhook';
   readonly name: string;
   readonly minIntervalMs: number;
+  readonly timeoutMs: number;
 
   constructor(private readonly receiver: WebhookReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
+    // Connect, greeting and each command may each take the timeout (email): allow for all.
+    this.timeoutMs = receiver.timeout * 3;
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {

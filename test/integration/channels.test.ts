@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
+import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+
+// Every channel, through the whole daemon, against real servers: firing, a reminder, resolved.
+describe('every channel receives firing, repeat and resolved notifications', () => {
+  let sim: SimServer;
+  let slack: SlackReceiver;
+  let smtp: SmtpSink;
+  let am: RunningAlertmanager;
+  let hook: Server;
+  const hookBodies: Array<{ status: string; alerts: Array<{ status: string; details: Record<string, string> }> }> = [];
+  const amSeen: string[] = [];
+  let dir: string;
+  let app: App;
+
+  beforeAll(async () => {
+    sim = await startSim();
+    slack = await startSlackReceiver();
+    smtp = await startSmtpSink();
+    am = await startAlertmanager();
+    hook = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hookBodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-channels-'));
+    const now = sim.world.clock.now();
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p1', startTimestamp: now - 86_400, endTimestamp: now + 2 * 86_400 })]);
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route: {receivers: [slack, mail, hook, am], repeatInterval: 3s}
+receivers:
+  - {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
+  - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}}, from: avawatch@example.com, to: ops@example.com}
+  - {name: hook, type: webhook, url: "http://127.0.0.1:${(hook.address() as AddressInfo).port}/h", secret: s3cret}
+  - {name: am, type: alertmanager, url: "${am.url}", resendInterval: 1s}
+ruleFiles: [rules.yaml]
+`,
+    );
+    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
+    app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    await app.start();
+    // firing, then (3 s later) a reminder, then resolved by a new validation period.
+    await slack.waitForPosts(2, 15_000);
+    await waitUntil(async () => {
+      const list = await am.alerts();
+      if (list[0]) amSeen.push(list[0].status.state);
+      return list.length > 0;
+    }, 'Alertmanager to have the alert');
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p2', startTimestamp: now, endTimestamp: now + 200 * 86_400 })]);
+    await slack.waitForPosts(3, 15_000);
+    await waitUntil(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', 15_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app.stop();
+    await am.stop();
+    await sim.close();
+    await slack.close();
+    await smtp.close();
+    hook.closeAllConnections();
+    await new Promise((r) => hook.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Slack', () => {
+    expect(slack.posts.map((p) => p.body.text.slice(0, 34))).toEqual(['[FIRING CRITICAL] ending: NodeID-7', '[FIRING CRITICAL] ending: NodeID-7', '[RESOLVED CRITICAL] ending: NodeID']);
+    expect(JSON.stringify(slack.posts[1]!.body.blocks)).toContain('still firing (repeats every 3s)');
+  });
+
+  it('email', () => {
+    expect(smtp.messages.slice(0, 3).map((m) => m.subject?.slice(0, 25))).toEqual(['[FIRING CRITICAL] ending:', '[FIRING CRITICAL] ending:', '[RESOLVED CRITICAL] endin']);
+    expect(smtp.messages[1]!.text).toContain('Reminder: still firing');
+  });
+
+  it('webhook', () => {
+    expect(hookBodies.slice(0, 3).map((b) => b.status)).toEqual(['firing', 'firing', 'resolved']);
+    expect(hookBodies[1]!.alerts[0]!.details['Reminder']).toBe('still firing (repeats every 3s)');
+  });
+
+  it('Alertmanager: active while firing, gone once resolved', async () => {
+    expect(amSeen).toContain('active');
+    await waitUntil(async () => (await am.alerts()).length === 0, 'resolution in Alertmanager');
+  });
+});
