@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim } from '../../src/sim/server.js';
+import { startSlackReceiver } from '../helpers/slack-receiver.js';
+import { startSmtpSink } from '../helpers/smtp.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const SECRETS = { apiKey: 'APIKEY-7f3a9c-never-print', hookToken: 'HOOKTOKEN-b41d-never-print', hookSecret: 'HMACSECRET-99-never-print', smtpPass: 'SMTPPASS-5e5e-never-print' };
+
+describe('secrets never reach logs, errors or /metrics, whatever fails', () => {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('with every channel and the API failing', async () => {
+    const sim = await startSim();
+    cleanups.push(() => sim.close());
+    const slack = await startSlackReceiver();
+    cleanups.push(() => slack.close());
+    slack.failAll(500);
+    const smtp = await startSmtpSink({ user: 'avawatch', pass: 'the-right-one' });
+    cleanups.push(() => smtp.close());
+    const hook: Server = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => hook.close(r)));
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-secrets-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const now = sim.world.clock.now();
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p', startTimestamp: now - 86_400, endTimestamp: now + 86_400 })]);
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", apiKey: "\${KEY}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route: {receivers: [slack, hook, mail]}
+receivers:
+  - {name: slack, type: slack, webhookUrl: "\${SLACK}", minInterval: 10ms}
+  - {name: hook, type: webhook, url: "http://127.0.0.1:${(hook.address() as AddressInfo).port}/in/${SECRETS.hookToken}", secret: "\${HMAC}"}
+  - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}, auth: {user: avawatch, pass: "\${PASS}"}}, from: a@example.com, to: b@example.com}
+delivery: {backoff: 50ms, backoffMax: 200ms}
+ruleFiles: [rules.yaml]
+`,
+    );
+    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
+    const logged: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+      logged.push(String(c));
+      return true;
+    });
+    const loaded = loadConfig(config, { KEY: SECRETS.apiKey, SLACK: `${slack.webhookUrl}`, HMAC: SECRETS.hookSecret, PASS: SECRETS.smtpPass });
+    const sink = createLogger('debug', false);
+    sink.setSecrets(loaded.secrets);
+    const app = new App({ loaded, log: sink.log });
+    cleanups.push(() => app.stop());
+    await app.start();
+    // Every receiver fails: Slack 500, webhook 503, SMTP 535 (wrong password).
+    await waitUntil(() => ['http_500', 'http_503', 'smtp_535'].every((r) => logged.join('').includes(`"reason":"${r}"`)), 'a failure from every channel', 15_000);
+    // The API fails too: its error is logged.
+    sim.world.faults.push(...Array.from({ length: 3 }, () => ({ status: 500, body: `{"message":"echo ${SECRETS.apiKey}","statusCode":500}` })));
+    await waitUntil(() => logged.join('').includes('rule evaluation failed'), 'a failed evaluation');
+    // Even a careless log of the whole config.
+    sink.log.error({ config: loaded.config }, 'config dump');
+
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const errors = app.store.outbox().map((r) => r.lastError ?? '').join('\n');
+    const everything = [logged.join(''), metrics, errors].join('\n');
+    for (const [name, value] of Object.entries(SECRETS)) expect(everything, name).not.toContain(value);
+    expect(everything).not.toContain('XXXXsecretXXXXtokenXXXX'); // the Slack webhook's secret path
+    expect(logged.join('')).toContain('<secret>');
+  }, 30_000);
+});
