@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { linkedSignal } from '../../abort.js';
-import { parseRetryAfter } from '../../api/http.js';
 import { durationMs, httpUrl } from '../../config/fields.js';
-import { VERSION } from '../../version.js';
-import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { postJson } from '../post-json.js';
+import type { AlertMessage, Channel, Notifier, ReceiverBase } from '../types.js';
 
 export interface AlertmanagerReceiver extends ReceiverBase {
   type: 'alertmanager';
@@ -66,35 +64,16 @@ export class AlertmanagerNotifier implements Notifier {
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
-    // Connect, greeting and each command may each take the timeout (email): allow for all.
-    this.timeoutMs = receiver.timeout * 3;
+    this.timeoutMs = receiver.timeout;
     this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const body = JSON.stringify(postableAlerts(alerts, { resendInterval: this.receiver.resendInterval, generatorURL: this.generatorURL }));
-    const prefix = `alertmanager receiver "${this.name}"`;
-    const attempt = linkedSignal(signal, this.receiver.timeout);
-    let res: Response;
-    try {
-      res = await fetch(`${this.receiver.url.replace(/\/+$/, '')}/api/v2/alerts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': `avawatch/${VERSION}` },
-        body,
-        signal: attempt.signal,
-      });
-      const text = await res.text();
-      if (res.ok) return;
-      const said = text.replace(/\s+/g, ' ').trim().slice(0, 160);
-      const retryable = res.status === 429 || res.status >= 500;
-      const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after') ?? undefined) : undefined;
-      throw new DeliveryError(`${prefix}: HTTP ${res.status}${said ? `: ${said}` : ''}`, `http_${res.status}`, retryable, wait);
-    } catch (err) {
-      if (err instanceof DeliveryError) throw err;
-      if (attempt.timedOut) throw new DeliveryError(`${prefix}: no answer within ${this.receiver.timeout} ms`, 'timeout', true);
-      throw new DeliveryError(`${prefix}: ${(err as { cause?: { code?: string } }).cause?.code ?? 'network error'}`, 'network', true);
-    } finally {
-      attempt.dispose();
-    }
+    await postJson(`${this.receiver.url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
+      prefix: `alertmanager receiver "${this.name}"`,
+      timeoutMs: this.receiver.timeout,
+      signal,
+    });
   }
 }

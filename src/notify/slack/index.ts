@@ -45,8 +45,7 @@ class SlackNotifier implements Notifier {
   constructor(private readonly receiver: SlackReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
-    // Connect, greeting and each command may each take the timeout (email): allow for all.
-    this.timeoutMs = receiver.timeout * 3;
+    this.timeoutMs = receiver.timeout;
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {

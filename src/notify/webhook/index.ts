@@ -1,10 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { linkedSignal } from '../../abort.js';
-import { parseRetryAfter } from '../../api/http.js';
 import { durationMs, secretString, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
-import { VERSION } from '../../version.js';
+import { postJson } from '../post-json.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 
 export interface WebhookReceiver extends ReceiverBase {
@@ -67,8 +65,7 @@ class WebhookNotifier implements Notifier {
   constructor(private readonly receiver: WebhookReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
-    // Connect, greeting and each command may each take the timeout (email): allow for all.
-    this.timeoutMs = receiver.timeout * 3;
+    this.timeoutMs = receiver.timeout;
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
@@ -76,24 +73,8 @@ class WebhookNotifier implements Notifier {
     if (!url) throw new DeliveryError(`webhook receiver "${this.name}" has no url`, 'disabled', false);
     const body = JSON.stringify(webhookBody(this.name, alerts));
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `avawatch/${VERSION}`, 'x-avawatch-timestamp': timestamp };
+    const headers: Record<string, string> = { 'x-avawatch-timestamp': timestamp };
     if (this.receiver.secret) headers['x-avawatch-signature'] = signature(this.receiver.secret.reveal(), timestamp, body);
-    const attempt = linkedSignal(signal, this.receiver.timeout);
-    const prefix = `webhook receiver "${this.name}"`;
-    let res: Response;
-    try {
-      res = await fetch(url.reveal(), { method: 'POST', headers, body, signal: attempt.signal, redirect: 'error' });
-      await res.arrayBuffer();
-    } catch (err) {
-      if (attempt.timedOut) throw new DeliveryError(`${prefix}: no answer within ${this.receiver.timeout} ms`, 'timeout', true);
-      const code = (err as { cause?: { code?: string } }).cause?.code ?? 'network error';
-      throw new DeliveryError(`${prefix}: ${code}`, 'network', true);
-    } finally {
-      attempt.dispose();
-    }
-    if (res.ok) return;
-    const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
-    const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after') ?? undefined) : undefined;
-    throw new DeliveryError(`${prefix}: HTTP ${res.status}`, `http_${res.status}`, retryable, wait);
+    await postJson(url.reveal(), body, { prefix: `webhook receiver "${this.name}"`, timeoutMs: this.receiver.timeout, signal, headers });
   }
 }

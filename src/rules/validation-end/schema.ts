@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/fields.js';
-import { network, nodeId, period } from '../validator-status/schema.js';
+import { network, nodeIds, period } from '../validator-status/schema.js';
 
 export const spec = z.strictObject({
   network,
-  nodeIds: z
-    .array(nodeId)
-    .min(1, 'list at least one NodeID')
-    .refine((ids) => new Set(ids).size === ids.length, 'a NodeID is listed twice'),
+  nodeIds,
   /** Fire at the largest, escalate at each smaller one. */
   warnBefore: z
     .array(durationMs)

@@ -6,13 +6,12 @@ export const network = z.enum(NETWORKS);
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,50}$/;
 export const nodeId = z.string().regex(NODE_ID, 'expected a NodeID: "NodeID-" followed by base58 characters');
 
-export const spec = z.strictObject({
-  network,
-  nodeIds: z
-    .array(nodeId)
-    .min(1, 'list at least one NodeID')
-    .refine((ids) => new Set(ids).size === ids.length, 'a NodeID is listed twice'),
-});
+export const nodeIds = z
+  .array(nodeId)
+  .min(1, 'list at least one NodeID')
+  .refine((ids) => new Set(ids).size === ids.length, 'a NodeID is listed twice');
+
+export const spec = z.strictObject({ network, nodeIds });
 export type Spec = z.output<typeof spec>;
 
 /** The validation period avawatch last saw as a node's current one. */
