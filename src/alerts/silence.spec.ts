@@ -28,10 +28,18 @@ describe('silences and mute windows', () => {
     expect(inTimeInterval(nights, at('2026-01-07T01:00:00Z'))).toBe(false); // Wednesday
   });
 
+  it('reads weekdays and times on the clock of the interval’s location', () => {
+    const berlinNights = { name: 'b', times: [{ start: '00:00', end: '02:00' }], location: 'Europe/Berlin' };
+    expect(inTimeInterval(berlinNights, at('2026-01-05T23:30:00Z'))).toBe(true); // 00:30 in Berlin (UTC+1)
+    expect(inTimeInterval(berlinNights, at('2026-01-05T01:30:00Z'))).toBe(false); // 02:30 in Berlin
+    const tokyoMonday = { name: 't', weekdays: ['monday'], location: 'Asia/Tokyo' };
+    expect(inTimeInterval(tokyoMonday, at('2026-01-04T20:00:00Z'))).toBe(true); // Monday 05:00 in Tokyo
+  });
+
   it('says why a notification is muted', () => {
     const silence = { id: 4, matchers: [parseMatcher('node=A')], startsAt: 0, endsAt: Date.parse('2026-01-01T02:00:00Z'), comment: 'upgrade', createdBy: 'me', createdAt: 0 };
     expect(muteReason({ node: 'A' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBe('silenced by #4 until 2026-01-01T02:00:00.000Z: upgrade');
-    expect(muteReason({ node: 'B' }, ['maint'], [silence], [{ name: 'maint', times: [{ start: '00:00', end: '03:00' }] }], at('2026-01-01T01:00:00Z'))).toBe('muted by time interval maint');
+    expect(muteReason({ node: 'B' }, ['maint'], [silence], [{ name: 'maint', times: [{ start: '00:00', end: '03:00' }], location: 'UTC' }], at('2026-01-01T01:00:00Z'))).toBe('muted by time interval maint');
     expect(muteReason({ node: 'B' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBeUndefined();
   });
 });

@@ -21,12 +21,20 @@ export function silenceMatches(s: Pick<Silence, 'matchers'>, labels: Record<stri
   });
 }
 
-/** Inside the named window at `now` (UTC)? */
-export function inTimeInterval(ti: TimeIntervalConfig, now: Date): boolean {
-  if (ti.weekdays && !ti.weekdays.some((w) => dayInRange(w, now.getUTCDay()))) return false;
+/** Inside the named window at `now`, on the clock of its location? */
+export function inTimeInterval(ti: Pick<TimeIntervalConfig, 'weekdays' | 'times'> & { location?: string }, now: Date): boolean {
+  const { day, minute } = wallClock(now, ti.location ?? 'UTC');
+  if (ti.weekdays && !ti.weekdays.some((w) => dayInRange(w, day))) return false;
   if (!ti.times) return true;
-  const minute = now.getUTCHours() * 60 + now.getUTCMinutes();
   return ti.times.some(({ start, end }) => minute >= toMinute(start) && minute < toMinute(end));
+}
+
+/** Weekday (0 = Sunday) and minute of the day at `now` in a time zone. */
+function wallClock(now: Date, timeZone: string): { day: number; minute: number } {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(get('weekday'));
+  return { day, minute: Number(get('hour')) * 60 + Number(get('minute')) };
 }
 
 function dayInRange(spec: string, day: number): boolean {

@@ -37,13 +37,25 @@ const delivery = z.strictObject({
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 const hhmm = z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'expected HH:MM (UTC)');
 
-/** A named recurring window: on these weekdays (or every day), between these times (UTC). */
+/** A named recurring window: on these weekdays (or every day), between these times, in `location`. */
 const timeInterval = z.strictObject({
   name,
   weekdays: z
     .array(z.string().refine((d) => d.split(':').every((p) => (WEEKDAYS as readonly string[]).includes(p)), 'expected a weekday such as monday, or a range such as monday:friday'))
     .optional(),
   times: z.array(z.strictObject({ start: hhmm, end: hhmm })).optional(),
+  /** IANA time zone of weekdays and times, e.g. Europe/Berlin (default UTC). */
+  location: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a known time zone: write an IANA name such as Europe/Berlin or UTC')
+    .default('UTC'),
 });
 export type TimeIntervalConfig = z.output<typeof timeInterval>;
 export { WEEKDAYS };
