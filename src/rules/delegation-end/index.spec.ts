@@ -24,6 +24,13 @@ describe('delegation-end', () => {
     expect(withReward.alerts[0]?.details['Gross reward']).toMatch(/^[\d.]+ AVAX$/);
   });
 
+  it('says nothing of delegations whose node left the rule', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {} }, now, s);
+    const other = specSchema.parse({ network: 'mainnet', nodeIds: ['NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ'] });
+    expect(delegationEnd.evaluate(first.states, { active: [], completed: {} }, now, other).alerts).toEqual([]);
+  });
+
   it('does not announce existing delegations on the first read, even with notifyNew', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
     expect(delegationEnd.evaluate({}, { active: [d('t1'), d('t2')], completed: {} }, now, s).alerts).toEqual([]);

@@ -55,9 +55,10 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
-    // Left the active list of a complete read: ended.
+    // Left the active list of a complete read: ended. One the rule no longer watches
+    // (its node or address left the config) is dropped without a word.
     for (const [tx, st] of Object.entries(previous)) {
-      if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx]) continue;
+      if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
       alerts.push(ended(tx, st, observation.completed[tx], s));
     }
     return { states, alerts, conditions };
@@ -84,6 +85,10 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       .filter(Boolean)
       .join(', '),
 };
+
+function inScope(st: DelegationState, s: Spec): boolean {
+  return (s.nodeIds?.includes(st.nodeId) ?? false) || st.rewardAddresses.some((a) => s.rewardAddresses?.includes(a.replace(/^[PX]-/, '')) ?? false);
+}
 
 function labelsOf(tx: string, st: DelegationState, s: Spec): Record<string, string> {
   return { delegation: tx, node: st.nodeId, network: s.network };

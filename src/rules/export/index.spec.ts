@@ -27,6 +27,7 @@ describe('export', () => {
   it('says an unknown operation once', () => {
     const a = exportKind.evaluate({}, { polled: 'not-found' }, new Date(T * 1000), spec);
     expect(a.alerts.map((x) => x.summary)).toEqual(['Export operation op-1 is not known to the service']);
+    expect(exportKind.evaluate(a.states, { polled: 'not-found' }, new Date((T + 60) * 1000), spec).alerts).toEqual([]);
   });
 
   it('rejects a rule that neither starts nor watches an export', () => {

@@ -13,7 +13,8 @@ export interface Observation {
 }
 
 const KEY = 'export';
-const FINAL = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']);
+// NOT_FOUND is ours: the service does not know the operation. Final, like the service's ends.
+const FINAL = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED', 'NOT_FOUND']);
 
 export const exportKind: RuleKind<Spec, Observation, State> = {
   kind: 'export',
@@ -44,7 +45,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     if (observation.started) {
       next = { operationId: observation.started.operationId, status: observation.started.operationStatus, startedAt: nowS, since: nowS, continueFrom: null };
     } else if (observation.polled === 'not-found') {
-      alerts.push({
+      if (before.status !== 'NOT_FOUND') alerts.push({
         status: 'event',
         severity: 'warning',
         subject: before.operationId ?? s.operationId ?? '',

@@ -20,6 +20,12 @@ describe('icm-pending', () => {
     expect(run(a.states, [], true).conditions).toEqual([]);
   });
 
+  it('drops an unseen tracked message once it is older than maxAge', () => {
+    const old = run({}, [msg('0x9', 'pending', T - 8 * 86_400)]);
+    expect(old.conditions?.map((c) => c.key)).toEqual(['0x9']);
+    expect(run(old.states, [], false).conditions).toEqual([]);
+  });
+
   it('stops firing when the message is delivered, including delivered_source_not_indexed', () => {
     const a = run({}, [msg('0x1', 'pending')]);
     expect(run(a.states, [msg('0x1', 'delivered_source_not_indexed')]).conditions).toEqual([]);

@@ -42,7 +42,9 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
       }
       // A tracked message past the pages read is still pending as far as we know.
       if (!complete) {
-        for (const [id, st] of Object.entries(previous)) if (st.address === address && !seen.has(id)) states[id] = st;
+        for (const [id, st] of Object.entries(previous)) {
+          if (st.address === address && !seen.has(id) && (nowS - st.sourceTimestamp) * 1000 < s.maxAge) states[id] = st;
+        }
       }
     }
     const conditions: Condition[] = [];

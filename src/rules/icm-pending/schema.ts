@@ -14,6 +14,8 @@ export const spec = z.strictObject({
   olderThan: durationMs.default(900_000),
   /** Newest-first pages read per address (100 messages a page). */
   maxPages: z.number().int().min(1).max(100).default(5),
+  /** A tracked message not seen for lack of pages is dropped once this old. */
+  maxAge: durationMs.default(604_800_000),
 });
 export type Spec = z.output<typeof spec>;
 

@@ -21,6 +21,19 @@ describe('l1-validator-balance', () => {
     expect(c.states['v1']?.burnPerSecond).toBe(1000);
   });
 
+  it('measures the burn from the last change: an unchanged read does not inflate it', () => {
+    const a = run({}, 5_000_000_000, T0);
+    const b = run(a.states, 5_000_000_000, T0 + 60); // the service has not updated yet
+    const c = run(b.states, 4_999_880_000, T0 + 120); // 120 000 nAVAX over 120 s
+    expect(c.states['v1']?.burnPerSecond).toBe(1000);
+  });
+
+  it('keeps a firing condition when a validator is missing but not confirmed inactive', () => {
+    const a = run({}, 100_000_000, T0); // 0.1 AVAX < 1 AVAX: firing
+    expect(a.conditions?.map((c) => c.key)).toEqual(['v1/balance']);
+    expect(run(a.states, undefined, T0 + 60, { v1: 'unlisted' }).conditions?.map((c) => c.key)).toEqual(['v1/balance']);
+  });
+
   it('says how much AVAX keeps it running for minRunway', () => {
     const a = run({}, 100_000_000, T0);
     const b = run(a.states, 90_000_000, T0 + 10_000); // 1000 nAVAX/s, 90000 s left (1d is 86400 s: fine)

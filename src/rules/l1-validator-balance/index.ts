@@ -38,8 +38,15 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     const seen = new Set(active.map((v) => v.validationId));
     const gone: Observation['gone'] = {};
     for (const [id, st] of Object.entries(previous as Record<string, State>)) {
-      if (seen.has(id) || st.inactive) continue;
-      // Left the active list: confirm with the inactive ones before saying so.
+      if (seen.has(id) || st.inactive || !watchedState(s, id, st)) continue;
+      // Left the list: still active when asked by its own id (missed by paging)?
+      const own = await data.l1Validators(s.network, { validationId: id }, signal);
+      const still = own.find((v) => v.validationId === id);
+      if (still) {
+        active.push(still);
+        continue;
+      }
+      // Not active: confirm with the inactive ones before saying so.
       const listed = await data.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
       gone[id] = listed.find((v) => v.validationId === id) ?? 'unlisted';
     }
@@ -48,20 +55,22 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const states: Record<string, State> = { ...previous };
+    // Only what the rule still watches is kept (nodeIds or validationIds may have changed).
+    const states: Record<string, State> = Object.fromEntries(Object.entries(previous).filter(([id, st]) => watchedState(s, id, st)));
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const v of observation.active) {
-      const before = previous[v.validationId];
-      const balance = BigInt(v.remainingBalance);
-      const burn = burnRate(before, balance, nowS);
-      const st: State = { nodeId: v.nodeId, subnetId: v.subnetId, balance: balance.toString(), at: nowS, burnPerSecond: burn, inactive: false };
+      const st = nextState(previous[v.validationId], v, nowS);
       states[v.validationId] = st;
       conditions.push(...checks(v.validationId, st, s));
     }
     for (const [id, found] of Object.entries(observation.gone)) {
       const before = previous[id];
-      if (!before || found === 'unlisted') continue; // no word either way: keep what we knew
+      if (!before) continue;
+      if (found === 'unlisted') {
+        conditions.push(...checks(id, before, s)); // no word either way: what held, holds
+        continue;
+      }
       states[id] = { ...before, balance: found.remainingBalance, at: nowS, inactive: true };
       alerts.push({
         status: 'event',
@@ -96,15 +105,26 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
 };
 
 function watched(s: Spec, v: L1Validator): boolean {
-  return (!s.nodeIds || s.nodeIds.includes(v.nodeId)) && (!s.validationIds || s.validationIds.includes(v.validationId));
+  return watchedState(s, v.validationId, v) && (s.subnetId === undefined || v.subnetId === s.subnetId);
 }
 
-/** nAVAX/s between the last read and this one; a top-up (a rise) keeps the rate known before. */
-function burnRate(before: State | undefined, balance: bigint, nowS: number): number | null {
-  if (!before || before.inactive || nowS <= before.at) return before?.burnPerSecond ?? null;
+function watchedState(s: Spec, id: string, st: Pick<State, 'nodeId'>): boolean {
+  return (!s.nodeIds || s.nodeIds.includes(st.nodeId)) && (!s.validationIds || s.validationIds.includes(id));
+}
+
+/**
+ * The burn is measured from the last read that showed a change: an unchanged balance (the
+ * service updates less often than we poll) keeps that baseline, so the rate is not inflated.
+ * A top-up (a rise) starts a new baseline and keeps the rate known before.
+ */
+function nextState(before: State | undefined, v: L1Validator, nowS: number): State {
+  const balance = BigInt(v.remainingBalance);
+  const base = { nodeId: v.nodeId, subnetId: v.subnetId, inactive: false };
+  if (!before || before.inactive) return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: before?.burnPerSecond ?? null };
   const spent = BigInt(before.balance) - balance;
-  if (spent <= 0n) return before.burnPerSecond;
-  return Number(spent) / (nowS - before.at);
+  if (spent === 0n) return { ...before, ...base };
+  if (spent < 0n || nowS <= before.at) return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: before.burnPerSecond };
+  return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: Number(spent) / (nowS - before.at) };
 }
 
 function runwaySeconds(st: State): number | undefined {
@@ -128,7 +148,7 @@ function checks(id: string, st: State, s: Spec): Condition[] {
       key: `${id}/balance`,
       subject: id,
       summary: `L1 validator ${id} (${st.nodeId}) has ${avax} left, below ${formatAvax(s.minBalance)} AVAX`,
-      resolvedSummary: `L1 validator ${id} (${st.nodeId}) balance is back above ${formatAvax(s.minBalance)} AVAX`,
+      resolvedSummary: `L1 validator ${id} (${st.nodeId}) is no longer below ${formatAvax(s.minBalance)} AVAX (topped up, or no longer active)`,
       labels: { ...labelsOf(id, st, s), check: 'balance' },
       details: { ...details, Minimum: `${formatAvax(s.minBalance)} AVAX`, Burn: perDay },
     });
@@ -140,7 +160,7 @@ function checks(id: string, st: State, s: Spec): Condition[] {
       key: `${id}/runway`,
       subject: id,
       summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatDuration(Math.max(60, runway - (runway % 60)) * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
-      resolvedSummary: `L1 validator ${id} (${st.nodeId}) has ${formatDuration(s.minRunway)} of runway again`,
+      resolvedSummary: `L1 validator ${id} (${st.nodeId}) no longer runs out within ${formatDuration(s.minRunway)} (topped up, or no longer active)`,
       labels: { ...labelsOf(id, st, s), check: 'runway' },
       details: { ...details, Burn: perDay, Runway: formatDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },
     });

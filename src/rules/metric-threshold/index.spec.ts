@@ -24,8 +24,13 @@ describe('metric-threshold', () => {
     );
   });
 
-  it('does not fire on too short a series', () => {
-    expect(run({ above: 1, for: '5h' }, points(9, 9, 9)).conditions).toEqual([]);
+  it('gives no verdict on a gap in the series', () => {
+    const gappy = [{ timestamp: T - H, value: 5 }, { timestamp: T - 3 * H, value: 5 }];
+    expect(run({ below: 100, for: '2h' }, gappy).conditions).toBeUndefined();
+  });
+
+  it('gives no verdict on too short a series: neither fires nor resolves', () => {
+    expect(run({ above: 1, for: '5h' }, points(9, 9, 9)).conditions).toBeUndefined();
   });
 
   it('keeps the latest complete value for the gauge', () => {

@@ -35,7 +35,12 @@ export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
     const key = `${s.chainId}/${s.metric}/${s.timeInterval}`;
     const states: Record<string, State> = latest ? { [key]: { timestamp: latest.timestamp, value: latest.value } } : {};
     const window = judged.slice(0, pointsNeeded(s));
-    const holds = window.length === pointsNeeded(s) && window.every((p) => breaches(s, p.value));
+    // Too few consecutive complete points: no verdict either way (a firing alert stays).
+    const step = NOMINAL_SECONDS[s.timeInterval];
+    const slack = s.timeInterval === 'month' ? 3 * 86_400 : 0; // months are 28 to 31 days
+    const consecutive = window.every((p, i) => i === 0 || Math.abs(window[i - 1]!.timestamp - p.timestamp - step) <= slack);
+    if (window.length < pointsNeeded(s) || !consecutive) return { states, alerts: [] };
+    const holds = window.every((p) => breaches(s, p.value));
     if (!holds || !latest) return { states, alerts: [], conditions: [] };
     const op = s.above !== undefined ? `above ${s.above}` : `below ${s.below}`;
     const span = s.for > 0 ? ` for ${formatDuration(s.for)}` : '';
