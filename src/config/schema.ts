@@ -43,7 +43,9 @@ const timeInterval = z.strictObject({
   weekdays: z
     .array(z.string().refine((d) => d.split(':').every((p) => (WEEKDAYS as readonly string[]).includes(p)), 'expected a weekday such as monday, or a range such as monday:friday'))
     .optional(),
-  times: z.array(z.strictObject({ start: hhmm, end: hhmm })).optional(),
+  times: z
+    .array(z.strictObject({ start: hhmm, end: hhmm }).refine((t) => t.start < t.end, 'start must be before end: split a window across midnight in two (22:00-24:00 and 00:00-06:00)'))
+    .optional(),
   /** IANA time zone of weekdays and times, e.g. Europe/Berlin (default UTC). */
   location: z
     .string()

@@ -22,7 +22,7 @@ class FakeNotifier implements Notifier {
   }
 }
 
-const alert = (subject: string, groupKey = 'g'): NewAlert => ({
+const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs = 0): NewAlert => ({
   rule: 'r',
   kind: 'k',
   status: 'event',
@@ -31,7 +31,7 @@ const alert = (subject: string, groupKey = 'g'): NewAlert => ({
   summary: `${subject} changed`,
   labels: {},
   details: {},
-  targets: [{ receiver: 'fake', groupKey, groupWaitMs: 0, groupIntervalMs: 0, muteTimeIntervals: [] }],
+  targets: [{ receiver: 'fake', groupKey, groupWaitMs, groupIntervalMs, muteTimeIntervals: [] }],
 });
 
 describe('delivery', () => {
@@ -67,6 +67,39 @@ describe('delivery', () => {
     await delivery.drain(1_000);
     expect(notifier.groups).toEqual([['a', 'c'], ['b']]);
     expect(store.outbox('sent')).toHaveLength(3);
+  });
+
+  it('counts groupWait from the group’s first alert, so a late member joins the same message', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g', 30_000)], clock);
+    clock += 3_000;
+    store.commitEvaluation('r', {}, [alert('b', 'g', 30_000)], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([]);
+    clock += 27_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a', 'b']]);
+  });
+
+  it('a group inside its groupInterval waits without holding up other groups', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g1', 0, 60_000)], clock);
+    await delivery.drain(1_000);
+    clock += 1_000;
+    store.commitEvaluation('r', {}, [alert('c', 'g1', 0, 60_000), alert('d', 'g2', 0, 60_000)], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a'], ['d']]);
+    clock += 60_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a'], ['d'], ['c']]);
+  });
+
+  it('groupInterval counts from a delivery, not a failed attempt', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g1', 0, 60_000)], clock);
+    notifier.failWith = new DeliveryError('busy', 'http_429', true, 1_000);
+    await delivery.drain(1_000);
+    notifier.failWith = undefined;
+    clock += 1_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a']]);
   });
 
   it('retries a retryable failure with backoff, honouring Retry-After as the least wait', async () => {

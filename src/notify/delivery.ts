@@ -36,8 +36,8 @@ export class Delivery {
   readonly #wakers = new Map<string, () => void>();
   /** A receiver that failed retryably is left alone until then (Retry-After or backoff). */
   readonly #pausedUntil = new Map<string, number>();
-  /** When each (receiver, group) last got a message: groupInterval counts from there. */
-  readonly #lastSent = new Map<string, number>();
+  /** When each (receiver, group) may get its next message: its last delivery + groupInterval. */
+  readonly #readyAt = new Map<string, number>();
   readonly #abort = new AbortController();
   #workers: Promise<void>[] = [];
   #stopped = false;
@@ -87,12 +87,10 @@ export class Delivery {
           await this.#idle(notifier.name, paused);
           continue;
         }
-        const { claimed, sent, wakeAt } = await this.#round(notifier, () => this.#stopped);
+        const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
-          const next = store.nextDue(notifier.name);
-          await this.#idle(notifier.name, next === undefined ? IDLE_MS : Math.min(IDLE_MS, next - this.#deps.now()));
-        } else if (sent === 0 && wakeAt !== undefined) {
-          await this.#idle(notifier.name, wakeAt - this.#deps.now()); // every due group waits for its groupInterval
+          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.now() + IDLE_MS);
+          await this.#idle(notifier.name, next - this.#deps.now());
         }
       } catch (err) {
         log.error({ receiver: notifier.name, err: String(err) }, 'delivery loop error; retrying in 1s');
@@ -106,25 +104,32 @@ export class Delivery {
    * their groupInterval, and whatever is left when `stop()` says so or the receiver fails,
    * are handed back.
    */
-  async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; wakeAt?: number }> {
+  async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; throttled: string[]; wakeAt?: number }> {
     const { store } = this.#deps;
-    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS);
-    let sent = 0;
+    // Groups still inside their groupInterval are not claimed, so they never block the others.
     let wakeAt: number | undefined;
+    const throttled: string[] = [];
+    for (const [key, ready] of this.#readyAt) {
+      const [receiver, group] = key.split('\u0000') as [string, string];
+      if (receiver !== notifier.name) continue;
+      if (ready <= this.#deps.now()) this.#readyAt.delete(key);
+      else {
+        throttled.push(group);
+        wakeAt = Math.min(wakeAt ?? ready, ready);
+      }
+    }
+    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    let sent = 0;
     for (const group of groupRows(rows)) {
-      const now = this.#deps.now();
-      const last = this.#lastSent.get(`${notifier.name}\u0000${group[0]!.groupKey}`);
-      const ready = last === undefined ? now : last + group[0]!.groupIntervalMs;
-      if (stop() || this.#paused(notifier.name) > 0 || ready > now) {
+      if (stop() || this.#paused(notifier.name) > 0) {
         for (const row of group) store.release(row.id);
-        if (ready > now) wakeAt = Math.min(wakeAt ?? ready, ready);
         continue;
       }
       await this.#deliver(notifier, group);
       sent++;
       await pause(notifier.minIntervalMs, this.#abort.signal);
     }
-    return { claimed: rows.length, sent, ...(wakeAt === undefined ? {} : { wakeAt }) };
+    return { claimed: rows.length, sent, throttled, ...(wakeAt === undefined ? {} : { wakeAt }) };
   }
 
   async #deliver(notifier: Notifier, group: OutboxRow[]): Promise<void> {
@@ -139,10 +144,10 @@ export class Delivery {
     });
     if (live.length === 0) return;
     const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
-    this.#lastSent.set(`${receiver}\u0000${live[0]!.groupKey}`, now);
     try {
       await notifier.send(live.map((r) => r.message), this.#abort.signal);
       const done = this.#deps.now();
+      if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
       metrics.notifications.inc({ receiver }, live.length);
       log.info(ctx, live.length === 1 ? 'notification delivered' : 'notification group delivered');

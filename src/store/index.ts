@@ -217,17 +217,20 @@ export class Store {
    * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
    * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
    */
-  claimDue(receiver: string, now: number, limit: number, leaseMs: number): OutboxRow[] {
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
+    // groupWait counts from the group's first pending row; groups inside their groupInterval are skipped.
     const claim = this.#db.transaction(() => {
       const ids = this.#db
         .prepare(
           `UPDATE outbox SET lease_until = ? WHERE id IN (
              SELECT id FROM outbox
-              WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ? AND created_at + group_wait <= ?
+              WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
+                AND (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait <= ?
+                AND group_key NOT IN (SELECT value FROM json_each(?))
               ORDER BY id LIMIT ?)
            RETURNING id`,
         )
-        .all(now + leaseMs, receiver, now, now, now, limit) as Array<{ id: number }>;
+        .all(now + leaseMs, receiver, now, now, now, JSON.stringify(skipGroups), limit) as Array<{ id: number }>;
       return this.#outboxRows(ids.map((r) => r.id));
     });
     return claim.immediate();
@@ -269,10 +272,13 @@ export class Store {
   }
 
   /** When the next pending row of a receiver can be claimed, if any. */
-  nextDue(receiver: string): number | undefined {
+  nextDue(receiver: string, skipGroups: readonly string[] = []): number | undefined {
     const row = this.#db
-      .prepare(`SELECT MIN(MAX(next_attempt_at, lease_until, created_at + group_wait)) AS at FROM outbox WHERE state = 'pending' AND receiver = ?`)
-      .get(receiver) as { at: number | null };
+      .prepare(
+        `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
+           FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`,
+      )
+      .get(receiver, JSON.stringify(skipGroups)) as { at: number | null };
     return row.at ?? undefined;
   }
 
