@@ -119,6 +119,8 @@ export class App {
         backoffMaxMs: config.delivery.backoffMax,
         maxAgeMs: config.delivery.maxAge,
       },
+      // One clock for the engine and delivery: row ages are measured on the time they were made with.
+      ...(opts.now ? { now: () => (opts.now as () => Date)().getTime() } : {}),
     });
 
     this.engine = new Engine({

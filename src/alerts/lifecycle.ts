@@ -28,8 +28,9 @@ export interface ActiveAlert {
   notifiedAt: number | null;
   /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
   clearedAt: number | null;
-  /** Its last notification was muted at this time: it is notified when the mute ends. */
+  /** Its last notification was muted at this time, for these receivers: each is notified when its mute ends. */
   mutedAt: number | null;
+  mutedReceivers: string[];
   condition: Condition;
 }
 
@@ -73,6 +74,7 @@ export function advance(
       notifiedAt: was?.notifiedAt ?? null,
       clearedAt: null,
       mutedAt: was?.mutedAt ?? null,
+      mutedReceivers: was?.mutedReceivers ?? [],
       condition: c,
     };
     if (entry.state === 'firing') {

@@ -92,14 +92,19 @@ export class Engine {
           summary: a.summary,
           labels,
           details: a.details,
-          targets: this.#targets(rule, labels, silences, now),
+          targets: this.#targets(rule, labels, silences, now).filter((t) => !a.onlyReceivers || a.onlyReceivers.includes(t.receiver)),
         };
       });
-      // A state alert whose notification is muted everywhere is notified when the mute ends.
+      // A firing state alert remembers which receivers its notification was muted for:
+      // each gets it when its own mute ends.
       for (const [i, a] of alerts.entries()) {
         const entry = a.conditionKey === undefined ? undefined : lifecycle?.active.find((x) => x.key === a.conditionKey);
+        if (!entry || a.status !== 'firing') continue;
         const targets = drafts[i]?.targets ?? [];
-        if (entry && a.status === 'firing') entry.mutedAt = targets.length > 0 && targets.every((t) => t.mutedBy) ? now.getTime() : null;
+        const muted = targets.filter((t) => t.mutedBy).map((t) => t.receiver);
+        const stillOwed = a.onlyReceivers ? entry.mutedReceivers.filter((r) => !a.onlyReceivers?.includes(r)) : [];
+        entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
+        entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
       }
       const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
       this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
@@ -132,10 +137,13 @@ export class Engine {
     const silences = this.#deps.store.silences(now.getTime());
     const out: AlertDraft[] = [];
     for (const a of active) {
-      if (a.state !== 'firing' || a.mutedAt === null || already.some((d) => d.conditionKey === a.key)) continue;
-      const targets = this.#targets(rule, a.condition.labels, silences, now);
-      if (targets.some((t) => t.mutedBy)) continue;
-      out.push(toDraft(a.condition, 'firing', { 'Still firing': `muted since ${new Date(a.mutedAt).toISOString()}; the mute has ended` }));
+      if (a.state !== 'firing' || a.mutedReceivers.length === 0 || already.some((d) => d.conditionKey === a.key)) continue;
+      const free = this.#targets(rule, a.condition.labels, silences, now)
+        .filter((t) => a.mutedReceivers.includes(t.receiver) && !t.mutedBy)
+        .map((t) => t.receiver);
+      if (free.length === 0) continue;
+      const since = a.mutedAt === null ? '' : `muted since ${new Date(a.mutedAt).toISOString()}; `;
+      out.push({ ...toDraft(a.condition, 'firing', { 'Still firing': `${since}the mute has ended` }), onlyReceivers: free });
     }
     return out;
   }

@@ -22,6 +22,8 @@ export interface AlertDraft {
   details: Record<string, string>;
   /** Set by the alerts module on state alert notifications: the condition's key. */
   conditionKey?: string;
+  /** Only to these receivers (a notification owed to receivers whose mute has ended). */
+  onlyReceivers?: string[];
 }
 
 /**

@@ -36,8 +36,10 @@ export interface ActiveRow {
   startedAt: number;
   notifiedAt: number | null;
   clearedAt: number | null;
-  /** Its last notification was muted (silence or mute window) at this time. */
+  /** Its last notification was muted (silence or mute window) at this time... */
   mutedAt: number | null;
+  /** ...for these receivers: each is notified when its own mute ends. */
+  mutedReceivers: string[];
   condition: unknown;
 }
 
@@ -66,6 +68,7 @@ interface RawActive {
   notified_at: number | null;
   cleared_at: number | null;
   muted_at: number | null;
+  muted_receivers: string;
   condition: string;
 }
 
@@ -78,6 +81,7 @@ function activeRow(r: RawActive): ActiveRow {
     notifiedAt: r.notified_at,
     clearedAt: r.cleared_at,
     mutedAt: r.muted_at,
+    mutedReceivers: JSON.parse(r.muted_receivers) as string[],
     condition: JSON.parse(r.condition) as unknown,
   };
 }
@@ -141,7 +145,7 @@ export class Store {
   /** Every state alert firing now (not pending), oldest first. */
   activeAlerts(): Array<ActiveRow & { rule: string }> {
     const rows = this.#db
-      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
+      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
       .all() as Array<RawActive & { rule: string }>;
     return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
   }
@@ -149,7 +153,7 @@ export class Store {
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   loadActive(rule: string): ActiveRow[] {
     const rows = this.#db
-      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, muted_at, condition FROM active_alerts WHERE rule = ?')
+      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition FROM active_alerts WHERE rule = ?')
       .all(rule) as RawActive[];
     return rows.map(activeRow);
   }
@@ -179,9 +183,11 @@ export class Store {
       if (active) {
         db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
         const insert = db.prepare(
-          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         );
-        for (const a of active) insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.condition));
+        for (const a of active) {
+          insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.mutedReceivers), JSON.stringify(a.condition));
+        }
       }
       const keep = Object.keys(states);
       db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(

@@ -75,4 +75,8 @@ export const MIGRATIONS: readonly string[] = [
   -- A state alert whose last notification was muted: notified when the mute ends.
   ALTER TABLE active_alerts ADD COLUMN muted_at INTEGER;
   `,
+  `
+  -- The receivers a state alert's last notification was muted for (JSON array).
+  ALTER TABLE active_alerts ADD COLUMN muted_receivers TEXT NOT NULL DEFAULT '[]';
+  `,
 ];

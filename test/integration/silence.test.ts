@@ -79,3 +79,59 @@ describe('silences', () => {
     expect(await cli('silence', 'list', '--all')).toMatch(/^#1 expired until /);
   });
 });
+
+describe('mute windows on one receiver’s route', () => {
+  it('the muted receiver is notified when its window ends; the other one is not notified twice', async () => {
+    let now = Date.parse('2026-01-05T05:00:00Z');
+    const sim = await startSim();
+    const a = await startSlackReceiver();
+    const b = await startSlackReceiver();
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-mute-'));
+    try {
+      const t = Math.floor(now / 1000);
+      sim.world.setValidators('mainnet', A, [activeValidator({ nodeId: A, txHash: 'p', startTimestamp: t - 86_400, endTimestamp: t + 2 * 86_400 })]);
+      const config = join(dir, 'avawatch.yaml');
+      writeFileSync(
+        config,
+        `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+timeIntervals: [{name: night, times: [{start: "00:00", end: "06:00"}]}]
+route:
+  routes:
+    - {match: {rule: ending}, receivers: [a], muteTimeIntervals: [night], continue: true}
+    - {match: {rule: ending}, receivers: [b]}
+receivers:
+  - {name: a, type: slack, webhookUrl: "${a.webhookUrl}", minInterval: 0s}
+  - {name: b, type: slack, webhookUrl: "${b.webhookUrl}", minInterval: 0s}
+ruleFiles: [rules.yaml]
+`,
+      );
+      writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
+      const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(now) });
+      try {
+        const first = await app.once();
+        expect(first.failures.map((f) => String(f.error))).toEqual([]);
+        expect(first.alerts.map((x) => x.status)).toEqual(['firing']);
+        await app.delivery.drain(5_000);
+        expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['a muted', 'b sent']);
+        expect([a.posts.length, b.posts.length]).toEqual([0, 1]);
+        now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended
+        await app.once();
+        await app.delivery.drain(5_000);
+        expect([a.posts.length, b.posts.length]).toEqual([1, 1]);
+        expect(JSON.stringify(a.posts[0]!.body.blocks)).toContain('the mute has ended');
+        now += 60_000;
+        await app.once();
+        await app.delivery.drain(5_000);
+        expect([a.posts.length, b.posts.length]).toEqual([1, 1]);
+      } finally {
+        await app.stop();
+      }
+    } finally {
+      await sim.close();
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
