@@ -31,6 +31,8 @@ export interface ActiveAlert {
   /** Its last notification was muted at this time, for these receivers: each is notified when its mute ends. */
   mutedAt: number | null;
   mutedReceivers: string[];
+  /** When each receiver last got a notification of it (unix ms): reminders are per receiver. */
+  notifiedReceivers: Record<string, number>;
   condition: Condition;
 }
 
@@ -39,8 +41,8 @@ export interface LifecycleOptions {
   forMs: number;
   /** Keep firing this long after it stops holding: a condition that blinks pages once. */
   keepFiringForMs: number;
-  /** Remind while firing; 0: never. */
-  repeatMs: number;
+  /** Remind while firing; 0: never. Per condition: the shortest interval of its receivers. */
+  repeatMs: number | ((c: Condition) => number);
   sendResolved: boolean;
 }
 
@@ -75,6 +77,7 @@ export function advance(
       clearedAt: null,
       mutedAt: was?.mutedAt ?? null,
       mutedReceivers: was?.mutedReceivers ?? [],
+      notifiedReceivers: was?.notifiedReceivers ?? {},
       condition: c,
     };
     if (entry.state === 'firing') {
@@ -85,9 +88,12 @@ export function advance(
       } else if (was.tier !== tier) {
         notifications.push(toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...since }));
         entry.notifiedAt = now;
-      } else if (o.repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= o.repeatMs) {
-        notifications.push(toDraft(c, 'firing', { Reminder: `still firing (repeats every ${formatDuration(o.repeatMs)})`, ...since }));
-        entry.notifiedAt = now;
+      } else {
+        const repeatMs = typeof o.repeatMs === 'function' ? o.repeatMs(c) : o.repeatMs;
+        if (repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= repeatMs) {
+          notifications.push({ ...toDraft(c, 'firing', { Reminder: 'still firing', ...since }), reminder: true });
+          entry.notifiedAt = now;
+        }
       }
     }
     next.push(entry);

@@ -7,6 +7,8 @@ export interface Target {
   groupKey: string;
   groupWaitMs: number;
   groupIntervalMs: number;
+  /** Reminders of a firing state alert to this receiver; 0: none. */
+  repeatMs: number;
   /** timeIntervals in which this route is muted. */
   muteTimeIntervals: string[];
   /** Why this notification is muted (a silence or a mute window); it is recorded, not sent. */
@@ -18,6 +20,7 @@ interface Settings {
   groupBy: string[];
   groupWaitMs: number;
   groupIntervalMs: number;
+  repeatMs: number;
   muteTimeIntervals: string[];
 }
 
@@ -32,6 +35,7 @@ export function resolveRoutes(route: Config['route'], labels: Record<string, str
     groupBy: route.groupBy,
     groupWaitMs: route.groupWait,
     groupIntervalMs: route.groupInterval,
+    repeatMs: route.repeatInterval,
     muteTimeIntervals: route.muteTimeIntervals,
   };
   // A rule that names its receivers bypasses the tree but keeps the root's grouping.
@@ -43,7 +47,14 @@ export function resolveRoutes(route: Config['route'], labels: Record<string, str
     for (const receiver of settings.receivers) {
       if (seen.has(`${receiver}\u0000${key}`)) continue;
       seen.add(`${receiver}\u0000${key}`);
-      out.push({ receiver, groupKey: key, groupWaitMs: settings.groupWaitMs, groupIntervalMs: settings.groupIntervalMs, muteTimeIntervals: settings.muteTimeIntervals });
+      out.push({
+        receiver,
+        groupKey: key,
+        groupWaitMs: settings.groupWaitMs,
+        groupIntervalMs: settings.groupIntervalMs,
+        repeatMs: settings.repeatMs,
+        muteTimeIntervals: settings.muteTimeIntervals,
+      });
     }
   }
   return out;
@@ -58,6 +69,7 @@ function walk(children: readonly ChildRoute[], labels: Record<string, string>, s
       groupBy: child.groupBy ?? settings.groupBy,
       groupWaitMs: child.groupWait ?? settings.groupWaitMs,
       groupIntervalMs: child.groupInterval ?? settings.groupIntervalMs,
+      repeatMs: child.repeatInterval ?? settings.repeatMs,
       muteTimeIntervals: child.muteTimeIntervals ?? settings.muteTimeIntervals,
     };
     const below = walk(child.routes, labels, inherited, `${path}.${i}`);

@@ -80,6 +80,7 @@ export interface ChildRoute {
   groupBy?: string[] | undefined;
   groupWait?: number | undefined;
   groupInterval?: number | undefined;
+  repeatInterval?: number | undefined;
   muteTimeIntervals?: string[] | undefined;
   routes: ChildRoute[];
 }
@@ -95,6 +96,8 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
     groupBy: z.array(z.string()).optional(),
     groupWait: durationMs.optional(),
     groupInterval: durationMs.optional(),
+    /** Reminders of firing state alerts to this route's receivers (0s: none). */
+    repeatInterval: durationMs.optional(),
     /** Names from timeIntervals: notifications of this route are muted inside them. */
     muteTimeIntervals: z.array(name).optional(),
     routes: z.array(childRoute).default([]),

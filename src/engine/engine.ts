@@ -92,7 +92,15 @@ export class Engine {
           summary: a.summary,
           labels,
           details: a.details,
-          targets: this.#targets(rule, labels, silences, now).filter((t) => !a.onlyReceivers || a.onlyReceivers.includes(t.receiver)),
+          targets: this.#targets(rule, labels, silences, now).filter((t) => {
+            if (a.onlyReceivers && !a.onlyReceivers.includes(t.receiver)) return false;
+            if (!a.reminder) return true;
+            // A reminder reaches a receiver only when its own repeatInterval has passed.
+            const entry = lifecycle?.active.find((x) => x.key === a.conditionKey);
+            const last = entry?.notifiedReceivers[t.receiver] ?? 0;
+            const every = rule.repeatInterval ?? t.repeatMs;
+            return every > 0 && now.getTime() - last >= every;
+          }),
         };
       });
       // A firing state alert remembers which receivers its notification was muted for:
@@ -102,6 +110,7 @@ export class Engine {
         if (!entry || a.status !== 'firing') continue;
         const targets = drafts[i]?.targets ?? [];
         const muted = targets.filter((t) => t.mutedBy).map((t) => t.receiver);
+        for (const t of targets) if (!t.mutedBy) entry.notifiedReceivers = { ...entry.notifiedReceivers, [t.receiver]: now.getTime() };
         const stillOwed = a.onlyReceivers ? entry.mutedReceivers.filter((r) => !a.onlyReceivers?.includes(r)) : [];
         entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
         entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
@@ -154,9 +163,18 @@ export class Engine {
     return {
       forMs: ownFor ? 0 : (rule.for ?? 0),
       keepFiringForMs: rule.keepFiringFor ?? 0,
-      repeatMs: rule.repeatInterval ?? this.#deps.repeatIntervalMs,
+      // The shortest interval among the condition's receivers; each then filters for its own.
+      repeatMs: rule.repeatInterval ?? ((c) => this.#shortestRepeat(rule, c.labels)),
       sendResolved: rule.sendResolved ?? true,
     };
+  }
+
+  #shortestRepeat(rule: LoadedRule, labels: Record<string, string>): number {
+    const targets = this.#deps.targetsFor(rule, labels);
+    // No receiver (rule tests, a disabled receiver): the root route's interval still paces it.
+    if (targets.length === 0) return this.#deps.repeatIntervalMs;
+    const repeats = targets.map((t) => t.repeatMs).filter((ms) => ms > 0);
+    return repeats.length > 0 ? Math.min(...repeats) : 0;
   }
 
   #loadActive(rule: LoadedRule): ActiveAlert[] {

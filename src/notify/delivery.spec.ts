@@ -31,7 +31,7 @@ const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs
   summary: `${subject} changed`,
   labels: {},
   details: {},
-  targets: [{ receiver: 'fake', groupKey, groupWaitMs, groupIntervalMs, muteTimeIntervals: [] }],
+  targets: [{ receiver: 'fake', groupKey, groupWaitMs, groupIntervalMs, repeatMs: 0, muteTimeIntervals: [] }],
 });
 
 describe('delivery', () => {

@@ -24,6 +24,8 @@ export interface AlertDraft {
   conditionKey?: string;
   /** Only to these receivers (a notification owed to receivers whose mute has ended). */
   onlyReceivers?: string[];
+  /** A reminder: each receiver gets it only when its own repeatInterval has passed. */
+  reminder?: boolean;
 }
 
 /**

@@ -18,7 +18,7 @@ const alert: NewAlert = {
   summary: 'changed',
   labels: { node: 'NodeID-1' },
   details: { Change: 'a → b' },
-  targets: ['slack-a', 'slack-b'].map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, muteTimeIntervals: [] })),
+  targets: ['slack-a', 'slack-b'].map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] })),
 };
 
 describe('Store', () => {
@@ -76,7 +76,7 @@ describe('Store', () => {
     const path = join(dir, 'lease.db');
     const daemon = Store.open(path);
     const other = Store.open(path);
-    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, muteTimeIntervals: [] }] }], 1_000);
+    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }] }], 1_000);
     const [row] = daemon.claimDue('slack-a', 1_000, 10, 60_000);
     expect(row).toBeDefined();
     expect(other.claimDue('slack-a', 2_000, 10, 60_000)).toEqual([]);

@@ -40,6 +40,7 @@ export interface ActiveRow {
   mutedAt: number | null;
   /** ...for these receivers: each is notified when its own mute ends. */
   mutedReceivers: string[];
+  notifiedReceivers: Record<string, number>;
   condition: unknown;
 }
 
@@ -69,6 +70,7 @@ interface RawActive {
   cleared_at: number | null;
   muted_at: number | null;
   muted_receivers: string;
+  notified_receivers: string;
   condition: string;
 }
 
@@ -82,6 +84,7 @@ function activeRow(r: RawActive): ActiveRow {
     clearedAt: r.cleared_at,
     mutedAt: r.muted_at,
     mutedReceivers: JSON.parse(r.muted_receivers) as string[],
+    notifiedReceivers: JSON.parse(r.notified_receivers) as Record<string, number>,
     condition: JSON.parse(r.condition) as unknown,
   };
 }
@@ -145,7 +148,7 @@ export class Store {
   /** Every state alert firing now (not pending), oldest first. */
   activeAlerts(): Array<ActiveRow & { rule: string }> {
     const rows = this.#db
-      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
+      .prepare(`SELECT rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`)
       .all() as Array<RawActive & { rule: string }>;
     return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
   }
@@ -153,7 +156,7 @@ export class Store {
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   loadActive(rule: string): ActiveRow[] {
     const rows = this.#db
-      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition FROM active_alerts WHERE rule = ?')
+      .prepare('SELECT key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition FROM active_alerts WHERE rule = ?')
       .all(rule) as RawActive[];
     return rows.map(activeRow);
   }
@@ -183,10 +186,12 @@ export class Store {
       if (active) {
         db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
         const insert = db.prepare(
-          'INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, condition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          `INSERT INTO active_alerts (rule, key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         );
         for (const a of active) {
-          insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.mutedReceivers), JSON.stringify(a.condition));
+          const muted = JSON.stringify(a.mutedReceivers);
+          insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, muted, JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
         }
       }
       const keep = Object.keys(states);

@@ -79,4 +79,8 @@ export const MIGRATIONS: readonly string[] = [
   -- The receivers a state alert's last notification was muted for (JSON array).
   ALTER TABLE active_alerts ADD COLUMN muted_receivers TEXT NOT NULL DEFAULT '[]';
   `,
+  `
+  -- When each receiver last got a notification of a state alert (JSON object): per-route repeatInterval.
+  ALTER TABLE active_alerts ADD COLUMN notified_receivers TEXT NOT NULL DEFAULT '{}';
+  `,
 ];

@@ -135,3 +135,54 @@ ruleFiles: [rules.yaml]
     }
   });
 });
+
+describe('repeatInterval per route', () => {
+  it('each receiver is reminded on its own route’s interval', async () => {
+    let now = Date.parse('2026-01-05T12:00:00Z');
+    const sim = await startSim();
+    const hourly = await startSlackReceiver();
+    const fourHourly = await startSlackReceiver();
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-repeat-'));
+    try {
+      const t = Math.floor(now / 1000);
+      sim.world.setValidators('mainnet', A, [activeValidator({ nodeId: A, txHash: 'p', startTimestamp: t - 86_400, endTimestamp: t + 2 * 86_400 })]);
+      const config = join(dir, 'avawatch.yaml');
+      writeFileSync(
+        config,
+        `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+route:
+  repeatInterval: 4h
+  routes:
+    - {match: {rule: ending}, receivers: [hourly], repeatInterval: 1h, continue: true}
+    - {match: {rule: ending}, receivers: [fourhourly]}
+receivers:
+  - {name: hourly, type: slack, webhookUrl: "${hourly.webhookUrl}", minInterval: 0s}
+  - {name: fourhourly, type: slack, webhookUrl: "${fourHourly.webhookUrl}", minInterval: 0s}
+ruleFiles: [rules.yaml]
+`,
+      );
+      writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
+      const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(now) });
+      const counts: Array<[number, number]> = [];
+      try {
+        for (let hour = 0; hour <= 4; hour++) {
+          now = Date.parse('2026-01-05T12:00:00Z') + hour * 3_600_000;
+          await app.once();
+          await app.delivery.drain(5_000);
+          counts.push([hourly.posts.length, fourHourly.posts.length]);
+        }
+      } finally {
+        await app.stop();
+      }
+      // hour 0: the firing to both; hourly: a reminder each hour; four-hourly: one at hour 4.
+      expect(counts).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 2]]);
+      expect(fourHourly.posts[1]!.body.text).toContain('[FIRING CRITICAL] ending');
+    } finally {
+      await sim.close();
+      await hourly.close();
+      await fourHourly.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
