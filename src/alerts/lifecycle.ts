@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatDuration } from '../config/duration.js';
 import { SEVERITIES, type AlertDraft, type Condition } from '../rules/types.js';
+import type { ActiveRow } from '../store/index.js';
 
 const text = z.record(z.string(), z.string());
 /** A condition as stored with its active alert. */
@@ -15,24 +16,12 @@ export const conditionSchema: z.ZodType<Condition> = z.object({
   tier: z.string().optional(),
 }) as z.ZodType<Condition>;
 
-/** A condition that holds (or held, within keepFiringFor), as the store keeps it. */
-export interface ActiveAlert {
-  key: string;
-  /** Escalation level (e.g. the warnBefore threshold crossed); a change notifies again. */
-  tier: string;
-  /** pending: holding, but not yet for `for`; firing: notified. */
-  state: 'pending' | 'firing';
-  /** When the condition started to hold (unix ms). */
-  startedAt: number;
-  /** When the last firing notification went out (unix ms), for repeatInterval. */
-  notifiedAt: number | null;
-  /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
-  clearedAt: number | null;
-  /** Its last notification was muted at this time, for these receivers: each is notified when its mute ends. */
-  mutedAt: number | null;
-  mutedReceivers: string[];
-  /** When each receiver last got a notification of it (unix ms): reminders are per receiver. */
-  notifiedReceivers: Record<string, number>;
+/**
+ * A condition that holds (or held, within keepFiringFor), with its pending/firing state,
+ * notification times and mutes: the store's row (store/index.ts says what each field
+ * means) with its condition parsed.
+ */
+export interface ActiveAlert extends Omit<ActiveRow, 'condition'> {
   condition: Condition;
 }
 

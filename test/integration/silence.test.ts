@@ -80,109 +80,85 @@ describe('silences', () => {
   });
 });
 
+/** The simulator, two Slack receivers and a config whose route is `route` (YAML), on a clock the test moves. */
+async function twoReceivers(route: string, start: string) {
+  const clock = { now: Date.parse(start) };
+  const sim = await startSim();
+  const first = await startSlackReceiver();
+  const second = await startSlackReceiver();
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-two-'));
+  const t = Math.floor(clock.now / 1000);
+  sim.world.setValidators('mainnet', A, [activeValidator({ nodeId: A, txHash: 'p', startTimestamp: t - 86_400, endTimestamp: t + 2 * 86_400 })]);
+  const config = join(dir, 'avawatch.yaml');
+  writeFileSync(
+    config,
+    `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
+  );
+  writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
+  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(clock.now) });
+  /** One evaluation at the clock's time, and delivery of what it queued. */
+  const tick = async () => {
+    const result = await app.once();
+    await app.delivery.drain(5_000);
+    return result;
+  };
+  const close = async () => {
+    await app.stop();
+    await sim.close();
+    await first.close();
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { clock, app, first, second, tick, close };
+}
+
 describe('mute windows on one receiver’s route', () => {
   it('the muted receiver is notified when its window ends; the other one is not notified twice', async () => {
-    let now = Date.parse('2026-01-05T05:00:00Z');
-    const sim = await startSim();
-    const a = await startSlackReceiver();
-    const b = await startSlackReceiver();
-    const dir = mkdtempSync(join(tmpdir(), 'avawatch-mute-'));
-    try {
-      const t = Math.floor(now / 1000);
-      sim.world.setValidators('mainnet', A, [activeValidator({ nodeId: A, txHash: 'p', startTimestamp: t - 86_400, endTimestamp: t + 2 * 86_400 })]);
-      const config = join(dir, 'avawatch.yaml');
-      writeFileSync(
-        config,
-        `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
-timeIntervals: [{name: night, times: [{start: "00:00", end: "06:00"}]}]
+    const route = `timeIntervals: [{name: night, times: [{start: "00:00", end: "06:00"}]}]
 route:
   routes:
-    - {match: {rule: ending}, receivers: [a], muteTimeIntervals: [night], continue: true}
-    - {match: {rule: ending}, receivers: [b]}
-receivers:
-  - {name: a, type: slack, webhookUrl: "${a.webhookUrl}", minInterval: 0s}
-  - {name: b, type: slack, webhookUrl: "${b.webhookUrl}", minInterval: 0s}
-ruleFiles: [rules.yaml]
-`,
-      );
-      writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-      const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(now) });
-      try {
-        const first = await app.once();
-        expect(first.failures.map((f) => String(f.error))).toEqual([]);
-        expect(first.alerts.map((x) => x.status)).toEqual(['firing']);
-        await app.delivery.drain(5_000);
-        expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['a muted', 'b sent']);
-        expect([a.posts.length, b.posts.length]).toEqual([0, 1]);
-        now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended
-        await app.once();
-        await app.delivery.drain(5_000);
-        expect([a.posts.length, b.posts.length]).toEqual([1, 1]);
-        expect(JSON.stringify(a.posts[0]!.body.blocks)).toContain('the mute has ended');
-        now += 60_000;
-        await app.once();
-        await app.delivery.drain(5_000);
-        expect([a.posts.length, b.posts.length]).toEqual([1, 1]);
-      } finally {
-        await app.stop();
-      }
+    - {match: {rule: ending}, receivers: [first], muteTimeIntervals: [night], continue: true}
+    - {match: {rule: ending}, receivers: [second]}`;
+    const { clock, app, first, second, tick, close } = await twoReceivers(route, '2026-01-05T05:00:00Z');
+    try {
+      const fired = await tick();
+      expect(fired.failures.map((f) => String(f.error))).toEqual([]);
+      expect(fired.alerts.map((x) => x.status)).toEqual(['firing']);
+      expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second sent']);
+      expect([first.posts.length, second.posts.length]).toEqual([0, 1]);
+      clock.now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended
+      await tick();
+      expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
+      expect(JSON.stringify(first.posts[0]!.body.blocks)).toContain('the mute has ended');
+      clock.now += 60_000;
+      await tick();
+      expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
     } finally {
-      await sim.close();
-      await a.close();
-      await b.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });
 
 describe('repeatInterval per route', () => {
   it('each receiver is reminded on its own route’s interval', async () => {
-    let now = Date.parse('2026-01-05T12:00:00Z');
-    const sim = await startSim();
-    const hourly = await startSlackReceiver();
-    const fourHourly = await startSlackReceiver();
-    const dir = mkdtempSync(join(tmpdir(), 'avawatch-repeat-'));
-    try {
-      const t = Math.floor(now / 1000);
-      sim.world.setValidators('mainnet', A, [activeValidator({ nodeId: A, txHash: 'p', startTimestamp: t - 86_400, endTimestamp: t + 2 * 86_400 })]);
-      const config = join(dir, 'avawatch.yaml');
-      writeFileSync(
-        config,
-        `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
-route:
+    const route = `route:
   repeatInterval: 4h
   routes:
-    - {match: {rule: ending}, receivers: [hourly], repeatInterval: 1h, continue: true}
-    - {match: {rule: ending}, receivers: [fourhourly]}
-receivers:
-  - {name: hourly, type: slack, webhookUrl: "${hourly.webhookUrl}", minInterval: 0s}
-  - {name: fourhourly, type: slack, webhookUrl: "${fourHourly.webhookUrl}", minInterval: 0s}
-ruleFiles: [rules.yaml]
-`,
-      );
-      writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-      const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(now) });
-      const counts: Array<[number, number]> = [];
-      try {
-        for (let hour = 0; hour <= 4; hour++) {
-          now = Date.parse('2026-01-05T12:00:00Z') + hour * 3_600_000;
-          await app.once();
-          await app.delivery.drain(5_000);
-          counts.push([hourly.posts.length, fourHourly.posts.length]);
-        }
-      } finally {
-        await app.stop();
+    - {match: {rule: ending}, receivers: [first], repeatInterval: 1h, continue: true}
+    - {match: {rule: ending}, receivers: [second]}`;
+    const { clock, first, second, tick, close } = await twoReceivers(route, '2026-01-05T12:00:00Z');
+    const counts: Array<[number, number]> = [];
+    try {
+      for (let hour = 0; hour <= 4; hour++) {
+        clock.now = Date.parse('2026-01-05T12:00:00Z') + hour * 3_600_000;
+        await tick();
+        counts.push([first.posts.length, second.posts.length]);
       }
-      // hour 0: the firing to both; hourly: a reminder each hour; four-hourly: one at hour 4.
-      expect(counts).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 2]]);
-      expect(fourHourly.posts[1]!.body.text).toContain('[FIRING CRITICAL] ending');
     } finally {
-      await sim.close();
-      await hourly.close();
-      await fourHourly.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
+    // hour 0: the firing to both; first: a reminder each hour; second: one at hour 4.
+    expect(counts).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 2]]);
+    expect(second.posts[1]!.body.text).toContain('[FIRING CRITICAL] ending');
   });
 });
