@@ -4,7 +4,6 @@ import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
 import type { LoadedConfig, LoadedRule } from './config/load.js';
 import { resolveRoutes } from './alerts/route.js';
-import { muteReason } from './alerts/silence.js';
 import { firingAlerts } from './alerts/view.js';
 import { Engine, errorText } from './engine/engine.js';
 import { Scheduler } from './engine/scheduler.js';
@@ -166,7 +165,7 @@ export class App {
    * resendInterval, post the firing alerts routed (and not muted) to each Alertmanager.
    */
   #startAlertmanagerResend(): void {
-    const { config, rules } = this.#opts.loaded;
+    const { rules } = this.#opts.loaded;
     for (const notifier of this.#notifiers) {
       if (!(notifier instanceof AlertmanagerNotifier)) continue;
       if (!notifier.receiver.externalUrl && this.#server) notifier.generatorURL = `${this.#server.url}/api/v1/alerts`;
@@ -175,8 +174,9 @@ export class App {
         const silences = this.store.silences(now.getTime());
         const messages: AlertMessage[] = firingAlerts(this.store).flatMap((a) => {
           const rule = rules.find((r) => r.name === a.rule);
-          const targets = resolveRoutes(config.route, a.labels, rule?.receivers).filter((t) => t.receiver === notifier.name);
-          if (!rule || targets.length === 0 || targets.every((t) => muteReason(a.labels, t.muteTimeIntervals, silences, config.timeIntervals, now))) return [];
+          if (!rule) return [];
+          const targets = this.engine.targets(rule, a.labels, now, silences).filter((t) => t.receiver === notifier.name);
+          if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
           return [{ alertId: 0, rule: a.rule, kind: rule.kind, status: 'firing', severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
         });
         if (messages.length === 0) return;

@@ -79,8 +79,8 @@ export class Engine {
       });
       const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
-      if (lifecycle) alerts.push(...this.#unmuted(rule, lifecycle.active, alerts, now));
       const silences = store.silences(now.getTime());
+      if (lifecycle) alerts.push(...this.#unmuted(rule, lifecycle.active, alerts, silences, now));
       const drafts: NewAlert[] = alerts.map((a) => {
         const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
         return {
@@ -92,7 +92,7 @@ export class Engine {
           summary: a.summary,
           labels,
           details: a.details,
-          targets: this.#targets(rule, labels, silences, now).filter((t) => {
+          targets: this.targets(rule, labels, now, silences).filter((t) => {
             if (a.onlyReceivers && !a.onlyReceivers.includes(t.receiver)) return false;
             if (!a.reminder) return true;
             // A reminder reaches a receiver only when its own repeatInterval has passed.
@@ -134,7 +134,8 @@ export class Engine {
     }
   }
 
-  #targets(rule: LoadedRule, labels: Record<string, string>, silences: readonly Silence[], now: Date): Target[] {
+  /** Where an alert with these labels goes now, each target with why it is muted, if it is. */
+  targets(rule: LoadedRule, labels: Record<string, string>, now: Date, silences: readonly Silence[] = this.#deps.store.silences(now.getTime())): Target[] {
     return this.#deps.targetsFor(rule, labels).map((t) => {
       const mutedBy = muteReason(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
       return mutedBy ? { ...t, mutedBy } : t;
@@ -142,12 +143,11 @@ export class Engine {
   }
 
   /** Firing alerts whose last notification was muted and that are no longer muted: notify them now. */
-  #unmuted(rule: LoadedRule, active: readonly ActiveAlert[], already: readonly AlertDraft[], now: Date): AlertDraft[] {
-    const silences = this.#deps.store.silences(now.getTime());
+  #unmuted(rule: LoadedRule, active: readonly ActiveAlert[], already: readonly AlertDraft[], silences: readonly Silence[], now: Date): AlertDraft[] {
     const out: AlertDraft[] = [];
     for (const a of active) {
       if (a.state !== 'firing' || a.mutedReceivers.length === 0 || already.some((d) => d.conditionKey === a.key)) continue;
-      const free = this.#targets(rule, a.condition.labels, silences, now)
+      const free = this.targets(rule, a.condition.labels, now, silences)
         .filter((t) => a.mutedReceivers.includes(t.receiver) && !t.mutedBy)
         .map((t) => t.receiver);
       if (free.length === 0) continue;
