@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the real servers the integration tests run against (Debian packages):
-# Alertmanager. Safe to run again; needs root or sudo for apt-get.
+# Alertmanager, and Prometheus with promtool. Safe to run again; needs root or sudo for apt-get.
 set -euo pipefail
 missing=()
 command -v prometheus-alertmanager >/dev/null 2>&1 || command -v alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+{ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -2,7 +2,12 @@ import { Agent } from 'undici';
 import { DataApi } from './api/data-api.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
-import type { LoadedConfig, LoadedRule } from './config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { scrub, Secret } from './config/secret.js';
+import { formatProblem } from './config/source.js';
+import { watchConfig, type ConfigWatcher } from './config/watch.js';
+import { FAILING_ALERTNAME, FAILING_PREFIX, FailureCounts } from './engine/failing.js';
 import { resolveRoutes } from './alerts/route.js';
 import { firingAlerts } from './alerts/view.js';
 import { Engine, errorText } from './engine/engine.js';
@@ -23,59 +28,224 @@ export interface AppOptions {
   log: Logger;
   /** The engine's clock (rule tests run on simulated time). */
   now?: () => Date;
+  /** Reads the config again for a reload; throws ConfigError when it is invalid. */
+  reload?: () => LoadedConfig;
+  /** Reload when the config or a rule file changes on disk. */
+  watch?: boolean;
 }
 
 // SIGTERM must end within 10 s: evaluations and deliveries get this long, together.
 const SHUTDOWN_GRACE_MS = 6_000;
 const AGENT_CLOSE_MS = 1_000;
 
+interface Apis {
+  agent: Agent;
+  data: DataApi;
+  metricsApi: MetricsApi;
+}
+
 /**
  * The composition root: the only place that builds the HTTP agent, store, metrics,
- * notifiers and scheduler. Every part is torn down in reverse order of start.
+ * notifiers and scheduler. A reload swaps the parts its changes touch; the store, the
+ * HTTP server and the metrics live as long as the process.
  */
 export class App {
   readonly metrics: Metrics;
   readonly store: Store;
-  readonly engine: Engine;
-  readonly delivery: Delivery;
+  /** Consecutive failures per rule: they outlive a reload. */
+  readonly failures = new FailureCounts();
   readonly #opts: AppOptions;
-  readonly #agent: Agent;
   readonly #teardown: Array<() => Promise<void> | void> = [];
+  #loaded: LoadedConfig;
+  #apis: Apis;
+  #engine: Engine;
+  #delivery: Delivery;
+  #notifiers: Notifier[] = [];
+  #resendTimers: NodeJS.Timeout[] = [];
   #server: HttpServer | undefined;
-  readonly #notifiers: Notifier[] = [];
+  #scheduler: Scheduler | undefined;
+  #watcher: ConfigWatcher | undefined;
+  #reloading: Promise<boolean> | undefined;
+  #reloadAgain = false;
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
+    this.#loaded = opts.loaded;
     const { config } = opts.loaded;
-    const { log } = opts;
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
 
-    this.#agent = new Agent({
+    this.metrics = createMetrics({
+      version: VERSION,
+      outboxPending: () => this.store.pendingCount(),
+      firing: () => firingAlerts(this.store),
+      ruleSamples: () => this.#engine.samples(),
+      ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
+      ready: () => this.readiness().ready,
+    });
+    this.metrics.configReloadSuccessful.set(1);
+    this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
+
+    this.#apis = this.#buildApis(config);
+    this.#teardown.push(() => closeAgent(this.#apis.agent));
+    this.#delivery = this.#buildDelivery(config);
+    this.#engine = this.#buildEngine(config);
+  }
+
+  get rules(): readonly LoadedRule[] {
+    return this.#loaded.rules;
+  }
+
+  get engine(): Engine {
+    return this.#engine;
+  }
+
+  get delivery(): Delivery {
+    return this.#delivery;
+  }
+
+  /** The daemon: delivery, then the HTTP server, then the scheduler. */
+  async start(): Promise<void> {
+    const { log } = this.#opts;
+    const loaded = this.#loaded;
+    for (const rule of loaded.rules) this.#engine.restore(rule);
+    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, {
+      alerts: () => firingAlerts(this.store),
+      ready: () => this.readiness(),
+    });
+    this.#teardown.push(() => this.#server?.close());
+    this.#delivery.start();
+    this.#startAlertmanagerResend();
+    const scheduler = new Scheduler({ log, run: (rule, signal) => this.#engine.evaluate(rule, signal) });
+    this.#scheduler = scheduler;
+    scheduler.start(loaded.rules);
+    this.#teardown.push(async () => {
+      this.#watcher?.close();
+      this.#clearResend();
+      await Promise.all([scheduler.stop(SHUTDOWN_GRACE_MS), this.#delivery.stop(SHUTDOWN_GRACE_MS)]);
+    });
+    if (this.#opts.watch) this.#watch();
+    log.info({ rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path }, 'avawatch running');
+  }
+
+  /** Ready: the state file answers and no rule has failed failingAfter evaluations in a row. */
+  readiness(): { ready: boolean; problems: string[] } {
+    const problems: string[] = [];
+    try {
+      this.store.ping();
+    } catch (err) {
+      problems.push(`state file: ${errorText(err)}`);
+    }
+    const names = new Set(this.#loaded.rules.map((r) => r.name));
+    for (const f of this.failures.failing(this.#loaded.config.health.failingAfter)) {
+      if (names.has(f.rule)) problems.push(`rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`);
+    }
+    return { ready: problems.length === 0, problems };
+  }
+
+  /**
+   * Reads the config again. Invalid: logged, the running config stays, the reload gauge is 0.
+   * Valid: rules are added, removed and changed in place; removed rules' state is pruned.
+   * Reloads never overlap: one asked for during another runs after it.
+   */
+  async reload(reason: string): Promise<boolean> {
+    if (this.#reloading) {
+      this.#reloadAgain = true;
+      return this.#reloading;
+    }
+    this.#reloading = (async () => {
+      let ok = false;
+      do {
+        this.#reloadAgain = false;
+        ok = await this.#reload(reason);
+      } while (this.#reloadAgain);
+      return ok;
+    })().finally(() => {
+      this.#reloading = undefined;
+    });
+    return this.#reloading;
+  }
+
+  async #reload(reason: string): Promise<boolean> {
+    const { log, reload } = this.#opts;
+    let next: LoadedConfig;
+    try {
+      next = reload ? reload() : loadConfig(this.#loaded.file);
+    } catch (err) {
+      this.metrics.configReloadSuccessful.set(0);
+      const problems = err instanceof ConfigError ? err.problems.map(formatProblem) : [errorText(err)];
+      log.error({ reason, problems }, `config reload refused (${problems.length} problem(s)); the previous config keeps running`);
+      return false;
+    }
+    const prev = this.#loaded;
+    for (const key of ['state', 'server'] as const) {
+      if (stableJson(prev.config[key]) !== stableJson(next.config[key])) {
+        log.warn({ key }, `${key} changed: it takes effect at the next restart`);
+        next.config[key] = prev.config[key] as never;
+      }
+    }
+    const changed = (...keys: Array<keyof Config>) => keys.some((k) => stableJson(prev.config[k]) !== stableJson(next.config[k]));
+    this.#loaded = next;
+    if (changed('api')) {
+      const old = this.#apis;
+      this.#apis = this.#buildApis(next.config);
+      // In-flight requests of the old agent finish; then it closes.
+      void closeAgent(old.agent, next.config.api.timeout);
+    }
+    if (changed('receivers', 'delivery')) {
+      const old = this.#delivery;
+      this.#clearResend();
+      await old.stop(SHUTDOWN_GRACE_MS);
+      this.#delivery = this.#buildDelivery(next.config);
+      this.#delivery.start();
+      this.#startAlertmanagerResend();
+    }
+    const byName = new Map(prev.rules.map((r) => [r.name, r]));
+    const removed = prev.rules.filter((r) => !next.rules.some((n) => n.name === r.name));
+    const added = next.rules.filter((r) => !byName.has(r.name));
+    const modified = next.rules.filter((r) => byName.has(r.name) && !sameRule(byName.get(r.name) as LoadedRule, r));
+    if (changed('api', 'route', 'receivers', 'timeIntervals', 'health')) {
+      this.#engine = this.#buildEngine(next.config);
+      for (const rule of next.rules) this.#engine.restore(rule);
+    }
+    await this.#scheduler?.update(next.rules, sameRule);
+    // A rule that changed kind cannot read its old state: it starts afresh, as a new rule.
+    const retyped = modified.filter((r) => byName.get(r.name)?.kind !== r.kind);
+    for (const rule of [...removed, ...retyped]) {
+      this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
+      this.failures.forget(rule.name);
+      this.#engine.forget(rule.name);
+      for (const m of [this.metrics.ruleEvaluations, this.metrics.ruleFailures, this.metrics.ruleLastSuccess, this.metrics.ruleConsecutiveFailures]) {
+        m.remove({ rule: rule.name });
+      }
+    }
+    for (const rule of [...added, ...modified]) this.#engine.restore(rule);
+    this.metrics.configReloadSuccessful.set(1);
+    this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
+    for (const warning of next.warnings) log.warn(warning);
+    if (this.#watcher) this.#watch();
+    log.info(
+      { reason, added: added.map((r) => r.name), removed: removed.map((r) => r.name), changed: modified.map((r) => r.name), rules: next.rules.length },
+      'config reloaded',
+    );
+    return true;
+  }
+
+  #watch(): void {
+    this.#watcher?.close();
+    this.#watcher = watchConfig(this.#loaded, () => void this.reload('file changed'), this.#opts.log);
+  }
+
+  #buildApis(config: Config): Apis {
+    const agent = new Agent({
       connect: { timeout: config.api.connectTimeout },
       headersTimeout: config.api.timeout,
       bodyTimeout: config.api.timeout,
       keepAliveTimeout: 30_000,
       connections: 16,
     });
-    this.#teardown.push(async () => {
-      const closed = this.#agent.close();
-      const timer = setTimeout(() => void this.#agent.destroy(), AGENT_CLOSE_MS);
-      await closed.catch(() => undefined);
-      clearTimeout(timer);
-    });
-
-    const engineRef: { current?: Engine } = {};
-    this.metrics = createMetrics({
-      version: VERSION,
-      outboxPending: () => this.store.pendingCount(),
-      firing: () => firingAlerts(this.store),
-      ruleSamples: () => engineRef.current?.samples() ?? [],
-      ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
-    });
-
     const httpOptions = {
-      dispatcher: this.#agent,
+      dispatcher: agent,
       timeoutMs: config.api.timeout,
       maxResponseBytes: config.api.maxResponseBytes,
       retries: config.api.retries,
@@ -83,81 +253,64 @@ export class App {
       backoffMaxMs: config.api.retryBackoffMax,
       maxRetryAfterMs: config.api.maxRetryAfter,
     };
+    const observe = (api: string) => (endpoint: string, code: string) => {
+      this.metrics.apiRequests.inc({ api, endpoint, code });
+      this.metrics.apiUp.set({ api }, apiAnswered(code) ? 1 : 0);
+    };
     const http = new HttpClient({
       ...httpOptions,
       api: 'data',
       baseUrl: config.api.dataUrl,
       headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
-      onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'data', endpoint, code }),
+      onResponse: observe('data'),
     });
     const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
     // The Metrics API takes no key and has its own budget.
     const metricsApi = new MetricsApi(
-      new HttpClient({
-        ...httpOptions,
-        api: 'metrics',
-        baseUrl: config.api.metricsUrl,
-        headers: {},
-        onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'metrics', endpoint, code }),
-      }),
+      new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, onResponse: observe('metrics') }),
     );
+    return { agent, data, metricsApi };
+  }
 
-    const notifiers = this.#notifiers;
+  #buildDelivery(config: Config): Delivery {
+    const notifiers: Notifier[] = [];
     for (const receiver of config.receivers) {
       const c = channel(receiver.type);
       if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
     }
-    const enabled = new Set(notifiers.map((n) => n.name));
-    this.delivery = new Delivery({
+    this.#notifiers = notifiers;
+    const now = this.#opts.now;
+    return new Delivery({
       store: this.store,
       notifiers,
       metrics: this.metrics,
-      log,
-      options: {
-        backoffMs: config.delivery.backoff,
-        backoffMaxMs: config.delivery.backoffMax,
-        maxAgeMs: config.delivery.maxAge,
-      },
+      log: this.#opts.log,
+      options: { backoffMs: config.delivery.backoff, backoffMaxMs: config.delivery.backoffMax, maxAgeMs: config.delivery.maxAge },
       // One clock for the engine and delivery: row ages are measured on the time they were made with.
-      ...(opts.now ? { now: () => (opts.now as () => Date)().getTime() } : {}),
+      ...(now ? { now: () => now().getTime() } : {}),
     });
+  }
 
-    this.engine = new Engine({
+  #buildEngine(config: Config): Engine {
+    const enabled = new Set(this.#notifiers.map((n) => n.name));
+    const secrets = this.#loaded.secrets;
+    return new Engine({
       store: this.store,
-      data,
-      metricsApi,
+      data: this.#apis.data,
+      metricsApi: this.#apis.metricsApi,
       metrics: this.metrics,
-      log,
+      log: this.#opts.log,
       targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
       repeatIntervalMs: config.route.repeatInterval,
       timeIntervals: config.timeIntervals,
-      onQueued: () => this.delivery.kick(),
-      ...(opts.now ? { now: opts.now } : {}),
+      failures: this.failures,
+      failingAfter: config.health.failingAfter,
+      failingSeverity: config.health.failingSeverity,
+      redact: (text) => scrub(text, secrets),
+      // Always the current delivery, also after a reload swapped it.
+      onQueued: () => this.#delivery.kick(),
+      ...(this.#opts.now ? { now: this.#opts.now } : {}),
     });
-    engineRef.current = this.engine;
-  }
-
-  get rules(): readonly LoadedRule[] {
-    return this.#opts.loaded.rules;
-  }
-
-  /** The daemon: delivery, then the HTTP server, then the scheduler. */
-  async start(): Promise<void> {
-    const { log, loaded } = this.#opts;
-    for (const rule of loaded.rules) this.engine.restore(rule);
-    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, { alerts: () => firingAlerts(this.store) });
-    this.#teardown.push(() => this.#server?.close());
-    this.delivery.start();
-    this.#startAlertmanagerResend();
-    const scheduler = new Scheduler({ log, run: (rule, signal) => this.engine.evaluate(rule, signal) });
-    scheduler.start(loaded.rules);
-    this.#teardown.push(async () => {
-      await Promise.all([scheduler.stop(SHUTDOWN_GRACE_MS), this.delivery.stop(SHUTDOWN_GRACE_MS)]);
-    });
-    log.info(
-      { rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path },
-      'avawatch running',
-    );
   }
 
   /**
@@ -165,7 +318,6 @@ export class App {
    * resendInterval, post the firing alerts routed (and not muted) to each Alertmanager.
    */
   #startAlertmanagerResend(): void {
-    const { rules } = this.#opts.loaded;
     for (const notifier of this.#notifiers) {
       if (!(notifier instanceof AlertmanagerNotifier)) continue;
       if (!notifier.receiver.externalUrl && this.#server) notifier.generatorURL = `${this.#server.url}/api/v1/alerts`;
@@ -173,11 +325,12 @@ export class App {
         const now = new Date();
         const silences = this.store.silences(now.getTime());
         const messages: AlertMessage[] = firingAlerts(this.store).flatMap((a) => {
-          const rule = rules.find((r) => r.name === a.rule);
+          const rule = this.#loaded.rules.find((r) => r.name === a.rule);
           if (!rule) return [];
-          const targets = this.engine.targets(rule, a.labels, now, silences).filter((t) => t.receiver === notifier.name);
+          const targets = this.#engine.targets(rule, a.labels, now, silences).filter((t) => t.receiver === notifier.name);
           if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
-          return [{ alertId: 0, rule: a.rule, kind: rule.kind, status: 'firing', severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
+          const kind = a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
+          return [{ alertId: 0, rule: a.rule, kind, status: 'firing', severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
         });
         if (messages.length === 0) return;
         notifier.send(messages, new AbortController().signal).catch((err: unknown) => {
@@ -186,8 +339,12 @@ export class App {
         });
       }, notifier.receiver.resendInterval);
       timer.unref();
-      this.#teardown.push(() => clearInterval(timer));
+      this.#resendTimers.push(timer);
     }
+  }
+
+  #clearResend(): void {
+    for (const timer of this.#resendTimers.splice(0)) clearInterval(timer);
   }
 
   get url(): string | undefined {
@@ -202,7 +359,7 @@ export class App {
     const signal = new AbortController().signal;
     for (const rule of rules) {
       try {
-        alerts.push(...(await this.engine.evaluate(rule, signal)));
+        alerts.push(...(await this.#engine.evaluate(rule, signal)));
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }
@@ -221,4 +378,26 @@ export class App {
       }
     }
   }
+}
+
+/** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */
+function apiAnswered(code: string): boolean {
+  return /^[1-4]\d\d$/.test(code) && code !== '429';
+}
+
+async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {
+  const closed = agent.close();
+  const timer = setTimeout(() => void agent.destroy(), waitMs);
+  await closed.catch(() => undefined);
+  clearTimeout(timer);
+}
+
+/** JSON that sees secrets' values and bigints, to tell whether a config section changed. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (v instanceof Secret ? `secret:${v.reveal()}` : typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/** The same rule: what it watches and how it alerts (where in its file it sits does not count). */
+function sameRule(a: LoadedRule, b: LoadedRule): boolean {
+  return a.kind === b.kind && stableJson(a.spec) === stableJson(b.spec);
 }

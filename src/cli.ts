@@ -3,10 +3,12 @@ import { Command, Option } from 'commander';
 import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { inShard, parseShard } from './config/shard.js';
 import { errorText } from './engine/engine.js';
 import { demoCommand } from './commands/demo.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
+import { schemaCommand } from './commands/schema.js';
 import { simCommand, type SimCommandOptions } from './commands/sim.js';
 import { testCommand } from './commands/test.js';
 import { createLogger, type LogSink } from './log.js';
@@ -33,9 +35,25 @@ const program = new Command('avawatch')
 program
   .command('run')
   .description('run the daemon: evaluate rules on their schedules, deliver alerts, serve /metrics')
-  .action(async (_opts, cmd: Command) => {
+  .option('--shard <I/N>', 'evaluate only shard I of N of the rules (split by rule name; every instance gets the same rules and config)')
+  .option('--no-watch', 'do not reload when the config or a rule file changes (SIGHUP still reloads)')
+  .action(async (opts: { shard?: string; watch: boolean }, cmd: Command) => {
+    const ofShard = shardFilter(opts.shard);
     const { loaded, sink } = load(cmd);
-    const app = new App({ loaded, log: sink.log });
+    const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+    if (shard) sink.log.info({ shard: `${shard.index}/${shard.count}`, rules: ofShard(loaded).rules.map((r) => r.name) }, 'evaluating one shard of the rules');
+    const globals = cmd.optsWithGlobals<GlobalOptions>();
+    let secrets = loaded.secrets;
+    const reload = (): LoadedConfig => {
+      const next = loadConfig(loaded.file, process.env);
+      // Old secrets stay scrubbed: a request made before the reload may still log.
+      secrets = [...secrets, ...next.secrets];
+      sink.setSecrets(secrets);
+      if (globals.logLevel === undefined) sink.log.level = next.config.log.level;
+      return ofShard(next);
+    };
+    const app = new App({ loaded: ofShard(loaded), log: sink.log, reload, watch: opts.watch });
+    process.on('SIGHUP', () => void app.reload('SIGHUP'));
     let stopping = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
@@ -56,11 +74,14 @@ program
 program
   .command('check')
   .description('validate the config and rule files and summarise them; never calls the network')
-  .action((_opts, cmd: Command) => {
-    const { loaded } = load(cmd);
+  .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
+  .action((opts: { shard?: string }, cmd: Command) => {
+    const ofShard = shardFilter(opts.shard);
+    const all = load(cmd).loaded;
+    const loaded = ofShard(all);
     const { config } = loaded;
     console.log(`config ${loaded.file}: OK`);
-    console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${loaded.rules.length}`);
+    console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${all.rules.length}${opts.shard ? `, in shard ${opts.shard}: ${loaded.rules.length}` : ''}`);
     for (const rule of loaded.rules) {
       const when = rule.every !== undefined ? `every ${formatDuration(rule.every)}` : `schedule "${rule.schedule}"`;
       const receivers = (rule.receivers ?? config.route.receivers).join(', ') || '(none)';
@@ -206,6 +227,19 @@ program
     process.exitCode = (await testCommand(files)) ? 0 : 1;
   });
 
+program
+  .command('schema')
+  .description('print the JSON Schema of the config or of rule files (for editors), or write both with --out')
+  .argument('[which]', 'config or rules')
+  .option('--out <dir>', 'write config.schema.json and rules.schema.json (or only [which]) into this directory')
+  .action((which: string | undefined, opts: { out?: string }) => {
+    try {
+      schemaCommand(which, opts.out);
+    } catch (err) {
+      fail(errorText(err));
+    }
+  });
+
 function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
   const file = configPath(globals.config, process.env);
@@ -224,6 +258,13 @@ function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
   sink.setSecrets(loaded.secrets);
   for (const warning of loaded.warnings) sink.log.warn(warning);
   return { loaded, sink };
+}
+
+/** --shard I/N: keeps the rules of that shard (all rules without the option). */
+function shardFilter(text: string | undefined): (l: LoadedConfig) => LoadedConfig {
+  if (text === undefined) return (l) => l;
+  const shard = parseShard(text) ?? fail(`--shard: "${text}" is not I/N with 1 ≤ I ≤ N, e.g. 1/3`);
+  return (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) });
 }
 
 function parseSeconds(text: string): number {

@@ -20,7 +20,8 @@ export function firingAlerts(store: Store): FiringAlert[] {
     if (!c.success) return [];
     return [
       {
-        rule: row.rule,
+        // rule-failing alerts are stored apart (engine/failing.ts) but belong to their rule.
+        rule: c.data.labels['rule'] ?? row.rule,
         key: row.key,
         subject: c.data.subject,
         severity: c.data.severity ?? 'warning',

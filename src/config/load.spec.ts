@@ -58,7 +58,7 @@ describe('loading the shipped config', () => {
     expect(loaded.rules.map((r) => r.name)).toContain('my-validators');
     expect(loaded.rules.map((r) => r.kind).sort()).toEqual([...new Set(loaded.rules.map((r) => r.kind))].sort());
     expect(loaded.config.api.apiKey).toBeUndefined();
-    expect(loaded.warnings).toEqual(['config/avawatch.yaml:15:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty']);
+    expect(loaded.warnings).toEqual(['config/avawatch.yaml:16:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty']);
   });
 
   it('interpolates ${VAR} and ${VAR:-default}, and keeps the key a secret', () => {

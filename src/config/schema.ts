@@ -124,6 +124,14 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
+  health: z
+    .strictObject({
+      /** A rule whose evaluations fail this many times in a row fires rule-failing and makes /readyz fail. */
+      failingAfter: z.number().int().min(1).max(1000).default(3),
+      /** Severity of the rule-failing alert. */
+      failingSeverity: z.enum(SEVERITIES).default('warning'),
+    })
+    .prefault({}),
   route: z
     .strictObject({
       receivers: z.array(name).default([]),

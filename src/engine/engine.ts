@@ -10,7 +10,8 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { AlertMessage } from '../notify/types.js';
 import { ruleKind } from '../rules/registry.js';
-import type { AlertDraft, GaugeSample } from '../rules/types.js';
+import type { AlertDraft, Condition, GaugeSample, Severity } from '../rules/types.js';
+import { FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 
 export interface EngineDeps {
@@ -24,6 +25,13 @@ export interface EngineDeps {
   /** Route-wide default of repeatInterval (ms). */
   repeatIntervalMs: number;
   timeIntervals: readonly TimeIntervalConfig[];
+  /** Consecutive failures per rule; kept by the app across reloads. */
+  failures: FailureCounts;
+  /** Failures in a row that fire rule-failing. */
+  failingAfter: number;
+  failingSeverity: Severity;
+  /** Removes secrets from error text before it is stored or sent. */
+  redact: (text: string) => string;
   /** Called after a commit that queued notifications. */
   onQueued?: () => void;
   now?: () => Date;
@@ -36,6 +44,8 @@ export interface EngineDeps {
 export class Engine {
   readonly #deps: EngineDeps;
   readonly #samples = new Map<string, GaugeSample[]>();
+  /** Rules with a rule-failing alert in the store (firing, or pending its resolution). */
+  readonly #failingStored = new Set<string>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -50,15 +60,18 @@ export class Engine {
   restore(rule: LoadedRule): void {
     const kind = ruleKind(rule.kind);
     this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, this.#loadStates(rule), this.#deps.now?.() ?? new Date())));
+    if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
+    this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
   forget(ruleName: string): void {
     this.#samples.delete(ruleName);
+    this.#failingStored.delete(ruleName);
   }
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
   async evaluate(rule: LoadedRule, signal: AbortSignal): Promise<AlertMessage[]> {
-    const { store, data, metricsApi, metrics, log } = this.#deps;
+    const { data, metricsApi, metrics, log } = this.#deps;
     const kind = ruleKind(rule.kind);
     metrics.ruleEvaluations.inc({ rule: rule.name });
     // Its own signal: whatever an observation leaves running (a sibling lookup, a retry
@@ -79,59 +92,110 @@ export class Engine {
       });
       const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
-      const silences = store.silences(now.getTime());
-      if (lifecycle) alerts.push(...this.#unmuted(rule, lifecycle.active, alerts, silences, now));
-      const drafts: NewAlert[] = alerts.map((a) => {
-        const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
-        return {
-          rule: rule.name,
-          kind: rule.kind,
-          status: a.status,
-          severity: a.severity ?? rule.severity,
-          subject: a.subject,
-          summary: a.summary,
-          labels,
-          details: a.details,
-          targets: this.targets(rule, labels, now, silences).filter((t) => {
-            if (a.onlyReceivers && !a.onlyReceivers.includes(t.receiver)) return false;
-            if (!a.reminder) return true;
-            // A reminder reaches a receiver only when its own repeatInterval has passed.
-            const entry = lifecycle?.active.find((x) => x.key === a.conditionKey);
-            const last = entry?.notifiedReceivers[t.receiver] ?? 0;
-            const every = rule.repeatInterval ?? t.repeatMs;
-            return every > 0 && now.getTime() - last >= every;
-          }),
-        };
-      });
-      // A firing state alert remembers which receivers its notification was muted for:
-      // each gets it when its own mute ends.
-      for (const [i, a] of alerts.entries()) {
-        const entry = a.conditionKey === undefined ? undefined : lifecycle?.active.find((x) => x.key === a.conditionKey);
-        if (!entry || a.status !== 'firing') continue;
-        const targets = drafts[i]?.targets ?? [];
-        const muted = targets.filter((t) => t.mutedBy).map((t) => t.receiver);
-        for (const t of targets) if (!t.mutedBy) entry.notifiedReceivers = { ...entry.notifiedReceivers, [t.receiver]: now.getTime() };
-        const stillOwed = a.onlyReceivers ? entry.mutedReceivers.filter((r) => !a.onlyReceivers?.includes(r)) : [];
-        entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
-        entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
-      }
-      const ids = store.commitEvaluation(rule.name, states, drafts, now.getTime(), lifecycle?.active);
+      const messages = this.#commit(rule, rule.name, states, alerts, lifecycle?.active, now);
       this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
-      if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
-      const at = now.toISOString();
-      return drafts.map((d, i) => {
-        const { targets: _t, conditionKey: _k, ...message } = d as NewAlert & { conditionKey?: string };
-        return { ...message, alertId: ids[i] ?? 0, at };
-      });
+      this.#recovered(rule, now);
+      return messages;
     } catch (err) {
       metrics.ruleFailures.inc({ rule: rule.name });
-      if (!signal.aborted) log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
+      // Shutdown or reload aborted it: not the rule's fault.
+      if (!signal.aborted) {
+        log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
+        this.#failed(rule, err);
+      }
       throw err;
     } finally {
       own.abort();
       own.dispose();
     }
+  }
+
+  /**
+   * Routes the alerts, records per-receiver mutes and reminders, and commits states, alerts
+   * and active alerts in one transaction under `storeRule`.
+   */
+  #commit(rule: LoadedRule, storeRule: string, states: Record<string, unknown>, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date): AlertMessage[] {
+    const { store } = this.#deps;
+    const silences = store.silences(now.getTime());
+    const alerts = active ? [...events, ...this.#unmuted(rule, active, events, silences, now)] : events;
+    const drafts: NewAlert[] = alerts.map((a) => {
+      const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
+      return {
+        rule: rule.name,
+        kind: a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind,
+        status: a.status,
+        severity: a.severity ?? rule.severity,
+        subject: a.subject,
+        summary: a.summary,
+        labels,
+        details: a.details,
+        targets: this.targets(rule, labels, now, silences).filter((t) => {
+          if (a.onlyReceivers && !a.onlyReceivers.includes(t.receiver)) return false;
+          if (!a.reminder) return true;
+          // A reminder reaches a receiver only when its own repeatInterval has passed.
+          const entry = active?.find((x) => x.key === a.conditionKey);
+          const last = entry?.notifiedReceivers[t.receiver] ?? 0;
+          const every = rule.repeatInterval ?? t.repeatMs;
+          return every > 0 && now.getTime() - last >= every;
+        }),
+      };
+    });
+    // A firing state alert remembers which receivers its notification was muted for:
+    // each gets it when its own mute ends.
+    for (const [i, a] of alerts.entries()) {
+      const entry = a.conditionKey === undefined ? undefined : active?.find((x) => x.key === a.conditionKey);
+      if (!entry || a.status !== 'firing') continue;
+      const targets = drafts[i]?.targets ?? [];
+      const muted = targets.filter((t) => t.mutedBy).map((t) => t.receiver);
+      for (const t of targets) if (!t.mutedBy) entry.notifiedReceivers = { ...entry.notifiedReceivers, [t.receiver]: now.getTime() };
+      const stillOwed = a.onlyReceivers ? entry.mutedReceivers.filter((r) => !a.onlyReceivers?.includes(r)) : [];
+      entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
+      entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
+    }
+    const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active);
+    if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
+    const at = now.toISOString();
+    return drafts.map((d, i) => {
+      const { targets: _t, ...message } = d;
+      return { ...message, alertId: ids[i] ?? 0, at };
+    });
+  }
+
+  /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */
+  #failed(rule: LoadedRule, err: unknown): void {
+    const { failures, failingAfter, failingSeverity, metrics, log } = this.#deps;
+    const now = this.#deps.now?.() ?? new Date();
+    const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime());
+    metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
+    if (run.count < failingAfter) return;
+    try {
+      this.#advanceFailing(rule, [failingCondition(rule, run, failingSeverity)], now);
+    } catch (e) {
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
+    }
+  }
+
+  /** A success after failures resolves rule-failing, if it fired. */
+  #recovered(rule: LoadedRule, now: Date): void {
+    const { failures, metrics } = this.#deps;
+    if (failures.count(rule.name) === 0 && !this.#failingStored.has(rule.name)) return;
+    failures.succeeded(rule.name);
+    metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
+    try {
+      this.#advanceFailing(rule, [], now);
+    } catch (e) {
+      this.#deps.log.error({ rule: rule.name, error: errorText(e) }, 'could not resolve the rule-failing alert');
+    }
+  }
+
+  #advanceFailing(rule: LoadedRule, conditions: Condition[], now: Date): void {
+    const storeRule = FAILING_PREFIX + rule.name;
+    const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
+    const lifecycle = advance(this.#loadActive(rule, storeRule), conditions, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    this.#commit(rule, storeRule, {}, lifecycle.notifications, lifecycle.active, now);
+    if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
+    else this.#failingStored.delete(rule.name);
   }
 
   /** Where an alert with these labels goes now, each target with why it is muted, if it is. */
@@ -177,8 +241,8 @@ export class Engine {
     return repeats.length > 0 ? Math.min(...repeats) : 0;
   }
 
-  #loadActive(rule: LoadedRule): ActiveAlert[] {
-    return this.#deps.store.loadActive(rule.name).map((row) => {
+  #loadActive(rule: LoadedRule, storeRule = rule.name): ActiveAlert[] {
+    return this.#deps.store.loadActive(storeRule).map((row) => {
       const parsed = conditionSchema.safeParse(row.condition);
       if (!parsed.success) throw new StoreError(`stored alert "${row.key}" of rule "${rule.name}" is invalid: ${parsed.error.message}`);
       return { ...row, condition: parsed.data };

@@ -9,6 +9,10 @@ export interface Metrics {
   apiRequests: Counter<'api' | 'endpoint' | 'code'>;
   notifications: Counter<'receiver'>;
   notificationsFailed: Counter<'receiver' | 'reason'>;
+  ruleConsecutiveFailures: Gauge<'rule'>;
+  apiUp: Gauge<'api'>;
+  configReloadSuccessful: Gauge;
+  configReloadSuccessTime: Gauge;
 }
 
 export interface MetricsSources {
@@ -19,12 +23,17 @@ export interface MetricsSources {
   /** Gauge samples of every rule, derived from committed state. */
   ruleSamples: () => Iterable<GaugeSample>;
   ruleGauges: readonly GaugeDef[];
+  /** What /readyz says: 1 ready, 0 not. */
+  ready?: () => boolean;
 }
 
 /** One registry per app (never the global one), so tests can build many apps in a process. */
 export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client's gauges named like counters (promtool: "non-counter metrics should not have
+  // _total"); their per-type siblings nodejs_active_{handles,requests,resources} stay: sum() them.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const registers = [registry];
 
   new Gauge({
@@ -79,8 +88,42 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
   }
 
+  if (sources.ready) {
+    const ready = sources.ready;
+    new Gauge({
+      name: 'avawatch_ready',
+      help: 'Whether /readyz answers 200: config loaded, state file open, no rule failing for failingAfter evaluations.',
+      registers,
+      collect() {
+        this.set(ready() ? 1 : 0);
+      },
+    });
+  }
+
   return {
     registry,
+    ruleConsecutiveFailures: new Gauge({
+      name: 'avawatch_rule_consecutive_failures',
+      help: 'Evaluations of the rule that failed in a row (0 after a success); rule-failing fires at health.failingAfter.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    apiUp: new Gauge({
+      name: 'avawatch_up',
+      help: 'Whether the last request to the API got a usable answer (1) or a 5xx, 429, timeout or network error (0).',
+      labelNames: ['api'],
+      registers,
+    }),
+    configReloadSuccessful: new Gauge({
+      name: 'avawatch_config_last_reload_successful',
+      help: 'Whether the last config reload succeeded (1) or was refused and the previous config kept (0).',
+      registers,
+    }),
+    configReloadSuccessTime: new Gauge({
+      name: 'avawatch_config_last_reload_success_timestamp_seconds',
+      help: 'When the config was last loaded successfully (at start or by a reload).',
+      registers,
+    }),
     ruleEvaluations: new Counter({
       name: 'avawatch_rule_evaluations_total',
       help: 'Rule evaluations started.',

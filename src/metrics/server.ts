@@ -18,6 +18,8 @@ export function parseListen(listen: string): { host: string | undefined; port: n
 export interface HttpRoutes {
   /** JSON for GET /api/v1/alerts. */
   alerts: () => unknown;
+  /** GET /readyz: 200 when ready, 503 with the reasons when not. */
+  ready: () => { ready: boolean; problems: string[] };
 }
 
 export async function startHttpServer(listen: string, registry: Registry, routes: HttpRoutes): Promise<HttpServer> {
@@ -38,11 +40,16 @@ export async function startHttpServer(listen: string, registry: Registry, routes
       res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ alerts: routes.alerts() })}\n`);
       return;
     }
+    if (path === '/readyz') {
+      const { ready, problems } = routes.ready();
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : `not ready:\n${problems.map((p) => `- ${p}\n`).join('')}`);
+      return;
+    }
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /healthz or /api/v1/alerts\n');
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /healthz, /readyz or /api/v1/alerts\n');
   });
   server.keepAliveTimeout = 65_000;
   const { host, port } = parseListen(listen);

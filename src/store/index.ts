@@ -159,6 +159,22 @@ export class Store {
     return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
   }
 
+  /** Throws when the state file no longer answers (for /readyz). */
+  ping(): void {
+    this.#db.prepare('SELECT 1').get();
+  }
+
+  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  pruneRule(...rules: string[]): void {
+    const tx = this.#db.transaction(() => {
+      for (const rule of rules) {
+        this.#db.prepare('DELETE FROM entity_state WHERE rule = ?').run(rule);
+        this.#db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
+      }
+    });
+    tx();
+  }
+
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   loadActive(rule: string): ActiveRow[] {
     const rows = this.#db

@@ -13,7 +13,7 @@ export function alertmanagerBinary(): string {
   throw new Error('Alertmanager is not installed: run `bash scripts/test-deps.sh` (Debian package prometheus-alertmanager)');
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
@@ -23,18 +23,36 @@ async function freePort(): Promise<number> {
 
 export interface RunningAlertmanager {
   url: string;
+  /** GET /api/v2/status: the cluster as this peer sees it. */
+  status(): Promise<{ cluster: { status: string; peers: unknown[] } }>;
   alerts(): Promise<Array<{ labels: Record<string, string>; annotations: Record<string, string>; endsAt: string; status: { state: string } }>>;
   stop(): Promise<void>;
 }
 
-/** A real Alertmanager on loopback, clustering off, with a receiver that sends nowhere. */
-export async function startAlertmanager(): Promise<RunningAlertmanager> {
+export interface AlertmanagerOptions {
+  /** alertmanager.yml (default: one receiver that sends nowhere). */
+  config?: string;
+  /** Cluster: this peer's gossip port and the others'. Default: clustering off. */
+  cluster?: { port: number; peers: number[]; peerTimeout: string };
+}
+
+/** A real Alertmanager on loopback, clustering off unless asked, with a receiver that sends nowhere unless configured. */
+export async function startAlertmanager(o: AlertmanagerOptions = {}): Promise<RunningAlertmanager> {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-am-'));
-  writeFileSync(join(dir, 'alertmanager.yml'), 'route:\n  receiver: nowhere\n  group_wait: 0s\nreceivers:\n  - name: nowhere\n');
+  writeFileSync(join(dir, 'alertmanager.yml'), o.config ?? 'route:\n  receiver: nowhere\n  group_wait: 0s\nreceivers:\n  - name: nowhere\n');
   const port = await freePort();
+  const cluster = o.cluster
+    ? [
+        `--cluster.listen-address=127.0.0.1:${o.cluster.port}`,
+        `--cluster.advertise-address=127.0.0.1:${o.cluster.port}`,
+        ...o.cluster.peers.map((p) => `--cluster.peer=127.0.0.1:${p}`),
+        `--cluster.peer-timeout=${o.cluster.peerTimeout}`,
+        '--cluster.settle-timeout=5s',
+      ]
+    : ['--cluster.listen-address='];
   const child: ChildProcess = spawn(
     alertmanagerBinary(),
-    [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+    [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, ...cluster],
     { stdio: 'ignore' },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -42,6 +60,7 @@ export async function startAlertmanager(): Promise<RunningAlertmanager> {
   return {
     url,
     alerts: async () => (await (await fetch(`${url}/api/v2/alerts`)).json()) as never,
+    status: async () => (await (await fetch(`${url}/api/v2/status`)).json()) as never,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -11,6 +11,8 @@ export interface TempProject {
 
 export interface ProjectOptions {
   dataUrl: string;
+  /** api.metricsUrl (default: the config's default, the live Metrics API). */
+  metricsUrl?: string;
   webhookUrl?: string;
   every?: string;
   nodeIds: string[];
@@ -28,7 +30,7 @@ export function writeProject(o: ProjectOptions): TempProject {
   writeFileSync(
     configFile,
     `api:
-  dataUrl: ${o.dataUrl}
+  dataUrl: ${o.dataUrl}${o.metricsUrl ? `\n  metricsUrl: ${o.metricsUrl}` : ''}
   retries: 1
   retryBackoff: 10ms
   timeout: 3s

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
-import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
@@ -34,6 +34,18 @@ describe('avawatch check', () => {
     expect(r.stdout).toContain('my-validators  validator-status  every 30s  critical  mainnet, 2 nodes  → ops-slack');
     expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
     expect(r.stderr).toContain('receiver \\"ops-slack\\" is disabled');
+  });
+
+  it('--shard lists the rules of one shard, the shards together hold every rule once, and a bad shard is refused', async () => {
+    const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '--shard', s])));
+    const names = shards.map((r) => [...r.stdout.matchAll(/^ {2}(\S+) {2}\S+ {2}(every|schedule)/gm)].map((m) => m[1]));
+    expect(shards.map((r) => r.code)).toEqual([0, 0]);
+    expect(names.flat().sort()).toEqual(['c-chain-tx-drop', 'daily-export', 'delegations', 'icm-stuck', 'l1-balance', 'my-validators', 'validation-ending']);
+    expect(names[0]!.length).toBeGreaterThan(0);
+    expect(names[1]!.length).toBeGreaterThan(0);
+    expect(shards[0]!.stdout).toContain(`rules: 7, in shard 1/2: ${names[0]!.length}\n`);
+    const bad = await avawatch(['run', '--shard', '3/2']);
+    expect([bad.code, bad.stderr]).toEqual([1, 'avawatch: --shard: "3/2" is not I/N with 1 ≤ I ≤ N, e.g. 1/3\n']);
   });
 
   it('prints every problem of a broken rule file as file:line:col and exits non-zero', async () => {
@@ -153,7 +165,7 @@ describe('avawatch once', () => {
 });
 
 describe('avawatch run', () => {
-  it('exits 0 within its shutdown budget on SIGTERM while the API and Slack both hang', async () => {
+  it('exits 0 within its shutdown budget on SIGTERM while the API and Slack both hang, and loses nothing: restarted, it delivers the change; SIGINT exits 0 too', async () => {
     const sim = await startSim();
     const slack = await startSlackReceiver();
     const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl, extraConfig: '' });
@@ -173,13 +185,28 @@ describe('avawatch run', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0); // the 10 s force-exit would make it 1
       expect(log).not.toContain('shutdown took longer than 10s');
+
+      // Nothing lost: started again with the API and Slack back, the change arrives once.
+      sim.world.faults.length = 0;
+      slack.hang(false);
+      const again = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
+      try {
+        await slack.waitForPosts(1, 15_000);
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(slack.posts.filter((p) => postText(p).includes('active → completed'))).toHaveLength(1);
+        const stopped = new Promise<number | null>((resolve) => again.on('exit', resolve));
+        again.kill('SIGINT');
+        expect(await stopped).toBe(0);
+      } finally {
+        again.kill('SIGKILL');
+      }
     } finally {
       child.kill('SIGKILL');
       await sim.close();
       await slack.close();
       project.cleanup();
     }
-  }, 30_000);
+  }, 45_000);
 
   it('serves /healthz and exits 0 on SIGTERM', async () => {
     const sim = await startSim();

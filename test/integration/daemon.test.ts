@@ -5,7 +5,8 @@ import { createLogger } from '../../src/log.js';
 import { activeValidator, completedValidator, pendingValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
-import { postText, startSlackReceiver, WEBHOOK_SECRET_PATH, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { postText, startSlackReceiver, WEBHOOK_SECRET_PATH, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { firingAlerts } from '../../src/alerts/view.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -154,17 +155,35 @@ describe('daemon: validator status end to end', () => {
     expect(dead.attempts).toBe(1);
   });
 
-  it('a failed poll changes no state and sends nothing', async () => {
+  it('failed polls change no state and raise no false alert; at three in a row rule-failing fires, naming the error, and resolves on recovery', async () => {
     const a = await start();
     await baseline(a);
     const before = a.store.loadStates(RULE);
-    // More 503s than the client retries: the evaluation fails.
+    const ready = await fetch(`${a.url}/readyz`);
+    expect([ready.status, await ready.text()]).toEqual([200, 'ready\n']);
+    // retries: 1 in the harness, so 2 attempts per evaluation: 6 faults fail three evaluations.
     sim.world.faults.push(...Array.from({ length: 6 }, () => ({ status: 503 })));
     await waitUntil(async () => ((await a.metrics.ruleFailures.get()).values[0]?.value ?? 0) >= 2, 'two failed evaluations');
     expect(a.store.loadStates(RULE)).toEqual(before);
-    await polls(a, 1);
-    expect(slack.posts).toHaveLength(0);
+    expect(slack.posts).toHaveLength(0); // two failures: not yet blind
     expect(stderr.join('')).toContain('data API GET /v1/networks/mainnet/validators/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg: HTTP 503: injected fault');
+
+    const [failing] = await slack.waitForPosts(1);
+    expect(postText(failing as SlackPost)).toContain(inJson(`rule "${RULE}" is blind: its last 3 evaluations failed (data API GET /v1/networks/mainnet/validators/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg: HTTP 503: injected fault)`));
+    expect(a.store.loadStates(RULE)).toEqual(before);
+    const notReady = await fetch(`${a.url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.text()).toContain(`rule ${RULE}: 3 evaluations failed in a row`);
+    expect(firingAlerts(a.store).map((f) => `${f.rule} ${f.labels['alertname']}`)).toEqual([`${RULE} rule-failing`]);
+
+    // The faults are used up: the next poll succeeds and resolves it; the validator never changed.
+    const [, resolved] = await slack.waitForPosts(2);
+    expect(postText(resolved as SlackPost)).toContain(inJson(`rule "${RULE}" evaluates again`));
+    expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
+    await polls(a, 2);
+    expect(slack.posts).toHaveLength(2);
+    expect(a.store.loadStates(RULE)).toEqual(before);
+    expect(firingAlerts(a.store)).toEqual([]);
   });
 
   it('a node the service does not know is reported once, as a warning', async () => {
@@ -271,3 +290,8 @@ describe('daemon: storms are grouped', () => {
     }
   }, 60_000);
 });
+
+/** Text as it sits inside a JSON body. */
+function inJson(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { durationMs, httpUrl } from '../../config/fields.js';
 import { postJson } from '../post-json.js';
-import type { AlertMessage, Channel, Notifier, ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 
 export interface AlertmanagerReceiver extends ReceiverBase {
   type: 'alertmanager';
-  url: string;
+  /** One Alertmanager, or every peer of a cluster (each gets every alert; the cluster deduplicates). */
+  url: string | string[];
   /** Firing alerts are posted again this often, so Alertmanager never times them out. */
   resendInterval: number;
   /** Where generatorURL points (default: this daemon's /api/v1/alerts). */
@@ -42,7 +43,7 @@ export function postableAlerts(alerts: readonly AlertMessage[], o: { resendInter
 export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
   type: 'alertmanager',
   schema: z.strictObject({
-    url: httpUrl,
+    url: z.union([httpUrl, z.array(httpUrl).min(1)]),
     resendInterval: durationMs.default(60_000),
     externalUrl: httpUrl.optional(),
     timeout: durationMs.default(10_000),
@@ -68,12 +69,24 @@ export class AlertmanagerNotifier implements Notifier {
     this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
   }
 
+  /**
+   * Posts to every peer, as Prometheus does: delivered when at least one accepted, since
+   * the peers gossip alerts and notification logs. All failing: the first peer's error.
+   */
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const body = JSON.stringify(postableAlerts(alerts, { resendInterval: this.receiver.resendInterval, generatorURL: this.generatorURL }));
-    await postJson(`${this.receiver.url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
-      prefix: `alertmanager receiver "${this.name}"`,
-      timeoutMs: this.receiver.timeout,
-      signal,
-    });
+    const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];
+    const results = await Promise.allSettled(
+      urls.map((url, i) =>
+        postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
+          prefix: `alertmanager receiver "${this.name}"${urls.length > 1 ? ` (peer ${i + 1} of ${urls.length})` : ''}`,
+          timeoutMs: this.receiver.timeout,
+          signal,
+        }),
+      ),
+    );
+    if (results.some((r) => r.status === 'fulfilled')) return;
+    const errors = results.map((r) => (r as PromiseRejectedResult).reason as unknown);
+    throw errors.find((e) => e instanceof DeliveryError && e.retryable) ?? errors[0];
   }
 }

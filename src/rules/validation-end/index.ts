@@ -11,7 +11,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   gauges: [
     {
       name: 'avawatch_validation_end_timestamp_seconds',
-      help: 'End of the current validation period of a watched node.',
+      help: 'End of the current validation period of a node that a validation-end rule watches.',
       labelNames: ['rule', 'network', 'node_id'],
     },
   ],

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { inShard, parseShard } from './shard.js';
+
+describe('--shard I/N', () => {
+  const names = Array.from({ length: 300 }, (_, i) => `rule-${i}`);
+
+  it('puts every rule on exactly one shard, spread about evenly', () => {
+    const shards = [1, 2, 3].map((index) => names.filter((n) => inShard(n, { index, count: 3 })));
+    expect(shards.flat().sort()).toEqual([...names].sort());
+    for (const s of shards) expect(s.length).toBeGreaterThan(70);
+  });
+
+  it('depends on the name only, the same in every version: instances mid-upgrade still agree', () => {
+    const shipped = ['my-validators', 'validation-ending', 'l1-balance', 'c-chain-tx-drop', 'delegations', 'icm-stuck', 'daily-export'];
+    const shardOf = (n: string) => [1, 2, 3].find((index) => inShard(n, { index, count: 3 }));
+    // Pinned: changing the hash would move rules between running instances.
+    expect(shipped.map(shardOf)).toEqual([2, 2, 3, 1, 3, 2, 3]);
+  });
+
+  it('reads I/N and refuses what is not one', () => {
+    expect(parseShard('2/3')).toEqual({ index: 2, count: 3 });
+    for (const bad of ['0/3', '4/3', '1', '1/0', 'a/b', '1/2/3', '-1/2']) expect(parseShard(bad)).toBeUndefined();
+  });
+});

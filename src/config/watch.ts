@@ -1,0 +1,51 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { Logger } from '../log.js';
+import type { LoadedConfig } from './load.js';
+
+export interface ConfigWatcher {
+  close(): void;
+}
+
+const DEBOUNCE_MS = 300;
+
+/**
+ * Calls onChange once a burst of changes to the config or rule files has settled.
+ * Watches directories, not files: editors save by writing a new file and renaming it
+ * over the old one, which a watch on the old file would miss; and a new file matching
+ * a ruleFiles glob has to be seen too.
+ */
+export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Logger): ConfigWatcher {
+  const base = dirname(loaded.file);
+  const dirs = new Set([base, ...loaded.ruleFiles.map((f) => dirname(f)), ...loaded.config.ruleFiles.map((p) => resolve(base, globBase(p)))]);
+  const configName = basename(loaded.file);
+  let timer: NodeJS.Timeout | undefined;
+  const watchers: FSWatcher[] = [];
+  for (const dir of dirs) {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        const file = name?.toString();
+        if (file !== undefined && file !== configName && !/\.ya?ml$/i.test(file)) return;
+        clearTimeout(timer);
+        timer = setTimeout(onChange, DEBOUNCE_MS);
+      });
+      w.on('error', (err) => log.warn({ dir, error: err.message }, 'cannot watch the directory for config changes; SIGHUP still reloads'));
+      watchers.push(w);
+    } catch (err) {
+      log.warn({ dir, error: err instanceof Error ? err.message : String(err) }, 'cannot watch the directory for config changes; SIGHUP still reloads');
+    }
+  }
+  return {
+    close() {
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+/** The directory part of a glob before its first wildcard: `rules/**\/*.yaml` → `rules`. */
+function globBase(pattern: string): string {
+  const parts = pattern.split('/');
+  const i = parts.findIndex((p) => /[*?[\]{}!]/.test(p));
+  return i === -1 ? dirname(pattern) : parts.slice(0, i).join('/') || '.';
+}

@@ -1,0 +1,183 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ruleKinds } from '../../src/rules/registry.js';
+import { applyChange, worldChange } from '../../src/sim/scenario.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// docs/grafana/avawatch.json may only query metrics the daemon really exposes: a renamed or
+// misspelt metric would leave a panel silently empty.
+
+const ROOT = join(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/cli.js');
+const DASHBOARD = join(ROOT, 'docs/grafana/avawatch.json');
+const RULES = join(ROOT, 'rules');
+const cleanEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
+
+const N1 = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const N2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
+const ADDR = '0xAbC0000000000000000000000000000000000001';
+
+/** Metric names in PromQL: ours and prom-client's process metrics. */
+const METRIC_NAME = /\b(?:avawatch|process|nodejs)_[a-z0-9_]+/g;
+
+interface Panel {
+  id?: number;
+  type: string;
+  title?: string;
+  datasource?: { type?: string; uid?: string };
+  targets?: Array<{ expr?: string; datasource?: { uid?: string } }>;
+  panels?: Panel[];
+}
+interface Dashboard {
+  schemaVersion: number;
+  panels: Panel[];
+  templating: { list: Array<{ name: string; type: string; query?: unknown; definition?: string; datasource?: { uid?: string } }> };
+}
+
+const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard;
+
+/** Every panel, including those inside (collapsed) rows. */
+function allPanels(panels: readonly Panel[]): Panel[] {
+  return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
+}
+
+/** Every PromQL expression: panel targets and template variable queries. */
+function expressions(d: Dashboard): string[] {
+  const exprs = allPanels(d.panels).flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ''));
+  for (const v of d.templating.list) {
+    if (v.type !== 'query') continue;
+    if (typeof v.query === 'string') exprs.push(v.query);
+    else if (v.query && typeof v.query === 'object' && 'query' in v.query) exprs.push(String(v.query.query));
+    if (v.definition) exprs.push(v.definition);
+  }
+  return exprs.filter((e) => e.trim() !== '');
+}
+
+/** Family name: a histogram's or summary's _bucket/_sum/_count series belong to it. */
+const family = (name: string) => name.replace(/_(bucket|sum|count)$/, '');
+
+function metricNames(exprs: readonly string[]): string[] {
+  return [...new Set(exprs.flatMap((e) => e.match(METRIC_NAME) ?? []).map(family))].sort();
+}
+
+/** Families with at least one sample in a Prometheus text exposition, and those only declared (# TYPE). */
+function exposition(text: string): { sampled: Set<string>; declared: Set<string> } {
+  const sampled = new Set<string>();
+  const declared = new Set<string>();
+  for (const line of text.split('\n')) {
+    const type = /^# TYPE (\S+) /.exec(line);
+    if (type?.[1]) declared.add(type[1]);
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]/.exec(line);
+    if (sample?.[1]) sampled.add(family(sample[1]));
+  }
+  return { sampled, declared };
+}
+
+const used = metricNames(expressions(dashboard));
+
+describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
+  it('is a dashboard over a Prometheus data source variable, with a rule variable', () => {
+    expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
+    const ds = dashboard.templating.list.find((v) => v.name === 'DS_PROMETHEUS');
+    expect(ds).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    const rule = dashboard.templating.list.find((v) => v.name === 'rule');
+    expect(rule?.definition).toBe('label_values(avawatch_rule_evaluations_total, rule)');
+    const panels = allPanels(dashboard.panels);
+    const ids = panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const p of panels.filter((x) => x.type !== 'row')) {
+      expect(p.datasource?.uid, `panel "${p.title}"`).toBe('${DS_PROMETHEUS}');
+      expect(p.targets?.length, `panel "${p.title}" has queries`).toBeGreaterThan(0);
+      for (const t of p.targets ?? []) expect(t.datasource?.uid ?? '${DS_PROMETHEUS}', `panel "${p.title}"`).toBe('${DS_PROMETHEUS}');
+    }
+  });
+
+  it('has a panel for every gauge of every rule kind', () => {
+    const gauges = Object.values(ruleKinds).flatMap((k) => k.gauges.map((g) => g.name));
+    expect(gauges.length).toBeGreaterThan(0);
+    expect(gauges.filter((g) => !used.includes(g))).toEqual([]);
+  });
+
+  describe('against the running daemon', () => {
+    let sim: SimServer;
+    let slack: SlackReceiver;
+    let project: TempProject;
+    let child: ReturnType<typeof spawn> | undefined;
+    let log = '';
+    let metricsUrl = '';
+
+    beforeAll(async () => {
+      sim = await startSim();
+      // A world in which every example rule has something to report: gauges are exported
+      // only for what the rules have seen.
+      const change = worldChange.parse({
+        validations: [
+          { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-end fires (3d)
+          { nodeId: N2, txHash: 'p2', start: '-10d', end: '+20d', status: 'active' },
+        ],
+        delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
+        l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 100, feePerSecond: 512 }],
+        icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
+        metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
+        exports: { completeAfterPolls: 1, outcome: 'COMPLETED' },
+      });
+      applyChange(sim.world, change, sim.world.clock.nowMs());
+      // One failed evaluation (a try and its one retry) for the failure counters.
+      sim.world.faults.push({ status: 500, pathIncludes: '/icm/' }, { status: 500, pathIncludes: '/icm/' });
+      slack = await startSlackReceiver();
+      // One failed delivery attempt (retried, then delivered) for the delivery counters.
+      slack.failNext({ status: 503, body: 'service_unavailable' });
+      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1] });
+      // Every example rule, as shipped, polled every second instead of every few minutes: the
+      // L1 runway needs two reads, and the test must not wait for a 10m interval.
+      for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
+        const text = readFileSync(join(RULES, file), 'utf8');
+        const fast = text.replace(/^(\s*every:\s*)\S+/gm, '$11s');
+        expect(fast, `${file} sets every:`).not.toBe(text);
+        writeFileSync(join(project.dir, 'rules', file), fast);
+      }
+      child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
+      child.stderr?.on('data', (c: Buffer) => (log += c.toString()));
+      metricsUrl = await waitUntil(() => /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(log)?.[1], 'the daemon to start');
+    });
+
+    afterAll(async () => {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((resolve) => child?.on('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 12_000))]);
+        child.kill('SIGKILL');
+      }
+      await sim?.close();
+      await slack?.close();
+      project?.cleanup();
+    });
+
+    it('every metric the dashboard queries has samples on /metrics once the rules have run', async () => {
+      expect(used.length).toBeGreaterThan(20);
+      const scrape = async () => exposition(await (await fetch(metricsUrl)).text());
+      // Labelled metrics appear once there is data: after the first evaluations, deliveries
+      // and failures. Wait for all of them, then say which never came.
+      let last = await scrape();
+      try {
+        await waitUntil(async () => {
+          last = await scrape();
+          return used.every((m) => last.sampled.has(m));
+        }, 'every dashboard metric on /metrics', 15_000);
+      } catch {
+        // reported below, with the names
+      }
+      const missing = used.filter((m) => !last.sampled.has(m));
+      expect(
+        missing.map((m) => (last.declared.has(m) ? `${m} (declared, no samples)` : m)),
+        `metrics used by docs/grafana/avawatch.json but not exposed by the daemon\n--- daemon log ---\n${log.slice(-4000)}`,
+      ).toEqual([]);
+    }, 30_000);
+  });
+});
