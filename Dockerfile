@@ -1,28 +1,60 @@
 # syntax=docker/dockerfile:1
-# Build: compiles TypeScript and the better-sqlite3 native module.
-FROM node:22-bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# avawatch container image. Build: docker build -t avawatch .
+# Run and operate it: docs/operations.md ("Docker").
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# ---- build: compiles TypeScript and the better-sqlite3 native module -------------------
+FROM ${NODE_IMAGE} AS build
+# better-sqlite3 compiles with node-gyp when no prebuilt binary fits.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+# package.json carries `allowScripts` (better-sqlite3's install script must run); npm ci
+# honours it on npm versions that gate install scripts and runs all of them on older ones.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && node -e "require('better-sqlite3')(':memory:').close()"
+# The container's default config: the shipped one, with its rules beside it and the state
+# on the volume. Fails the build if the shipped config no longer has the lines edited here.
+COPY config ./config
+COPY rules ./rules
+RUN mkdir -p /out/etc/avawatch/rules \
+ && cp rules/*.yaml /out/etc/avawatch/rules/ \
+ && sed -e 's#^ruleFiles: \[\.\./rules/\*\.yaml\]#ruleFiles: [rules/*.yaml]#' \
+        -e 's|^  path: data/avawatch\.db .*|  path: /var/lib/avawatch/avawatch.db    # on the volume|' \
+        config/avawatch.yaml > /out/etc/avawatch/avawatch.yaml \
+ && grep -q '^ruleFiles: \[rules/\*\.yaml\]' /out/etc/avawatch/avawatch.yaml \
+ && grep -q '^  path: /var/lib/avawatch/avawatch\.db' /out/etc/avawatch/avawatch.yaml
 
-# Run: no compiler, non-root, state on a volume.
-FROM node:22-bookworm-slim
-ENV NODE_ENV=production AVAWATCH_CONFIG=/etc/avawatch/avawatch.yaml AVAWATCH_LISTEN=:9464
+# ---- run: no compiler, no dev dependencies, non-root, state on a volume ----------------
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    AVAWATCH_CONFIG=/etc/avawatch/avawatch.yaml \
+    AVAWATCH_LISTEN=0.0.0.0:9464
 WORKDIR /app
+# The package layout (dist/, config/, rules/ beside package.json), as `npm install -g` gives.
+COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json ./
-COPY config/avawatch.yaml /etc/avawatch/avawatch.yaml
-COPY rules /etc/rules
+COPY --from=build /app/config ./config
+COPY --from=build /app/rules ./rules
+COPY --from=build /out/etc/avawatch /etc/avawatch
 RUN mkdir -p /var/lib/avawatch && chown node:node /var/lib/avawatch
 USER node
-VOLUME /var/lib/avawatch
 WORKDIR /var/lib/avawatch
+VOLUME /var/lib/avawatch
 EXPOSE 9464
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# /readyz: config loaded, state file open, no rule failing for health.failingAfter evaluations.
+# Plain node (the slim image has no curl); the port follows AVAWATCH_LISTEN.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "const port = (process.env.AVAWATCH_LISTEN || ':9464').split(':').pop(); fetch('http://127.0.0.1:' + port + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The daemon stops cleanly on SIGTERM within 10 s (give `docker stop -t 15`); SIGHUP reloads.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "/app/dist/cli.js"]
 CMD ["run"]
