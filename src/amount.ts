@@ -14,3 +14,8 @@ export function formatAvax(navax: bigint): string {
   const frac = (abs % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
   return `${sign}${whole}${frac ? `.${frac}` : ''}`;
 }
+
+/** For gauges: AVAX as a float (exact to the nAVAX below about 9 million AVAX). */
+export function navaxToAvax(navax: bigint): number {
+  return Number(navax / 1_000_000_000n) + Number(navax % 1_000_000_000n) / 1e9;
+}

@@ -23,7 +23,7 @@ const DOMAIN_GAUGES = [
   'avawatch_validator_status',
   'avawatch_validation_end_timestamp_seconds',
   'avawatch_delegations_active',
-  'avawatch_l1_validator_balance_navax',
+  'avawatch_l1_validator_balance_avax',
   'avawatch_chain_metric_value',
   'avawatch_icm_pending_messages',
   'avawatch_export_status',

@@ -1,5 +1,5 @@
 import type { Delegator } from '../../api/schemas.js';
-import { formatAvax } from '../../amount.js';
+import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
@@ -20,7 +20,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   state,
   gauges: [
     { name: 'avawatch_delegations_active', help: 'Active delegations to a node that the rule watches.', labelNames: ['rule', 'network', 'node_id'] },
-    { name: 'avawatch_delegated_navax', help: 'nAVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
   ],
 
   async observe(s, { data, signal, previous }) {
@@ -75,7 +75,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     for (const [node, n] of byNode) {
       const labels = { network: s.network, node_id: node };
       out.push({ metric: 'avawatch_delegations_active', labels, value: n.count });
-      out.push({ metric: 'avawatch_delegated_navax', labels, value: Number(n.amount) });
+      out.push({ metric: 'avawatch_delegated_stake_avax', labels, value: navaxToAvax(n.amount) });
     }
     return out;
   },

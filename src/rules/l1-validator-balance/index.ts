@@ -1,5 +1,5 @@
 import type { L1Validator } from '../../api/schemas.js';
-import { formatAvax } from '../../amount.js';
+import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
@@ -19,8 +19,8 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   state,
   gauges: [
     {
-      name: 'avawatch_l1_validator_balance_navax',
-      help: 'Remaining balance of an L1 validator in nAVAX (1 AVAX = 1e9 nAVAX).',
+      name: 'avawatch_l1_validator_balance_avax',
+      help: 'Remaining balance of an active L1 validator in AVAX.',
       labelNames: ['rule', 'network', 'subnet_id', 'validation_id', 'node_id'],
     },
     {
@@ -87,8 +87,10 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   samples(s, states) {
     const out: GaugeSample[] = [];
     for (const [id, st] of Object.entries(states)) {
+      // Validators that left the active set are kept in state, not exported: series stay bounded.
+      if (st.inactive) continue;
       const labels = { network: s.network, subnet_id: st.subnetId, validation_id: id, node_id: st.nodeId };
-      out.push({ metric: 'avawatch_l1_validator_balance_navax', labels, value: Number(st.balance) });
+      out.push({ metric: 'avawatch_l1_validator_balance_avax', labels, value: navaxToAvax(BigInt(st.balance)) });
       const runway = runwaySeconds(st);
       if (runway !== undefined) out.push({ metric: 'avawatch_l1_validator_runway_seconds', labels, value: runway });
     }
