@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { DataApi } from './api/data-api.js';
+import { budgetLimits, Limiter } from './api/limiter.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from './config/load.js';
@@ -42,6 +43,7 @@ interface Apis {
   agent: Agent;
   data: DataApi;
   metricsApi: MetricsApi;
+  limiters: { data: Limiter; metrics: Limiter };
 }
 
 /**
@@ -82,6 +84,7 @@ export class App {
       ruleSamples: () => this.#engine.samples(),
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
       ready: () => this.readiness().ready,
+      budgets: () => Object.entries(this.#apis.limiters).map(([api, limiter]) => ({ api, limiter })),
     });
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
@@ -253,23 +256,37 @@ export class App {
       backoffMaxMs: config.api.retryBackoffMax,
       maxRetryAfterMs: config.api.maxRetryAfter,
     };
-    const observe = (api: string) => (endpoint: string, code: string) => {
-      this.metrics.apiRequests.inc({ api, endpoint, code });
-      this.metrics.apiUp.set({ api }, apiAnswered(code) ? 1 : 0);
+    const limiters = {
+      data: this.#apis?.limiters.data ?? new Limiter({ limits: budgetLimits(config.api.budget) }),
+      metrics: this.#apis?.limiters.metrics ?? new Limiter({ limits: config.api.metricsBudget }),
     };
+    // A reload keeps what was spent unless the budget itself changed.
+    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = new Limiter({ limits: budgetLimits(config.api.budget) });
+    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = new Limiter({ limits: config.api.metricsBudget });
+    for (const [api, limiter] of Object.entries(limiters)) limiter.onSpend = (cu) => this.metrics.computeUnits.inc({ api }, cu);
+    const observe = (api: 'data' | 'metrics') => ({
+      onResponse: (endpoint: string, code: string) => {
+        this.metrics.apiRequests.inc({ api, endpoint, code });
+        this.metrics.apiUp.set({ api }, apiAnswered(code) ? 1 : 0);
+      },
+      onDedupe: () => this.metrics.apiDeduplicated.inc({ api }),
+      limiter: limiters[api],
+      dedupeWindowMs: config.api.dedupeWindow,
+      ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}),
+    });
     const http = new HttpClient({
       ...httpOptions,
       api: 'data',
       baseUrl: config.api.dataUrl,
       headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
-      onResponse: observe('data'),
+      ...observe('data'),
     });
     const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
     // The Metrics API takes no key and has its own budget.
     const metricsApi = new MetricsApi(
-      new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, onResponse: observe('metrics') }),
+      new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
     );
-    return { agent, data, metricsApi };
+    return { agent, data, metricsApi, limiters };
   }
 
   #buildDelivery(config: Config): Delivery {

@@ -4,6 +4,8 @@ import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { inShard, parseShard } from './config/shard.js';
+import { estimateBudget } from './api/estimate.js';
+import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { demoCommand } from './commands/demo.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
@@ -92,6 +94,24 @@ program
     for (const r of config.receivers) {
       const reason = channel(r.type).disabledReason(r);
       console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
+    }
+    const budget = estimateBudget(loaded.rules, { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget });
+    const tier = typeof config.api.budget === 'string' ? ` (${config.api.budget})` : '';
+    console.log(`compute units, estimated in steady state${budget.shared > 0 ? `; ${budget.shared} call(s) asked by several rules are made once` : ''}:`);
+    for (const a of budget.apis) {
+      const share = (n: number, of: number) => `${n.toLocaleString('en-US')} of ${of.toLocaleString('en-US')} (${Math.round((100 * n) / of)}%)`;
+      const name = a.api === 'data' ? `data API${tier}` : 'metrics API';
+      console.log(`  ${name}  per minute ${share(a.perMinute, a.limits.perMinute)}  per day ${share(a.perDay, a.limits.perDay)}${a.over ? '  OVER BUDGET' : ''}`);
+    }
+    for (const r of budget.rules) {
+      console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${r.more ? ` (${r.more})` : ''}`);
+    }
+    const over = budget.apis.filter((a) => a.over);
+    if (over.length > 0) {
+      const what = over.map((a) => `${a.api} API: ${a.perMinute.toLocaleString('en-US')} CU/min, ${a.perDay.toLocaleString('en-US')} CU/day against ${a.limits.perMinute.toLocaleString('en-US')}/min, ${a.limits.perDay.toLocaleString('en-US')}/day`);
+      // Not fail(): process.exit() would cut off the summary still on its way down a pipe.
+      console.error(`avawatch: the rules would spend more compute units than the budget allows (${what.join('; ')}): poll less often, watch fewer entities, or set api.budget to your plan`);
+      process.exitCode = 1;
     }
   });
 

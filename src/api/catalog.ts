@@ -66,3 +66,18 @@ export function computeUnits(method: string, path: string): { api: 'data' | 'met
 }
 
 export const NAVAX_PER_AVAX = 1_000_000_000n;
+
+/** One call as `avawatch check` counts it: identical keys from different rules are made once. */
+export interface ApiCall {
+  api: 'data' | 'metrics';
+  key: string;
+  cu: number;
+}
+
+export function apiCall(method: 'GET' | 'POST', path: string, query: Record<string, string | undefined> = {}): ApiCall {
+  const q = Object.entries(query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  return { ...computeUnits(method, path), key: `${method} ${path}${q ? `?${q}` : ''}` };
+}

@@ -38,7 +38,7 @@ export interface L1Query {
 }
 
 // The live service takes comma-separated filters; batches keep URLs short.
-const FILTER_BATCH = 25;
+export const FILTER_BATCH = 25;
 const NOT_FOUND = Symbol('not found');
 
 /** The Data API endpoints avawatch polls, each answer parsed against the live shapes. */
@@ -152,7 +152,7 @@ function isServiceNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.details.status === 404 && err.details.serviceError === true;
 }
 
-function chunk<T>(items: readonly T[], size: number): T[][] {
+export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
+import { requestContext } from './context.js';
 import { HttpClient, parseRetryAfter, type HttpClientOptions } from './http.js';
+import { Limiter } from './limiter.js';
 
 type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };
 
@@ -104,6 +106,34 @@ describe('HttpClient against a real local server', () => {
     replies = [{ status: 0, hang: true }, { status: 200, body: '{"late":false}' }];
     await expect(client({ timeoutMs: 300 }).getJson(req)).resolves.toEqual({ late: false });
     expect(sleeps).toHaveLength(1);
+  });
+
+  it('makes identical GETs of different rules once: in flight or within the window, but never older than the asking rule allows', async () => {
+    const deduped: string[] = [];
+    const c = client({ dedupeWindowMs: 5_000, onDedupe: (e) => deduped.push(e) });
+    const ask = (maxAgeMs: number) => requestContext.run({ severity: 'critical', maxAgeMs }, () => c.getJson(req));
+    const [a, b] = await Promise.all([ask(15_000), ask(15_000)]);
+    expect([a, b, seen.length]).toEqual([{ ok: true }, { ok: true }, 1]);
+    (a as { ok: boolean }).ok = false; // one rule's copy is its own
+    expect(await ask(15_000)).toEqual({ ok: true });
+    expect(seen).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 60));
+    await ask(50); // a rule polling every 100 ms wants nothing older than 50 ms
+    expect(seen).toHaveLength(2);
+    await c.getJson({ ...req, path: '/v1/x/other' });
+    expect(seen).toHaveLength(3);
+    expect(deduped).toEqual(['/v1/x/{id}', '/v1/x/{id}']);
+  });
+
+  it('waits for compute units before each attempt and tells the limiter what the service said', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 } });
+    replies = [{ status: 200, body: '{}', headers: { 'ratelimit-remaining': '100' } }];
+    await client({ limiter }).getJson({ endpoint: '/v1/networks/{network}/validators/{nodeId}', path: '/v1/networks/mainnet/validators/NodeID-1' });
+    expect(limiter.remainingDay()).toBe(980);
+    expect(limiter.remainingMinute()).toBe(100);
+    const spent = new Limiter({ limits: { perMinute: 6_000, perDay: 10 } });
+    await expect(client({ limiter: spent }).getJson(req)).rejects.toThrow("data API GET /v1/x/abc: the day's budget of 10 compute units is spent");
+    expect(seen).toHaveLength(1);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {

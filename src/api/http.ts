@@ -1,7 +1,10 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { linkedSignal } from '../abort.js';
+import { computeUnits } from './catalog.js';
+import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
+import { BudgetExhaustedError, type Limiter } from './limiter.js';
 import { errorBody } from './schemas.js';
 
 export interface HttpClientOptions {
@@ -19,6 +22,14 @@ export interface HttpClientOptions {
   /** A Retry-After longer than this fails the call instead of stalling the rule. */
   maxRetryAfterMs: number;
   onResponse?: (endpoint: string, code: string) => void;
+  /** Compute-unit budget of this API: every attempt waits for its share. */
+  limiter?: Limiter;
+  /** Identical GETs within this window are made once (default 0: never shared). */
+  dedupeWindowMs?: number;
+  /** Called when a GET was answered by a recent or in-flight identical one. */
+  onDedupe?: (endpoint: string) => void;
+  /** The clock answers are aged by (simulated in rule tests). */
+  now?: () => number;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
@@ -51,15 +62,62 @@ const RETRYABLE_NETWORK = new Set([
 /** How much of an error body is read: enough for the service's message. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
+type Options = Required<Omit<HttpClientOptions, 'onResponse' | 'limiter' | 'onDedupe'>> & Pick<HttpClientOptions, 'onResponse' | 'limiter' | 'onDedupe'>;
+
+interface Recent {
+  /** When the answer arrived; undefined while in flight. */
+  at: number | undefined;
+  answer: Promise<unknown>;
+}
+
 export class HttpClient {
-  readonly #o: Required<Omit<HttpClientOptions, 'onResponse'>> & Pick<HttpClientOptions, 'onResponse'>;
+  readonly #o: Options;
+  readonly #recent = new Map<string, Recent>();
 
   constructor(options: HttpClientOptions) {
-    this.#o = { random: Math.random, sleep: (ms, signal) => sleepFor(ms, undefined, { signal }), ...options };
+    this.#o = { random: Math.random, sleep: (ms, signal) => sleepFor(ms, undefined, { signal }), dedupeWindowMs: 0, now: Date.now, ...options };
   }
 
-  /** GET with retries: exponential backoff with full jitter; Retry-After is the least wait. */
+  /**
+   * GET with retries: exponential backoff with full jitter; Retry-After is the least wait.
+   * An identical GET in flight, or answered within the window (and within the asking
+   * rule's own maxAge), answers this one too: rules watching the same node share a call.
+   */
   async getJson(req: ApiRequest): Promise<unknown> {
+    const window = Math.min(this.#o.dedupeWindowMs, requestContext.getStore()?.maxAgeMs ?? Infinity);
+    if (req.body !== undefined || window <= 0) return this.#withRetries(req);
+    const key = this.#url(req).href;
+    const now = this.#o.now();
+    const hit = this.#recent.get(key);
+    if (hit && (hit.at === undefined || now - hit.at <= window)) {
+      this.#o.onDedupe?.(req.endpoint);
+      try {
+        return structuredClone(await hit.answer);
+      } catch (err) {
+        // The other rule gave up (aborted): ask for ourselves.
+        if (err instanceof ApiError && err.details.code === 'aborted' && !req.signal?.aborted) return this.#withRetries(req);
+        throw err;
+      }
+    }
+    for (const [k, r] of this.#recent) {
+      if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
+    }
+    const call = this.#withRetries(req);
+    // The cache keeps its own copy: the first caller may change the one it gets.
+    const entry: Recent = { at: undefined, answer: call.then((v) => structuredClone(v)) };
+    entry.answer.catch(() => undefined);
+    this.#recent.set(key, entry);
+    try {
+      const value = await call;
+      entry.at = this.#o.now();
+      return value;
+    } catch (err) {
+      this.#recent.delete(key);
+      throw err;
+    }
+  }
+
+  async #withRetries(req: ApiRequest): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#attempt(req);
@@ -79,11 +137,25 @@ export class HttpClient {
     }
   }
 
-  async #attempt(req: ApiRequest): Promise<unknown> {
+  #url(req: ApiRequest): URL {
     // Appended, not resolved: a dataUrl with a path (a proxy prefix) keeps it.
     const url = new URL(this.#o.baseUrl.replace(/\/+$/, '') + req.path);
     for (const [key, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  async #attempt(req: ApiRequest): Promise<unknown> {
+    const url = this.#url(req);
+    if (this.#o.limiter) {
+      const method = req.body === undefined ? 'GET' : 'POST';
+      try {
+        await this.#o.limiter.acquire(computeUnits(method, req.path).cu, requestContext.getStore()?.severity, req.signal);
+      } catch (err) {
+        if (err instanceof BudgetExhaustedError) throw this.#error(req, err.message, { code: 'budget', retryable: false });
+        throw err;
+      }
     }
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
     try {
@@ -108,6 +180,7 @@ export class HttpClient {
       ...(post ? { body: JSON.stringify(req.body) } : {}),
       signal,
     });
+    this.#o.limiter?.observe(res.headers, res.statusCode);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     const text = await this.#readBody(req, res.body, ok);
     const code = String(res.statusCode);

@@ -3,9 +3,15 @@ import { channels } from '../notify/registry.js';
 import type { ReceiverBase } from '../notify/types.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../rules/types.js';
+import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
 import { durationMs, httpUrl, labelName, labels, name, secretString } from './fields.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+const budgetLimits = z.strictObject({ perMinute: z.number().int().positive(), perDay: z.number().int().positive() });
+const budget = z.union([z.enum(Object.keys(TIERS) as [Tier, ...Tier[]]), budgetLimits], {
+  error: `expected a tier (${Object.keys(TIERS).join(', ')}) or {perMinute, perDay} in compute units`,
+});
 
 const api = z.strictObject({
   dataUrl: httpUrl.default('https://data-api.avax.network'),
@@ -24,6 +30,12 @@ const api = z.strictObject({
   maxRetryAfter: durationMs.default(60_000),
   pageSize: z.number().int().min(1).max(100).default(100),
   maxPages: z.number().int().min(1).max(1000).default(20),
+  /** The Data API plan in compute units: a tier name, or its limits. Default: no key's. */
+  budget: budget.default('unauthenticated'),
+  /** The Metrics API's own budget. */
+  metricsBudget: budgetLimits.default(METRICS_API_BUDGET),
+  /** Identical GETs by different rules within this window are made once; 0s: never shared. */
+  dedupeWindow: durationMs.default(5_000),
 });
 
 const delivery = z.strictObject({

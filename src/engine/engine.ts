@@ -1,4 +1,5 @@
 import { linkedSignal } from '../abort.js';
+import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, toDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { muteReason } from '../alerts/silence.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
@@ -80,7 +81,11 @@ export class Engine {
     try {
       const previous = this.#loadStates(rule);
       const observedAt = this.#deps.now?.() ?? new Date();
-      const observation: unknown = await kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt, previous });
+      // A shared answer must be fresh for this rule too: younger than half its interval.
+      const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
+      const observation: unknown = await requestContext.run(context, () =>
+        kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt, previous }),
+      );
       signal.throwIfAborted();
       const now = this.#deps.now?.() ?? new Date();
       const { states, alerts: events, conditions } = kind.evaluate(previous, observation, now, rule.spec);

@@ -8,18 +8,25 @@ export interface SchedulerDeps {
   random?: () => number;
 }
 
-const MAX_START_JITTER_MS = 5_000;
+/** The first evaluations are spread over this long; the limiter spreads the rest. */
+const MAX_START_JITTER_MS = 250;
 
 interface Job {
   rule: LoadedRule;
   cron?: Cron;
-  /** Until the job starts: its start jitter. */
-  starting?: NodeJS.Timeout;
+  /** An interval rule's next tick. */
+  timer?: NodeJS.Timeout;
   abort: AbortController;
   running: Set<Promise<unknown>>;
+  stopped?: boolean;
 }
 
-/** One croner job per rule: overrun-protected, errors caught, started with a small jitter. */
+/**
+ * Interval rules run once at start, then on the wall clock's multiples of their interval:
+ * rules with the same interval poll together, so what they both ask is asked once (the
+ * HTTP client shares identical requests). Cron rules are croner jobs. Either way an
+ * evaluation still running when the next is due skips that one.
+ */
 export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #jobs = new Map<string, Job>();
@@ -60,7 +67,7 @@ export class Scheduler {
     const jobs = [...this.#jobs.values()];
     this.#jobs.clear();
     for (const job of jobs) {
-      clearTimeout(job.starting);
+      clearTimeout(job.timer);
       job.cron?.stop();
     }
     const timer = setTimeout(() => this.#abort.abort(), graceMs);
@@ -70,7 +77,8 @@ export class Scheduler {
   }
 
   async #stopJob(job: Job): Promise<void> {
-    clearTimeout(job.starting);
+    job.stopped = true;
+    clearTimeout(job.timer);
     job.cron?.stop();
     job.abort.abort();
     await Promise.allSettled([...job.running]);
@@ -85,38 +93,47 @@ export class Scheduler {
       job.cron = this.#cron(job);
       return;
     }
-    // Interval rules start after a small jitter so they do not all poll in the same second.
+    const every = rule.every ?? 60_000;
+    const next = (first: boolean): void => {
+      if (job.stopped || this.#abort.signal.aborted) return;
+      const wait = every - (Date.now() % every);
+      // Not twice in quick succession right after the first run.
+      job.timer = setTimeout(() => {
+        void this.#tick(job);
+        next(false);
+      }, first && wait < every / 2 ? wait + every : wait);
+    };
     const random = this.#deps.random ?? Math.random;
-    const jitter = random() * Math.min(rule.every ?? 0, MAX_START_JITTER_MS);
-    job.starting = setTimeout(() => {
-      job.starting = undefined;
-      job.cron = this.#cron(job);
-    }, jitter);
+    job.timer = setTimeout(() => {
+      void this.#tick(job);
+      next(true);
+    }, random() * MAX_START_JITTER_MS);
+  }
+
+  async #tick(job: Job): Promise<void> {
+    if (job.running.size > 0) {
+      this.#deps.log.warn({ rule: job.rule.name }, 'previous evaluation still running; skipped this one');
+      return;
+    }
+    const run = this.#deps.run(job.rule, job.abort.signal);
+    job.running.add(run);
+    try {
+      await run;
+    } catch {
+      // The engine logged and counted it; the next tick tries again.
+    } finally {
+      job.running.delete(run);
+    }
   }
 
   #cron(job: Job): Cron {
     const { rule } = job;
-    const tick = async (): Promise<void> => {
-      const run = this.#deps.run(job.rule, job.abort.signal);
-      job.running.add(run);
-      try {
-        await run;
-      } catch {
-        // The engine logged and counted it; the next tick tries again.
-      } finally {
-        job.running.delete(run);
-      }
-    };
-    // No croner `name` (its registry is process-global) and no `startAt` (with `interval`,
-    // croner walks from startAt to now on every reschedule: cost grows with uptime).
+    const tick = () => this.#tick(job);
+    // No croner `name`: its registry is process-global.
     const options = {
       protect: () => this.#deps.log.warn({ rule: rule.name }, 'previous evaluation still running; skipped this one'),
       catch: (err: unknown) => this.#deps.log.error({ rule: rule.name, error: String(err) }, 'scheduler error'),
     };
-    if (rule.every !== undefined) {
-      // Runs at the next whole second, then every `interval` seconds.
-      return new Cron('* * * * * *', { ...options, interval: Math.max(1, Math.round(rule.every / 1000)) }, tick);
-    }
     return new Cron(rule.schedule as string, options, tick);
   }
 }

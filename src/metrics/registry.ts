@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Limiter } from '../api/limiter.js';
 import type { GaugeDef, GaugeSample } from '../rules/types.js';
 
 export interface Metrics {
@@ -13,6 +14,8 @@ export interface Metrics {
   apiUp: Gauge<'api'>;
   configReloadSuccessful: Gauge;
   configReloadSuccessTime: Gauge;
+  computeUnits: Counter<'api'>;
+  apiDeduplicated: Counter<'api'>;
 }
 
 export interface MetricsSources {
@@ -23,6 +26,8 @@ export interface MetricsSources {
   /** Gauge samples of every rule, derived from committed state. */
   ruleSamples: () => Iterable<GaugeSample>;
   ruleGauges: readonly GaugeDef[];
+  /** Each API's compute-unit limiter (read at scrape time). */
+  budgets?: () => Iterable<{ api: string; limiter: Limiter }>;
   /** What /readyz says: 1 ready, 0 not. */
   ready?: () => boolean;
 }
@@ -88,6 +93,46 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
   }
 
+  if (sources.budgets) {
+    const budgets = sources.budgets;
+    new Gauge({
+      name: 'avawatch_api_compute_units_remaining',
+      help: 'Compute units left in the last minute (sliding) and in the UTC day, as avawatch counts them (corrected by the ratelimit-remaining header).',
+      labelNames: ['api', 'window'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { api, limiter } of budgets()) {
+          this.set({ api, window: 'minute' }, limiter.remainingMinute());
+          this.set({ api, window: 'day' }, limiter.remainingDay());
+        }
+      },
+    });
+    new Gauge({
+      name: 'avawatch_api_compute_units_limit',
+      help: 'The configured compute-unit budget (api.budget, api.metricsBudget) per minute and per day.',
+      labelNames: ['api', 'window'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { api, limiter } of budgets()) {
+          this.set({ api, window: 'minute' }, limiter.limits.perMinute);
+          this.set({ api, window: 'day' }, limiter.limits.perDay);
+        }
+      },
+    });
+    new Gauge({
+      name: 'avawatch_api_requests_waiting',
+      help: 'Requests waiting for compute units (the budget is running short when this stays above 0).',
+      labelNames: ['api'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { api, limiter } of budgets()) this.set({ api }, limiter.waiting);
+      },
+    });
+  }
+
   if (sources.ready) {
     const ready = sources.ready;
     new Gauge({
@@ -102,6 +147,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
 
   return {
     registry,
+    computeUnits: new Counter({
+      name: 'avawatch_api_compute_units_total',
+      help: 'Compute units spent, by the weights of api-notes (a GET of validators 20, an operation 10, a chain metric 100).',
+      labelNames: ['api'],
+      registers,
+    }),
+    apiDeduplicated: new Counter({
+      name: 'avawatch_api_requests_deduplicated_total',
+      help: 'GETs answered by an identical request of another rule (in flight or within api.dedupeWindow) instead of a call.',
+      labelNames: ['api'],
+      registers,
+    }),
     ruleConsecutiveFailures: new Gauge({
       name: 'avawatch_rule_consecutive_failures',
       help: 'Evaluations of the rule that failed in a row (0 after a success); rule-failing fires at health.failingAfter.',

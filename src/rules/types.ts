@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
+import type { ApiCall } from '../api/catalog.js';
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -96,4 +97,13 @@ export interface RuleKind<Spec, Obs, S> {
   samples(spec: Spec, states: Readonly<Record<string, S>>, now: Date): GaugeSample[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
+  /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */
+  cost(spec: Spec): Cost;
+}
+
+/** The calls of one evaluation: the least it makes (first pages), and what may add to it. */
+export interface Cost {
+  calls: ApiCall[];
+  /** What the estimate leaves out, e.g. further pages. */
+  more?: string;
 }

@@ -18,6 +18,8 @@ export interface ProjectOptions {
   nodeIds: string[];
   network?: string;
   extraConfig?: string;
+  /** More keys under api:, e.g. `budget: pro`. */
+  api?: string;
   /** route.groupBy (default: the root's, by rule). */
   groupBy?: string[];
 }
@@ -31,7 +33,7 @@ export function writeProject(o: ProjectOptions): TempProject {
     configFile,
     `api:
   dataUrl: ${o.dataUrl}${o.metricsUrl ? `\n  metricsUrl: ${o.metricsUrl}` : ''}
-  retries: 1
+  retries: 1${o.api ? `\n  ${o.api}` : ''}
   retryBackoff: 10ms
   timeout: 3s
 state:

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,24 @@ describe('avawatch check', () => {
     expect(shards[0]!.stdout).toContain(`rules: 7, in shard 1/2: ${names[0]!.length}\n`);
     const bad = await avawatch(['run', '--shard', '3/2']);
     expect([bad.code, bad.stderr]).toEqual([1, 'avawatch: --shard: "3/2" is not I/N with 1 ≤ I ≤ N, e.g. 1/3\n']);
+  });
+
+  it('estimates compute units against the budget and refuses an over-budget rule set, naming the way out', async () => {
+    const many = Array.from({ length: 100 }, (_, i) => `NodeID-${'A'.repeat(20)}${String(i).padStart(13, 'z').replace(/0/g, 'x')}`);
+    const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: many, every: '10s' });
+    try {
+      const over = await avawatch(['-c', project.configFile, 'check']);
+      expect(over.code).toBe(1);
+      expect(over.stdout).toContain('  data API (unauthenticated)  per minute 12,000 of 6,000 (200%)  per day 17,280,000 of 1,200,000 (1440%)  OVER BUDGET\n');
+      expect(over.stderr).toContain('avawatch: the rules would spend more compute units than the budget allows (data API: 12,000 CU/min, 17,280,000 CU/day against 6,000/min, 1,200,000/day): poll less often, watch fewer entities, or set api.budget to your plan\n');
+      writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('api:\n', 'api:\n  budget: {perMinute: 20000, perDay: 20000000}\n'));
+      const fits = await avawatch(['-c', project.configFile, 'check']);
+      expect(fits.code).toBe(0);
+      expect(fits.stdout).toContain('  data API  per minute 12,000 of 20,000 (60%)  per day 17,280,000 of 20,000,000 (86%)\n');
+      expect(fits.stdout).toContain('  my-validators  17,280,000/day\n');
+    } finally {
+      project.cleanup();
+    }
   });
 
   it('prints every problem of a broken rule file as file:line:col and exits non-zero', async () => {

@@ -267,7 +267,7 @@ describe('daemon: storms are grouped', () => {
     const nodes = Array.from({ length: 200 }, (_, i) => `NodeID-${'1'.repeat(20)}${B58[Math.floor(i / B58.length)]}${B58[i % B58.length]}`);
     const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-2)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
     for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(p(n))]);
-    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '2s' });
+    const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '2s', api: 'budget: {perMinute: 1000000, perDay: 10000000}' });
     const a = new App({ loaded: loadConfig(project.configFile, {}), log: createLogger('error', false).log });
     try {
       await a.start();

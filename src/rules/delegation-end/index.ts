@@ -1,4 +1,6 @@
 import type { Delegator } from '../../api/schemas.js';
+import { apiCall } from '../../api/catalog.js';
+import { chunk, FILTER_BATCH } from '../../api/data-api.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
@@ -84,6 +86,12 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     [s.network, s.nodeIds ? `${s.nodeIds.length} node(s)` : '', s.rewardAddresses ? `${s.rewardAddresses.length} reward address(es)` : '', s.warnBefore ? `warn ${s.warnBefore.map(formatDuration).join('/')}` : '', s.notifyNew ? 'new ones too' : '']
       .filter(Boolean)
       .join(', '),
+  cost(s) {
+    const path = `/v1/networks/${s.network}/delegators`;
+    const batches = (ids: readonly string[] | undefined, key: string) =>
+      chunk(ids ?? [], FILTER_BATCH).map((b) => apiCall('GET', path, { [key]: b.join(','), delegationStatus: 'active' }));
+    return { calls: [...batches(s.nodeIds, 'nodeIds'), ...batches(s.rewardAddresses, 'rewardAddresses')], more: 'one more call per 100 delegations, and up to 3 when one ends' };
+  },
 };
 
 function inScope(st: DelegationState, s: Spec): boolean {

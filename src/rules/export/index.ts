@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { apiCall } from '../../api/catalog.js';
 import type { Operation } from '../../api/schemas.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
@@ -88,6 +89,8 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     s.operationId
       ? `watch operation ${s.operationId}`
       : `${s.request?.type} ${s.startEvery !== undefined ? `every ${formatDuration(s.startEvery)}` : `on "${s.startSchedule}"`}, timeout ${formatDuration(s.timeout)}`,
+  // While an export runs, each evaluation polls it; starting one costs 20 CU more.
+  cost: (s) => ({ calls: [apiCall('GET', `/v1/operations/${s.operationId ?? `started-by:${JSON.stringify(s.request)}`}`)], more: 'plus 20 CU for each export started' }),
 };
 
 /** startEvery counts from the last start (now on the first run); startSchedule from the rule's first run. */

@@ -1,4 +1,5 @@
 import type { IcmMessage } from '../../api/schemas.js';
+import { apiCall } from '../../api/catalog.js';
 import { formatDuration } from '../../config/duration.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
@@ -77,4 +78,8 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
   },
 
   describe: (s) => `${s.network}, ${s.addresses.length} address(es), pending longer than ${formatDuration(s.olderThan)}`,
+  cost: (s) => ({
+    calls: s.addresses.map((a) => apiCall('GET', `/v1/icm/addresses/${a}/messages`, { network: s.network })),
+    more: `up to ${s.maxPages} pages per address`,
+  }),
 };

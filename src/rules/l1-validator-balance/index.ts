@@ -1,4 +1,5 @@
 import type { L1Validator } from '../../api/schemas.js';
+import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
@@ -103,6 +104,13 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       .filter(Boolean)
       .join(', ');
     return `${s.network}, ${scope}, ${limits}`;
+  },
+
+  cost(s) {
+    const path = `/v1/networks/${s.network}/l1Validators`;
+    if (s.subnetId !== undefined) return { calls: [apiCall('GET', path, { subnetId: s.subnetId })], more: 'one more call per 100 validators of the subnet' };
+    const calls = s.validationIds ? s.validationIds.map((id) => apiCall('GET', path, { l1ValidationId: id })) : (s.nodeIds ?? []).map((id) => apiCall('GET', path, { nodeId: id }));
+    return { calls, more: 'two more calls for a validator that leaves the active set' };
   },
 };
 

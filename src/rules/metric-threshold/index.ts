@@ -1,4 +1,5 @@
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../../api/catalog.js';
+import { apiCall } from '../../api/catalog.js';
 import type { MetricPoint } from '../../api/schemas.js';
 import { formatDuration } from '../../config/duration.js';
 import type { Condition, RuleKind } from '../types.js';
@@ -71,6 +72,7 @@ export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
 
   describe: (s) =>
     `chain ${s.chainId} ${s.metric} per ${s.timeInterval} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`}${s.for > 0 ? ` for ${formatDuration(s.for)}` : ''}`,
+  cost: (s) => ({ calls: [apiCall('GET', `/v2/chains/${s.chainId}/metrics/${s.metric}`, { timeInterval: s.timeInterval })] }),
 };
 
 /** Complete points that must all breach: the ones covering `for`, at least the latest. */

@@ -1,6 +1,6 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, isoSeconds, observeValidators, toPeriod, type Observation } from '../validator-status/index.js';
+import { currentPeriod, isoSeconds, observeValidators, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
 import type { Period } from '../validator-status/schema.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
@@ -44,6 +44,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   },
 
   describe: (s) => `${s.network}, ${s.nodeIds.length} node(s), warn ${s.warnBefore.map(formatDuration).join('/')} before the end`,
+  cost: (s) => validatorLookups(s),
 };
 
 /** Firing from the largest threshold until a new period starts; the tier is the smallest threshold crossed. */

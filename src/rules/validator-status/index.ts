@@ -1,6 +1,7 @@
 import type { Validator } from '../../api/schemas.js';
+import { apiCall } from '../../api/catalog.js';
 import { mapConcurrent } from '../../engine/concurrency.js';
-import type { AlertDraft, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
+import type { AlertDraft, Cost, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Period, type Spec, type State } from './schema.js';
 
 /** NodeID → every period the service lists for it, or `not-found` (404). */
@@ -77,7 +78,14 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   describe(s) {
     return `${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`;
   },
+
+  cost: (s) => validatorLookups(s),
 };
+
+/** One lookup per node (shared with validation-end rules watching the same nodes). */
+export function validatorLookups(s: { network: string; nodeIds: string[] }): Cost {
+  return { calls: s.nodeIds.map((id) => apiCall('GET', `/v1/networks/${s.network}/validators/${id}`)) };
+}
 
 /** Every listed node's validation periods (one call per node; the interface has no batch lookup). */
 export async function observeValidators(s: { network: Spec['network']; nodeIds: string[] }, { data, signal }: ObserveContext): Promise<Observation> {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { LoadedRule } from '../config/load.js';
+import { estimateBudget, ticksPerDay } from './estimate.js';
+import { TIERS } from './limiter.js';
+
+const limits = { data: TIERS.unauthenticated, metrics: { perMinute: 8_000, perDay: 1_200_000 } };
+const nodes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `NodeID-${from + i}`);
+
+function rule(name: string, kind: string, spec: Record<string, unknown>, when: { every?: number; schedule?: string }): LoadedRule {
+  return { name, kind, severity: 'critical', ...when, spec: { ...spec, kind, name, ...when } } as unknown as LoadedRule;
+}
+
+describe('compute-unit estimate', () => {
+  it('counts 20 CU a validator lookup per poll: 2 nodes every 30 s is 80 CU a minute', () => {
+    const e = estimateBudget([rule('v', 'validator-status', { network: 'mainnet', nodeIds: nodes(2) }, { every: 30_000 })], limits);
+    expect(e.apis[0]).toMatchObject({ api: 'data', perMinute: 80, perDay: 115_200, over: false });
+  });
+
+  it('counts a node watched by two rules once when they poll on the same ticks, and the union of ticks otherwise', () => {
+    const status = rule('status', 'validator-status', { network: 'mainnet', nodeIds: nodes(10) }, { every: 60_000 });
+    const ending = rule('ending', 'validation-end', { network: 'mainnet', nodeIds: nodes(10), warnBefore: [86_400_000] }, { every: 60_000 });
+    expect(estimateBudget([status, ending], limits).apis[0]?.perMinute).toBe(200);
+    expect(estimateBudget([status, ending], limits).shared).toBe(10);
+    // Every 60 s and every 90 s: ticks at multiples of either (lcm 180 s): 1/60 + 1/90 − 1/180 per second.
+    const slower = { ...ending, every: 90_000 } as LoadedRule;
+    expect(ticksPerDay([60_000, 90_000])).toBe(1440 + 960 - 480);
+    expect(estimateBudget([status, slower], limits).apis[0]?.perDay).toBe(10 * 20 * 1920);
+  });
+
+  it('is over budget when polling 100 nodes every 10 s without a key (12,000 CU a minute)', () => {
+    const e = estimateBudget([rule('many', 'validator-status', { network: 'mainnet', nodeIds: nodes(100) }, { every: 10_000 })], limits);
+    expect(e.apis[0]).toMatchObject({ perMinute: 12_000, over: true });
+    const pro = estimateBudget([rule('many', 'validator-status', { network: 'mainnet', nodeIds: nodes(100) }, { every: 10_000 })], { ...limits, data: TIERS.pro });
+    expect(pro.apis[0]?.over).toBe(false);
+  });
+
+  it('counts cron rules by their runs in a day and the Metrics API apart', () => {
+    const metric = rule('m', 'metric-threshold', { chainId: '43114', metric: 'txCount', timeInterval: 'hour' }, { schedule: '0 */10 * * * *' });
+    const e = estimateBudget([metric], limits);
+    expect(e.apis[1]).toMatchObject({ api: 'metrics', perDay: 144 * 100 });
+    expect(e.apis[0]?.perDay).toBe(0);
+  });
+});

@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BudgetExhaustedError, Limiter } from './limiter.js';
+
+describe('compute-unit limiter', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 10, 22, 12, 0, 0) });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Starts `n` acquisitions and records when each was let through (ms after the start). */
+  function race(limiter: Limiter, n: number, cu: number, severity: 'info' | 'warning' | 'critical' = 'critical') {
+    const start = Date.now();
+    const at: number[] = [];
+    const all = Array.from({ length: n }, () => limiter.acquire(cu, severity).then(() => at.push(Date.now() - start)));
+    return { at, all: Promise.all(all) };
+  }
+
+  it('spreads a burst: at most a sixth of the minute in any 10 s, never over the minute', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    const { at, all } = race(limiter, 600, 20); // 12,000 CU: two minutes' worth
+    await vi.advanceTimersByTimeAsync(130_000);
+    await all;
+    for (let t = 0; t < 120_000; t += 1_000) {
+      expect(at.filter((x) => x >= t && x < t + 10_000).length * 20).toBeLessThanOrEqual(1_000);
+      expect(at.filter((x) => x >= t && x < t + 60_000).length * 20).toBeLessThanOrEqual(6_000);
+    }
+    expect(Math.max(...at)).toBeGreaterThanOrEqual(110_000);
+  });
+
+  it('when the minute runs short, info waits first, then warning; critical spends to the end', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    // Spend 4,600 of 6,000 over the first 46 s.
+    const spent = race(limiter, 230, 20);
+    await vi.advanceTimersByTimeAsync(47_000);
+    await spent.all;
+    expect(limiter.remainingMinute()).toBe(1_400);
+    const info = race(limiter, 1, 20, 'info'); // would leave less than 25% (1,500)
+    const warning = race(limiter, 1, 20, 'warning'); // leaves 1,380 ≥ 10% (600): goes
+    const critical = race(limiter, 1, 20, 'critical');
+    await vi.advanceTimersByTimeAsync(500);
+    expect([info.at.length, warning.at.length, critical.at.length]).toEqual([0, 1, 1]);
+    await vi.advanceTimersByTimeAsync(15_000); // the first spends leave the minute
+    expect(info.at.length).toBe(1);
+  });
+
+  it('takes the service at its word: a lower ratelimit-remaining counts as spent, a 429 pauses everyone until its reset', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    limiter.observe({ 'ratelimit-remaining': '2000' }, 200);
+    expect(limiter.remainingMinute()).toBe(2_000);
+    limiter.observe({ 'ratelimit-remaining': '0', 'ratelimit-reset': '7', 'retry-after': '7' }, 429);
+    const { at, all } = race(limiter, 3, 20);
+    await vi.advanceTimersByTimeAsync(6_900);
+    expect(at).toEqual([]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    await all;
+    expect(Math.min(...at)).toBeGreaterThanOrEqual(7_000);
+  });
+
+  it('refuses loudly once the day is spent, and renews at 00:00 UTC', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 1_000_000, perDay: 100 } });
+    await race(limiter, 5, 20).all;
+    await expect(limiter.acquire(20)).rejects.toThrow(BudgetExhaustedError);
+    await expect(limiter.acquire(20)).rejects.toThrow("the day's budget of 100 compute units is spent; it renews at 00:00 UTC");
+    vi.setSystemTime(Date.UTC(2026, 10, 23, 0, 0, 1));
+    await expect(limiter.acquire(20)).resolves.toBeUndefined();
+    expect(limiter.remainingDay()).toBe(80);
+  });
+
+  it('an aborted wait leaves the queue', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 } });
+    await limiter.acquire(10);
+    const abort = new AbortController();
+    const waiting = limiter.acquire(10, 'critical', abort.signal);
+    expect(limiter.waiting).toBe(1);
+    abort.abort(new Error('rule removed'));
+    await expect(waiting).rejects.toThrow('rule removed');
+    expect(limiter.waiting).toBe(0);
+  });
+});
