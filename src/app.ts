@@ -111,6 +111,7 @@ export class App {
   async start(): Promise<void> {
     const { log } = this.#opts;
     const loaded = this.#loaded;
+    this.#pruneUnconfigured();
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, {
       alerts: () => firingAlerts(this.store),
@@ -129,6 +130,18 @@ export class App {
     });
     if (this.#opts.watch) this.#watch();
     log.info({ rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path }, 'avawatch running');
+  }
+
+  /**
+   * Rules removed while the daemon was stopped (or moved to another shard) would otherwise
+   * show their alerts as firing forever: forget them, as a reload does.
+   */
+  #pruneUnconfigured(): void {
+    const names = new Set(this.#loaded.rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
+    const gone = this.store.ruleNames().filter((r) => !names.has(r));
+    if (gone.length === 0) return;
+    this.store.pruneRule(...gone);
+    this.#opts.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
   }
 
   /** Ready: the state file answers and no rule has failed failingAfter evaluations in a row. */

@@ -14,10 +14,11 @@ const DURATION = '^(?:\\d+(?:ms|s|m|h|d|w))+$';
 const INTERPOLATION = '\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
 
 const SECTIONS: Record<string, string> = {
-  api: 'The Data API and Metrics API: URLs, API key, timeouts, retries, paging.',
+  api: 'The Data API and Metrics API: URLs, API key, timeouts, retries, paging, compute-unit budget, shared requests.',
   state: 'The SQLite file that keeps alert state and the outbox.',
-  server: 'The HTTP listener of /metrics and /healthz.',
+  server: 'The HTTP listener of /metrics, /healthz, /readyz and /api/v1/alerts.',
   log: 'Logging.',
+  health: 'When a failing rule raises rule-failing and makes /readyz fail.',
   route: 'The routing tree: default receivers, grouping, repeat interval, child routes.',
   receivers: 'Where notifications go: slack, email, webhook or alertmanager receivers.',
   delivery: 'Retries of notifications that could not be delivered.',

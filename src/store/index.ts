@@ -164,6 +164,12 @@ export class Store {
     this.#db.prepare('SELECT 1').get();
   }
 
+  /** Rules with state or active alerts in the file (rule-failing ones under their own name). */
+  ruleNames(): string[] {
+    const rows = this.#db.prepare('SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
+    return rows.map((r) => r.rule);
+  }
+
   /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
   pruneRule(...rules: string[]): void {
     const tx = this.#db.transaction(() => {

@@ -102,4 +102,17 @@ describe('reload while running', () => {
     expect(log).toContain('"reason":"SIGHUP","added":[],"removed":[],"changed":["my-validators"]');
     await waitUntil(async () => (await metrics(url)).includes(`node_id="${OTHER}"`), 'the second node polled');
   }, 30_000);
+
+  it('forgets at start the state of rules removed while it was stopped', async () => {
+    await run();
+    await waitUntil(() => rulesInState().join() === 'my-validators', 'the baseline');
+    const stopped = new Promise((r) => child?.once('exit', r));
+    child?.kill('SIGTERM');
+    await stopped;
+    writeFileSync(rulesFile(), readFileSync(rulesFile(), 'utf8').replace('name: my-validators', 'name: renamed'));
+    log = '';
+    await run();
+    expect(log).toContain('"rules":["my-validators"],"msg":"forgot the state of rules no longer in the config"');
+    await waitUntil(() => rulesInState().join() === 'renamed', 'only the configured rule in the state file');
+  }, 30_000);
 });

@@ -71,7 +71,7 @@ export class AlertmanagerNotifier implements Notifier {
 
   /**
    * Posts to every peer, as Prometheus does: delivered when at least one accepted, since
-   * the peers gossip alerts and notification logs. All failing: the first peer's error.
+   * every peer holds the alert, and the peers share their notification log, so one notifies. All failing: the first peer's error.
    */
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const body = JSON.stringify(postableAlerts(alerts, { resendInterval: this.receiver.resendInterval, generatorURL: this.generatorURL }));
