@@ -68,6 +68,7 @@ export class App {
   #scheduler: Scheduler | undefined;
   #watcher: ConfigWatcher | undefined;
   #reloading: Promise<boolean> | undefined;
+  #stopping = false;
   #reloadAgain = false;
 
   constructor(opts: AppOptions) {
@@ -91,8 +92,8 @@ export class App {
 
     this.#apis = this.#buildApis(config);
     this.#teardown.push(() => closeAgent(this.#apis.agent));
-    this.#delivery = this.#buildDelivery(config);
-    this.#engine = this.#buildEngine(config);
+    ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config));
+    this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
   }
 
   get rules(): readonly LoadedRule[] {
@@ -184,6 +185,10 @@ export class App {
 
   async #reload(reason: string): Promise<boolean> {
     const { log, reload } = this.#opts;
+    if (!this.#scheduler) {
+      log.warn({ reason }, 'reload asked before the daemon was running; ignored');
+      return false;
+    }
     let next: LoadedConfig;
     try {
       next = reload ? reload() : loadConfig(this.#loaded.file);
@@ -193,6 +198,17 @@ export class App {
       log.error({ reason, problems }, `config reload refused (${problems.length} problem(s)); the previous config keeps running`);
       return false;
     }
+    try {
+      return await this.#apply(next, this.#scheduler, reason);
+    } catch (err) {
+      this.metrics.configReloadSuccessful.set(0);
+      log.error({ reason, error: errorText(err) }, 'config reload failed while being applied; restart avawatch to be sure what runs');
+      return false;
+    }
+  }
+
+  async #apply(next: LoadedConfig, scheduler: Scheduler, reason: string): Promise<boolean> {
+    const { log } = this.#opts;
     const prev = this.#loaded;
     for (const key of ['state', 'server'] as const) {
       if (stableJson(prev.config[key]) !== stableJson(next.config[key])) {
@@ -201,32 +217,38 @@ export class App {
       }
     }
     const changed = (...keys: Array<keyof Config>) => keys.some((k) => stableJson(prev.config[k]) !== stableJson(next.config[k]));
-    this.#loaded = next;
-    if (changed('api')) {
-      const old = this.#apis;
-      this.#apis = this.#buildApis(next.config);
-      // In-flight requests of the old agent finish; then it closes.
-      void closeAgent(old.agent, next.config.api.timeout);
-    }
-    if (changed('receivers', 'delivery')) {
-      const old = this.#delivery;
-      this.#clearResend();
-      await old.stop(SHUTDOWN_GRACE_MS);
-      this.#delivery = this.#buildDelivery(next.config);
-      this.#delivery.start();
-      this.#startAlertmanagerResend();
-    }
     const byName = new Map(prev.rules.map((r) => [r.name, r]));
     const removed = prev.rules.filter((r) => !next.rules.some((n) => n.name === r.name));
     const added = next.rules.filter((r) => !byName.has(r.name));
     const modified = next.rules.filter((r) => byName.has(r.name) && !sameRule(byName.get(r.name) as LoadedRule, r));
-    if (changed('api', 'route', 'receivers', 'timeIntervals', 'health')) {
-      this.#engine = this.#buildEngine(next.config);
-      for (const rule of next.rules) this.#engine.restore(rule);
-    }
-    await this.#scheduler?.update(next.rules, sameRule);
     // A rule that changed kind cannot read its old state: it starts afresh, as a new rule.
     const retyped = modified.filter((r) => byName.get(r.name)?.kind !== r.kind);
+
+    // Build first: whatever can throw does so before anything changes.
+    const rebuild = changed('api', 'route', 'receivers', 'timeIntervals', 'health');
+    const apis = changed('api') ? this.#buildApis(next.config) : this.#apis;
+    const delivery = changed('receivers', 'delivery') ? this.#buildDelivery(next.config) : undefined;
+    const engine = rebuild ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
+
+    // Nothing evaluates on the old config past this point: a new engine waits for every
+    // running evaluation (it routes and fetches differently); otherwise the changed rules'.
+    await scheduler.remove((rebuild ? prev.rules : [...removed, ...modified]).map((r) => r.name));
+    if (this.#stopping) return false;
+    this.#loaded = next;
+    if (apis !== this.#apis) void closeAgent(this.#apis.agent);
+    this.#apis = apis;
+    this.#engine = engine;
+    if (delivery) {
+      this.#clearResend();
+      const old = this.#delivery;
+      await old.stop(SHUTDOWN_GRACE_MS);
+      if (this.#stopping) return false;
+      delivery.delivery.inherit(old);
+      this.#delivery = delivery.delivery;
+      this.#notifiers = delivery.notifiers;
+      this.#delivery.start();
+      this.#startAlertmanagerResend();
+    }
     for (const rule of [...removed, ...retyped]) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
@@ -235,7 +257,9 @@ export class App {
         m.remove({ rule: rule.name });
       }
     }
-    for (const rule of [...added, ...modified]) this.#engine.restore(rule);
+    const starting = rebuild ? next.rules : [...added, ...modified];
+    for (const rule of starting) this.#engine.restore(rule);
+    scheduler.start(starting);
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
     for (const warning of next.warnings) log.warn(warning);
@@ -248,8 +272,11 @@ export class App {
   }
 
   #watch(): void {
-    this.#watcher?.close();
-    this.#watcher = watchConfig(this.#loaded, () => void this.reload('file changed'), this.#opts.log);
+    const old = this.#watcher;
+    const onChange = () => void this.reload('file changed');
+    this.#watcher = watchConfig(this.#loaded, onChange, this.#opts.log);
+    // A change saved while the reload ran still counts.
+    if (old?.close()) onChange();
   }
 
   #buildApis(config: Config): Apis {
@@ -302,15 +329,14 @@ export class App {
     return { agent, data, metricsApi, limiters };
   }
 
-  #buildDelivery(config: Config): Delivery {
+  #buildDelivery(config: Config): { delivery: Delivery; notifiers: Notifier[] } {
     const notifiers: Notifier[] = [];
     for (const receiver of config.receivers) {
       const c = channel(receiver.type);
       if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
     }
-    this.#notifiers = notifiers;
     const now = this.#opts.now;
-    return new Delivery({
+    const delivery = new Delivery({
       store: this.store,
       notifiers,
       metrics: this.metrics,
@@ -319,15 +345,15 @@ export class App {
       // One clock for the engine and delivery: row ages are measured on the time they were made with.
       ...(now ? { now: () => now().getTime() } : {}),
     });
+    return { delivery, notifiers };
   }
 
-  #buildEngine(config: Config): Engine {
-    const enabled = new Set(this.#notifiers.map((n) => n.name));
-    const secrets = this.#loaded.secrets;
+  #buildEngine(config: Config, apis: Apis, notifiers: readonly Notifier[], secrets: readonly Secret[]): Engine {
+    const enabled = new Set(notifiers.map((n) => n.name));
     return new Engine({
       store: this.store,
-      data: this.#apis.data,
-      metricsApi: this.#apis.metricsApi,
+      data: apis.data,
+      metricsApi: apis.metricsApi,
       metrics: this.metrics,
       log: this.#opts.log,
       targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
@@ -399,6 +425,7 @@ export class App {
 
   /** Tears down in reverse order of construction and start. Safe to call twice. */
   async stop(): Promise<void> {
+    this.#stopping = true; // a reload under way stops at its next step
     const steps = this.#teardown.splice(0).reverse();
     for (const step of steps) {
       try {

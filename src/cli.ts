@@ -49,13 +49,12 @@ program
     const reload = (): LoadedConfig => {
       const next = loadConfig(loaded.file, process.env);
       // Old secrets stay scrubbed: a request made before the reload may still log.
-      secrets = [...secrets, ...next.secrets];
+      secrets = [...secrets, ...next.secrets.filter((n) => !secrets.some((s) => s.reveal() === n.reveal()))];
       sink.setSecrets(secrets);
       if (globals.logLevel === undefined) sink.log.level = next.config.log.level;
       return ofShard(next);
     };
     const app = new App({ loaded: ofShard(loaded), log: sink.log, reload, watch: opts.watch });
-    process.on('SIGHUP', () => void app.reload('SIGHUP'));
     let stopping = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
@@ -70,6 +69,8 @@ program
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
+    // Handled from the start: unhandled, SIGHUP would end the process.
+    process.on('SIGHUP', () => void app.reload('SIGHUP'));
     await app.start();
   });
 

@@ -4,7 +4,8 @@ import type { Logger } from '../log.js';
 import type { LoadedConfig } from './load.js';
 
 export interface ConfigWatcher {
-  close(): void;
+  /** Stops watching; true when a change was still waiting out its debounce. */
+  close(): boolean;
 }
 
 const DEBOUNCE_MS = 300;
@@ -25,9 +26,13 @@ export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Log
     try {
       const w = watch(dir, { persistent: false }, (_event, name) => {
         const file = name?.toString();
-        if (file !== undefined && file !== configName && !/\.ya?ml$/i.test(file)) return;
+        // `..data` and `..2026_…`: Kubernetes swaps a ConfigMap's files in by renaming a directory.
+        if (file !== undefined && file !== configName && !/\.ya?ml$/i.test(file) && !file.startsWith('..')) return;
         clearTimeout(timer);
-        timer = setTimeout(onChange, DEBOUNCE_MS);
+        timer = setTimeout(() => {
+          timer = undefined;
+          onChange();
+        }, DEBOUNCE_MS);
       });
       w.on('error', (err) => log.warn({ dir, error: err.message }, 'cannot watch the directory for config changes; SIGHUP still reloads'));
       watchers.push(w);
@@ -37,8 +42,10 @@ export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Log
   }
   return {
     close() {
+      const pending = timer !== undefined;
       clearTimeout(timer);
       for (const w of watchers) w.close();
+      return pending;
     },
   };
 }

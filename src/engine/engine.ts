@@ -103,9 +103,9 @@ export class Engine {
       this.#recovered(rule, now);
       return messages;
     } catch (err) {
-      metrics.ruleFailures.inc({ rule: rule.name });
       // Shutdown or reload aborted it: not the rule's fault.
       if (!signal.aborted) {
+        metrics.ruleFailures.inc({ rule: rule.name });
         log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
         this.#failed(rule, err);
       }

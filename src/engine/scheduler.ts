@@ -31,39 +31,31 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #jobs = new Map<string, Job>();
   readonly #abort = new AbortController();
+  #stopping = false;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
   }
 
+  /** Starts jobs for these rules (after a reload: the added and changed ones). Not after stop(). */
   start(rules: readonly LoadedRule[]): void {
+    if (this.#abort.signal.aborted || this.#stopping) return;
     for (const rule of rules) this.#add(rule);
   }
 
-  /**
-   * Makes the jobs match `rules` (after a reload): removed and changed rules stop and their
-   * running evaluations are aborted and awaited; added and changed ones start. Unchanged
-   * rules keep their schedule. `same` says whether a rule is unchanged.
-   */
-  async update(rules: readonly LoadedRule[], same: (a: LoadedRule, b: LoadedRule) => boolean): Promise<void> {
-    const next = new Map(rules.map((r) => [r.name, r]));
-    const stopping: Job[] = [];
-    for (const [name, job] of this.#jobs) {
-      const rule = next.get(name);
-      if (rule && same(job.rule, rule)) {
-        job.rule = rule; // the same rule, perhaps moved within its file
-        next.delete(name);
-        continue;
-      }
-      this.#jobs.delete(name);
-      stopping.push(job);
-    }
-    await Promise.allSettled(stopping.map((job) => this.#stopJob(job)));
-    for (const rule of next.values()) this.#add(rule);
+  /** Stops these rules' jobs, aborting their running evaluations, and waits for them to end. */
+  async remove(names: readonly string[]): Promise<void> {
+    const jobs = names.flatMap((n) => {
+      const job = this.#jobs.get(n);
+      this.#jobs.delete(n);
+      return job ? [job] : [];
+    });
+    await Promise.allSettled(jobs.map((job) => this.#stopJob(job)));
   }
 
   /** Stops scheduling, then waits for running evaluations; past graceMs they are aborted. */
   async stop(graceMs: number): Promise<void> {
+    this.#stopping = true;
     const jobs = [...this.#jobs.values()];
     this.#jobs.clear();
     for (const job of jobs) {

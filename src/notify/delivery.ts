@@ -50,6 +50,12 @@ export class Delivery {
     this.#workers = this.#deps.notifiers.map((n) => this.#worker(n));
   }
 
+  /** After a reload: a receiver's Retry-After pause and each group's groupInterval still hold. */
+  inherit(from: Delivery): void {
+    for (const [k, v] of from.#pausedUntil) this.#pausedUntil.set(k, v);
+    for (const [k, v] of from.#readyAt) this.#readyAt.set(k, v);
+  }
+
   /** New rows were committed: look now instead of at the next timer. */
   kick(): void {
     for (const wake of this.#wakers.values()) wake();

@@ -9,7 +9,7 @@ import { error, ok, type Handler, type Reply } from './http.js';
 import { dataRoutes } from './routes-data.js';
 import { metricsRoutes } from './routes-metrics.js';
 import { applyChange, Timeline, worldChange, type BudgetOverride, type Scenario } from './scenario.js';
-import { World } from './world.js';
+import { World, type Fault } from './world.js';
 
 export interface SimOptions {
   port?: number;
@@ -60,9 +60,15 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     timeline?.applyDue(world);
     requests.push(`${req.method} ${url.pathname}${url.search}`);
 
-    const fault = world.takeFault(url.pathname);
-    if (fault?.delayMs !== undefined) await sleep(fault.delayMs);
-    if (fault) return send(res, { status: fault.status, body: fault.body ?? { message: 'injected fault', error: 'Injected', statusCode: fault.status }, headers: fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) } });
+    const fault = world.takeFault(url.pathname, url.searchParams);
+    // A hung answer ends with its connection (the client gave up, or the simulator closed).
+    if (fault?.delayMs !== undefined && !(await delay(fault.delayMs, res))) return;
+    const faultReply = (f: Fault): Reply => ({
+      status: f.status,
+      body: f.body ?? { message: 'injected fault', error: 'Injected', statusCode: f.status },
+      headers: f.retryAfter === undefined ? {} : { 'retry-after': String(f.retryAfter) },
+    });
+    if (fault && !(fault.trickle && fault.body === undefined)) return fault.trickle ? trickle(res, faultReply(fault), fault.trickle) : send(res, faultReply(fault));
 
     const charge = budget.charge(req.method ?? 'GET', url.pathname);
     if (!charge.allowed) return send(res, { ...error(429, 'Rate limit exceeded: compute units for this window are spent'), headers: charge.headers });
@@ -75,6 +81,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     const params = (route[1].exec(url.pathname) ?? []).slice(1);
     const reply = route[2]({ world, method: req.method ?? 'GET', url, params, body });
     const malformed = reply.status < 300 && s.malformedRate > 0 && random() < s.malformedRate;
+    if (fault?.trickle) return trickle(res, { ...reply, headers: { ...charge.headers, ...reply.headers } }, fault.trickle);
     send(res, { ...reply, headers: { ...charge.headers, ...reply.headers } }, malformed);
   }
 
@@ -141,6 +148,36 @@ function send(res: ServerResponse, reply: Reply, malformed = false): void {
   const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
   res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
   res.end(malformed ? text.slice(0, Math.floor(text.length / 2)) : text);
+}
+
+/** Waits `ms`; false when the connection closed meanwhile (nothing is left to answer). */
+async function delay(ms: number, res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return false;
+  const closed = new AbortController();
+  const onClose = () => closed.abort();
+  res.once('close', onClose);
+  try {
+    await sleep(ms, undefined, { signal: closed.signal });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+/** The headers at once, then the body a chunk at a time: slower than any whole-request deadline. */
+async function trickle(res: ServerResponse, reply: Reply, pace: { chunkBytes: number; intervalMs: number }): Promise<void> {
+  if (res.destroyed) return;
+  const body = Buffer.from(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+  res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': String(body.length), ...reply.headers });
+  res.flushHeaders();
+  const step = Math.max(1, pace.chunkBytes);
+  for (let at = 0; at < body.length; at += step) {
+    if (!(await delay(pace.intervalMs, res))) return;
+    res.write(body.subarray(at, at + step));
+  }
+  res.end();
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -22,6 +22,17 @@ export interface Fault {
   pathIncludes?: string;
   /** Answer only after this long (a hung server, for timeout tests). */
   delayMs?: number;
+  /**
+   * Only requests that carry a `pageToken`: a later page of a list, so the walk fails (or
+   * restarts) part-way. The service's one-shot "Page token has expired" answer is
+   * `{status: 400, body: '{"message":"Page token has expired, restart from the first page",…}', pageToken: true}`.
+   */
+  pageToken?: boolean;
+  /**
+   * Send the body `chunkBytes` at a time, `intervalMs` apart, after the headers: a trickled
+   * answer. Without `body`, the answer is the one the service would give, only slowed.
+   */
+  trickle?: { chunkBytes: number; intervalMs: number };
 }
 
 /** Standing faults, drawn per request from the seeded random source. */
@@ -220,9 +231,10 @@ export class World {
     return op;
   }
 
-  /** Takes the next fault for a path, if one is queued. */
-  takeFault(path: string): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.pathIncludes === undefined || path.includes(f.pathIncludes));
+  /** Takes the next fault for a path (and its query, for `pageToken` faults), if one is queued. */
+  takeFault(path: string, query?: URLSearchParams): Fault | undefined {
+    const paged = query?.has('pageToken') === true;
+    const index = this.faults.findIndex((f) => (f.pathIncludes === undefined || path.includes(f.pathIncludes)) && (!f.pageToken || paged));
     return index === -1 ? undefined : this.faults.splice(index, 1)[0];
   }
 }

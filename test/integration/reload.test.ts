@@ -115,4 +115,24 @@ describe('reload while running', () => {
     expect(log).toContain('"rules":["my-validators"],"msg":"forgot the state of rules no longer in the config"');
     await waitUntil(() => rulesInState().join() === 'renamed', 'only the configured rule in the state file');
   }, 30_000);
+
+  it('applies a rule that changed kind together with a routing change, and a SIGTERM right after a SIGHUP still exits 0', async () => {
+    const url = await run('--no-watch');
+    await waitUntil(async () => (await metrics(url)).includes('avawatch_validator_status{rule="my-validators"'), 'the baseline poll');
+    writeFileSync(rulesFile(), readFileSync(rulesFile(), 'utf8').replace('kind: validator-status', 'kind: validation-end'));
+    writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('route:\n', 'route:\n  groupWait: 1s\n'));
+    child?.kill('SIGHUP');
+    await waitUntil(() => log.includes('"msg":"config reloaded"'), 'the reload');
+    expect(log).toContain('"changed":["my-validators"]');
+    await waitUntil(async () => (await metrics(url)).includes('avawatch_validation_end_timestamp_seconds{rule="my-validators"'), 'the rule polling as its new kind');
+    expect(await metrics(url)).not.toContain('avawatch_validator_status{');
+    expect(rulesInState()).toEqual(['my-validators']);
+
+    writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('  groupWait: 1s\n', ''));
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
+    child?.kill('SIGHUP');
+    child?.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(log).not.toContain('shutdown took longer than 10s');
+  }, 30_000);
 });

@@ -77,7 +77,7 @@ ruleFiles: [rules.yaml]
       await app.stop();
     }
     const listed = await cli('alerts');
-    expect(listed.stdout).toMatch(new RegExp(`^\\S+Z CRITICAL ending ${NODE}: ${NODE} validation ends in 1d23h`));
+    expect(listed.stdout).toMatch(new RegExp(`^\\S+Z CRITICAL ending ${NODE}: ${NODE} validation ends in (2d|1d23h)`));
     const outbox = await cli('outbox', '--state', 'sent');
     expect(outbox.stdout).toMatch(new RegExp(`^#1 sent    ops attempts=1 ${NODE} validation ends in`));
   });

@@ -76,17 +76,19 @@ export class AlertmanagerNotifier implements Notifier {
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const body = JSON.stringify(postableAlerts(alerts, { resendInterval: this.receiver.resendInterval, generatorURL: this.generatorURL }));
     const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];
-    const results = await Promise.allSettled(
-      urls.map((url, i) =>
-        postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
-          prefix: `alertmanager receiver "${this.name}"${urls.length > 1 ? ` (peer ${i + 1} of ${urls.length})` : ''}`,
-          timeoutMs: this.receiver.timeout,
-          signal,
-        }),
-      ),
+    const posts = urls.map((url, i) =>
+      postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
+        prefix: `alertmanager receiver "${this.name}"${urls.length > 1 ? ` (peer ${i + 1} of ${urls.length})` : ''}`,
+        timeoutMs: this.receiver.timeout,
+        signal,
+      }),
     );
-    if (results.some((r) => r.status === 'fulfilled')) return;
-    const errors = results.map((r) => (r as PromiseRejectedResult).reason as unknown);
-    throw errors.find((e) => e instanceof DeliveryError && e.retryable) ?? errors[0];
+    // The first peer to accept is enough: a black-holed one must not hold up the receiver.
+    try {
+      await Promise.any(posts);
+    } catch (err) {
+      const errors = (err as AggregateError).errors as unknown[];
+      throw errors.find((e) => e instanceof DeliveryError && e.retryable) ?? errors[0];
+    }
   }
 }
