@@ -125,8 +125,15 @@ export class Delivery {
       }
     }
     const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const groups = groupRows(rows);
+    // Groups go out one after another: the lease covers the last one too, so another
+    // process (`once --send` beside the daemon) never takes a row still on its way.
+    if (groups.length > 1) {
+      const each = notifier.timeoutMs + notifier.minIntervalMs;
+      store.extendLease(rows.map((r) => r.id), this.#deps.now() + groups.length * each + LEASE_MARGIN_MS);
+    }
     let sent = 0;
-    for (const group of groupRows(rows)) {
+    for (const group of groups) {
       if (stop() || this.#paused(notifier.name) > 0) {
         for (const row of group) store.release(row.id);
         continue;

@@ -87,6 +87,21 @@ describe('Store', () => {
     other.close();
   });
 
+  it('holds a claimed batch of groups for as long as sending them one by one may take', () => {
+    const path = join(dir, 'batch.db');
+    const daemon = Store.open(path);
+    const other = Store.open(path);
+    const to = (groupKey: string) => [{ receiver: 'slack-a', groupKey, groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }];
+    daemon.commitEvaluation('r', {}, ['g1', 'g2', 'g3'].map((g) => ({ ...alert, subject: g, targets: to(g) })), 1_000);
+    const rows = daemon.claimDue('slack-a', 1_000, 10, 15_000);
+    expect(rows).toHaveLength(3);
+    daemon.extendLease(rows.map((r) => r.id), 1_000 + 3 * 15_000);
+    expect(other.claimDue('slack-a', 20_000, 10, 15_000)).toEqual([]); // past the first lease, the third group is still ours
+    expect(other.claimDue('slack-a', 46_001, 10, 15_000)).toHaveLength(3);
+    daemon.close();
+    other.close();
+  });
+
   it('refuses a state file written by a newer avawatch instead of resetting it', () => {
     const path = join(dir, 'future.db');
     const db = new Database(path);

@@ -22,6 +22,12 @@ export interface ProjectOptions {
   api?: string;
   /** route.groupBy (default: the root's, by rule). */
   groupBy?: string[];
+  /** api.timeout (default 3s). */
+  timeout?: string;
+  /** api.retries (default 1). */
+  retries?: number;
+  /** Rule files (name → YAML) written to rules/ instead of the validator-status rule of `nodeIds`. */
+  rules?: Record<string, string>;
 }
 
 /** A config and a rule file on disk, as an operator would write them. */
@@ -33,9 +39,9 @@ export function writeProject(o: ProjectOptions): TempProject {
     configFile,
     `api:
   dataUrl: ${o.dataUrl}${o.metricsUrl ? `\n  metricsUrl: ${o.metricsUrl}` : ''}
-  retries: 1${o.api ? `\n  ${o.api}` : ''}
+  retries: ${o.retries ?? 1}${o.api ? `\n  ${o.api}` : ''}
   retryBackoff: 10ms
-  timeout: 3s
+  timeout: ${o.timeout ?? '3s'}
 state:
   path: ${statePath}
 server:
@@ -54,7 +60,10 @@ delivery:
 ruleFiles: [rules/*.yaml]
 ${o.extraConfig ?? ''}`,
   );
-  writeRules(dir, o);
+  if (o.rules) {
+    mkdirSync(join(dir, 'rules'), { recursive: true });
+    for (const [name, yaml] of Object.entries(o.rules)) writeFileSync(join(dir, 'rules', name), yaml);
+  } else writeRules(dir, o);
   return { dir, configFile, statePath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

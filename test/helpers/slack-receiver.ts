@@ -13,13 +13,22 @@ export interface SlackReceiver {
   posts: SlackPost[];
   /** Answers the next requests with these statuses (then 200 "ok" again). */
   failNext(...responses: Array<{ status: number; body?: string; retryAfter?: number }>): void;
-  /** Answers every request with this status until cleared with undefined. */
-  failAll(status: number | undefined): void;
+  /** Answers every request with this status (and body, default "error") until cleared with undefined. */
+  failAll(status: number | undefined, body?: string): void;
   attempts: number;
   /** When each request arrived (ms since epoch), accepted or not. */
   attemptTimes: number[];
   /** Never answer (until closed): a black-holed webhook. */
   hang(on: boolean): void;
+  /** Every request body received, answered or not, in order (a hung or failed post too). */
+  received: SlackPost[];
+  /**
+   * Called when a request's body has been read, before it is answered (also when hanging).
+   * Synchronous: a test can kill the sender here, before any answer leaves.
+   */
+  onReceived(cb: ((post: SlackPost) => void) | undefined): void;
+  /** Called right after a post was answered 200 (in the same handler, before the sender reads the answer). */
+  onAnswered(cb: ((post: SlackPost) => void) | undefined): void;
   waitForPosts(count: number, timeoutMs?: number): Promise<SlackPost[]>;
   close(): Promise<void>;
 }
@@ -31,25 +40,43 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
   const posts: SlackPost[] = [];
   const queue: Array<{ status: number; body?: string; retryAfter?: number }> = [];
   let always: number | undefined;
+  let alwaysBody: string | undefined;
   let attempts = 0;
   let hanging = false;
   const attemptTimes: number[] = [];
+  const received: SlackPost[] = [];
+  let receivedHook: ((post: SlackPost) => void) | undefined;
+  let answeredHook: ((post: SlackPost) => void) | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       attempts++;
       attemptTimes.push(Date.now());
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let parsed: SlackPost['body'] | undefined;
+      try {
+        parsed = JSON.parse(raw) as SlackPost['body'];
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed) {
+        const post = { path: req.url ?? '', body: parsed, at: Date.now() };
+        received.push(post);
+        receivedHook?.(post);
+      }
       if (hanging) return;
-      const planned = always !== undefined ? { status: always } : queue.shift();
+      const planned = always !== undefined ? { status: always, ...(alwaysBody === undefined ? {} : { body: alwaysBody }) } : queue.shift();
       if (planned) {
         const headers: Record<string, string> = { 'content-type': 'text/plain' };
         if (planned.retryAfter !== undefined) headers['retry-after'] = String(planned.retryAfter);
         res.writeHead(planned.status, headers).end(planned.body ?? 'error');
         return;
       }
-      posts.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() });
+      const post = { path: req.url ?? '', body: JSON.parse(raw), at: Date.now() };
+      posts.push(post);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      answeredHook?.(post);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,9 +91,17 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
     hang: (on) => {
       hanging = on;
     },
+    received,
+    onReceived: (cb) => {
+      receivedHook = cb;
+    },
+    onAnswered: (cb) => {
+      answeredHook = cb;
+    },
     failNext: (...responses) => queue.push(...responses),
-    failAll: (status) => {
+    failAll: (status, body) => {
       always = status;
+      alwaysBody = body;
     },
     async waitForPosts(count, timeoutMs = 10_000) {
       const end = Date.now() + timeoutMs;

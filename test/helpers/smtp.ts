@@ -15,7 +15,7 @@ export interface SmtpSink {
 }
 
 /** A real SMTP server on loopback that parses and keeps every message it accepts. */
-export async function startSmtpSink(auth?: { user: string; pass: string }): Promise<SmtpSink> {
+export async function startSmtpSink(auth?: { user: string; pass: string }, options: { port?: number } = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
   const raw: string[] = [];
   const queue: Array<{ code: number; message: string }> = [];
@@ -48,7 +48,13 @@ export async function startSmtpSink(auth?: { user: string; pass: string }): Prom
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = (server.server.address() as AddressInfo);
   return {
     port,

@@ -77,9 +77,10 @@ function classify(name: string, err: unknown, retryAfter: string | null): Delive
   const prefix = `slack receiver "${name}"`;
   if (typeof e.statusCode === 'number') {
     const status = e.statusCode;
-    // Slack's body is a short error code such as channel_not_found; never the URL.
-    const said = (e.body ?? '').replace(/[^\w .:-]/g, '').slice(0, 80);
-    const detail = said ? ` (${said})` : '';
+    // Slack answers a short error code such as channel_not_found. Anything else (a proxy's
+    // page, a body echoing the request) may carry the webhook URL: not shown.
+    const body = (e.body ?? '').trim();
+    const detail = /^[a-z0-9_]{1,60}$/.test(body) ? ` (${body})` : body ? ' (body not shown)' : '';
     const permanent = PERMANENT.get(status);
     if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
     const retryable = status === 429 || status === 408 || status >= 500;

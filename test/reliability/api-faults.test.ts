@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { firingAlerts } from '../../src/alerts/view.js';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import type { Fault } from '../../src/sim/world.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { startSlackReceiver, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Every way the Data API can fail, against a paginated kind (delegation-end, three pages a
+// poll) whose state a list cut short would corrupt: a delegation missing from a partial
+// read would be reported as ended. For each fault: no false alert, the state unchanged, the
+// failures counted, and after health.failingAfter (3) failures in a row the rule-failing
+// alert, resolved once the fault clears.
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const RULE = 'delegations';
+const PATH = '/v1/networks/mainnet/delegators';
+const ADDRESS = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
+const RULES = `rules:
+  - name: ${RULE}
+    kind: delegation-end
+    every: 1s
+    severity: critical
+    network: mainnet
+    nodeIds: [${NODE}]
+`;
+const EXPIRED = JSON.stringify({ message: 'Page token has expired, restart from the first page', error: 'Bad Request', statusCode: 400 });
+
+interface Ctx {
+  sim: SimServer;
+  slack: SlackReceiver;
+  app: App;
+}
+
+/**
+ * A simulator with three delegations, a Slack receiver and the daemon past its baseline;
+ * torn down after the test (the test's own onTestFinished: the tests run concurrently).
+ */
+async function setup(onTestFinished: (fn: () => Promise<void>) => void): Promise<Ctx> {
+  const sim = await startSim();
+  const slack = await startSlackReceiver();
+  const now = sim.world.clock.now();
+  for (const n of [1, 2, 3]) {
+    sim.world.addDelegation(
+      'mainnet',
+      { txHash: `d${n}-${'x'.repeat(40)}`, nodeId: NODE, rewardAddresses: [ADDRESS], amountDelegated: `${n}000000000000`, startTimestamp: now - n * 86_400, endTimestamp: now + 90 * 86_400 },
+      'active',
+    );
+  }
+  // pageSize 1: a poll reads three pages, so a fault can hit the walk part-way.
+  const project: TempProject = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [], rules: { 'delegations.yaml': RULES }, api: 'pageSize: 1', timeout: '1s', retries: 1 });
+  const app = new App({ loaded: loadConfig(project.configFile, {}), log: createLogger(process.env['RELIABILITY_LOG'] ?? 'silent', false).log });
+  onTestFinished(async () => {
+    await app.stop();
+    await sim.close();
+    await slack.close();
+    project.cleanup();
+  });
+  await app.start();
+  // The baseline: the three delegations and the baseline marker.
+  await waitUntil(() => Object.keys(app.store.loadStates(RULE)).length === 4, 'the baseline poll');
+  return { sim, slack, app };
+}
+
+const counter = async (a: App, which: 'ruleEvaluations' | 'ruleFailures') => (await a.metrics[which].get()).values.find((v) => v.labels.rule === RULE)?.value ?? 0;
+const apiAnswers = async (a: App, code: string) =>
+  (await a.metrics.apiRequests.get()).values.filter((v) => v.labels.endpoint === '/v1/networks/{network}/delegators' && v.labels.code === code).reduce((n, v) => n + v.value, 0);
+
+/** Waits for `n` more evaluations to finish (the one under way, if any, does not count). */
+async function polls(a: App, n: number): Promise<void> {
+  const target = (await counter(a, 'ruleEvaluations')) + n + 1;
+  await waitUntil(async () => (await counter(a, 'ruleEvaluations')) >= target, `${n} more polls`, 15_000);
+}
+
+/** What each Slack post was: the rule-failing alert, its resolution, or anything else (a false alert). */
+const seen = (slack: SlackReceiver) =>
+  slack.posts.map((p: SlackPost) =>
+    p.body.text.includes(`rule "${RULE}" is blind`) ? 'blind' : p.body.text.includes(`rule "${RULE}" evaluates again`) ? 'recovered' : `FALSE ALERT: ${p.body.text}`,
+  );
+
+/**
+ * The fault is in; the rule goes blind after exactly three failures (the post says so and
+ * names the error) with nothing changed and nothing else sent; `clear` (or the faults
+ * running out) lets it recover, which resolves the alert, still with nothing else sent.
+ */
+async function blindThenRecovered({ app: a, slack }: Ctx, before: Record<string, unknown>, error: string | RegExp, clear?: () => void): Promise<void> {
+  const [blind] = await slack.waitForPosts(1, 30_000);
+  const text = blind!.body.text;
+  expect(text).toContain(`rule "${RULE}" is blind: its last 3 evaluations failed (`);
+  if (typeof error === 'string') expect(text).toContain(error);
+  else expect(text).toMatch(error);
+  expect(a.store.loadStates(RULE)).toEqual(before);
+  expect(await counter(a, 'ruleFailures')).toBeGreaterThanOrEqual(3);
+  const metrics = await (await fetch(`${a.url}/metrics`)).text();
+  const failures = Number(new RegExp(`avawatch_rule_evaluation_failures_total\\{rule="${RULE}"\\} (\\d+)`).exec(metrics)?.[1]);
+  expect(failures).toBeGreaterThanOrEqual(3);
+  expect(firingAlerts(a.store).map((f) => f.labels['alertname'])).toEqual(['rule-failing']);
+
+  clear?.();
+  await slack.waitForPosts(2, 30_000);
+  await polls(a, 1);
+  expect(seen(slack)).toEqual(['blind', 'recovered']);
+  expect(a.store.loadStates(RULE)).toEqual(before);
+  expect(firingAlerts(a.store)).toEqual([]);
+  expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
+}
+
+// Each test runs its own simulator, receiver and daemon: they run side by side.
+describe.concurrent('Data API faults: nothing false, nothing changed, counted, and blind after three', () => {
+  const times = (n: number, f: Fault): Fault[] => Array.from({ length: n }, () => ({ ...f }));
+  // Each evaluation makes two attempts (retries: 1) at a retryable fault, one at a permanent one.
+  const onLaterPage = { pathIncludes: PATH, pageToken: true } as const;
+
+  it('hung headers: the page that never answers fails the poll within api.timeout', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.faults.push(...times(6, { status: 200, delayMs: 60_000, ...onLaterPage }));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: no complete response within 1000 ms`);
+  }, 60_000);
+
+  it('a trickled body, each chunk in time but the whole slower than api.timeout', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    // The real page, 16 bytes every 200 ms: no gap trips a body timeout, the whole takes seconds.
+    c.sim.world.faults.push(...times(6, { status: 200, trickle: { chunkBytes: 16, intervalMs: 200 }, ...onLaterPage }));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: no complete response within 1000 ms`);
+  }, 60_000);
+
+  it('a 10 MB body, over api.maxResponseBytes', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    const huge = `{"delegators":[],"padding":"${'x'.repeat(10 * 1024 * 1024)}"}`;
+    c.sim.world.faults.push(...times(3, { status: 200, body: huge, ...onLaterPage }));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: response larger than 5242880 bytes`);
+    expect(await apiAnswers(c.app, 'too_large')).toBe(3);
+  }, 60_000);
+
+  it('malformed JSON', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.faults.push(...times(3, { status: 200, body: '{"delegators":[{"txHash":"d9","nodeId":', ...onLaterPage }));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 200 with a body that is not JSON`);
+  }, 60_000);
+
+  it('a schema violation (valid JSON, wrong shape)', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    // An empty page with a field of the wrong type: read loosely, it would end two delegations.
+    c.sim.world.faults.push(...times(3, { status: 200, body: JSON.stringify({ delegators: [{ txHash: 42 }] }), ...onLaterPage }));
+    await blindThenRecovered(c, before, new RegExp(`data API ${PATH}: unexpected response: delegators\\.0\\.\\w+: `));
+  }, 60_000);
+
+  it('a burst of 503s', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.faults.push(...times(10, { status: 503, pathIncludes: PATH }));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 503: injected fault`);
+    expect(await counter(c.app, 'ruleFailures')).toBe(5);
+  }, 60_000);
+
+  it('429 with Retry-After: one is waited out within the poll (no failure); a run of them blinds the rule, then it recovers', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    const limited = { status: 429, retryAfter: 1, body: '{"message":"Rate limit exceeded","statusCode":429}', ...onLaterPage };
+    c.sim.world.faults.push({ ...limited });
+    await waitUntil(async () => (await apiAnswers(c.app, '429')) === 1, 'the 429');
+    await polls(c.app, 1);
+    expect(await counter(c.app, 'ruleFailures')).toBe(0);
+    expect(c.slack.posts).toEqual([]);
+    expect(c.app.store.loadStates(RULE)).toEqual(before);
+
+    c.sim.world.faults.push(...times(6, limited));
+    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 429: Rate limit exceeded`);
+  }, 60_000);
+
+  it('a page token the service repeats stops the walk (no endless loop) and fails the poll', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.settings.repeatPageToken = true;
+    await blindThenRecovered(c, before, /the service sent page token "[^"]+" a second time \(page 3\)/, () => {
+      c.sim.world.settings.repeatPageToken = false;
+    });
+  }, 60_000);
+
+  it('an expired page token restarts the walk at page one, which succeeds: no failure at all', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.faults.push({ status: 400, body: EXPIRED, ...onLaterPage });
+    await waitUntil(async () => (await apiAnswers(c.app, '400')) === 1, 'the expired token');
+    await polls(c.app, 1);
+    expect(await counter(c.app, 'ruleFailures')).toBe(0);
+    expect(c.slack.posts).toEqual([]);
+    expect(c.app.store.loadStates(RULE)).toEqual(before);
+  }, 60_000);
+
+  it('a service that refuses every page token: one restart, then the poll fails (no endless restarts)', async ({ onTestFinished }) => {
+    const c = await setup(onTestFinished);
+    const before = c.app.store.loadStates(RULE);
+    c.sim.world.settings.expirePageTokens = true;
+    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 400: Page token has expired, restart from the first page`, () => {
+      c.sim.world.settings.expirePageTokens = false;
+    });
+    // Each failed poll restarted once: page 2 refused, page 1 again, page 2 refused again (and
+    // the poll under way when the tokens came back may have had one refusal, then succeeded).
+    const failures = await counter(c.app, 'ruleFailures');
+    expect(await apiAnswers(c.app, '400')).toBeGreaterThanOrEqual(2 * failures);
+    expect(await apiAnswers(c.app, '400')).toBeLessThanOrEqual(2 * failures + 1);
+  }, 60_000);
+});

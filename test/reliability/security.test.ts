@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startSim } from '../../src/sim/server.js';
+import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
+import { startSmtpSink } from '../helpers/smtp.js';
+import { secretsScenario } from './secrets-scenario.js';
+
+// Secrets against the real process (its own logger on stderr, `outbox --json`, /metrics),
+// and hostile chain text through a rule into Slack and email. test/integration/secrets.test.ts
+// covers the in-process daemon with every channel failing; this adds the spawned CLI,
+// error bodies that echo the secret back, the notifications avawatch itself sends about
+// the failure, and chain text end to end.
+
+describe.concurrent('secrets, with the API and every channel failing', () => {
+  it('never reach the log, `outbox --json`, /metrics or the alerts sent about the failure, even when the API echoes the key', async ({ onTestFinished }) => {
+    // Slack's error body is its usual short code here; one that quotes the webhook URL: slack-error-body-leak.test.ts.
+    await secretsScenario(onTestFinished, () => 'internal_error');
+  }, 45_000);
+});
+
+describe.concurrent('hostile chain text', () => {
+  const hostile = ['<!channel>', '<http://evil|x>', '<script>alert(1)</script>', 'a\r\nBcc: victim@example.com'];
+  const ADDRESS = '0xabc0000000000000000000000000000000000001';
+
+  it('token names from ICM messages reach Slack escaped and email inert: no mention, no link, no markup, no extra header', async ({ onTestFinished }) => {
+    const sim = await startSim();
+    const slack = await startSlackReceiver();
+    const smtp = await startSmtpSink();
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-hostile-'));
+    onTestFinished(async () => {
+      await sim.close();
+      await slack.close();
+      await smtp.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const now = sim.world.clock.now();
+    hostile.forEach((name, i) => {
+      sim.world.addIcmMessage(
+        'mainnet',
+        {
+          messageId: `0x${String(i + 1).padStart(64, '0')}`,
+          from: ADDRESS,
+          to: ADDRESS,
+          sourceBlockchainId: 'src-chain',
+          destinationBlockchainId: 'dst-chain',
+          sourceEvmChainId: '43114',
+          // The last one's destination chain id carries CR/LF too: it is in the summary, so in the mail subject.
+          destinationEvmChainId: i === hostile.length - 1 ? `1\r\nBcc: victim@example.com` : '1',
+          sourceTimestamp: now - 3_600,
+          rewardName: name,
+          rewardSymbol: name,
+        },
+        'pending',
+      );
+    });
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      `api: {dataUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route: {receivers: [slack, mail], groupBy: [message_id]}
+receivers:
+  - {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
+  - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}}, from: avawatch@example.com, to: ops@example.com}
+ruleFiles: [rules.yaml]
+`,
+    );
+    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: icm-stuck, kind: icm-pending, every: 1s, severity: warning, network: mainnet, addresses: ["${ADDRESS}"], olderThan: 15m}\n`);
+    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('silent', false).log });
+    onTestFinished(() => app.stop());
+    await app.start();
+    // One message per ICM message (groupBy message_id), so each shows its own details.
+    await slack.waitForPosts(hostile.length, 15_000);
+    await smtp.waitFor(hostile.length, 15_000);
+
+    const slackText = slack.posts.map(postText).join('\n');
+    expect(slackText).toContain('*Reward token*\\n&lt;!channel&gt; (&lt;!channel&gt;)');
+    expect(slackText).toContain('&lt;http://evil|x&gt;');
+    expect(slackText).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    for (const raw of ['<!channel>', '<http://evil|x>', '<http://evil', '<script>']) expect(slackText).not.toContain(raw);
+    for (const post of slack.posts) expect(post.body.text).not.toMatch(/<(?!!date\^)/); // the notification text: no control sequence at all
+
+    const html = smtp.messages.map((m) => String(m.html)).join('\n');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('&lt;!channel&gt;');
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<http://evil');
+    for (const [i, mail] of smtp.messages.entries()) {
+      expect(mail.bcc, `mail ${i}`).toBeUndefined();
+      expect(mail.subject ?? '', `mail ${i}`).not.toMatch(/[\r\n]/);
+      expect(mail.headers.has('bcc'), `mail ${i}`).toBe(false);
+      expect(mail.to && !Array.isArray(mail.to) ? mail.to.text : '').toBe('ops@example.com');
+      // As sent over the wire, unfolded: the hostile text may sit inside the Subject, never on a line of its own.
+      const headers = smtp.raw[i]!.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ').split('\r\n');
+      expect(headers.filter((h) => /^bcc:/i.test(h))).toEqual([]);
+      expect(headers.filter((h) => h.includes('victim@example.com') && !h.startsWith('Subject: '))).toEqual([]);
+    }
+    // The CR/LF of the destination chain id is flattened in the subject, which still says what happened.
+    expect(smtp.messages.map((m) => m.subject)).toContainEqual(expect.stringMatching(/^\[FIRING WARNING\] icm-stuck: ICM message 0x0+4 from .* to chain 1 Bcc: victim@example\.com has been pending/));
+    expect(smtp.messages.map((m) => m.text ?? '').join('\n')).toContain('Reward token: a Bcc: victim@example.com (a Bcc: victim@example.com)');
+  }, 30_000);
+});
