@@ -7,7 +7,7 @@ import { Store } from '../store/index.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
 export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
-  const store = Store.open(loaded.config.state.path);
+  const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     const alerts = firingAlerts(store);
     if (json) {
@@ -23,7 +23,7 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
 
 /** `avawatch outbox`: notifications waiting, dead-lettered or sent. */
 export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): void {
-  const store = Store.open(loaded.config.state.path);
+  const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     const rows = store.outbox(state);
     if (json) {

@@ -36,7 +36,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
 }
 
 export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): string[] {
-  const store = Store.open(loaded.config.state.path);
+  const store = Store.open(loaded.config.state.path, { write: false });
   try {
     const now = Date.now();
     const list = store.silences(now, all);

@@ -10,7 +10,10 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
 
 const budgetLimits = z.strictObject({ perMinute: z.number().int().positive(), perDay: z.number().int().positive() });
 const budget = z.union([z.enum(Object.keys(TIERS) as [Tier, ...Tier[]]), budgetLimits], {
-  error: `expected a tier (${Object.keys(TIERS).join(', ')}) or {perMinute, perDay} in compute units`,
+  error: (issue) =>
+    typeof issue.input === 'object' && issue.input !== null
+      ? 'expected {perMinute: N, perDay: M}: both whole numbers of compute units above 0'
+      : `expected a tier (${Object.keys(TIERS).join(', ')}) or {perMinute, perDay} in compute units`,
 });
 
 const api = z.strictObject({
@@ -139,7 +142,7 @@ export const configSchema = z.strictObject({
   health: z
     .strictObject({
       /** A rule whose evaluations fail this many times in a row fires rule-failing and makes /readyz fail. */
-      failingAfter: z.number().int().min(1).max(1000).default(3),
+      failingAfter: z.number().int('must be a whole number').min(1, 'must be at least 1 (the first failed evaluation)').max(1000, 'must be at most 1000').default(3),
       /** Severity of the rule-failing alert. */
       failingSeverity: z.enum(SEVERITIES).default('warning'),
     })

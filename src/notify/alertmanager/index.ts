@@ -43,7 +43,7 @@ export function postableAlerts(alerts: readonly AlertMessage[], o: { resendInter
 export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
   type: 'alertmanager',
   schema: z.strictObject({
-    url: z.union([httpUrl, z.array(httpUrl).min(1)]),
+    url: z.union([httpUrl, z.array(httpUrl).min(1, 'list at least one Alertmanager URL (every peer of a cluster)')]),
     resendInterval: durationMs.default(60_000),
     externalUrl: httpUrl.optional(),
     timeout: durationMs.default(10_000),

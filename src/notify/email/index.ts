@@ -86,7 +86,7 @@ class EmailNotifier implements Notifier {
 
 /** SMTP 4xx is worth retrying, 5xx is final; connection trouble is retried. */
 function classify(name: string, err: unknown): DeliveryError {
-  const e = err as { responseCode?: number; code?: string; response?: string };
+  const e = err as { responseCode?: number; code?: string; response?: string; message?: string };
   const prefix = `email receiver "${name}"`;
   if (typeof e.responseCode === 'number') {
     const code = e.responseCode;
@@ -95,5 +95,7 @@ function classify(name: string, err: unknown): DeliveryError {
     return new DeliveryError(`${prefix}: SMTP ${code} ${said}`.trim(), `smtp_${code}`, code >= 400 && code < 500);
   }
   if (e.code === 'ETIMEDOUT') return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);
-  return new DeliveryError(`${prefix}: ${e.code ?? 'connection failed'}`, 'network', true);
+  // nodemailer says ESOCKET for a refused connection; its message names the cause and address.
+  const cause = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)\b/.exec(e.message ?? '')?.[1];
+  return new DeliveryError(`${prefix}: ${cause ? `${cause} (${e.code ?? 'network'})` : (e.code ?? 'connection failed')}`, 'network', true);
 }
