@@ -82,7 +82,7 @@ export class App {
       version: VERSION,
       outboxPending: () => this.store.pendingCount(),
       firing: () => firingAlerts(this.store),
-      ruleSamples: () => this.#engine.samples(),
+      ruleSamples: (metric) => this.#engine.samples(metric),
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
       ready: () => this.readiness().ready,
       budgets: () => Object.entries(this.#apis.limiters).map(([api, limiter]) => ({ api, limiter })),

@@ -114,7 +114,7 @@ describe('HttpClient against a real local server', () => {
     const ask = (maxAgeMs: number) => requestContext.run({ severity: 'critical', maxAgeMs }, () => c.getJson(req));
     const [a, b] = await Promise.all([ask(15_000), ask(15_000)]);
     expect([a, b, seen.length]).toEqual([{ ok: true }, { ok: true }, 1]);
-    (a as { ok: boolean }).ok = false; // one rule's copy is its own
+    (b as { ok: boolean }).ok = false; // a rule's copy is its own
     expect(await ask(15_000)).toEqual({ ok: true });
     expect(seen).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 60));

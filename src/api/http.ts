@@ -62,17 +62,24 @@ const RETRYABLE_NETWORK = new Set([
 /** How much of an error body is read: enough for the service's message. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
+interface Answer {
+  json: unknown;
+  text: string;
+}
+
 type Options = Required<Omit<HttpClientOptions, 'onResponse' | 'limiter' | 'onDedupe'>> & Pick<HttpClientOptions, 'onResponse' | 'limiter' | 'onDedupe'>;
 
 interface Recent {
   /** When the answer arrived; undefined while in flight. */
   at: number | undefined;
-  answer: Promise<unknown>;
+  /** The body as received: compact to keep, and each rule parses its own copy. */
+  answer: Promise<string>;
 }
 
 export class HttpClient {
   readonly #o: Options;
   readonly #recent = new Map<string, Recent>();
+  #pruner: NodeJS.Timeout | undefined;
 
   constructor(options: HttpClientOptions) {
     this.#o = { random: Math.random, sleep: (ms, signal) => sleepFor(ms, undefined, { signal }), dedupeWindowMs: 0, now: Date.now, ...options };
@@ -85,39 +92,52 @@ export class HttpClient {
    */
   async getJson(req: ApiRequest): Promise<unknown> {
     const window = Math.min(this.#o.dedupeWindowMs, requestContext.getStore()?.maxAgeMs ?? Infinity);
-    if (req.body !== undefined || window <= 0) return this.#withRetries(req);
+    if (req.body !== undefined || window <= 0) return (await this.#withRetries(req)).json;
     const key = this.#url(req).href;
     const now = this.#o.now();
     const hit = this.#recent.get(key);
     if (hit && (hit.at === undefined || now - hit.at <= window)) {
       this.#o.onDedupe?.(req.endpoint);
       try {
-        return structuredClone(await hit.answer);
+        return JSON.parse(await hit.answer) as unknown;
       } catch (err) {
         // The other rule gave up (aborted): ask for ourselves.
-        if (err instanceof ApiError && err.details.code === 'aborted' && !req.signal?.aborted) return this.#withRetries(req);
+        if (err instanceof ApiError && err.details.code === 'aborted' && !req.signal?.aborted) return (await this.#withRetries(req)).json;
         throw err;
       }
     }
-    for (const [k, r] of this.#recent) {
-      if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
+    // Answers leave once their window is over: a cycle's worth must not wait for the next cycle.
+    if (this.#pruner === undefined) {
+      this.#pruner = setTimeout(() => this.#prune(), this.#o.dedupeWindowMs + 100);
+      this.#pruner.unref();
     }
     const call = this.#withRetries(req);
-    // The cache keeps its own copy: the first caller may change the one it gets.
-    const entry: Recent = { at: undefined, answer: call.then((v) => structuredClone(v)) };
+    const entry: Recent = { at: undefined, answer: call.then((r) => r.text) };
     entry.answer.catch(() => undefined);
     this.#recent.set(key, entry);
     try {
-      const value = await call;
+      const { json } = await call;
       entry.at = this.#o.now();
-      return value;
+      return json;
     } catch (err) {
       this.#recent.delete(key);
       throw err;
     }
   }
 
-  async #withRetries(req: ApiRequest): Promise<unknown> {
+  #prune(): void {
+    this.#pruner = undefined;
+    const now = this.#o.now();
+    for (const [k, r] of this.#recent) {
+      if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
+    }
+    if (this.#recent.size > 0) {
+      this.#pruner = setTimeout(() => this.#prune(), this.#o.dedupeWindowMs + 100);
+      this.#pruner.unref();
+    }
+  }
+
+  async #withRetries(req: ApiRequest): Promise<Answer> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#attempt(req);
@@ -146,7 +166,7 @@ export class HttpClient {
     return url;
   }
 
-  async #attempt(req: ApiRequest): Promise<unknown> {
+  async #attempt(req: ApiRequest): Promise<Answer> {
     const url = this.#url(req);
     if (this.#o.limiter) {
       const method = req.body === undefined ? 'GET' : 'POST';
@@ -171,7 +191,7 @@ export class HttpClient {
     }
   }
 
-  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal): Promise<unknown> {
+  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal): Promise<Answer> {
     const post = req.body !== undefined;
     const res = await request(url, {
       method: post ? 'POST' : 'GET',
@@ -187,7 +207,7 @@ export class HttpClient {
     this.#o.onResponse?.(req.endpoint, code);
     if (ok) {
       try {
-        return JSON.parse(text);
+        return { json: JSON.parse(text) as unknown, text };
       } catch {
         throw this.#error(req, `HTTP ${res.statusCode} with a body that is not JSON`, { code, retryable: false });
       }

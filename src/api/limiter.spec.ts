@@ -58,6 +58,18 @@ describe('compute-unit limiter', () => {
     expect(Math.min(...at)).toBeGreaterThanOrEqual(7_000);
   });
 
+  it('learns a lower limit from ratelimit-limit, and what others spent never blocks the spreading window', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 10_000_000, perDay: 1_000_000_000 } });
+    limiter.observe({ 'ratelimit-limit': '6000', 'ratelimit-remaining': '3000' }, 200);
+    expect(limiter.perMinute).toBe(6_000);
+    expect(limiter.remainingMinute()).toBe(3_000);
+    // 3,000 spent by someone else this second: our own 10 s window is still empty.
+    const { at, all } = race(limiter, 5, 20);
+    await vi.advanceTimersByTimeAsync(0);
+    await all;
+    expect(at).toEqual([0, 0, 0, 0, 0]);
+  });
+
   it('refuses loudly once the day is spent, and renews at 00:00 UTC', async () => {
     const limiter = new Limiter({ limits: { perMinute: 1_000_000, perDay: 100 } });
     await race(limiter, 5, 20).all;

@@ -28,10 +28,11 @@ const POLL_MS = 200;
  */
 const RESERVE: Record<Severity, number> = { critical: 0, warning: 0.1, info: 0.25 };
 
+const SEVERITIES_DOWN = [...SEVERITIES].reverse();
+
 interface Waiter {
   cu: number;
   severity: Severity;
-  seq: number;
   resolve: () => void;
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
@@ -52,28 +53,41 @@ export function budgetLimits(budget: Tier | BudgetLimits): BudgetLimits {
   return typeof budget === 'string' ? TIERS[budget] : budget;
 }
 
+/** One second of spend: ours, and what the service's headers say others spent. */
+interface Second {
+  at: number;
+  own: number;
+  others: number;
+}
+
 /**
  * Compute units per API, as the service meters them: a sliding window spreads requests,
  * lower severities give way when the minute runs short, the service's own ratelimit-*
- * headers correct the count, and a 429 pauses every request until its reset.
+ * headers correct the count and the limit, and a 429 pauses every request until its reset.
  */
 export class Limiter {
   readonly limits: BudgetLimits;
   readonly #now: () => number;
   /** Called with the CU of every request let through. */
   onSpend: ((cu: number) => void) | undefined;
-  /** Spend in the last minute: [time, cu]. */
-  #log: Array<[number, number]> = [];
+  /** The last minute, a slot per second (index: second % 60). */
+  readonly #seconds: Second[] = Array.from({ length: 60 }, () => ({ at: -1, own: 0, others: 0 }));
+  /** The per-minute limit the service announced (ratelimit-limit), when lower than ours. */
+  #serviceLimit = Infinity;
   #day = -1;
   #dayCu = 0;
   #pausedUntil = 0;
-  #queue: Waiter[] = [];
-  #seq = 0;
+  /** Most severe first; each in order of arrival. */
+  readonly #queues: Record<Severity, Waiter[]> = { critical: [], warning: [], info: [] };
   #timer: NodeJS.Timeout | undefined;
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
     this.#now = o.now ?? Date.now;
+  }
+
+  get perMinute(): number {
+    return Math.min(this.limits.perMinute, this.#serviceLimit);
   }
 
   /** Waits until `cu` may be spent by a rule of this severity; throws when the day's budget is gone. */
@@ -84,26 +98,31 @@ export class Limiter {
       return Promise.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { cu, severity, seq: this.#seq++, resolve, reject, signal, onAbort: () => undefined };
+      const queue = this.#queues[severity];
+      const waiter: Waiter = { cu, severity, resolve, reject, signal, onAbort: () => undefined };
       waiter.onAbort = () => {
-        this.#queue = this.#queue.filter((w) => w !== waiter);
+        queue.splice(queue.indexOf(waiter), 1);
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      this.#queue.push(waiter);
-      // Most severe first, then in order of arrival.
-      this.#queue.sort((a, b) => SEVERITIES.indexOf(b.severity) - SEVERITIES.indexOf(a.severity) || a.seq - b.seq);
+      queue.push(waiter);
       this.#pump();
     });
   }
 
-  /** The service's view: `ratelimit-remaining` lower than ours means someone else spends too. */
+  /**
+   * The service's view: a lower `ratelimit-limit` is the real limit; a lower
+   * `ratelimit-remaining` means others spend on the key too (counted for the minute, not
+   * for the spreading window); a 429 pauses everything until its reset.
+   */
   observe(headers: Record<string, string | string[] | undefined>, status: number): void {
-    const remaining = Number(first(headers['ratelimit-remaining']));
     const now = this.#now();
+    const limit = Number(first(headers['ratelimit-limit']));
+    if (Number.isFinite(limit) && limit > 0) this.#serviceLimit = limit;
+    const remaining = Number(first(headers['ratelimit-remaining']));
     if (Number.isFinite(remaining) && remaining >= 0) {
       const ours = this.remainingMinute();
-      if (remaining < ours) this.#log.push([now, ours - remaining]);
+      if (remaining < ours) this.#slot(now).others += ours - remaining;
     }
     if (status === 429) {
       const reset = Number(first(headers['ratelimit-reset']) ?? first(headers['retry-after']));
@@ -114,7 +133,8 @@ export class Limiter {
   }
 
   remainingMinute(): number {
-    return Math.max(0, this.limits.perMinute - this.#spentSince(this.#now() - 60_000));
+    const { own, others } = this.#spent(this.#now(), 60);
+    return Math.max(0, this.perMinute - own - others);
   }
 
   remainingDay(): number {
@@ -124,46 +144,60 @@ export class Limiter {
 
   /** Requests waiting for budget. */
   get waiting(): number {
-    return this.#queue.length;
+    return this.#queues.critical.length + this.#queues.warning.length + this.#queues.info.length;
   }
 
   #pump(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    const now = this.#now();
     for (;;) {
-      const now = this.#now();
-      this.#log = this.#log.filter(([t]) => t > now - 60_000);
-      const next = this.#queue.find((w) => this.#allowed(w, now));
+      const next = SEVERITIES_DOWN.map((sev) => this.#queues[sev][0]).find((w) => w !== undefined && this.#allowed(w, now));
       if (!next) break;
-      this.#queue = this.#queue.filter((w) => w !== next);
+      this.#queues[next.severity].shift();
       next.signal?.removeEventListener('abort', next.onAbort);
-      this.#log.push([now, next.cu]);
+      this.#slot(now).own += next.cu;
       this.#rollDay();
       this.#dayCu += next.cu;
       this.onSpend?.(next.cu);
       next.resolve();
     }
-    if (this.#queue.length > 0) {
+    if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.
-      const wait = Math.max(POLL_MS, this.#pausedUntil - this.#now());
-      this.#timer = setTimeout(() => this.#pump(), wait);
+      this.#timer = setTimeout(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
     }
   }
 
   #allowed(w: Waiter, now: number): boolean {
     if (now < this.#pausedUntil) return false;
-    const { perMinute } = this.limits;
-    const recent = this.#spentSince(now - WINDOW_MS);
+    const perMinute = this.perMinute;
+    const recent = this.#spent(now, WINDOW_MS / 1000).own;
     // An empty window lets any one request through, however large.
     if (recent > 0 && recent + w.cu > perMinute / WINDOWS_PER_MINUTE) return false;
-    const left = perMinute - this.#spentSince(now - 60_000);
+    const minute = this.#spent(now, 60);
+    const left = perMinute - minute.own - minute.others;
     return left - w.cu >= perMinute * RESERVE[w.severity] || (left === perMinute && w.cu <= perMinute);
   }
 
-  #spentSince(t: number): number {
-    let sum = 0;
-    for (const [at, cu] of this.#log) if (at > t) sum += cu;
-    return sum;
+  /** Spend in the last `seconds` seconds (this one included). */
+  #spent(now: number, seconds: number): { own: number; others: number } {
+    const second = Math.floor(now / 1000);
+    let own = 0;
+    let others = 0;
+    for (let i = 0; i < seconds; i++) {
+      const slot = this.#seconds[(((second - i) % 60) + 60) % 60] as Second;
+      if (slot.at !== second - i) continue;
+      own += slot.own;
+      others += slot.others;
+    }
+    return { own, others };
+  }
+
+  #slot(now: number): Second {
+    const second = Math.floor(now / 1000);
+    const slot = this.#seconds[second % 60] as Second;
+    if (slot.at !== second) Object.assign(slot, { at: second, own: 0, others: 0 });
+    return slot;
   }
 
   #rollDay(): void {

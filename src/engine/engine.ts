@@ -13,7 +13,7 @@ import type { AlertMessage } from '../notify/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition, GaugeSample, Severity } from '../rules/types.js';
 import { FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
-import { StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
+import { StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 
 export interface EngineDeps {
   store: Store;
@@ -44,7 +44,10 @@ export interface EngineDeps {
  */
 export class Engine {
   readonly #deps: EngineDeps;
-  readonly #samples = new Map<string, GaugeSample[]>();
+  /** Each rule's committed states, kept between evaluations while no other process writes the file. */
+  readonly #cache = new Map<string, CachedStates>();
+  /** What each rule's gauges are made from; the samples are made when /metrics asks. */
+  readonly #views = new Map<string, RuleView>();
   /** Rules with a rule-failing alert in the store (firing, or pending its resolution). */
   readonly #failingStored = new Set<string>();
 
@@ -52,21 +55,24 @@ export class Engine {
     this.#deps = deps;
   }
 
-  /** Gauges of every rule, from committed state. */
-  *samples(): Iterable<GaugeSample> {
-    for (const list of this.#samples.values()) yield* list;
+  /** One gauge's samples over every rule, from committed state. */
+  *samples(metric: string): Iterable<GaugeSample> {
+    for (const view of this.#views.values()) {
+      view.byMetric ??= byMetric(view.rule.name, ruleKind(view.rule.kind).samples(view.rule.spec, view.states, view.at));
+      yield* view.byMetric.get(metric) ?? [];
+    }
   }
 
   /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
   restore(rule: LoadedRule): void {
-    const kind = ruleKind(rule.kind);
-    this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, this.#loadStates(rule), this.#deps.now?.() ?? new Date())));
+    this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#deps.now?.() ?? new Date() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
   forget(ruleName: string): void {
-    this.#samples.delete(ruleName);
+    this.#views.delete(ruleName);
+    this.#cache.delete(ruleName);
     this.#failingStored.delete(ruleName);
   }
 
@@ -79,7 +85,8 @@ export class Engine {
     // wait) is cancelled when the evaluation ends, so nothing outlives it.
     const own = linkedSignal(signal);
     try {
-      const previous = this.#loadStates(rule);
+      const cached = this.#loadStates(rule);
+      const previous = cached.states;
       const observedAt = this.#deps.now?.() ?? new Date();
       // A shared answer must be fresh for this rule too: younger than half its interval.
       const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
@@ -97,8 +104,20 @@ export class Engine {
       });
       const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
       const alerts = [...events, ...(lifecycle?.notifications ?? [])];
-      const messages = this.#commit(rule, rule.name, states, alerts, lifecycle?.active, now);
-      this.#samples.set(rule.name, withRule(rule.name, kind.samples(rule.spec, states, now)));
+      // Only the states that changed are written; the rest are as the file has them.
+      const json = new Map<string, string>();
+      const upsert: Array<[string, string]> = [];
+      for (const [entity, state] of Object.entries(states)) {
+        const text = JSON.stringify(state);
+        json.set(entity, text);
+        if (cached.json.get(entity) !== text) upsert.push([entity, text]);
+      }
+      const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
+      const messages = this.#commit(rule, rule.name, new StateDiff(upsert, remove), alerts, lifecycle?.active, now);
+      // Another process wrote meanwhile: read the file again next time.
+      if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, states, json });
+      else this.#cache.delete(rule.name);
+      this.#views.set(rule.name, { rule, states, at: now });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       this.#recovered(rule, now);
       return messages;
@@ -120,7 +139,7 @@ export class Engine {
    * Routes the alerts, records per-receiver mutes and reminders, and commits states, alerts
    * and active alerts in one transaction under `storeRule`.
    */
-  #commit(rule: LoadedRule, storeRule: string, states: Record<string, unknown>, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date): AlertMessage[] {
+  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date): AlertMessage[] {
     const { store } = this.#deps;
     const silences = store.silences(now.getTime());
     const alerts = active ? [...events, ...this.#unmuted(rule, active, events, silences, now)] : events;
@@ -198,7 +217,7 @@ export class Engine {
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
     const lifecycle = advance(this.#loadActive(rule, storeRule), conditions, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
-    this.#commit(rule, storeRule, {}, lifecycle.notifications, lifecycle.active, now);
+    this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
     else this.#failingStored.delete(rule.name);
   }
@@ -254,22 +273,52 @@ export class Engine {
     });
   }
 
-  #loadStates(rule: LoadedRule): Record<string, unknown> {
+  /** The rule's committed states: kept from its last commit, or read (and checked) from the file. */
+  #loadStates(rule: LoadedRule): CachedStates {
+    const { store } = this.#deps;
+    const version = store.dataVersion();
+    const cached = this.#cache.get(rule.name);
+    if (cached && cached.version === version) return cached;
     const kind = ruleKind(rule.kind);
-    const raw = this.#deps.store.loadStates(rule.name);
-    const out: Record<string, unknown> = {};
-    for (const [entity, value] of Object.entries(raw)) {
-      const parsed = kind.state.safeParse(value);
+    const states: Record<string, unknown> = {};
+    const json = new Map<string, string>();
+    for (const { entity, state } of store.stateRows(rule.name)) {
+      const parsed = kind.state.safeParse(JSON.parse(state));
       // Never guess: a state row that does not parse would replay or hide alerts.
       if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
-      out[entity] = parsed.data;
+      states[entity] = parsed.data;
+      json.set(entity, state);
     }
-    return out;
+    const loaded = { version, states, json };
+    this.#cache.set(rule.name, loaded);
+    return loaded;
   }
 }
 
-function withRule(rule: string, samples: GaugeSample[]): GaugeSample[] {
-  return samples.map((s) => ({ ...s, labels: { rule, ...s.labels } }));
+interface CachedStates {
+  /** The file's data_version when read: another process's commit changes it. */
+  version: number;
+  states: Record<string, unknown>;
+  /** Each entity's state as stored, to write only what changed. */
+  json: Map<string, string>;
+}
+
+interface RuleView {
+  rule: LoadedRule;
+  states: Record<string, unknown>;
+  at: Date;
+  byMetric?: Map<string, GaugeSample[]>;
+}
+
+/** A rule's samples by gauge name, each labelled with the rule. */
+function byMetric(rule: string, samples: GaugeSample[]): Map<string, GaugeSample[]> {
+  const out = new Map<string, GaugeSample[]>();
+  for (const s of samples) {
+    const list = out.get(s.metric) ?? [];
+    list.push({ ...s, labels: { rule, ...s.labels } });
+    out.set(s.metric, list);
+  }
+  return out;
 }
 
 export function errorText(err: unknown): string {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -35,6 +36,8 @@ export class Scheduler {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
+    // One listener per rule job: hundreds of rules are normal, not a leak.
+    setMaxListeners(0, this.#abort.signal);
   }
 
   /** Starts jobs for these rules (after a reload: the added and changed ones). Not after stop(). */

@@ -23,8 +23,8 @@ export interface MetricsSources {
   outboxPending: () => number;
   /** Firing state alerts by rule and severity. */
   firing: () => Iterable<{ rule: string; severity: string }>;
-  /** Gauge samples of every rule, derived from committed state. */
-  ruleSamples: () => Iterable<GaugeSample>;
+  /** One gauge's samples over every rule, derived from committed state. */
+  ruleSamples: (metric: string) => Iterable<GaugeSample>;
   ruleGauges: readonly GaugeDef[];
   /** Each API's compute-unit limiter (read at scrape time). */
   budgets?: () => Iterable<{ api: string; limiter: Limiter }>;
@@ -86,9 +86,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
       registers,
       collect() {
         this.reset();
-        for (const sample of sources.ruleSamples()) {
-          if (sample.metric === def.name) this.set(sample.labels, sample.value);
-        }
+        for (const sample of sources.ruleSamples(def.name)) this.set(sample.labels, sample.value);
       },
     });
   }

@@ -92,6 +92,7 @@ export interface RuleKind<Spec, Obs, S> {
   state: z.ZodType<S>;
   gauges: readonly GaugeDef[];
   observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
+  /** Pure. `previous` is never changed in place: the engine keeps it between evaluations. */
   evaluate(previous: Readonly<Record<string, S>>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
   /** Gauges from committed state; `now` is the evaluation time (or the start, when restoring). */
   samples(spec: Spec, states: Readonly<Record<string, S>>, now: Date): GaugeSample[];

@@ -9,6 +9,14 @@ import { MIGRATIONS } from './migrations.js';
 
 // The only module with SQL. Every write that belongs together runs in one transaction here.
 
+/** What changed in a rule's states since its last commit: rows to write (JSON) and to delete. */
+export class StateDiff {
+  constructor(
+    readonly upsert: ReadonlyArray<readonly [string, string]>,
+    readonly remove: readonly string[],
+  ) {}
+}
+
 export class StoreError extends Error {
   override readonly name = 'StoreError';
 }
@@ -161,6 +169,16 @@ export class Store {
     return Object.fromEntries(rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
   }
 
+  /** A rule's states as stored (JSON text), for a caller that keeps them between evaluations. */
+  stateRows(rule: string): Array<{ entity: string; state: string }> {
+    return this.#db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>;
+  }
+
+  /** Changes when another process commits to the file: what a caller keeps in memory is stale then. */
+  dataVersion(): number {
+    return this.#db.pragma('data_version', { simple: true }) as number;
+  }
+
   /**
    * Commits an evaluation: the rule's new entity states (replacing the old set) and its
    * alerts with their outbox rows, all or nothing. Returns the alerts' ids.
@@ -205,7 +223,8 @@ export class Store {
 
   commitEvaluation(
     rule: string,
-    states: Record<string, unknown>,
+    /** The whole new set (replacing the old), or only what changed. */
+    states: Record<string, unknown> | StateDiff,
     alerts: readonly NewAlert[],
     now: number,
     active?: readonly ActiveRow[],
@@ -236,12 +255,16 @@ export class Store {
           insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, muted, JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
         }
       }
-      const keep = Object.keys(states);
-      db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(
-        rule,
-        JSON.stringify(keep),
-      );
-      for (const [entity, state] of Object.entries(states)) upsert.run(rule, entity, JSON.stringify(state), now);
+      if (states instanceof StateDiff) {
+        // Only what changed: at 100k entities, rewriting every row is most of a cycle.
+        const remove = db.prepare('DELETE FROM entity_state WHERE rule = ? AND entity = ?');
+        for (const entity of states.remove) remove.run(rule, entity);
+        for (const [entity, json] of states.upsert) upsert.run(rule, entity, json, now);
+      } else {
+        const keep = Object.keys(states);
+        db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(rule, JSON.stringify(keep));
+        for (const [entity, state] of Object.entries(states)) upsert.run(rule, entity, JSON.stringify(state), now);
+      }
       return alerts.map((a) => {
         const { lastInsertRowid } = insertAlert.run(
           a.rule,
