@@ -31,11 +31,18 @@ export async function metricsBench(): Promise<BenchResult> {
     const spec = { network: 'mainnet' as const, nodeIds: Object.keys(states) };
     for (const s of validatorStatus.samples(spec, states, new Date())) samples.push({ ...s, labels: { rule: `validators-${r}`, ...s.labels } });
   }
+  const byMetric = new Map<string, typeof samples>();
+  for (const sample of samples) {
+    const list = byMetric.get(sample.metric) ?? [];
+    list.push(sample);
+    byMetric.set(sample.metric, list);
+  }
   const metrics = createMetrics({
     version: 'bench',
     outboxPending: () => 0,
     firing: () => [],
-    ruleSamples: () => samples,
+    // As the engine hands them out: grouped by gauge, made once per commit.
+    ruleSamples: (metric) => byMetric.get(metric) ?? [],
     ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
     ready: () => true,
   });
