@@ -7,18 +7,16 @@ import { inShard, parseShard } from './config/shard.js';
 import { estimateBudget } from './api/estimate.js';
 import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
-import { demoCommand } from './commands/demo.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
-import { schemaCommand } from './commands/schema.js';
-import { simCommand, type SimCommandOptions } from './commands/sim.js';
-import { testCommand } from './commands/test.js';
+import type { SimCommandOptions } from './commands/sim.js';
 import { createLogger, type LogSink } from './log.js';
 import { channel } from './notify/registry.js';
 import { ruleKind } from './rules/registry.js';
 import { VERSION } from './version.js';
 
-// Argument parsing and printing only; the work happens in App.
+// Argument parsing and printing only; the work happens in App. The simulator, demo, rule
+// tests and schema load when asked for: the daemon does not carry them (memory, start-up).
 
 interface GlobalOptions {
   config?: string;
@@ -223,6 +221,7 @@ program
   .option('--seed <n>', 'seed of the random faults')
   .action(async (opts: SimCommandOptions) => {
     try {
+      const { simCommand } = await import('./commands/sim.js');
       await simCommand(opts);
     } catch (err) {
       if (err instanceof ConfigError) fail(`scenario has problems:\n${err.message}`);
@@ -237,6 +236,7 @@ program
   .action(async (opts: { for?: string }) => {
     const forMs = opts.for === undefined ? undefined : parseDuration(opts.for);
     if (opts.for !== undefined && forMs === undefined) fail(`--for: "${opts.for}" is not a duration such as 90s or 2m`);
+    const { demoCommand } = await import('./commands/demo.js');
     await demoCommand({ forMs });
   });
 
@@ -245,6 +245,7 @@ program
   .description('run rule tests: rule files against the simulator over simulated time (docs/rule-tests.md)')
   .argument('<files...>', 'rule test files (*.test.yaml)')
   .action(async (files: string[]) => {
+    const { testCommand } = await import('./commands/test.js');
     process.exitCode = (await testCommand(files)) ? 0 : 1;
   });
 
@@ -253,7 +254,8 @@ program
   .description('print the JSON Schema of the config or of rule files (for editors), or write both with --out')
   .argument('[which]', 'config or rules')
   .option('--out <dir>', 'write config.schema.json and rules.schema.json (or only [which]) into this directory')
-  .action((which: string | undefined, opts: { out?: string }) => {
+  .action(async (which: string | undefined, opts: { out?: string }) => {
+    const { schemaCommand } = await import('./commands/schema.js');
     try {
       schemaCommand(which, opts.out);
     } catch (err) {

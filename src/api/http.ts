@@ -101,8 +101,9 @@ export class HttpClient {
       try {
         return JSON.parse(await hit.answer) as unknown;
       } catch (err) {
-        // The other rule gave up (aborted): ask for ourselves.
-        if (err instanceof ApiError && err.details.code === 'aborted' && !req.signal?.aborted) return (await this.#withRetries(req)).json;
+        // The other rule gave up (aborted, perhaps while waiting to retry): ask for ourselves.
+        const aborted = (err instanceof ApiError && err.details.code === 'aborted') || (err as { name?: string }).name === 'AbortError';
+        if (aborted && !req.signal?.aborted) return (await this.#withRetries(req)).json;
         throw err;
       }
     }

@@ -152,12 +152,17 @@ export class Limiter {
     this.#timer = undefined;
     const now = this.#now();
     for (;;) {
-      const next = SEVERITIES_DOWN.map((sev) => this.#queues[sev][0]).find((w) => w !== undefined && this.#allowed(w, now));
-      if (!next) break;
+      // The most severe waiting request goes first; while it must wait, so do the others.
+      const next = SEVERITIES_DOWN.map((sev) => this.#queues[sev][0]).find((w) => w !== undefined);
+      if (!next || !this.#allowed(next, now)) break;
       this.#queues[next.severity].shift();
       next.signal?.removeEventListener('abort', next.onAbort);
-      this.#slot(now).own += next.cu;
       this.#rollDay();
+      if (this.#dayCu + next.cu > this.limits.perDay) {
+        next.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
+        continue;
+      }
+      this.#slot(now).own += next.cu;
       this.#dayCu += next.cu;
       this.onSpend?.(next.cu);
       next.resolve();

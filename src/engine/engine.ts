@@ -113,7 +113,7 @@ export class Engine {
         if (cached.json.get(entity) !== text) upsert.push([entity, text]);
       }
       const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
-      const messages = this.#commit(rule, rule.name, new StateDiff(upsert, remove), alerts, lifecycle?.active, now);
+      const messages = this.#commit(rule, rule.name, new StateDiff(upsert, remove, { version: cached.version, all: json }), alerts, lifecycle?.active, now);
       // Another process wrote meanwhile: read the file again next time.
       if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, states, json });
       else this.#cache.delete(rule.name);

@@ -124,11 +124,8 @@ export class Scheduler {
   #cron(job: Job): Cron {
     const { rule } = job;
     const tick = () => this.#tick(job);
-    // No croner `name`: its registry is process-global.
-    const options = {
-      protect: () => this.#deps.log.warn({ rule: rule.name }, 'previous evaluation still running; skipped this one'),
-      catch: (err: unknown) => this.#deps.log.error({ rule: rule.name, error: String(err) }, 'scheduler error'),
-    };
+    // No croner `name`: its registry is process-global. #tick skips a run while one is going.
+    const options = { catch: (err: unknown) => this.#deps.log.error({ rule: rule.name, error: String(err) }, 'scheduler error') };
     return new Cron(rule.schedule as string, options, tick);
   }
 }

@@ -108,13 +108,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
     new Gauge({
       name: 'avawatch_api_compute_units_limit',
-      help: 'The configured compute-unit budget (api.budget, api.metricsBudget) per minute and per day.',
+      help: 'The compute-unit budget per minute and per day: api.budget (api.metricsBudget), or the service\'s ratelimit-limit when lower.',
       labelNames: ['api', 'window'],
       registers,
       collect() {
         this.reset();
         for (const { api, limiter } of budgets()) {
-          this.set({ api, window: 'minute' }, limiter.limits.perMinute);
+          this.set({ api, window: 'minute' }, limiter.perMinute);
           this.set({ api, window: 'day' }, limiter.limits.perDay);
         }
       },

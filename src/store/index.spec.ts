@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store, type NewAlert } from './index.js';
+import { StateDiff, Store, type NewAlert } from './index.js';
 import { MIGRATIONS } from './migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avawatch-store-'));
@@ -83,6 +83,22 @@ describe('Store', () => {
     expect(other.claimDue('slack-a', 61_001, 10, 60_000).map((r) => r.id)).toEqual([row!.id]); // the holder crashed
     other.release(row!.id);
     expect(daemon.claimDue('slack-a', 61_002, 10, 60_000).map((r) => r.id)).toEqual([row!.id]);
+    daemon.close();
+    other.close();
+  });
+
+  it('writes only what changed, unless another process wrote since: then the whole set as it stands', () => {
+    const path = join(dir, 'diff.db');
+    const daemon = Store.open(path);
+    const other = Store.open(path);
+    daemon.commitEvaluation('r', { a: 1, b: 2 }, [], 1_000);
+    const version = daemon.dataVersion();
+    daemon.commitEvaluation('r', new StateDiff([['b', '3']], ['a'], { version, all: new Map([['b', '3']]) }), [], 2_000);
+    expect(daemon.loadStates('r')).toEqual({ b: 3 });
+    other.commitEvaluation('r', { b: 3, x: 9 }, [], 3_000); // `once` beside the daemon
+    expect(daemon.dataVersion()).not.toBe(version);
+    daemon.commitEvaluation('r', new StateDiff([], [], { version, all: new Map([['b', '4']]) }), [], 4_000);
+    expect(daemon.loadStates('r')).toEqual({ b: 4 });
     daemon.close();
     other.close();
   });

@@ -14,6 +14,8 @@ export class StateDiff {
   constructor(
     readonly upsert: ReadonlyArray<readonly [string, string]>,
     readonly remove: readonly string[],
+    /** The file's data_version the diff was made against, and the whole set to write instead if another process wrote since. */
+    readonly against?: { version: number; all: ReadonlyMap<string, string> },
   ) {}
 }
 
@@ -255,7 +257,11 @@ export class Store {
           insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, muted, JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
         }
       }
-      if (states instanceof StateDiff) {
+      if (states instanceof StateDiff && states.against && this.dataVersion() !== states.against.version) {
+        // Another process wrote since the diff was made: write the whole set, as it stands.
+        db.prepare('DELETE FROM entity_state WHERE rule = ?').run(rule);
+        for (const [entity, json] of states.against.all) upsert.run(rule, entity, json, now);
+      } else if (states instanceof StateDiff) {
         // Only what changed: at 100k entities, rewriting every row is most of a cycle.
         const remove = db.prepare('DELETE FROM entity_state WHERE rule = ? AND entity = ?');
         for (const entity of states.remove) remove.run(rule, entity);
