@@ -19,3 +19,14 @@ export function formatAvax(navax: bigint): string {
 export function navaxToAvax(navax: bigint): number {
   return Number(navax / 1_000_000_000n) + Number(navax % 1_000_000_000n) / 1e9;
 }
+
+/** An amount the service sent as text: nAVAX, or undefined when it is not a whole number. */
+export function navax(text: string): bigint | undefined {
+  return /^\d+$/.test(text) ? BigInt(text) : undefined;
+}
+
+/** "1.5 AVAX" for a service amount in nAVAX; "an unknown amount" when it is not a number. */
+export function avaxText(text: string): string {
+  const n = navax(text);
+  return n === undefined ? 'an unknown amount' : `${formatAvax(n)} AVAX`;
+}

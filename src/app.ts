@@ -1,3 +1,4 @@
+import type { Counter } from 'prom-client';
 import { Agent } from 'undici';
 import { DataApi } from './api/data-api.js';
 import { budgetLimits, Limiter } from './api/limiter.js';
@@ -244,6 +245,7 @@ export class App {
       await old.stop(SHUTDOWN_GRACE_MS);
       if (this.#stopping) return false;
       delivery.delivery.inherit(old);
+      await this.#forgetReceivers(this.#notifiers, delivery.notifiers);
       this.#delivery = delivery.delivery;
       this.#notifiers = delivery.notifiers;
       this.#delivery.start();
@@ -253,8 +255,9 @@ export class App {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
       this.#engine.forget(rule.name);
-      for (const m of [this.metrics.ruleEvaluations, this.metrics.ruleFailures, this.metrics.ruleLastSuccess, this.metrics.ruleConsecutiveFailures]) {
-        m.remove({ rule: rule.name });
+      const m = this.metrics;
+      for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
+        metric.remove({ rule: rule.name });
       }
     }
     const starting = rebuild ? next.rules : [...added, ...modified];
@@ -327,6 +330,16 @@ export class App {
       new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
     );
     return { agent, data, metricsApi, limiters };
+  }
+
+  /** A receiver a reload removed (or disabled) leaves /metrics with its series. */
+  async #forgetReceivers(before: readonly Notifier[], after: readonly Notifier[]): Promise<void> {
+    const kept = new Set(after.map((n) => n.name));
+    const gone = new Set(before.map((n) => n.name).filter((name) => !kept.has(name)));
+    if (gone.size === 0) return;
+    for (const metric of [this.metrics.notifications, this.metrics.notificationsFailed] as Array<Counter<string>>) {
+      for (const { labels } of (await metric.get()).values) if (gone.has(String(labels['receiver']))) metric.remove(labels);
+    }
   }
 
   #buildDelivery(config: Config): { delivery: Delivery; notifiers: Notifier[] } {

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics/registry.js';
 import type { AlertMessage } from '../notify/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition, GaugeSample, Severity } from '../rules/types.js';
-import { FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
+import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 
 export interface EngineDeps {
@@ -65,6 +65,10 @@ export class Engine {
 
   /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
   restore(rule: LoadedRule): void {
+    const { metrics } = this.#deps;
+    // Counters exist at 0 from the start, so increase() sees the first failure.
+    for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
+    metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
     this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#deps.now?.() ?? new Date() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
@@ -95,7 +99,7 @@ export class Engine {
       );
       signal.throwIfAborted();
       const now = this.#deps.now?.() ?? new Date();
-      const { states, alerts: events, conditions } = kind.evaluate(previous, observation, now, rule.spec);
+      const { states, alerts: events, conditions, failed = {} } = kind.evaluate(previous, observation, now, rule.spec);
       // State alerts: what holds now, diffed against what was firing.
       // Conditions carry their effective severity and labels, so a stored alert reads whole.
       const effective = conditions?.map((c) => {
@@ -119,7 +123,7 @@ export class Engine {
       else this.#cache.delete(rule.name);
       this.#views.set(rule.name, { rule, states, at: now });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
-      this.#recovered(rule, now);
+      this.#settled(rule, failed, now);
       return messages;
     } catch (err) {
       // Shutdown or reload aborted it: not the rule's fault.
@@ -194,23 +198,41 @@ export class Engine {
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
     if (run.count < failingAfter) return;
     try {
-      this.#advanceFailing(rule, [failingCondition(rule, run, failingSeverity)], now);
+      // Entities that were failing before stay as they were: this evaluation saw none of them.
+      this.#advanceFailing(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
     }
   }
 
-  /** A success after failures resolves rule-failing, if it fired. */
-  #recovered(rule: LoadedRule, now: Date): void {
-    const { failures, metrics } = this.#deps;
-    if (failures.count(rule.name) === 0 && !this.#failingStored.has(rule.name)) return;
+  /**
+   * After a committed evaluation: the rule's own failure run ends; each entity whose lookup
+   * failed is counted, named in a warning, and fires rule-failing at failingAfter in a row.
+   */
+  #settled(rule: LoadedRule, failed: Readonly<Record<string, string>>, now: Date): void {
+    const { failures, metrics, log, redact } = this.#deps;
+    const ids = Object.keys(failed);
+    const reasons = Object.fromEntries(ids.map((id) => [id, redact(failed[id] ?? '')]));
+    metrics.ruleFailingEntities.set({ rule: rule.name }, ids.length);
+    if (ids.length > 0) {
+      metrics.ruleEntityFailures.inc({ rule: rule.name }, ids.length);
+      log.warn({ rule: rule.name, failed: reasons }, `lookups failed for ${ids.length} entit${ids.length === 1 ? 'y' : 'ies'} (${ids.join(', ')}); their state is kept, the rest was evaluated`);
+    }
+    const wasFailing = failures.count(rule.name) > 0;
     failures.succeeded(rule.name);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
+    const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
+    if (conditions.length === 0 && !wasFailing && !this.#failingStored.has(rule.name)) return;
     try {
-      this.#advanceFailing(rule, [], now);
+      this.#advanceFailing(rule, conditions, now);
     } catch (e) {
-      this.#deps.log.error({ rule: rule.name, error: errorText(e) }, 'could not resolve the rule-failing alert');
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not update the rule-failing alert');
     }
+  }
+
+  #entityConditions(rule: LoadedRule, runs: ReturnType<FailureCounts['entities']>): Condition[] {
+    const { failingAfter, failingSeverity } = this.#deps;
+    return runs.filter((r) => r.count >= failingAfter).map((r) => entityFailingCondition(rule, r, failingSeverity));
   }
 
   #advanceFailing(rule: LoadedRule, conditions: Condition[], now: Date): void {

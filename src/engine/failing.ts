@@ -14,9 +14,13 @@ export interface FailureRun {
   error: string;
 }
 
-/** Consecutive failed evaluations per rule, in memory: a restart starts counting again. */
+/**
+ * Consecutive failed evaluations per rule, and consecutive failed lookups per entity of a
+ * rule (a node, an address), in memory: a restart starts counting again.
+ */
 export class FailureCounts {
   readonly #runs = new Map<string, FailureRun>();
+  readonly #entities = new Map<string, Map<string, FailureRun>>();
 
   failed(rule: string, error: string, now: number): FailureRun {
     const run = this.#runs.get(rule);
@@ -38,8 +42,30 @@ export class FailureCounts {
     return [...this.#runs].filter(([, r]) => r.count >= n).map(([rule, r]) => ({ rule, ...r }));
   }
 
+  /**
+   * After an evaluation that committed: each failed entity's run grows, every other
+   * entity's ends. Returns the runs still going.
+   */
+  entitiesEvaluated(rule: string, failed: Readonly<Record<string, string>>, now: number): Array<{ entity: string } & FailureRun> {
+    const before = this.#entities.get(rule);
+    const runs = new Map<string, FailureRun>();
+    for (const [entity, error] of Object.entries(failed)) {
+      const run = before?.get(entity);
+      runs.set(entity, { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error });
+    }
+    if (runs.size > 0) this.#entities.set(rule, runs);
+    else this.#entities.delete(rule);
+    return this.entities(rule);
+  }
+
+  /** The entities of a rule whose lookups are failing now, with their runs. */
+  entities(rule: string): Array<{ entity: string } & FailureRun> {
+    return [...(this.#entities.get(rule) ?? [])].map(([entity, r]) => ({ entity, ...r }));
+  }
+
   forget(rule: string): void {
     this.#runs.delete(rule);
+    this.#entities.delete(rule);
   }
 }
 
@@ -53,5 +79,18 @@ export function failingCondition(rule: LoadedRule, run: FailureRun, severity: Se
     resolvedSummary: `rule "${rule.name}" evaluates again`,
     labels: { ...rule.labels, alertname: FAILING_ALERTNAME, rule: rule.name, severity },
     details: { Error: run.error, 'Failing since': new Date(run.since).toISOString(), Kind: rule.kind },
+  };
+}
+
+/** The condition of a rule that cannot see one of the entities it watches. */
+export function entityFailingCondition(rule: LoadedRule, run: { entity: string } & FailureRun, severity: Severity): Condition {
+  return {
+    key: `entity:${run.entity}`,
+    subject: run.entity,
+    severity,
+    summary: `rule "${rule.name}" cannot see ${run.entity}: its last ${run.count} lookups failed (${run.error})`,
+    resolvedSummary: `rule "${rule.name}" sees ${run.entity} again`,
+    labels: { ...rule.labels, alertname: FAILING_ALERTNAME, rule: rule.name, severity, entity: run.entity },
+    details: { Entity: run.entity, Error: run.error, 'Failing since': new Date(run.since).toISOString(), Kind: rule.kind },
   };
 }

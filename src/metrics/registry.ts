@@ -6,6 +6,8 @@ export interface Metrics {
   registry: Registry;
   ruleEvaluations: Counter<'rule'>;
   ruleFailures: Counter<'rule'>;
+  ruleEntityFailures: Counter<'rule'>;
+  ruleFailingEntities: Gauge<'rule'>;
   ruleLastSuccess: Gauge<'rule'>;
   apiRequests: Counter<'api' | 'endpoint' | 'code'>;
   notifications: Counter<'receiver'>;
@@ -188,6 +190,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
     ruleFailures: new Counter({
       name: 'avawatch_rule_evaluation_failures_total',
       help: 'Rule evaluations that failed (API error, bad response, store error); they change no state.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    ruleEntityFailures: new Counter({
+      name: 'avawatch_rule_entity_failures_total',
+      help: 'Lookups of one entity (a node, an address, a validation id) that failed in an evaluation that still evaluated the rest; the entity keeps its state.',
+      labelNames: ['rule'],
+      registers,
+    }),
+    ruleFailingEntities: new Gauge({
+      name: 'avawatch_rule_failing_entities',
+      help: 'Entities of the rule whose lookup failed at its last committed evaluation.',
       labelNames: ['rule'],
       registers,
     }),

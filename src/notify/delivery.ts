@@ -31,6 +31,9 @@ const LEASE_MARGIN_MS = 5_000;
  * never delays another. A row is marked sent only after its channel accepted it:
  * at-least-once, at most one duplicate per crash.
  */
+/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
+export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
+
 export class Delivery {
   readonly #deps: Required<DeliveryDeps>;
   readonly #wakers = new Map<string, () => void>();
@@ -44,6 +47,11 @@ export class Delivery {
 
   constructor(deps: DeliveryDeps) {
     this.#deps = { now: Date.now, random: Math.random, ...deps };
+    // Every series exists at 0 from the start, so increase() sees the first one.
+    for (const { name: receiver } of deps.notifiers) {
+      deps.metrics.notifications.inc({ receiver }, 0);
+      for (const reason of COMMON_REASONS) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
+    }
   }
 
   start(): void {

@@ -55,6 +55,11 @@ export interface Evaluation<S> {
   alerts: AlertDraft[];
   /** What holds now (state alerts); omitted by kinds that only send events. */
   conditions?: Condition[];
+  /**
+   * Entities whose lookup failed (entity → why). Each keeps its previous state in `states`
+   * and raises nothing; the engine counts them and fires rule-failing for one that keeps failing.
+   */
+  failed?: Record<string, string>;
 }
 
 export interface ObserveContext {
@@ -82,7 +87,8 @@ export interface GaugeDef {
 
 /**
  * A rule kind: its YAML keys, how it observes the chain, and a pure evaluation.
- * observe() does all I/O and throws on any failure; evaluate() does none.
+ * observe() does all I/O; a lookup that fails for one entity fails only that entity
+ * (see lookup.ts), and observe() throws only when it saw nothing. evaluate() does no I/O.
  */
 export interface RuleKind<Spec, Obs, S> {
   kind: string;

@@ -1,20 +1,24 @@
 import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { chunk, FILTER_BATCH } from '../../api/data-api.js';
-import { formatAvax, navaxToAvax } from '../../amount.js';
+import { avaxText, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
+import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
 import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
 
 export interface Observation {
-  /** Every active delegation the filters match (all pages read). */
+  /** Every active delegation the filters match (all pages read of every list that answered). */
   active: Delegator[];
   /** Completed entries of tracked delegations that left the active list, by txHash. */
   completed: Record<string, Delegator>;
+  /** Node ids and reward addresses whose list could not be read, with why: their delegations keep what held. */
+  failed: Record<string, string>;
 }
 
 const RECENT_COMPLETED_PAGES = 3;
+const LOOKUP_CONCURRENCY = 2;
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
@@ -26,22 +30,31 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal, previous }) {
-    // One walk per filter (in batches of node ids): the union is what the rule watches.
-    const walks = [
-      ...(s.nodeIds ? [await data.delegators(s.network, { nodeIds: s.nodeIds, delegationStatus: 'active' }, signal)] : []),
-      ...(s.rewardAddresses ? [await data.delegators(s.network, { rewardAddresses: s.rewardAddresses, delegationStatus: 'active' }, signal)] : []),
-    ];
-    const active = [...new Map(walks.flat().map((d) => [d.txHash, d])).values()];
-    const seen = new Set(active.map((d) => d.txHash));
-    const left = Object.entries(previous as Record<string, State>).filter(([tx, st]) => tx !== BASELINE_KEY && 'nodeId' in st && !seen.has(tx));
+    // One list per batch of node ids or reward addresses: a batch is read whole or fails
+    // whole, and then only the nodes and addresses it covers are unknown this time.
+    const batches: Array<{ nodeIds?: string[]; rewardAddresses?: string[] }> = [...chunk(s.nodeIds ?? [], FILTER_BATCH).map((b) => ({ nodeIds: b })), ...chunk(s.rewardAddresses ?? [], FILTER_BATCH).map((b) => ({ rewardAddresses: b }))];
+    const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
+      data.delegators(s.network, { ...batches[Number(i)], delegationStatus: 'active' }, signal),
+    );
+    const failed: Record<string, string> = {};
+    const active = new Map<string, Delegator>();
+    for (const [i, read] of reads) {
+      const b = batches[Number(i)] as (typeof batches)[number];
+      if (isFailed(read)) for (const key of [...(b.nodeIds ?? []), ...(b.rewardAddresses ?? [])]) failed[key] = read.failed;
+      else for (const d of read) active.set(d.txHash, d);
+    }
+    const left = Object.entries(previous as Record<string, State>).filter(
+      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed),
+    );
     const completed: Record<string, Delegator> = {};
     if (left.length > 0) {
       // The rewards of the ones that ended: newest completed delegations of those nodes.
-      const nodes = [...new Set(left.map(([, st]) => (st as DelegationState).nodeId))];
-      const recent = await data.delegators(s.network, { nodeIds: nodes, delegationStatus: 'completed', pages: RECENT_COMPLETED_PAGES }, signal);
-      for (const d of recent) if (left.some(([tx]) => tx === d.txHash)) completed[d.txHash] = d;
+      const nodes = [...new Set(left.map(([, st]) => st.nodeId))];
+      const recent = await attempt(signal, () => data.delegators(s.network, { nodeIds: nodes, delegationStatus: 'completed', pages: RECENT_COMPLETED_PAGES }, signal));
+      if (isFailed(recent)) for (const node of nodes) failed[node] = recent.failed;
+      else for (const d of recent) if (left.some(([tx]) => tx === d.txHash)) completed[d.txHash] = d;
     }
-    return { active, completed };
+    return { active: [...active.values()], completed, failed };
   },
 
   evaluate(previous, observation, now, s) {
@@ -57,13 +70,19 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
-    // Left the active list of a complete read: ended. One the rule no longer watches
-    // (its node or address left the config) is dropped without a word.
+    // Left the active list of a complete read: ended. One whose lists failed keeps what held.
+    // One the rule no longer watches (its node or address left the config) is dropped without a word.
     for (const [tx, st] of Object.entries(previous)) {
       if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
+      if (!readWhole(st, s, observation.failed)) {
+        states[tx] = st;
+        const c = ending(tx, st, nowS, s);
+        if (c) conditions.push(c);
+        continue;
+      }
       alerts.push(ended(tx, st, observation.completed[tx], s));
     }
-    return { states, alerts, conditions };
+    return { states, alerts, conditions, failed: observation.failed };
   },
 
   samples(s, states) {
@@ -71,7 +90,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     for (const st of Object.values(states)) {
       if (!('nodeId' in st)) continue;
       const n = byNode.get(st.nodeId) ?? { count: 0, amount: 0n };
-      byNode.set(st.nodeId, { count: n.count + 1, amount: n.amount + BigInt(st.amount) });
+      byNode.set(st.nodeId, { count: n.count + 1, amount: n.amount + (navax(st.amount) ?? 0n) });
     }
     const out: GaugeSample[] = [];
     for (const [node, n] of byNode) {
@@ -95,7 +114,20 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
 };
 
 function inScope(st: DelegationState, s: Spec): boolean {
-  return (s.nodeIds?.includes(st.nodeId) ?? false) || st.rewardAddresses.some((a) => s.rewardAddresses?.includes(a.replace(/^[PX]-/, '')) ?? false);
+  return (s.nodeIds?.includes(st.nodeId) ?? false) || watchedAddresses(st, s).length > 0;
+}
+
+function watchedAddresses(st: DelegationState, s: Spec): string[] {
+  return st.rewardAddresses.map((a) => a.replace(/^[PX]-/, '')).filter((a) => s.rewardAddresses?.includes(a) ?? false);
+}
+
+/**
+ * Whether a list that covers this delegation was read whole this time: only then does its
+ * absence mean it left the active set. Its node's list, or one of its reward addresses'.
+ */
+function readWhole(st: DelegationState, s: Spec, failed: Record<string, string>): boolean {
+  const byNode = (s.nodeIds?.includes(st.nodeId) ?? false) && !Object.hasOwn(failed, st.nodeId);
+  return byNode || watchedAddresses(st, s).some((a) => !Object.hasOwn(failed, a));
 }
 
 function labelsOf(tx: string, st: DelegationState, s: Spec): Record<string, string> {
@@ -106,7 +138,7 @@ function facts(tx: string, st: DelegationState): Record<string, string> {
   return {
     Delegation: tx,
     Node: st.nodeId,
-    Amount: `${formatAvax(BigInt(st.amount))} AVAX`,
+    Amount: avaxText(st.amount),
     Start: isoSeconds(st.startTimestamp),
     End: isoSeconds(st.endTimestamp),
     'Reward addresses': st.rewardAddresses.join(', '),
@@ -114,16 +146,14 @@ function facts(tx: string, st: DelegationState): Record<string, string> {
 }
 
 function ended(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {
-  const { grossReward, netReward } = (done ?? {}) as { grossReward?: string; netReward?: string };
+  const { grossReward, netReward } = done ?? {};
   const reward: Record<string, string> =
-    grossReward !== undefined && netReward !== undefined
-      ? { 'Gross reward': `${formatAvax(BigInt(grossReward))} AVAX`, 'Net reward': `${formatAvax(BigInt(netReward))} AVAX` }
-      : { Reward: 'not listed yet' };
+    grossReward !== undefined && netReward !== undefined ? { 'Gross reward': avaxText(grossReward), 'Net reward': avaxText(netReward) } : { Reward: 'not listed yet' };
   const rewardText = reward['Gross reward'] ? `, reward ${reward['Gross reward']} gross, ${reward['Net reward']} net` : '';
   return {
     status: 'event',
     subject: tx,
-    summary: `Delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId} ended${rewardText}`,
+    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ended${rewardText}`,
     labels: labelsOf(tx, st, s),
     details: { ...facts(tx, st), ...reward },
   };
@@ -134,7 +164,7 @@ function newDelegation(tx: string, st: DelegationState, s: Spec): AlertDraft {
     status: 'event',
     severity: 'info',
     subject: tx,
-    summary: `New delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId}, until ${isoSeconds(st.endTimestamp)}`,
+    summary: `New delegation of ${avaxText(st.amount)} to ${st.nodeId}, until ${isoSeconds(st.endTimestamp)}`,
     labels: labelsOf(tx, st, s),
     details: facts(tx, st),
   };
@@ -150,7 +180,7 @@ function ending(tx: string, st: DelegationState, nowS: number, s: Spec): Conditi
     key: tx,
     subject: tx,
     tier: formatDuration(tier),
-    summary: `Delegation of ${formatAvax(BigInt(st.amount))} AVAX to ${st.nodeId} ends in ${formatDuration(Math.max(60, left - (left % 60)) * 1000)} (${isoSeconds(st.endTimestamp)})`,
+    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends in ${formatDuration(Math.max(60, left - (left % 60)) * 1000)} (${isoSeconds(st.endTimestamp)})`,
     resolvedSummary: `Delegation ${tx} to ${st.nodeId} is no longer ending soon (ended or extended)`,
     labels: { ...labelsOf(tx, st, s), threshold: formatDuration(tier) },
     details: facts(tx, st),

@@ -1,14 +1,17 @@
 import type { IcmMessage } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatDuration } from '../../config/duration.js';
+import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 export interface Observation {
-  /** Per address: the messages read, and whether the list ended within maxPages. */
-  byAddress: Record<string, { messages: IcmMessage[]; complete: boolean }>;
+  /** Per address: the messages read and whether the list ended within maxPages, or why its lookup failed. */
+  byAddress: Record<string, Outcome<{ messages: IcmMessage[]; complete: boolean }>>;
 }
+
+const LOOKUP_CONCURRENCY = 2;
 
 export const icmPending: RuleKind<Spec, Observation, State> = {
   kind: 'icm-pending',
@@ -24,16 +27,23 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal }) {
-    const byAddress: Observation['byAddress'] = {};
-    for (const address of s.addresses) byAddress[address] = await data.icmMessages(address, s.network, s.maxPages, signal);
-    return { byAddress };
+    const results = await lookupEach(s.addresses, LOOKUP_CONCURRENCY, signal, (address) => data.icmMessages(address, s.network, s.maxPages, signal));
+    return { byAddress: Object.fromEntries(results) };
   },
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     const states: Record<string, State> = {};
+    const failed: Record<string, string> = {};
     const seen = new Set<string>();
-    for (const [address, { messages, complete }] of Object.entries(observation.byAddress)) {
+    for (const [address, read] of Object.entries(observation.byAddress)) {
+      if (isFailed(read)) {
+        // Its messages stay tracked as they were: a failed read is never "delivered".
+        failed[address] = read.failed;
+        for (const [id, st] of Object.entries(previous)) if (st.address === address) states[id] = st;
+        continue;
+      }
+      const { messages, complete } = read;
       for (const m of messages) {
         seen.add(m.messageId);
         const source = (m as { sourceTransaction?: { timestamp: number } }).sourceTransaction;
@@ -61,7 +71,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
         details: { Message: id, From: st.address, 'Destination chain': st.destination, Sent: isoSeconds(st.sourceTimestamp), 'Reward token': st.token || 'none' },
       });
     }
-    return { states, alerts: [], conditions };
+    return { states, alerts: [], conditions, failed };
   },
 
   samples(s, states, now) {

@@ -9,7 +9,7 @@ const input = { validationId: 'v1', nodeId: 'NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW
 const item = (balance: number) => l1Validator.parse(l1ValidatorItem(input, balance));
 const T0 = 1_800_000_000;
 const run = (prev: Record<string, State>, balance: number | undefined, t: number, gone: Record<string, ReturnType<typeof item> | 'unlisted'> = {}) =>
-  l1ValidatorBalance.evaluate(prev, { active: balance === undefined ? [] : [item(balance)], gone }, new Date(t * 1000), spec);
+  l1ValidatorBalance.evaluate(prev, { active: balance === undefined ? [] : [item(balance)], gone, failed: {} }, new Date(t * 1000), spec);
 
 describe('l1-validator-balance', () => {
   it('measures the burn between reads and keeps it across a top-up', () => {

@@ -2,14 +2,19 @@ import type { L1Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
-import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import { attempt, isFailed, lookupEach } from '../lookup.js';
+import type { AlertDraft, Condition, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 export interface Observation {
   active: L1Validator[];
   /** Tracked validators missing from the active list: as listed with inactive ones, or unlisted. */
   gone: Record<string, L1Validator | 'unlisted'>;
+  /** Node or validation ids whose lookup failed, with why: their validators keep what held. */
+  failed: Record<string, string>;
 }
+
+const LOOKUP_CONCURRENCY = 2;
 
 // The z.object shape is refined, so the engine's ZodObject slot takes its inner object.
 const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec'];
@@ -33,25 +38,29 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
 
   async observe(s, { data, signal, previous }) {
     const active: L1Validator[] = [];
+    const failed: Record<string, string> = {};
+    // A whole subnet is one list: it is read whole or the evaluation fails.
     if (s.subnetId !== undefined) active.push(...(await data.l1Validators(s.network, { subnetId: s.subnetId }, signal)));
-    else if (s.validationIds) for (const id of s.validationIds) active.push(...(await data.l1Validators(s.network, { validationId: id }, signal)));
-    else for (const node of s.nodeIds ?? []) active.push(...(await data.l1Validators(s.network, { nodeId: node }, signal)));
+    else {
+      const byId = s.validationIds !== undefined;
+      const results = await lookupEach(s.validationIds ?? s.nodeIds ?? [], LOOKUP_CONCURRENCY, signal, (key) =>
+        data.l1Validators(s.network, byId ? { validationId: key } : { nodeId: key }, signal),
+      );
+      for (const [key, read] of results) {
+        if (isFailed(read)) failed[key] = read.failed;
+        else active.push(...read);
+      }
+    }
     const seen = new Set(active.map((v) => v.validationId));
     const gone: Observation['gone'] = {};
     for (const [id, st] of Object.entries(previous as Record<string, State>)) {
-      if (seen.has(id) || st.inactive || !watchedState(s, id, st)) continue;
-      // Left the list: still active when asked by its own id (missed by paging)?
-      const own = await data.l1Validators(s.network, { validationId: id }, signal);
-      const still = own.find((v) => v.validationId === id);
-      if (still) {
-        active.push(still);
-        continue;
-      }
-      // Not active: confirm with the inactive ones before saying so.
-      const listed = await data.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
-      gone[id] = listed.find((v) => v.validationId === id) ?? 'unlisted';
+      if (seen.has(id) || st.inactive || !watchedState(s, id, st) || coveredBy(failed, id, st)) continue;
+      const found = await attempt(signal, () => confirmGone(data, s, id, signal));
+      if (isFailed(found)) failed[id] = found.failed;
+      else if ('still' in found) active.push(found.still);
+      else gone[id] = found.gone;
     }
-    return { active: active.filter((v) => watched(s, v)), gone };
+    return { active: active.filter((v) => watched(s, v)), gone, failed };
   },
 
   evaluate(previous, observation, now, s) {
@@ -64,6 +73,10 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       const st = nextState(previous[v.validationId], v, nowS);
       states[v.validationId] = st;
       conditions.push(...checks(v.validationId, st, s));
+    }
+    // Not read this time: what held, holds.
+    for (const [id, st] of Object.entries(states)) {
+      if (!st.inactive && coveredBy(observation.failed, id, st)) conditions.push(...checks(id, st, s));
     }
     for (const [id, found] of Object.entries(observation.gone)) {
       const before = previous[id];
@@ -82,7 +95,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       });
     }
     // A validator still inactive keeps its (resolved) state; conditions only come from active ones.
-    return { states, alerts, conditions };
+    return { states, alerts, conditions, failed: observation.failed };
   },
 
   samples(s, states) {
@@ -113,6 +126,20 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     return { calls, more: 'two more calls for a validator that leaves the active set' };
   },
 };
+
+/** A validator that left the list: still active when asked by its own id (missed by paging), or listed inactive? */
+async function confirmGone(data: ObserveContext['data'], s: Spec, id: string, signal: AbortSignal): Promise<{ still: L1Validator } | { gone: L1Validator | 'unlisted' }> {
+  const own = (await data.l1Validators(s.network, { validationId: id }, signal)).find((v) => v.validationId === id);
+  if (own) return { still: own };
+  // Not active: confirm with the inactive ones before saying so.
+  const listed = await data.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
+  return { gone: listed.find((v) => v.validationId === id) ?? 'unlisted' };
+}
+
+/** Whether a tracked validator's lookup (by its own id, or its node) failed this time. */
+function coveredBy(failed: Record<string, string>, id: string, st: Pick<State, 'nodeId'>): boolean {
+  return Object.hasOwn(failed, id) || Object.hasOwn(failed, st.nodeId);
+}
 
 function watched(s: Spec, v: L1Validator): boolean {
   return watchedState(s, v.validationId, v) && (s.subnetId === undefined || v.subnetId === s.subnetId);

@@ -1,6 +1,7 @@
 import { formatDuration } from '../../config/duration.js';
-import type { Condition, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, isoSeconds, observeValidators, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
+import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { isFailed } from '../lookup.js';
+import { currentPeriod, isoSeconds, keepFailed, observeValidators, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
 import type { Period } from '../validator-status/schema.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
@@ -19,18 +20,25 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const states: Record<string, State> = {};
-    const conditions: Condition[] = [];
+    const result: Evaluation<State> = { states: {}, alerts: [], conditions: [], failed: {} };
     const nowS = Math.floor(now.getTime() / 1000);
     for (const node of s.nodeIds) {
       const seen = observation[node];
-      // A node that drops out of the list keeps its last period: never read as "ended".
-      const p = seen === undefined || seen === 'not-found' || seen.length === 0 ? (previous[node]?.period ?? null) : toPeriod(currentPeriod(seen));
-      states[node] = { period: p };
+      const last = previous[node]?.period ?? null;
+      let p: Period | null;
+      // A failed lookup keeps what held: its alert neither resolves nor changes.
+      if (isFailed(seen)) {
+        keepFailed(result, node, previous[node], seen.failed);
+        p = last;
+      } else {
+        // A node that drops out of the list keeps its last period: never read as "ended".
+        p = seen === undefined || seen === 'not-found' || seen.length === 0 ? last : toPeriod(currentPeriod(seen));
+        result.states[node] = { period: p };
+      }
       const c = p ? ending(node, p, nowS, s) : undefined;
-      if (c) conditions.push(c);
+      if (c) result.conditions?.push(c);
     }
-    return { states, alerts: [], conditions };
+    return result;
   },
 
   samples(s, states) {

@@ -1,11 +1,11 @@
 import type { Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { mapConcurrent } from '../../engine/concurrency.js';
+import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { AlertDraft, Cost, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Period, type Spec, type State } from './schema.js';
 
-/** NodeID → every period the service lists for it, or `not-found` (404). */
-export type Observation = Record<string, Validator[] | 'not-found'>;
+/** NodeID → every period the service lists for it, `not-found` (404), or why its lookup failed. */
+export type Observation = Record<string, Outcome<Validator[] | 'not-found'>>;
 
 const LOOKUP_CONCURRENCY = 4;
 
@@ -39,11 +39,15 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: {}, alerts: [] };
+    const result: Evaluation<State> = { states: {}, alerts: [], failed: {} };
     for (const node of s.nodeIds) {
       const before = previous[node];
       const seen = observation[node];
       if (seen === undefined) throw new Error(`no observation for ${node}`);
+      if (isFailed(seen)) {
+        keepFailed(result, node, before, seen.failed);
+        continue;
+      }
       const labels = { node, network: s.network };
 
       if (seen === 'not-found' || seen.length === 0) {
@@ -87,10 +91,16 @@ export function validatorLookups(s: { network: string; nodeIds: string[] }): Cos
   return { calls: s.nodeIds.map((id) => apiCall('GET', `/v1/networks/${s.network}/validators/${id}`)) };
 }
 
-/** Every listed node's validation periods (one call per node; the interface has no batch lookup). */
+/** Every listed node's validation periods (one call per node); a node whose lookup fails fails alone. */
 export async function observeValidators(s: { network: Spec['network']; nodeIds: string[] }, { data, signal }: ObserveContext): Promise<Observation> {
-  const results = await mapConcurrent(s.nodeIds, LOOKUP_CONCURRENCY, (id) => data.validatorPeriods(s.network, id, signal));
-  return Object.fromEntries(s.nodeIds.map((id, i) => [id, results[i] ?? 'not-found']));
+  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal));
+  return Object.fromEntries(results);
+}
+
+/** A failed entity keeps the state it had (none, before its baseline) and is named in `failed`. */
+export function keepFailed<S>(result: Evaluation<S>, entity: string, before: S | undefined, why: string): void {
+  if (before !== undefined) result.states[entity] = before;
+  (result.failed ??= {})[entity] = why;
 }
 
 /** The active period if there is one, else the one that started last. */
@@ -157,6 +167,8 @@ function notListed(node: string, s: Spec, last: Period | null): AlertDraft {
   };
 }
 
+/** An ISO time for a timestamp the service sent; one outside Date's range is shown as it came. */
 export function isoSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? `${seconds} (not a valid time)` : date.toISOString().replace('.000Z', 'Z');
 }
