@@ -8,6 +8,7 @@ const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const d = (tx: string, status = 'active') =>
   delegator.parse(delegatorItem({ txHash: tx, nodeId: NODE, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amountDelegated: '25000000000', startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }, status));
 const now = new Date(1_750_000_000_000);
+const after = new Date(1_800_000_060_000); // past the delegations' end
 
 describe('delegation-end', () => {
   it('accepts P- prefixed reward addresses and compares them bare', () => {
@@ -18,10 +19,22 @@ describe('delegation-end', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
     expect(first.alerts).toEqual([]);
-    const gone = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, now, s);
+    const gone = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, after, s);
     expect(gone.alerts.map((a) => [a.summary, a.details['Reward']])).toEqual([[`Delegation of 25 AVAX to ${NODE} ended`, 'not listed yet']]);
-    const withReward = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') }, failed: {} }, now, s);
+    const withReward = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') }, failed: {} }, after, s);
     expect(withReward.alerts[0]?.details['Gross reward']).toMatch(/^[\d.]+ AVAX$/);
+  });
+
+  it('one that leaves the active list before its end (a status the service added, e.g. "paused") is never announced as ended', () => {
+    for (const spec of [{ nodeIds: [NODE] }, { rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'] }]) {
+      const s = specSchema.parse({ network: 'mainnet', ...spec });
+      const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
+      const left = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, now, s);
+      expect(left.alerts).toEqual([]);
+      expect(left.states['t1']).toEqual(first.states['t1']);
+      // Past its end it has ended, whatever it was called meanwhile.
+      expect(delegationEnd.evaluate(left.states, { active: [], completed: {}, failed: {} }, after, s).alerts.map((a) => a.summary)).toEqual([`Delegation of 25 AVAX to ${NODE} ended`]);
+    }
   });
 
   it('says nothing of delegations whose node left the rule', () => {

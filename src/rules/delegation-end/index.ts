@@ -29,7 +29,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
   ],
 
-  async observe(s, { data, signal, previous }) {
+  async observe(s, { data, signal, previous, now }) {
     // One list per batch of node ids or reward addresses: a batch is read whole or fails
     // whole, and then only the nodes and addresses it covers are unknown this time.
     const batches: Array<{ nodeIds?: string[]; rewardAddresses?: string[] }> = [...chunk(s.nodeIds ?? [], FILTER_BATCH).map((b) => ({ nodeIds: b })), ...chunk(s.rewardAddresses ?? [], FILTER_BATCH).map((b) => ({ rewardAddresses: b }))];
@@ -44,7 +44,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       else for (const d of read) active.set(d.txHash, d);
     }
     const left = Object.entries(previous as Record<string, State>).filter(
-      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed),
+      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed) && ended(e[1], now),
     );
     const completed: Record<string, Delegator> = {};
     if (left.length > 0) {
@@ -70,17 +70,19 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
-    // Left the active list of a complete read: ended. One whose lists failed keeps what held.
+    // Left the active list of a complete read, past its end time: ended. One whose lists
+    // failed keeps what held; so does one that left before its end (a status the service
+    // added later, such as a pause): never announced as ended early.
     // One the rule no longer watches (its node or address left the config) is dropped without a word.
     for (const [tx, st] of Object.entries(previous)) {
       if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
-      if (!readWhole(st, s, observation.failed)) {
+      if (!readWhole(st, s, observation.failed) || !ended(st, now)) {
         states[tx] = st;
         const c = ending(tx, st, nowS, s);
         if (c) conditions.push(c);
         continue;
       }
-      alerts.push(ended(tx, st, observation.completed[tx], s));
+      alerts.push(endedAlert(tx, st, observation.completed[tx], s));
     }
     return { states, alerts, conditions, failed: observation.failed };
   },
@@ -145,7 +147,11 @@ function facts(tx: string, st: DelegationState): Record<string, string> {
   };
 }
 
-function ended(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {
+function ended(st: DelegationState, now: Date): boolean {
+  return st.endTimestamp * 1000 <= now.getTime();
+}
+
+function endedAlert(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {
   const { grossReward, netReward } = done ?? {};
   const reward: Record<string, string> =
     grossReward !== undefined && netReward !== undefined ? { 'Gross reward': avaxText(grossReward), 'Net reward': avaxText(netReward) } : { Reward: 'not listed yet' };

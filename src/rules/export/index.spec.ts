@@ -24,6 +24,29 @@ describe('export', () => {
     expect(exportKind.evaluate(c.states, {}, new Date((T + 800) * 1000), spec).alerts).toEqual([]);
   });
 
+  it('a status the service adds later (CANCELLED) ends the operation with a warning naming it, and the schedule goes on', async () => {
+    const scheduled = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1h', timeout: '10m' });
+    const started = exportKind.evaluate({}, { started: op('RUNNING') }, new Date(T * 1000), scheduled);
+    const late = exportKind.evaluate(started.states, { polled: op('RUNNING') }, new Date((T + 660) * 1000), scheduled);
+    expect(late.conditions?.map((c) => c.key)).toEqual(['export']);
+    const cancelled = exportKind.evaluate(late.states, { polled: op('CANCELLED', { message: 'cancelled by operator' }) }, new Date((T + 700) * 1000), scheduled);
+    expect(cancelled.alerts.map((x) => [x.severity, x.summary])).toEqual([
+      ['warning', 'Export op-1 ended with status "CANCELLED" (not a completion avawatch knows): cancelled by operator'],
+    ]);
+    expect(cancelled.conditions).toEqual([]);
+    expect(cancelled.states['export']?.status).toBe('CANCELLED');
+    // Not polled again: the next slot starts the next export.
+    const calls: string[] = [];
+    const data = {
+      operation: async (id: string) => (calls.push(`poll ${id}`), op('CANCELLED')),
+      startExport: async () => (calls.push('start'), op('RUNNING', { operationId: 'op-2' })),
+    };
+    const ctx = (t: number) => ({ data, previous: cancelled.states, now: new Date(t * 1000), signal: new AbortController().signal }) as never;
+    expect(await exportKind.observe(scheduled, ctx(T + 800))).toEqual({});
+    expect((await exportKind.observe(scheduled, ctx(T + 3600))).started?.operationId).toBe('op-2');
+    expect(calls).toEqual(['start']);
+  });
+
   it('says an unknown operation once', () => {
     const a = exportKind.evaluate({}, { polled: 'not-found' }, new Date(T * 1000), spec);
     expect(a.alerts.map((x) => x.summary)).toEqual(['Export operation op-1 is not known to the service']);

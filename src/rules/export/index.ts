@@ -14,8 +14,9 @@ export interface Observation {
 }
 
 const KEY = 'export';
-// NOT_FOUND is ours: the service does not know the operation. Final, like the service's ends.
-const FINAL = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED', 'NOT_FOUND']);
+/** The one status that is not an end: any other (COMPLETED, FAILED, one the service adds later, our NOT_FOUND) is final. */
+const RUNNING = 'RUNNING';
+const KNOWN_ENDS = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']);
 
 export const exportKind: RuleKind<Spec, Observation, State> = {
   kind: 'export',
@@ -30,7 +31,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     const st = (previous as Record<string, State>)[KEY];
     const nowS = Math.floor(now.getTime() / 1000);
     // A running export (also after a restart) is polled, never started again.
-    const watching = st?.operationId && !FINAL.has(st.status ?? '') ? st.operationId : s.operationId && !st ? s.operationId : undefined;
+    const watching = st?.operationId && st.status === RUNNING ? st.operationId : s.operationId && !st ? s.operationId : undefined;
     if (watching) return { polled: await data.operation(watching, signal) };
     if (s.operationId || !s.request) return {};
     const followUp = st?.continueFrom ?? undefined;
@@ -58,13 +59,13 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     } else if (observation.polled) {
       const op = observation.polled;
       next = { ...before, operationId: op.operationId, status: op.operationStatus, startedAt: before.startedAt ?? op.createdAtTimestamp };
-      if (FINAL.has(op.operationStatus) && before.status !== op.operationStatus) {
+      if (op.operationStatus !== RUNNING && before.status !== op.operationStatus) {
         alerts.push(finished(op, s));
         if (op.operationStatus === 'COMPLETED_WITH_WARNING' && s.continueTruncated && op.metadata?.nextDate) next.continueFrom = op.metadata.nextDate;
       }
     }
     const conditions: Condition[] = [];
-    if (next.status === 'RUNNING' && next.startedAt !== null && (nowS - next.startedAt) * 1000 > s.timeout) {
+    if (next.status === RUNNING && next.startedAt !== null && (nowS - next.startedAt) * 1000 > s.timeout) {
       conditions.push({
         key: KEY,
         subject: next.operationId ?? '',
@@ -123,6 +124,15 @@ function finished(op: Operation, s: Spec): AlertDraft {
       status: 'event',
       severity: 'critical',
       summary: `Export ${op.operationId} failed: ${op.metadata?.code ?? 'no code'}: ${op.message ?? 'no message'}`,
+      details: { ...details, Code: op.metadata?.code ?? '', Message: op.message ?? '' },
+    };
+  }
+  if (!KNOWN_ENDS.has(op.operationStatus)) {
+    return {
+      ...base,
+      status: 'event',
+      severity: 'warning',
+      summary: `Export ${op.operationId} ended with status "${op.operationStatus}" (not a completion avawatch knows): ${op.message ?? 'no message'}`,
       details: { ...details, Code: op.metadata?.code ?? '', Message: op.message ?? '' },
     };
   }

@@ -20,10 +20,32 @@ describe('icm-pending', () => {
     expect(run(a.states, [], true).conditions).toEqual([]);
   });
 
-  it('drops an unseen tracked message once it is older than maxAge', () => {
+  it('drops an unseen tracked message once it is older than maxAge, and its alert says so', () => {
     const old = run({}, [msg('0x9', 'pending', T - 8 * 86_400)]);
     expect(old.conditions?.map((c) => c.key)).toEqual(['0x9']);
-    expect(run(old.states, [], false).conditions).toEqual([]);
+    const last = run(old.states, [], false);
+    expect(last.conditions?.map((c) => c.resolvedSummary)).toEqual([
+      `ICM message 0x9 from ${A} is no longer tracked: still "pending" after maxAge 7d, and past the pages read`,
+    ]);
+    expect(run(last.states, [], false).conditions).toEqual([]);
+  });
+
+  it('a status other than delivered (failed, or one the service adds later) fires at once, named; it never resolves as delivered', () => {
+    const a = run({}, [msg('0x1', 'pending', T - 60)]);
+    expect(a.conditions).toEqual([]);
+    const failed = run(a.states, [msg('0x1', 'failed', T - 60)]);
+    expect(failed.conditions?.map((c) => [c.summary, c.tier, c.labels['status']])).toEqual([
+      [`ICM message 0x1 from ${A} to chain 1 is "failed" (a status other than delivered; sent 2027-01-15T07:59:00Z)`, 'failed', 'failed'],
+    ]);
+    // An unknown status may come without its source transaction: the tracked one is kept.
+    const bare = icmMessage.parse({ ...msg('0x1', 'pending'), status: 'reverted', sourceTransaction: undefined });
+    expect(run(failed.states, [bare]).conditions?.map((c) => c.tier)).toEqual(['reverted']);
+  });
+
+  it('only a delivery resolves it, saying delivered', () => {
+    const a = run({}, [msg('0x1', 'pending')]);
+    expect(a.conditions?.map((c) => c.resolvedSummary)).toEqual([`ICM message 0x1 from ${A} was delivered (or is no longer listed)`]);
+    expect(run(a.states, [msg('0x1', 'delivered')]).conditions).toEqual([]);
   });
 
   it('stops firing when the message is delivered, including delivered_source_not_indexed', () => {

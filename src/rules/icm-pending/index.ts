@@ -35,7 +35,6 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const states: Record<string, State> = {};
     const failed: Record<string, string> = {};
-    const seen = new Set<string>();
     for (const [address, read] of Object.entries(observation.byAddress)) {
       if (isFailed(read)) {
         // Its messages stay tracked as they were: a failed read is never "delivered".
@@ -43,34 +42,21 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
         for (const [id, st] of Object.entries(previous)) if (st.address === address) states[id] = st;
         continue;
       }
-      const { messages, complete } = read;
-      for (const m of messages) {
+      const seen = new Set<string>();
+      for (const m of read.messages) {
         seen.add(m.messageId);
-        const source = (m as { sourceTransaction?: { timestamp: number } }).sourceTransaction;
-        if (m.status !== 'pending' || !source) continue;
-        const token = [m.rewardDetails?.name, m.rewardDetails?.symbol && `(${m.rewardDetails.symbol})`].filter(Boolean).join(' ');
-        states[m.messageId] = { address, sourceTimestamp: source.timestamp, destination: m.destinationEvmChainId ?? m.destinationBlockchainId, token };
+        const st = track(address, m, previous[m.messageId]);
+        if (st) states[m.messageId] = st;
       }
-      // A tracked message past the pages read is still pending as far as we know.
-      if (!complete) {
-        for (const [id, st] of Object.entries(previous)) {
-          if (st.address === address && !seen.has(id) && (nowS - st.sourceTimestamp) * 1000 < s.maxAge) states[id] = st;
-        }
+      // A tracked message past the pages read is still where it was as far as we know,
+      // until maxAge: then it is dropped, and its alert says so.
+      if (read.complete) continue;
+      for (const [id, st] of Object.entries(previous)) {
+        if (st.address !== address || seen.has(id) || st.expired) continue;
+        states[id] = (nowS - st.sourceTimestamp) * 1000 < s.maxAge ? st : { ...st, expired: true };
       }
     }
-    const conditions: Condition[] = [];
-    for (const [id, st] of Object.entries(states)) {
-      const age = nowS - st.sourceTimestamp;
-      if (age * 1000 <= s.olderThan) continue;
-      conditions.push({
-        key: id,
-        subject: id,
-        summary: `ICM message ${id} from ${st.address} to chain ${st.destination} has been pending for ${formatDuration(Math.floor(age / 60) * 60_000)} (sent ${isoSeconds(st.sourceTimestamp)})`,
-        resolvedSummary: `ICM message ${id} from ${st.address} is no longer pending`,
-        labels: { message_id: id, address: st.address, network: s.network },
-        details: { Message: id, From: st.address, 'Destination chain': st.destination, Sent: isoSeconds(st.sourceTimestamp), 'Reward token': st.token || 'none' },
-      });
-    }
+    const conditions = Object.entries(states).flatMap(([id, st]) => condition(id, st, nowS, s) ?? []);
     return { states, alerts: [], conditions, failed };
   },
 
@@ -78,7 +64,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const out: GaugeSample[] = [];
     for (const address of s.addresses) {
-      const pending = Object.values(states).filter((st) => st.address === address);
+      const pending = Object.values(states).filter((st) => st.address === address && st.status === 'pending' && !st.expired);
       const labels = { network: s.network, address };
       out.push({ metric: 'avawatch_icm_pending_messages', labels, value: pending.length });
       const oldest = Math.min(...pending.map((p) => p.sourceTimestamp));
@@ -93,3 +79,41 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
     more: `up to ${s.maxPages} pages per address`,
   }),
 };
+
+/** Statuses that end tracking: the message arrived. Every other one, known or not, is still watched. */
+const DELIVERED = new Set(['delivered', 'delivered_source_not_indexed']);
+
+function track(address: string, m: IcmMessage, before: State | undefined): State | undefined {
+  if (DELIVERED.has(m.status)) return undefined;
+  // A status the service added later may come without its source transaction.
+  const sourceTimestamp = m.sourceTransaction?.timestamp ?? before?.sourceTimestamp;
+  if (sourceTimestamp === undefined) return undefined;
+  const token = [m.rewardDetails?.name, m.rewardDetails?.symbol && `(${m.rewardDetails.symbol})`].filter(Boolean).join(' ');
+  return { address, sourceTimestamp, destination: m.destinationEvmChainId ?? m.destinationBlockchainId, token, status: m.status };
+}
+
+/**
+ * Pending past olderThan fires; any other status that is not a delivery fires at once,
+ * named as the service said it. Only a delivery resolves with "delivered".
+ */
+function condition(id: string, st: State, nowS: number, s: Spec): Condition | undefined {
+  const age = nowS - st.sourceTimestamp;
+  const pending = st.status === 'pending';
+  if (pending && age * 1000 <= s.olderThan) return undefined;
+  const where = `ICM message ${id} from ${st.address} to chain ${st.destination}`;
+  const summary = pending
+    ? `${where} has been pending for ${formatDuration(Math.max(0, Math.floor(age / 60)) * 60_000)} (sent ${isoSeconds(st.sourceTimestamp)})`
+    : `${where} is "${st.status}" (a status other than delivered; sent ${isoSeconds(st.sourceTimestamp)})`;
+  const resolvedSummary = st.expired
+    ? `ICM message ${id} from ${st.address} is no longer tracked: still "${st.status}" after maxAge ${formatDuration(s.maxAge)}, and past the pages read`
+    : `ICM message ${id} from ${st.address} was delivered (or is no longer listed)`;
+  return {
+    key: id,
+    subject: id,
+    ...(pending ? {} : { tier: st.status }),
+    summary,
+    resolvedSummary,
+    labels: { message_id: id, address: st.address, network: s.network, ...(pending ? {} : { status: st.status }) },
+    details: { Message: id, From: st.address, 'Destination chain': st.destination, Status: st.status, Sent: isoSeconds(st.sourceTimestamp), 'Reward token': st.token || 'none' },
+  };
+}

@@ -19,11 +19,15 @@ export const spec = z.strictObject({
 });
 export type Spec = z.output<typeof spec>;
 
-/** A pending message avawatch tracks (until it is seen delivered). */
+/** A message avawatch tracks until it is seen delivered: pending, or a status the service added later. */
 export const state = z.object({
   address: z.string(),
   sourceTimestamp: z.number(),
   destination: z.string(),
   token: z.string(),
+  /** The service's status as it said it; states written before it existed were pending. */
+  status: z.string().default('pending'),
+  /** Past maxAge and no longer read: kept one more evaluation so its alert resolves saying so. */
+  expired: z.boolean().optional(),
 });
 export type State = z.output<typeof state>;

@@ -1,7 +1,7 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
-import { currentPeriod, isoSeconds, keepFailed, observeValidators, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
+import { currentPeriod, isoSeconds, keepFailed, observeValidators, subnetText, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
 import type { Period } from '../validator-status/schema.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
@@ -51,7 +51,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
     return out;
   },
 
-  describe: (s) => `${s.network}, ${s.nodeIds.length} node(s), warn ${s.warnBefore.map(formatDuration).join('/')} before the end`,
+  describe: (s) => `${s.network}${subnetText(s)}, ${s.nodeIds.length} node(s), warn ${s.warnBefore.map(formatDuration).join('/')} before the end`,
   cost: (s) => validatorLookups(s),
 };
 

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/fields.js';
-import { network, nodeIds, period } from '../validator-status/schema.js';
+import { network, nodeIds, period, subnetId } from '../validator-status/schema.js';
 
 export const spec = z.strictObject({
   network,
   nodeIds,
+  subnetId,
   /** Fire at the largest, escalate at each smaller one. */
   warnBefore: z
     .array(durationMs)

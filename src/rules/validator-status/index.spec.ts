@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Validator } from '../../api/schemas.js';
 import { validator } from '../../api/schemas.js';
 import { validatorSample, type SampleStatus } from '../../sim/samples.js';
-import { validatorStatus, type Observation } from './index.js';
-import type { Spec, State } from './schema.js';
+import { validationEnd } from '../validation-end/index.js';
+import { spec as validationEndSpec } from '../validation-end/schema.js';
+import { observeValidators, validatorStatus, type Observation } from './index.js';
+import { PRIMARY_NETWORK, type Spec, type State } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-const spec: Spec = { network: 'mainnet', nodeIds: [NODE] };
+const spec: Spec = { network: 'mainnet', nodeIds: [NODE], subnetId: PRIMARY_NETWORK };
 const now = new Date('2026-01-01T00:00:00Z');
 const A = { nodeId: NODE, txHash: 'txA', startTimestamp: 1_700_000_000, endTimestamp: 1_720_000_000 };
 const B = { nodeId: NODE, txHash: 'txB', startTimestamp: 1_720_000_100, endTimestamp: 1_790_000_000 };
@@ -97,5 +99,22 @@ describe('validator-status evaluation', () => {
       { metric: 'avawatch_validator_start_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE }, value: B.startTimestamp },
       { metric: 'avawatch_validator_end_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE }, value: B.endTimestamp },
     ]);
+  });
+
+  it("reads the primary network: a node's validation of another subnet is neither a new period nor its end", async () => {
+    const L1 = '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM';
+    const primary = v('active', B);
+    // Same node, another subnet: active, ending in five days, started later than the primary one.
+    const other = validator.parse({ ...validatorSample.active({ ...B, txHash: 'txL1', startTimestamp: B.startTimestamp + 10 }), subnetId: L1, endTimestamp: now.getTime() / 1000 + 5 * 86_400 });
+    const data = { validatorPeriods: async () => [other, primary] };
+    const ctx = { data, signal: new AbortController().signal } as never;
+    const seen = await observeValidators(spec, ctx);
+    const base = validatorStatus.evaluate({}, { [NODE]: [primary] }, now, spec);
+    expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);
+    const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(validationEnd.evaluate({}, seen, now, endSpec).conditions).toEqual([]);
+    // A rule that names the subnet reads that one.
+    const onL1 = await observeValidators({ ...spec, subnetId: L1 }, ctx);
+    expect(validationEnd.evaluate({}, onL1, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
   });
 });

@@ -2,7 +2,7 @@ import type { Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { AlertDraft, Cost, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
-import { spec, state, type Period, type Spec, type State } from './schema.js';
+import { PRIMARY_NETWORK, spec, state, type Period, type Spec, type State } from './schema.js';
 
 /** NodeID → every period the service lists for it, `not-found` (404), or why its lookup failed. */
 export type Observation = Record<string, Outcome<Validator[] | 'not-found'>>;
@@ -80,7 +80,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   },
 
   describe(s) {
-    return `${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`;
+    return `${s.network}${subnetText(s)}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`;
   },
 
   cost: (s) => validatorLookups(s),
@@ -91,10 +91,21 @@ export function validatorLookups(s: { network: string; nodeIds: string[] }): Cos
   return { calls: s.nodeIds.map((id) => apiCall('GET', `/v1/networks/${s.network}/validators/${id}`)) };
 }
 
-/** Every listed node's validation periods (one call per node); a node whose lookup fails fails alone. */
-export async function observeValidators(s: { network: Spec['network']; nodeIds: string[] }, { data, signal }: ObserveContext): Promise<Observation> {
-  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal));
+/**
+ * Every listed node's validation periods on the rule's subnet (the primary network unless
+ * it names one): one call per node; a node whose lookup fails fails alone.
+ */
+export async function observeValidators(s: Pick<Spec, 'network' | 'nodeIds' | 'subnetId'>, { data, signal }: ObserveContext): Promise<Observation> {
+  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, async (id) => {
+    const periods = await data.validatorPeriods(s.network, id, signal);
+    return periods === 'not-found' ? periods : periods.filter((p) => p.subnetId === s.subnetId);
+  });
   return Object.fromEntries(results);
+}
+
+/** Said only when a rule reads another subnet than the primary network. */
+export function subnetText(s: Pick<Spec, 'subnetId'>): string {
+  return s.subnetId === PRIMARY_NETWORK ? '' : ` subnet ${s.subnetId}`;
 }
 
 /** A failed entity keeps the state it had (none, before its baseline) and is named in `failed`. */

@@ -11,7 +11,13 @@ export const nodeIds = z
   .min(1, 'list at least one NodeID')
   .refine((ids) => new Set(ids).size === ids.length, 'a NodeID is listed twice');
 
-export const spec = z.strictObject({ network, nodeIds });
+/** The primary network's subnet id: a node's own validation, as opposed to its L1/subnet ones. */
+export const PRIMARY_NETWORK = '11111111111111111111111111111111LpoYY';
+
+/** The subnet whose validations a rule reads; the per-node lookup lists every subnet's. */
+export const subnetId = z.string().min(1).default(PRIMARY_NETWORK);
+
+export const spec = z.strictObject({ network, nodeIds, subnetId });
 export type Spec = z.output<typeof spec>;
 
 /** The validation period avawatch last saw as a node's current one. */
