@@ -4,7 +4,6 @@ import { NETWORKS } from '../rules/validator-status/schema.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
 
 const network = z.enum(NETWORKS);
-const CHAIN_INFO = { chainName: 'p-chain', network: 'mainnet' };
 
 function withNetwork(handler: (ctx: Ctx, net: Network) => Reply): Handler {
   return (ctx) => {
@@ -125,6 +124,11 @@ function nextDay(date: string): string {
   return Number.isNaN(t) ? date : new Date(t + 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The chain a primary-network list is about, on the network that was asked for. */
+function chainInfo(chainName: 'p-chain' | 'x-chain', net: Network): { chainName: string; network: Network } {
+  return { chainName, network: net };
+}
+
 const empty = (key: string, extra: Record<string, unknown> = {}): Handler => (ctx) => list(ctx, [], key, extra);
 
 /** Every Data API endpoint of the interface; the ones avawatch does not poll answer with valid, empty shapes. */
@@ -136,9 +140,9 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['POST', /^\/v1\/operations\/transactions:export$/, startExport],
   ['GET', /^\/v1\/operations\/([^/]+)$/, getOperation],
   ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, withNetwork((ctx) => list(ctx, [], 'subnets', {}, { min: 1, max: 10_000, def: 100 }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, withNetwork((ctx) => list(ctx, [], 'transactions', { chainInfo: CHAIN_INFO }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx) => list(ctx, [], 'transactions', { chainInfo: { ...CHAIN_INFO, chainName: 'x-chain' } }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, withNetwork((ctx) => list(ctx, [], 'blocks', { chainInfo: CHAIN_INFO }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('p-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('x-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, withNetwork((ctx, net) => list(ctx, [], 'blocks', { chainInfo: chainInfo('p-chain', net) }))],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],
   ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, empty('contracts')],
   ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, (ctx) => list(ctx, [], 'transactions', {}, { min: 0, max: 100, def: 0 })],
@@ -151,6 +155,7 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   [
     'GET',
     /^\/v1\/signatureAggregator\/([^/]+)\/aggregateSignatures\/([^/]+)$/,
-    withNetwork(() => ok({ signedMessage: `0x${'ab'.repeat(96)}` })),
+    // The published specification answers this GET with 201, not 200; the SDK accepts only 201.
+    withNetwork(() => ok({ signedMessage: `0x${'ab'.repeat(96)}` }, 201)),
   ],
 ];

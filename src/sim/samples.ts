@@ -34,7 +34,8 @@ export function activeValidator(p: PeriodInput) {
     stakePercentage: 0.0071,
     delegatorCount: 12,
     amountDelegated: '51234000000000',
-    uptimePerformance: { avgUptime: 99.93 },
+    // Percent (0..100), as the service's own node observed it.
+    uptimePerformance: 99.93,
     avalancheGoVersion: 'avalanchego/1.13.2',
     delegationCapacity: '6948766000000000',
     potentialRewards: { validationRewardAmount: '120491336290', delegationRewardAmount: '8210335010' },
@@ -44,8 +45,29 @@ export function activeValidator(p: PeriodInput) {
       benchedXChainRequestsPercent: 0,
       benchedCChainRequestsPercent: 0,
     },
-    geolocation: { city: 'Frankfurt am Main', country: 'Germany', countryCode: 'DE', latitude: 50.1188, longitude: 8.6843 },
+    geolocation: geolocation(p.nodeId),
   };
+}
+
+const PLACES = [
+  { city: 'Ashburn', country: 'United States', countryCode: 'US', latitude: 39.0437, longitude: -77.4875 },
+  { city: 'Singapore', country: 'Singapore', countryCode: 'SG', latitude: 1.2897, longitude: 103.8501 },
+  { city: 'Frankfurt am Main', country: 'Germany', countryCode: 'DE', latitude: 50.1188, longitude: 8.6843 },
+];
+
+/**
+ * The service cannot place every node (the field is required but nullable): about one node
+ * in five has none. Chosen by node, so a node keeps its place from one poll to the next.
+ */
+function geolocation(nodeId: string) {
+  const h = stableHash(nodeId);
+  return h % 5 === 0 ? null : (PLACES[Math.floor(h / 5) % PLACES.length] ?? null);
+}
+
+function stableHash(text: string): number {
+  let h = 0;
+  for (const c of text) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h;
 }
 
 export function completedValidator(p: PeriodInput) {
@@ -164,7 +186,7 @@ export function icmItem(m: IcmInput, status: string, deliveredTimestamp?: number
       decimals: 18,
       logoUri: '',
       ercType: 'ERC-20',
-      price: { currencyCode: 'usd', value: '0' },
+      price: { currencyCode: 'usd', value: 0 },
       value: '0',
     },
     status,

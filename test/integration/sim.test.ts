@@ -100,7 +100,7 @@ describe('avawatch sim: every endpoint avawatch polls, in the live shapes', () =
     expect(polls).toEqual(['RUNNING', 'RUNNING', 'COMPLETED']);
     const done = await get(operation, `/v1/operations/${started.operationId}`);
     expect(done.metadata?.downloadUrl).toMatch(/^https:\/\//);
-    expect(done.updatedAtTimestamp).toBeLessThan(1e12); // sent in ms, read as seconds
+    expect(done.createdAtTimestamp).toBeLessThan(1e12); // seconds (a value in ms would be read as seconds too)
     const bad = await fetch(`${sim.url}/v1/operations/transactions:export`, { method: 'POST', body: JSON.stringify({ type: 'X' }) });
     expect(bad.status).toBe(400);
     expect(await get(errorBody, '/v1/operations/op-none', 404)).toMatchObject({ statusCode: 404 });

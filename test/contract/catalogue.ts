@@ -1,0 +1,88 @@
+// The default world holds nothing: this puts every kind of item, in every status, on every
+// network into it, then changes them as time passes. Sent through the control API.
+
+const NODES = {
+  active: ['NodeID-A1ctive7Xhw2mDxuDS44j42TCB6U5', 'NodeID-A2ctiveMFrZFVCXPv5iCn6M9K6Xd', 'NodeID-A3ctiveGWPcbFJZFfZreETSoWjPi', 'NodeID-A4ctiveNFBbbJ4qCmNaCzeW7sxErh', 'NodeID-A5ctiveP7oB2McjBGgW2NXXWVYjV', 'NodeID-A6ctive9xQ2mN4bV7cX1zL8kJ5hG'],
+  history: 'NodeID-H1istory4fGhJkLzXcVbNmQwErTyU',
+  pending: 'NodeID-P1endingQwErTyUiOpAsDfGhJkLz',
+  removed: 'NodeID-R1emovedZxCvBnMaSdFgHjKlQwEr',
+  fuji: 'NodeID-F1ujiActiveMnBvCxZlKjHgFdSaP',
+};
+const ADDRESS = { a: '0xAbC0000000000000000000000000000000000001', b: '0xdef0000000000000000000000000000000000002' };
+
+export function catalogue(): Record<string, unknown> {
+  const reward = ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'];
+  return {
+    validations: [
+      ...NODES.active.map((nodeId, i) => ({ nodeId, txHash: `active-${i}`, start: '-30d', end: `+${i + 1}h`, status: 'active' })),
+      { nodeId: NODES.history, txHash: 'history-old', start: '-400d', end: '-35d', status: 'completed' },
+      { nodeId: NODES.history, txHash: 'history-now', start: '-30d', end: '+2d', status: 'active' },
+      { nodeId: NODES.pending, txHash: 'pending-1', start: '+30m', end: '+20d', status: 'pending' },
+      { nodeId: NODES.removed, txHash: 'removed-1', start: '-20d', end: '+10d', status: 'removed' },
+      { network: 'fuji', nodeId: NODES.fuji, txHash: 'fuji-1', start: '-3d', end: '+14d', status: 'active' },
+      { network: 'testnet', nodeId: NODES.fuji, txHash: 'fuji-0', start: '-40d', end: '-4d', status: 'completed' },
+    ],
+    delegations: [
+      { txHash: 'del-active', nodeId: NODES.history, rewardAddresses: reward, amount: 25, start: '-10d', end: '+20d', status: 'active' },
+      { txHash: 'del-pending', nodeId: NODES.active[0], rewardAddresses: reward, amount: '30.5', start: '+1d', end: '+30d', status: 'pending' },
+      { txHash: 'del-done', nodeId: NODES.active[1], rewardAddresses: ['avax1other'], amount: 100, start: '-40d', end: '-1d', status: 'completed' },
+      { network: 'fuji', txHash: 'del-fuji', nodeId: NODES.fuji, rewardAddresses: reward, amount: 25, start: '-1d', end: '+14d', status: 'active' },
+    ],
+    l1Validators: [
+      { validationId: 'l1-steady', nodeId: NODES.active[2], subnetId: 'subnet-a', balance: 10, feePerSecond: 512 },
+      { validationId: 'l1-draining', nodeId: NODES.active[3], subnetId: 'subnet-a', balance: '0.0001', feePerSecond: 1000 },
+      { validationId: 'l1-retiring', nodeId: NODES.active[4], subnetId: 'subnet-b', balance: 5, weight: 20 },
+      { network: 'fuji', validationId: 'l1-fuji', nodeId: NODES.fuji, subnetId: 'subnet-f', balance: 1 },
+    ],
+    icmMessages: [
+      { messageId: '0xc1', from: ADDRESS.a, to: ADDRESS.b, sent: '-5m', status: 'pending', rewardName: '<!channel> token', rewardSymbol: '<script>' },
+      { messageId: '0xc2', from: ADDRESS.a, to: ADDRESS.b, sent: '-40m', status: 'delivered' },
+      { messageId: '0xc3', from: ADDRESS.b, to: ADDRESS.a, sent: '-60m', status: 'delivered_source_not_indexed' },
+      { network: 'fuji', messageId: '0xc4', from: ADDRESS.a, to: ADDRESS.b, sent: '-2m', status: 'pending', sourceEvmChainId: '43113' },
+    ],
+    metrics: ['hour', 'day', 'week', 'month'].map((timeInterval) => ({ chainId: 43114, metric: 'txCount', timeInterval, value: 12000 })),
+    exports: { completeAfterPolls: 2, outcome: 'COMPLETED' },
+    unknownNode: 'empty',
+  };
+}
+
+/** What happens next, by how far the clock moves first; a change sets one status of each kind, so some take two. */
+export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = [
+  [
+    '5m',
+    [
+      { validator: { nodeId: NODES.active[0], status: 'completed' }, delegation: { txHash: 'del-active', status: 'completed' }, icm: { messageId: '0xc1', status: 'delivered' } },
+      { delegation: { txHash: 'del-pending', status: 'active' }, l1Validator: { validationId: 'l1-retiring', deactivate: true }, exports: { completeAfterPolls: 1, outcome: 'COMPLETED_WITH_WARNING' } },
+    ],
+  ],
+  [
+    '1h',
+    [
+      { validator: { nodeId: NODES.pending, status: 'active' }, icm: { messageId: '0xc4', status: 'delivered_source_not_indexed' }, exports: { completeAfterPolls: 3, outcome: 'FAILED' } },
+      { l1Validator: { validationId: 'l1-draining', balance: 2 }, metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 50 }] },
+    ],
+  ],
+  ['1d', [{ validator: { nodeId: NODES.fuji, status: 'completed' }, unknownNode: 'not-found' }]],
+];
+
+/** What the catalogue's walk must have seen (see facts() in sim-walk.ts). */
+export const EVERY_VARIANT = [
+  'validator active',
+  'validator completed',
+  'validator pending',
+  'validator removed',
+  'active validator with geolocation',
+  'active validator without geolocation',
+  'delegation active',
+  'delegation pending',
+  'delegation completed',
+  'L1 validator',
+  'L1 validator with balance 0',
+  'ICM message pending',
+  'ICM message delivered',
+  'ICM message delivered_source_not_indexed',
+  'operation RUNNING',
+  'operation COMPLETED',
+  'operation COMPLETED_WITH_WARNING',
+  'operation FAILED',
+];

@@ -1,0 +1,280 @@
+import { METRICS, supportedIntervals } from '../../src/api/catalog.js';
+import type { Network } from '../../src/api/data-api.js';
+import { dataRoutes } from '../../src/sim/routes-data.js';
+import { metricsRoutes } from '../../src/sim/routes-metrics.js';
+import type { WorldChange } from '../../src/sim/scenario.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { contractFor, describeIssues, errorSchema, unknownFields, type Contract } from './sdk-operations.js';
+
+// A walk through every endpoint of the simulator, with parameters that reach the world's
+// entities and every page of every list; each answer is read with its SDK schema.
+
+export const SIM_ROUTES = [...dataRoutes, ...metricsRoutes];
+const UNKNOWN_NODE = 'NodeID-111111111111111111116DBWJs';
+const EXPORT_TYPES = ['TRANSACTION_EXPORT_EVM', 'TRANSACTION_EXPORT_PRIMARY_NETWORK', 'TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING', 'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE'];
+/** A report longer than this hides the pattern instead of showing it. */
+const MAX_REPORTED = 30;
+
+/** What all walks together reached: simulator routes, and the statuses each operation answered. */
+export class Coverage {
+  readonly routes = new Set<string>();
+  readonly statuses = new Map<string, Set<number>>();
+
+  record(route: string, operation: string, status: number): void {
+    this.routes.add(route);
+    this.statuses.set(operation, (this.statuses.get(operation) ?? new Set()).add(status));
+  }
+}
+
+interface Finding {
+  request: string;
+  detail: string;
+  count: number;
+}
+
+type Body = Record<string, unknown>;
+
+/** Sends requests to one simulator, reads each answer with its SDK schema, collects mismatches. */
+export class Checker {
+  /** The variety the answers showed (see facts()). */
+  readonly seen = new Set<string>();
+  readonly #findings = new Map<string, Finding>();
+  state = '';
+  walks = 0;
+
+  constructor(
+    readonly sim: SimServer,
+    readonly coverage: Coverage,
+  ) {}
+
+  get findings(): number {
+    return this.#findings.size;
+  }
+
+  /** The body of a 2xx answer that the SDK accepts; undefined otherwise. `allow`: a non-2xx status that is expected. */
+  async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; allow?: number } = {}): Promise<Body | undefined> {
+    const init = options.body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.body) };
+    const res = await fetch(`${this.sim.url}${path}`, init);
+    const text = await res.text();
+    const request = `[${this.state}] ${method} ${path}`;
+    const pathname = new URL(path, 'http://sim').pathname;
+    const route = SIM_ROUTES.find(([m, pattern]) => m === method && pattern.test(pathname));
+    const contract = contractFor(method, pathname);
+    if (!route || !contract) return this.#note(request, route ? 'the simulator serves it; the table has no operation for it' : 'no simulator route');
+    this.coverage.record(`${method} ${route[1]}`, contract.path, res.status);
+    const body = parseJson(text);
+    if (body === undefined) return this.#note(request, `status ${res.status}, a body that is not JSON: ${text.slice(0, 200)}`, contract);
+    if (!res.ok) return this.#checkError(request, contract, res, body, text, options.allow);
+    if (res.status !== contract.status) this.#note(request, `status ${res.status}; the SDK accepts only ${contract.status}`, contract);
+    const parsed = contract.schema.safeParse(body);
+    if (!parsed.success) return this.#note(request, describeIssues(parsed.error.issues, body).join('\n    '), contract);
+    const unknown = unknownFields(body, parsed.data);
+    if (unknown.length > 0) this.#note(request, `fields the SDK does not have: ${unknown.join(', ')}`, contract);
+    for (const fact of facts(body)) this.seen.add(fact);
+    return body;
+  }
+
+  /** Every page of a list, following nextPageToken (bounded: a repeating token must not hang the walk). */
+  async pages(path: string, allow?: number): Promise<void> {
+    let token: string | undefined;
+    for (let page = 0; page < 200; page++) {
+      const body = await this.call('GET', token === undefined ? path : `${path}&pageToken=${encodeURIComponent(token)}`, { allow });
+      token = typeof body?.['nextPageToken'] === 'string' && body['nextPageToken'] !== '' ? body['nextPageToken'] : undefined;
+      if (token === undefined) return;
+    }
+  }
+
+  report(): string {
+    const findings = [...this.#findings.values()];
+    const lines = findings.slice(0, MAX_REPORTED).map((f) => `${f.request}${f.count > 1 ? ` (and ${f.count - 1} more like it)` : ''}\n    ${f.detail}`);
+    if (findings.length > MAX_REPORTED) lines.push(`… and ${findings.length - MAX_REPORTED} more findings`);
+    return lines.join('\n');
+  }
+
+  #checkError(request: string, contract: Contract, res: Response, body: Body, text: string, allow?: number): undefined {
+    if (res.status !== allow) return this.#note(request, `unexpected status ${res.status}: ${text.slice(0, 300)}`, contract);
+    // The SDK's error schemas read the parsed body plus the request, the response and the raw text.
+    const parsed = errorSchema(res.status)?.safeParse({ ...body, request$: new Request(`${this.sim.url}/`), response$: res, body$: text });
+    if (parsed && !parsed.success) this.#note(request, `error body: ${describeIssues(parsed.error.issues, body).join('; ')}`, contract);
+    return undefined;
+  }
+
+  /** One finding per operation and mismatch: the first request that showed it, and how often it recurred. */
+  #note(request: string, detail: string, contract?: Contract): undefined {
+    const operation = contract ? `${contract.method} ${contract.path} (${contract.component?.replace('$inboundSchema', '') ?? 'not in the SDK'})` : '';
+    const key = `${operation}|${detail}`;
+    const found = this.#findings.get(key);
+    if (found) found.count++;
+    else this.#findings.set(key, { request: operation ? `${request}\n  operation ${operation}` : request, detail, count: 1 });
+    return undefined;
+  }
+}
+
+function parseJson(text: string): Body | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Body) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a body shows (statuses, null geolocations, drained balances): the variety the walk reached. */
+function facts(body: Body): string[] {
+  const items = ['validators', 'delegators', 'messages'].flatMap((key) => (Array.isArray(body[key]) ? (body[key] as Body[]) : []));
+  const out = items.flatMap(itemFacts);
+  if (typeof body['operationStatus'] === 'string') out.push(`operation ${body['operationStatus']}`);
+  return out;
+}
+
+function itemFacts(item: Body): string[] {
+  if (typeof item['validationStatus'] === 'string') {
+    const located = item['validationStatus'] !== 'active' ? [] : [item['geolocation'] === null ? 'active validator without geolocation' : 'active validator with geolocation'];
+    return [`validator ${item['validationStatus']}`, ...located];
+  }
+  if (typeof item['delegationStatus'] === 'string') return [`delegation ${item['delegationStatus']}`];
+  if (typeof item['validationId'] === 'string') return [item['remainingBalance'] === 0 ? 'L1 validator with balance 0' : 'L1 validator'];
+  return typeof item['status'] === 'string' ? [`ICM message ${item['status']}`] : [];
+}
+
+// ---- what a world holds, so that every request reaches its entities
+
+export interface Entities {
+  networks: Set<Network>;
+  /** Primary-network validators by the network they were added on. */
+  nodeIds: Map<Network, Set<string>>;
+  rewardAddresses: Set<string>;
+  l1: Array<{ validationId: string; nodeId: string; subnetId: string }>;
+  icmAddresses: Set<string>;
+  series: Array<{ chainId: string; metric: string; timeInterval: string }>;
+}
+
+/** Everything the changes (a world, its events or steps) name, on any network. */
+export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Entities {
+  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [] };
+  for (const c of changes) {
+    for (const v of c?.validations ?? []) addNode(e, v.network, v.nodeId);
+    for (const d of c?.delegations ?? []) {
+      addNode(e, d.network, d.nodeId);
+      for (const a of d.rewardAddresses) e.rewardAddresses.add(a);
+    }
+    for (const v of c?.l1Validators ?? []) {
+      e.networks.add(v.network);
+      e.l1.push(v);
+    }
+    for (const m of c?.icmMessages ?? []) {
+      e.networks.add(m.network);
+      e.icmAddresses.add(m.from).add(m.to);
+    }
+    e.series.push(...(c?.metrics ?? []));
+  }
+  return e;
+}
+
+function addNode(e: Entities, network: Network, nodeId: string): void {
+  e.networks.add(network);
+  e.nodeIds.set(network, (e.nodeIds.get(network) ?? new Set()).add(nodeId));
+}
+
+// ---- the walk
+
+/** Every endpoint once (every page), in the world's current state. */
+export async function walk(c: Checker, e: Entities, state: string): Promise<void> {
+  c.state = state;
+  c.walks++;
+  // The lists the simulator always answers empty do not change with the world: once per simulator.
+  const first = c.walks === 1;
+  for (const net of e.networks) {
+    await walkValidators(c, e, net);
+    await walkDelegators(c, e, net);
+    await walkL1(c, e, net);
+    if (first) await walkPrimaryNetworkLists(c, net);
+  }
+  await walkIcm(c, e);
+  if (first) await walkEvmLists(c);
+  await walkMetrics(c, e);
+  await walkExports(c);
+}
+
+async function walkValidators(c: Checker, e: Entities, net: Network): Promise<void> {
+  for (const nodeId of [...(e.nodeIds.get(net) ?? []), UNKNOWN_NODE]) {
+    // A node whose only period is not yet added, or no node, is a 404 (or an empty list: unknownNode: empty).
+    await c.pages(`/v1/networks/${net}/validators/${nodeId}?pageSize=1`, 404);
+    await c.call('GET', `/v1/networks/${net}/validators/${nodeId}?sortOrder=asc&validationStatus=active`, { allow: 404 });
+  }
+}
+
+async function walkDelegators(c: Checker, e: Entities, net: Network): Promise<void> {
+  await c.pages(`/v1/networks/${net}/delegators?pageSize=1`);
+  await c.call('GET', `/v1/networks/${net}/delegators?pageSize=101`, { allow: 400 });
+  const nodeIds = [...(e.nodeIds.get(net) ?? [])];
+  if (nodeIds.length > 0) await c.pages(`/v1/networks/${net}/delegators?pageSize=2&nodeIds=${nodeIds.join(',')}`);
+  for (const address of e.rewardAddresses) await c.pages(`/v1/networks/${net}/delegators?rewardAddresses=P-${address}`);
+  for (const status of ['active', 'pending', 'completed']) await c.pages(`/v1/networks/${net}/delegators?sortOrder=asc&delegationStatus=${status}`);
+}
+
+async function walkL1(c: Checker, e: Entities, net: Network): Promise<void> {
+  await c.pages(`/v1/networks/${net}/l1Validators?pageSize=1`);
+  await c.pages(`/v1/networks/${net}/l1Validators?pageSize=1&includeInactiveL1Validators=true`);
+  for (const v of e.l1) {
+    await c.pages(`/v1/networks/${net}/l1Validators?includeInactiveL1Validators=true&subnetId=${v.subnetId}&nodeId=${v.nodeId}&l1ValidationId=${v.validationId}`);
+  }
+}
+
+async function walkPrimaryNetworkLists(c: Checker, net: Network): Promise<void> {
+  await c.pages(`/v1/networks/${net}/subnets?pageSize=10000`);
+  await c.pages(`/v1/networks/${net}/blockchains/p-chain/transactions:listStaking?pageSize=100`);
+  await c.pages(`/v1/networks/${net}/blockchains/x-chain/assets/FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z/transactions?pageSize=100`);
+  await c.pages(`/v1/networks/${net}/blockchains/p-chain/nodes/${UNKNOWN_NODE}/blocks?pageSize=100`);
+  await c.call('GET', `/v1/signatureAggregator/${net}/aggregateSignatures/2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF`);
+}
+
+async function walkIcm(c: Checker, e: Entities): Promise<void> {
+  const addresses = e.icmAddresses.size > 0 ? [...e.icmAddresses] : ['0xAbC0000000000000000000000000000000000001'];
+  for (const address of addresses) {
+    await c.pages(`/v1/icm/addresses/${address}/messages?pageSize=1`);
+    for (const net of e.networks) await c.pages(`/v1/icm/addresses/${address.toLowerCase()}/messages?network=${net}`);
+  }
+}
+
+async function walkEvmLists(c: Checker): Promise<void> {
+  const address = '0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf';
+  for (const suffix of ['', ':listErc20', ':listErc721', ':listErc1155', ':listInternals']) {
+    await c.pages(`/v1/chains/43114/addresses/${address}/transactions${suffix}?pageSize=100`);
+  }
+  await c.pages(`/v1/chains/43114/contracts/${address}/deployments?pageSize=100`);
+  await c.pages(`/v1/chains/43114/blocks/100/transactions?pageSize=100`);
+  await c.pages(`/v1/chains/43114/nfts/collections/${address}/tokens?pageSize=100`);
+  await c.call('GET', `/v1/chains/43114/contracts/${address}/transactions:getDeployment`, { allow: 404 });
+}
+
+async function walkMetrics(c: Checker, e: Entities): Promise<void> {
+  const series = e.series.length > 0 ? e.series : [{ chainId: '43114', metric: 'txCount', timeInterval: 'hour' }];
+  for (const s of series) await c.pages(`/v2/chains/${s.chainId}/metrics/${s.metric}?timeInterval=${s.timeInterval}&pageSize=40`);
+  const now = c.sim.world.clock.now();
+  for (const chainId of new Set(series.map((s) => s.chainId))) {
+    await c.pages(`/v2/chains/${chainId}/metrics/avgTps?timeInterval=day&startTimestamp=${now - 30 * 86_400}&endTimestamp=${now}&pageSize=20`);
+    await c.call('GET', `/v1/avg_tps/${chainId}`);
+  }
+}
+
+/** Every metric at every interval it has, on a chain nobody set (the simulator's default series). */
+export async function walkAllMetrics(c: Checker): Promise<void> {
+  for (const metric of METRICS) {
+    for (const interval of supportedIntervals(metric)) await c.pages(`/v2/chains/43113/metrics/${metric}?timeInterval=${interval}`);
+  }
+}
+
+/** An export polled until it ends as the world's plan says; every export type on a simulator's first walk. */
+async function walkExports(c: Checker): Promise<void> {
+  const options = { addresses: ['0xAbC0000000000000000000000000000000000001'], includeChains: ['43114'] };
+  for (const type of c.walks === 1 ? EXPORT_TYPES : EXPORT_TYPES.slice(0, 1)) {
+    const started = await c.call('POST', '/v1/operations/transactions:export', { body: { type, firstDate: '2026-03-01', lastDate: '2026-03-02', options } });
+    const id = started?.['operationId'];
+    for (let poll = 0; typeof id === 'string' && poll < 10; poll++) {
+      const op = await c.call('GET', `/v1/operations/${id}`);
+      if (op?.['operationStatus'] !== 'RUNNING') break;
+    }
+  }
+  await c.call('GET', '/v1/operations/op-none', { allow: 404 });
+}
