@@ -122,7 +122,11 @@ export class App {
     this.#teardown.push(() => this.#server?.close());
     this.#delivery.start();
     this.#startAlertmanagerResend();
-    const scheduler = new Scheduler({ log, run: (rule, signal) => this.#engine.evaluate(rule, signal) });
+    const scheduler = new Scheduler({
+      log,
+      run: (rule, signal) => this.#engine.evaluate(rule, signal),
+      onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
+    });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
     this.#teardown.push(async () => {
@@ -300,12 +304,12 @@ export class App {
       maxRetryAfterMs: config.api.maxRetryAfter,
     };
     const limiters = {
-      data: this.#apis?.limiters.data ?? new Limiter({ limits: budgetLimits(config.api.budget) }),
-      metrics: this.#apis?.limiters.metrics ?? new Limiter({ limits: config.api.metricsBudget }),
+      data: this.#apis?.limiters.data ?? new Limiter({ limits: budgetLimits(config.api.budget), maxWaitMs: config.api.maxRetryAfter }),
+      metrics: this.#apis?.limiters.metrics ?? new Limiter({ limits: config.api.metricsBudget, maxWaitMs: config.api.maxRetryAfter }),
     };
     // A reload keeps what was spent unless the budget itself changed.
-    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = new Limiter({ limits: budgetLimits(config.api.budget) });
-    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = new Limiter({ limits: config.api.metricsBudget });
+    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = new Limiter({ limits: budgetLimits(config.api.budget), maxWaitMs: config.api.maxRetryAfter });
+    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = new Limiter({ limits: config.api.metricsBudget, maxWaitMs: config.api.maxRetryAfter });
     for (const [api, limiter] of Object.entries(limiters)) limiter.onSpend = (cu) => this.metrics.computeUnits.inc({ api }, cu);
     const observe = (api: 'data' | 'metrics') => ({
       onResponse: (endpoint: string, code: string) => {

@@ -4,7 +4,7 @@ import { linkedSignal } from '../abort.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
-import { BudgetExhaustedError, type Limiter } from './limiter.js';
+import { BudgetExhaustedError, RateLimitedError, resetWaitMs, type Limiter } from './limiter.js';
 import { errorBody } from './schemas.js';
 
 export interface HttpClientOptions {
@@ -175,6 +175,7 @@ export class HttpClient {
         await this.#o.limiter.acquire(computeUnits(method, req.path).cu, requestContext.getStore()?.severity, req.signal);
       } catch (err) {
         if (err instanceof BudgetExhaustedError) throw this.#error(req, err.message, { code: 'budget', retryable: false });
+        if (err instanceof RateLimitedError) throw this.#error(req, err.message, { code: 'rate_limited', retryable: false });
         throw err;
       }
     }
@@ -302,11 +303,7 @@ export function parseServiceError(text: string): { message: string | undefined; 
   return { message: text_, serviceError: statusCode !== undefined || error !== undefined };
 }
 
-/** Retry-After as seconds or an HTTP date, in milliseconds. */
+/** Retry-After as seconds, an HTTP date or (undocumented) an epoch time, in milliseconds. */
 export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.ceil(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return resetWaitMs(Array.isArray(header) ? header[0] : header, now);
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BudgetExhaustedError, Limiter } from './limiter.js';
+import { BudgetExhaustedError, Limiter, RateLimitedError, resetWaitMs } from './limiter.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {
@@ -56,6 +56,48 @@ describe('compute-unit limiter', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     await all;
     expect(Math.min(...at)).toBeGreaterThanOrEqual(7_000);
+  });
+
+  it('a pause longer than maxRetryAfter fails every request at once instead of holding it, and a queued one too', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000 });
+    const queued = limiter.acquire(7_000).catch((e: unknown) => e); // waits for the window
+    limiter.observe({ 'ratelimit-reset': '600' }, 429);
+    expect(await queued).toBeInstanceOf(RateLimitedError);
+    await expect(limiter.acquire(20)).rejects.toThrow(/asked to wait until 2026-11-22T12:10:00.000Z, longer than api.maxRetryAfter/);
+    // Once what is left of the pause fits in maxRetryAfter, requests wait it out.
+    await vi.advanceTimersByTimeAsync(541_000);
+    const { at, all } = race(limiter, 1, 20);
+    await vi.advanceTimersByTimeAsync(60_000);
+    await all;
+    expect(at[0]).toBeGreaterThanOrEqual(59_000);
+  });
+
+  it('a reset that can only be a time is read as one: no decades-long pause, no timer past Node\'s maximum', async () => {
+    const now = Date.now();
+    expect(resetWaitMs('7', now)).toBe(7_000);
+    expect(resetWaitMs(String(now / 1000 + 30), now)).toBe(30_000); // epoch seconds
+    expect(resetWaitMs(String(now + 45_000), now)).toBe(45_000); // epoch milliseconds
+    expect(resetWaitMs(new Date(now + 5_000).toUTCString(), now)).toBe(5_000);
+    expect(resetWaitMs('soon', now)).toBeUndefined();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000 });
+      limiter.observe({ 'ratelimit-reset': String(Math.floor(now / 1000) + 20) }, 429);
+      const { at, all } = race(limiter, 1, 20);
+      await vi.advanceTimersByTimeAsync(19_000);
+      expect(at).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2_000);
+      await all;
+      // A pause asked for years away is held at most a day, and fails polls meanwhile.
+      limiter.observe({ 'retry-after': '99999999999' }, 429);
+      await expect(limiter.acquire(20)).rejects.toBeInstanceOf(RateLimitedError);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('learns a lower limit from ratelimit-limit, and what others spent never blocks the spreading window', async () => {

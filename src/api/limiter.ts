@@ -43,10 +43,23 @@ export class BudgetExhaustedError extends Error {
   override readonly name = 'BudgetExhaustedError';
 }
 
+/** The service paused us (429) for longer than a poll may wait: the poll fails instead of stalling. */
+export class RateLimitedError extends Error {
+  override readonly name = 'RateLimitedError';
+}
+
 export interface LimiterOptions {
   limits: BudgetLimits;
+  /** The longest a request waits out a 429's pause (api.maxRetryAfter); a longer pause fails it at once. */
+  maxWaitMs?: number;
   now?: () => number;
 }
+
+/** setTimeout's ceiling (about 24.8 days): a longer delay fires at once, every time. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_PAUSE_MS = 86_400_000;
+/** A 429 without a usable reset waits this long. */
+const DEFAULT_PAUSE_MS = 60_000;
 
 /** `api.budget`: a tier's limits, or the limits given. */
 export function budgetLimits(budget: Tier | BudgetLimits): BudgetLimits {
@@ -68,6 +81,7 @@ interface Second {
 export class Limiter {
   readonly limits: BudgetLimits;
   readonly #now: () => number;
+  readonly #maxWaitMs: number;
   /** Called with the CU of every request let through. */
   onSpend: ((cu: number) => void) | undefined;
   /** The last minute, a slot per second (index: second % 60). */
@@ -84,6 +98,7 @@ export class Limiter {
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
     this.#now = o.now ?? Date.now;
+    this.#maxWaitMs = o.maxWaitMs ?? Infinity;
   }
 
   get perMinute(): number {
@@ -93,6 +108,8 @@ export class Limiter {
   /** Waits until `cu` may be spent by a rule of this severity; throws when the day's budget is gone. */
   acquire(cu: number, severity: Severity = 'critical', signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
+    const paused = this.#tooLongPaused(this.#now());
+    if (paused) return Promise.reject(paused);
     this.#rollDay();
     if (this.#dayCu + cu > this.limits.perDay) {
       return Promise.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
@@ -125,9 +142,10 @@ export class Limiter {
       if (remaining < ours) this.#slot(now).others += ours - remaining;
     }
     if (status === 429) {
-      const reset = Number(first(headers['ratelimit-reset']) ?? first(headers['retry-after']));
-      const waitS = Number.isFinite(reset) && reset > 0 ? reset : 60;
-      this.#pausedUntil = Math.max(this.#pausedUntil, now + waitS * 1000);
+      const wait = resetWaitMs(first(headers['ratelimit-reset']), now) ?? resetWaitMs(first(headers['retry-after']), now) ?? DEFAULT_PAUSE_MS;
+      // Honoured (nothing is sent meanwhile), but at most a day: the day's budget renews by then.
+      const pause = Math.min(wait, MAX_PAUSE_MS);
+      this.#pausedUntil = Math.max(this.#pausedUntil, now + pause);
       this.#pump();
     }
   }
@@ -147,10 +165,27 @@ export class Limiter {
     return this.#queues.critical.length + this.#queues.warning.length + this.#queues.info.length;
   }
 
+  /** Whether `now` is in a pause longer than a request may wait out (then: the error to fail with). */
+  #tooLongPaused(now: number): RateLimitedError | undefined {
+    if (this.#pausedUntil - now <= this.#maxWaitMs) return undefined;
+    return new RateLimitedError(`the service answered 429 and asked to wait until ${new Date(this.#pausedUntil).toISOString()}, longer than api.maxRetryAfter: this poll fails`);
+  }
+
   #pump(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const now = this.#now();
+    const paused = this.#tooLongPaused(now);
+    if (paused) {
+      // Nobody waits out a long pause: every queued request fails now.
+      for (const sev of SEVERITIES_DOWN) {
+        for (const w of this.#queues[sev].splice(0)) {
+          w.signal?.removeEventListener('abort', w.onAbort);
+          w.reject(paused);
+        }
+      }
+      return;
+    }
     for (;;) {
       // The most severe waiting request goes first; while it must wait, so do the others.
       const next = SEVERITIES_DOWN.map((sev) => this.#queues[sev][0]).find((w) => w !== undefined);
@@ -169,7 +204,7 @@ export class Limiter {
     }
     if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.
-      this.#timer = setTimeout(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
+      this.#timer = setTimeout(() => this.#pump(), Math.min(MAX_TIMER_MS, Math.max(POLL_MS, this.#pausedUntil - now)));
     }
   }
 
@@ -212,6 +247,24 @@ export class Limiter {
       this.#dayCu = 0;
     }
   }
+}
+
+/**
+ * ratelimit-reset or retry-after, as milliseconds to wait. The format is undocumented: a
+ * number of seconds, unless it can only be a time (past 1e9 seconds is 31 years of waiting:
+ * epoch seconds; past 1e12, epoch milliseconds); retry-after may also be an HTTP date.
+ */
+export function resetWaitMs(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) {
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  }
+  if (n <= 0) return undefined;
+  if (n > 1e12) return Math.max(0, n - now);
+  if (n > 1e9) return Math.max(0, n * 1000 - now);
+  return Math.ceil(n * 1000);
 }
 
 function first(v: string | string[] | undefined): string | undefined {

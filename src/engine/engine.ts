@@ -1,4 +1,5 @@
 import { linkedSignal } from '../abort.js';
+import { formatDuration } from '../config/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, toDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { muteReason } from '../alerts/silence.js';
@@ -188,6 +189,18 @@ export class Engine {
       const { targets: _t, ...message } = d;
       return { ...message, alertId: ids[i] ?? 0, at };
     });
+  }
+
+  /**
+   * A tick skipped because the rule's last evaluation is still running (held by a
+   * rate-limit pause, or a slow API): counted as a failed evaluation, so a held rule is
+   * never silently blind.
+   */
+  skipped(rule: LoadedRule, runningForMs: number): void {
+    const { metrics } = this.#deps;
+    metrics.ruleEvaluations.inc({ rule: rule.name });
+    metrics.ruleFailures.inc({ rule: rule.name });
+    this.#failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatDuration(Math.max(1000, runningForMs))}, past the rule's interval`));
   }
 
   /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */

@@ -6,6 +6,8 @@ import type { Logger } from '../log.js';
 export interface SchedulerDeps {
   log: Logger;
   run: (rule: LoadedRule, signal: AbortSignal) => Promise<unknown>;
+  /** A tick skipped because the rule's last evaluation still runs, for this long. */
+  onSkip?: (rule: LoadedRule, runningForMs: number) => void;
   random?: () => number;
 }
 
@@ -19,6 +21,8 @@ interface Job {
   timer?: NodeJS.Timeout;
   abort: AbortController;
   running: Set<Promise<unknown>>;
+  /** When the running evaluation started. */
+  startedAt?: number;
   stopped?: boolean;
 }
 
@@ -107,9 +111,13 @@ export class Scheduler {
 
   async #tick(job: Job): Promise<void> {
     if (job.running.size > 0) {
-      this.#deps.log.warn({ rule: job.rule.name }, 'previous evaluation still running; skipped this one');
+      const runningForMs = Date.now() - (job.startedAt ?? Date.now());
+      this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
+      // A rule held past its schedule is not seeing on time: that counts as failing.
+      this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
+    job.startedAt = Date.now();
     const run = this.#deps.run(job.rule, job.abort.signal);
     job.running.add(run);
     try {

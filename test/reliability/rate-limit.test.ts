@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../../src/app.js';
+import { firingAlerts } from '../../src/alerts/view.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const RULES = `rules:
+  - name: status
+    kind: validator-status
+    every: 1s
+    severity: warning
+    network: mainnet
+    nodeIds: [${A}]
+  - name: ending
+    kind: validation-end
+    every: 1s
+    severity: warning
+    network: mainnet
+    nodeIds: [${B}]
+`;
+
+describe('a 429 never stalls everything silently', () => {
+  let sim: SimServer;
+  let project: TempProject;
+  let app: App | undefined;
+  const stderr: string[] = [];
+
+  beforeEach(async () => {
+    sim = await startSim();
+    for (const n of [A, B]) sim.world.setValidators('mainnet', n, [activeValidator({ nodeId: n, txHash: `tx-${n.slice(-4)}`, startTimestamp: 1_716_000_000, endTimestamp: 4_102_444_800 })]);
+    project = writeProject({ dataUrl: sim.url, nodeIds: [], rules: { 'rules.yaml': RULES } });
+    stderr.length = 0;
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr.push(String(chunk));
+      return true;
+    });
+  });
+
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+    vi.restoreAllMocks();
+    await sim.close();
+    project.cleanup();
+  });
+
+  async function start(): Promise<App> {
+    const loaded = loadConfig(project.configFile, {});
+    app = new App({ loaded, log: createLogger('info', false).log });
+    await app.start();
+    return app;
+  }
+
+  async function failures(a: App, rule: string): Promise<number> {
+    return (await a.metrics.ruleFailures.get()).values.find((v) => v.labels.rule === rule)?.value ?? 0;
+  }
+
+  it.each([
+    ['seconds', () => '600'],
+    ['an epoch timestamp', () => String(Math.floor(Date.now() / 1000) + 600)],
+  ])('one 429 asking for 600 s (as %s) fails the polls of every Data API rule, counted, rule-failing and /readyz say so', async (_what, reset) => {
+    const a = await start();
+    await waitUntil(() => a.store.loadStates('status')[A] && a.store.loadStates('ending')[B], 'both baselines');
+    sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathIncludes: A });
+    await waitUntil(async () => (await failures(a, 'status')) >= 3 && (await failures(a, 'ending')) >= 3, 'three failed evaluations of each rule', 8_000);
+    expect(firingAlerts(a.store).map((f) => `${f.labels['rule']} ${f.labels['alertname']}`).sort()).toEqual(['ending rule-failing', 'status rule-failing']);
+    const ready = await fetch(`${a.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toMatch(/rule ending: \d+ evaluations failed in a row \(data API GET \/v1\/networks\/mainnet\/validators\/NodeID-MFrZ\S+: the service answered 429 and asked to wait until \S+, longer than api.maxRetryAfter: this poll fails\)/);
+    const log = stderr.join('');
+    expect(log).not.toContain('previous evaluation still running');
+    expect(log).not.toContain('TimeoutOverflowWarning');
+  });
+
+  it('an evaluation held past its interval counts as failing instead of being skipped silently', async () => {
+    // Every lookup of A hangs 4 s (under the 10 s timeout): each tick meanwhile is skipped.
+    project.cleanup();
+    project = writeProject({ dataUrl: sim.url, nodeIds: [], timeout: '10s', rules: { 'rules.yaml': RULES } });
+    const a = await start();
+    await waitUntil(() => a.store.loadStates('status')[A], 'the baseline');
+    sim.world.faults.push(...Array.from({ length: 5 }, () => ({ status: 200, delayMs: 4_000, pathIncludes: A })));
+    await waitUntil(() => firingAlerts(a.store).some((f) => f.labels['rule'] === 'status'), 'rule-failing for the held rule', 10_000);
+    expect(firingAlerts(a.store).find((f) => f.labels['rule'] === 'status')?.summary).toMatch(/rule "status" is blind: its last 3 evaluations failed \(evaluation skipped: the previous one has been running for \d+s, past the rule's interval\)/);
+    expect(await failures(a, 'ending')).toBe(0);
+  });
+});
