@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../api/errors.js';
 import { exportKind } from './index.js';
+import type { State } from './schema.js';
 import { spec as specSchema } from './schema.js';
 
 const T = 1_800_000_000;
@@ -45,6 +47,70 @@ describe('export', () => {
     expect(await exportKind.observe(scheduled, ctx(T + 800))).toEqual({});
     expect((await exportKind.observe(scheduled, ctx(T + 3600))).started?.operationId).toBe('op-2');
     expect(calls).toEqual(['start']);
+  });
+
+  it('a truncated export continues only forward: a service repeating its nextDate gets one follow-up, then the truncation is reported once and the chain stops', async () => {
+    const truncating = specSchema.parse({
+      request: { type: 'TRANSACTION_EXPORT_EVM', firstDate: '2026-01-01', lastDate: '2026-01-10', options: { addresses: ['0xabc'] } },
+      startEvery: '1d',
+      continueTruncated: true,
+    });
+    const bodies: Array<Record<string, unknown>> = [];
+    let n = 0;
+    const data = {
+      startExport: async (body: Record<string, unknown>) => (bodies.push(body), op('RUNNING', { operationId: `op-${++n}` })),
+      operation: async (id: string) => op('COMPLETED_WITH_WARNING', { operationId: id, metadata: { code: 'WarnTruncatedExport', downloadUrl: 'https://x/y.csv', nextDate: '2026-01-05' } }),
+    };
+    let states: Record<string, State> = {};
+    const summaries: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const now = new Date((T + i * 60) * 1000);
+      const observation = await exportKind.observe(truncating, { data, previous: states, now, signal: new AbortController().signal } as never);
+      const result = exportKind.evaluate(states, observation, now, truncating);
+      states = result.states;
+      summaries.push(...result.alerts.map((a) => a.summary));
+    }
+    expect(bodies.map((b) => `${String(b['firstDate'])}..${String(b['lastDate'])}`)).toEqual(['2026-01-01..2026-01-10', '2026-01-05..2026-01-10']);
+    expect(summaries).toEqual([
+      'Export op-1 completed but was truncated: continue from 2026-01-05; the follow-up export starts next',
+      "Export op-2 completed but was truncated: continue from 2026-01-05; no follow-up: the service's nextDate 2026-01-05 is not usable (it does not move past 2026-01-05, where this export started)",
+    ]);
+  });
+
+  it('an export whose start got no answer in time is reported as maybe started, and not POSTed again before the next slot', async () => {
+    const daily = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1d' });
+    const posts: number[] = [];
+    const data = {
+      startExport: async () => {
+        posts.push(posts.length);
+        if (posts.length === 1) throw new ApiError('data API POST /v1/operations/transactions:export: no complete response within 10000 ms', { api: 'data', endpoint: 'x', code: 'timeout', retryable: true });
+        return op('RUNNING', { operationId: 'op-2' });
+      },
+      operation: async () => op('RUNNING'),
+    };
+    const step = async (states: Record<string, State>, t: number) => {
+      const now = new Date(t * 1000);
+      return exportKind.evaluate(states, await exportKind.observe(daily, { data, previous: states, now, signal: new AbortController().signal } as never), now, daily);
+    };
+    const first = await step({}, T);
+    expect(first.alerts.map((a) => [a.severity, a.summary])).toEqual([
+      ['warning', 'An export may have started without avawatch seeing it: the start got no usable answer (data API POST /v1/operations/transactions:export: no complete response within 10000 ms); it is not started again before the next scheduled start'],
+    ]);
+    const later = await step(first.states, T + 600);
+    expect(later.alerts).toEqual([]);
+    expect(posts).toHaveLength(1);
+    expect((await step(later.states, T + 86_400)).states['export']?.operationId).toBe('op-2');
+    expect(posts).toHaveLength(2);
+  });
+
+  it('a start the service refused (a 400) fails the poll: nothing is recorded, the next evaluation tries again', async () => {
+    const daily = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1d' });
+    const data = {
+      startExport: async () => {
+        throw new ApiError('data API POST /v1/operations/transactions:export: HTTP 400: bad addresses', { api: 'data', endpoint: 'x', code: '400', status: 400, retryable: false });
+      },
+    };
+    await expect(exportKind.observe(daily, { data, previous: {}, now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
   });
 
   it('says an unknown operation once', () => {

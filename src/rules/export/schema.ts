@@ -46,6 +46,9 @@ export const state = z.object({
   since: z.number(),
   /** After a truncated export with continueTruncated: start the follow-up from this date. */
   continueFrom: z.string().nullable(),
+  /** The dates the current (or last) export asked for, YYYY-MM-DD: a follow-up only moves forward within them. */
+  firstDate: z.string().nullable().default(null),
+  lastDate: z.string().nullable().default(null),
 });
 export type State = z.output<typeof state>;
 
