@@ -14,7 +14,7 @@ import type { AlertMessage } from '../notify/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition, GaugeSample, Severity } from '../rules/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
-import { StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
+import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 
 export interface EngineDeps {
   store: Store;
@@ -43,6 +43,9 @@ export interface EngineDeps {
  * fetch → evaluate (pure) → commit. A failure anywhere before the commit changes no state
  * and produces no alert: it is counted as a failed evaluation, never read as a change.
  */
+/** Evaluations of one tick, when other processes keep committing the same rule. */
+const MAX_CONFLICT_RETRIES = 3;
+
 export class Engine {
   readonly #deps: EngineDeps;
   /** Each rule's committed states, kept between evaluations while no other process writes the file. */
@@ -83,49 +86,23 @@ export class Engine {
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
   async evaluate(rule: LoadedRule, signal: AbortSignal): Promise<AlertMessage[]> {
-    const { data, metricsApi, metrics, log } = this.#deps;
-    const kind = ruleKind(rule.kind);
+    const { metrics, log } = this.#deps;
     metrics.ruleEvaluations.inc({ rule: rule.name });
     // Its own signal: whatever an observation leaves running (a sibling lookup, a retry
     // wait) is cancelled when the evaluation ends, so nothing outlives it.
     const own = linkedSignal(signal);
     try {
-      const cached = this.#loadStates(rule);
-      const previous = cached.states;
-      const observedAt = this.#deps.now?.() ?? new Date();
-      // A shared answer must be fresh for this rule too: younger than half its interval.
-      const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
-      const observation: unknown = await requestContext.run(context, () =>
-        kind.observe(rule.spec, { data, metrics: metricsApi, signal: own.signal, now: observedAt, previous }),
-      );
-      signal.throwIfAborted();
-      const now = this.#deps.now?.() ?? new Date();
-      const { states, alerts: events, conditions, failed = {} } = kind.evaluate(previous, observation, now, rule.spec);
-      // State alerts: what holds now, diffed against what was firing.
-      // Conditions carry their effective severity and labels, so a stored alert reads whole.
-      const effective = conditions?.map((c) => {
-        const severity = c.severity ?? rule.severity;
-        return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
-      });
-      const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
-      const alerts = [...events, ...(lifecycle?.notifications ?? [])];
-      // Only the states that changed are written; the rest are as the file has them.
-      const json = new Map<string, string>();
-      const upsert: Array<[string, string]> = [];
-      for (const [entity, state] of Object.entries(states)) {
-        const text = JSON.stringify(state);
-        json.set(entity, text);
-        if (cached.json.get(entity) !== text) upsert.push([entity, text]);
+      // Another process (once --send beside the daemon) committed this rule meanwhile:
+      // what was found is dropped and the rule evaluated again from what is stored now.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.#evaluateOnce(rule, signal, own.signal);
+        } catch (err) {
+          if (!(err instanceof StateConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+          this.#cache.delete(rule.name);
+          log.info({ rule: rule.name, attempt }, 'another process committed this rule meanwhile; its alerts are dropped and it is evaluated again');
+        }
       }
-      const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
-      const messages = this.#commit(rule, rule.name, new StateDiff(upsert, remove, { version: cached.version, all: json }), alerts, lifecycle?.active, now);
-      // Another process wrote meanwhile: read the file again next time.
-      if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, states, json });
-      else this.#cache.delete(rule.name);
-      this.#views.set(rule.name, { rule, states, at: now });
-      metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
-      this.#settled(rule, failed, now);
-      return messages;
     } catch (err) {
       // Shutdown or reload aborted it: not the rule's fault.
       if (!signal.aborted) {
@@ -140,11 +117,53 @@ export class Engine {
     }
   }
 
+  async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
+    const { data, metricsApi, metrics } = this.#deps;
+    const kind = ruleKind(rule.kind);
+    const cached = this.#loadStates(rule);
+    const previous = cached.states;
+    const observedAt = this.#deps.now?.() ?? new Date();
+    // A shared answer must be fresh for this rule too: younger than half its interval.
+    const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
+    const observation: unknown = await requestContext.run(context, () =>
+      kind.observe(rule.spec, { data, metrics: metricsApi, signal: ownSignal, now: observedAt, previous }),
+    );
+    signal.throwIfAborted();
+    const now = this.#deps.now?.() ?? new Date();
+    const { states, alerts: events, conditions, failed = {} } = kind.evaluate(previous, observation, now, rule.spec);
+    // State alerts: what holds now, diffed against what was firing.
+    // Conditions carry their effective severity and labels, so a stored alert reads whole.
+    const effective = conditions?.map((c) => {
+      const severity = c.severity ?? rule.severity;
+      return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
+    });
+    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
+    const alerts = [...events, ...(lifecycle?.notifications ?? [])];
+    // Only the states that changed are written; the rest are as the file has them.
+    const json = new Map<string, string>();
+    const upsert: Array<[string, string]> = [];
+    for (const [entity, state] of Object.entries(states)) {
+      const text = JSON.stringify(state);
+      json.set(entity, text);
+      if (cached.json.get(entity) !== text) upsert.push([entity, text]);
+    }
+    const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
+    const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
+    const messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, cached.revision);
+    // Another process wrote meanwhile: read the file again next time.
+    if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, revision: cached.revision + 1, states, json });
+    else this.#cache.delete(rule.name);
+    this.#views.set(rule.name, { rule, states, at: now });
+    metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
+    this.#settled(rule, failed, now);
+    return messages;
+  }
+
   /**
    * Routes the alerts, records per-receiver mutes and reminders, and commits states, alerts
    * and active alerts in one transaction under `storeRule`.
    */
-  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date): AlertMessage[] {
+  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
     const { store } = this.#deps;
     const silences = store.silences(now.getTime());
     const alerts = active ? [...events, ...this.#unmuted(rule, active, events, silences, now)] : events;
@@ -182,7 +201,7 @@ export class Engine {
       entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
       entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
     }
-    const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active);
+    const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active, expectRevision);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
     const at = now.toISOString();
     return drafts.map((d, i) => {
@@ -317,14 +336,15 @@ export class Engine {
     const kind = ruleKind(rule.kind);
     const states: Record<string, unknown> = {};
     const json = new Map<string, string>();
-    for (const { entity, state } of store.stateRows(rule.name)) {
+    const { rows, revision } = store.stateRows(rule.name);
+    for (const { entity, state } of rows) {
       const parsed = kind.state.safeParse(JSON.parse(state));
       // Never guess: a state row that does not parse would replay or hide alerts.
       if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
       states[entity] = parsed.data;
       json.set(entity, state);
     }
-    const loaded = { version, states, json };
+    const loaded = { version, revision, states, json };
     this.#cache.set(rule.name, loaded);
     return loaded;
   }
@@ -333,6 +353,8 @@ export class Engine {
 interface CachedStates {
   /** The file's data_version when read: another process's commit changes it. */
   version: number;
+  /** The rule's revision the states are of: the commit checks it is still the stored one. */
+  revision: number;
   states: Record<string, unknown>;
   /** Each entity's state as stored, to write only what changed. */
   json: Map<string, string>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StateDiff, Store, type NewAlert } from './index.js';
+import { StateConflictError, StateDiff, Store, type NewAlert } from './index.js';
 import { MIGRATIONS } from './migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avawatch-store-'));
@@ -85,6 +85,21 @@ describe('Store', () => {
     expect(daemon.claimDue('slack-a', 61_002, 10, 60_000).map((r) => r.id)).toEqual([row!.id]);
     daemon.close();
     other.close();
+  });
+
+  it('refuses a commit made from states another process has replaced since, writing nothing of it', () => {
+    const path = join(dir, 'revision.db');
+    const daemon = Store.open(path);
+    const once = Store.open(path);
+    daemon.commitEvaluation('r', { a: 1 }, [], 1_000);
+    const read = daemon.stateRows('r');
+    expect(read.revision).toBe(1);
+    once.commitEvaluation('r', { a: 2 }, [alert], 2_000, undefined, once.stateRows('r').revision); // once --send got there first
+    expect(() => daemon.commitEvaluation('r', { a: 2 }, [alert], 3_000, undefined, read.revision)).toThrow(StateConflictError);
+    expect(daemon.outbox('pending')).toHaveLength(2); // the first commit's two targets only
+    expect(daemon.stateRows('r')).toEqual({ rows: [{ entity: 'a', state: '2' }], revision: 2 });
+    daemon.close();
+    once.close();
   });
 
   it('writes only what changed, unless another process wrote since: then the whole set as it stands', () => {

@@ -23,6 +23,11 @@ export class StoreError extends Error {
   override readonly name = 'StoreError';
 }
 
+/** The rule's stored state changed since the evaluation read it (another process committed): nothing was written. */
+export class StateConflictError extends Error {
+  override readonly name = 'StateConflictError';
+}
+
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
   /** Where to queue it; empty records it without sending. */
   targets: readonly Target[];
@@ -171,9 +176,17 @@ export class Store {
     return Object.fromEntries(rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
   }
 
-  /** A rule's states as stored (JSON text), for a caller that keeps them between evaluations. */
-  stateRows(rule: string): Array<{ entity: string; state: string }> {
-    return this.#db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>;
+  /** A rule's states as stored (JSON text) and their revision, read together, for a caller that keeps them between evaluations. */
+  stateRows(rule: string): { rows: Array<{ entity: string; state: string }>; revision: number } {
+    return this.#db.transaction(() => ({
+      rows: this.#db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>,
+      revision: this.#revision(rule),
+    }))();
+  }
+
+  #revision(rule: string): number {
+    const row = this.#db.prepare('SELECT revision FROM rule_revision WHERE rule = ?').get(rule) as { revision: number } | undefined;
+    return row?.revision ?? 0;
   }
 
   /** Changes when another process commits to the file: what a caller keeps in memory is stale then. */
@@ -230,6 +243,8 @@ export class Store {
     alerts: readonly NewAlert[],
     now: number,
     active?: readonly ActiveRow[],
+    /** The revision the evaluation read: another commit since refuses this one (StateConflictError). */
+    expectRevision?: number,
   ): number[] {
     const db = this.#db;
     const upsert = db.prepare(
@@ -246,6 +261,11 @@ export class Store {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const tx = db.transaction(() => {
+      const revision = this.#revision(rule);
+      if (expectRevision !== undefined && revision !== expectRevision) {
+        throw new StateConflictError(`the state of rule "${rule}" changed since it was read (revision ${expectRevision} → ${revision})`);
+      }
+      db.prepare('INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, revision + 1);
       if (active) {
         db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
         const insert = db.prepare(
@@ -292,7 +312,8 @@ export class Store {
         return id;
       });
     });
-    return tx();
+    // IMMEDIATE: the revision check and the writes hold the write lock together.
+    return tx.immediate();
   }
 
   /**

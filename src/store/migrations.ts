@@ -83,4 +83,12 @@ export const MIGRATIONS: readonly string[] = [
   -- When each receiver last got a notification of a state alert (JSON object): per-route repeatInterval.
   ALTER TABLE active_alerts ADD COLUMN notified_receivers TEXT NOT NULL DEFAULT '{}';
   `,
+  `
+  -- Each commit of a rule's evaluation bumps its revision: a commit made from states another
+  -- process has replaced since (a daemon beside \`once --send\`) is refused and evaluated again.
+  CREATE TABLE rule_revision (
+    rule     TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL
+  );
+  `,
 ];

@@ -1,0 +1,62 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator, completedValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { avawatch } from '../helpers/cli.js';
+import { writeProject, type TempProject } from '../helpers/harness.js';
+import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const RULE = 'my-validators';
+const period = { nodeId: NODE, txHash: 'CuRrentPeriodTxHashk2iDm8SPW1r8T5nYqFZbd4zA3kGfQw', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
+
+describe('two writers on one state file never send the same event twice', () => {
+  const sims: SimServer[] = [];
+  let slack: SlackReceiver | undefined;
+  let project: TempProject | undefined;
+  let app: App | undefined;
+
+  afterEach(async () => {
+    await app?.stop();
+    await Promise.all(sims.splice(0).map((s) => s.close()));
+    await slack?.close();
+    project?.cleanup();
+  });
+
+  it('once --send, in flight while the daemon commits the same transition, drops its copy and evaluates again', async () => {
+    // The daemon reads one simulator; `once` reads a second one that answers it slowly.
+    const [forDaemon, forOnce] = [await startSim(), await startSim()];
+    sims.push(forDaemon, forOnce);
+    for (const sim of sims) sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+    slack = await startSlackReceiver();
+    project = writeProject({ dataUrl: forDaemon.url, webhookUrl: slack.webhookUrl, nodeIds: [NODE], every: '1s', timeout: '10s' });
+    const onceConfig = project.configFile.replace(/\.yaml$/, '-once.yaml');
+    writeFileSync(onceConfig, readFileSync(project.configFile, 'utf8').replace(forDaemon.url, forOnce.url));
+
+    const loaded = loadConfig(project.configFile, {});
+    app = new App({ loaded, log: createLogger('error', false).log });
+    await app.start();
+    const a = app;
+    await waitUntil(() => a.store.loadStates(RULE)[NODE], 'the baseline');
+
+    // `once` reads the stored state (active), then waits 3 s for its answer (completed).
+    forOnce.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    forOnce.world.faults.push({ status: 200, delayMs: 3_000, trickle: { chunkBytes: 1 << 20, intervalMs: 1 }, pathIncludes: NODE });
+    const once = avawatch(['once', '--send', '--json', '-c', onceConfig], { timeoutMs: 30_000 });
+    await waitUntil(() => forOnce.requests.length > 0, 'once asking the slow simulator');
+    // Meanwhile the daemon sees the same change, commits and sends it.
+    forDaemon.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+    await slack.waitForPosts(1, 5_000);
+
+    const result = await once;
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(slack.posts.map((p) => postText(p)).filter((t) => t.includes('validation active → completed'))).toHaveLength(1);
+    expect(result.stdout).toBe(''); // its copy was dropped; evaluated again, nothing had changed
+    expect(result.stderr).toContain('another process committed this rule meanwhile');
+    expect(a.store.outbox('sent').length + a.store.outbox('pending').length).toBe(1);
+  });
+});
