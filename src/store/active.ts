@@ -1,0 +1,76 @@
+import type Database from 'better-sqlite3';
+
+// Table: active_alerts (each rule's state alerts, pending and firing, with their notification
+// and mute times).
+
+/** A state alert as stored: the condition stays raw JSON for the alerts module to parse. */
+export interface ActiveRow {
+  key: string;
+  /** Escalation level (e.g. the warnBefore threshold crossed); a change notifies again. */
+  tier: string;
+  /** pending: holding, but not yet for `for`; firing: notified. */
+  state: 'pending' | 'firing';
+  /** When the condition started to hold (unix ms). */
+  startedAt: number;
+  /** When the last firing notification went out (unix ms). */
+  notifiedAt: number | null;
+  /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
+  clearedAt: number | null;
+  /** Its last notification was muted (silence or mute window) at this time... */
+  mutedAt: number | null;
+  /** ...for these receivers: each is notified when its own mute ends. */
+  mutedReceivers: string[];
+  /** When each receiver last got a notification of it (unix ms): reminders are per receiver. */
+  notifiedReceivers: Record<string, number>;
+  condition: unknown;
+}
+
+interface RawActive {
+  key: string;
+  tier: string;
+  state: string;
+  started_at: number;
+  notified_at: number | null;
+  cleared_at: number | null;
+  muted_at: number | null;
+  muted_receivers: string;
+  notified_receivers: string;
+  condition: string;
+}
+
+function activeRow(r: RawActive): ActiveRow {
+  return {
+    key: r.key,
+    tier: r.tier,
+    state: r.state === 'pending' ? 'pending' : 'firing',
+    startedAt: r.started_at,
+    notifiedAt: r.notified_at,
+    clearedAt: r.cleared_at,
+    mutedAt: r.muted_at,
+    mutedReceivers: JSON.parse(r.muted_receivers) as string[],
+    notifiedReceivers: JSON.parse(r.notified_receivers) as Record<string, number>,
+    condition: JSON.parse(r.condition) as unknown,
+  };
+}
+
+const COLUMNS = 'key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition';
+
+/** The rule's state alerts (pending and firing) as of its last evaluation. */
+export function loadActive(db: Database.Database, rule: string): ActiveRow[] {
+  return (db.prepare(`SELECT ${COLUMNS} FROM active_alerts WHERE rule = ?`).all(rule) as RawActive[]).map(activeRow);
+}
+
+/** Every state alert firing now (not pending), oldest first. */
+export function firingRows(db: Database.Database): Array<ActiveRow & { rule: string }> {
+  const rows = db.prepare(`SELECT rule, ${COLUMNS} FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`).all() as Array<RawActive & { rule: string }>;
+  return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
+}
+
+/** Within a commit's transaction: the rule's state alerts, replacing the old set. */
+export function writeActive(db: Database.Database, rule: string, active: readonly ActiveRow[]): void {
+  db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
+  const insert = db.prepare(`INSERT INTO active_alerts (rule, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const a of active) {
+    insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.mutedReceivers), JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
+  }
+}

@@ -1,0 +1,177 @@
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { Target } from '../alerts/route.js';
+import type { AlertMessage } from '../notify/types.js';
+import { SEVERITIES } from '../rules/types.js';
+
+// Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
+// and receiver: pending, sent, dead or muted; leased while a sender has it).
+
+export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
+  /** Where to queue it; empty records it without sending. */
+  targets: readonly Target[];
+}
+
+export interface OutboxRow {
+  id: number;
+  receiver: string;
+  attempts: number;
+  createdAt: number;
+  groupKey: string;
+  groupIntervalMs: number;
+  message: AlertMessage;
+}
+
+const record = z.record(z.string(), z.string());
+const alertRow = z.object({
+  alert_id: z.number(),
+  rule: z.string(),
+  kind: z.string(),
+  status: z.enum(['firing', 'resolved', 'event']),
+  severity: z.enum(SEVERITIES),
+  subject: z.string(),
+  summary: z.string(),
+  labels: z.string().transform((s) => record.parse(JSON.parse(s))),
+  details: z.string().transform((s) => record.parse(JSON.parse(s))),
+  created_at: z.number(),
+});
+
+
+/** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
+export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
+  const insertAlert = db.prepare(
+    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertOutbox = db.prepare(
+    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return alerts.map((a) => {
+    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now);
+    const id = Number(lastInsertRowid);
+    for (const t of a.targets) {
+      const { lastInsertRowid: row } = insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs);
+      // Muted: recorded with why, never sent and never lost.
+      if (t.mutedBy) db.prepare(`UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
+    }
+    return id;
+  });
+}
+
+/**
+ * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
+ * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
+ */
+export function claimDue(db: Database.Database, receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
+  // groupWait counts from the group's first pending row; groups inside their groupInterval are skipped.
+  const claim = db.transaction(() => {
+    const ids = db
+      .prepare(
+        `UPDATE outbox SET lease_until = ? WHERE id IN (
+           SELECT id FROM outbox
+            WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
+              AND (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait <= ?
+              AND group_key NOT IN (SELECT value FROM json_each(?))
+            ORDER BY id LIMIT ?)
+         RETURNING id`,
+      )
+      .all(now + leaseMs, receiver, now, now, now, JSON.stringify(skipGroups), limit) as Array<{ id: number }>;
+    return outboxRows(db, ids.map((r) => r.id));
+  });
+  return claim.immediate();
+}
+
+function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
+  const rows = db
+    .prepare(
+      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, a.id AS alert_id, a.rule, a.kind,
+              a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
+         FROM outbox o JOIN alerts a ON a.id = o.alert_id
+        WHERE o.id IN (SELECT value FROM json_each(?))
+        ORDER BY o.id`,
+    )
+    .all(JSON.stringify(ids)) as Array<Record<string, unknown>>;
+  return rows.map((row) => {
+    const a = alertRow.parse(row);
+    return {
+      id: row['id'] as number,
+      receiver: row['receiver'] as string,
+      attempts: row['attempts'] as number,
+      createdAt: row['outbox_created_at'] as number,
+      groupKey: row['group_key'] as string,
+      groupIntervalMs: row['group_interval'] as number,
+      message: {
+        alertId: a.alert_id,
+        rule: a.rule,
+        kind: a.kind,
+        status: a.status,
+        severity: a.severity,
+        subject: a.subject,
+        summary: a.summary,
+        labels: a.labels,
+        details: a.details,
+        at: new Date(a.created_at).toISOString(),
+      },
+    };
+  });
+}
+
+/** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
+export function extendLease(db: Database.Database, ids: readonly number[], until: number): void {
+  const stmt = db.prepare('UPDATE outbox SET lease_until = ? WHERE id = ? AND lease_until < ?');
+  db.transaction(() => {
+    for (const id of ids) stmt.run(until, id, until);
+  })();
+}
+
+/** When the next pending row of a receiver can be claimed, if any. */
+export function nextDue(db: Database.Database, receiver: string, skipGroups: readonly string[] = []): number | undefined {
+  const row = db
+    .prepare(
+      `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
+         FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`,
+    )
+    .get(receiver, JSON.stringify(skipGroups)) as { at: number | null };
+  return row.at ?? undefined;
+}
+
+export function markSent(db: Database.Database, id: number, now: number): void {
+  db
+    .prepare(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, lease_until = 0, updated_at = ? WHERE id = ?`)
+    .run(now, id);
+}
+
+export function markRetry(db: Database.Database, id: number, nextAttemptAt: number, error: string, now: number): void {
+  db
+    .prepare(
+      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
+    )
+    .run(nextAttemptAt, error, now, id);
+}
+
+export function markDead(db: Database.Database, id: number, error: string, now: number): void {
+  db
+    .prepare(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`)
+    .run(error, now, id);
+}
+
+/** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
+export function release(db: Database.Database, id: number): void {
+  db.prepare(`UPDATE outbox SET lease_until = 0 WHERE id = ?`).run(id);
+}
+
+export function pendingCount(db: Database.Database): number {
+  return (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
+}
+
+/** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
+export function listOutbox(db: Database.Database, state?: 'pending' | 'sent' | 'dead' | 'muted'): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; summary: string }> {
+  return db
+    .prepare(
+      `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, a.summary
+         FROM outbox o JOIN alerts a ON a.id = o.alert_id
+        WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`,
+    )
+    .all(state ?? null, state ?? null) as never;
+}
