@@ -1,7 +1,8 @@
 import { linkedSignal } from '../abort.js';
 import { formatDuration } from '../config/duration.js';
 import { requestContext } from '../api/context.js';
-import { advance, conditionSchema, toDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { planNotifications } from '../alerts/receivers.js';
 import { muteReason } from '../alerts/silence.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
@@ -163,44 +164,28 @@ export class Engine {
    * Routes the alerts, records per-receiver mutes and reminders, and commits states, alerts
    * and active alerts in one transaction under `storeRule`.
    */
-  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], active: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
+  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
     const { store } = this.#deps;
     const silences = store.silences(now.getTime());
-    const alerts = active ? [...events, ...this.#unmuted(rule, active, events, silences, now)] : events;
-    const drafts: NewAlert[] = alerts.map((a) => {
-      const labels = { ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity };
-      return {
-        rule: rule.name,
-        kind: a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind,
-        status: a.status,
-        severity: a.severity ?? rule.severity,
-        subject: a.subject,
-        summary: a.summary,
-        labels,
-        details: a.details,
-        targets: this.targets(rule, labels, now, silences).filter((t) => {
-          if (a.onlyReceivers && !a.onlyReceivers.includes(t.receiver)) return false;
-          if (!a.reminder) return true;
-          // A reminder reaches a receiver only when its own repeatInterval has passed.
-          const entry = active?.find((x) => x.key === a.conditionKey);
-          const last = entry?.notifiedReceivers[t.receiver] ?? 0;
-          const every = rule.repeatInterval ?? t.repeatMs;
-          return every > 0 && now.getTime() - last >= every;
-        }),
-      };
+    const { planned, active } = planNotifications({
+      drafts: events,
+      active: lifecycleActive,
+      now: now.getTime(),
+      labelsOf: (a) => ({ ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity }),
+      targetsFor: (labels) => this.targets(rule, labels, now, silences),
+      repeatMs: (t) => rule.repeatInterval ?? t.repeatMs,
     });
-    // A firing state alert remembers which receivers its notification was muted for:
-    // each gets it when its own mute ends.
-    for (const [i, a] of alerts.entries()) {
-      const entry = a.conditionKey === undefined ? undefined : active?.find((x) => x.key === a.conditionKey);
-      if (!entry || a.status !== 'firing') continue;
-      const targets = drafts[i]?.targets ?? [];
-      const muted = targets.filter((t) => t.mutedBy).map((t) => t.receiver);
-      for (const t of targets) if (!t.mutedBy) entry.notifiedReceivers = { ...entry.notifiedReceivers, [t.receiver]: now.getTime() };
-      const stillOwed = a.onlyReceivers ? entry.mutedReceivers.filter((r) => !a.onlyReceivers?.includes(r)) : [];
-      entry.mutedReceivers = [...new Set([...stillOwed, ...muted])];
-      entry.mutedAt = entry.mutedReceivers.length > 0 ? (entry.mutedAt ?? now.getTime()) : null;
-    }
+    const drafts: NewAlert[] = planned.map(({ draft: a, labels, targets }) => ({
+      rule: rule.name,
+      kind: a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind,
+      status: a.status,
+      severity: a.severity ?? rule.severity,
+      subject: a.subject,
+      summary: a.summary,
+      labels,
+      details: a.details,
+      targets,
+    }));
     const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active, expectRevision);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
     const at = now.toISOString();
@@ -284,24 +269,9 @@ export class Engine {
     });
   }
 
-  /** Firing alerts whose last notification was muted and that are no longer muted: notify them now. */
-  #unmuted(rule: LoadedRule, active: readonly ActiveAlert[], already: readonly AlertDraft[], silences: readonly Silence[], now: Date): AlertDraft[] {
-    const out: AlertDraft[] = [];
-    for (const a of active) {
-      if (a.state !== 'firing' || a.mutedReceivers.length === 0 || already.some((d) => d.conditionKey === a.key)) continue;
-      const free = this.targets(rule, a.condition.labels, now, silences)
-        .filter((t) => a.mutedReceivers.includes(t.receiver) && !t.mutedBy)
-        .map((t) => t.receiver);
-      if (free.length === 0) continue;
-      const since = a.mutedAt === null ? '' : `muted since ${new Date(a.mutedAt).toISOString()}; `;
-      out.push({ ...toDraft(a.condition, 'firing', { 'Still firing': `${since}the mute has ended` }), onlyReceivers: free });
-    }
-    return out;
-  }
-
   #lifecycleOptions(rule: LoadedRule): LifecycleOptions {
     // A kind with its own `for` (metric-threshold's series window) already waits in the series.
-    const ownFor = 'for' in ruleKind(rule.kind).spec.shape;
+    const ownFor = ruleKind(rule.kind).ownsFor === true;
     return {
       forMs: ownFor ? 0 : (rule.for ?? 0),
       keepFiringForMs: rule.keepFiringFor ?? 0,

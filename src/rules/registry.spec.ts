@@ -24,5 +24,10 @@ describe('rule kind registry', () => {
       expect(tests.some((t) => t.includes(`rule: ${name}`)), `a rule test expecting an alert of ${name}`).toBe(true);
       expect(docs).toContain(`## \`${kind}\``);
     });
+
+    it(`${kind}: says whether it reads \`for\` itself`, () => {
+      const k = ruleKinds[kind as keyof typeof ruleKinds] as { spec: { shape: object }; ownsFor?: boolean };
+      expect(k.ownsFor === true, 'a kind whose keys include `for` reads it itself: set ownsFor').toBe('for' in k.spec.shape);
+    });
   }
 });

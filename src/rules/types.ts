@@ -94,6 +94,11 @@ export interface RuleKind<Spec, Obs, S> {
   kind: string;
   /** The kind's own keys (the common ones are added by the config loader). */
   spec: z.ZodObject;
+  /**
+   * The kind reads the rule's `for` itself (metric-threshold: a window of the series), so the
+   * lifecycle does not wait it out a second time.
+   */
+  ownsFor?: boolean;
   /** Parses one entity's state as stored in SQLite. */
   state: z.ZodType<S>;
   gauges: readonly GaugeDef[];

@@ -2,7 +2,7 @@ import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { chunk, FILTER_BATCH } from '../../api/data-api.js';
 import { avaxText, navax, navaxToAvax } from '../../amount.js';
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
@@ -186,7 +186,7 @@ function ending(tx: string, st: DelegationState, nowS: number, s: Spec): Conditi
     key: tx,
     subject: tx,
     tier: formatDuration(tier),
-    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends in ${formatDuration(Math.max(60, left - (left % 60)) * 1000)} (${isoSeconds(st.endTimestamp)})`,
+    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends in ${formatElapsed(left * 1000)} (${isoSeconds(st.endTimestamp)})`,
     resolvedSummary: `Delegation ${tx} to ${st.nodeId} is no longer ending soon (ended or extended)`,
     labels: { ...labelsOf(tx, st, s), threshold: formatDuration(tier) },
     details: facts(tx, st),

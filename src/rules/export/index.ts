@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { Operation } from '../../api/schemas.js';
-import { formatDuration, parseDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed, parseDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
 import { spec, state, type Spec, type State } from './schema.js';
@@ -97,7 +97,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
       conditions.push({
         key: KEY,
         subject: next.operationId ?? '',
-        summary: `Export ${next.operationId} has been running for ${formatDuration(Math.floor((nowS - next.startedAt) / 60) * 60_000)}, past its ${formatDuration(s.timeout)} timeout`,
+        summary: `Export ${next.operationId} has been running for ${formatElapsed((nowS - next.startedAt) * 1000)}, past its ${formatDuration(s.timeout)} timeout`,
         resolvedSummary: `Export ${next.operationId} is no longer running past its timeout`,
         labels: { operation: next.operationId ?? '' },
         details: { Operation: next.operationId ?? '', Started: isoSeconds(next.startedAt), Timeout: formatDuration(s.timeout) },

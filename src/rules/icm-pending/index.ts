@@ -1,6 +1,6 @@
 import type { IcmMessage } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../validator-status/index.js';
@@ -102,7 +102,7 @@ function condition(id: string, st: State, nowS: number, s: Spec): Condition | un
   if (pending && age * 1000 <= s.olderThan) return undefined;
   const where = `ICM message ${id} from ${st.address} to chain ${st.destination}`;
   const summary = pending
-    ? `${where} has been pending for ${formatDuration(Math.max(0, Math.floor(age / 60)) * 60_000)} (sent ${isoSeconds(st.sourceTimestamp)})`
+    ? `${where} has been pending for ${formatElapsed(age * 1000)} (sent ${isoSeconds(st.sourceTimestamp)})`
     : `${where} is "${st.status}" (a status other than delivered; sent ${isoSeconds(st.sourceTimestamp)})`;
   const resolvedSummary = st.expired
     ? `ICM message ${id} from ${st.address} is no longer tracked: still "${st.status}" after maxAge ${formatDuration(s.maxAge)}, and past the pages read`

@@ -1,7 +1,7 @@
 import type { L1Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
@@ -196,7 +196,7 @@ function checks(id: string, st: State, s: Spec): Condition[] {
     out.push({
       key: `${id}/runway`,
       subject: id,
-      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatDuration(Math.max(60, runway - (runway % 60)) * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
+      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatElapsed(runway * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
       resolvedSummary: `L1 validator ${id} (${st.nodeId}) no longer runs out within ${formatDuration(s.minRunway)} (topped up, or no longer active)`,
       labels: { ...labelsOf(id, st, s), check: 'runway' },
       details: { ...details, Burn: perDay, Runway: formatDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },

@@ -11,6 +11,7 @@ const NOMINAL_SECONDS: Record<TimeInterval, number> = { hour: 3600, day: 86_400,
 export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
   kind: 'metric-threshold',
   spec: spec as unknown as RuleKind<Spec, MetricPoint[], State>['spec'],
+  ownsFor: true,
   state,
   gauges: [
     {

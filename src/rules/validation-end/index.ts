@@ -1,4 +1,4 @@
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { currentPeriod, isoSeconds, keepFailed, observeValidators, subnetText, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
@@ -66,8 +66,8 @@ function ending(node: string, p: Period, nowS: number, s: Spec): Condition | und
   const when = isoSeconds(p.endTimestamp);
   const summary =
     left <= 0
-      ? `${node} validation ended ${formatDuration(Math.floor(-left / 60) * 60_000) || 'just now'} ago (${when}) and no new period has started`
-      : `${node} validation ends in ${formatDuration(Math.max(60, Math.floor(left / 60) * 60) * 1000)} (${when})`;
+      ? `${node} validation ended ${formatElapsed(-left * 1000)} ago (${when}) and no new period has started`
+      : `${node} validation ends in ${formatElapsed(left * 1000)} (${when})`;
   return {
     key: node,
     subject: node,

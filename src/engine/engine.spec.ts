@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { DataApi } from '../api/data-api.js';
+import type { MetricsApi } from '../api/metrics-api.js';
+import type { Validator } from '../api/schemas.js';
+import type { LoadedRule } from '../config/load.js';
+import { createMetrics } from '../metrics/registry.js';
+import { PRIMARY_NETWORK } from '../rules/validator-status/schema.js';
+import { Store } from '../store/index.js';
+import { Engine } from './engine.js';
+import { FailureCounts } from './failing.js';
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const period = (nodeId: string, validationStatus: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus, startTimestamp: 1, endTimestamp: 2 });
+const rule = {
+  name: 'r',
+  kind: 'validator-status',
+  severity: 'critical',
+  spec: { network: 'mainnet', nodeIds: [A, B], subnetId: PRIMARY_NETWORK },
+  file: 'rules.yaml',
+  line: 1,
+  col: 1,
+  locate: () => ({ file: 'rules.yaml', line: 1, col: 1, path: [], message: '' }),
+} as unknown as LoadedRule;
+
+/** An engine over an in-memory store, with a fake Data API answering `world` per node (an Error: that lookup fails). */
+function setup(world: Record<string, string | Error>) {
+  const store = Store.open(':memory:');
+  const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
+  const data = {
+    validatorPeriods: async (_net: string, node: string) => {
+      const status = world[node];
+      if (status instanceof Error) throw status;
+      return status === undefined ? 'not-found' : [period(node, status)];
+    },
+  } as unknown as DataApi;
+  const logs: string[] = [];
+  const log = { warn: (_o: unknown, m: string) => logs.push(m), info: (_o: unknown, m: string) => logs.push(m), error: (_o: unknown, m: string) => logs.push(m) };
+  const engine = new Engine({
+    store,
+    data,
+    metricsApi: {} as MetricsApi,
+    metrics,
+    log: log as never,
+    targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
+    repeatIntervalMs: 0,
+    timeIntervals: [],
+    failures: new FailureCounts(),
+    failingAfter: 2,
+    failingSeverity: 'warning',
+    redact: (t) => t,
+  });
+  return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
+}
+
+describe('engine: fetch → evaluate → commit', () => {
+  it('commits the baseline silently, then one alert per change, queued for its receiver', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run } = setup(world);
+    expect(await run()).toEqual([]);
+    world[A] = 'completed';
+    const [alert, ...rest] = await run();
+    expect(rest).toEqual([]);
+    expect(alert?.summary).toBe(`${A} validation active → completed`);
+    expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['slack']);
+  });
+
+  it('a failed lookup keeps that node as it was; rule-failing names it after failingAfter, and resolves when it answers', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run, logs } = setup(world);
+    await run();
+    world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
+    world[B] = 'completed';
+    expect((await run()).map((a) => a.summary)).toEqual([`${B} validation active → completed`]);
+    expect(logs).toContain(`lookups failed for 1 entity (${A}); their state is kept, the rest was evaluated`);
+    await run();
+    expect(store.activeAlerts().map((a) => `${a.rule} ${a.key}`)).toEqual([`!rule-failing:r entity:${A}`]);
+    expect(store.loadStates('r')[A]).toEqual({ period: { txHash: `tx-${A}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
+    world[A] = 'active';
+    await run();
+    expect(store.activeAlerts()).toEqual([]);
+  });
+
+  it('a failure of every lookup fails the evaluation and changes nothing', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run } = setup(world);
+    await run();
+    const before = store.loadStates('r');
+    world[A] = world[B] = new Error('network error (ECONNREFUSED)');
+    await expect(run()).rejects.toThrow('ECONNREFUSED');
+    expect(store.loadStates('r')).toEqual(before);
+  });
+});
