@@ -1,3 +1,4 @@
+import { PRIMARY_NETWORK } from '../src/rules/fields.js';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { createMetrics } from '../src/metrics/registry.js';
@@ -28,7 +29,7 @@ export async function metricsBench(): Promise<BenchResult> {
     for (let i = r * (nodes / rules); i < (r + 1) * (nodes / rules); i++) {
       states[nodeId(i)] = { period: { txHash: `tx${i}`, status: 'active', startTimestamp: nowS - 86_400, endTimestamp: nowS + 86_400 * 200 }, missing: false };
     }
-    const spec = { network: 'mainnet' as const, nodeIds: Object.keys(states) };
+    const spec = { network: 'mainnet' as const, nodeIds: Object.keys(states), subnetId: PRIMARY_NETWORK };
     for (const s of validatorStatus.samples(spec, states, new Date())) samples.push({ ...s, labels: { rule: `validators-${r}`, ...s.labels } });
   }
   const byMetric = new Map<string, typeof samples>();

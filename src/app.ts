@@ -93,7 +93,7 @@ export class App {
 
     this.#apis = this.#buildApis(config);
     this.#teardown.push(() => closeAgent(this.#apis.agent));
-    ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config));
+    ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config, opts.loaded.secrets));
     this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
   }
 
@@ -232,7 +232,7 @@ export class App {
     // Build first: whatever can throw does so before anything changes.
     const rebuild = changed('api', 'route', 'receivers', 'timeIntervals', 'health');
     const apis = changed('api') ? this.#buildApis(next.config) : this.#apis;
-    const delivery = changed('receivers', 'delivery') ? this.#buildDelivery(next.config) : undefined;
+    const delivery = changed('receivers', 'delivery') ? this.#buildDelivery(next.config, next.secrets) : undefined;
     const engine = rebuild ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
 
     // Nothing evaluates on the old config past this point: a new engine waits for every
@@ -346,7 +346,7 @@ export class App {
     }
   }
 
-  #buildDelivery(config: Config): { delivery: Delivery; notifiers: Notifier[] } {
+  #buildDelivery(config: Config, secrets: readonly Secret[]): { delivery: Delivery; notifiers: Notifier[] } {
     const notifiers: Notifier[] = [];
     for (const receiver of config.receivers) {
       const c = channel(receiver.type);
@@ -359,6 +359,7 @@ export class App {
       metrics: this.metrics,
       log: this.#opts.log,
       options: { backoffMs: config.delivery.backoff, backoffMaxMs: config.delivery.backoffMax, maxAgeMs: config.delivery.maxAge },
+      redact: (text) => scrub(text, secrets),
       // One clock for the engine and delivery: row ages are measured on the time they were made with.
       ...(now ? { now: () => now().getTime() } : {}),
     });

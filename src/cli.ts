@@ -4,7 +4,7 @@ import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { inShard, parseShard } from './config/shard.js';
-import { estimateBudget } from './api/estimate.js';
+import { estimateBudget } from './commands/estimate.js';
 import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatDuration } from '../config/duration.js';
-import { SEVERITIES, type AlertDraft, type Condition } from '../rules/types.js';
+import { SEVERITIES, type AlertDraft, type Condition } from '../types.js';
 import type { ActiveRow } from '../store/index.js';
 
 const text = z.record(z.string(), z.string());

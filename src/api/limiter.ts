@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity } from '../rules/types.js';
+import { SEVERITIES, type Severity } from '../types.js';
 
 export interface BudgetLimits {
   perMinute: number;

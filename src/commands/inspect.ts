@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { firingAlerts } from '../alerts/view.js';
 import type { LoadedConfig } from '../config/load.js';
+import { scrub } from '../config/secret.js';
 import { channel } from '../notify/registry.js';
 import { DeliveryError, type AlertMessage } from '../notify/types.js';
 import { Store } from '../store/index.js';
@@ -25,7 +26,8 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
 export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): void {
   const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
-    const rows = store.outbox(state);
+    // Errors are scrubbed before they are stored; again here for rows an older version wrote.
+    const rows = store.outbox(state).map((r) => ({ ...r, lastError: r.lastError === null ? null : scrub(r.lastError, loaded.secrets) }));
     if (json) {
       for (const r of rows) console.log(JSON.stringify(r));
       return;
@@ -71,7 +73,7 @@ export async function notifyTestCommand(loaded: LoadedConfig, name: string): Pro
     return true;
   } catch (err) {
     const e = err instanceof DeliveryError ? err : new DeliveryError(String(err), 'error', true);
-    console.error(`${e.message} (${e.retryable ? 'temporary: would be retried' : 'permanent'}, reason ${e.reason})`);
+    console.error(`${scrub(e.message, loaded.secrets)} (${e.retryable ? 'temporary: would be retried' : 'permanent'}, reason ${e.reason})`);
     return false;
   }
 }

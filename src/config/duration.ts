@@ -26,3 +26,12 @@ export function formatDuration(ms: number): string {
   }
   return parts.join('');
 }
+
+/**
+ * How long something has run or has left, for a sentence: whole minutes (rounded down)
+ * from a minute up, whole seconds below one, so 45 s reads "45s", never "0s" or "1m".
+ */
+export function formatElapsed(ms: number): string {
+  const whole = Math.max(0, ms);
+  return formatDuration(whole < 60_000 ? Math.floor(whole / 1_000) * 1_000 : Math.floor(whole / 60_000) * 60_000);
+}

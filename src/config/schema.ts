@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { channels } from '../notify/registry.js';
 import type { ReceiverBase } from '../notify/types.js';
 import { ruleKinds } from '../rules/registry.js';
-import { SEVERITIES } from '../rules/types.js';
+import { SEVERITIES } from '../types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
 import { durationMs, httpUrl, labelName, labels, name, secretString } from './fields.js';
 

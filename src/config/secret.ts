@@ -31,16 +31,97 @@ export class Secret {
   }
 }
 
-/** Replaces every occurrence of a secret's value (and its URL-encoded form) in text. */
+/**
+ * Replaces every occurrence of a secret, or of any distinctive part of it, in text with
+ * <secret>. A token (API key, password) is replaced whole. A URL is replaced whole, and so
+ * are its path and query and each path segment, query value and password in it that could
+ * identify it (see `distinctive`), because a server may quote the path without the host
+ * (`Cannot POST /services/T0…/B0…/…`). Each piece is also matched URL-encoded, JSON-escaped
+ * and HTML-escaped. Longer pieces are replaced first, in one pass.
+ */
 export function scrub(text: string, secrets: readonly Secret[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    const value = secret.reveal();
-    if (value.length < 4) continue;
-    // As written, URL-encoded, and JSON-escaped (how it would sit inside a JSON log line).
-    for (const form of new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])) {
-      out = out.replaceAll(form, REDACTED);
+  const forms = new Set<string>();
+  for (const secret of secrets) for (const form of formsOf(secret)) forms.add(form);
+  if (forms.size === 0) return text;
+  const pattern = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  return text.replace(new RegExp(pattern, 'g'), REDACTED);
+}
+
+// Path segments and query values that are only words say nothing about the secret, and
+// scrubbing them would blank the same word everywhere in the log ("hooks", "alerts", "avawatch").
+const COMMON_WORDS = new Set([
+  'api', 'v1', 'v2', 'v3', 'hooks', 'hook', 'webhook', 'webhooks', 'services', 'service', 'incoming', 'alerts', 'alert',
+  'alertmanager', 'avawatch', 'notify', 'notifications', 'notification', 'receiver', 'receivers', 'events', 'messages',
+  'integrations', 'default', 'prometheus', 'generic', 'json', 'true', 'false',
+]);
+
+/**
+ * A part worth scrubbing on its own: at least 8 characters, not a common word, and not
+ * only a plain word or words (letters in one case, joined by - or _) shorter than 24:
+ * a token has digits, mixed case or other characters, or is long.
+ */
+export function distinctive(part: string): boolean {
+  if (part.length < 8 || COMMON_WORDS.has(part.toLowerCase())) return false;
+  const wordish = /^([a-z]+|[A-Z][a-z]+|[A-Z]+)([-_.]([a-z]+|[A-Z][a-z]+|[A-Z]+))*$/.test(part);
+  return !(wordish && part.length < 24);
+}
+
+const formsCache = new WeakMap<Secret, readonly string[]>();
+
+/** Everything to look for in text for one secret: its pieces, each as written and encoded. */
+function formsOf(secret: Secret): readonly string[] {
+  const cached = formsCache.get(secret);
+  if (cached) return cached;
+  const value = secret.reveal();
+  const pieces = value.length < 4 ? [] : [value, ...urlParts(value)];
+  const forms = new Set<string>();
+  for (const piece of pieces) {
+    for (const form of [piece, safeDecode(piece), encodeURIComponent(piece), encodeURI(piece), JSON.stringify(piece).slice(1, -1), escapeHtml(piece)]) {
+      if (form.length >= 4) forms.add(form);
     }
   }
+  const out = [...forms];
+  formsCache.set(secret, out);
   return out;
+}
+
+/** The parts of a URL that can identify it without its host: path and query, segments, values, password. */
+function urlParts(value: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return [];
+  const parts: string[] = [];
+  const segments = url.pathname.split('/').filter((s) => s !== '');
+  const values = [...url.searchParams.entries()].flatMap(([k, v]) => [k, v]);
+  const pieces = [...segments, ...segments.map(safeDecode), ...values, url.hash.slice(1)].filter(distinctive);
+  if (url.password) pieces.push(url.password, safeDecode(url.password));
+  if (url.username && distinctive(url.username)) pieces.push(url.username);
+  // The path (with its query) only when something in it is distinctive: "/alerts" is not a secret.
+  if (pieces.length > 0) {
+    const path = `${url.pathname}${url.search}`;
+    parts.push(`${path}${url.hash}`, path, url.pathname);
+    if (url.search.length > 1) parts.push(url.search, url.search.slice(1));
+  }
+  parts.push(...pieces.filter((p) => p.length >= 4));
+  return parts.filter((p) => p.length >= 4 && p !== '/');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -17,7 +17,9 @@ export async function startSlackPrinter(print: (line: string) => void): Promise<
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text?: string; blocks?: Array<{ fields?: Array<{ text: string }> }> };
         received++;
-        const fields = (body.blocks ?? []).flatMap((b) => b.fields ?? []).map((f) => f.text.replace('\n', ': ').replaceAll('*', ''));
+        // Fields come in pairs: the name (*Node*), then its value.
+        const texts = (body.blocks ?? []).flatMap((b) => b.fields ?? []).map((f) => f.text);
+        const fields = texts.flatMap((t, i) => (i % 2 === 0 ? [`${t.replace(/^\*(.*)\*$/, '$1')}: ${texts[i + 1] ?? ''}`] : []));
         print(`slack ← ${unescape(body.text ?? '')}\n${fields.map((f) => `         ${unescape(f)}`).join('\n')}`);
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       } catch {

@@ -4,7 +4,7 @@ import type { MetricsApi } from '../api/metrics-api.js';
 import type { Validator } from '../api/schemas.js';
 import type { LoadedRule } from '../config/load.js';
 import { createMetrics } from '../metrics/registry.js';
-import { PRIMARY_NETWORK } from '../rules/validator-status/schema.js';
+import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { Engine } from './engine.js';
 import { FailureCounts } from './failing.js';

@@ -11,9 +11,9 @@ import type { MetricsApi } from '../api/metrics-api.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { AlertMessage } from '../notify/types.js';
+import type { AlertMessage } from '../types.js';
 import { ruleKind } from '../rules/registry.js';
-import type { AlertDraft, Condition, GaugeSample, Severity } from '../rules/types.js';
+import type { AlertDraft, Condition, GaugeSample, Severity } from '../types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 

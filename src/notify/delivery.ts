@@ -18,6 +18,11 @@ export interface DeliveryDeps {
   options: DeliveryOptions;
   now?: () => number;
   random?: () => number;
+  /**
+   * Removes secrets (and any part of one) from an error before it is stored in the outbox
+   * or logged: a backstop to channels never putting an answer's body in their errors.
+   */
+  redact?: (text: string) => string;
 }
 
 /** Rows claimed at once: a storm up to this size goes out as one message per group. */
@@ -46,7 +51,7 @@ export class Delivery {
   #stopped = false;
 
   constructor(deps: DeliveryDeps) {
-    this.#deps = { now: Date.now, random: Math.random, ...deps };
+    this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, ...deps };
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -178,7 +183,8 @@ export class Delivery {
         for (const row of live) store.release(row.id); // shutdown: the rows stay pending for the next start
         return;
       }
-      const error = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
+      const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
+      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
       const at = this.#deps.now();
       if (!error.retryable) {

@@ -28,8 +28,19 @@ export async function postJson(url: string, body: string, o: { prefix: string; t
     attempt.dispose();
   }
   if (res.ok) return;
-  const said = text.replace(/[^\w .,:;()[\]/'"-]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 160);
   const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
   const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after') ?? undefined) : undefined;
-  throw new DeliveryError(`${o.prefix}: HTTP ${res.status}${said ? `: ${said}` : ''}`, `http_${res.status}`, retryable, wait);
+  throw new DeliveryError(`${o.prefix}: HTTP ${res.status}${bodyDetail(text)}`, `http_${res.status}`, retryable, wait);
+}
+
+/**
+ * What an error message may say about a receiver's answer body: a short error code such
+ * as Slack's `channel_not_found` is shown, ` (channel_not_found)`; any other body (a
+ * proxy's page, a framework's `Cannot POST /the/secret/path`) may quote the URL or a
+ * token, so it is never stored or logged: ` (body not shown)`. An empty body: nothing.
+ */
+export function bodyDetail(body: string | undefined): string {
+  const text = (body ?? '').trim();
+  if (text === '') return '';
+  return /^[a-z0-9_]{1,60}$/.test(text) ? ` (${text})` : ' (body not shown)';
 }

@@ -1,21 +1,7 @@
 import type { z } from 'zod';
 import type { Secret } from '../config/secret.js';
-import type { Severity } from '../rules/types.js';
-
-/** An alert as a channel renders it: everything comes from the outbox row. */
-export interface AlertMessage {
-  alertId: number;
-  rule: string;
-  kind: string;
-  status: 'firing' | 'resolved' | 'event';
-  severity: Severity;
-  subject: string;
-  summary: string;
-  labels: Record<string, string>;
-  details: Record<string, string>;
-  /** When the evaluation produced it (ISO 8601). */
-  at: string;
-}
+import type { AlertMessage } from '../types.js';
+export type { AlertMessage } from '../types.js';
 
 /**
  * One failed attempt, classified by the channel. Delivery decides what to do with it.

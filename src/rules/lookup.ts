@@ -1,3 +1,5 @@
+import type { Evaluation } from './types.js';
+
 /** One entity's lookup that failed: the reason, as text. Its state is kept and it alerts on nothing. */
 export interface Failed {
   failed: string;
@@ -45,4 +47,10 @@ export async function attempt<T>(signal: AbortSignal, lookup: () => Promise<T>, 
     onError?.(error);
     return { failed: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** A failed entity keeps the state it had (none, before its baseline) and is named in `failed`. */
+export function keepFailed<S>(result: Evaluation<S>, entity: string, before: S | undefined, why: string): void {
+  if (before !== undefined) result.states[entity] = before;
+  (result.failed ??= {})[entity] = why;
 }

@@ -2,51 +2,9 @@ import type { z } from 'zod';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { ApiCall } from '../api/catalog.js';
+import type { AlertDraft, Condition, GaugeDef, GaugeSample } from '../types.js';
 
-export const SEVERITIES = ['info', 'warning', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-/**
- * What an evaluation says happened. `event` is delivered once; `firing` and `resolved`
- * describe a condition that holds for a while (their lifecycle lives in alerts/).
- */
-export interface AlertDraft {
-  status: 'firing' | 'resolved' | 'event';
-  /** Overrides the rule's severity (e.g. a warning about a misconfigured node). */
-  severity?: Severity;
-  /** The entity the alert is about: a NodeID, a message id, an operation id. */
-  subject: string;
-  /** One line a person reads first. Chain text in it is escaped by each channel. */
-  summary: string;
-  labels: Record<string, string>;
-  /** Named facts shown under the summary, in order. */
-  details: Record<string, string>;
-  /** Set by the alerts module on state alert notifications: the condition's key. */
-  conditionKey?: string;
-  /** Only to these receivers (a notification owed to receivers whose mute has ended). */
-  onlyReceivers?: string[];
-  /** A reminder: each receiver gets it only when its own repeatInterval has passed. */
-  reminder?: boolean;
-}
-
-/**
- * Something that holds right now and should be firing while it does (a validation ending
- * soon, a balance too low). The alerts module turns changes in the set into firing and
- * resolved notifications.
- */
-export interface Condition {
-  /** Stable within the rule: the same condition at the next evaluation has the same key. */
-  key: string;
-  subject: string;
-  severity?: Severity;
-  summary: string;
-  /** Said when it stops holding; default `resolved: <summary>`. */
-  resolvedSummary?: string;
-  labels: Record<string, string>;
-  details: Record<string, string>;
-  /** Escalation level: a change re-notifies (e.g. `3d` after `14d`). */
-  tier?: string;
-}
+export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type Severity } from '../types.js';
 
 export interface Evaluation<S> {
   /** The complete new state of every entity the rule tracks; entities left out are dropped. */
@@ -70,19 +28,6 @@ export interface ObserveContext {
   now: Date;
   /** The states committed by the last evaluation (what the rule is tracking). */
   previous: Readonly<Record<string, unknown>>;
-}
-
-/** One gauge sample derived from committed state. */
-export interface GaugeSample {
-  metric: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-export interface GaugeDef {
-  name: string;
-  help: string;
-  labelNames: readonly string[];
 }
 
 /**

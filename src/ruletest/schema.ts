@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { labels } from '../config/fields.js';
 import { worldChange } from '../sim/scenario.js';
-import { SEVERITIES } from '../rules/types.js';
+import { SEVERITIES } from '../types.js';
 
 const offset = z.union([z.string(), z.number()]).transform(String);
 

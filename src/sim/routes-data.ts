@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Network } from '../api/data-api.js';
-import { NETWORKS } from '../rules/validator-status/schema.js';
+import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
 
 const network = z.enum(NETWORKS);

@@ -5,7 +5,7 @@ import { parseDuration } from '../config/duration.js';
 import { issuesToProblems } from '../config/issues.js';
 import { ConfigError } from '../config/load.js';
 import { YamlSource } from '../config/source.js';
-import { NETWORKS } from '../rules/validator-status/schema.js';
+import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import type { World } from './world.js';
 

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Target } from '../alerts/route.js';
-import type { AlertMessage } from '../notify/types.js';
-import { SEVERITIES } from '../rules/types.js';
+import type { AlertMessage } from '../types.js';
+import { SEVERITIES } from '../types.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).

@@ -123,3 +123,11 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
 export function postText(post: SlackPost): string {
   return JSON.stringify(post.body);
 }
+
+/** A post's facts as a reader sees them: each field name (`*Node*`) with the value beside it, as sent (escaped). */
+export function postFacts(post: SlackPost): Record<string, string> {
+  const texts = post.body.blocks.flatMap((b) => (b['fields'] as Array<{ text: string }> | undefined) ?? []).map((f) => f.text);
+  const facts: Record<string, string> = {};
+  for (let i = 0; i + 1 < texts.length; i += 2) facts[texts[i]!.replace(/^\*(.*)\*$/, '$1')] = texts[i + 1]!;
+  return facts;
+}

@@ -6,7 +6,7 @@ import { App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startSim } from '../../src/sim/server.js';
-import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
+import { postFacts, postText, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 import { secretsScenario } from './secrets-scenario.js';
 
@@ -80,7 +80,7 @@ ruleFiles: [rules.yaml]
     await smtp.waitFor(hostile.length, 15_000);
 
     const slackText = slack.posts.map(postText).join('\n');
-    expect(slackText).toContain('*Reward token*\\n&lt;!channel&gt; (&lt;!channel&gt;)');
+    expect(slack.posts.map((p) => postFacts(p)['Reward token'])).toContainEqual('&lt;!channel&gt; (&lt;!channel&gt;)');
     expect(slackText).toContain('&lt;http://evil|x&gt;');
     expect(slackText).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     for (const raw of ['<!channel>', '<http://evil|x>', '<http://evil', '<script>']) expect(slackText).not.toContain(raw);

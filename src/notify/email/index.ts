@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { z } from 'zod';
 import { durationMs, port, secretString } from '../../config/fields.js';
-import type { Secret } from '../../config/secret.js';
+import { distinctive, type Secret } from '../../config/secret.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { emailMessage } from './message.js';
 
@@ -90,8 +90,14 @@ function classify(name: string, err: unknown): DeliveryError {
   const prefix = `email receiver "${name}"`;
   if (typeof e.responseCode === 'number') {
     const code = e.responseCode;
-    // The server's reply text, without anything that could be a credential echo.
-    const said = (e.response ?? '').replace(/[^\w .,:;()[\]/-]/g, '').slice(0, 120);
+    // The server's reply text (SMTP replies are meant to be read), limited to plain words:
+    // anything that looks like a token (a credential or an address echoed back) is left out.
+    const said = (e.response ?? '')
+      .replace(/[^\w .,:;()[\]/-]/g, '')
+      .split(/\s+/)
+      .map((word) => (distinctive(word.replace(/^[.,:;()[\]]+|[.,:;()[\]]+$/g, '')) ? '…' : word))
+      .join(' ')
+      .slice(0, 120);
     return new DeliveryError(`${prefix}: SMTP ${code} ${said}`.trim(), `smtp_${code}`, code >= 400 && code < 500);
   }
   if (e.code === 'ETIMEDOUT') return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);

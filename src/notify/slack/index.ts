@@ -4,6 +4,7 @@ import { durationMs, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
 import { linkedSignal } from '../../abort.js';
 import { parseRetryAfter } from '../../api/http.js';
+import { bodyDetail } from '../post-json.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackGroupMessage, slackMessage } from './message.js';
 
@@ -79,8 +80,7 @@ function classify(name: string, err: unknown, retryAfter: string | null): Delive
     const status = e.statusCode;
     // Slack answers a short error code such as channel_not_found. Anything else (a proxy's
     // page, a body echoing the request) may carry the webhook URL: not shown.
-    const body = (e.body ?? '').trim();
-    const detail = /^[a-z0-9_]{1,60}$/.test(body) ? ` (${body})` : body ? ' (body not shown)' : '';
+    const detail = bodyDetail(e.body);
     const permanent = PERMANENT.get(status);
     if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
     const retryable = status === 429 || status === 408 || status >= 500;

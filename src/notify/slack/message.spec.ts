@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertMessage } from '../types.js';
-import { escapeSlack, slackMessage } from './message.js';
+import { escapeSlack, slackGroupMessage, slackMessage, type SlackPayload } from './message.js';
 
 const alert: AlertMessage = {
   alertId: 1,
@@ -15,34 +15,115 @@ const alert: AlertMessage = {
   at: '2026-01-01T00:00:05.000Z',
 };
 
+const name = (text: string) => ({ type: 'mrkdwn', text: `*${text}*`, verbatim: true });
+const value = (text: string) => ({ type: 'plain_text', text, emoji: false });
+
+/** Every text object in a payload, with where it sits. */
+function textObjects(payload: SlackPayload): Array<{ where: string; type: string; text: string; emoji?: boolean; verbatim?: boolean }> {
+  const out: Array<{ where: string; type: string; text: string; emoji?: boolean; verbatim?: boolean }> = [];
+  payload.blocks.forEach((block, i) => {
+    const objects = 'fields' in block ? block.fields : 'elements' in block ? block.elements : [block.text];
+    objects.forEach((o, j) => out.push({ where: `${block.type} ${i}${'fields' in block ? ` field ${j}` : ''}`, ...o }));
+  });
+  return out;
+}
+
+// Chain text (a token name, a service's error) that would format a Slack message if it were markup.
+const HOSTILE = '*bold* _x_ `code` :rotating_light: <!channel> @channel #general https://evil.example line\nbreak';
+const HOSTILE_SHOWN = '*bold* _x_ `code` :rotating_light: &lt;!channel&gt; @channel #general https://evil.example line break';
+const MARKUP = ['*bold*', '_x_', '`code`', ':rotating_light:', '<!channel>', '@channel', '#general', 'https://evil.example'];
+const LONG_ERROR = `data API GET /v1/networks/mainnet/validators: HTTP 500: ${'the service said <nothing> & more '.repeat(200)}`.slice(0, 5_000);
+
 describe('Slack message', () => {
   it('says severity, rule, node, what changed and when', () => {
     expect(slackMessage(alert)).toEqual({
       text: '[EVENT CRITICAL] my-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed',
+      unfurl_links: false,
+      unfurl_media: false,
       blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: ':red_circle: *EVENT CRITICAL* · NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed' } },
+        { type: 'header', text: value('🔴 EVENT CRITICAL · NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed') },
         {
           type: 'section',
           fields: [
-            { type: 'mrkdwn', text: '*Rule*\nmy-validators' },
-            { type: 'mrkdwn', text: '*Severity*\ncritical' },
-            { type: 'mrkdwn', text: '*Node*\nNodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' },
-            { type: 'mrkdwn', text: '*Change*\nactive → completed' },
-            { type: 'mrkdwn', text: '*Period ended*\n2024-11-13T22:13:20Z' },
+            name('Rule'),
+            value('my-validators'),
+            name('Severity'),
+            value('critical'),
+            name('Node'),
+            value('NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg'),
+            name('Change'),
+            value('active → completed'),
+            name('Period ended'),
+            value('2024-11-13T22:13:20Z'),
           ],
         },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: 'avawatch · validator-status · <!date^1767225605^{date_short_pretty} {time_secs}|2026-01-01T00:00:05.000Z>' }] },
+        { type: 'context', elements: [{ type: 'mrkdwn', verbatim: true, text: 'avawatch · validator-status · <!date^1767225605^{date_short_pretty} {time_secs}|2026-01-01T00:00:05.000Z>' }] },
       ],
     });
   });
 
-  it('makes hostile chain text inert: no mention, no link, no markup', () => {
-    const hostile = '<!channel> <http://evil.example|click> & <script>';
-    const msg = JSON.stringify(slackMessage({ ...alert, summary: hostile, details: { Status: hostile } }));
-    expect(msg).not.toContain('<!channel>');
-    expect(msg).not.toContain('<http://evil');
-    expect(msg).not.toContain('<script>');
-    expect(msg).toContain('&lt;!channel&gt; &lt;http://evil.example|click&gt; &amp; &lt;script&gt;');
+  it('makes hostile chain text inert: plain text, escaped, on one line; no mention, link, markup or :emoji:', () => {
+    const payload = slackMessage({ ...alert, summary: HOSTILE, details: { 'Reward token': HOSTILE, Code: '' } });
+    const objects = textObjects(payload);
+    // Markup only where avawatch wrote all of it, and even there no auto-linking.
+    for (const o of objects.filter((t) => t.type === 'mrkdwn')) {
+      expect(MARKUP.filter((m) => o.text.includes(m)), o.where).toEqual([]);
+      expect(o.verbatim, o.where).toBe(true);
+    }
+    for (const o of objects.filter((t) => t.type === 'plain_text')) expect(o.emoji, o.where).toBe(false);
+    // The chain text is shown, as text, in the header, as the token's value and in the notification text.
+    expect(payload.blocks[0]).toEqual({ type: 'header', text: value(`🔴 EVENT CRITICAL · ${HOSTILE_SHOWN}`) });
+    expect(objects).toContainEqual({ where: 'section 1 field 5', ...value(HOSTILE_SHOWN) });
+    expect(payload.text).toBe(`[EVENT CRITICAL] my-validators: ${HOSTILE_SHOWN}`);
+    // No line break anywhere but between a group's lines: a token name cannot add a fake field.
+    expect(objects.filter((o) => o.text.includes('\n')).map((o) => o.where)).toEqual([]);
+    expect(JSON.stringify(payload)).not.toContain('<!channel>');
+    // Slack refuses an empty text object: an empty value shows as a dash.
+    expect(objects).toContainEqual({ where: 'section 1 field 7', ...value('–') });
+    expect(payload).toMatchObject({ unfurl_links: false, unfurl_media: false });
+  });
+
+  it('keeps every text within Slack\'s limits, with a visible ellipsis, when the service sends a 5,000-character error', () => {
+    const summary = `rule "my-validators" is blind: its last 3 evaluations failed (${LONG_ERROR})`;
+    const payload = slackMessage({ ...alert, summary, details: { Error: LONG_ERROR, 'Failing since': '2026-01-01T00:00:00.000Z' } });
+    for (const o of textObjects(payload)) expect(o.text.length, o.where).toBeLessThanOrEqual(o.where.startsWith('header') ? 150 : o.where.includes('field') ? 2000 : 3000);
+    const [header, full, facts] = payload.blocks;
+    expect(header).toMatchObject({ type: 'header', text: { type: 'plain_text' } });
+    const headerText = (header as { text: { text: string } }).text.text;
+    expect(headerText.length).toBeLessThanOrEqual(150);
+    expect(headerText).toMatch(/^🔴 EVENT CRITICAL · rule "my-validators" is blind: .*…$/);
+    // The header cannot hold the summary: it follows in full, as far as a section allows.
+    const fullText = (full as { text: { type: string; text: string } }).text;
+    expect(fullText.type).toBe('plain_text');
+    expect(fullText.text.length).toBe(3000);
+    expect(fullText.text).toMatch(/^rule "my-validators" is blind: its last 3 evaluations failed \(data API GET .*the service said &lt;nothing&gt; &amp; more .*…$/);
+    expect(fullText.text).not.toMatch(/&[a-z]*…$/); // never half an entity
+    const error = (facts as { fields: Array<{ text: string }> }).fields[5]!.text;
+    expect(error.length).toBeLessThanOrEqual(2000);
+    expect(error).toMatch(/^data API GET .*…$/);
+    expect(payload.text.length).toBeLessThanOrEqual(3000);
+    expect(payload.text.endsWith('…')).toBe(true);
+  });
+
+  it('a group lists each alert on one inert line, within the limits', () => {
+    const alerts = Array.from({ length: 12 }, (_, i) => ({ ...alert, alertId: i, summary: i === 0 ? `${HOSTILE} ${LONG_ERROR}` : `${HOSTILE} ${i}` }));
+    const payload = slackGroupMessage(alerts);
+    const objects = textObjects(payload);
+    for (const o of objects.filter((t) => t.type === 'mrkdwn')) {
+      expect(MARKUP.filter((m) => o.text.includes(m)), o.where).toEqual([]);
+      expect(o.verbatim, o.where).toBe(true);
+    }
+    expect(payload.blocks[0]).toEqual({ type: 'header', text: value('🔴 12 alerts · my-validators') });
+    const list = objects.find((o) => o.where === 'section 1')!;
+    expect(list).toMatchObject({ type: 'plain_text', emoji: false });
+    const lines = list.text.split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toMatch(/^• EVENT CRITICAL: \*bold\* _x_ `code` :rotating_light: &lt;!channel&gt; @channel #general https:\/\/evil\.example line break data API .*…$/);
+    expect(lines[1]).toBe(`• EVENT CRITICAL: ${HOSTILE_SHOWN} 1`);
+    expect(lines[10]).toBe('…and 2 more');
+    expect(list.text.length).toBeLessThanOrEqual(3000);
+    expect(payload.text).not.toContain('\n');
+    expect(payload.text.length).toBeLessThanOrEqual(3000);
   });
 
   it('escapes &, < and >', () => {

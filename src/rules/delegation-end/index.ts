@@ -5,7 +5,7 @@ import { avaxText, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
-import { isoSeconds } from '../validator-status/index.js';
+import { isoSeconds } from '../format.js';
 import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
 
 export interface Observation {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/fields.js';
-import { network, nodeId } from '../validator-status/schema.js';
+import { network, nodeId } from '../fields.js';
 
 // P-chain addresses come back bare (avax1…); filters may carry P-/X-: compare them bare.
 const address = z

@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors.js';
 import type { Operation } from '../../api/schemas.js';
 import { formatDuration, formatElapsed, parseDuration } from '../../config/duration.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
-import { isoSeconds } from '../validator-status/index.js';
+import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 export interface Observation {

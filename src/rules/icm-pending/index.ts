@@ -3,7 +3,7 @@ import { apiCall } from '../../api/catalog.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
-import { isoSeconds } from '../validator-status/index.js';
+import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 export interface Observation {

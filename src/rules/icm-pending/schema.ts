@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/fields.js';
-import { network } from '../validator-status/schema.js';
+import { network } from '../fields.js';
 
 const evmAddress = z
   .string()

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { avaxAmount, durationMs } from '../../config/fields.js';
-import { network, nodeId } from '../validator-status/schema.js';
+import { network, nodeId } from '../fields.js';
 
 export const spec = z
   .strictObject({

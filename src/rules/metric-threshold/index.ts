@@ -3,7 +3,7 @@ import { apiCall } from '../../api/catalog.js';
 import type { MetricPoint } from '../../api/schemas.js';
 import { formatDuration } from '../../config/duration.js';
 import type { Condition, RuleKind } from '../types.js';
-import { isoSeconds } from '../validator-status/index.js';
+import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 const NOMINAL_SECONDS: Record<TimeInterval, number> = { hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 };

@@ -1,8 +1,9 @@
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
-import { currentPeriod, isoSeconds, keepFailed, observeValidators, subnetText, toPeriod, validatorLookups, type Observation } from '../validator-status/index.js';
-import type { Period } from '../validator-status/schema.js';
+import { isoSeconds } from '../format.js';
+import { keepFailed } from '../lookup.js';
+import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {

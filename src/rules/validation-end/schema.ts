@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/fields.js';
-import { network, nodeIds, period, subnetId } from '../validator-status/schema.js';
+import { network, nodeIds, subnetId } from '../fields.js';
+import { period } from '../validators.js';
 
 export const spec = z.strictObject({
   network,

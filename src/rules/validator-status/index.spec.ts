@@ -4,8 +4,10 @@ import { validator } from '../../api/schemas.js';
 import { validatorSample, type SampleStatus } from '../../sim/samples.js';
 import { validationEnd } from '../validation-end/index.js';
 import { spec as validationEndSpec } from '../validation-end/schema.js';
-import { observeValidators, validatorStatus, type Observation } from './index.js';
-import { PRIMARY_NETWORK, type Spec, type State } from './schema.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import { observeValidators, type Observation } from '../validators.js';
+import { validatorStatus } from './index.js';
+import type { Spec, State } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const spec: Spec = { network: 'mainnet', nodeIds: [NODE], subnetId: PRIMARY_NETWORK };

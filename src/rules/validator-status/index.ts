@@ -1,13 +1,8 @@
-import type { Validator } from '../../api/schemas.js';
-import { apiCall } from '../../api/catalog.js';
-import { isFailed, lookupEach, type Outcome } from '../lookup.js';
-import type { AlertDraft, Cost, Evaluation, GaugeSample, ObserveContext, RuleKind } from '../types.js';
-import { PRIMARY_NETWORK, spec, state, type Period, type Spec, type State } from './schema.js';
-
-/** NodeID → every period the service lists for it, `not-found` (404), or why its lookup failed. */
-export type Observation = Record<string, Outcome<Validator[] | 'not-found'>>;
-
-const LOOKUP_CONCURRENCY = 4;
+import { isoSeconds } from '../format.js';
+import { isFailed, keepFailed } from '../lookup.js';
+import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
+import { spec, state, type Spec, type State } from './schema.js';
 
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',
@@ -86,47 +81,6 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   cost: (s) => validatorLookups(s),
 };
 
-/** One lookup per node (shared with validation-end rules watching the same nodes). */
-export function validatorLookups(s: { network: string; nodeIds: string[] }): Cost {
-  return { calls: s.nodeIds.map((id) => apiCall('GET', `/v1/networks/${s.network}/validators/${id}`)) };
-}
-
-/**
- * Every listed node's validation periods on the rule's subnet (the primary network unless
- * it names one): one call per node; a node whose lookup fails fails alone.
- */
-export async function observeValidators(s: Pick<Spec, 'network' | 'nodeIds' | 'subnetId'>, { data, signal }: ObserveContext): Promise<Observation> {
-  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, async (id) => {
-    const periods = await data.validatorPeriods(s.network, id, signal);
-    return periods === 'not-found' ? periods : periods.filter((p) => p.subnetId === s.subnetId);
-  });
-  return Object.fromEntries(results);
-}
-
-/** Said only when a rule reads another subnet than the primary network. */
-export function subnetText(s: Pick<Spec, 'subnetId'>): string {
-  return s.subnetId === PRIMARY_NETWORK ? '' : ` subnet ${s.subnetId}`;
-}
-
-/** A failed entity keeps the state it had (none, before its baseline) and is named in `failed`. */
-export function keepFailed<S>(result: Evaluation<S>, entity: string, before: S | undefined, why: string): void {
-  if (before !== undefined) result.states[entity] = before;
-  (result.failed ??= {})[entity] = why;
-}
-
-/** The active period if there is one, else the one that started last. */
-export function currentPeriod(periods: readonly Validator[]): Validator {
-  const byStart = [...periods].sort((a, b) => b.startTimestamp - a.startTimestamp);
-  const active = byStart.find((p) => p.validationStatus === 'active');
-  const chosen = active ?? byStart[0];
-  if (!chosen) throw new Error('currentPeriod needs at least one period');
-  return chosen;
-}
-
-export function toPeriod(v: Validator): Period {
-  return { txHash: v.txHash, status: v.validationStatus, startTimestamp: v.startTimestamp, endTimestamp: v.endTimestamp };
-}
-
 type Change = 'status' | 'new-period' | 'listed';
 
 function describeChange(before: Period | null, after: Period): Change | undefined {
@@ -178,8 +132,3 @@ function notListed(node: string, s: Spec, last: Period | null): AlertDraft {
   };
 }
 
-/** An ISO time for a timestamp the service sent; one outside Date's range is shown as it came. */
-export function isoSeconds(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return Number.isNaN(date.getTime()) ? `${seconds} (not a valid time)` : date.toISOString().replace('.000Z', 'Z');
-}

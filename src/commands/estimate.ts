@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
-import type { BudgetLimits } from './limiter.js';
+import type { BudgetLimits } from '../api/limiter.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedRule } from '../config/load.js';
 import { estimateBudget, ticksPerDay } from './estimate.js';
-import { TIERS } from './limiter.js';
+import { TIERS } from '../api/limiter.js';
 
 const limits = { data: TIERS.unauthenticated, metrics: { perMinute: 8_000, perDay: 1_200_000 } };
 const nodes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `NodeID-${from + i}`);
