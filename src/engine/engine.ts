@@ -1,5 +1,5 @@
 import { linkedSignal } from '../abort.js';
-import { formatDuration } from '../config/duration.js';
+import { formatElapsed } from '../config/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
@@ -204,14 +204,14 @@ export class Engine {
     const { metrics } = this.#deps;
     metrics.ruleEvaluations.inc({ rule: rule.name });
     metrics.ruleFailures.inc({ rule: rule.name });
-    this.#failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatDuration(Math.max(1000, runningForMs))}, past the rule's interval`));
+    this.#failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatElapsed(Math.max(1000, runningForMs))}, past the rule's interval`), true);
   }
 
   /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */
-  #failed(rule: LoadedRule, err: unknown): void {
+  #failed(rule: LoadedRule, err: unknown, skipped = false): void {
     const { failures, failingAfter, failingSeverity, metrics, log } = this.#deps;
     const now = this.#deps.now?.() ?? new Date();
-    const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime());
+    const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
     if (run.count < failingAfter) return;
     try {

@@ -22,9 +22,10 @@ export class FailureCounts {
   readonly #runs = new Map<string, FailureRun>();
   readonly #entities = new Map<string, Map<string, FailureRun>>();
 
-  failed(rule: string, error: string, now: number): FailureRun {
+  /** Counts a failure; `skipped` (a tick the last evaluation overran) keeps the run's real error when it has one. */
+  failed(rule: string, error: string, now: number, skipped = false): FailureRun {
     const run = this.#runs.get(rule);
-    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error };
+    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error: skipped && run ? run.error : error };
     this.#runs.set(rule, next);
     return next;
   }

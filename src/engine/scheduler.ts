@@ -95,7 +95,9 @@ export class Scheduler {
     const every = rule.every ?? 60_000;
     const next = (first: boolean): void => {
       if (job.stopped || this.#abort.signal.aborted) return;
-      const wait = every - (Date.now() % every);
+      // A timer may fire a few ms early: the multiple just passed is not the next one.
+      let wait = every - (Date.now() % every);
+      if (wait < Math.min(every / 10, 1_000)) wait += every;
       // Not twice in quick succession right after the first run.
       job.timer = setTimeout(() => {
         void this.#tick(job);
@@ -113,8 +115,8 @@ export class Scheduler {
     if (job.running.size > 0) {
       const runningForMs = Date.now() - (job.startedAt ?? Date.now());
       this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
-      // A rule held past its schedule is not seeing on time: that counts as failing.
-      this.#deps.onSkip?.(job.rule, runningForMs);
+      // A rule held past its interval is not seeing on time: that counts as failing.
+      if (runningForMs >= (job.rule.every ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
     job.startedAt = Date.now();

@@ -256,7 +256,7 @@ describe('avawatch test', () => {
     expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
     const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (7 steps)\n');
+    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (8 steps)\n');
     expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
   });
 
