@@ -104,6 +104,8 @@ export class DataApi {
 
   async operation(id: string, signal?: AbortSignal): Promise<Operation | 'not-found'> {
     const endpoint = '/v1/operations/{operationId}';
+    // URL parsing folds a `.` or `..` segment (encoded or not) into another path: never asked.
+    if (id === '.' || id === '..') throw new ApiError(`data API: operation id "${id}" cannot be asked for`, { api: 'data', endpoint, code: 'bad_id', retryable: false });
     const path = `/v1/operations/${encodeURIComponent(id)}`;
     try {
       return parse(operation, await this.http.getJson({ endpoint, path, ...(signal ? { signal } : {}) }), endpoint, path);

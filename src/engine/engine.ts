@@ -16,6 +16,7 @@ import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition, GaugeSample, Severity } from '../types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
+import { record } from '../record.js';
 
 export interface EngineDeps {
   store: Store;
@@ -304,7 +305,7 @@ export class Engine {
     const cached = this.#cache.get(rule.name);
     if (cached && cached.version === version) return cached;
     const kind = ruleKind(rule.kind);
-    const states: Record<string, unknown> = {};
+    const states = record<unknown>();
     const json = new Map<string, string>();
     const { rows, revision } = store.stateRows(rule.name);
     for (const { entity, state } of rows) {

@@ -7,6 +7,7 @@ import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export interface Observation {
   /** Every active delegation the filters match (all pages read of every list that answered). */
@@ -46,7 +47,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     const left = Object.entries(previous as Record<string, State>).filter(
       (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed) && ended(e[1], now),
     );
-    const completed: Record<string, Delegator> = {};
+    const completed = record<Delegator>();
     if (left.length > 0) {
       // The rewards of the ones that ended: newest completed delegations of those nodes.
       const nodes = [...new Set(left.map(([, st]) => st.nodeId))];
@@ -60,7 +61,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     const baseline = previous[BASELINE_KEY] === undefined;
-    const states: Record<string, State> = { [BASELINE_KEY]: { baseline: true } };
+    const states = record<State>([[BASELINE_KEY, { baseline: true }]]);
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const d of observation.active) {

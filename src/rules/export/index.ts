@@ -6,6 +6,7 @@ import { formatDuration, formatElapsed, parseDuration } from '../../config/durat
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export interface Observation {
   /** An export this evaluation started, with the dates it asked for. */
@@ -103,7 +104,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
         details: { Operation: next.operationId ?? '', Started: isoSeconds(next.startedAt), Timeout: formatDuration(s.timeout) },
       });
     }
-    return { states: { [KEY]: next }, alerts, conditions };
+    return { states: record([[KEY, next]]), alerts, conditions };
   },
 
   samples(_s, states) {

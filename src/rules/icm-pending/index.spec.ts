@@ -60,4 +60,11 @@ describe('icm-pending', () => {
       { metric: 'avawatch_icm_oldest_pending_age_seconds', labels: { network: 'mainnet', address: A }, value: 900 },
     ]);
   });
+
+  it('a message listed twice in one read counts once, as first (newest) seen: an identical read says the same', () => {
+    const twice = [msg('0x1', 'pending', T - 3600), icmMessage.parse({ ...msg('0x1', 'pending'), status: 'odd', sourceTransaction: undefined })];
+    const a = run({}, twice);
+    expect(run(a.states, twice).conditions).toEqual(a.conditions);
+    expect(a.conditions?.map((c) => c.tier)).toEqual([undefined]);
+  });
 });

@@ -5,6 +5,7 @@ import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export interface Observation {
   /** Per address: the messages read and whether the list ended within maxPages, or why its lookup failed. */
@@ -33,7 +34,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const states: Record<string, State> = {};
+    const states = record<State>();
     const failed: Record<string, string> = {};
     for (const [address, read] of Object.entries(observation.byAddress)) {
       if (isFailed(read)) {
@@ -44,6 +45,8 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
       }
       const seen = new Set<string>();
       for (const m of read.messages) {
+        // Newest first: a message listed twice (pages shifting under the walk) counts once, as first seen.
+        if (seen.has(m.messageId)) continue;
         seen.add(m.messageId);
         const st = track(address, m, previous[m.messageId]);
         if (st) states[m.messageId] = st;

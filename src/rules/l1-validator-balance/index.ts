@@ -5,6 +5,7 @@ import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export interface Observation {
   active: L1Validator[];
@@ -52,7 +53,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       }
     }
     const seen = new Set(active.map((v) => v.validationId));
-    const gone: Observation['gone'] = {};
+    const gone: Observation['gone'] = record();
     for (const [id, st] of Object.entries(previous as Record<string, State>)) {
       if (seen.has(id) || st.inactive || !watchedState(s, id, st) || coveredBy(failed, id, st)) continue;
       const found = await attempt(signal, () => confirmGone(data, s, id, signal));
@@ -66,7 +67,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     // Only what the rule still watches is kept (nodeIds or validationIds may have changed).
-    const states: Record<string, State> = Object.fromEntries(Object.entries(previous).filter(([id, st]) => watchedState(s, id, st)));
+    const states = record<State>(Object.entries(previous).filter(([id, st]) => watchedState(s, id, st)));
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const v of observation.active) {

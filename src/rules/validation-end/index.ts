@@ -5,6 +5,7 @@ import { isoSeconds } from '../format.js';
 import { keepFailed } from '../lookup.js';
 import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',
@@ -21,7 +22,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: {}, alerts: [], conditions: [], failed: {} };
+    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
     for (const node of s.nodeIds) {
       const seen = observation[node];

@@ -3,6 +3,7 @@ import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { record } from '../../record.js';
 
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',
@@ -34,7 +35,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: {}, alerts: [], failed: {} };
+    const result: Evaluation<State> = { states: record(), alerts: [], failed: record() };
     for (const node of s.nodeIds) {
       const before = previous[node];
       const seen = observation[node];
