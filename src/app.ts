@@ -9,7 +9,7 @@ import type { Config } from './config/schema.js';
 import { scrub, Secret } from './config/secret.js';
 import { formatProblem } from './config/source.js';
 import { watchConfig, type ConfigWatcher } from './config/watch.js';
-import { FAILING_ALERTNAME, FAILING_PREFIX, FailureCounts } from './engine/failing.js';
+import { FAILING_PREFIX, FailureCounts } from './engine/failing.js';
 import { resolveRoutes } from './alerts/route.js';
 import { firingAlerts } from './alerts/view.js';
 import { Engine, errorText } from './engine/engine.js';
@@ -19,7 +19,6 @@ import { createMetrics, type Metrics } from './metrics/registry.js';
 import { startHttpServer, type HttpServer } from './metrics/server.js';
 import { Delivery } from './notify/delivery.js';
 import { channel } from './notify/registry.js';
-import { AlertmanagerNotifier } from './notify/alertmanager/index.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
 import { Store } from './store/index.js';
@@ -64,7 +63,6 @@ export class App {
   #engine: Engine;
   #delivery: Delivery;
   #notifiers: Notifier[] = [];
-  #resendTimers: NodeJS.Timeout[] = [];
   #server: HttpServer | undefined;
   #scheduler: Scheduler | undefined;
   #watcher: ConfigWatcher | undefined;
@@ -121,7 +119,7 @@ export class App {
     });
     this.#teardown.push(() => this.#server?.close());
     this.#delivery.start();
-    this.#startAlertmanagerResend();
+    this.#startChannels();
     const scheduler = new Scheduler({
       log,
       run: (rule, signal) => this.#engine.evaluate(rule, signal),
@@ -131,7 +129,7 @@ export class App {
     scheduler.start(loaded.rules);
     this.#teardown.push(async () => {
       this.#watcher?.close();
-      this.#clearResend();
+      this.#stopChannels();
       await Promise.all([scheduler.stop(SHUTDOWN_GRACE_MS), this.#delivery.stop(SHUTDOWN_GRACE_MS)]);
     });
     if (this.#opts.watch) this.#watch();
@@ -244,7 +242,7 @@ export class App {
     this.#apis = apis;
     this.#engine = engine;
     if (delivery) {
-      this.#clearResend();
+      this.#stopChannels();
       const old = this.#delivery;
       await old.stop(SHUTDOWN_GRACE_MS);
       if (this.#stopping) return false;
@@ -253,7 +251,7 @@ export class App {
       this.#delivery = delivery.delivery;
       this.#notifiers = delivery.notifiers;
       this.#delivery.start();
-      this.#startAlertmanagerResend();
+      this.#startChannels();
     }
     for (const rule of [...removed, ...retyped]) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
@@ -387,38 +385,24 @@ export class App {
     });
   }
 
-  /**
-   * Alertmanager forgets an alert that is not posted again before its endsAt: every
-   * resendInterval, post the firing alerts routed (and not muted) to each Alertmanager.
-   */
-  #startAlertmanagerResend(): void {
+  /** Starts the channels' own periodic work (Alertmanager's re-send) with what they need of the app. */
+  #startChannels(): void {
+    const now = () => this.#opts.now?.() ?? new Date();
     for (const notifier of this.#notifiers) {
-      if (!(notifier instanceof AlertmanagerNotifier)) continue;
-      if (!notifier.receiver.externalUrl && this.#server) notifier.generatorURL = `${this.#server.url}/api/v1/alerts`;
-      const timer = setInterval(() => {
-        const now = new Date();
-        const silences = this.store.silences(now.getTime());
-        const messages: AlertMessage[] = firingAlerts(this.store).flatMap((a) => {
-          const rule = this.#loaded.rules.find((r) => r.name === a.rule);
-          if (!rule) return [];
-          const targets = this.#engine.targets(rule, a.labels, now, silences).filter((t) => t.receiver === notifier.name);
-          if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
-          const kind = a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
-          return [{ alertId: 0, rule: a.rule, kind, status: 'firing', severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
-        });
-        if (messages.length === 0) return;
-        notifier.send(messages, new AbortController().signal).catch((err: unknown) => {
+      notifier.start?.({
+        now,
+        alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
+        firing: (at) => this.#engine.firingFor(this.#loaded.rules, notifier.name, at),
+        failed: (err) => {
           this.metrics.notificationsFailed.inc({ receiver: notifier.name, reason: err instanceof DeliveryError ? err.reason : 'error' });
-          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, 'alertmanager re-send failed; next one in resendInterval');
-        });
-      }, notifier.receiver.resendInterval);
-      timer.unref();
-      this.#resendTimers.push(timer);
+          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, `${notifier.type} receiver's periodic send failed; it tries again at its next interval`);
+        },
+      });
     }
   }
 
-  #clearResend(): void {
-    for (const timer of this.#resendTimers.splice(0)) clearInterval(timer);
+  #stopChannels(): void {
+    for (const notifier of this.#notifiers) notifier.stop?.();
   }
 
   get url(): string | undefined {

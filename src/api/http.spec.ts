@@ -4,7 +4,8 @@ import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
 import { requestContext } from './context.js';
-import { HttpClient, parseRetryAfter, type HttpClientOptions } from './http.js';
+import { parseRetryAfter } from '../retry.js';
+import { HttpClient, type HttpClientOptions } from './http.js';
 import { Limiter } from './limiter.js';
 
 type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };

@@ -4,7 +4,8 @@ import { linkedSignal } from '../abort.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
-import { BudgetExhaustedError, RateLimitedError, resetWaitMs, type Limiter } from './limiter.js';
+import { parseRetryAfter, retryableStatus } from '../retry.js';
+import { BudgetExhaustedError, RateLimitedError, type Limiter } from './limiter.js';
 import { errorBody } from './schemas.js';
 
 export interface HttpClientOptions {
@@ -215,7 +216,7 @@ export class HttpClient {
       }
     }
     const { message: serviceMessage, serviceError } = parseServiceError(text);
-    const retryable = res.statusCode === 429 || res.statusCode === 408 || res.statusCode >= 500;
+    const retryable = retryableStatus(res.statusCode);
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     const reason = serviceMessage ? `: ${serviceMessage}` : '';
     return Promise.reject(
@@ -301,9 +302,4 @@ export function parseServiceError(text: string): { message: string | undefined; 
   const { message, error, statusCode } = parsed.data;
   const text_ = Array.isArray(message) ? message.join('; ') : (message ?? error);
   return { message: text_, serviceError: statusCode !== undefined || error !== undefined };
-}
-
-/** Retry-After as seconds, an HTTP date or (undocumented) an epoch time, in milliseconds. */
-export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  return resetWaitMs(Array.isArray(header) ? header[0] : header, now);
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BudgetExhaustedError, Limiter, RateLimitedError, resetWaitMs } from './limiter.js';
+import { resetWaitMs } from '../retry.js';
+import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {

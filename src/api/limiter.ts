@@ -1,3 +1,4 @@
+import { resetWaitMs } from '../retry.js';
 import { SEVERITIES, type Severity } from '../types.js';
 
 export interface BudgetLimits {
@@ -247,24 +248,6 @@ export class Limiter {
       this.#dayCu = 0;
     }
   }
-}
-
-/**
- * ratelimit-reset or retry-after, as milliseconds to wait. The format is undocumented: a
- * number of seconds, unless it can only be a time (past 1e9 seconds is 31 years of waiting:
- * epoch seconds; past 1e12, epoch milliseconds); retry-after may also be an HTTP date.
- */
-export function resetWaitMs(value: string | undefined, now: number): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n)) {
-    const date = Date.parse(value);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-  }
-  if (n <= 0) return undefined;
-  if (n > 1e12) return Math.max(0, n - now);
-  if (n > 1e9) return Math.max(0, n * 1000 - now);
-  return Math.ceil(n * 1000);
 }
 
 function first(v: string | string[] | undefined): string | undefined {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { formatDuration } from '../config/duration.js';
 import { avaxAmount, durationMs, secretString, secretUrl } from '../config/fields.js';
 import { configSchema, ruleSchema } from '../config/schema.js';
+import { channels } from '../notify/registry.js';
 
 type Json = Record<string, unknown>;
 export type SchemaName = 'config' | 'rules';
@@ -20,7 +21,7 @@ const SECTIONS: Record<string, string> = {
   log: 'Logging.',
   health: 'When a failing rule raises rule-failing and makes /readyz fail.',
   route: 'The routing tree: default receivers, grouping, repeat interval, child routes.',
-  receivers: 'Where notifications go: slack, email, webhook or alertmanager receivers.',
+  receivers: `Where notifications go: ${Object.keys(channels).join(', ')} receivers.`,
   delivery: 'Retries of notifications that could not be delivered.',
   timeIntervals: 'Named recurring windows in which routes that name them mute notifications.',
   ruleFiles: 'Globs of rule files, relative to this file.',

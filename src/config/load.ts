@@ -86,7 +86,12 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
-  for (const receiver of config.receivers) secrets.push(...channel(receiver.type).secrets(receiver));
+  for (const receiver of config.receivers) {
+    for (const f of channel(receiver.type).secretFields) {
+      const value = at(receiver, f.path)?.[f.key];
+      if (value instanceof Secret) secrets.push(value);
+    }
+  }
   return { file: resolve(file), config, rules, ruleFiles, warnings, secrets };
 }
 
@@ -145,16 +150,13 @@ function scheduleProblems(raw: unknown, locate: LoadedRule['locate']): ConfigPro
  */
 function readSecretFiles(source: YamlSource, config: Config, dir: string): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const places: Array<{ obj: Record<string, unknown> | undefined; path: ConfigPath; key: string }> = [
+  const places: Array<{ obj: Record<string, unknown> | undefined; path: ConfigPath; key: string; url?: boolean }> = [
     { obj: config.api as Record<string, unknown>, path: ['api'], key: 'apiKey' },
-    ...config.receivers.flatMap((r, i) => [
-      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'webhookUrl' },
-      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'url' },
-      { obj: r as Record<string, unknown>, path: ['receivers', i], key: 'secret' },
-      { obj: (r['smtp'] as { auth?: Record<string, unknown> } | undefined)?.auth, path: ['receivers', i, 'smtp', 'auth'], key: 'pass' },
-    ]),
+    ...config.receivers.flatMap((r, i) =>
+      channel(r.type).secretFields.map((f) => ({ obj: at(r, f.path), path: ['receivers', i, ...f.path] as ConfigPath, key: f.key, url: f.url })),
+    ),
   ];
-  for (const { obj, path, key } of places) {
+  for (const { obj, path, key, url } of places) {
     const fileKey = `${key}File`;
     const name = obj?.[fileKey];
     if (!obj || typeof name !== 'string') continue;
@@ -164,7 +166,7 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
     }
     try {
       const value = readFileSync(resolve(dir, name), 'utf8').trim();
-      if ((key === 'webhookUrl' || key === 'url') && !/^https?:\/\//.test(value)) {
+      if (url && !/^https?:\/\//.test(value)) {
         problems.push(source.problem([...path, fileKey], `${name} does not hold an http:// or https:// URL (value not shown: it is a secret)`));
         continue;
       }
@@ -252,4 +254,11 @@ function display(file: string): string {
 function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
   const order = [...new Set(problems.map((p) => p.file))];
   return [...problems].sort((a, b) => order.indexOf(a.file) - order.indexOf(b.file) || a.line - b.line || a.col - b.col);
+}
+
+/** The object at `path` inside a receiver (e.g. smtp.auth), if there is one. */
+function at(receiver: object, path: readonly string[]): Record<string, unknown> | undefined {
+  let obj: unknown = receiver;
+  for (const key of path) obj = typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
+  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>) : undefined;
 }

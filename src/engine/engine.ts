@@ -3,6 +3,7 @@ import { formatElapsed } from '../config/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
+import { firingAlerts } from '../alerts/view.js';
 import { muteReason } from '../alerts/silence.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
@@ -260,6 +261,19 @@ export class Engine {
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
     else this.#failingStored.delete(rule.name);
+  }
+
+  /** The state alerts firing now that reach `receiver` unmuted, as messages (a channel's periodic re-send). */
+  firingFor(rules: readonly LoadedRule[], receiver: string, now: Date): AlertMessage[] {
+    const silences = this.#deps.store.silences(now.getTime());
+    return firingAlerts(this.#deps.store).flatMap((a) => {
+      const rule = rules.find((r) => r.name === a.rule);
+      if (!rule) return [];
+      const targets = this.targets(rule, a.labels, now, silences).filter((t) => t.receiver === receiver);
+      if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
+      const kind = a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
+      return [{ alertId: 0, rule: a.rule, kind, status: 'firing' as const, severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
+    });
   }
 
   /** Where an alert with these labels goes now, each target with why it is muted, if it is. */

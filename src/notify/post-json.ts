@@ -1,5 +1,5 @@
 import { linkedSignal } from '../abort.js';
-import { parseRetryAfter } from '../api/http.js';
+import { parseRetryAfter, retryableStatus } from '../retry.js';
 import { VERSION } from '../version.js';
 import { DeliveryError } from './types.js';
 
@@ -28,8 +28,8 @@ export async function postJson(url: string, body: string, o: { prefix: string; t
     attempt.dispose();
   }
   if (res.ok) return;
-  const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
-  const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after') ?? undefined) : undefined;
+  const retryable = retryableStatus(res.status);
+  const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
   throw new DeliveryError(`${o.prefix}: HTTP ${res.status}${bodyDetail(text)}`, `http_${res.status}`, retryable, wait);
 }
 

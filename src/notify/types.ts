@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { Secret } from '../config/secret.js';
 import type { AlertMessage } from '../types.js';
 export type { AlertMessage } from '../types.js';
 
@@ -32,6 +31,9 @@ export interface Notifier {
   /** The longest one attempt can take: a claimed row is held a little longer than this. */
   readonly timeoutMs: number;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
+  /** Periodic work of the channel's own (Alertmanager's re-send), started with delivery. */
+  start?(ctx: ChannelContext): void;
+  stop?(): void;
 }
 
 export interface ReceiverBase {
@@ -45,6 +47,29 @@ export interface Channel<C extends ReceiverBase> {
   schema: z.ZodObject;
   /** Why this receiver cannot send (e.g. its secret is unset), or undefined when it can. */
   disabledReason(config: C): string | undefined;
-  secrets(config: C): Secret[];
+  /**
+   * The receiver's credentials: each a key of its schema (at `path` inside the receiver),
+   * with a `…File` variant the loader reads from a file. They never print and are scrubbed.
+   */
+  secretFields: readonly SecretField[];
   create(config: C): Notifier;
+}
+
+export interface SecretField {
+  /** Where the key sits inside the receiver, e.g. ['smtp', 'auth']; [] for the receiver itself. */
+  path: readonly string[];
+  key: string;
+  /** The value must be an http(s) URL. */
+  url: boolean;
+}
+
+/** What the app offers a channel that has periodic work of its own. */
+export interface ChannelContext {
+  now: () => Date;
+  /** This daemon's /api/v1/alerts, once it listens. */
+  alertsUrl: string | undefined;
+  /** The state alerts firing now that reach this receiver unmuted, as messages. */
+  firing: (now: Date) => AlertMessage[];
+  /** A periodic attempt failed: the app counts and logs it. */
+  failed: (err: unknown) => void;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { durationMs, httpUrl } from '../../config/fields.js';
 import { postJson } from '../post-json.js';
-import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
 
 export interface AlertmanagerReceiver extends ReceiverBase {
   type: 'alertmanager';
@@ -50,7 +50,7 @@ export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: () => undefined,
-  secrets: () => [],
+  secretFields: [],
   create: (r) => new AlertmanagerNotifier(r),
 };
 
@@ -59,14 +59,33 @@ export class AlertmanagerNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  /** Set by the app once its HTTP server listens. */
   generatorURL: string;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
     this.timeoutMs = receiver.timeout;
     this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
+  }
+
+  /**
+   * Alertmanager forgets an alert that is not posted again before its endsAt: every
+   * resendInterval, the firing alerts that reach this receiver are posted again.
+   */
+  start(ctx: ChannelContext): void {
+    this.generatorURL = this.receiver.externalUrl ?? ctx.alertsUrl ?? this.generatorURL;
+    this.stop();
+    this.#timer = setInterval(() => {
+      const messages = ctx.firing(ctx.now());
+      if (messages.length > 0) this.send(messages, new AbortController().signal).catch(ctx.failed);
+    }, this.receiver.resendInterval);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
   /**

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { durationMs, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
 import { linkedSignal } from '../../abort.js';
-import { parseRetryAfter } from '../../api/http.js';
+import { parseRetryAfter, retryableStatus } from '../../retry.js';
 import { bodyDetail } from '../post-json.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackGroupMessage, slackMessage } from './message.js';
@@ -33,7 +33,7 @@ export const slackChannel: Channel<SlackReceiver> = {
     minInterval: durationMs.default(1_000),
   }),
   disabledReason: (r) => (r.webhookUrl ? undefined : 'webhookUrl is empty'),
-  secrets: (r) => (r.webhookUrl ? [r.webhookUrl] : []),
+  secretFields: [{ path: [], key: 'webhookUrl', url: true }],
   create: (r) => new SlackNotifier(r),
 };
 
@@ -83,8 +83,8 @@ function classify(name: string, err: unknown, retryAfter: string | null): Delive
     const detail = bodyDetail(e.body);
     const permanent = PERMANENT.get(status);
     if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
-    const retryable = status === 429 || status === 408 || status >= 500;
-    const wait = status === 429 ? parseRetryAfter(retryAfter ?? undefined) : undefined;
+    const retryable = retryableStatus(status);
+    const wait = status === 429 ? parseRetryAfter(retryAfter) : undefined;
     return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryable, wait);
   }
   const original = e.original;

@@ -52,7 +52,10 @@ export const webhookChannel: Channel<WebhookReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: (r) => (r.url ? undefined : 'url is empty'),
-  secrets: (r) => [r.url, r.secret].filter((s): s is Secret => s !== undefined),
+  secretFields: [
+    { path: [], key: 'url', url: true },
+    { path: [], key: 'secret', url: false },
+  ],
   create: (r) => new WebhookNotifier(r),
 };
 

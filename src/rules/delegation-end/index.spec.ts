@@ -37,6 +37,13 @@ describe('delegation-end', () => {
     }
   });
 
+  it('one the service lists completed before its end time has ended, with its reward', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
+    const done = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') }, failed: {} }, now, s);
+    expect(done.alerts.map((a) => a.details['Gross reward'])).toEqual([expect.stringMatching(/AVAX$/)]);
+  });
+
   it('says nothing of delegations whose node left the rule', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);

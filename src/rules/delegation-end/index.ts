@@ -30,7 +30,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
   ],
 
-  async observe(s, { data, signal, previous, now }) {
+  async observe(s, { data, signal, previous }) {
     // One list per batch of node ids or reward addresses: a batch is read whole or fails
     // whole, and then only the nodes and addresses it covers are unknown this time.
     const batches: Array<{ nodeIds?: string[]; rewardAddresses?: string[] }> = [...chunk(s.nodeIds ?? [], FILTER_BATCH).map((b) => ({ nodeIds: b })), ...chunk(s.rewardAddresses ?? [], FILTER_BATCH).map((b) => ({ rewardAddresses: b }))];
@@ -45,7 +45,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       else for (const d of read) active.set(d.txHash, d);
     }
     const left = Object.entries(previous as Record<string, State>).filter(
-      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed) && ended(e[1], now),
+      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed),
     );
     const completed = record<Delegator>();
     if (left.length > 0) {
@@ -71,13 +71,14 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
-    // Left the active list of a complete read, past its end time: ended. One whose lists
-    // failed keeps what held; so does one that left before its end (a status the service
-    // added later, such as a pause): never announced as ended early.
+    // Left the active list of a complete read: ended once the service lists it completed,
+    // or its end time has passed. One whose lists failed keeps what held; so does one that
+    // left before its end without being listed completed (a status the service added later,
+    // such as a pause): never announced as ended early.
     // One the rule no longer watches (its node or address left the config) is dropped without a word.
     for (const [tx, st] of Object.entries(previous)) {
       if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
-      if (!readWhole(st, s, observation.failed) || !ended(st, now)) {
+      if (!readWhole(st, s, observation.failed) || (!ended(st, now) && !observation.completed[tx])) {
         states[tx] = st;
         const c = ending(tx, st, nowS, s);
         if (c) conditions.push(c);
