@@ -32,11 +32,11 @@ export function validatorLookups(s: { network: string; nodeIds: string[] }): Cos
  * it names one): one call per node; a node whose lookup fails fails alone.
  */
 export async function observeValidators(s: { network: Network; nodeIds: string[]; subnetId: string }, { data, signal }: ObserveContext): Promise<Observation> {
-  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, async (id) => {
-    const periods = await data.validatorPeriods(s.network, id, signal);
-    return periods === 'not-found' ? periods : periods.filter((p) => p.subnetId === s.subnetId);
-  });
-  return Object.fromEntries(results);
+  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal));
+  for (const [id, read] of Object.entries(results)) {
+    if (Array.isArray(read) && !read.every((p) => p.subnetId === s.subnetId)) results[id] = read.filter((p) => p.subnetId === s.subnetId);
+  }
+  return results;
 }
 
 /** Said only when a rule reads another subnet than the primary network. */

@@ -8,6 +8,7 @@ import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postFacts, postText, startSlackReceiver, WEBHOOK_SECRET_PATH, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { waitUntil } from '../helpers/wait.js';
+import { captureStderr, startApp } from '../helpers/app.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const RULE = 'my-validators';
@@ -20,18 +21,14 @@ describe('daemon: validator status end to end', () => {
   let slack: SlackReceiver;
   let project: TempProject;
   let app: App | undefined;
-  const stderr: string[] = [];
+  let stderr: string[] = [];
 
   beforeEach(async () => {
     sim = await startSim();
     slack = await startSlackReceiver();
     project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [NODE], every: '1s' });
     sim.world.setValidators('mainnet', NODE, [completedValidator(old), activeValidator(cur)]);
-    stderr.length = 0;
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stderr.push(String(chunk));
-      return true;
-    });
+    stderr = captureStderr();
   });
 
   afterEach(async () => {
@@ -44,11 +41,7 @@ describe('daemon: validator status end to end', () => {
   });
 
   async function start(): Promise<App> {
-    const loaded = loadConfig(project.configFile, {});
-    const sink = createLogger('info', false);
-    sink.setSecrets(loaded.secrets);
-    app = new App({ loaded, log: sink.log });
-    await app.start();
+    app = await startApp(project.configFile);
     return app;
   }
 

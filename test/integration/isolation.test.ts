@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { firingAlerts } from '../../src/alerts/view.js';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
+import { captureStderr, startApp } from '../helpers/app.js';
 
 const BROKEN = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const CHANGES = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -21,7 +20,7 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
   let slack: SlackReceiver;
   let project: TempProject;
   let app: App | undefined;
-  const stderr: string[] = [];
+  let stderr: string[] = [];
 
   beforeEach(async () => {
     sim = await startSim();
@@ -29,11 +28,7 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
     for (const n of [BROKEN, CHANGES]) sim.world.setValidators('mainnet', n, [activeValidator(period(n))]);
     // One message per alert, so each can be read on its own.
     project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [BROKEN, CHANGES], every: '1s', groupBy: ['alertname', 'node', 'entity'] });
-    stderr.length = 0;
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stderr.push(String(chunk));
-      return true;
-    });
+    stderr = captureStderr();
   });
 
   afterEach(async () => {
@@ -46,11 +41,7 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
   });
 
   async function start(): Promise<App> {
-    const loaded = loadConfig(project.configFile, {});
-    const sink = createLogger('info', false);
-    sink.setSecrets(loaded.secrets);
-    app = new App({ loaded, log: sink.log });
-    await app.start();
+    app = await startApp(project.configFile);
     return app;
   }
 

@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { firingAlerts } from '../../src/alerts/view.js';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { waitUntil } from '../helpers/wait.js';
+import { captureStderr, startApp } from '../helpers/app.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -29,17 +28,13 @@ describe('a 429 never stalls everything silently', () => {
   let sim: SimServer;
   let project: TempProject;
   let app: App | undefined;
-  const stderr: string[] = [];
+  let stderr: string[] = [];
 
   beforeEach(async () => {
     sim = await startSim();
     for (const n of [A, B]) sim.world.setValidators('mainnet', n, [activeValidator({ nodeId: n, txHash: `tx-${n.slice(-4)}`, startTimestamp: 1_716_000_000, endTimestamp: 4_102_444_800 })]);
     project = writeProject({ dataUrl: sim.url, nodeIds: [], rules: { 'rules.yaml': RULES } });
-    stderr.length = 0;
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stderr.push(String(chunk));
-      return true;
-    });
+    stderr = captureStderr();
   });
 
   afterEach(async () => {
@@ -51,9 +46,7 @@ describe('a 429 never stalls everything silently', () => {
   });
 
   async function start(): Promise<App> {
-    const loaded = loadConfig(project.configFile, {});
-    app = new App({ loaded, log: createLogger('info', false).log });
-    await app.start();
+    app = await startApp(project.configFile);
     return app;
   }
 

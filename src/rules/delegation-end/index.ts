@@ -39,7 +39,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     );
     const failed: Record<string, string> = {};
     const active = new Map<string, Delegator>();
-    for (const [i, read] of reads) {
+    for (const [i, read] of Object.entries(reads)) {
       const b = batches[Number(i)] as (typeof batches)[number];
       if (isFailed(read)) for (const key of [...(b.nodeIds ?? []), ...(b.rewardAddresses ?? [])]) failed[key] = read.failed;
       else for (const d of read) active.set(d.txHash, d);

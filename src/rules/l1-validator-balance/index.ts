@@ -47,7 +47,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       const results = await lookupEach(s.validationIds ?? s.nodeIds ?? [], LOOKUP_CONCURRENCY, signal, (key) =>
         data.l1Validators(s.network, byId ? { validationId: key } : { nodeId: key }, signal),
       );
-      for (const [key, read] of results) {
+      for (const [key, read] of Object.entries(results)) {
         if (isFailed(read)) failed[key] = read.failed;
         else active.push(...read);
       }
