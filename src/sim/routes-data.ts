@@ -19,10 +19,14 @@ function list(ctx: Ctx, items: readonly unknown[], key: string, extra: Record<st
   return ok({ ...extra, [key]: result.page, ...(result.nextPageToken ? { nextPageToken: result.nextPageToken } : {}) });
 }
 
-function sortByStart<T>(ctx: Ctx, items: T[], at: (t: T) => number): T[] {
+/** By start, newest first unless sortOrder=asc; equal starts by txHash, so pages never shuffle. */
+function sortByStart<T extends { startTimestamp: number; txHash: string }>(ctx: Ctx, items: readonly T[]): T[] {
   const order = ctx.url.searchParams.get('sortOrder') === 'asc' ? 1 : -1;
-  return [...items].sort((a, b) => order * (at(a) - at(b)));
+  return [...items].sort((a, b) => order * (a.startTimestamp - b.startTimestamp) || compareText(a.txHash, b.txHash));
 }
+
+// Code-unit order, not the locale's: the same on every machine.
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const csv = (value: string | null): string[] | undefined => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 // P-chain addresses come back bare (avax1…); filters may carry a P- or X- prefix.
@@ -30,27 +34,116 @@ const bare = (address: string): string => address.replace(/^[PX]-/, '');
 
 const validators = withNetwork((ctx, net) => {
   const nodeId = decodeURIComponent(ctx.params[1] ?? '');
-  let periods = ctx.world.validators(net, nodeId) as Array<{ validationStatus: string; startTimestamp: number }> | undefined;
+  let periods = ctx.world.validators(net, nodeId) as Array<{ validationStatus: string; startTimestamp: number; txHash: string }> | undefined;
   if (periods === undefined) {
     if (ctx.world.unknownNode === 'not-found') return error(404, `Validator ${nodeId} not found`);
     periods = [];
   }
   const status = ctx.url.searchParams.get('validationStatus');
   if (status) periods = periods.filter((p) => p.validationStatus === status);
-  return list(ctx, sortByStart(ctx, periods, (p) => p.startTimestamp), 'validators');
+  return list(ctx, sortByStart(ctx, periods), 'validators');
 });
 
 const delegators = withNetwork((ctx, net) => {
   const nodeIds = csv(ctx.url.searchParams.get('nodeIds'));
   const addresses = csv(ctx.url.searchParams.get('rewardAddresses'))?.map(bare);
   const status = ctx.url.searchParams.get('delegationStatus');
-  const items = (ctx.world.delegators(net) as Array<{ nodeId: string; rewardAddresses: string[]; delegationStatus: string; startTimestamp: number }>).filter(
+  const items = (ctx.world.delegators(net) as Array<{ txHash: string; nodeId: string; rewardAddresses: string[]; delegationStatus: string; startTimestamp: number }>).filter(
     (d) =>
       (!nodeIds || nodeIds.includes(d.nodeId)) &&
       (!addresses || d.rewardAddresses.some((a) => addresses.includes(bare(a)))) &&
       (!status || d.delegationStatus === status),
   );
-  return list(ctx, sortByStart(ctx, items, (d) => d.startTimestamp), 'delegators');
+  return list(ctx, sortByStart(ctx, items), 'delegators');
+});
+
+type Item = Record<string, unknown>;
+interface Bound {
+  min?: number | undefined;
+  max?: number | undefined;
+}
+
+const SORT_BY = ['blockIndex', 'delegationCapacity', 'timeRemaining', 'delegationFee', 'uptimePerformance'] as const;
+const numberAt = (v: Item, key: string): number | undefined => (typeof v[key] === 'number' ? v[key] : undefined);
+// Seconds until the period ends on the simulated clock; an ended period has none left.
+const timeRemaining = (v: Item, now: number): number | undefined => {
+  const end = numberAt(v, 'endTimestamp');
+  return end === undefined ? undefined : Math.max(0, end - now);
+};
+
+/** What each sortBy orders on; undefined where a period does not carry the field. */
+const SORT_KEYS: Record<(typeof SORT_BY)[number], (v: Item, now: number) => number | bigint | undefined> = {
+  // The items carry no block index: the start stands in for the block that added the period.
+  blockIndex: (v) => numberAt(v, 'startTimestamp'),
+  // nAVAX beyond 2^53: compared exactly.
+  delegationCapacity: (v) => (typeof v['delegationCapacity'] === 'string' && /^\d+$/.test(v['delegationCapacity']) ? BigInt(v['delegationCapacity']) : undefined),
+  timeRemaining,
+  delegationFee: (v) => (typeof v['delegationFee'] === 'string' ? Number(v['delegationFee']) : undefined),
+  uptimePerformance: (v) => numberAt(v, 'uptimePerformance'),
+};
+
+/** `order` 1 ascending, -1 descending; a missing value comes last either way. */
+function compareKeys(a: number | bigint | undefined, b: number | bigint | undefined, order: number): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  return a < b ? -order : a > b ? order : 0;
+}
+
+// A bound only judges the periods that carry the value (uptime is on active periods alone),
+// so every status still comes back without validationStatus.
+const within = (value: number | undefined, { min, max }: Bound): boolean => value === undefined || ((min === undefined || value >= min) && (max === undefined || value <= max));
+
+/** A query parameter read as the service validates it: every problem goes into one 400. */
+function param(q: URLSearchParams, problems: string[]) {
+  return {
+    number(name: string): number | undefined {
+      const raw = q.get(name);
+      if (raw === null) return undefined;
+      const value = raw.trim() === '' ? NaN : Number(raw);
+      if (!Number.isFinite(value)) problems.push(`${name} must be a number conforming to the specified constraints`);
+      return value;
+    },
+    oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
+      const raw = q.get(name);
+      if (raw === null) return undefined;
+      if (!(values as readonly string[]).includes(raw)) problems.push(`${name} must be one of the following values: ${values.join(', ')}`);
+      return raw as T;
+    },
+  };
+}
+
+/**
+ * Every period of every node on the network, rendered as the per-node route renders them.
+ * nodeIds match as substrings, as the live service does (`NodeID-abc` also returns
+ * `NodeID-abcdef`); a request without minUptimePerformance gets the world's default floor,
+ * if one is set (World.bulkDefaultMinUptime).
+ */
+const validatorList = withNetwork((ctx, net) => {
+  const q = ctx.url.searchParams;
+  const problems: string[] = [];
+  const read = param(q, problems);
+  const sortBy = read.oneOf('sortBy', SORT_BY);
+  const order = read.oneOf('sortOrder', ['asc', 'desc'] as const) === 'asc' ? 1 : -1;
+  const status = read.oneOf('validationStatus', ['completed', 'active', 'pending', 'removed'] as const);
+  const uptime = { min: read.number('minUptimePerformance') ?? ctx.world.bulkDefaultMinUptime, max: read.number('maxUptimePerformance') };
+  const remaining = { min: read.number('minTimeRemaining'), max: read.number('maxTimeRemaining') };
+  if (problems.length > 0) return error(400, problems);
+
+  const nodeIds = csv(q.get('nodeIds'));
+  const subnetId = q.get('subnetId');
+  const now = ctx.world.clock.now();
+  const items = (ctx.world.allValidators(net) as Item[]).filter(
+    (v) =>
+      (!nodeIds?.length || nodeIds.some((id) => String(v['nodeId']).includes(id))) &&
+      (!status || v['validationStatus'] === status) &&
+      (!subnetId || v['subnetId'] === subnetId) &&
+      within(numberAt(v, 'uptimePerformance'), uptime) &&
+      within(timeRemaining(v, now), remaining),
+  );
+  const key = sortBy ? SORT_KEYS[sortBy] : (v: Item) => numberAt(v, 'startTimestamp');
+  const sorted = items.sort(
+    (a, b) => compareKeys(key(a, now), key(b, now), order) || compareText(String(a['nodeId']), String(b['nodeId'])) || compareText(String(a['txHash']), String(b['txHash'])),
+  );
+  return list(ctx, sorted, 'validators');
 });
 
 const l1Validators = withNetwork((ctx, net) => {
@@ -134,6 +227,7 @@ const empty = (key: string, extra: Record<string, unknown> = {}): Handler => (ct
 /** Every Data API endpoint of the interface; the ones avawatch does not poll answer with valid, empty shapes. */
 export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/networks\/([^/]+)\/validators\/([^/]+)$/, validators],
+  ['GET', /^\/v1\/networks\/([^/]+)\/validators$/, validatorList],
   ['GET', /^\/v1\/networks\/([^/]+)\/delegators$/, delegators],
   ['GET', /^\/v1\/networks\/([^/]+)\/l1Validators$/, l1Validators],
   ['GET', /^\/v1\/icm\/addresses\/([^/]+)\/messages$/, icmMessages],

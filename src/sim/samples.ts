@@ -6,6 +6,10 @@ export interface PeriodInput {
   txHash: string;
   startTimestamp: number;
   endTimestamp: number;
+  /** Default: the primary network. */
+  subnetId?: string;
+  /** Percent (0..100), rendered on active periods only; default 99.93. */
+  uptimePerformance?: number;
 }
 
 const PRIMARY_SUBNET = '11111111111111111111111111111111LpoYY';
@@ -14,7 +18,7 @@ function common(p: PeriodInput) {
   return {
     txHash: p.txHash,
     nodeId: p.nodeId,
-    subnetId: PRIMARY_SUBNET,
+    subnetId: p.subnetId ?? PRIMARY_SUBNET,
     amountStaked: '2000000000000',
     delegationFee: '2.0000',
     startTimestamp: p.startTimestamp,
@@ -35,7 +39,7 @@ export function activeValidator(p: PeriodInput) {
     delegatorCount: 12,
     amountDelegated: '51234000000000',
     // Percent (0..100), as the service's own node observed it.
-    uptimePerformance: 99.93,
+    uptimePerformance: p.uptimePerformance ?? 99.93,
     avalancheGoVersion: 'avalanchego/1.13.2',
     delegationCapacity: '6948766000000000',
     potentialRewards: { validationRewardAmount: '120491336290', delegationRewardAmount: '8210335010' },

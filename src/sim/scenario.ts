@@ -32,7 +32,17 @@ const avax = z.union([z.string(), z.number()]).transform((v, ctx) => {
 });
 
 const network = z.enum(NETWORKS).default('mainnet');
-const validation = z.strictObject({ network, nodeId: z.string(), txHash: z.string(), start: when, end: when, status: z.string().default('active') });
+const percent = z.number().min(0).max(100);
+const validation = z.strictObject({
+  network,
+  nodeId: z.string(),
+  txHash: z.string(),
+  start: when,
+  end: when,
+  status: z.string().default('active'),
+  subnetId: z.string().optional(),
+  uptimePerformance: percent.optional(),
+});
 const delegation = z.strictObject({
   network,
   txHash: z.string(),
@@ -91,6 +101,8 @@ export const worldChange = z.strictObject({
   faults: faults.optional(),
   exports: exportPlan.optional(),
   unknownNode: z.enum(['not-found', 'empty']).optional(),
+  /** null turns the floor off again. */
+  bulkDefaultMinUptime: percent.nullable().optional(),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -126,8 +138,8 @@ function toMs(w: When, startMs: number): number {
 /** Applies one change to the world; times are relative to `startMs`. */
 export function applyChange(world: World, change: WorldChange, startMs: number): void {
   const at = (w: When): number => Math.floor(toMs(w, startMs) / 1000);
-  for (const v of change.validations ?? []) {
-    world.addValidation(v.network, { nodeId: v.nodeId, txHash: v.txHash, startTimestamp: at(v.start), endTimestamp: at(v.end) }, v.status);
+  for (const { network: net, start, end, status, ...input } of change.validations ?? []) {
+    world.addValidation(net, { ...input, startTimestamp: at(start), endTimestamp: at(end) }, status);
   }
   if (change.validator) world.setValidationStatus(change.validator.nodeId, change.validator.status, change.validator.txHash);
   for (const d of change.delegations ?? []) {
@@ -152,6 +164,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   if (change.faults) world.settings = { ...world.settings, ...change.faults };
   if (change.exports) world.exportPlan = change.exports;
   if (change.unknownNode) world.unknownNode = change.unknownNode;
+  if (change.bulkDefaultMinUptime !== undefined) world.bulkDefaultMinUptime = change.bulkDefaultMinUptime ?? undefined;
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

@@ -34,6 +34,9 @@ export interface SimServer {
 
 const ROUTES: Array<[string, RegExp, Handler]> = [...dataRoutes, ...metricsRoutes];
 
+// A bad pattern is refused here, not thrown later by the request it was meant to fail.
+const queuedFault = z.looseObject({ status: z.number(), pathMatches: z.string().refine(isPattern, 'not a regular expression').optional() });
+
 /**
  * The Data API and Metrics API simulator on one port: live shapes, opaque page tokens,
  * the service's errors, compute-unit budgets, faults, a simulated clock and a control API.
@@ -109,7 +112,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
         return ok(state());
       }
       if (method === 'POST' && url.pathname === '/_sim/faults') {
-        world.faults.push(...z.array(z.looseObject({ status: z.number() })).parse(body));
+        world.faults.push(...z.array(queuedFault).parse(body));
         return ok({ queued: world.faults.length });
       }
       const match = /^\/_sim\/validators\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -189,6 +192,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     return JSON.parse(text);
   } catch (err) {
     return err as Error;
+  }
+}
+
+function isPattern(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
   }
 }
 

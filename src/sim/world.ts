@@ -20,6 +20,17 @@ export interface Fault {
   retryAfter?: number;
   /** Only requests whose path contains this. */
   pathIncludes?: string;
+  /**
+   * Only requests whose path matches this regular expression. A substring cannot tell the
+   * bulk validator list from the per-node route (`/validators` is in both); an anchored
+   * pattern can: `'/validators$'` hits only the bulk list.
+   */
+  pathMatches?: string;
+  /**
+   * Only requests whose decoded query (`nodeIds=NodeID-a,NodeID-b&pageSize=10`) contains
+   * this: `'NodeID-a'` fails only the pages that ask for that node.
+   */
+  query?: string;
   /** Answer only after this long (a hung server, for timeout tests). */
   delayMs?: number;
   /**
@@ -88,6 +99,12 @@ export class World {
   settings: FaultSettings = { errorRate: 0, latencyMs: 0, malformedRate: 0, repeatPageToken: false, expirePageTokens: false };
   /** How the service answers for a node it has never seen: a 404, or an empty list. */
   unknownNode: 'not-found' | 'empty' = 'not-found';
+  /**
+   * The floor the bulk validator list applies to uptimePerformance when a request has no
+   * minUptimePerformance. The specification says "Default is 90"; whether the live service
+   * applies it is not known, so tests run both ways. Undefined: no floor.
+   */
+  bulkDefaultMinUptime: number | undefined = undefined;
   /** How exports started from now on end. */
   exportPlan: Pick<OperationEntry, 'completeAfterPolls' | 'outcome'> = { completeAfterPolls: 3, outcome: 'COMPLETED' };
 
@@ -129,6 +146,14 @@ export class World {
 
   validators(network: Network, nodeId: string): unknown[] | undefined {
     return this.#validators.get(key(network, nodeId))?.map((e) => e.raw ?? renderValidator(e));
+  }
+
+  /** Every period of every node on a network, rendered as the per-node route renders them. */
+  allValidators(network: Network): unknown[] {
+    return [...this.#validators.values()]
+      .flat()
+      .filter((e) => same(e.network, network))
+      .map((e) => e.raw ?? renderValidator(e));
   }
 
   // ---- delegators
@@ -231,10 +256,16 @@ export class World {
     return op;
   }
 
-  /** Takes the next fault for a path (and its query, for `pageToken` faults), if one is queued. */
-  takeFault(path: string, query?: URLSearchParams): Fault | undefined {
-    const paged = query?.has('pageToken') === true;
-    const index = this.faults.findIndex((f) => (f.pathIncludes === undefined || path.includes(f.pathIncludes)) && (!f.pageToken || paged));
+  /** Takes the next fault for a path and its query, if one is queued. */
+  takeFault(path: string, query: URLSearchParams): Fault | undefined {
+    const decoded = [...query].map(([k, v]) => `${k}=${v}`).join('&');
+    const index = this.faults.findIndex(
+      (f) =>
+        (f.pathIncludes === undefined || path.includes(f.pathIncludes)) &&
+        (f.pathMatches === undefined || new RegExp(f.pathMatches).test(path)) &&
+        (f.query === undefined || decoded.includes(f.query)) &&
+        (!f.pageToken || query.has('pageToken')),
+    );
     return index === -1 ? undefined : this.faults.splice(index, 1)[0];
   }
 }

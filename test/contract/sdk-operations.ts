@@ -51,6 +51,7 @@ const LEGACY_AVG_TPS: Contract = {
 /** Every operation the simulator serves. */
 export const CONTRACTS: readonly Contract[] = [
   sdk('GET', '/v1/networks/{network}/validators/{nodeId}', 200, 'ListValidatorDetailsResponse$inboundSchema'),
+  sdk('GET', '/v1/networks/{network}/validators', 200, 'ListValidatorDetailsResponse$inboundSchema'),
   sdk('GET', '/v1/networks/{network}/delegators', 200, 'ListDelegatorDetailsResponse$inboundSchema'),
   sdk('GET', '/v1/networks/{network}/l1Validators', 200, 'ListL1ValidatorsResponse$inboundSchema'),
   sdk('GET', '/v1/icm/addresses/{address}/messages', 200, 'ListIcmMessagesResponse$inboundSchema'),

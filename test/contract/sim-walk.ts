@@ -186,6 +186,7 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
   const first = c.walks === 1;
   for (const net of e.networks) {
     await walkValidators(c, e, net);
+    await walkValidatorList(c, e, net, first);
     await walkDelegators(c, e, net);
     await walkL1(c, e, net);
     if (first) await walkPrimaryNetworkLists(c, net);
@@ -201,6 +202,30 @@ async function walkValidators(c: Checker, e: Entities, net: Network): Promise<vo
     // A node whose only period is not yet added, or no node, is a 404 (or an empty list: unknownNode: empty).
     await c.pages(`/v1/networks/${net}/validators/${nodeId}?pageSize=1`, 404);
     await c.call('GET', `/v1/networks/${net}/validators/${nodeId}?sortOrder=asc&validationStatus=active`, { allow: 404 });
+  }
+}
+
+/** The bulk list: every page, each filter and sort, then with the default uptime floor on. */
+async function walkValidatorList(c: Checker, e: Entities, net: Network, first: boolean): Promise<void> {
+  const base = `/v1/networks/${net}/validators`;
+  const nodeIds = [...(e.nodeIds.get(net) ?? [])];
+  await c.pages(`${base}?pageSize=1`);
+  // Exact ids, and a prefix every NodeID has (the service matches substrings).
+  if (nodeIds.length > 0) await c.pages(`${base}?pageSize=2&nodeIds=${nodeIds.join(',')}`);
+  await c.pages(`${base}?nodeIds=NodeID-&subnetId=11111111111111111111111111111111LpoYY&minUptimePerformance=0&maxUptimePerformance=100&minTimeRemaining=0&maxTimeRemaining=31536000`);
+  for (const status of ['active', 'completed', 'pending', 'removed']) await c.pages(`${base}?validationStatus=${status}`);
+  // A sort changes the order of the same items, a refusal nothing the world holds: once per simulator.
+  if (first) {
+    for (const sortBy of ['blockIndex', 'delegationCapacity', 'timeRemaining', 'delegationFee', 'uptimePerformance']) await c.call('GET', `${base}?sortBy=${sortBy}&sortOrder=asc`);
+    for (const bad of ['pageSize=101', 'sortBy=stake', 'validationStatus=gone', 'minUptimePerformance=high']) await c.call('GET', `${base}?${bad}`, { allow: 400 });
+  }
+  const floor = c.sim.world.bulkDefaultMinUptime;
+  c.sim.world.bulkDefaultMinUptime = 90;
+  try {
+    await c.pages(`${base}?pageSize=2`);
+    await c.pages(`${base}?validationStatus=active`);
+  } finally {
+    c.sim.world.bulkDefaultMinUptime = floor;
   }
 }
 
