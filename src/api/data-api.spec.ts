@@ -4,7 +4,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../sim/samples.js';
 import { startSim, type SimServer } from '../sim/server.js';
-import { DataApi } from './data-api.js';
+import { DataApi, FILTER_CHARS, filterBatches, VALIDATOR_BATCH } from './data-api.js';
 import { HttpClient } from './http.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -84,5 +84,63 @@ describe('DataApi.validatorPeriods', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/glacier/`;
     await api(url).validatorPeriods('fuji', NODE);
     expect(paths[0]).toBe(`/glacier/v1/networks/fuji/validators/${NODE}?pageSize=100&sortOrder=desc`);
+  });
+});
+
+describe('DataApi.validatorList (bulk)', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    server = undefined;
+  });
+
+  it('keeps only exact NodeID matches: the service matches nodeIds as substrings', async () => {
+    const urls: string[] = [];
+    const longer = `${NODE}x`;
+    server = createServer((req, res) => {
+      urls.push(req.url ?? '');
+      const body = { validators: [NODE, longer, 'Node'].map((nodeId, i) => activeValidator({ nodeId, txHash: `t${i}`, startTimestamp: 1, endTimestamp: 2 })) };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const listed = await api(url).validatorList('mainnet', { nodeIds: [NODE], validationStatus: 'active', subnetId: '11111111111111111111111111111111LpoYY' });
+    expect(listed.map((v) => v.txHash)).toEqual(['t0']);
+    const asked = new URL(urls[0] as string, url).searchParams;
+    expect(Object.fromEntries(asked)).toEqual({
+      pageSize: '100',
+      nodeIds: NODE,
+      validationStatus: 'active',
+      subnetId: '11111111111111111111111111111111LpoYY',
+      // The documented default minimum uptime (90) would hide a node with poor uptime.
+      minUptimePerformance: '0',
+    });
+  });
+});
+
+describe('filterBatches', () => {
+  const ids = (n: number, length = 40) => Array.from({ length: n }, (_, i) => `NodeID-${String(i).padStart(length - 7, '0')}`);
+
+  it('splits sorted ids into batches whose URL stays under 8 KB', () => {
+    for (const length of [40, 120]) {
+      const batches = filterBatches(ids(1_000, length).reverse(), Number.POSITIVE_INFINITY);
+      expect(batches.flat()).toEqual(ids(1_000, length));
+      for (const b of batches) {
+        const url = new URL('https://data-api.avax.network/v1/networks/mainnet/delegators');
+        url.searchParams.set('nodeIds', b.join(','));
+        url.searchParams.set('delegationStatus', 'completed');
+        url.searchParams.set('sortOrder', 'desc');
+        url.searchParams.set('pageSize', '100');
+        url.searchParams.set('pageToken', 'x'.repeat(200));
+        expect(url.href.length).toBeLessThan(8_192);
+      }
+      // Full batches: no more calls than the URL limit forces.
+      expect(batches.length).toBe(Math.ceil((1_000 * (length + 3)) / (FILTER_CHARS + 3)));
+    }
+  });
+
+  it('caps a batch at the page size and drops repeated ids', () => {
+    expect(filterBatches([...ids(250), ...ids(250)], VALIDATOR_BATCH).map((b) => b.length)).toEqual([100, 100, 50]);
   });
 });

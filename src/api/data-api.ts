@@ -23,11 +23,21 @@ export interface DataApiOptions {
 }
 
 export interface DelegatorQuery {
+  /** One call's worth: see `filterBatches`. */
   nodeIds?: readonly string[] | undefined;
   rewardAddresses?: readonly string[] | undefined;
   delegationStatus?: 'active' | 'pending' | 'completed';
-  /** Read at most this many pages (newest first) instead of failing past api.maxPages. */
+  /** Newest first: read no further once a page says so (it holds what the caller knows). */
+  enough?: (page: readonly Delegator[]) => boolean;
+  /** Read at most this many pages instead of failing past them. */
   pages?: number;
+}
+
+export interface ValidatorListQuery {
+  /** One call's worth: see `filterBatches`. */
+  nodeIds: readonly string[];
+  validationStatus: 'active' | 'pending';
+  subnetId: string;
 }
 
 export interface L1Query {
@@ -37,8 +47,13 @@ export interface L1Query {
   includeInactive?: boolean;
 }
 
-// The live service takes comma-separated filters; batches keep URLs short.
-export const FILTER_BATCH = 25;
+/** The most ids in one bulk validator call: the size of one page. */
+export const VALIDATOR_BATCH = 100;
+/**
+ * Characters of one comma-separated filter (after URL encoding), so that the URL with the
+ * base, the path and the other parameters stays under 8 KB, which proxies and the service accept.
+ */
+export const FILTER_CHARS = 7_000;
 const NOT_FOUND = Symbol('not found');
 
 /** The Data API endpoints avawatch polls, each answer parsed against the live shapes. */
@@ -64,16 +79,28 @@ export class DataApi {
     }
   }
 
-  /** Delegators matching the filters, in as few calls as the nodeIds filter allows. */
+  /**
+   * The periods of these nodes with one status, in bulk. The service matches `nodeIds` as
+   * substrings: only exact matches are kept. Its documented default minimum uptime (90) is
+   * lifted for active periods, so an active node with poor uptime is still listed.
+   */
+  async validatorList(network: Network, q: ValidatorListQuery, signal?: AbortSignal): Promise<Validator[]> {
+    const path = `/v1/networks/${network}/validators`;
+    const items = await this.#list<Validator>('/v1/networks/{network}/validators', path, validatorListQuery(q), validatorsPage, 'validators', signal);
+    const wanted = new Set(q.nodeIds);
+    return items.filter((v) => wanted.has(v.nodeId));
+  }
+
+  /** Delegators matching the filters, newest first (by start), one call's worth of filter. */
   async delegators(network: Network, q: DelegatorQuery, signal?: AbortSignal): Promise<Delegator[]> {
     const path = `/v1/networks/${network}/delegators`;
-    const batches = q.nodeIds && q.nodeIds.length > 0 ? chunk(q.nodeIds, FILTER_BATCH) : [undefined];
-    const out: Delegator[] = [];
-    for (const nodes of batches) {
-      const query = { nodeIds: nodes?.join(','), rewardAddresses: q.rewardAddresses?.join(','), delegationStatus: q.delegationStatus, sortOrder: 'desc' };
-      out.push(...(await this.#list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, { pages: q.pages })));
-    }
-    return out;
+    const query = { nodeIds: q.nodeIds?.join(','), rewardAddresses: q.rewardAddresses?.join(','), delegationStatus: q.delegationStatus, sortOrder: 'desc' };
+    // api.maxPages bounds the pages of each node or address in the filter, not of all together.
+    const pages = q.pages ?? this.options.maxPages * Math.max(1, (q.nodeIds?.length ?? 0) + (q.rewardAddresses?.length ?? 0));
+    return this.#list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, {
+      ...(q.pages !== undefined ? { pages } : { maxPages: pages }),
+      ...(q.enough ? { enough: q.enough } : {}),
+    });
   }
 
   async l1Validators(network: Network, q: L1Query, signal?: AbortSignal): Promise<L1Validator[]> {
@@ -123,7 +150,7 @@ export class DataApi {
     schema: z.ZodType,
     key: string,
     signal: AbortSignal | undefined,
-    o: { pages?: number | undefined; onTruncated?: () => void; notFoundOnFirstPage?: boolean } = {},
+    o: { pages?: number; maxPages?: number; onTruncated?: () => void; notFoundOnFirstPage?: boolean; enough?: (page: readonly T[]) => boolean } = {},
   ): Promise<T[]> {
     return collectPages<T>(
       async (pageToken) => {
@@ -138,9 +165,10 @@ export class DataApi {
       {
         api: 'data',
         endpoint: `GET ${path}`,
-        maxPages: o.pages ?? this.options.maxPages,
+        maxPages: o.pages ?? o.maxPages ?? this.options.maxPages,
         stopAtMax: o.pages !== undefined,
         ...(o.onTruncated ? { onTruncated: o.onTruncated } : {}),
+        ...(o.enough ? { enough: o.enough } : {}),
       },
     );
   }
@@ -154,9 +182,34 @@ function isServiceNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.details.status === 404 && err.details.serviceError === true;
 }
 
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+/** The query of one bulk validator call (also how `avawatch check` names the call). */
+export function validatorListQuery(q: ValidatorListQuery): Record<string, string> {
+  const query: Record<string, string> = { nodeIds: q.nodeIds.join(','), validationStatus: q.validationStatus, subnetId: q.subnetId };
+  // Only active periods have an uptime: a bound might drop pending ones, as a fee bound drops subnet ones.
+  if (q.validationStatus === 'active') query['minUptimePerformance'] = '0';
+  return query;
+}
+
+/**
+ * Consecutive batches of at most `max` ids whose comma-separated, URL-encoded list stays
+ * within FILTER_CHARS. The ids are sorted first, so rules that watch the same ids ask the
+ * very same calls and share them.
+ */
+export function filterBatches(ids: readonly string[], max: number): string[][] {
+  const out: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const id of [...new Set(ids)].sort()) {
+    const size = encodeURIComponent(id).length;
+    // Each further id adds a comma, sent as %2C.
+    if (batch.length > 0 && (batch.length >= max || chars + 3 + size > FILTER_CHARS)) {
+      out.push(batch);
+      batch = [];
+    }
+    chars = batch.length === 0 ? size : chars + 3 + size;
+    batch.push(id);
+  }
+  if (batch.length > 0) out.push(batch);
   return out;
 }
 

@@ -5,13 +5,15 @@ export interface Page<T> {
   nextPageToken?: string | undefined;
 }
 
-export interface PaginateOptions {
+export interface PaginateOptions<T = unknown> {
   api: string;
   endpoint: string;
   maxPages: number;
   /** Return what `maxPages` pages hold instead of failing (for newest-first reads). */
   stopAtMax?: boolean;
   onTruncated?: () => void;
+  /** Read no further once a page says so (newest-first reads that reached what they know). */
+  enough?: (page: readonly T[]) => boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface PaginateOptions {
  */
 export async function collectPages<T>(
   fetchPage: (pageToken: string | undefined) => Promise<Page<T>>,
-  options: PaginateOptions,
+  options: PaginateOptions<T>,
 ): Promise<T[]> {
   for (let restart = 0; ; restart++) {
     try {
@@ -33,15 +35,15 @@ export async function collectPages<T>(
   }
 }
 
-async function walk<T>(fetchPage: (pageToken: string | undefined) => Promise<Page<T>>, o: PaginateOptions): Promise<T[]> {
+async function walk<T>(fetchPage: (pageToken: string | undefined) => Promise<Page<T>>, o: PaginateOptions<T>): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();
   let token: string | undefined;
   for (let page = 1; ; page++) {
     const result = await fetchPage(token);
-    items.push(...result.items);
+    for (const item of result.items) items.push(item);
     const next = result.nextPageToken;
-    if (next === undefined || next === '') return items;
+    if (next === undefined || next === '' || o.enough?.(result.items)) return items;
     if (seen.has(next) || next === token) {
       throw pageError(o, `the service sent page token "${next.slice(0, 40)}" a second time (page ${page + 1})`);
     }
@@ -57,7 +59,7 @@ async function walk<T>(fetchPage: (pageToken: string | undefined) => Promise<Pag
   }
 }
 
-function pageError(o: PaginateOptions, what: string): ApiError {
+function pageError(o: Pick<PaginateOptions, 'api' | 'endpoint'>, what: string): ApiError {
   return new ApiError(`${o.api} API ${o.endpoint}: ${what}`, {
     api: o.api,
     endpoint: o.endpoint,

@@ -23,11 +23,19 @@ const rule = {
   locate: () => ({ file: 'rules.yaml', line: 1, col: 1, path: [], message: '' }),
 } as unknown as LoadedRule;
 
-/** An engine over an in-memory store, with a fake Data API answering `world` per node (an Error: that lookup fails). */
+/**
+ * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
+ * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
+ */
 function setup(world: Record<string, string | Error>) {
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
+    validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
+      const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
+      if (failing.length === q.nodeIds.length) throw failing[0];
+      return q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus));
+    },
     validatorPeriods: async (_net: string, node: string) => {
       const status = world[node];
       if (status instanceof Error) throw status;

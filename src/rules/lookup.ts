@@ -22,6 +22,8 @@ export async function lookupEach<T>(
   limit: number,
   signal: AbortSignal,
   lookup: (entity: string) => Promise<T>,
+  /** The rule saw other entities already: all of these failing is not the evaluation's failure. */
+  o: { partOfMore?: boolean } = {},
 ): Promise<Record<string, Outcome<T>>> {
   // Keys are the rule's own entities (NodeIDs, addresses, batch numbers), never chain text.
   const out: Record<string, Outcome<T>> = {};
@@ -41,7 +43,7 @@ export async function lookupEach<T>(
     }
   }
   await Promise.all(Array.from({ length: Math.min(limit, entities.length) }, worker));
-  if (first && entities.length > 0 && entities.every((e) => isFailed(out[e]))) throw first.error;
+  if (first && !o.partOfMore && entities.length > 0 && entities.every((e) => isFailed(out[e]))) throw first.error;
   return out;
 }
 

@@ -1,17 +1,26 @@
 import { z } from 'zod';
 import { apiCall } from '../api/catalog.js';
+import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type ValidatorListQuery } from '../api/data-api.js';
 import type { Validator } from '../api/schemas.js';
+import { record } from '../record.js';
 import { PRIMARY_NETWORK, type Network } from './fields.js';
-import { lookupEach, type Outcome } from './lookup.js';
+import { isFailed, lookupEach, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext } from './types.js';
 
-// What the kinds that read validators (validator-status, validation-end) share: one lookup
-// per node, the periods of the rule's subnet, and which one is current.
+// What the kinds that read validators (validator-status, validation-end) share: the active
+// and pending periods of their nodes in bulk (one call per 100 nodes and status, the same
+// calls for every rule that watches the same nodes), and a node's own lookup only when the
+// lists cannot tell: the period it had is no longer listed, or it has never been seen.
 
-/** NodeID → every period the service lists for it, `not-found` (404), or why its lookup failed. */
-export type Observation = Record<string, Outcome<Validator[] | 'not-found'>>;
+/**
+ * NodeID → its periods on the rule's subnet (from the lists, or all of them from its own
+ * lookup), `not-found` (its own lookup answered 404), `unchanged` (listed nowhere, as when
+ * last seen: nothing to ask), or why it could not be read.
+ */
+export type Observation = Record<string, Outcome<Validator[] | 'not-found' | 'unchanged'>>;
 
 const LOOKUP_CONCURRENCY = 4;
+const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active', 'pending'];
 
 /** The validation period avawatch last saw as a node's current one. */
 export const period = z.object({
@@ -22,21 +31,83 @@ export const period = z.object({
 });
 export type Period = z.output<typeof period>;
 
-/** One lookup per node (shared with validation-end rules watching the same nodes). */
-export function validatorLookups(s: { network: string; nodeIds: string[] }): Cost {
-  return { calls: s.nodeIds.map((id) => apiCall('GET', `/v1/networks/${s.network}/validators/${id}`)) };
+/** What both kinds keep per node: the last current period (and whether the node was unlisted). */
+interface Tracked {
+  period: Period | null;
+  missing?: boolean;
+}
+
+interface Spec {
+  network: Network;
+  nodeIds: readonly string[];
+  subnetId: string;
+}
+
+/** The bulk lists, shared with every rule that watches the same nodes; confirmations are extra. */
+export function validatorLookups(s: Spec): Cost {
+  const path = `/v1/networks/${s.network}/validators`;
+  const calls = filterBatches(s.nodeIds, VALIDATOR_BATCH).flatMap((nodeIds) =>
+    LISTED.map((validationStatus) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus, subnetId: s.subnetId }))),
+  );
+  return { calls, more: 'one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll' };
 }
 
 /**
- * Every listed node's validation periods on the rule's subnet (the primary network unless
- * it names one): one call per node; a node whose lookup fails fails alone.
+ * Every listed node's periods on the rule's subnet. A node is confirmed by its own lookup
+ * before anything is concluded from its absence: the lists may leave out a node the
+ * service still validates (a default filter), so absence alone is never a change.
+ * A bulk call that fails fails only the nodes it covers.
  */
-export async function observeValidators(s: { network: Network; nodeIds: string[]; subnetId: string }, { data, signal }: ObserveContext): Promise<Observation> {
-  const results = await lookupEach(s.nodeIds, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal));
-  for (const [id, read] of Object.entries(results)) {
-    if (Array.isArray(read) && !read.every((p) => p.subnetId === s.subnetId)) results[id] = read.filter((p) => p.subnetId === s.subnetId);
+export async function observeValidators(s: Spec, { data, signal, previous }: ObserveContext): Promise<Observation> {
+  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
+    const nodeIds = batches[Number(i)] as string[];
+    const periods: Validator[] = [];
+    // One status after the other: at most one parsed page per batch is alive at once.
+    for (const validationStatus of LISTED) {
+      for (const v of await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal)) {
+        if (v.subnetId === s.subnetId) periods.push(v);
+      }
+    }
+    return periods;
+  });
+
+  const out: Observation = record();
+  const confirm: string[] = [];
+  for (const [i, read] of Object.entries(reads)) {
+    const nodeIds = batches[Number(i)] as string[];
+    if (isFailed(read)) {
+      for (const node of nodeIds) out[node] = read;
+      continue;
+    }
+    const listed = record<Validator[]>();
+    for (const v of read) (listed[v.nodeId] ??= []).push(v);
+    for (const node of nodeIds) {
+      const periods = listed[node] ?? [];
+      const last = previous[node] as Tracked | undefined;
+      if (needsOwnLookup(last, periods)) confirm.push(node);
+      else out[node] = periods.length > 0 ? periods : 'unchanged';
+    }
   }
-  return results;
+  if (confirm.length > 0) {
+    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal), { partOfMore: true });
+    for (const [node, seen] of Object.entries(own)) {
+      out[node] = Array.isArray(seen) ? seen.filter((p) => p.subnetId === s.subnetId) : seen;
+    }
+  }
+  return out;
+}
+
+/**
+ * Never seen and not listed (completed, removed or unknown: only its own lookup says); or
+ * its last period was live and is listed no more (ended, or only left out of the list).
+ * A node last seen finished (or not known) that is still unlisted has nothing new to say.
+ */
+function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[]): boolean {
+  if (last === undefined) return listed.length === 0;
+  const p = last.period;
+  if (p === null || last.missing === true || p.status === 'completed' || p.status === 'removed') return false;
+  return !listed.some((v) => v.txHash === p.txHash);
 }
 
 /** Said only when a rule reads another subnet than the primary network. */

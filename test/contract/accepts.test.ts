@@ -97,6 +97,7 @@ interface Reply {
  */
 class FakeService {
   readonly #answers = new Map<string, Reply>();
+  readonly #listedActive = new Set<string>();
   #started: Json | undefined;
 
   constructor(
@@ -137,6 +138,11 @@ class FakeService {
       const body = page(q, this.#body('delegators'), 'delegators', { nodeId: ids('nodeIds') });
       const addresses = ids('rewardAddresses').map((a) => a.replace(/^[PX]-/, ''));
       if (addresses.length > 0) items(body.body, 'delegators').forEach((d, i) => (d['rewardAddresses'] = [addresses[i % addresses.length]]));
+      // One state of the chain: a delegation listed active is not also listed completed.
+      for (const d of items(body.body, 'delegators')) {
+        if (q.get('delegationStatus') !== 'completed') this.#listedActive.add(String(d['txHash']));
+        else if (this.#listedActive.has(String(d['txHash']))) d['txHash'] = `${String(d['txHash'])}-completed`;
+      }
       return body;
     }
     if (/^\/v1\/networks\/[^/]+\/l1Validators$/.test(p)) {

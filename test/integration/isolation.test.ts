@@ -55,7 +55,10 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
     await waitUntil(() => a.store.loadStates(RULE)[BROKEN] && a.store.loadStates(RULE)[CHANGES], 'the baseline of both nodes');
     const brokenBefore = a.store.loadStates(RULE)[BROKEN];
 
+    // Both validations end: each node leaves the lists and is confirmed by its own lookup,
+    // and the broken node's own lookup answers a body the contract forbids.
     sim.world.faults.push(...Array.from({ length: 200 }, () => ({ status: 200, body: BROKEN_BODY, pathIncludes: BROKEN })));
+    sim.world.setValidators('mainnet', BROKEN, [completedValidator(period(BROKEN))]);
     sim.world.setValidators('mainnet', CHANGES, [completedValidator(period(CHANGES))]);
 
     const change = await waitUntil(() => slack.posts.find((p) => postText(p).includes(`${CHANGES} validation active → completed`)), 'the change of the healthy node');
@@ -77,6 +80,8 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
 
     sim.world.faults.length = 0;
     await waitUntil(() => slack.posts.find((p) => postText(p).includes(`sees ${BROKEN} again`)), 'rule-failing resolved');
+    // Its own lookup answers: the end held back while it could not be confirmed is reported now.
+    await waitUntil(() => slack.posts.find((p) => postText(p).includes(`${BROKEN} validation active → completed`)), "the broken node's change, once it answers");
     expect(firingAlerts(a.store)).toEqual([]);
     expect(await metric(a, 'avawatch_rule_failing_entities')).toBe(`avawatch_rule_failing_entities{rule="${RULE}"} 0`);
   });

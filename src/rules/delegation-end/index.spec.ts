@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { delegator } from '../../api/schemas.js';
+import { delegator, type Delegator } from '../../api/schemas.js';
 import { delegatorItem } from '../../sim/samples.js';
-import { delegationEnd } from './index.js';
+import { delegationEnd, type Observation } from './index.js';
 import { spec as specSchema } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const d = (tx: string, status = 'active') =>
   delegator.parse(delegatorItem({ txHash: tx, nodeId: NODE, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amountDelegated: '25000000000', startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }, status));
 const now = new Date(1_750_000_000_000);
+const ADDRESS = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
+/** What observe() saw: the node and the address were read (whole or up to what was known). */
+const obs = (active: Delegator[], completed: Record<string, Delegator> = {}, failed: Record<string, string> = {}): Observation => ({ active, completed, failed, read: [NODE, ADDRESS].filter((e) => !failed[e]) });
 const after = new Date(1_800_000_060_000); // past the delegations' end
 
 describe('delegation-end', () => {
@@ -15,53 +18,68 @@ describe('delegation-end', () => {
     expect(specSchema.parse({ network: 'mainnet', rewardAddresses: ['P-avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'] }).rewardAddresses).toEqual(['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw']);
   });
 
-  it('reports an ended delegation even before its reward is listed', () => {
+  it('reports an ended delegation only once the service lists it completed, with its reward', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
     expect(first.alerts).toEqual([]);
-    const gone = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, after, s);
-    expect(gone.alerts.map((a) => [a.summary, a.details['Reward']])).toEqual([[`Delegation of 25 AVAX to ${NODE} ended`, 'not listed yet']]);
-    const withReward = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') }, failed: {} }, after, s);
-    expect(withReward.alerts[0]?.details['Gross reward']).toMatch(/^[\d.]+ AVAX$/);
+    // Past its end but not listed completed yet (the reward transaction comes later): it waits.
+    const waiting = delegationEnd.evaluate(first.states, obs([]), after, s);
+    expect(waiting.alerts).toEqual([]);
+    expect(waiting.states['t1']).toEqual(first.states['t1']);
+    const done = delegationEnd.evaluate(waiting.states, obs([], { t1: d('t1', 'completed') }), after, s);
+    expect(done.alerts.map((a) => a.summary)).toEqual([expect.stringMatching(new RegExp(`^Delegation of 25 AVAX to ${NODE} ended, reward [\\d.]+ AVAX gross, [\\d.]+ AVAX net$`))]);
+    expect(done.states['t1']).toBeUndefined();
   });
 
-  it('one that leaves the active list before its end (a status the service added, e.g. "paused") is never announced as ended', () => {
-    for (const spec of [{ nodeIds: [NODE] }, { rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'] }]) {
+  it('one that leaves the active list (a status the service added, e.g. "paused", or a page not read) is never announced as ended', () => {
+    for (const spec of [{ nodeIds: [NODE] }, { rewardAddresses: [ADDRESS] }]) {
       const s = specSchema.parse({ network: 'mainnet', ...spec });
-      const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
-      const left = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, now, s);
-      expect(left.alerts).toEqual([]);
-      expect(left.states['t1']).toEqual(first.states['t1']);
-      // Past its end it has ended, whatever it was called meanwhile.
-      expect(delegationEnd.evaluate(left.states, { active: [], completed: {}, failed: {} }, after, s).alerts.map((a) => a.summary)).toEqual([`Delegation of 25 AVAX to ${NODE} ended`]);
+      const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+      for (const at of [now, after]) {
+        const left = delegationEnd.evaluate(first.states, obs([]), at, s);
+        expect(left.alerts).toEqual([]);
+        expect(left.states['t1']).toEqual(first.states['t1']);
+      }
     }
+  });
+
+  it('announces new delegations only of nodes read before: a node added to the rule starts with its baseline', () => {
+    const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    expect(first.states['_baseline']).toEqual({ baseline: true, entities: [NODE] });
+    const wider = specSchema.parse({ network: 'mainnet', nodeIds: [NODE, OTHER], notifyNew: true });
+    const existing = { ...d('t9'), nodeId: OTHER };
+    const next = delegationEnd.evaluate(first.states, { active: [d('t1'), d('t2'), existing], completed: {}, failed: {}, read: [NODE, OTHER] }, now, wider);
+    expect(next.alerts.map((a) => a.subject)).toEqual(['t2']);
+    expect(next.states['_baseline']).toEqual({ baseline: true, entities: [OTHER, NODE].sort() });
   });
 
   it('one the service lists completed before its end time has ended, with its reward', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
-    const done = delegationEnd.evaluate(first.states, { active: [], completed: { t1: d('t1', 'completed') }, failed: {} }, now, s);
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const done = delegationEnd.evaluate(first.states, obs([], { t1: d('t1', 'completed') }), now, s);
     expect(done.alerts.map((a) => a.details['Gross reward'])).toEqual([expect.stringMatching(/AVAX$/)]);
   });
 
   it('says nothing of delegations whose node left the rule', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
     const other = specSchema.parse({ network: 'mainnet', nodeIds: ['NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ'] });
-    expect(delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: {} }, now, other).alerts).toEqual([]);
+    expect(delegationEnd.evaluate(first.states, obs([]), now, other).alerts).toEqual([]);
   });
 
   it('does not announce existing delegations on the first read, even with notifyNew', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
-    expect(delegationEnd.evaluate({}, { active: [d('t1'), d('t2')], completed: {}, failed: {} }, now, s).alerts).toEqual([]);
+    expect(delegationEnd.evaluate({}, obs([d('t1'), d('t2')]), now, s).alerts).toEqual([]);
   });
 
   it('a list that failed is not read as "ended": its delegations keep what held, and it is named', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: ['3d'] });
     const soon = { ...d('t1'), endTimestamp: 1_750_000_000 + 86_400 };
-    const first = delegationEnd.evaluate({}, { active: [soon], completed: {}, failed: {} }, now, s);
+    const first = delegationEnd.evaluate({}, obs([soon]), now, s);
     expect(first.conditions?.map((c) => c.key)).toEqual(['t1']);
-    const failing = delegationEnd.evaluate(first.states, { active: [], completed: {}, failed: { [NODE]: 'data API: HTTP 503' } }, now, s);
+    const failing = delegationEnd.evaluate(first.states, obs([], {}, { [NODE]: 'data API: HTTP 503' }), now, s);
     expect(failing.alerts).toEqual([]);
     expect(failing.states['t1']).toEqual(first.states['t1']);
     expect(failing.conditions?.map((c) => c.key)).toEqual(['t1']);
@@ -70,10 +88,76 @@ describe('delegation-end', () => {
 
   it('an amount the service did not send as a number is shown as unknown, never a crash', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
-    const first = delegationEnd.evaluate({}, { active: [d('t1')], completed: {}, failed: {} }, now, s);
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
     const odd = { ...d('t2'), amountDelegated: '1.5e9' };
-    const next = delegationEnd.evaluate(first.states, { active: [d('t1'), odd], completed: {}, failed: {} }, now, s);
+    const next = delegationEnd.evaluate(first.states, obs([d('t1'), odd]), now, s);
     expect(next.alerts.map((a) => a.summary)).toEqual([`New delegation of an unknown amount to ${NODE}, until 2027-01-15T08:00:00Z`]);
     expect(delegationEnd.samples(s, next.states, now).find((g) => g.metric === 'avawatch_delegated_stake_avax')?.value).toBe(25);
+  });
+});
+
+describe('delegation-end reads what changed', () => {
+  type Query = { nodeIds?: readonly string[]; delegationStatus?: string; enough?: (page: readonly Delegator[]) => boolean; pages?: number };
+  /** A DataApi stand-in that pages newest first (100 a page) and honours `enough` and `pages`, counting pages read. */
+  function fakeData(items: () => Delegator[]) {
+    const pages: string[] = [];
+    const data = {
+      delegators: async (_: string, q: Query) => {
+        const all = items()
+          .filter((x) => x.delegationStatus === q.delegationStatus && (!q.nodeIds || q.nodeIds.includes(x.nodeId)))
+          .sort((a, b) => b.startTimestamp - a.startTimestamp);
+        const out: Delegator[] = [];
+        for (let p = 0; p * 100 < all.length || p === 0; p++) {
+          const page = all.slice(p * 100, p * 100 + 100);
+          pages.push(q.delegationStatus as string);
+          out.push(...page);
+          if (q.enough?.(page) || (q.pages !== undefined && p + 1 >= q.pages)) break;
+        }
+        return out;
+      },
+    };
+    return { data, pages };
+  }
+  const many = (n: number, from: number, status = 'active') =>
+    Array.from({ length: n }, (_, i) => ({ ...d(`t${from + i}`, status), startTimestamp: 1_700_000_000 + from + i, endTimestamp: 1_800_000_000 + from + i }));
+  const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
+
+  async function poll(items: Delegator[], previous: Record<string, unknown>, at = now) {
+    const { data, pages } = fakeData(() => items);
+    const observation = await delegationEnd.observe(s, { data, previous, now: at, signal: new AbortController().signal } as never);
+    return { result: delegationEnd.evaluate(previous as never, observation, at, s), pages };
+  }
+
+  it('a node with 250 delegations: every page at the baseline, then one page a poll; new ones are read until a page holds a known one', async () => {
+    const old = many(250, 0);
+    const base = await poll(old, {});
+    expect(base.pages).toEqual(['active', 'active', 'active']);
+    expect(Object.keys(base.result.states)).toHaveLength(251);
+    const steady = await poll(old, base.result.states);
+    expect(steady.pages).toEqual(['active']);
+    expect(steady.result.alerts).toEqual([]);
+    expect(steady.result.states).toEqual(base.result.states);
+    // 150 new ones: a page of new ones, then a page that reaches known ones.
+    const busy = await poll([...old, ...many(150, 1_000)], base.result.states);
+    expect(busy.pages).toEqual(['active', 'active']);
+    expect(busy.result.alerts).toHaveLength(150);
+    expect(Object.keys(busy.result.states)).toHaveLength(401);
+  });
+
+  it('asks for completed ones only for delegations past their end, and reports each once it is listed completed', async () => {
+    const old = many(5, 0);
+    const base = await poll(old, {});
+    const endedTx = 't0';
+    const pastEnd = new Date((1_800_000_000 + 2) * 1000); // t0, t1, t2 have ended
+    // Not listed completed yet: nothing reported, kept.
+    const waiting = await poll(old.slice(3), base.result.states, pastEnd);
+    expect(waiting.pages).toEqual(['active', 'completed']);
+    expect(waiting.result.alerts).toEqual([]);
+    expect(Object.keys(waiting.result.states)).toHaveLength(6);
+    const done = [{ ...old[0]!, delegationStatus: 'completed', grossReward: '1000000000', netReward: '980000000' }];
+    const listed = await poll([...old.slice(3), ...done], waiting.result.states, pastEnd);
+    expect(listed.result.alerts.map((a) => a.subject)).toEqual([endedTx]);
+    expect(listed.result.states[endedTx]).toBeUndefined();
+    expect(Object.keys(listed.result.states)).toHaveLength(5);
   });
 });

@@ -1,6 +1,6 @@
 import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { chunk, FILTER_BATCH } from '../../api/data-api.js';
+import { filterBatches } from '../../api/data-api.js';
 import { avaxText, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
@@ -10,16 +10,24 @@ import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State 
 import { record } from '../../record.js';
 
 export interface Observation {
-  /** Every active delegation the filters match (all pages read of every list that answered). */
+  /** Active delegations read this time: all of them for a baseline, else the newest ones. */
   active: Delegator[];
-  /** Completed entries of tracked delegations that left the active list, by txHash. */
+  /** Completed entries of tracked delegations past their end, by txHash. */
   completed: Record<string, Delegator>;
   /** Node ids and reward addresses whose list could not be read, with why: their delegations keep what held. */
   failed: Record<string, string>;
+  /** Node ids and reward addresses whose list was read, whole or up to what was known. */
+  read: string[];
 }
 
-const RECENT_COMPLETED_PAGES = 3;
+/** Completed pages read for delegations past their end, newest first: they are near the top. */
+const COMPLETED_PAGES = 3;
 const LOOKUP_CONCURRENCY = 2;
+
+interface Batch {
+  nodeIds?: string[];
+  rewardAddresses?: string[];
+}
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
@@ -30,61 +38,92 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
   ],
 
-  async observe(s, { data, signal, previous }) {
-    // One list per batch of node ids or reward addresses: a batch is read whole or fails
-    // whole, and then only the nodes and addresses it covers are unknown this time.
-    const batches: Array<{ nodeIds?: string[]; rewardAddresses?: string[] }> = [...chunk(s.nodeIds ?? [], FILTER_BATCH).map((b) => ({ nodeIds: b })), ...chunk(s.rewardAddresses ?? [], FILTER_BATCH).map((b) => ({ rewardAddresses: b }))];
-    const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
-      data.delegators(s.network, { ...batches[Number(i)], delegationStatus: 'active' }, signal),
-    );
-    const failed: Record<string, string> = {};
+  async observe(s, { data, signal, previous, now }) {
+    const prev = previous as Readonly<Record<string, State>>;
+    const known = baselined(prev, s);
+    const tracked = new Set(Object.keys(prev).filter((k) => k !== BASELINE_KEY));
+    // A batch of ids or addresses is read whole (or fails whole: then only the ids and
+    // addresses it covers are unknown this time). Once all of them are baselined, only the
+    // newest active delegations are read: pages newest first, on while a page is all new.
+    const batches = filterBatchesOf(s);
+    const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) => {
+      const b = batches[Number(i)] as Batch;
+      const whole = entitiesOf(b).some((e) => !known.has(e));
+      const enough = whole ? undefined : (page: readonly Delegator[]) => page.some((d) => tracked.has(d.txHash));
+      return data.delegators(s.network, { ...b, delegationStatus: 'active', ...(enough ? { enough } : {}) }, signal);
+    });
+    const failed: Record<string, string> = record();
+    const read: string[] = [];
     const active = new Map<string, Delegator>();
-    for (const [i, read] of Object.entries(reads)) {
-      const b = batches[Number(i)] as (typeof batches)[number];
-      if (isFailed(read)) for (const key of [...(b.nodeIds ?? []), ...(b.rewardAddresses ?? [])]) failed[key] = read.failed;
-      else for (const d of read) active.set(d.txHash, d);
+    for (const [i, result] of Object.entries(reads)) {
+      const entities = entitiesOf(batches[Number(i)] as Batch);
+      if (isFailed(result)) for (const e of entities) failed[e] = result.failed;
+      else {
+        read.push(...entities);
+        for (const d of result) active.set(d.txHash, d);
+      }
     }
-    const left = Object.entries(previous as Record<string, State>).filter(
-      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && readWhole(e[1], s, failed),
+    // Ended only when the service lists it completed: ask for the ones past their end.
+    const nowS = Math.floor(now.getTime() / 1000);
+    const due = Object.entries(prev).filter(
+      (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && e[1].endTimestamp <= nowS && inScope(e[1], s),
     );
     const completed = record<Delegator>();
-    if (left.length > 0) {
-      // The rewards of the ones that ended: newest completed delegations of those nodes.
-      const nodes = [...new Set(left.map(([, st]) => st.nodeId))];
-      const recent = await attempt(signal, () => data.delegators(s.network, { nodeIds: nodes, delegationStatus: 'completed', pages: RECENT_COMPLETED_PAGES }, signal));
-      if (isFailed(recent)) for (const node of nodes) failed[node] = recent.failed;
-      else for (const d of recent) if (left.some(([tx]) => tx === d.txHash)) completed[d.txHash] = d;
+    for (const nodeIds of filterBatches([...new Set(due.map(([, st]) => st.nodeId))], Number.POSITIVE_INFINITY)) {
+      const wanted = new Map(due.filter(([, st]) => nodeIds.includes(st.nodeId)));
+      const oldest = Math.min(...[...wanted.values()].map((st) => st.startTimestamp));
+      const seen = new Set<string>();
+      const listed = await attempt(signal, () =>
+        data.delegators(
+          s.network,
+          {
+            nodeIds,
+            delegationStatus: 'completed',
+            pages: COMPLETED_PAGES,
+            // Newest start first: once past the oldest start asked for, none asked for follows.
+            enough: (page) => {
+              for (const d of page) if (wanted.has(d.txHash)) seen.add(d.txHash);
+              return seen.size === wanted.size || page.some((d) => d.startTimestamp < oldest);
+            },
+          },
+          signal,
+        ),
+      );
+      if (!isFailed(listed)) for (const d of listed) if (wanted.has(d.txHash)) completed[d.txHash] = d;
+      if (isFailed(listed)) for (const node of nodeIds) failed[node] = listed.failed;
     }
-    return { active: [...active.values()], completed, failed };
+    return { active: [...active.values()], completed, failed, read };
   },
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const baseline = previous[BASELINE_KEY] === undefined;
-    const states = record<State>([[BASELINE_KEY, { baseline: true }]]);
+    const known = baselined(previous, s);
+    const entities = new Set([...known, ...observation.read].filter((e) => watches(e, s)));
+    const states = record<State>([[BASELINE_KEY, { baseline: true, entities: [...entities].sort() }]]);
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const d of observation.active) {
       const st: DelegationState = { nodeId: d.nodeId, amount: d.amountDelegated, startTimestamp: d.startTimestamp, endTimestamp: d.endTimestamp, rewardAddresses: d.rewardAddresses };
       states[d.txHash] = st;
-      if (!baseline && !previous[d.txHash] && s.notifyNew) alerts.push(newDelegation(d.txHash, st, s));
+      // New to a node or address read before: existing ones are the baseline of a new one.
+      if (!previous[d.txHash] && s.notifyNew && coveredBy(st, s).some((e) => known.has(e))) alerts.push(newDelegation(d.txHash, st, s));
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
-    // Left the active list of a complete read: ended once the service lists it completed,
-    // or its end time has passed. One whose lists failed keeps what held; so does one that
-    // left before its end without being listed completed (a status the service added later,
-    // such as a pause): never announced as ended early.
-    // One the rule no longer watches (its node or address left the config) is dropped without a word.
+    // Ended only once the service lists it completed; until then it keeps what held (a list
+    // that failed, one read only up to what was known, a status the service added later such
+    // as a pause, a reward transaction not issued yet). One the rule no longer watches (its
+    // node or address left the config) is dropped without a word.
     for (const [tx, st] of Object.entries(previous)) {
       if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
-      if (!readWhole(st, s, observation.failed) || (!ended(st, now) && !observation.completed[tx])) {
-        states[tx] = st;
-        const c = ending(tx, st, nowS, s);
-        if (c) conditions.push(c);
+      const done = observation.completed[tx];
+      if (done) {
+        alerts.push(endedAlert(tx, st, done, s));
         continue;
       }
-      alerts.push(endedAlert(tx, st, observation.completed[tx], s));
+      states[tx] = st;
+      const c = ending(tx, st, nowS, s);
+      if (c) conditions.push(c);
     }
     return { states, alerts, conditions, failed: observation.failed };
   },
@@ -111,11 +150,43 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       .join(', '),
   cost(s) {
     const path = `/v1/networks/${s.network}/delegators`;
-    const batches = (ids: readonly string[] | undefined, key: string) =>
-      chunk(ids ?? [], FILTER_BATCH).map((b) => apiCall('GET', path, { [key]: b.join(','), delegationStatus: 'active' }));
-    return { calls: [...batches(s.nodeIds, 'nodeIds'), ...batches(s.rewardAddresses, 'rewardAddresses')], more: 'one more call per 100 delegations, and up to 3 when one ends' };
+    const calls = filterBatchesOf(s).map((b) =>
+      apiCall('GET', path, { nodeIds: b.nodeIds?.join(','), rewardAddresses: b.rewardAddresses?.join(','), delegationStatus: 'active', sortOrder: 'desc' }),
+    );
+    return { calls, more: 'the first read lists every page; one more page while a page holds only new delegations, and up to 3 when delegations end' };
   },
 };
+
+/** As many ids (or addresses) per call as fit in the URL. */
+function filterBatchesOf(s: Spec): Batch[] {
+  return [
+    ...filterBatches(s.nodeIds ?? [], Number.POSITIVE_INFINITY).map((nodeIds) => ({ nodeIds })),
+    ...filterBatches(s.rewardAddresses ?? [], Number.POSITIVE_INFINITY).map((rewardAddresses) => ({ rewardAddresses })),
+  ];
+}
+
+function entitiesOf(b: Batch): string[] {
+  return [...(b.nodeIds ?? []), ...(b.rewardAddresses ?? [])];
+}
+
+function watches(entity: string, s: Spec): boolean {
+  return (s.nodeIds?.includes(entity) ?? false) || (s.rewardAddresses?.includes(entity) ?? false);
+}
+
+/**
+ * The node ids and addresses whose delegations are tracked whole. A state written before
+ * that was recorded (a bare marker) covered every one the rule watched.
+ */
+function baselined(previous: Readonly<Record<string, State>>, s: Spec): Set<string> {
+  const marker = previous[BASELINE_KEY];
+  if (!marker || !('baseline' in marker)) return new Set();
+  return new Set(marker.entities ?? [...(s.nodeIds ?? []), ...(s.rewardAddresses ?? [])]);
+}
+
+/** The watched node id and reward addresses a delegation is listed under. */
+function coveredBy(st: DelegationState, s: Spec): string[] {
+  return [...(s.nodeIds?.includes(st.nodeId) ? [st.nodeId] : []), ...watchedAddresses(st, s)];
+}
 
 function inScope(st: DelegationState, s: Spec): boolean {
   return (s.nodeIds?.includes(st.nodeId) ?? false) || watchedAddresses(st, s).length > 0;
@@ -123,15 +194,6 @@ function inScope(st: DelegationState, s: Spec): boolean {
 
 function watchedAddresses(st: DelegationState, s: Spec): string[] {
   return st.rewardAddresses.map((a) => a.replace(/^[PX]-/, '')).filter((a) => s.rewardAddresses?.includes(a) ?? false);
-}
-
-/**
- * Whether a list that covers this delegation was read whole this time: only then does its
- * absence mean it left the active set. Its node's list, or one of its reward addresses'.
- */
-function readWhole(st: DelegationState, s: Spec, failed: Record<string, string>): boolean {
-  const byNode = (s.nodeIds?.includes(st.nodeId) ?? false) && !Object.hasOwn(failed, st.nodeId);
-  return byNode || watchedAddresses(st, s).some((a) => !Object.hasOwn(failed, a));
 }
 
 function labelsOf(tx: string, st: DelegationState, s: Spec): Record<string, string> {
@@ -147,10 +209,6 @@ function facts(tx: string, st: DelegationState): Record<string, string> {
     End: isoSeconds(st.endTimestamp),
     'Reward addresses': st.rewardAddresses.join(', '),
   };
-}
-
-function ended(st: DelegationState, now: Date): boolean {
-  return st.endTimestamp * 1000 <= now.getTime();
 }
 
 function endedAlert(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {

@@ -32,8 +32,11 @@ const delegation = z.object({
   endTimestamp: z.number(),
   rewardAddresses: z.array(z.string()),
 });
-/** One entry per active delegation, plus a marker that the first (baseline) read is done. */
-export const state = z.union([delegation, z.object({ baseline: z.literal(true) })]);
+/**
+ * One entry per active delegation, plus a marker of the node ids and reward addresses whose
+ * delegations were read whole once (their baseline): after that only new ones are read.
+ */
+export const state = z.union([delegation, z.object({ baseline: z.literal(true), entities: z.array(z.string()).optional() })]);
 export type State = z.output<typeof state>;
 export type DelegationState = z.output<typeof delegation>;
 export const BASELINE_KEY = '_baseline';

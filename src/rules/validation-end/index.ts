@@ -34,7 +34,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
         p = last;
       } else {
         // A node that drops out of the list keeps its last period: never read as "ended".
-        p = seen === undefined || seen === 'not-found' || seen.length === 0 ? last : toPeriod(currentPeriod(seen));
+        p = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? last : toPeriod(currentPeriod(seen));
         result.states[node] = { period: p };
       }
       const c = p ? ending(node, p, nowS, s) : undefined;

@@ -108,8 +108,9 @@ describe('validator-status evaluation', () => {
     const primary = v('active', B);
     // Same node, another subnet: active, ending in five days, started later than the primary one.
     const other = validator.parse({ ...validatorSample.active({ ...B, txHash: 'txL1', startTimestamp: B.startTimestamp + 10 }), subnetId: L1, endTimestamp: now.getTime() / 1000 + 5 * 86_400 });
-    const data = { validatorPeriods: async () => [other, primary] };
-    const ctx = { data, signal: new AbortController().signal } as never;
+    // The lists answer with every subnet's periods of that status (as without a subnetId filter).
+    const data = { validatorList: async (_: string, q: { validationStatus: string }) => [other, primary].filter((p) => p.validationStatus === q.validationStatus) };
+    const ctx = { data, signal: new AbortController().signal, previous: {} } as never;
     const seen = await observeValidators(spec, ctx);
     const base = validatorStatus.evaluate({}, { [NODE]: [primary] }, now, spec);
     expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);

@@ -44,6 +44,10 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
         keepFailed(result, node, before, seen.failed);
         continue;
       }
+      if (seen === 'unchanged') {
+        if (before) result.states[node] = before;
+        continue;
+      }
       const labels = { node, network: s.network };
 
       if (seen === 'not-found' || seen.length === 0) {

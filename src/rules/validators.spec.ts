@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { validator, type Validator } from '../api/schemas.js';
+import { validatorSample } from '../sim/samples.js';
+import { PRIMARY_NETWORK } from './fields.js';
+import { validationEnd } from './validation-end/index.js';
+import { spec as validationEndSpec } from './validation-end/schema.js';
+import { validatorStatus } from './validator-status/index.js';
+import { spec as statusSpec } from './validator-status/schema.js';
+import { observeValidators, validatorLookups } from './validators.js';
+
+// Base58 has no 0: digits map to 1-9 and A.
+const nodes = Array.from({ length: 150 }, (_, i) => `NodeID-${String(i).padStart(33, '0').replace(/\d/g, (d) => '123456789A'[Number(d)] as string)}`);
+const now = new Date(1_750_000_000_000);
+const period = (node: string, status: 'active' | 'completed' | 'pending', tx = `tx-${node}`): Validator =>
+  validator.parse(validatorSample[status]({ nodeId: node, txHash: tx, startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }));
+
+/** A DataApi stand-in: the lists answer from `listed`, a node's own lookup from `own`; every call is logged. */
+function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-found'> = {}, failing: (nodeIds: readonly string[]) => boolean = () => false) {
+  const calls: string[] = [];
+  const data = {
+    validatorList: async (_: string, q: { nodeIds: readonly string[]; validationStatus: string }) => {
+      calls.push(`list ${q.validationStatus} ${q.nodeIds.length}`);
+      if (failing(q.nodeIds)) throw new Error('data API: HTTP 503');
+      return listed.filter((v) => q.nodeIds.includes(v.nodeId) && v.validationStatus === q.validationStatus);
+    },
+    validatorPeriods: async (_: string, node: string) => {
+      calls.push(`own ${node}`);
+      const answer = own[node];
+      if (answer === undefined) throw new Error(`no answer for ${node}`);
+      return answer;
+    },
+  };
+  return { data, calls };
+}
+
+const spec = statusSpec.parse({ network: 'mainnet', nodeIds: nodes });
+const ctx = (data: unknown, previous: Record<string, unknown>) => ({ data, previous, signal: new AbortController().signal, now }) as never;
+
+describe('validators read in bulk', () => {
+  it('reads 150 active nodes in 2 batches × 2 statuses and asks no node alone', async () => {
+    const { data, calls } = fakeData(nodes.map((n) => period(n, 'active')));
+    const seen = await observeValidators(spec, ctx(data, {}));
+    expect(calls.sort()).toEqual(['list active 100', 'list active 50', 'list pending 100', 'list pending 50']);
+    expect(Object.keys(seen)).toHaveLength(150);
+    expect(validatorLookups(spec).calls).toHaveLength(4);
+  });
+
+  it('a node absent from the lists whose own lookup says active is not reported', async () => {
+    const [absent] = nodes as [string];
+    const all = nodes.map((n) => period(n, 'active'));
+    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    // The lists leave it out (a default filter, an index behind); its own lookup still says active.
+    const { data, calls } = fakeData(all.slice(1), { [absent]: [period(absent, 'active')] });
+    const seen = await observeValidators(spec, ctx(data, base.states));
+    expect(calls.filter((c) => c.startsWith('own'))).toEqual([`own ${absent}`]);
+    const next = validatorStatus.evaluate(base.states, seen, now, spec);
+    expect(next.alerts).toEqual([]);
+    expect(next.states[absent]).toEqual(base.states[absent]);
+  });
+
+  it('active → completed is confirmed by the node alone, reported once, and then costs nothing more', async () => {
+    const [ending] = nodes as [string];
+    const all = nodes.map((n) => period(n, 'active'));
+    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    const own = { [ending]: [period(ending, 'completed')] };
+    let states = base.states;
+    const reported: string[] = [];
+    const ownCalls: number[] = [];
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const { data, calls } = fakeData(all.slice(1), own);
+      const next = validatorStatus.evaluate(states, await observeValidators(spec, ctx(data, states)), now, spec);
+      reported.push(...next.alerts.map((a) => a.summary));
+      ownCalls.push(calls.filter((c) => c.startsWith('own')).length);
+      states = next.states;
+    }
+    expect(reported).toEqual([`${ending} validation active → completed`]);
+    expect(ownCalls).toEqual([1, 0, 0]);
+    // Its next validation shows up in the lists: seen without asking it alone.
+    const { data, calls } = fakeData([...all.slice(1), period(ending, 'pending', 'tx-next')]);
+    const back = validatorStatus.evaluate(states, await observeValidators(spec, ctx(data, states)), now, spec);
+    expect(back.alerts.map((a) => a.summary)).toEqual([`${ending} validation completed → pending (new validation period)`]);
+    expect(calls.some((c) => c.startsWith('own'))).toBe(false);
+  });
+
+  it('a node never seen and listed nowhere is asked alone at the baseline: not known is said once', async () => {
+    const [unknown] = nodes as [string];
+    const all = nodes.slice(1).map((n) => period(n, 'active'));
+    const { data } = fakeData(all, { [unknown]: 'not-found' });
+    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(data, {})), now, spec);
+    expect(base.alerts.map((a) => a.summary)).toEqual([`${unknown} is not known to the service on mainnet: check the NodeID and network`]);
+    const again = fakeData(all);
+    const next = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(again.data, base.states)), now, spec);
+    expect(next.alerts).toEqual([]);
+    expect(again.calls.some((c) => c.startsWith('own'))).toBe(false);
+  });
+
+  it('a failed page fails only the nodes of its batch; the others are evaluated and alerted on', async () => {
+    const all = nodes.map((n) => period(n, 'active'));
+    const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
+    const base = validationEnd.evaluate({}, await observeValidators(endSpec, ctx(fakeData(all).data, {})), now, endSpec);
+    const secondBatch = (ids: readonly string[]) => ids.includes(nodes[120] as string);
+    const { data } = fakeData(all, {}, secondBatch);
+    const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(data, base.states)), now, endSpec);
+    const sorted = [...nodes].sort();
+    expect(Object.keys(next.failed ?? {}).sort()).toEqual(sorted.slice(100));
+    expect(next.conditions?.map((c) => c.key).sort()).toEqual(sorted);
+    expect(next.states).toEqual(base.states);
+  });
+
+  it('every batch failing fails the evaluation', async () => {
+    const { data } = fakeData([], {}, () => true);
+    await expect(observeValidators(spec, ctx(data, {}))).rejects.toThrow('HTTP 503');
+  });
+
+  it('rules watching the same nodes ask the very same calls, in any order', () => {
+    const shuffled = statusSpec.parse({ network: 'mainnet', nodeIds: [...nodes].reverse() });
+    const ending = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes });
+    expect(validatorLookups(shuffled).calls).toEqual(validatorLookups(spec).calls);
+    expect(validatorLookups(ending).calls).toEqual(validatorLookups(spec).calls);
+    expect(validatorLookups(spec).calls[0]?.key).toContain(`subnetId=${PRIMARY_NETWORK}`);
+  });
+});
