@@ -46,24 +46,25 @@ export async function callsBench(): Promise<BenchResult> {
       const requests = sim.requests.slice(b.from, b.to);
       return { label: i === 0 ? 'first (at start)' : `steady ${i}`, requests: requests.length, distinct: new Set(requests).size, ms: b.end - b.start };
     });
-    const ratio = (n: number) => n / NODES;
+    // Against the distinct queries of the cycle: what sharing identical calls can reach.
+    const ratio = (c: { requests: number; distinct: number }) => c.requests / Math.max(1, c.distinct);
     const steady = cycles.slice(1);
-    const worstSteady = Math.max(...steady.map((c) => ratio(c.requests)));
+    const worstSteady = Math.max(...steady.map(ratio));
     const first = cycles[0]!;
     return {
       id: 'calls',
       title: 'API calls per poll cycle against the minimum',
       figures: [
-        { name: 'Calls per cycle / distinct queries, steady state (1,000 nodes, 20 rules)', value: `${worstSteady.toFixed(2)} (${steady.map((c) => c.requests).join(', ')} calls)`, target: '1.00', pass: worstSteady <= 1.0 },
-        { name: 'Calls per cycle / distinct queries, first cycle at start', value: `${ratio(first.requests).toFixed(2)} (${first.requests} calls)`, target: '1.00', pass: ratio(first.requests) <= 1.0 },
+        { name: 'Calls per cycle / distinct queries, steady state (1,000 nodes, 20 rules)', value: `${worstSteady.toFixed(2)} (${steady.map((c) => c.requests).join(', ')} calls for ${steady.map((c) => c.distinct).join(', ')} distinct)`, target: '1.00', pass: worstSteady <= 1.0 },
+        { name: 'Calls per cycle / distinct queries, first cycle at start', value: `${ratio(first).toFixed(2)} (${first.requests} calls for ${first.distinct} distinct)`, target: '1.00', pass: ratio(first) <= 1.0 },
       ],
       details: [
         `Real App (\`src/app.ts\`) against the simulator: ${NODES.toLocaleString('en-US')} nodes, ${RULES_PER_KIND} validator-status and ${RULES_PER_KIND} validation-end rules of ${PER_RULE} nodes each, every ${EVERY_S}s (the validation-end rules offset by ${PER_RULE / 2} nodes: every node is watched by 2 rules, ${2 * NODES} rule-node pairs). Default \`api.dedupeWindow\` (5s); \`api.budget\` and the simulator's budget ${SIM_BUDGET.data.perMinute.toLocaleString('en-US')} CU/min, so nothing throttles.`,
-        'A cycle is a burst of requests at the simulator (`sim.requests`) separated from the next by ≥ 2 s without one. Minimum: one call per distinct node = 1,000.',
+        'A cycle is a burst of requests at the simulator (`sim.requests`) separated from the next by ≥ 2 s without one. Minimum: one call per distinct query. Each rule of 100 nodes asks 2 bulk lists (active, pending); the offset rules ask other lists than the validator-status rules, so 40 distinct lists a cycle, where per-node lookups made 1,000 (see the fleet benchmark for rules that watch the same nodes).',
         '',
-        '| cycle | calls | distinct URLs | calls / 1,000 | burst duration |',
+        '| cycle | calls | distinct URLs | calls / distinct | burst duration |',
         '|---|---|---|---|---|',
-        ...cycles.map((c) => `| ${c.label} | ${c.requests} | ${c.distinct} | ${ratio(c.requests).toFixed(2)} | ${c.ms} ms |`),
+        ...cycles.map((c) => `| ${c.label} | ${c.requests} | ${c.distinct} | ${ratio(c).toFixed(2)} | ${c.ms} ms |`),
         '',
         `Rule evaluations: ${evaluations} (failed: ${failures}); GETs answered by another rule's identical request (\`avawatch_api_requests_deduplicated_total\`): ${deduplicated}.`,
         ...(warnings.length > 0 ? ['', `Daemon warnings: ${summarizeWarnings(warnings).join('; ')}`] : []),

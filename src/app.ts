@@ -113,7 +113,7 @@ export class App {
     const loaded = this.#loaded;
     this.#pruneUnconfigured();
     for (const rule of loaded.rules) this.#engine.restore(rule);
-    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics.registry, {
+    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics, {
       alerts: () => firingAlerts(this.store),
       ready: () => this.readiness(),
     });

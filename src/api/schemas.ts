@@ -3,8 +3,9 @@ import { z } from 'zod';
 // Tolerant readers of the live service's answers. The contract is Ava Labs' SDK generated
 // from the live specification (@avalanche-sdk/chainkit; test/contract/ holds avawatch to
 // it). Each schema declares only the fields avawatch reads, with the contract's types:
-// a field avawatch does not read can never fail a response, unknown fields pass through,
-// and status values the service adds later parse as their own text.
+// a field avawatch does not read can never fail a response, nor stays in memory (unknown
+// fields are dropped as the answer is read), and status values the service adds later parse
+// as their own text.
 
 /**
  * nAVAX amounts, heights: the contract says "string" (decimal digits in practice). Kept as
@@ -16,7 +17,7 @@ const amount = z.string();
 const seconds = z.number();
 
 // ---- Validators: one item per validation period, keyed by validationStatus.
-export const validator = z.looseObject({
+export const validator = z.object({
   txHash: z.string(),
   nodeId: z.string(),
   subnetId: z.string(),
@@ -26,20 +27,20 @@ export const validator = z.looseObject({
 });
 export type Validator = z.output<typeof validator>;
 
-export const validatorsPage = z.looseObject({
+export const validatorsPage = z.object({
   validators: z.array(validator),
   nextPageToken: z.string().optional(),
 });
 
 /** The one error shape of every error status. */
-export const errorBody = z.looseObject({
+export const errorBody = z.object({
   message: z.union([z.string(), z.array(z.string())]).optional(),
   error: z.string().optional(),
   statusCode: z.number().optional(),
 });
 
 // ---- Delegators: keyed by delegationStatus; only completed ones carry the real rewards.
-export const delegator = z.looseObject({
+export const delegator = z.object({
   txHash: z.string(),
   nodeId: z.string(),
   rewardAddresses: z.array(z.string()),
@@ -51,10 +52,10 @@ export const delegator = z.looseObject({
   netReward: amount.optional(),
 });
 export type Delegator = z.output<typeof delegator>;
-export const delegatorsPage = z.looseObject({ delegators: z.array(delegator), nextPageToken: z.string().optional() });
+export const delegatorsPage = z.object({ delegators: z.array(delegator), nextPageToken: z.string().optional() });
 
 // ---- L1 validators: remainingBalance (nAVAX) is a JSON number here, not a string.
-export const l1Validator = z.looseObject({
+export const l1Validator = z.object({
   validationId: z.string(),
   nodeId: z.string(),
   subnetId: z.string(),
@@ -62,28 +63,28 @@ export const l1Validator = z.looseObject({
   remainingBalance: z.number().transform((n) => BigInt(Math.trunc(n)).toString()),
 });
 export type L1Validator = z.output<typeof l1Validator>;
-export const l1ValidatorsPage = z.looseObject({
+export const l1ValidatorsPage = z.object({
   validators: z.array(l1Validator),
   nextPageToken: z.string().optional(),
 });
 
 // ---- ICM messages: keyed by status; delivered_source_not_indexed has no sourceTransaction.
-export const icmMessage = z.looseObject({
+export const icmMessage = z.object({
   messageId: z.string(),
   status: z.string(),
   destinationBlockchainId: z.string(),
   destinationEvmChainId: z.string().optional(),
-  sourceTransaction: z.looseObject({ timestamp: seconds }).optional(),
+  sourceTransaction: z.object({ timestamp: seconds }).optional(),
   // Token name and symbol come from contracts anyone can deploy: hostile text.
-  rewardDetails: z.looseObject({ name: z.string().optional(), symbol: z.string().optional() }).optional(),
+  rewardDetails: z.object({ name: z.string().optional(), symbol: z.string().optional() }).optional(),
 });
 export type IcmMessage = z.output<typeof icmMessage>;
-export const icmMessagesPage = z.looseObject({ messages: z.array(icmMessage), nextPageToken: z.string().optional() });
+export const icmMessagesPage = z.object({ messages: z.array(icmMessage), nextPageToken: z.string().optional() });
 
 // ---- Operations (transaction export).
 /** Seconds or milliseconds (undocumented): above 1e12 it is milliseconds. */
 const epochSeconds = z.number().transform((v) => (v > 1e12 ? Math.floor(v / 1000) : v));
-export const operation = z.looseObject({
+export const operation = z.object({
   operationId: z.string(),
   operationStatus: z.string(),
   message: z.string().optional(),
@@ -95,6 +96,6 @@ export const operation = z.looseObject({
 export type Operation = z.output<typeof operation>;
 
 // ---- Chain metrics (Metrics API).
-export const metricPoint = z.looseObject({ value: z.number(), timestamp: seconds });
-export const metricsPage = z.looseObject({ results: z.array(metricPoint), nextPageToken: z.string().optional() });
+export const metricPoint = z.object({ value: z.number(), timestamp: seconds });
+export const metricsPage = z.object({ results: z.array(metricPoint), nextPageToken: z.string().optional() });
 export type MetricPoint = z.output<typeof metricPoint>;

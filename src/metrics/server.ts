@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import type { Metrics } from './registry.js';
 
 export interface HttpServer {
   /** `http://host:port` actually bound (port 0 picks one). */
@@ -22,7 +22,7 @@ export interface HttpRoutes {
   ready: () => { ready: boolean; problems: string[] };
 }
 
-export async function startHttpServer(listen: string, registry: Registry, routes: HttpRoutes): Promise<HttpServer> {
+export async function startHttpServer(listen: string, metrics: Pick<Metrics, 'registry' | 'chunks'>, routes: HttpRoutes): Promise<HttpServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -30,10 +30,7 @@ export async function startHttpServer(listen: string, registry: Registry, routes
       return;
     }
     if (path === '/metrics') {
-      registry
-        .metrics()
-        .then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body))
-        .catch((err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err)}\n`));
+      void writeMetrics(res, metrics);
       return;
     }
     if (path === '/api/v1/alerts') {
@@ -67,4 +64,34 @@ export async function startHttpServer(listen: string, registry: Registry, routes
         server.closeAllConnections();
       }),
   };
+}
+
+/** Streams the exposition chunk by chunk, waiting while the scraper reads: little is alive at once. */
+async function writeMetrics(res: ServerResponse, metrics: Pick<Metrics, 'registry' | 'chunks'>): Promise<void> {
+  try {
+    let started = false;
+    for await (const chunk of metrics.chunks()) {
+      if (!started) res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      started = true;
+      if (!res.write(chunk)) await drained(res);
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch (err) {
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err)}\n`);
+    else res.destroy();
+  }
+}
+
+/** The client read what was written, or went away. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -56,7 +56,7 @@ describe('daemon: validators read in bulk', () => {
   const evaluations = async (a: App) => Number(/avawatch_rule_evaluations_total\{rule="my-validators"\} (\d+)/.exec(await (await fetch(`${a.url}/metrics`)).text())?.[1] ?? 0);
   async function cycles(a: App, n: number): Promise<void> {
     const target = (await evaluations(a)) + n;
-    await waitUntil(async () => (await evaluations(a)) >= target, `${n} more evaluations`, 15_000, 50);
+    await waitUntil(async () => (await evaluations(a)) >= target, `${n} more evaluations`, 15_000);
   }
 
   it('keeps only exact NodeID matches although the service matches substrings, and asks no node alone in steady state', async () => {

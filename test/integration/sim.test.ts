@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   delegatorsPage,
   errorBody,
@@ -70,7 +70,7 @@ describe('avawatch sim: every endpoint avawatch polls, in the live shapes', () =
   });
 
   it('l1Validators: the balance drains at the fee rate; an emptied validator leaves the active list', async () => {
-    const before = await get(l1ValidatorsPage, '/v1/networks/mainnet/l1Validators');
+    const before = await get(l1ValidatorsPage.extend({ blockHeight: z.string() }), '/v1/networks/mainnet/l1Validators');
     expect(before.blockHeight).toMatch(/^\d+$/);
     const balance = Number(before.validators[0]?.remainingBalance);
     await advance('100s');
