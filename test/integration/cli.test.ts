@@ -49,18 +49,20 @@ describe('avawatch check', () => {
   });
 
   it('estimates compute units against the budget and refuses an over-budget rule set, naming the way out', async () => {
-    const many = Array.from({ length: 100 }, (_, i) => `NodeID-${'A'.repeat(20)}${String(i).padStart(13, 'z').replace(/0/g, 'x')}`);
+    // Validators are read in bulk (an active and a pending list of 100 nodes a call, 20 CU
+    // each): 10,000 nodes every 10 s are 200 calls a poll, 24,000 CU a minute.
+    const many = Array.from({ length: 10_000 }, (_, i) => `NodeID-${'A'.repeat(20)}${String(i).padStart(13, 'z').replace(/0/g, 'x')}`);
     const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: many, every: '10s' });
     try {
       const over = await avawatch(['-c', project.configFile, 'check']);
       expect(over.code).toBe(1);
-      expect(over.stdout).toContain('  data API (unauthenticated)  per minute 12,000 of 6,000 (200%)  per day 17,280,000 of 1,200,000 (1440%)  OVER BUDGET\n');
-      expect(over.stderr).toContain('avawatch: the rules would spend more compute units than the budget allows (data API: 12,000 CU/min, 17,280,000 CU/day against 6,000/min, 1,200,000/day): poll less often, watch fewer entities, or set api.budget to your plan\n');
-      writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('api:\n', 'api:\n  budget: {perMinute: 20000, perDay: 20000000}\n'));
+      expect(over.stdout).toContain('  data API (unauthenticated)  per minute 24,000 of 6,000 (400%)  per day 34,560,000 of 1,200,000 (2880%)  OVER BUDGET\n');
+      expect(over.stderr).toContain('avawatch: the rules would spend more compute units than the budget allows (data API: 24,000 CU/min, 34,560,000 CU/day against 6,000/min, 1,200,000/day): poll less often, watch fewer entities, or set api.budget to your plan\n');
+      writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('api:\n', 'api:\n  budget: {perMinute: 30000, perDay: 40000000}\n'));
       const fits = await avawatch(['-c', project.configFile, 'check']);
       expect(fits.code).toBe(0);
-      expect(fits.stdout).toContain('  data API  per minute 12,000 of 20,000 (60%)  per day 17,280,000 of 20,000,000 (86%)\n');
-      expect(fits.stdout).toContain('  my-validators  17,280,000/day\n');
+      expect(fits.stdout).toContain('  data API  per minute 24,000 of 30,000 (80%)  per day 34,560,000 of 40,000,000 (86%)\n');
+      expect(fits.stdout).toContain('  my-validators  34,560,000/day (one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll)\n');
     } finally {
       project.cleanup();
     }
@@ -171,11 +173,14 @@ describe('avawatch once', () => {
     project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
     await avawatch(['-c', project.configFile, 'once'], project.dir);
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-    sim.world.faults.push({ status: 500 }, { status: 500 });
+    // The bulk list of active periods fails, its retry too (retries: 1).
+    const bulk = { pathMatches: '/validators$', query: 'validationStatus=active', status: 500 };
+    sim.world.faults.push(bulk, { ...bulk });
     const failed = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
-    expect(failed.stderr).toContain(`rule my-validators failed: data API GET /v1/networks/mainnet/validators/${NODE}: HTTP 500: injected fault`);
+    expect(failed.stderr).toContain('rule my-validators failed: data API GET /v1/networks/mainnet/validators: HTTP 500: injected fault');
+    expect(sim.world.faults).toHaveLength(0);
     // The change is still there to be seen by the next successful poll.
     const next = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
     expect(next.stdout).toContain('active → completed');
@@ -192,13 +197,15 @@ describe('avawatch run', () => {
     try {
       let log = '';
       child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-      await waitUntil(() => log.includes('avawatch running'), 'the daemon to start');
-      await waitUntil(() => sim.requests.length >= 1, 'the baseline poll');
+      const url = await waitUntil(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
+      // The baseline is committed (a poll is two bulk calls now: active, then pending).
+      await waitUntil(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'the baseline poll');
       // Slack black-holed and the next polls hang far past the shutdown budget.
       slack.hang(true);
       sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
       sim.world.faults.push(...Array.from({ length: 20 }, () => ({ status: 200, delayMs: 60_000 })));
-      await waitUntil(() => slack.attempts >= 1 || sim.requests.length >= 3, 'a hung poll or post');
+      const served = sim.requests.length;
+      await waitUntil(() => slack.attempts >= 1 || sim.requests.length > served, 'a hung poll or post');
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0); // the 10 s force-exit would make it 1
@@ -256,7 +263,7 @@ describe('avawatch test', () => {
     expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
     const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (8 steps)\n');
+    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (9 steps)\n');
     expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
   });
 

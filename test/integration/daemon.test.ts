@@ -151,15 +151,16 @@ describe('daemon: validator status end to end', () => {
     const before = a.store.loadStates(RULE);
     const ready = await fetch(`${a.url}/readyz`);
     expect([ready.status, await ready.text()]).toEqual([200, 'ready\n']);
-    // retries: 1 in the harness, so 2 attempts per evaluation: 6 faults fail three evaluations.
-    sim.world.faults.push(...Array.from({ length: 6 }, () => ({ status: 503 })));
+    // The bulk list of active periods (the first call of a poll) fails; retries: 1 in the
+    // harness, so 2 attempts per evaluation: 6 faults fail three evaluations.
+    sim.world.faults.push(...Array.from({ length: 6 }, () => ({ pathMatches: '/validators$', query: 'validationStatus=active', status: 503 })));
     await waitUntil(async () => ((await a.metrics.ruleFailures.get()).values[0]?.value ?? 0) >= 2, 'two failed evaluations');
     expect(a.store.loadStates(RULE)).toEqual(before);
     expect(slack.posts).toHaveLength(0); // two failures: not yet blind
-    expect(stderr.join('')).toContain('data API GET /v1/networks/mainnet/validators/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg: HTTP 503: injected fault');
+    expect(stderr.join('')).toContain('data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault');
 
     const [failing] = await slack.waitForPosts(1);
-    expect(postText(failing as SlackPost)).toContain(inJson(`rule "${RULE}" is blind: its last 3 evaluations failed (data API GET /v1/networks/mainnet/validators/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg: HTTP 503: injected fault)`));
+    expect(postText(failing as SlackPost)).toContain(inJson(`rule "${RULE}" is blind: its last 3 evaluations failed (data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault)`));
     expect(a.store.loadStates(RULE)).toEqual(before);
     const notReady = await fetch(`${a.url}/readyz`);
     expect(notReady.status).toBe(503);
@@ -196,7 +197,7 @@ describe('daemon: validator status end to end', () => {
     expect(body).toContain(`avawatch_validator_end_timestamp_seconds{rule="${RULE}",network="mainnet",node_id="${NODE}"} ${cur.endTimestamp}`);
     expect(body).toMatch(/avawatch_build_info\{version="\d+\.\d+\.\d+",nodejs="[\d.]+"\} 1/);
     expect(body).toMatch(new RegExp(`avawatch_rule_evaluations_total\\{rule="${RULE}"\\} [1-9]`));
-    expect(body).toContain('avawatch_api_requests_total{api="data",endpoint="/v1/networks/{network}/validators/{nodeId}",code="200"}');
+    expect(body).toContain('avawatch_api_requests_total{api="data",endpoint="/v1/networks/{network}/validators",code="200"}');
     expect(body).toContain('avawatch_outbox_pending 0');
     expect(body).toContain('process_resident_memory_bytes');
     const health = await fetch(`${a.url}/healthz`);

@@ -35,9 +35,11 @@ const cases: Record<string, Case> = {
   },
   'delegation-end': {
     ruleFile: 'rules/delegation-end.yaml',
-    world: { delegations: [{ txHash: 'd1', nodeId: N, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }] },
+    // Past its end time but still listed active: the reward transaction is not issued yet.
+    world: { delegations: [{ txHash: 'd1', nodeId: N, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-14d', end: '-1m' }] },
+    // The service lists it completed, with its reward: only now has it ended.
     change: (sim) => sim.world.setDelegationStatus('d1', 'completed'),
-    expected: [{ rule: 'delegations', kind: 'delegation-end', status: 'event', subject: 'd1' }],
+    expected: [{ rule: 'delegations', kind: 'delegation-end', status: 'event', subject: 'd1', summary: expect.stringMatching(/ ended, reward [\d.]+ AVAX gross, [\d.]+ AVAX net$/) }],
   },
   'icm-pending': {
     ruleFile: 'rules/icm-pending.yaml',
