@@ -9,11 +9,13 @@ import { writeProject, type TempProject } from '../helpers/harness.js';
 import { startSlackReceiver, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 
-// Every way the Data API can fail, against a paginated kind (delegation-end, three pages a
-// poll) whose state a list cut short would corrupt: a delegation missing from a partial
-// read would be reported as ended. For each fault: no false alert, the state unchanged, the
+// Every way the Data API can fail, against a paginated kind (delegation-end) whose state a
+// list cut short would corrupt. Past its baseline the rule reads the newest delegations
+// until a page holds one it knows: two new ones (pageSize 1) make that a walk of three
+// pages, which a fault hits part-way; a partial read would record only some of them. For
+// each fault: no false alert, the state unchanged (the new ones not recorded), the
 // failures counted, and after health.failingAfter (3) failures in a row the rule-failing
-// alert, resolved once the fault clears.
+// alert, resolved once the fault clears, by a poll that records both new delegations.
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const RULE = 'delegations';
@@ -27,6 +29,7 @@ const RULES = `rules:
     network: mainnet
     nodeIds: [${NODE}]
 `;
+type States = Record<string, unknown>;
 const EXPIRED = JSON.stringify({ message: 'Page token has expired, restart from the first page', error: 'Bad Request', statusCode: 400 });
 
 interface Ctx {
@@ -65,6 +68,30 @@ async function setup(onTestFinished: (fn: () => Promise<void>) => void): Promise
   return { sim, slack, app };
 }
 
+/**
+ * Two active delegations newer than every one in `before` (so listed first): the next poll
+ * reads them on pages 1 and 2 and stops at page 3, the newest one it knew. Returns the
+ * state once they are recorded.
+ */
+function arrive({ sim }: Ctx, before: States, tag: string): States {
+  const starts = Object.values(before).flatMap((st) => (typeof st === 'object' && st !== null && 'startTimestamp' in st ? [Number(st.startTimestamp)] : []));
+  const newest = Math.max(...starts);
+  const after: States = { ...before };
+  for (const n of [1, 2]) {
+    const input = {
+      txHash: `${tag}${n}-${'y'.repeat(40)}`,
+      nodeId: NODE,
+      rewardAddresses: [ADDRESS],
+      amountDelegated: `${n}500000000000`,
+      startTimestamp: newest + n,
+      endTimestamp: sim.world.clock.now() + 90 * 86_400,
+    };
+    sim.world.addDelegation('mainnet', input, 'active');
+    after[input.txHash] = { nodeId: NODE, amount: input.amountDelegated, startTimestamp: input.startTimestamp, endTimestamp: input.endTimestamp, rewardAddresses: [ADDRESS] };
+  }
+  return after;
+}
+
 const counter = async (a: App, which: 'ruleEvaluations' | 'ruleFailures') => (await a.metrics[which].get()).values.find((v) => v.labels.rule === RULE)?.value ?? 0;
 const apiAnswers = async (a: App, code: string) =>
   (await a.metrics.apiRequests.get()).values.filter((v) => v.labels.endpoint === '/v1/networks/{network}/delegators' && v.labels.code === code).reduce((n, v) => n + v.value, 0);
@@ -83,10 +110,11 @@ const seen = (slack: SlackReceiver) =>
 
 /**
  * The fault is in; the rule goes blind after exactly three failures (the post says so and
- * names the error) with nothing changed and nothing else sent; `clear` (or the faults
- * running out) lets it recover, which resolves the alert, still with nothing else sent.
+ * names the error) with nothing changed (`before`) and nothing else sent; `clear` (or the
+ * faults running out) lets it recover, which resolves the alert and records what the
+ * service lists (`after`), still with nothing else sent.
  */
-async function blindThenRecovered({ app: a, slack }: Ctx, before: Record<string, unknown>, error: string | RegExp, clear?: () => void): Promise<void> {
+async function blindThenRecovered({ app: a, slack }: Ctx, { before, after }: { before: States; after: States }, error: string | RegExp, clear?: () => void): Promise<void> {
   const [blind] = await slack.waitForPosts(1, 30_000);
   const text = blind!.body.text;
   expect(text).toContain(`rule "${RULE}" is blind: its last 3 evaluations failed (`);
@@ -103,7 +131,7 @@ async function blindThenRecovered({ app: a, slack }: Ctx, before: Record<string,
   await slack.waitForPosts(2, 30_000);
   await polls(a, 1);
   expect(seen(slack)).toEqual(['blind', 'recovered']);
-  expect(a.store.loadStates(RULE)).toEqual(before);
+  expect(a.store.loadStates(RULE)).toEqual(after);
   expect(firingAlerts(a.store)).toEqual([]);
   expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
 }
@@ -118,7 +146,8 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
     c.sim.world.faults.push(...times(6, { status: 200, delayMs: 60_000, ...onLaterPage }));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: no complete response within 1000 ms`);
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1000 ms`);
   }, 60_000);
 
   it('a trickled body, each chunk in time but the whole slower than api.timeout', async ({ onTestFinished }) => {
@@ -126,7 +155,8 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const before = c.app.store.loadStates(RULE);
     // The real page, 16 bytes every 200 ms: no gap trips a body timeout, the whole takes seconds.
     c.sim.world.faults.push(...times(6, { status: 200, trickle: { chunkBytes: 16, intervalMs: 200 }, ...onLaterPage }));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: no complete response within 1000 ms`);
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1000 ms`);
   }, 60_000);
 
   it('a 10 MB body, over api.maxResponseBytes', async ({ onTestFinished }) => {
@@ -134,7 +164,8 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const before = c.app.store.loadStates(RULE);
     const huge = `{"delegators":[],"padding":"${'x'.repeat(10 * 1024 * 1024)}"}`;
     c.sim.world.faults.push(...times(3, { status: 200, body: huge, ...onLaterPage }));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: response larger than 5242880 bytes`);
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: response larger than 5242880 bytes`);
     expect(await apiAnswers(c.app, 'too_large')).toBe(3);
   }, 60_000);
 
@@ -142,22 +173,26 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
     c.sim.world.faults.push(...times(3, { status: 200, body: '{"delegators":[{"txHash":"d9","nodeId":', ...onLaterPage }));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 200 with a body that is not JSON`);
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: HTTP 200 with a body that is not JSON`);
   }, 60_000);
 
   it('a schema violation (valid JSON, wrong shape)', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
-    // An empty page with a field of the wrong type: read loosely, it would end two delegations.
+    // A page with a field of the wrong type: read loosely, it would record a delegation
+    // without a node in place of the new one it stands for.
     c.sim.world.faults.push(...times(3, { status: 200, body: JSON.stringify({ delegators: [{ txHash: 42 }] }), ...onLaterPage }));
-    await blindThenRecovered(c, before, new RegExp(`data API ${PATH}: unexpected response: delegators\\.0\\.\\w+: `));
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, new RegExp(`data API ${PATH}: unexpected response: delegators\\.0\\.\\w+: `));
   }, 60_000);
 
   it('a burst of 503s', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
+    // Any page, the first included: it fails even a poll with nothing new to read.
     c.sim.world.faults.push(...times(10, { status: 503, pathIncludes: PATH }));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 503: injected fault`);
+    await blindThenRecovered(c, { before, after: before }, `data API GET ${PATH}: HTTP 503: injected fault`);
     expect(await counter(c.app, 'ruleFailures')).toBe(5);
   }, 60_000);
 
@@ -166,24 +201,28 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const before = c.app.store.loadStates(RULE);
     const limited = { status: 429, retryAfter: 1, body: '{"message":"Rate limit exceeded","statusCode":429}', ...onLaterPage };
     c.sim.world.faults.push({ ...limited });
+    const waited = arrive(c, before, 'w');
     await waitUntil(async () => (await apiAnswers(c.app, '429')) === 1, 'the 429');
     await polls(c.app, 1);
-    // The poll itself succeeds; only the tick it overran while waiting (every: 1s) counts as
-    // held, and one held tick is far from rule-failing.
+    // The poll itself succeeds (it read the new delegations whole); only the tick it overran
+    // while waiting (every: 1s) counts as held, and one held tick is far from rule-failing.
     expect(await counter(c.app, 'ruleFailures')).toBeLessThanOrEqual(1);
     expect(await counter(c.app, 'ruleEvaluations')).toBeGreaterThan(await counter(c.app, 'ruleFailures'));
     expect(c.slack.posts).toEqual([]);
-    expect(c.app.store.loadStates(RULE)).toEqual(before);
+    expect(c.app.store.loadStates(RULE)).toEqual(waited);
 
+    // Those are known now: two more make the next polls walk three pages again.
     c.sim.world.faults.push(...times(6, limited));
-    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 429: Rate limit exceeded`);
+    const after = arrive(c, waited, 'n');
+    await blindThenRecovered(c, { before: waited, after }, `data API GET ${PATH}: HTTP 429: Rate limit exceeded`);
   }, 60_000);
 
   it('a page token the service repeats stops the walk (no endless loop) and fails the poll', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
     c.sim.world.settings.repeatPageToken = true;
-    await blindThenRecovered(c, before, /the service sent page token "[^"]+" a second time \(page 3\)/, () => {
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, /the service sent page token "[^"]+" a second time \(page 3\)/, () => {
       c.sim.world.settings.repeatPageToken = false;
     });
   }, 60_000);
@@ -192,18 +231,21 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
     c.sim.world.faults.push({ status: 400, body: EXPIRED, ...onLaterPage });
+    const after = arrive(c, before, 'n');
     await waitUntil(async () => (await apiAnswers(c.app, '400')) === 1, 'the expired token');
     await polls(c.app, 1);
     expect(await counter(c.app, 'ruleFailures')).toBe(0);
     expect(c.slack.posts).toEqual([]);
-    expect(c.app.store.loadStates(RULE)).toEqual(before);
+    // The restarted walk read both new delegations.
+    expect(c.app.store.loadStates(RULE)).toEqual(after);
   }, 60_000);
 
   it('a service that refuses every page token: one restart, then the poll fails (no endless restarts)', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
     const before = c.app.store.loadStates(RULE);
     c.sim.world.settings.expirePageTokens = true;
-    await blindThenRecovered(c, before, `data API GET ${PATH}: HTTP 400: Page token has expired, restart from the first page`, () => {
+    const after = arrive(c, before, 'n');
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: HTTP 400: Page token has expired, restart from the first page`, () => {
       c.sim.world.settings.expirePageTokens = false;
     });
     // Each failed poll restarted once: page 2 refused, page 1 again, page 2 refused again (and

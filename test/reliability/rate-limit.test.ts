@@ -60,25 +60,30 @@ describe('a 429 never stalls everything silently', () => {
   ])('one 429 asking for 600 s (as %s) fails the polls of every Data API rule, counted, rule-failing and /readyz say so', async (_what, reset) => {
     const a = await start();
     await waitUntil(() => a.store.loadStates('status')[A] && a.store.loadStates('ending')[B], 'both baselines');
-    sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathIncludes: A });
+    // The bulk list that asks for A: only the status rule's call. The ending rule's own
+    // calls (for B) are never answered 429; they fail because the wait covers every call.
+    sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathMatches: '/validators$', query: A });
     await waitUntil(async () => (await failures(a, 'status')) >= 3 && (await failures(a, 'ending')) >= 3, 'three failed evaluations of each rule', 8_000);
     expect(firingAlerts(a.store).map((f) => `${f.labels['rule']} ${f.labels['alertname']}`).sort()).toEqual(['ending rule-failing', 'status rule-failing']);
     const ready = await fetch(`${a.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.text()).toMatch(/rule ending: \d+ evaluations failed in a row \(data API GET \/v1\/networks\/mainnet\/validators\/NodeID-MFrZ\S+: the service answered 429 and asked to wait until \S+, longer than api.maxRetryAfter: this poll fails\)/);
+    expect(await ready.text()).toMatch(/rule ending: \d+ evaluations failed in a row \(data API GET \/v1\/networks\/mainnet\/validators: the service answered 429 and asked to wait until \S+, longer than api.maxRetryAfter: this poll fails\)/);
     const log = stderr.join('');
     expect(log).not.toContain('previous evaluation still running');
     expect(log).not.toContain('TimeoutOverflowWarning');
   });
 
   it('an evaluation held past its interval counts as failing instead of being skipped silently', async () => {
-    // Every lookup of A hangs 4 s (under the 10 s timeout): each tick meanwhile is skipped.
+    // Every bulk call that asks for A hangs 4 s (under the 10 s timeout): each tick meanwhile
+    // is skipped. A poll makes two such calls (active, then pending).
     project.cleanup();
     project = writeProject({ dataUrl: sim.url, nodeIds: [], timeout: '10s', rules: { 'rules.yaml': RULES } });
     const a = await start();
     await waitUntil(() => a.store.loadStates('status')[A], 'the baseline');
     // A delayed fault without a body of its own answers what the service would, late.
-    sim.world.faults.push(...Array.from({ length: 5 }, () => ({ status: 200, delayMs: 4_000, trickle: { chunkBytes: 1 << 20, intervalMs: 1 }, pathIncludes: A })));
+    sim.world.faults.push(
+      ...Array.from({ length: 10 }, () => ({ status: 200, delayMs: 4_000, trickle: { chunkBytes: 1 << 20, intervalMs: 1 }, pathMatches: '/validators$', query: A })),
+    );
     await waitUntil(() => firingAlerts(a.store).some((f) => f.labels['rule'] === 'status'), 'rule-failing for the held rule', 10_000);
     expect(firingAlerts(a.store).find((f) => f.labels['rule'] === 'status')?.summary).toMatch(/rule "status" is blind: its last \d+ evaluations failed \(evaluation skipped: the previous one has been running for \d+s, past the rule's interval\)/);
     expect(await failures(a, 'ending')).toBe(0);

@@ -55,7 +55,7 @@ describe('delegation-end', () => {
     expect(next.states['_baseline']).toEqual({ baseline: true, entities: [OTHER, NODE].sort() });
   });
 
-  it('one the service lists completed before its end time has ended, with its reward', () => {
+  it('one handed in as listed completed is reported ended with its reward, whatever its end time says (observe asks only once the end has passed)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
     const done = delegationEnd.evaluate(first.states, obs([], { t1: d('t1', 'completed') }), now, s);
