@@ -12,6 +12,7 @@ const EVERY_S = 30;
 /** Evaluations of each rule before memory is read: the start run and two more. */
 const CYCLES = 3;
 const TARGET_BYTES = 150 * 1024 * 1024;
+const PEAK_TARGET_BYTES = 250 * 1024 * 1024;
 /** Smaller young generation and fewer malloc arenas: what the shipped launchers set. */
 const SHIPPED_ENV = { NODE_OPTIONS: '--max-semi-space-size=2', MALLOC_ARENA_MAX: '2' };
 
@@ -167,7 +168,7 @@ export async function memoryBench(): Promise<BenchResult> {
     title: 'Resident memory at 10k watched entities',
     figures: [
       { name: `Resident memory (VmRSS) at ${ENTITIES.toLocaleString('en-US')} watched nodes, after ${CYCLES} cycles and a full GC`, value: mb(big.afterGc), target: '< 150 MB', pass: big.afterGc < TARGET_BYTES },
-      { name: `Resident memory while polling ${ENTITIES.toLocaleString('en-US')} nodes (median / peak VmHWM)`, value: `${mb(med(big.running))} / ${mb(big.hwm)}`, target: '(informational)' },
+      { name: `Peak resident memory (VmHWM) polling ${ENTITIES.toLocaleString('en-US')} nodes (median while running / peak)`, value: `${mb(med(big.running))} / ${mb(big.hwm)}`, target: 'peak < 250 MB', pass: big.hwm < PEAK_TARGET_BYTES },
       {
         name: `The same, started as the Dockerfile and systemd unit start it (${Object.entries(SHIPPED_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}): after a full GC / peak`,
         value: `${mb(shipped.afterGc)} / ${mb(shipped.hwm)}`,
@@ -176,7 +177,7 @@ export async function memoryBench(): Promise<BenchResult> {
       },
     ],
     details: [
-      `The real CLI in its own process (\`node --expose-gc --import gc-preload.js dist/cli.js run --no-watch\`; the preload only runs \`gc()\` on SIGUSR2), ${RULES} validator-status rules of ${(ENTITIES / RULES).toLocaleString('en-US')} nodes each (${ENTITIES.toLocaleString('en-US')} nodes, one GET each per cycle), every ${EVERY_S}s, \`api.budget\` ${SIM_BUDGET.data.perMinute.toLocaleString('en-US')} CU/min, against the simulator in the benchmark's process. Memory is read from \`/proc/<pid>/status\` once every rule has been evaluated ${CYCLES} times and the last cycle has ended, then 3 s after a full GC. The floor: the same daemon watching ${RULES} nodes, 10 s after its start.`,
+      `The real CLI in its own process (\`node --expose-gc --import gc-preload.js dist/cli.js run --no-watch\`; the preload only runs \`gc()\` on SIGUSR2), ${RULES} validator-status rules of ${(ENTITIES / RULES).toLocaleString('en-US')} nodes each (${ENTITIES.toLocaleString('en-US')} nodes, read in bulk: 2 lists of 100 nodes a call per cycle; the daemon sets V8's \`--optimize-for-size\` itself), /metrics scraped every 500 ms (the benchmark's wait loop: a scraper far faster than Prometheus), every ${EVERY_S}s, \`api.budget\` ${SIM_BUDGET.data.perMinute.toLocaleString('en-US')} CU/min, against the simulator in the benchmark's process. Memory is read from \`/proc/<pid>/status\` once every rule has been evaluated ${CYCLES} times and the last cycle has ended, then 3 s after a full GC. The floor: the same daemon watching ${RULES} nodes, 10 s after its start.`,
       '',
       `| measure | ${RULES} nodes (floor) | ${ENTITIES.toLocaleString('en-US')} nodes |`,
       '|---|---|---|',

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { Command, Option } from 'commander';
 import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
@@ -38,6 +39,9 @@ program
   .option('--shard <I/N>', 'evaluate only shard I of N of the rules (split by rule name; every instance gets the same rules and config)')
   .option('--no-watch', 'do not reload when the config or a rule file changes (SIGHUP still reloads)')
   .action(async (opts: { shard?: string; watch: boolean }, cmd: Command) => {
+    // A daemon that polls: V8 sizes its heap for memory rather than allocation speed
+    // (a young generation of 16 MB, not 32, at 10,000 nodes; BENCHMARKS.md, memory).
+    setFlagsFromString('--optimize-for-size');
     const ofShard = shardFilter(opts.shard);
     const { loaded, sink } = load(cmd);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
