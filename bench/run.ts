@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callsBench } from './calls.js';
 import { evaluateBench } from './evaluate.js';
+import { fleetBench } from './fleet.js';
 import { latencyBench } from './latency.js';
 import type { BenchResult } from './lib.js';
 import { memoryBench } from './memory.js';
@@ -18,6 +19,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'calls', run: () => callsBench() },
+  { id: 'fleet', run: () => fleetBench() },
   { id: 'latency', run: () => latencyBench(30) },
   { id: 'evaluate', run: () => evaluateBench([1_000, 10_000, 100_000]) },
   { id: 'metrics', run: () => metricsBench() },
@@ -80,7 +82,7 @@ function report(results: readonly BenchResult[], startedAt: Date, seconds: numbe
     '```sh',
     'npm ci',
     `npm run bench                      # builds dist/ and dist-bench/, runs every benchmark (${Math.ceil(seconds / 60)} minutes here), rewrites BENCHMARKS.md`,
-    'npm run bench -- storm metrics     # only these (calls, latency, evaluate, metrics, memory, storm); prints, leaves BENCHMARKS.md alone',
+    `npm run bench -- storm metrics     # only these (${BENCHES.map((b) => b.id).join(', ')}); prints, leaves BENCHMARKS.md alone`,
     '```',
     '',
     'Timings depend on the machine and on what else runs on it: run it on an otherwise idle machine.',
