@@ -27,10 +27,22 @@ class FakeDataApi {
   lastCall = 0;
 
   async validatorPeriods(_network: Network, id: string): Promise<Validator[] | 'not-found'> {
+    this.#called();
+    return this.periods.get(id) ?? 'not-found';
+  }
+
+  /** The bulk list: the periods of these nodes with that status. */
+  async validatorList(_network: Network, q: { nodeIds: readonly string[]; validationStatus: string }): Promise<Validator[]> {
+    this.#called();
+    const out: Validator[] = [];
+    for (const id of q.nodeIds) for (const p of this.periods.get(id) ?? []) if (p.validationStatus === q.validationStatus) out.push(p);
+    return out;
+  }
+
+  #called(): void {
     const now = performance.now();
     if (this.calls++ === 0) this.firstCall = now;
     this.lastCall = now;
-    return this.periods.get(id) ?? 'not-found';
   }
 }
 
@@ -90,7 +102,7 @@ export async function evaluateBench(sizes: readonly number[]): Promise<BenchResu
     details: [
       '`Engine.evaluate` of one rule over N nodes (`src/engine/engine.ts`: states (kept in memory between cycles; read and checked from the file at the first cycle or after another process wrote it) → observe → evaluate → lifecycle → routing → commit of the states that changed), with the real SQLite store on a temp file (WAL, synchronous=NORMAL), real routing to one Slack receiver, and the observation from an in-process fake of `DataApi` (no HTTP, so this is the daemon\'s own cost).',
       `Per size: the first cycle (baseline: every row inserted), ${STEADY_CYCLES} cycles where nothing changes (median shown), then one cycle where 1% of the nodes change (validator-status: active → completed, an event each; validation-end: the period now ends within 3 days, a firing state alert each). Each queued alert gets an outbox row.`,
-      'Columns: *load* = `Store.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the span of the fake API calls (4 at a time, as the kind does); *evaluate* = the kind\'s pure `evaluate`; *commit* = `Store.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = JSON of every state to find what changed, checking stored states with zod at the first cycle, lifecycle, routing, and GC pauses in between.',
+      'Columns: *load* = `Store.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the span of the fake API calls (the bulk lists, 100 nodes a call, 4 at a time, as the kind does; a node asked alone when it leaves the lists); *evaluate* = the kind\'s pure `evaluate`; *commit* = `Store.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = JSON of every state to find what changed, checking stored states with zod at the first cycle, lifecycle, routing, and GC pauses in between.',
       '',
       '| kind, entities, cycle | total | load | observe | evaluate | commit | samples | rest | alerts |',
       '|---|---|---|---|---|---|---|---|---|',
