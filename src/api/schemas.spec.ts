@@ -23,7 +23,7 @@ describe('validator schema (live shapes)', () => {
   it('keeps an unknown status as itself, tolerates unknown fields and keeps only what it reads', () => {
     const parsed = validator.parse({ ...pendingValidator(period), validationStatus: 'exiting', somethingNew: { a: 1 } });
     expect(parsed.validationStatus).toBe('exiting');
-    expect(Object.keys(parsed).sort()).toEqual(['endTimestamp', 'nodeId', 'startTimestamp', 'subnetId', 'txHash', 'validationStatus']);
+    expect(Object.keys(parsed).sort()).toEqual(['amountStaked', 'endTimestamp', 'nodeId', 'startTimestamp', 'subnetId', 'txHash', 'validationStatus']);
   });
 
   it('reads only its fields: uptimePerformance as a number, or any other shape, never fails a response', () => {

@@ -16,6 +16,13 @@ const amount = z.string();
 /** Seconds since the epoch; the contract says "number" (an integer in practice). */
 const seconds = z.number();
 
+/**
+ * A figure a rule shows but does not need: one in another shape than the contract's is read
+ * as absent, never a failed answer (a node's health must not blind its status).
+ */
+const optionalNumber = z.number().optional().catch(undefined);
+const optionalAmount = amount.optional().catch(undefined);
+
 // ---- Validators: one item per validation period, keyed by validationStatus.
 export const validator = z.object({
   txHash: z.string(),
@@ -24,6 +31,24 @@ export const validator = z.object({
   validationStatus: z.string(),
   startTimestamp: seconds,
   endTimestamp: seconds,
+  // Active periods: the service's own node's view, at its last poll.
+  amountStaked: optionalAmount,
+  amountDelegated: optionalAmount,
+  delegationCapacity: optionalAmount,
+  uptimePerformance: optionalNumber,
+  avalancheGoVersion: z.string().optional().catch(undefined),
+  validatorHealth: z
+    .object({
+      reachabilityPercent: optionalNumber,
+      benchedPChainRequestsPercent: optionalNumber,
+      benchedXChainRequestsPercent: optionalNumber,
+      benchedCChainRequestsPercent: optionalNumber,
+    })
+    .optional()
+    .catch(undefined),
+  potentialRewards: z.object({ validationRewardAmount: optionalAmount, delegationRewardAmount: optionalAmount }).optional().catch(undefined),
+  // Completed periods: what was paid (a validation reward of 0: not rewarded).
+  rewards: z.object({ validationRewardAmount: optionalAmount, delegationRewardAmount: optionalAmount, rewardTxHash: z.string().optional().catch(undefined) }).optional().catch(undefined),
 });
 export type Validator = z.output<typeof validator>;
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedRule } from '../config/load.js';
 import { estimateBudget, ticksPerDay } from './estimate.js';
 import { TIERS } from '../api/limiter.js';
+import { PRIMARY_NETWORK } from '../rules/fields.js';
 
 const limits = { data: TIERS.unauthenticated, metrics: { perMinute: 8_000, perDay: 1_200_000 } };
 const nodes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `NodeID-${from + i}`);
@@ -25,6 +26,17 @@ describe('compute-unit estimate', () => {
     const slower = { ...ending, every: 90_000 } as LoadedRule;
     expect(ticksPerDay([60_000, 90_000])).toBe(1440 + 960 - 480);
     expect(estimateBudget([status, slower], limits).apis[0]?.perDay).toBe(2 * 20 * 1920);
+  });
+
+  it('validator-health reads the same lists: with validator-status and validation-end on the same nodes, one lookup per batch', () => {
+    // As the loader gives them: subnetId defaults to the primary network.
+    const spec = { network: 'mainnet', nodeIds: nodes(10), subnetId: PRIMARY_NETWORK };
+    const three = [
+      rule('s', 'validator-status', spec, { every: 60_000 }),
+      rule('e', 'validation-end', { ...spec, warnBefore: [86_400_000] }, { every: 60_000 }),
+      rule('h', 'validator-health', { ...spec, uptime: { warning: 90, critical: 85, hysteresis: 1 } }, { every: 60_000 }),
+    ];
+    expect(estimateBudget(three, limits).apis[0]?.perMinute).toBe(40);
   });
 
   it('100 nodes under validator-status, validation-end and delegation-end every 30 s fit the no-key budget, per minute and per day', () => {

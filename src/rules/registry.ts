@@ -5,6 +5,7 @@ import { icmPending } from './icm-pending/index.js';
 import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
+import { validatorHealth } from './validator-health/index.js';
 import { validatorStatus } from './validator-status/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
@@ -19,6 +20,7 @@ export const ruleKinds = {
   [delegationEnd.kind]: delegationEnd,
   [icmPending.kind]: icmPending,
   [exportKind.kind]: exportKind,
+  [validatorHealth.kind]: validatorHealth,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

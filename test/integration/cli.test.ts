@@ -40,10 +40,10 @@ describe('avawatch check', () => {
     const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '--shard', s])));
     const names = shards.map((r) => [...r.stdout.matchAll(/^ {2}(\S+) {2}\S+ {2}(every|schedule)/gm)].map((m) => m[1]));
     expect(shards.map((r) => r.code)).toEqual([0, 0]);
-    expect(names.flat().sort()).toEqual(['c-chain-tx-drop', 'daily-export', 'delegations', 'icm-stuck', 'l1-balance', 'my-validators', 'validation-ending']);
+    expect(names.flat().sort()).toEqual(['c-chain-tx-drop', 'daily-export', 'delegations', 'icm-stuck', 'l1-balance', 'my-validators', 'validation-ending', 'validator-health']);
     expect(names[0]!.length).toBeGreaterThan(0);
     expect(names[1]!.length).toBeGreaterThan(0);
-    expect(shards[0]!.stdout).toContain(`rules: 7, in shard 1/2: ${names[0]!.length}\n`);
+    expect(shards[0]!.stdout).toContain(`rules: 8, in shard 1/2: ${names[0]!.length}\n`);
     const bad = await avawatch(['run', '--shard', '3/2']);
     expect([bad.code, bad.stderr]).toEqual([1, 'avawatch: --shard: "3/2" is not I/N with 1 ≤ I ≤ N, e.g. 1/3\n']);
   });
@@ -263,7 +263,7 @@ describe('avawatch test', () => {
     expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
     const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (9 steps)\n');
+    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (10 steps)\n');
     expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
   });
 

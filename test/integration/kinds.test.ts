@@ -33,6 +33,28 @@ const cases: Record<string, Case> = {
     change: (sim) => sim.world.setValidators('mainnet', N, [activeValidator({ nodeId: N, txHash: 'p2', startTimestamp: sim.world.clock.now() - 86_400, endTimestamp: sim.world.clock.now() + 2 * 86_400 })]),
     expected: [{ rule: 'validation-ending', kind: 'validation-end', status: 'firing', subject: N, labels: expect.objectContaining({ threshold: '3d' }) }],
   },
+  'validator-health': {
+    ruleFile: 'rules/validator-health.yaml',
+    world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active', uptimePerformance: 98, version: 'avalanche/1.14.1' }] },
+    // Its uptime falls under 90% and it is downgraded to an AvalancheGo older than required.
+    change: (sim) => change(sim, { validator: { nodeId: N, uptimePerformance: 88.5, version: 'avalanche/1.13.2' } }),
+    expected: [
+      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `${N} uptime 88.5% is under 90%: 8.5 points above the 80% this validation needs for its reward` },
+      { rule: 'validator-health', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'version' }) },
+    ],
+  },
+  'validator-status': {
+    ruleFile: 'rules/validators.yaml',
+    world: {
+      validations: [
+        { nodeId: N, txHash: 'p1', start: '-180d', end: '-1m', status: 'active' },
+        { nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', txHash: 'p2', start: '-10d', end: '+20d', status: 'active' },
+      ],
+    },
+    // The validation ends and pays nothing.
+    change: (sim) => change(sim, { validator: { nodeId: N, status: 'completed', reward: { validation: 0, delegation: 0 } } }),
+    expected: [{ rule: 'my-validators', kind: 'validator-status', status: 'event', severity: 'critical', subject: N, summary: expect.stringMatching(/validation ended without a reward \(active → completed\)/) }],
+  },
   'delegation-end': {
     ruleFile: 'rules/delegation-end.yaml',
     // Past its end time but still listed active: the reward transaction is not issued yet.

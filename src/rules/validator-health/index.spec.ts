@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { validator } from '../../api/schemas.js';
+import { activeValidator, completedValidator } from '../../sim/samples.js';
+import type { Observation } from '../validators.js';
+import { rewardThreshold, validatorHealth } from './index.js';
+import { spec as specSchema, type State } from './schema.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const START = 1_750_000_000;
+const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
+const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 };
+const active = (over: Record<string, unknown> = {}) => validator.parse({ ...activeValidator(period), ...over });
+const health = (benched: number, reachability = 100) => ({
+  validatorHealth: { reachabilityPercent: reachability, benchedPChainRequestsPercent: benched, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: benched },
+});
+
+/** Evaluates the observations one minute apart, returning what held at each. */
+function run(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[string]>) {
+  let states: Record<string, State> = {};
+  return reads.map((read, i) => {
+    const r = validatorHealth.evaluate(states, { [NODE]: read }, at(i), s);
+    states = r.states;
+    return r;
+  });
+}
+
+describe('validator-health', () => {
+  it('uptime: warning, then critical, resolved only above warning + hysteresis; it names the reward threshold and the margin', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const uptimes = [95, 89.5, 84, 90.5, 91.2];
+    const results = run(s, uptimes.map((u) => [active({ uptimePerformance: u })]));
+    expect(results.map((r) => r.conditions?.map((c) => `${c.severity}/${c.tier}`))).toEqual([[], ['warning/warning'], ['critical/critical'], ['warning/warning'], []]);
+    const warning = results[1]?.conditions?.[0];
+    expect(warning?.summary).toBe(`${NODE} uptime 89.5% is under 90%: 9.5 points above the 80% this validation needs for its reward`);
+    expect(warning?.details['Uptime']).toContain("the service's own node's view");
+    expect(warning?.details['Reward threshold']).toBe('80% (rewardUptime.heliconTime is not set)');
+    expect(results[4]?.conditions).toEqual([]);
+  });
+
+  it('applies 90% to a validation that started at or after Helicon', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: { heliconTime: new Date(START * 1000).toISOString() } });
+    expect(rewardThreshold(START, s).percent).toBe(90);
+    expect(rewardThreshold(START - 1, s).percent).toBe(80);
+    const [r] = run(s, [[active({ uptimePerformance: 88 })]]);
+    expect(r?.conditions?.[0]?.summary).toBe(`${NODE} uptime 88% is under 90%: 2 points UNDER the 90% this validation needs for its reward`);
+  });
+
+  it('benched: one sample is never enough; it fires after `for`, naming the chains, and resolves when it clears', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], benched: { above: 20, for: '3m' } });
+    const reads = [0, 45, 45, 45, 45, 0].map((b) => [active(health(b))]);
+    const results = run(s, reads);
+    expect(results.map((r) => r.conditions?.map((c) => c.labels['check']))).toEqual([[], [], [], [], ['benched'], []]);
+    expect(results[4]?.conditions?.[0]?.summary).toBe(`${NODE} is benched on the P/C-chain (P-chain 45%, C-chain 45% of requests) for 3m`);
+    // A blip shorter than `for` never fires.
+    expect(run(s, [45, 0, 45, 0].map((b) => [active(health(b))])).flatMap((r) => r.conditions)).toEqual([]);
+  });
+
+  it('version: fires while older than minVersion, resolves on upgrade; a node that reports none is unknown, never old', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', uptime: false });
+    const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.13.2' })], [active({ avalancheGoVersion: 'avalanche/1.14.1' })], [active({ avalancheGoVersion: undefined })]]);
+    expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`], [], []]);
+    const version = (i: number) => validatorHealth.samples(s, results[i]?.states ?? {}, at(i)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
+    expect([version(0), version(1), version(2)]).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'unknown']);
+  });
+
+  it('a failed lookup keeps what held: the uptime alert neither resolves nor changes', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const results = run(s, [[active({ uptimePerformance: 87 })], { failed: 'data API: HTTP 503' }]);
+    expect(results[1]?.conditions).toEqual(results[0]?.conditions);
+    expect(results[1]?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
+    expect(results[1]?.states[NODE]).toEqual(results[0]?.states[NODE]);
+  });
+
+  it('checks only an active validation, and reads a shape it does not expect as absent', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
+    const done = validator.parse(completedValidator(period));
+    expect(run(s, [[done]])[0]?.conditions).toEqual([]);
+    const odd = active({ uptimePerformance: { avg: 50 }, validatorHealth: 'n/a', avalancheGoVersion: 7 });
+    expect(odd.uptimePerformance).toBeUndefined();
+    expect(run(s, [[odd]])[0]?.conditions).toEqual([]);
+  });
+
+  it('gauges: uptime, benched per chain, reachability, version, own and delegated stake, capacity and potential reward in AVAX', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const [r] = run(s, [[active(health(3))]]);
+    const names = validatorHealth.samples(s, r?.states ?? {}, at(0)).map((g) => `${g.metric}${g.labels['chain'] ? `{${g.labels['chain']}}` : ''}=${g.value}`);
+    expect(names).toEqual([
+      'avawatch_validator_uptime_percent=99.93',
+      'avawatch_validator_benched_percent{P}=3',
+      'avawatch_validator_benched_percent{X}=0',
+      'avawatch_validator_benched_percent{C}=3',
+      'avawatch_validator_reachability_percent=100',
+      'avawatch_validator_version_info=1',
+      'avawatch_validator_stake_avax=2000',
+      'avawatch_validator_delegated_avax=51234',
+      'avawatch_validator_delegation_capacity_avax=6948766',
+      'avawatch_validator_potential_reward_avax=120.49133629',
+    ]);
+  });
+});
