@@ -31,6 +31,14 @@ describe('delegation-end', () => {
     expect(done.states['t1']).toBeUndefined();
   });
 
+  it('an ended delegation paid nothing is a critical "ended without a reward"', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const unpaid = { ...d('t1', 'completed'), grossReward: '0', netReward: '0' };
+    const [alert] = delegationEnd.evaluate(first.states, obs([], { t1: unpaid }), after, s).alerts;
+    expect(alert).toMatchObject({ severity: 'critical', summary: `Delegation of 25 AVAX to ${NODE} ended without a reward: the node's uptime was likely under the reward threshold`, labels: { reward: 'none' } });
+  });
+
   it('one that leaves the active list (a status the service added, e.g. "paused", or a page not read) is never announced as ended', () => {
     for (const spec of [{ nodeIds: [NODE] }, { rewardAddresses: [ADDRESS] }]) {
       const s = specSchema.parse({ network: 'mainnet', ...spec });

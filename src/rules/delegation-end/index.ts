@@ -211,10 +211,21 @@ function facts(tx: string, st: DelegationState): Record<string, string> {
   };
 }
 
-function endedAlert(tx: string, st: DelegationState, done: Delegator | undefined, s: Spec): AlertDraft {
-  const { grossReward, netReward } = done ?? {};
+function endedAlert(tx: string, st: DelegationState, done: Delegator, s: Spec): AlertDraft {
+  const { grossReward, netReward } = done;
   const reward: Record<string, string> =
-    grossReward !== undefined && netReward !== undefined ? { 'Gross reward': avaxText(grossReward), 'Net reward': avaxText(netReward) } : { Reward: 'not listed yet' };
+    grossReward !== undefined && netReward !== undefined ? { 'Gross reward': avaxText(grossReward), 'Net reward': avaxText(netReward) } : { Reward: 'not listed' };
+  // Rewards are all or nothing: a net reward of 0 most likely means the node's uptime was under the threshold.
+  if (netReward !== undefined && navax(netReward) === 0n) {
+    return {
+      status: 'event',
+      severity: 'critical',
+      subject: tx,
+      summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ended without a reward: the node's uptime was likely under the reward threshold`,
+      labels: { ...labelsOf(tx, st, s), reward: 'none' },
+      details: { ...facts(tx, st), ...reward, 'Likely cause': "the validator's uptime under the reward threshold (80%, 90% after Helicon)" },
+    };
+  }
   const rewardText = reward['Gross reward'] ? `, reward ${reward['Gross reward']} gross, ${reward['Net reward']} net` : '';
   return {
     status: 'event',

@@ -93,6 +93,16 @@ describe('validator-status evaluation', () => {
     expect(run(unknown, [v('pending', A)]).alerts.map((a) => a.summary)).toEqual([`${NODE} validation not listed → pending`]);
   });
 
+  it('a completed validation says what it paid; one paid nothing is a critical "ended without a reward"', () => {
+    const paid = run(after([v('active', A)]), [v('completed', A)]).alerts[0];
+    expect(paid?.severity).toBeUndefined();
+    expect(paid?.details).toMatchObject({ 'Validation reward': '118.030412983 AVAX', 'Delegation reward': '7.904551002 AVAX', 'Reward tx': '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF' });
+    const unpaid = validator.parse({ ...validatorSample.completed(A), rewards: { validationRewardAmount: '0', delegationRewardAmount: '0' } });
+    const alert = run(after([v('active', A)]), [unpaid]).alerts[0];
+    expect(alert).toMatchObject({ severity: 'critical', summary: `${NODE} validation ended without a reward (active → completed): its uptime was likely under the reward threshold`, labels: { reward: 'none' } });
+    expect(alert?.details['Likely cause']).toContain('uptime under the reward threshold');
+  });
+
   it('derives its gauges from state', () => {
     const states = after([v('active', B)]);
     expect(validatorStatus.samples(spec, states, now)).toEqual([

@@ -1,3 +1,5 @@
+import type { Validator } from '../../api/schemas.js';
+import { avaxText, navax } from '../../amount.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
@@ -56,12 +58,13 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
         continue;
       }
 
-      const current = toPeriod(currentPeriod(seen));
+      const chosen = currentPeriod(seen);
+      const current = toPeriod(chosen);
       result.states[node] = { period: current, missing: false };
       // The first observation is the baseline; a node first seen unlisted reports its listing.
       if (before === undefined) continue;
       const change = describeChange(before.period, current);
-      if (change) result.alerts.push(transition(node, s, before.period, current, change, labels, now));
+      if (change) result.alerts.push(withRewards(transition(node, s, before.period, current, change, labels, now), chosen));
     }
     return result;
   },
@@ -119,6 +122,28 @@ function transition(
     subject: node,
     summary: `${node} validation ${from} → ${after.status}${what}`,
     labels: { ...labels, status: after.status, previous_status: from },
+    details,
+  };
+}
+
+/**
+ * A completed period says what it paid. Rewards are all or nothing: a validation reward of 0
+ * means the validation earned nothing, most likely for uptime under the reward threshold.
+ */
+function withRewards(alert: AlertDraft, v: Validator): AlertDraft {
+  const r = v.rewards;
+  if (v.validationStatus !== 'completed' || !r) return alert;
+  const details = { ...alert.details };
+  if (r.validationRewardAmount !== undefined) details['Validation reward'] = avaxText(r.validationRewardAmount);
+  if (r.delegationRewardAmount !== undefined) details['Delegation reward'] = avaxText(r.delegationRewardAmount);
+  if (r.rewardTxHash !== undefined) details['Reward tx'] = r.rewardTxHash;
+  if (r.validationRewardAmount === undefined || navax(r.validationRewardAmount) !== 0n) return { ...alert, details };
+  details['Likely cause'] = 'uptime under the reward threshold (80%, 90% after Helicon) as the other validators saw it';
+  return {
+    ...alert,
+    severity: 'critical',
+    summary: `${v.nodeId} validation ended without a reward (${alert.labels['previous_status'] ?? 'active'} → completed): its uptime was likely under the reward threshold`,
+    labels: { ...alert.labels, reward: 'none' },
     details,
   };
 }
