@@ -39,10 +39,10 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
 
   console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');
   console.log(`  simulator (Data + Metrics API)  ${sim.url}   scenario: config/demo/scenario.yaml`);
-  console.log(`  rules                           config/demo/rules.yaml (4 nodes, polled every 5 s)`);
+  console.log(`  rules                           config/demo/rules.yaml (4 nodes, polled every 5 s; their health too)`);
   console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to both)`);
   console.log(`  metrics                         ${app.url}/metrics`);
-  console.log('  expect: an unknown node now, a validation ending at +15s, one starting at +30s, a new period at +45s');
+  console.log('  expect: an unknown node now, a validation ending at +15s, one starting at +30s, a new period at +45s,\n          an uptime warning at +50s, resolved at +70s');
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
   const ticker = setInterval(() => sim.tick(), 500);

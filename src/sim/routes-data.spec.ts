@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { delegatorsPage, validatorsPage } from '../api/schemas.js';
 import { SimClock } from './clock.js';
-import type { PeriodInput } from './samples.js';
+import { activeValidator, completedValidator, type PeriodInput } from './samples.js';
+import { scenarioSchema } from './scenario.js';
 import { startSim, type SimServer } from './server.js';
 import { World } from './world.js';
 
@@ -221,5 +223,141 @@ describe('GET /v1/networks/{network}/delegators', () => {
     expect(await walk('asc')).toEqual(['d0', 'd1', 'd2', 'd4', 'd3']);
     // Exact nodeIds here: a prefix finds nothing.
     expect((await get('/v1/networks/mainnet/delegators?nodeIds=NodeID-')).body['delegators']).toEqual([]);
+  });
+});
+
+describe("a node's health, version, delegation capacity and rewards, set by a scenario and changed in place", () => {
+  const A = 'NodeID-health-a';
+  const B = 'NodeID-health-b';
+  const ADDR = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
+  type Body = Record<string, unknown>;
+
+  async function node(nodeId: string): Promise<Body[]> {
+    const { status, body } = await get(`/v1/networks/mainnet/validators/${nodeId}?pageSize=100`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    // What avawatch itself reads from them, too.
+    expect(validatorsPage.safeParse(body).success, JSON.stringify(body)).toBe(true);
+    return body['validators'] as Body[];
+  }
+
+  async function delegations(): Promise<Record<string, Body>> {
+    const { body } = await get('/v1/networks/mainnet/delegators?pageSize=100');
+    expect(delegatorsPage.safeParse(body).success, JSON.stringify(body)).toBe(true);
+    return Object.fromEntries((body['delegators'] as Body[]).map((d) => [d['txHash'] as string, d]));
+  }
+
+  async function change(input: unknown): Promise<{ status: number; message: unknown }> {
+    const res = await fetch(`${sim!.url}/_sim/change`, { method: 'POST', body: JSON.stringify(input) });
+    return { status: res.status, message: ((await res.json()) as Body)['message'] };
+  }
+
+  it('renders the scenario keys, and a validator or delegation change updates them in place', async () => {
+    const scenario = scenarioSchema.parse({
+      start: '2026-03-02T12:00:00Z',
+      speed: 0,
+      world: {
+        validations: [
+          { nodeId: A, txHash: 'a-old', start: '-400d', end: '-31d', status: 'completed', reward: { validation: 0, delegation: '0.5' } },
+          {
+            nodeId: A,
+            txHash: 'a-now',
+            start: '-30d',
+            end: '+150d',
+            uptimePerformance: 97.5,
+            version: 'avalanche/1.14.1',
+            health: { reachability: 99.5, benchedC: 12 },
+            delegationCapacity: '1500.000000001',
+          },
+          { nodeId: B, txHash: 'b-now', start: '-30d', end: '+150d', status: 'active', version: null },
+        ],
+        delegations: [
+          { txHash: 'd-unpaid', nodeId: A, rewardAddresses: [ADDR], amount: 25, start: '-60d', end: '-31d', status: 'completed', reward: { net: 0 } },
+          { txHash: 'd-gross', nodeId: A, rewardAddresses: [ADDR], amount: 25, start: '-60d', end: '-31d', status: 'completed', reward: { gross: '1.5' } },
+          { txHash: 'd-open', nodeId: A, rewardAddresses: [ADDR], amount: 25, start: '-1d', end: '+30d', status: 'active', reward: { net: 0 } },
+        ],
+      },
+    });
+    sim = await startSim({ scenario });
+
+    const [now, old] = await node(A);
+    expect(now).toMatchObject({
+      txHash: 'a-now',
+      validationStatus: 'active',
+      uptimePerformance: 97.5,
+      avalancheGoVersion: 'avalanche/1.14.1',
+      delegationCapacity: '1500000000001',
+      validatorHealth: { reachabilityPercent: 99.5, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 12 },
+    });
+    expect(old).toMatchObject({ txHash: 'a-old', validationStatus: 'completed', rewards: { validationRewardAmount: '0', delegationRewardAmount: '500000000' } });
+    // No version: the field is left out (the service's schema has it optional, never null).
+    const [b] = await node(B);
+    expect(b).not.toHaveProperty('avalancheGoVersion');
+    expect(b).toMatchObject({ uptimePerformance: 99.93, delegationCapacity: '6948766000000000', validatorHealth: { reachabilityPercent: 100 } });
+
+    const d = await delegations();
+    expect(d['d-unpaid']).toMatchObject({ grossReward: '0', netReward: '0' });
+    expect(d['d-gross']).toMatchObject({ grossReward: '1500000000', netReward: '1470000000' });
+    // Open delegations keep their computed estimates, and carry no reward fields of completed ones.
+    expect(d['d-open']?.['estimatedNetReward']).not.toBe('0');
+    expect(d['d-open']).not.toHaveProperty('netReward');
+
+    // In place, on the period that started last: the other health figures stay as they were.
+    expect((await change({ validator: { nodeId: A, uptimePerformance: 88.5, version: null, health: { benchedC: 0, benchedP: 30 }, delegationCapacity: 0 } })).status).toBe(200);
+    const [changed] = await node(A);
+    expect(changed).toMatchObject({
+      txHash: 'a-now',
+      validationStatus: 'active',
+      uptimePerformance: 88.5,
+      delegationCapacity: '0',
+      validatorHealth: { reachabilityPercent: 99.5, benchedPChainRequestsPercent: 30, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0 },
+    });
+    expect(changed).not.toHaveProperty('avalancheGoVersion');
+    expect((await change({ validator: { nodeId: A, version: 'avalanche/1.14.2' } })).status).toBe(200);
+    expect((await node(A))[0]).toMatchObject({ avalancheGoVersion: 'avalanche/1.14.2', uptimePerformance: 88.5 });
+
+    // Ends without a reward; the delegation reward keeps its default.
+    expect((await change({ validator: { nodeId: A, status: 'completed', reward: { validation: 0 } } })).status).toBe(200);
+    const [ended] = await node(A);
+    expect(ended).toMatchObject({ txHash: 'a-now', validationStatus: 'completed', rewards: { validationRewardAmount: '0', delegationRewardAmount: '7904551002' } });
+    // By txHash: the older period.
+    expect((await change({ validator: { nodeId: A, txHash: 'a-old', reward: { validation: '118.5' } } })).status).toBe(200);
+    expect((await node(A))[1]).toMatchObject({ txHash: 'a-old', rewards: { validationRewardAmount: '118500000000', delegationRewardAmount: '500000000' } });
+
+    expect((await change({ delegation: { txHash: 'd-open', status: 'completed', reward: { gross: 2, net: '1.96' } } })).status).toBe(200);
+    expect((await change({ delegation: { txHash: 'd-unpaid', reward: { net: '0.49' } } })).status).toBe(200);
+    const after = await delegations();
+    expect(after['d-open']).toMatchObject({ delegationStatus: 'completed', grossReward: '2000000000', netReward: '1960000000' });
+    // Net alone: the gross is what a 2 % fee leaves that net of.
+    expect(after['d-unpaid']).toMatchObject({ delegationStatus: 'completed', grossReward: '500000000', netReward: '490000000' });
+  });
+
+  it('a change to a period served verbatim renders it from then on, with what the item held', async () => {
+    const p = period(A, 'raw-1', 30, 10, { uptimePerformance: 95 });
+    await simWith((w) => w.setValidators('mainnet', A, [{ ...activeValidator(p), stakePercentage: 0.5 }]));
+    expect((await node(A))[0]).toMatchObject({ stakePercentage: 0.5 });
+    sim!.world.updateValidation(A, { validatorHealth: { benchedXChainRequestsPercent: 40 } });
+    const [item] = await node(A);
+    expect(item).toMatchObject({ stakePercentage: 0.0071, uptimePerformance: 95, validatorHealth: { benchedXChainRequestsPercent: 40, reachabilityPercent: 100 } });
+    sim!.world.updateValidation(A, { status: 'completed', rewards: { validationRewardAmount: '0' } });
+    expect((await node(A))[0]).toEqual(completedValidator({ ...p, rewards: { validationRewardAmount: '0' } }));
+  });
+
+  it('refuses what it cannot apply, naming the key', async () => {
+    await simWith((w) => w.addValidation('mainnet', period(A, 'a1', 30, 10), 'active'));
+    for (const [input, key] of [
+      [{ validator: { nodeId: A } }, 'validator: nothing to change'],
+      [{ validator: { nodeId: A, health: { benchedC: 120 } } }, 'validator.health.benchedC:'],
+      [{ validator: { nodeId: A, health: { benched: 10 } } }, 'validator.health:'],
+      [{ validator: { nodeId: A, version: 1.14 } }, 'validator.version:'],
+      [{ validator: { nodeId: A, reward: { validation: '-1' } } }, 'validator.reward.validation:'],
+      [{ validations: [{ nodeId: B, txHash: 'b1', start: '-1d', end: '+1d', delegationCapacity: '1.0000000001' }] }, 'validations.0.delegationCapacity:'],
+      [{ delegation: { txHash: 'd1' } }, 'delegation: nothing to change'],
+      [{ delegation: { txHash: 'd1', reward: { net: 'none' } } }, 'delegation.reward.net:'],
+    ] as const) {
+      const { status, message } = await change(input);
+      expect(status, JSON.stringify(input)).toBe(400);
+      expect(String(message), JSON.stringify(input)).toContain(key);
+    }
+    expect((await change({ validator: { nodeId: 'NodeID-none', uptimePerformance: 50 } })).message).toContain('no validation period of NodeID-none');
   });
 });

@@ -10,6 +10,35 @@ export interface PeriodInput {
   subnetId?: string;
   /** Percent (0..100), rendered on active periods only; default 99.93. */
   uptimePerformance?: number;
+  /** Active periods: "avalanchego/1.13.2" by default; null leaves the field out (a node that reports none). */
+  avalancheGoVersion?: string | null;
+  /** Active periods: merged over the defaults (reachable 100 %, benched 0 % on every chain). */
+  validatorHealth?: Partial<ValidatorHealth>;
+  /** Active periods: nAVAX that can still be delegated; default 6948766 AVAX. */
+  delegationCapacity?: string;
+  /** Completed periods: nAVAX; "0" is a validation that ended without a reward. Defaults as below. */
+  rewards?: { validationRewardAmount?: string; delegationRewardAmount?: string };
+}
+
+export interface ValidatorHealth {
+  reachabilityPercent: number;
+  benchedPChainRequestsPercent: number;
+  benchedXChainRequestsPercent: number;
+  benchedCChainRequestsPercent: number;
+}
+
+const HEALTHY: ValidatorHealth = {
+  reachabilityPercent: 100,
+  benchedPChainRequestsPercent: 0,
+  benchedXChainRequestsPercent: 0,
+  benchedCChainRequestsPercent: 0,
+};
+
+/** `patch` over `base`, leaving out the keys `patch` holds as undefined (they keep the base's value). */
+export function mergeDefined<T extends object>(base: T, patch: Partial<T> | undefined): T {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
 }
 
 const PRIMARY_SUBNET = '11111111111111111111111111111111LpoYY';
@@ -40,15 +69,11 @@ export function activeValidator(p: PeriodInput) {
     amountDelegated: '51234000000000',
     // Percent (0..100), as the service's own node observed it.
     uptimePerformance: p.uptimePerformance ?? 99.93,
-    avalancheGoVersion: 'avalanchego/1.13.2',
-    delegationCapacity: '6948766000000000',
+    // Optional in the service's schema: some nodes report none (the field is then absent, never null).
+    ...(p.avalancheGoVersion === null ? {} : { avalancheGoVersion: p.avalancheGoVersion ?? 'avalanchego/1.13.2' }),
+    delegationCapacity: p.delegationCapacity ?? '6948766000000000',
     potentialRewards: { validationRewardAmount: '120491336290', delegationRewardAmount: '8210335010' },
-    validatorHealth: {
-      reachabilityPercent: 100,
-      benchedPChainRequestsPercent: 0,
-      benchedXChainRequestsPercent: 0,
-      benchedCChainRequestsPercent: 0,
-    },
+    validatorHealth: mergeDefined(HEALTHY, p.validatorHealth),
     geolocation: geolocation(p.nodeId),
   };
 }
@@ -81,8 +106,8 @@ export function completedValidator(p: PeriodInput) {
     delegatorCount: 9,
     amountDelegated: '40110000000000',
     rewards: {
-      validationRewardAmount: '118030412983',
-      delegationRewardAmount: '7904551002',
+      validationRewardAmount: p.rewards?.validationRewardAmount ?? '118030412983',
+      delegationRewardAmount: p.rewards?.delegationRewardAmount ?? '7904551002',
       rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'],
       rewardTxHash: '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF',
     },
@@ -118,16 +143,27 @@ export interface DelegationInput {
   amountDelegated: string;
   startTimestamp: number;
   endTimestamp: number;
+  /**
+   * nAVAX, completed delegations only (the estimates of open ones stay computed). Either one
+   * alone sets the other through the 2 % fee; "0" is a delegation that ended without a reward.
+   */
+  grossReward?: string;
+  netReward?: string;
 }
 
 /** Delegator items, keyed by delegationStatus: completed carries the real rewards. */
-export function delegatorItem(d: DelegationInput, status: string) {
+export function delegatorItem(input: DelegationInput, status: string) {
+  const { grossReward, netReward, ...d } = input;
   const base = { ...d, delegationFee: '2.0000', delegationStatus: status };
   // Rewards as the service computes them: about 6 % a year of the stake, 2 % fee to the validator.
   const years = (d.endTimestamp - d.startTimestamp) / 31_536_000;
   const gross = (BigInt(d.amountDelegated) * BigInt(Math.round(years * 60_000))) / 1_000_000n;
   const net = (gross * 98n) / 100n;
-  if (status === 'completed') return { ...base, grossReward: gross.toString(), netReward: net.toString() };
+  if (status === 'completed') {
+    const g = grossReward ?? (netReward === undefined ? gross.toString() : ((BigInt(netReward) * 100n) / 98n).toString());
+    const n = netReward ?? ((BigInt(g) * 98n) / 100n).toString();
+    return { ...base, grossReward: g, netReward: n };
+  }
   return { ...base, estimatedGrossReward: gross.toString(), estimatedNetReward: net.toString() };
 }
 

@@ -7,7 +7,8 @@ import { ConfigError } from '../config/load.js';
 import { YamlSource } from '../config/source.js';
 import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
-import type { World } from './world.js';
+import { mergeDefined, type PeriodInput } from './samples.js';
+import type { ValidationChange, World } from './world.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
 const when = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -33,6 +34,26 @@ const avax = z.union([z.string(), z.number()]).transform((v, ctx) => {
 
 const network = z.enum(NETWORKS).default('mainnet');
 const percent = z.number().min(0).max(100);
+
+/** What a validation period shows beyond its status, in `validations` items and in `validator`. */
+const figures = {
+  /** Percent, active periods. */
+  uptimePerformance: percent.optional(),
+  /** avalancheGoVersion of active periods; null: the node reports none (the field is absent). */
+  version: z.string().nullable().optional(),
+  /** validatorHealth of active periods, percents; each one given replaces its default. */
+  health: z.strictObject({ reachability: percent.optional(), benchedP: percent.optional(), benchedX: percent.optional(), benchedC: percent.optional() }).optional(),
+  /** AVAX that can still be delegated (active periods). */
+  delegationCapacity: avax.optional(),
+  /** AVAX a completed period paid; `validation: 0` is a validation that ended without a reward. */
+  reward: z.strictObject({ validation: avax.optional(), delegation: avax.optional() }).optional(),
+};
+type Figures = z.output<z.ZodObject<typeof figures>>;
+const FIGURE_KEYS = Object.keys(figures) as Array<keyof typeof figures>;
+
+/** A completed delegation's rewards, AVAX; either one alone sets the other through the 2 % fee. */
+const delegationReward = z.strictObject({ gross: avax.optional(), net: avax.optional() });
+
 const validation = z.strictObject({
   network,
   nodeId: z.string(),
@@ -41,8 +62,13 @@ const validation = z.strictObject({
   end: when,
   status: z.string().default('active'),
   subnetId: z.string().optional(),
-  uptimePerformance: percent.optional(),
+  ...figures,
 });
+const validatorChange = z
+  .strictObject({ nodeId: z.string(), txHash: z.string().optional(), status: z.string().optional(), ...figures })
+  .refine((v) => v.status !== undefined || FIGURE_KEYS.some((k) => v[k] !== undefined), {
+    message: `nothing to change: give status or one of ${FIGURE_KEYS.join(', ')}`,
+  });
 const delegation = z.strictObject({
   network,
   txHash: z.string(),
@@ -52,7 +78,11 @@ const delegation = z.strictObject({
   start: when,
   end: when,
   status: z.string().default('active'),
+  reward: delegationReward.optional(),
 });
+const delegationChange = z
+  .strictObject({ txHash: z.string(), status: z.string().optional(), reward: delegationReward.optional() })
+  .refine((d) => d.status !== undefined || d.reward !== undefined, { message: 'nothing to change: give status or reward' });
 const l1 = z.strictObject({
   network,
   validationId: z.string(),
@@ -90,9 +120,9 @@ const exportPlan = z.strictObject({ completeAfterPolls: z.number().int().min(1),
 /** What a scenario (or a rule test step) can set up or change. */
 export const worldChange = z.strictObject({
   validations: z.array(validation).optional(),
-  validator: z.strictObject({ nodeId: z.string(), status: z.string(), txHash: z.string().optional() }).optional(),
+  validator: validatorChange.optional(),
   delegations: z.array(delegation).optional(),
-  delegation: z.strictObject({ txHash: z.string(), status: z.string() }).optional(),
+  delegation: delegationChange.optional(),
   l1Validators: z.array(l1).optional(),
   l1Validator: z.strictObject({ validationId: z.string(), balance: avax.optional(), feePerSecond: z.number().nonnegative().optional(), deactivate: z.boolean().optional() }).optional(),
   icmMessages: z.array(icm).optional(),
@@ -135,18 +165,42 @@ function toMs(w: When, startMs: number): number {
   return w.relative ? startMs + w.ms : w.ms;
 }
 
+/** The scenario's friendly keys as the period's fields (nAVAX strings); undefined: not given. */
+function periodFigures(f: Figures): ValidationChange {
+  return {
+    uptimePerformance: f.uptimePerformance,
+    avalancheGoVersion: f.version,
+    validatorHealth: f.health && {
+      reachabilityPercent: f.health.reachability,
+      benchedPChainRequestsPercent: f.health.benchedP,
+      benchedXChainRequestsPercent: f.health.benchedX,
+      benchedCChainRequestsPercent: f.health.benchedC,
+    },
+    delegationCapacity: f.delegationCapacity?.toString(),
+    rewards: f.reward && { validationRewardAmount: f.reward.validation?.toString(), delegationRewardAmount: f.reward.delegation?.toString() },
+  };
+}
+
+function delegationRewards(reward: z.output<typeof delegationReward> | undefined): { grossReward?: string; netReward?: string } {
+  return mergeDefined({}, { grossReward: reward?.gross?.toString(), netReward: reward?.net?.toString() });
+}
+
 /** Applies one change to the world; times are relative to `startMs`. */
 export function applyChange(world: World, change: WorldChange, startMs: number): void {
   const at = (w: When): number => Math.floor(toMs(w, startMs) / 1000);
-  for (const { network: net, start, end, status, ...input } of change.validations ?? []) {
-    world.addValidation(net, { ...input, startTimestamp: at(start), endTimestamp: at(end) }, status);
+  for (const v of change.validations ?? []) {
+    const period = { nodeId: v.nodeId, txHash: v.txHash, startTimestamp: at(v.start), endTimestamp: at(v.end), ...(v.subnetId === undefined ? {} : { subnetId: v.subnetId }) };
+    world.addValidation(v.network, mergeDefined<PeriodInput>(period, periodFigures(v)), v.status);
   }
-  if (change.validator) world.setValidationStatus(change.validator.nodeId, change.validator.status, change.validator.txHash);
+  if (change.validator) {
+    const { nodeId, txHash, status, ...rest } = change.validator;
+    world.updateValidation(nodeId, { status, ...periodFigures(rest) }, txHash);
+  }
   for (const d of change.delegations ?? []) {
     const input = { txHash: d.txHash, nodeId: d.nodeId, rewardAddresses: d.rewardAddresses, amountDelegated: d.amount.toString(), startTimestamp: at(d.start), endTimestamp: at(d.end) };
-    world.addDelegation(d.network, input, d.status);
+    world.addDelegation(d.network, { ...input, ...delegationRewards(d.reward) }, d.status);
   }
-  if (change.delegation) world.setDelegationStatus(change.delegation.txHash, change.delegation.status);
+  if (change.delegation) world.updateDelegation(change.delegation.txHash, { status: change.delegation.status, ...delegationRewards(change.delegation.reward) });
   for (const v of change.l1Validators ?? []) {
     const input = { validationId: v.validationId, nodeId: v.nodeId, subnetId: v.subnetId, weight: v.weight, creationTimestamp: at(v.created) };
     world.addL1Validator(v.network, input, Number(v.balance), v.feePerSecond);

@@ -5,6 +5,7 @@ import {
   delegatorItem,
   icmItem,
   l1ValidatorItem,
+  mergeDefined,
   validatorSample,
   type DelegationInput,
   type IcmInput,
@@ -12,6 +13,11 @@ import {
   type PeriodInput,
   type SampleStatus,
 } from './samples.js';
+
+/** What a change may set on a validation period (World.updateValidation); undefined keeps the value. */
+export type ValidationChange = { status?: string | undefined } & {
+  [K in 'uptimePerformance' | 'avalancheGoVersion' | 'validatorHealth' | 'delegationCapacity' | 'rewards']?: PeriodInput[K] | undefined;
+};
 
 /** A one-shot fault: the next matching request gets this answer instead. */
 export interface Fault {
@@ -137,10 +143,25 @@ export class World {
 
   /** Sets the status of a node's period (by txHash, else the one that started last). */
   setValidationStatus(nodeId: string, status: string, txHash?: string): void {
+    this.updateValidation(nodeId, { status }, txHash);
+  }
+
+  /**
+   * Changes a node's period in place (by txHash, else the one that started last): its status
+   * and what it renders. `validatorHealth` and `rewards` merge over what the period held;
+   * `avalancheGoVersion: null` leaves the field out. A verbatim item set for the node is
+   * dropped: from now on the period is rendered.
+   */
+  updateValidation(nodeId: string, change: ValidationChange, txHash?: string): void {
     const entries = [...this.#validators.values()].flat().filter((e) => e.period.nodeId === nodeId);
     const target = txHash ? entries.find((e) => e.period.txHash === txHash) : entries.sort((a, b) => b.period.startTimestamp - a.period.startTimestamp)[0];
     if (!target) throw new Error(`no validation period of ${nodeId}${txHash ? ` with txHash ${txHash}` : ''}`);
-    target.status = status;
+    const { status, validatorHealth, rewards, ...rest } = change;
+    if (status !== undefined) target.status = status;
+    const p: PeriodInput = mergeDefined(target.period, rest);
+    if (validatorHealth) p.validatorHealth = mergeDefined(target.period.validatorHealth ?? {}, validatorHealth);
+    if (rewards) p.rewards = mergeDefined(target.period.rewards ?? {}, rewards);
+    target.period = p;
     delete target.raw;
   }
 
@@ -162,9 +183,16 @@ export class World {
   }
 
   setDelegationStatus(txHash: string, status: string): void {
+    this.updateDelegation(txHash, { status });
+  }
+
+  /** Changes a delegation's status and/or the rewards it shows once completed (nAVAX). */
+  updateDelegation(txHash: string, change: { status?: string | undefined; grossReward?: string | undefined; netReward?: string | undefined }): void {
     const found = this.#delegations.find((d) => d.input.txHash === txHash);
     if (!found) throw new Error(`no delegation with txHash ${txHash}`);
-    found.status = status;
+    const { status, ...rewards } = change;
+    if (status !== undefined) found.status = status;
+    found.input = mergeDefined(found.input, rewards);
   }
 
   delegators(network: Network): unknown[] {

@@ -6,6 +6,8 @@ const NODES = {
   history: 'NodeID-H1istory4fGhJkLzXcVbNmQwErTyU',
   pending: 'NodeID-P1endingQwErTyUiOpAsDfGhJkLz',
   removed: 'NodeID-R1emovedZxCvBnMaSdFgHjKlQwEr',
+  /** No version, benched, unreachable, a full delegation capacity; its last validation paid nothing. */
+  unhealthy: 'NodeID-U1nhealthyKjHgFdSaPoIuYtReWqZ',
   fuji: 'NodeID-F1ujiActiveMnBvCxZlKjHgFdSaP',
 };
 const ADDRESS = { a: '0xAbC0000000000000000000000000000000000001', b: '0xdef0000000000000000000000000000000000002' };
@@ -20,6 +22,18 @@ export function catalogue(): Record<string, unknown> {
       { nodeId: NODES.history, txHash: 'history-now', start: '-30d', end: '+2d', status: 'active' },
       { nodeId: NODES.pending, txHash: 'pending-1', start: '+30m', end: '+20d', status: 'pending' },
       { nodeId: NODES.removed, txHash: 'removed-1', start: '-20d', end: '+10d', status: 'removed' },
+      { nodeId: NODES.unhealthy, txHash: 'unhealthy-old', start: '-400d', end: '-31d', status: 'completed', reward: { validation: 0, delegation: 0 } },
+      {
+        nodeId: NODES.unhealthy,
+        txHash: 'unhealthy-now',
+        start: '-30d',
+        end: '+3d',
+        status: 'active',
+        uptimePerformance: 88.5,
+        version: null,
+        health: { reachability: 62.5, benchedP: 12, benchedX: 0.5, benchedC: 60 },
+        delegationCapacity: 0,
+      },
       { network: 'fuji', nodeId: NODES.fuji, txHash: 'fuji-1', start: '-3d', end: '+14d', status: 'active' },
       { network: 'testnet', nodeId: NODES.fuji, txHash: 'fuji-0', start: '-40d', end: '-4d', status: 'completed' },
     ],
@@ -27,6 +41,7 @@ export function catalogue(): Record<string, unknown> {
       { txHash: 'del-active', nodeId: NODES.history, rewardAddresses: reward, amount: 25, start: '-10d', end: '+20d', status: 'active' },
       { txHash: 'del-pending', nodeId: NODES.active[0], rewardAddresses: reward, amount: '30.5', start: '+1d', end: '+30d', status: 'pending' },
       { txHash: 'del-done', nodeId: NODES.active[1], rewardAddresses: ['avax1other'], amount: 100, start: '-40d', end: '-1d', status: 'completed' },
+      { txHash: 'del-unpaid', nodeId: NODES.unhealthy, rewardAddresses: reward, amount: 25, start: '-60d', end: '-31d', status: 'completed', reward: { net: 0 } },
       { network: 'fuji', txHash: 'del-fuji', nodeId: NODES.fuji, rewardAddresses: reward, amount: 25, start: '-1d', end: '+14d', status: 'active' },
     ],
     l1Validators: [
@@ -61,9 +76,19 @@ export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = 
     [
       { validator: { nodeId: NODES.pending, status: 'active' }, icm: { messageId: '0xc4', status: 'delivered_source_not_indexed' }, exports: { completeAfterPolls: 3, outcome: 'FAILED' } },
       { l1Validator: { validationId: 'l1-draining', balance: 2 }, metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 50 }] },
+      // It recovers in place: a version again, benched on one chain less, more uptime; a paid delegation.
+      { validator: { nodeId: NODES.unhealthy, uptimePerformance: 93, version: 'avalanche/1.14.1', health: { benchedC: 0 }, delegationCapacity: '12.5' }, delegation: { txHash: 'del-done', reward: { gross: '1.5', net: '1.47' } } },
     ],
   ],
-  ['1d', [{ validator: { nodeId: NODES.fuji, status: 'completed' }, unknownNode: 'not-found' }]],
+  [
+    '1d',
+    [
+      { validator: { nodeId: NODES.fuji, status: 'completed' }, unknownNode: 'not-found' },
+      { validator: { nodeId: NODES.unhealthy, version: null, health: { benchedP: 0, benchedX: 0 } } },
+    ],
+  ],
+  // Its validation ends without a reward: unpaid, like the one before it.
+  ['3d', [{ validator: { nodeId: NODES.unhealthy, status: 'completed', reward: { validation: 0 } } }]],
 ];
 
 /** What the catalogue's walk must have seen (see facts() in sim-walk.ts). */
@@ -72,11 +97,15 @@ export const EVERY_VARIANT = [
   'validator completed',
   'validator pending',
   'validator removed',
+  'validator completed without a reward',
+  'active validator without avalancheGoVersion',
+  'active validator benched',
   'active validator with geolocation',
   'active validator without geolocation',
   'delegation active',
   'delegation pending',
   'delegation completed',
+  'delegation completed without a reward',
   'L1 validator',
   'L1 validator with balance 0',
   'ICM message pending',

@@ -129,10 +129,19 @@ function facts(body: Body): string[] {
 
 function itemFacts(item: Body): string[] {
   if (typeof item['validationStatus'] === 'string') {
-    const located = item['validationStatus'] !== 'active' ? [] : [item['geolocation'] === null ? 'active validator without geolocation' : 'active validator with geolocation'];
-    return [`validator ${item['validationStatus']}`, ...located];
+    const out = [`validator ${item['validationStatus']}`];
+    if (item['validationStatus'] === 'active') {
+      out.push(item['geolocation'] === null ? 'active validator without geolocation' : 'active validator with geolocation');
+      if (!('avalancheGoVersion' in item)) out.push('active validator without avalancheGoVersion');
+      const health = (item['validatorHealth'] ?? {}) as Body;
+      if (['P', 'X', 'C'].some((c) => Number(health[`benched${c}ChainRequestsPercent`]) > 0)) out.push('active validator benched');
+    }
+    if (item['validationStatus'] === 'completed' && (item['rewards'] as Body | undefined)?.['validationRewardAmount'] === '0') out.push('validator completed without a reward');
+    return out;
   }
-  if (typeof item['delegationStatus'] === 'string') return [`delegation ${item['delegationStatus']}`];
+  if (typeof item['delegationStatus'] === 'string') {
+    return [`delegation ${item['delegationStatus']}`, ...(item['delegationStatus'] === 'completed' && item['netReward'] === '0' ? ['delegation completed without a reward'] : [])];
+  }
   if (typeof item['validationId'] === 'string') return [item['remainingBalance'] === 0 ? 'L1 validator with balance 0' : 'L1 validator'];
   return typeof item['status'] === 'string' ? [`ICM message ${item['status']}`] : [];
 }

@@ -98,3 +98,11 @@ describe('validator-health', () => {
     ]);
   });
 });
+
+describe('validator-health resolved texts', () => {
+  it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const [r] = run(s, [[active({ uptimePerformance: 88.5 })]]);
+    expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 91%`);
+  });
+});

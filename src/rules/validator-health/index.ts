@@ -150,7 +150,7 @@ function checks(node: string, st: State, before: State | undefined, nowS: number
           severity: critical ? 'critical' : 'warning',
           tier: critical ? 'critical' : 'warning',
           summary: `${node} uptime ${fmt(st.uptime)}% is under ${fmt(critical ? u.critical : u.warning)}%: ${above} the ${reward.percent}% this validation needs for its reward`,
-          resolvedSummary: `${node} uptime is back at ${fmt(st.uptime)}%, above ${fmt(u.warning + u.hysteresis)}%`,
+          resolvedSummary: `${node} uptime is back above ${fmt(u.warning + u.hysteresis)}%`,
           labels: { threshold: critical ? 'critical' : 'warning' },
           details: {
             Uptime: `${fmt(st.uptime)}% (the service's own node's view; each validator votes on what it saw)`,
@@ -182,7 +182,7 @@ function checks(node: string, st: State, before: State | undefined, nowS: number
     out.push(
       condition('reachability', {
         summary: `${node} is reachable ${fmt(st.reachability)}% of the time, under ${fmt(s.reachability.below)}%, for ${formatDuration((nowS - st.unreachableSince) * 1000)}`,
-        resolvedSummary: `${node} is reachable again (${fmt(st.reachability)}%)`,
+        resolvedSummary: `${node} is reachable again (at least ${fmt(s.reachability.below)}%)`,
         details: { Reachability: `${fmt(st.reachability)}%`, Since: isoSeconds(st.unreachableSince) },
       }),
     );
@@ -194,7 +194,7 @@ function checks(node: string, st: State, before: State | undefined, nowS: number
     out.push(
       condition('version', {
         summary: `${node} runs AvalancheGo ${version.join('.')}, older than the required ${minimum.join('.')}: upgrade it`,
-        resolvedSummary: `${node} runs AvalancheGo ${version.join('.')} now`,
+        resolvedSummary: `${node} runs AvalancheGo ${minimum.join('.')} or newer now`,
         details: { Version: st.version ?? 'unknown', Required: `≥ ${minimum.join('.')}` },
       }),
     );
@@ -205,7 +205,7 @@ function checks(node: string, st: State, before: State | undefined, nowS: number
     out.push(
       condition('delegation-capacity', {
         summary: `${node} can take ${avaxText(st.capacity as string)} more delegation, under ${formatAvax(s.minDelegationCapacity)} AVAX`,
-        resolvedSummary: `${node} has delegation capacity again (${avaxText(st.capacity as string)})`,
+        resolvedSummary: `${node} has ${formatAvax(s.minDelegationCapacity)} AVAX or more of delegation capacity again`,
         details: { 'Delegation capacity': avaxText(st.capacity as string), Minimum: `${formatAvax(s.minDelegationCapacity)} AVAX` },
       }),
     );
