@@ -16,6 +16,8 @@ interface Case {
   world: Record<string, unknown>;
   change: (sim: SimServer) => void;
   expected: Array<Record<string, unknown>>;
+  /** Time to let pass before the second run (a check's `for`). */
+  waitMs?: number;
   /** Alerts that may also come, depending on timing. */
   mayAlso?: Array<Record<string, unknown>>;
 }
@@ -42,6 +44,14 @@ const cases: Record<string, Case> = {
       { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `${N} uptime 88.5% is under 90%: 8.5 points above the 80% this validation needs for its reward` },
       { rule: 'validator-health', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'version' }) },
     ],
+  },
+  'validator-health (benched)': {
+    ruleFile: 'test/fixtures/kinds/validator-health-benched.yaml',
+    // Benched from the first read on: one sample is never enough, so the baseline says nothing.
+    world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active', health: { benchedC: 60 } }] },
+    change: () => undefined, // still benched a second later: past its `for`
+    waitMs: 1_100,
+    expected: [{ rule: 'benched', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'benched', chains: 'C' }) }],
   },
   'validator-status': {
     ruleFile: 'rules/validators.yaml',
@@ -115,6 +125,7 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       const once = async () => (await run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
       expect(await once()).toBe('');
       c.change(sim);
+      if (c.waitMs) await new Promise((r) => setTimeout(r, c.waitMs));
       const lines = (await once()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       const optional = lines.filter((l) => (c.mayAlso ?? []).some((m) => expect.objectContaining(m).asymmetricMatch(l)));
       expect(lines.filter((l) => !optional.includes(l))).toEqual(c.expected.map((e) => expect.objectContaining(e)));
