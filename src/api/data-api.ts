@@ -96,9 +96,9 @@ export class DataApi {
     const path = `/v1/networks/${network}/delegators`;
     const query = { nodeIds: q.nodeIds?.join(','), rewardAddresses: q.rewardAddresses?.join(','), delegationStatus: q.delegationStatus, sortOrder: 'desc' };
     // api.maxPages bounds the pages of each node or address in the filter, not of all together.
-    const pages = q.pages ?? this.options.maxPages * Math.max(1, (q.nodeIds?.length ?? 0) + (q.rewardAddresses?.length ?? 0));
+    const filtered = Math.max(1, (q.nodeIds?.length ?? 0) + (q.rewardAddresses?.length ?? 0));
     return this.#list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, {
-      ...(q.pages !== undefined ? { pages } : { maxPages: pages }),
+      ...(q.pages !== undefined ? { pages: q.pages } : { maxPages: this.options.maxPages * filtered }),
       ...(q.enough ? { enough: q.enough } : {}),
     });
   }

@@ -89,8 +89,8 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
           signal,
         ),
       );
-      if (!isFailed(listed)) for (const d of listed) if (wanted.has(d.txHash)) completed[d.txHash] = d;
       if (isFailed(listed)) for (const node of nodeIds) failed[node] = listed.failed;
+      else for (const d of listed) if (wanted.has(d.txHash)) completed[d.txHash] = d;
     }
     return { active: [...active.values()], completed, failed, read };
   },
@@ -98,7 +98,8 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     const known = baselined(previous, s);
-    const entities = new Set([...known, ...observation.read].filter((e) => watches(e, s)));
+    const watching = new Set(watched(s));
+    const entities = new Set([...known, ...observation.read].filter((e) => watching.has(e)));
     const states = record<State>([[BASELINE_KEY, { baseline: true, entities: [...entities].sort() }]]);
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
@@ -169,8 +170,9 @@ function entitiesOf(b: Batch): string[] {
   return [...(b.nodeIds ?? []), ...(b.rewardAddresses ?? [])];
 }
 
-function watches(entity: string, s: Spec): boolean {
-  return (s.nodeIds?.includes(entity) ?? false) || (s.rewardAddresses?.includes(entity) ?? false);
+/** Every node id and reward address the rule watches. */
+function watched(s: Spec): string[] {
+  return [...(s.nodeIds ?? []), ...(s.rewardAddresses ?? [])];
 }
 
 /**
@@ -180,7 +182,7 @@ function watches(entity: string, s: Spec): boolean {
 function baselined(previous: Readonly<Record<string, State>>, s: Spec): Set<string> {
   const marker = previous[BASELINE_KEY];
   if (!marker || !('baseline' in marker)) return new Set();
-  return new Set(marker.entities ?? [...(s.nodeIds ?? []), ...(s.rewardAddresses ?? [])]);
+  return new Set(marker.entities ?? watched(s));
 }
 
 /** The watched node id and reward addresses a delegation is listed under. */
@@ -189,7 +191,7 @@ function coveredBy(st: DelegationState, s: Spec): string[] {
 }
 
 function inScope(st: DelegationState, s: Spec): boolean {
-  return (s.nodeIds?.includes(st.nodeId) ?? false) || watchedAddresses(st, s).length > 0;
+  return coveredBy(st, s).length > 0;
 }
 
 function watchedAddresses(st: DelegationState, s: Spec): string[] {

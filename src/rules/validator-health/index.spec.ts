@@ -106,3 +106,14 @@ describe('validator-health resolved texts', () => {
     expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 91%`);
   });
 });
+
+describe('validator-health and the engine state', () => {
+  it('never changes `previous` in place (a node unchanged since it completed)', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const [done] = run(s, [[validator.parse(completedValidator(period))]]);
+    const frozen = Object.freeze({ [NODE]: Object.freeze({ ...(done?.states[NODE] as State) }) });
+    const next = validatorHealth.evaluate(frozen, { [NODE]: 'unchanged' }, at(1), s);
+    expect(next.states[NODE]).toEqual(frozen[NODE]);
+    expect(next.states[NODE]).not.toBe(frozen[NODE]);
+  });
+});

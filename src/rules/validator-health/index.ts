@@ -48,7 +48,8 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
         continue;
       }
       let st: State;
-      if (seen === undefined || seen === 'unchanged') st = before ?? { period: null };
+      // A copy: `previous` is the engine's, never changed in place.
+      if (seen === undefined || seen === 'unchanged') st = { ...(before ?? { period: null }) };
       else if (seen === 'not-found' || seen.length === 0) st = { period: before?.period ?? null, missing: true };
       else st = read(currentPeriod(seen), before, nowS, s);
       const conditions = checks(node, st, before, nowS, s);
