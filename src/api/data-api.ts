@@ -70,7 +70,7 @@ export class DataApi {
   async validatorPeriods(network: Network, nodeId: string, signal?: AbortSignal): Promise<Validator[] | 'not-found'> {
     const path = `/v1/networks/${network}/validators/${encodeURIComponent(nodeId)}`;
     try {
-      return await this.#list<Validator>('/v1/networks/{network}/validators/{nodeId}', path, { sortOrder: 'desc' }, validatorsPage, 'validators', signal, {
+      return await this.list<Validator>('/v1/networks/{network}/validators/{nodeId}', path, { sortOrder: 'desc' }, validatorsPage, 'validators', signal, {
         notFoundOnFirstPage: true,
       });
     } catch (err) {
@@ -86,7 +86,7 @@ export class DataApi {
    */
   async validatorList(network: Network, q: ValidatorListQuery, signal?: AbortSignal): Promise<Validator[]> {
     const path = `/v1/networks/${network}/validators`;
-    const items = await this.#list<Validator>('/v1/networks/{network}/validators', path, validatorListQuery(q), validatorsPage, 'validators', signal);
+    const items = await this.list<Validator>('/v1/networks/{network}/validators', path, validatorListQuery(q), validatorsPage, 'validators', signal);
     const wanted = new Set(q.nodeIds);
     return items.filter((v) => wanted.has(v.nodeId));
   }
@@ -97,7 +97,7 @@ export class DataApi {
     const query = { nodeIds: q.nodeIds?.join(','), rewardAddresses: q.rewardAddresses?.join(','), delegationStatus: q.delegationStatus, sortOrder: 'desc' };
     // api.maxPages bounds the pages of each node or address in the filter, not of all together.
     const filtered = Math.max(1, (q.nodeIds?.length ?? 0) + (q.rewardAddresses?.length ?? 0));
-    return this.#list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, {
+    return this.list<Delegator>('/v1/networks/{network}/delegators', path, query, delegatorsPage, 'delegators', signal, {
       ...(q.pages !== undefined ? { pages: q.pages } : { maxPages: this.options.maxPages * filtered }),
       ...(q.enough ? { enough: q.enough } : {}),
     });
@@ -110,14 +110,14 @@ export class DataApi {
       l1ValidationId: q.validationId,
       includeInactiveL1Validators: q.includeInactive ? 'true' : undefined,
     };
-    return this.#list<L1Validator>('/v1/networks/{network}/l1Validators', `/v1/networks/${network}/l1Validators`, query, l1ValidatorsPage, 'validators', signal);
+    return this.list<L1Validator>('/v1/networks/{network}/l1Validators', `/v1/networks/${network}/l1Validators`, query, l1ValidatorsPage, 'validators', signal);
   }
 
   /** Newest first, at most `pages` pages; `complete` says whether the list ended within them. */
   async icmMessages(address: string, network: Network, pages: number, signal?: AbortSignal): Promise<{ messages: IcmMessage[]; complete: boolean }> {
     const path = `/v1/icm/addresses/${encodeURIComponent(address)}/messages`;
     let complete = true;
-    const messages = await this.#list<IcmMessage>('/v1/icm/addresses/{address}/messages', path, { network }, icmMessagesPage, 'messages', signal, {
+    const messages = await this.list<IcmMessage>('/v1/icm/addresses/{address}/messages', path, { network }, icmMessagesPage, 'messages', signal, {
       pages,
       onTruncated: () => (complete = false),
     });
@@ -142,8 +142,11 @@ export class DataApi {
     }
   }
 
-  /** Every page of a list (schema-checked); T is the item type the schema yields under `key`. */
-  async #list<T>(
+  /**
+   * Every page of a list (schema-checked); T is the item type the schema yields under `key`.
+   * `endpoint` is the path template (how errors and metrics name the call), `path` the concrete one.
+   */
+  async list<T>(
     endpoint: string,
     path: string,
     query: Record<string, string | undefined>,
