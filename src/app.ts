@@ -18,6 +18,7 @@ import type { Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { startHttpServer, type HttpServer } from './metrics/server.js';
 import { Delivery } from './notify/delivery.js';
+import { digestSlot } from './notify/digest.js';
 import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
@@ -358,6 +359,7 @@ export class App {
       log: this.#opts.log,
       options: { backoffMs: config.delivery.backoff, backoffMaxMs: config.delivery.backoffMax, maxAgeMs: config.delivery.maxAge },
       redact: (text) => scrub(text, secrets),
+      digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
       // One clock for the engine and delivery: row ages are measured on the time they were made with.
       ...(now ? { now: () => now().getTime() } : {}),
     });
@@ -373,6 +375,7 @@ export class App {
       metrics: this.metrics,
       log: this.#opts.log,
       targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
+      digestAt: (receiver, severity, now) => digestSlot(config.receivers.find((r) => r.name === receiver)?.digest, severity, now),
       repeatIntervalMs: config.route.repeatInterval,
       timeIntervals: config.timeIntervals,
       failures: this.failures,

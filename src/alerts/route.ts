@@ -13,6 +13,8 @@ export interface Target {
   muteTimeIntervals: string[];
   /** Why this notification is muted (a silence or a mute window); it is recorded, not sent. */
   mutedBy?: string;
+  /** The receiver's digest slot (unix ms) this notification waits for; undefined: sent as usual. */
+  digestAt?: number;
 }
 
 interface Settings {

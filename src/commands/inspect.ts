@@ -35,7 +35,8 @@ export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 
     if (rows.length === 0) console.log(`outbox: no ${state ?? ''} rows`.replace('  ', ' '));
     for (const r of rows) {
       const error = r.lastError ? `  last error: ${r.lastError}` : '';
-      console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${r.summary}${error}`);
+      const digest = r.state === 'pending' && r.digestAt !== null ? ` (waits for the digest at ${new Date(r.digestAt).toISOString()})` : '';
+      console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${r.summary}${digest}${error}`);
     }
   } finally {
     store.close();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { channels } from '../notify/registry.js';
 import type { ReceiverBase } from '../notify/types.js';
+import { digestSchema } from '../notify/digest.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
@@ -120,7 +121,8 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
 ) as unknown as z.ZodType<ChildRoute>;
 
 function receiverSchema() {
-  const base = { name, type: z.string() };
+  // `digest` is every receiver's: notifications of its severities wait for one message a period.
+  const base = { name, type: z.string(), digest: digestSchema.optional() };
   const variants = Object.values(channels).map((c) => c.schema.extend({ ...base, type: z.literal(c.type) }));
   const union = z.discriminatedUnion('type', variants as unknown as [z.ZodObject, ...z.ZodObject[]]);
   // Each channel's own type checks its keys; here a receiver is known by name and type.

@@ -27,6 +27,8 @@ export interface EngineDeps {
   log: Logger;
   /** Where an alert with these labels is queued (enabled receivers only). */
   targetsFor: (rule: LoadedRule, labels: Record<string, string>) => readonly Target[];
+  /** The digest slot a notification of this severity waits for at this receiver, if it has a digest. */
+  digestAt?: (receiver: string, severity: string, now: number) => number | undefined;
   /** Route-wide default of repeatInterval (ms). */
   repeatIntervalMs: number;
   timeIntervals: readonly TimeIntervalConfig[];
@@ -280,7 +282,8 @@ export class Engine {
   targets(rule: LoadedRule, labels: Record<string, string>, now: Date, silences: readonly Silence[] = this.#deps.store.silences(now.getTime())): Target[] {
     return this.#deps.targetsFor(rule, labels).map((t) => {
       const mutedBy = muteReason(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
-      return mutedBy ? { ...t, mutedBy } : t;
+      const digestAt = this.#deps.digestAt?.(t.receiver, labels['severity'] ?? '', now.getTime());
+      return { ...t, ...(mutedBy ? { mutedBy } : {}), ...(digestAt === undefined ? {} : { digestAt }) };
     });
   }
 

@@ -1,7 +1,9 @@
+import { muteReason } from '../alerts/silence.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { OutboxRow, Store } from '../store/index.js';
 import { formatDuration } from '../config/duration.js';
+import { DIGEST_GROUP, digestMessage, type DigestConfig } from './digest.js';
 import { DeliveryError, type Notifier } from './types.js';
 
 export interface DeliveryOptions {
@@ -23,6 +25,8 @@ export interface DeliveryDeps {
    * or logged: a backstop to channels never putting an answer's body in their errors.
    */
   redact?: (text: string) => string;
+  /** A receiver's digest settings (named in its digest message). */
+  digestOf?: (receiver: string) => DigestConfig | undefined;
 }
 
 /** Rows claimed at once: a storm up to this size goes out as one message per group. */
@@ -51,7 +55,7 @@ export class Delivery {
   #stopped = false;
 
   constructor(deps: DeliveryDeps) {
-    this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, ...deps };
+    this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -163,15 +167,19 @@ export class Delivery {
     const receiver = notifier.name;
     const now = this.#deps.now();
     // Rows past maxAge are dead letters, whatever happens to the rest of the group.
-    const live = group.filter((row) => {
-      if (now - row.createdAt <= options.maxAgeMs) return true;
+    let live = group.filter((row) => {
+      if (now - bornAt(row) <= options.maxAgeMs) return true;
       this.#expire(row, 'never sent', now);
       return false;
     });
+    const digest = group[0]?.groupKey === DIGEST_GROUP && group[0].digestAt !== undefined;
+    // A digest's rows waited for hours: a silence added meanwhile still mutes them.
+    if (digest) live = this.#unsilenced(live, now);
     if (live.length === 0) return;
     const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
     try {
-      await notifier.send(live.map((r) => r.message), this.#abort.signal);
+      const messages = live.map((r) => r.message);
+      await notifier.send(digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
       const done = this.#deps.now();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
@@ -196,12 +204,21 @@ export class Delivery {
       const ceiling = Math.min(options.backoffMaxMs, options.backoffMs * 2 ** attempts);
       const wait = Math.max(this.#deps.random() * ceiling, error.retryAfterMs ?? 0);
       for (const row of live) {
-        if (at + wait - row.createdAt > options.maxAgeMs) this.#expire(row, error.message, at);
+        if (at + wait - bornAt(row) > options.maxAgeMs) this.#expire(row, error.message, at);
         else store.markRetry(row.id, at + wait, error.message, at);
       }
       this.#pausedUntil.set(receiver, at + wait);
       log.warn({ ...ctx, reason: error.reason, error: error.message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
     }
+  }
+
+  #unsilenced(rows: OutboxRow[], now: number): OutboxRow[] {
+    const silences = this.#deps.store.silences(now);
+    return rows.filter((row) => {
+      const reason = muteReason(row.message.labels, [], silences, [], new Date(now));
+      if (reason) this.#deps.store.markMuted(row.id, reason, now);
+      return reason === undefined;
+    });
   }
 
   #expire(row: OutboxRow, lastError: string, now: number): void {
@@ -226,6 +243,11 @@ export class Delivery {
       this.#wakers.set(receiver, done);
     });
   }
+}
+
+/** Where a row's age counts from: a digest row was due only at its slot. */
+function bornAt(row: OutboxRow): number {
+  return Math.max(row.createdAt, row.digestAt ?? 0);
 }
 
 /** Rows by group key, in the order of their first row. */

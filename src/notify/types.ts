@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AlertMessage } from '../types.js';
+import type { DigestConfig } from './digest.js';
 export type { AlertMessage } from '../types.js';
 
 /**
@@ -39,6 +40,8 @@ export interface Notifier {
 export interface ReceiverBase {
   name: string;
   type: string;
+  /** Notifications of these severities wait for one message a period (see digest.ts). */
+  digest?: DigestConfig | undefined;
 }
 
 export interface Channel<C extends ReceiverBase> {

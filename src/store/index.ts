@@ -148,6 +148,10 @@ export class Store {
     outbox.release(this.#db, id);
   }
 
+  markMuted(id: number, reason: string, now: number): void {
+    outbox.markMuted(this.#db, id, reason, now);
+  }
+
   pendingCount(): number {
     return outbox.pendingCount(this.#db);
   }

@@ -91,4 +91,8 @@ export const MIGRATIONS: readonly string[] = [
     revision INTEGER NOT NULL
   );
   `,
+  `
+  -- A receiver's digest: the slot (unix ms) a row waits for; its age counts from then.
+  ALTER TABLE outbox ADD COLUMN digest_at INTEGER;
+  `,
 ];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Target } from '../alerts/route.js';
 import type { AlertMessage } from '../types.js';
 import { SEVERITIES } from '../types.js';
+import { DIGEST_GROUP } from '../notify/digest.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).
@@ -19,6 +20,8 @@ export interface OutboxRow {
   createdAt: number;
   groupKey: string;
   groupIntervalMs: number;
+  /** The digest slot this row waited for, if it is part of a digest. */
+  digestAt?: number;
   message: AlertMessage;
 }
 
@@ -44,14 +47,17 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOutbox = db.prepare(
-    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return alerts.map((a) => {
     const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now);
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
-      const { lastInsertRowid: row } = insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs);
+      // A digest row waits for its slot in the receiver's one digest group.
+      const row = t.digestAt === undefined
+        ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs, null).lastInsertRowid
+        : insertOutbox.run(id, t.receiver, t.digestAt, now, now, DIGEST_GROUP, 0, 0, t.digestAt).lastInsertRowid;
       // Muted: recorded with why, never sent and never lost.
       if (t.mutedBy) db.prepare(`UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
     }
@@ -85,7 +91,7 @@ export function claimDue(db: Database.Database, receiver: string, now: number, l
 function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
   const rows = db
     .prepare(
-      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, a.id AS alert_id, a.rule, a.kind,
+      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, a.id AS alert_id, a.rule, a.kind,
               a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
@@ -101,6 +107,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
       createdAt: row['outbox_created_at'] as number,
       groupKey: row['group_key'] as string,
       groupIntervalMs: row['group_interval'] as number,
+      ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
       message: {
         alertId: a.alert_id,
         rule: a.rule,
@@ -156,6 +163,11 @@ export function markDead(db: Database.Database, id: number, error: string, now: 
     .run(error, now, id);
 }
 
+/** A pending row that is not to be sent after all (a silence made while it waited), with why. */
+export function markMuted(db: Database.Database, id: number, reason: string, now: number): void {
+  db.prepare(`UPDATE outbox SET state = 'muted', last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`).run(reason, now, id);
+}
+
 /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
 export function release(db: Database.Database, id: number): void {
   db.prepare(`UPDATE outbox SET lease_until = 0 WHERE id = ?`).run(id);
@@ -166,10 +178,13 @@ export function pendingCount(db: Database.Database): number {
 }
 
 /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
-export function listOutbox(db: Database.Database, state?: 'pending' | 'sent' | 'dead' | 'muted'): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; summary: string }> {
+export function listOutbox(
+  db: Database.Database,
+  state?: 'pending' | 'sent' | 'dead' | 'muted',
+): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; digestAt: number | null; summary: string }> {
   return db
     .prepare(
-      `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, a.summary
+      `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, o.digest_at AS digestAt, a.summary
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`,
     )
