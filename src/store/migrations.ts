@@ -91,4 +91,8 @@ export const MIGRATIONS: readonly string[] = [
     revision INTEGER NOT NULL
   );
   `,
+  `
+  -- A state alert's condition key: what a channel that keeps incidents (PagerDuty's dedup_key) keys them by.
+  ALTER TABLE alerts ADD COLUMN condition_key TEXT;
+  `,
 ];
