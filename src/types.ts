@@ -59,6 +59,12 @@ export interface AlertMessage {
   details: Record<string, string>;
   /** When the evaluation produced it (ISO 8601). */
   at: string;
+  /**
+   * A state alert's condition key (stable across its firing, reminders and resolved
+   * notifications; a channel that keeps incidents, PagerDuty, keys them by it). Unset for
+   * events and for rows written before it was stored.
+   */
+  conditionKey?: string;
 }
 
 /** One gauge sample derived from committed state. */

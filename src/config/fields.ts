@@ -44,7 +44,7 @@ export const avaxAmount = z.union([z.string(), z.number()]).transform((v, ctx) =
 });
 
 /** Keys whose values are credentials: never echoed in an error. */
-export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl', 'password', 'pass', 'secret', 'token', 'url']);
+export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl', 'password', 'pass', 'secret', 'token', 'url', 'botToken', 'routingKey']);
 
 export const secretString = z.string().transform((v) => (v === '' ? undefined : new Secret(v)));
 

@@ -188,13 +188,15 @@ export class Engine {
       summary: a.summary,
       labels,
       details: a.details,
+      ...(a.conditionKey === undefined ? {} : { conditionKey: a.conditionKey }),
       targets,
     }));
     const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active, expectRevision);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
     const at = now.toISOString();
     return drafts.map((d, i) => {
-      const { targets: _t, ...message } = d;
+      // The condition key is for channels (read back from the outbox), not `once --json`.
+      const { targets: _t, conditionKey: _k, ...message } = d;
       return { ...message, alertId: ids[i] ?? 0, at };
     });
   }

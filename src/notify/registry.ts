@@ -1,6 +1,9 @@
 import { alertmanagerChannel } from './alertmanager/index.js';
+import { discordChannel } from './discord/index.js';
 import { emailChannel } from './email/index.js';
+import { pagerdutyChannel } from './pagerduty/index.js';
 import { slackChannel } from './slack/index.js';
+import { telegramChannel } from './telegram/index.js';
 import { webhookChannel } from './webhook/index.js';
 import type { Channel, ReceiverBase } from './types.js';
 
@@ -13,6 +16,9 @@ export const channels = {
   [emailChannel.type]: emailChannel,
   [webhookChannel.type]: webhookChannel,
   [alertmanagerChannel.type]: alertmanagerChannel,
+  [telegramChannel.type]: telegramChannel,
+  [discordChannel.type]: discordChannel,
+  [pagerdutyChannel.type]: pagerdutyChannel,
 } satisfies Record<string, AnyChannel>;
 
 export function channel(type: string): Channel<ReceiverBase> {

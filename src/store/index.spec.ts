@@ -72,6 +72,15 @@ describe('Store', () => {
     store.close();
   });
 
+  it('keeps a state alert\'s condition key with its outbox rows (an event has none)', () => {
+    const store = Store.open(join(dir, 'key.db'));
+    store.commitEvaluation('r', {}, [{ ...alert, status: 'firing', conditionKey: 'NodeID-1:uptime' }, alert], 1_000);
+    const rows = store.claimDue('slack-a', 1_000, 10, 60_000);
+    expect(rows.map((r) => r.message.conditionKey)).toEqual(['NodeID-1:uptime', undefined]);
+    expect('conditionKey' in rows[1]!.message).toBe(false);
+    store.close();
+  });
+
   it('lets one sender hold a row: a second process cannot claim it until the lease ends or it is released', () => {
     const path = join(dir, 'lease.db');
     const daemon = Store.open(path);

@@ -92,6 +92,10 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
+  -- A state alert's condition key: what a channel that keeps incidents (PagerDuty's dedup_key) keys them by.
+  ALTER TABLE alerts ADD COLUMN condition_key TEXT;
+  `,
+  `
   -- A receiver's digest: the slot (unix ms) a row waits for; its age counts from then.
   ALTER TABLE outbox ADD COLUMN digest_at INTEGER;
   `,

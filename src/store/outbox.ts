@@ -37,21 +37,22 @@ const alertRow = z.object({
   labels: z.string().transform((s) => record.parse(JSON.parse(s))),
   details: z.string().transform((s) => record.parse(JSON.parse(s))),
   created_at: z.number(),
+  condition_key: z.string().nullable(),
 });
 
 
 /** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
 export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
   const insertAlert = db.prepare(
-    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOutbox = db.prepare(
     `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return alerts.map((a) => {
-    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now);
+    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null);
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
       // A digest row waits for its slot in the receiver's one digest group.
@@ -92,7 +93,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
   const rows = db
     .prepare(
       `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, a.id AS alert_id, a.rule, a.kind,
-              a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at
+              a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
         ORDER BY o.id`,
@@ -119,6 +120,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
         labels: a.labels,
         details: a.details,
         at: new Date(a.created_at).toISOString(),
+        ...(a.condition_key === null ? {} : { conditionKey: a.condition_key }),
       },
     };
   });

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
+import { PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
 import { postFacts, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -27,12 +28,18 @@ describe('every channel receives firing, repeat and resolved notifications', () 
   const amSeen: string[] = [];
   let dir: string;
   let app: App;
+  let telegram: Awaited<ReturnType<typeof startTelegram>>;
+  let discord: Awaited<ReturnType<typeof startDiscord>>;
+  let pagerduty: Awaited<ReturnType<typeof startPagerDuty>>;
 
   beforeAll(async () => {
     sim = await startSim();
     slack = await startSlackReceiver();
     smtp = await startSmtpSink();
     am = await startAlertmanager();
+    telegram = await startTelegram();
+    discord = await startDiscord();
+    pagerduty = await startPagerDuty();
     hook = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -51,12 +58,15 @@ describe('every channel receives firing, repeat and resolved notifications', () 
       `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
 state: {path: "${join(dir, 'state.db')}"}
 server: {listen: "127.0.0.1:0"}
-route: {receivers: [slack, mail, hook, am], repeatInterval: 3s}
+route: {receivers: [slack, mail, hook, am, tg, dc, pd], repeatInterval: 3s}
 receivers:
   - {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
   - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}}, from: avawatch@example.com, to: ops@example.com}
   - {name: hook, type: webhook, url: "http://127.0.0.1:${(hook.address() as AddressInfo).port}/h", secret: s3cret}
   - {name: am, type: alertmanager, url: "${am.url}", resendInterval: 1s}
+  - {name: tg, type: telegram, botToken: "${TELEGRAM_TOKEN}", chatId: "${TELEGRAM_CHAT}", apiUrl: "${telegram.apiUrl}", minInterval: 10ms}
+  - {name: dc, type: discord, webhookUrl: "${discord.webhookUrl}", minInterval: 10ms}
+  - {name: pd, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${pagerduty.apiUrl}"}
 ruleFiles: [rules.yaml]
 `,
     );
@@ -73,6 +83,7 @@ ruleFiles: [rules.yaml]
     sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p2', startTimestamp: now, endTimestamp: now + 200 * 86_400 })]);
     await slack.waitForPosts(3, 15_000);
     await waitUntil(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', 15_000);
+    await waitUntil(() => telegram.accepted().length >= 3 && discord.accepted().length >= 3 && pagerduty.accepted().length >= 3, 'Telegram, Discord and PagerDuty to catch up', 15_000);
   }, 60_000);
 
   afterAll(async () => {
@@ -81,6 +92,9 @@ ruleFiles: [rules.yaml]
     await sim.close();
     await slack.close();
     await smtp.close();
+    await telegram.close();
+    await discord.close();
+    await pagerduty.close();
     hook.closeAllConnections();
     await new Promise((r) => hook.close(r));
     rmSync(dir, { recursive: true, force: true });
@@ -104,5 +118,30 @@ ruleFiles: [rules.yaml]
   it('Alertmanager: active while firing, gone once resolved', async () => {
     expect(amSeen).toContain('active');
     await waitUntil(async () => (await am.alerts()).length === 0, 'resolution in Alertmanager');
+  });
+
+  it('Telegram', () => {
+    const texts = telegram.accepted().map((r) => r.body.text);
+    expect(texts.slice(0, 3).map((t) => t.slice(0, 29))).toEqual(['🔴 <b>FIRING CRITICAL</b> · N', '🔴 <b>FIRING CRITICAL</b> · N', '✅ <b>RESOLVED CRITICAL</b> · ']);
+    expect(texts[1]).toContain('<b>Reminder:</b> still firing');
+    expect(telegram.invalid()).toEqual([]);
+  });
+
+  it('Discord', () => {
+    const embeds = discord.accepted().map((r) => r.body.embeds![0]!);
+    expect(embeds.slice(0, 3).map((e) => e.title!.slice(0, 18))).toEqual(['FIRING CRITICAL · ', 'FIRING CRITICAL · ', 'RESOLVED CRITICAL ']);
+    expect(embeds[1]!.fields).toContainEqual({ name: 'Reminder', value: 'still firing', inline: true });
+    expect(discord.accepted().every((r) => r.body.allowed_mentions?.parse?.length === 0)).toBe(true);
+    expect(discord.invalid()).toEqual([]);
+  });
+
+  it('PagerDuty: one incident, its reminder deduplicated into it, closed by the resolve', () => {
+    const events = pagerduty.accepted().slice(0, 3).map((r) => r.body);
+    expect(events.map((e) => e.event_action)).toEqual(['trigger', 'trigger', 'resolve']);
+    expect(new Set(events.map((e) => e.dedup_key)).size).toBe(1);
+    expect(events[0]!.dedup_key).toBe(`avawatch/ending/validation-end/${NODE}`);
+    expect(pagerduty.opened).toBe(1);
+    expect(pagerduty.open.size).toBe(0);
+    expect(pagerduty.invalid().map((r) => [r.body, r.answer])).toEqual([]);
   });
 });

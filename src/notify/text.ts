@@ -1,0 +1,60 @@
+// Text helpers for the chat channels (Telegram, Discord): chain text on one inert line, cut
+// to a provider's limit after escaping, and lists that end in "+N more" instead of overflowing.
+
+/**
+ * Chain text as one line: CR, LF and the other control characters (and Unicode line and
+ * paragraph separators) become a space, so a token name can never start a line of its own.
+ */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+}
+
+/**
+ * `text` escaped character by character (`escape` sees one character, a surrogate pair
+ * whole) and cut to at most `max` UTF-16 units (what the providers count, and never fewer
+ * than they count), the last one a visible … when it was cut. An escape sequence or a
+ * surrogate pair is never split.
+ */
+export function clipEscaped(text: string, max: number, escape: (ch: string) => string): string {
+  let out = '';
+  let cut = false;
+  const pieces = [...text].map(escape);
+  const whole = pieces.join('');
+  if (whole.length <= max) return whole;
+  for (const piece of pieces) {
+    if (out.length + piece.length > max - 1) {
+      cut = true;
+      break;
+    }
+    out += piece;
+  }
+  return cut ? `${out}…` : out;
+}
+
+/**
+ * Lines joined with \n, at most `max` units in all: every `head` and `tail` line, and as many
+ * `items` as fit between them; when some do not (or `hidden` more were never listed), a
+ * last item line says how many are left (`more(n)`, "+N more"). The head and tail must fit
+ * with room for that line.
+ */
+export function fitLines(
+  head: readonly string[],
+  items: readonly string[],
+  tail: readonly string[],
+  max: number,
+  o: { more?: (n: number) => string; hidden?: number } = {},
+): string {
+  const more = o.more ?? ((n: number) => `+${n} more`);
+  const hidden = o.hidden ?? 0;
+  const size = (lines: readonly string[]): number => lines.reduce((sum, l) => sum + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
+  const shown: string[] = [];
+  for (const [i, item] of items.entries()) {
+    const left = items.length - i - 1 + hidden;
+    // Room for this item, and for the "+N more" line should a later one not fit.
+    const reserve = left > 0 ? more(left).length + 1 : 0;
+    if (size([...head, ...shown, item, ...tail]) + reserve > max) return [...head, ...shown, more(items.length - i + hidden), ...tail].join('\n');
+    shown.push(item);
+  }
+  return [...head, ...shown, ...(hidden > 0 ? [more(hidden)] : []), ...tail].join('\n');
+}
