@@ -167,10 +167,11 @@ export class DataApi {
   }
 
   /** One probe of the signature aggregator (answered 201 by the contract): one attempt, never shared. */
-  async aggregateSignatures(network: Network, txHash: string, signal?: AbortSignal): Promise<{ signedMessage: string }> {
+  async aggregateSignatures(network: Network, txHash: string, signal?: AbortSignal, onSent?: () => void): Promise<{ signedMessage: string }> {
     const endpoint = '/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}';
     const path = `/v1/signatureAggregator/${network}/aggregateSignatures/${encodeURIComponent(txHash)}`;
-    return parse(signatureAggregation, await this.http.getJson({ endpoint, path, probe: true, ...(signal ? { signal } : {}) }), endpoint, path);
+    const body = await this.http.getJson({ endpoint, path, probe: true, ...(signal ? { signal } : {}), ...(onSent ? { onSent } : {}) });
+    return parse(signatureAggregation, body, endpoint, path);
   }
 
   /**

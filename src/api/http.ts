@@ -48,6 +48,8 @@ export interface ApiRequest {
    * 201 would hide the failure) and never answered by another rule's identical call.
    */
   probe?: boolean;
+  /** Called as each attempt is sent, past the budget's wait: a probe times the service alone. */
+  onSent?: () => void;
 }
 
 const RETRYABLE_NETWORK = new Set([
@@ -186,6 +188,7 @@ export class HttpClient {
       }
     }
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
+    req.onSent?.();
     try {
       return await this.#exchange(req, url, deadline.signal);
     } catch (err) {

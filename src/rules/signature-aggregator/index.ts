@@ -95,10 +95,11 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
  * about the aggregator (our shutdown or budget, the service refusing our key).
  */
 async function probe(data: DataApi, network: Network, tx: string, signal: AbortSignal): Promise<Probe> {
-  const started = performance.now();
+  // From the moment it is sent: a wait for our own budget is not the aggregator's latency.
+  let started = performance.now();
   const latency = () => Math.round(performance.now() - started) / 1000;
   try {
-    await data.aggregateSignatures(network, tx, signal);
+    await data.aggregateSignatures(network, tx, signal, () => (started = performance.now()));
     return { ok: true, latency: latency() };
   } catch (err) {
     signal.throwIfAborted();
