@@ -97,6 +97,10 @@ describe('signature-aggregator', () => {
     const odd = await probe(api(sim), 1, slow.states);
     expect(odd.states[TX]).toMatchObject({ ok: false, failures: 2, how: 'malformed' });
     expect(odd.states[TX]?.error).toMatch(/^malformed answer: unexpected response: signedMessage: /);
+    // A long message from the service is kept to its start.
+    sim.world.faults.push({ status: 502, body: JSON.stringify({ message: 'x'.repeat(5_000), statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
+    const long = await probe(api(sim), 1, odd.states);
+    expect(long.states[TX]?.error).toBe(`HTTP 502: ${'x'.repeat(290)}…`);
   });
 
   it("the service's 429 and our own budget are not failures: the probe keeps its state and counts nothing", async () => {

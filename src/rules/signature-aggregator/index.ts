@@ -24,6 +24,7 @@ const LOOKUP_CONCURRENCY = 2;
 const REFUSED = new Set([401, 403, 429]);
 /** Our own side: shutdown, and our compute-unit budget pausing the call before it was sent. */
 const OURS = new Set(['aborted', 'budget', 'rate_limited']);
+const MESSAGE_CHARS = 300;
 
 /**
  * Probes the signature aggregator for each txHash every interval. A failed probe is what is
@@ -107,7 +108,9 @@ async function probe(data: DataApi, network: Network, tx: string, signal: AbortS
     const d = err.details;
     if (OURS.has(d.code) || (d.status !== undefined && REFUSED.has(d.status))) throw err;
     // The message without its "data API GET /path: " prefix: the path is the txHash, shown beside.
-    const what = err.message.replace(/^\w+ API (?:(?:GET|POST) )?\S+: /, '');
+    const full = err.message.replace(/^\w+ API (?:(?:GET|POST) )?\S+: /, '');
+    // The service's message is its own text, of any length: a summary keeps its start.
+    const what = full.length > MESSAGE_CHARS ? `${full.slice(0, MESSAGE_CHARS)}…` : full;
     if (d.status !== undefined) return { ok: false, latency: latency(), how: 'http', status: d.status, error: what };
     if (d.code === 'timeout') return { ok: false, latency: latency(), how: 'timeout', error: `timeout: ${what}` };
     if (d.code === 'network_error') return { ok: false, latency: latency(), how: 'network', error: what };
