@@ -1,6 +1,6 @@
 import type { Network } from '../api/data-api.js';
 import { error, ok, type Reply } from './http.js';
-import { proposedBlockItem, type PrimaryChain } from './samples.js';
+import type { PrimaryChain } from './samples.js';
 
 // The world's proposed blocks (block-production) and the signature aggregator's outcomes
 // (signature-aggregator): World delegates to these.
@@ -51,8 +51,8 @@ export class ProposedBlocks {
     return this.#series.map(({ network, nodeId, chain }) => ({ network, nodeId, chain }));
   }
 
-  /** The node's blocks on the chain up to `now`, within [start, end], newest first. */
-  list(network: Network, chain: PrimaryChain, nodeId: string, now: number, start = 0, end = Infinity): unknown[] {
+  /** The times of the node's blocks on the chain up to `now`, within [start, end], newest first (render a page with proposedBlockItem). */
+  list(network: Network, chain: PrimaryChain, nodeId: string, now: number, start = 0, end = Infinity): number[] {
     const upper = Math.min(now, end);
     const times = new Set<number>();
     for (const s of this.#series) {
@@ -67,7 +67,7 @@ export class ProposedBlocks {
         times.add(t);
       }
     }
-    return [...times].sort((a, b) => b - a).map((timestamp) => proposedBlockItem({ nodeId, chain, timestamp }));
+    return [...times].sort((a, b) => b - a);
   }
 }
 

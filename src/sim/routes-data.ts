@@ -3,6 +3,7 @@ import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
+import { proposedBlockItem } from './samples.js';
 
 const network = z.enum(NETWORKS);
 
@@ -236,8 +237,12 @@ const proposedBlocks = withNetwork((ctx, net) => {
   if (!chain) problems.push(`blockchainId must be one of the following values: ${PRIMARY_CHAINS.join(', ')} or the blockchain id of one of them`);
   for (const [name, v] of [['startTimestamp', start], ['endTimestamp', end]] as const) if (v !== undefined && v < 0) problems.push(`${name} must not be less than 0`);
   if (problems.length > 0 || !chain) return error(400, problems);
-  const items = ctx.world.proposedBlocks.list(net, chain, decodeURIComponent(ctx.params[2] ?? ''), ctx.world.clock.now(), start, end);
-  return list(ctx, items, 'blocks', { chainInfo: { chainName: chain, network: net } });
+  const nodeId = decodeURIComponent(ctx.params[2] ?? '');
+  const result = paginate(ctx, ctx.world.proposedBlocks.list(net, chain, nodeId, ctx.world.clock.now(), start, end));
+  if (isReply(result)) return result;
+  // Only the page is rendered: a node proposing every few seconds lists thousands.
+  const blocks = result.page.map((timestamp) => proposedBlockItem({ nodeId, chain, timestamp }));
+  return ok({ chainInfo: { chainName: chain, network: net }, blocks, ...(result.nextPageToken ? { nextPageToken: result.nextPageToken } : {}) });
 });
 
 const empty = (key: string, extra: Record<string, unknown> = {}): Handler => (ctx) => list(ctx, [], key, extra);

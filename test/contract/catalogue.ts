@@ -60,7 +60,7 @@ export function catalogue(): Record<string, unknown> {
     exports: { completeAfterPolls: 2, outcome: 'COMPLETED' },
     unknownNode: 'empty',
     proposedBlocks: [
-      { nodeId: NODES.active[0], chain: 'c-chain', perHour: 30 },
+      { nodeId: NODES.active[0], chain: 'c-chain', perHour: 12 },
       { nodeId: NODES.active[0], chain: 'p-chain', times: ['-3h', '-20m', '+2h'] },
       { nodeId: NODES.active[1], chain: 'x-chain', perHour: 1, from: '-6h' },
       { network: 'fuji', nodeId: NODES.fuji, chain: 'c-chain', perHour: 4 },
