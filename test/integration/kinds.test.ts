@@ -132,6 +132,7 @@ const cases: Record<string, Case> = {
     // The aggregator fails: the third failed probe in a row fires.
     change: (sim) => change(sim, { signatureAggregator: { txHash: TX, fail: 503 } }),
     quietRuns: 2,
+    timeoutMs: 40_000,
     expected: [{ rule: 'signature-aggregator', kind: 'signature-aggregator', status: 'firing', severity: 'critical', subject: TX, summary: expect.stringMatching(/failed 3 probes in a row for .*: HTTP 503: Failed to aggregate signatures/) }],
   },
   'signature-aggregator (our key refused)': {
