@@ -7,11 +7,14 @@ import {
   icmMessagesPage,
   l1ValidatorsPage,
   operation,
+  proposedBlocksPage,
+  signatureAggregation,
   validatorsPage,
   type Delegator,
   type IcmMessage,
   type L1Validator,
   type Operation,
+  type ProposedBlock,
   type Validator,
 } from './schemas.js';
 
@@ -140,6 +143,35 @@ export class DataApi {
       if (isServiceNotFound(err)) return 'not-found';
       throw err;
     }
+  }
+
+  /**
+   * Blocks a node proposed on a primary-network chain, newest first: at most `pages` pages of
+   * `pageSize`; `complete` says whether the list ended within them.
+   */
+  async proposedBlocks(
+    network: Network,
+    chain: string,
+    nodeId: string,
+    q: { startTimestamp?: number; pageSize: number; pages: number },
+    signal?: AbortSignal,
+  ): Promise<{ blocks: ProposedBlock[]; complete: boolean }> {
+    const path = `/v1/networks/${network}/blockchains/${encodeURIComponent(chain)}/nodes/${encodeURIComponent(nodeId)}/blocks`;
+    const query = { pageSize: String(q.pageSize), startTimestamp: q.startTimestamp === undefined ? undefined : String(q.startTimestamp) };
+    let complete = true;
+    const blocks = await this.list<ProposedBlock>('/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks', path, query, proposedBlocksPage, 'blocks', signal, {
+      pages: q.pages,
+      onTruncated: () => (complete = false),
+    });
+    return { blocks, complete };
+  }
+
+  /** One probe of the signature aggregator (answered 201 by the contract): one attempt, never shared. */
+  async aggregateSignatures(network: Network, txHash: string, signal?: AbortSignal, onSent?: () => void): Promise<{ signedMessage: string }> {
+    const endpoint = '/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}';
+    const path = `/v1/signatureAggregator/${network}/aggregateSignatures/${encodeURIComponent(txHash)}`;
+    const body = await this.http.getJson({ endpoint, path, probe: true, ...(signal ? { signal } : {}), ...(onSent ? { onSent } : {}) });
+    return parse(signatureAggregation, body, endpoint, path);
   }
 
   /**

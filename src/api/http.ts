@@ -43,6 +43,13 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** POST with this JSON body. A POST is retried only on 429: the service did not act on it. */
   body?: unknown;
+  /**
+   * A probe measures the service as it answers now: one attempt, never retried (a 503 then a
+   * 201 would hide the failure) and never answered by another rule's identical call.
+   */
+  probe?: boolean;
+  /** Called as each attempt is sent, past the budget's wait: a probe times the service alone. */
+  onSent?: () => void;
 }
 
 const RETRYABLE_NETWORK = new Set([
@@ -93,7 +100,7 @@ export class HttpClient {
    */
   async getJson(req: ApiRequest): Promise<unknown> {
     const window = Math.min(this.#o.dedupeWindowMs, requestContext.getStore()?.maxAgeMs ?? Infinity);
-    if (req.body !== undefined || window <= 0) return (await this.#withRetries(req)).json;
+    if (req.body !== undefined || req.probe === true || window <= 0) return (await this.#withRetries(req)).json;
     const key = this.#url(req).href;
     const now = this.#o.now();
     const hit = this.#recent.get(key);
@@ -146,7 +153,7 @@ export class HttpClient {
       } catch (err) {
         const error = err instanceof ApiError ? err : this.#wrap(req, err);
         const retryable = error.retryable && (req.body === undefined || error.details.status === 429);
-        if (!retryable || attempt >= this.#o.retries || req.signal?.aborted) throw error;
+        if (!retryable || attempt >= (req.probe === true ? 0 : this.#o.retries) || req.signal?.aborted) throw error;
         const ceiling = Math.min(this.#o.backoffMaxMs, this.#o.backoffInitialMs * 2 ** attempt);
         let wait = this.#o.random() * ceiling;
         const retryAfter = error.details.retryAfterMs;
@@ -181,6 +188,7 @@ export class HttpClient {
       }
     }
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
+    req.onSent?.();
     try {
       return await this.#exchange(req, url, deadline.signal);
     } catch (err) {

@@ -124,3 +124,14 @@ export type Operation = z.output<typeof operation>;
 export const metricPoint = z.object({ value: z.number(), timestamp: seconds });
 export const metricsPage = z.object({ results: z.array(metricPoint), nextPageToken: z.string().optional() });
 export type MetricPoint = z.output<typeof metricPoint>;
+
+// ---- Blocks a node proposed on a primary-network chain (newest first).
+export const proposedBlock = z.object({
+  blockNumber: z.string(),
+  blockTimestamp: seconds,
+});
+export type ProposedBlock = z.output<typeof proposedBlock>;
+export const proposedBlocksPage = z.object({ blocks: z.array(proposedBlock), nextPageToken: z.string().optional() });
+
+// ---- Signature aggregator: only that a signed message came back is read.
+export const signatureAggregation = z.object({ signedMessage: z.string() });

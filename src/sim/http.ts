@@ -6,6 +6,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Answer only after this long (a slow route, e.g. the signature aggregator's latencyMs). */
+  delayMs?: number;
 }
 
 export interface Ctx {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
+import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
+import { proposedBlockItem } from './samples.js';
 
 const network = z.enum(NETWORKS);
 
@@ -222,6 +224,27 @@ function chainInfo(chainName: 'p-chain' | 'x-chain', net: Network): { chainName:
   return { chainName, network: net };
 }
 
+/**
+ * The blocks a node proposed on a primary-network chain, newest first; startTimestamp and
+ * endTimestamp bound them (inclusive). chainInfo names the chain that was asked for.
+ */
+const proposedBlocks = withNetwork((ctx, net) => {
+  const chain = primaryChain(net, decodeURIComponent(ctx.params[1] ?? ''));
+  const problems: string[] = [];
+  const read = param(ctx.url.searchParams, problems);
+  const start = read.number('startTimestamp');
+  const end = read.number('endTimestamp');
+  if (!chain) problems.push(`blockchainId must be one of the following values: ${PRIMARY_CHAINS.join(', ')} or the blockchain id of one of them`);
+  for (const [name, v] of [['startTimestamp', start], ['endTimestamp', end]] as const) if (v !== undefined && v < 0) problems.push(`${name} must not be less than 0`);
+  if (problems.length > 0 || !chain) return error(400, problems);
+  const nodeId = decodeURIComponent(ctx.params[2] ?? '');
+  const result = paginate(ctx, ctx.world.proposedBlocks.list(net, chain, nodeId, ctx.world.clock.now(), start, end));
+  if (isReply(result)) return result;
+  // Only the page is rendered: a node proposing every few seconds lists thousands.
+  const blocks = result.page.map((timestamp) => proposedBlockItem({ nodeId, chain, timestamp }));
+  return ok({ chainInfo: { chainName: chain, network: net }, blocks, ...(result.nextPageToken ? { nextPageToken: result.nextPageToken } : {}) });
+});
+
 const empty = (key: string, extra: Record<string, unknown> = {}): Handler => (ctx) => list(ctx, [], key, extra);
 
 /** Every Data API endpoint of the interface; the ones avawatch does not poll answer with valid, empty shapes. */
@@ -236,7 +259,7 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, withNetwork((ctx) => list(ctx, [], 'subnets', {}, { min: 1, max: 10_000, def: 100 }))],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('p-chain', net) }))],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('x-chain', net) }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, withNetwork((ctx, net) => list(ctx, [], 'blocks', { chainInfo: chainInfo('p-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, proposedBlocks],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],
   ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, empty('contracts')],
   ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, (ctx) => list(ctx, [], 'transactions', {}, { min: 0, max: 100, def: 0 })],
@@ -250,6 +273,6 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
     'GET',
     /^\/v1\/signatureAggregator\/([^/]+)\/aggregateSignatures\/([^/]+)$/,
     // The published specification answers this GET with 201, not 200; the SDK accepts only 201.
-    withNetwork(() => ok({ signedMessage: `0x${'ab'.repeat(96)}` }, 201)),
+    withNetwork((ctx) => ctx.world.signatureAggregator.answer(decodeURIComponent(ctx.params[1] ?? ''))),
   ],
 ];

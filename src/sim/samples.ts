@@ -243,3 +243,53 @@ export function icmItem(m: IcmInput, status: string, deliveredTimestamp?: number
   if (status === 'delivered') return { ...common, sourceTransaction: source, destinationTransaction: destination };
   return { ...common, sourceTransaction: source };
 }
+
+export type PrimaryChain = 'p-chain' | 'c-chain' | 'x-chain';
+
+export interface ProposedBlockInput {
+  nodeId: string;
+  chain: PrimaryChain;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+const BLOCK_TYPES: Record<PrimaryChain, string> = { 'p-chain': 'BanffStandardBlock', 'c-chain': 'BanffStandardBlock', 'x-chain': 'StandardBlock' };
+/** Heights grow with time (one a second past a base), so a later block has a higher number. */
+const HEIGHT_BASE: Record<PrimaryChain, number> = { 'p-chain': 19_000_000, 'c-chain': 60_000_000, 'x-chain': 2_000_000 };
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** A stable id for `seed`: cb58-looking for the P- and X-chain, 0x-hex for the C-chain. */
+function blockId(seed: string, hex: boolean): string {
+  let h = 0n;
+  for (let i = 0; i < 4; i++) h = (h << 32n) | BigInt(stableHash(`${i}/${seed}`));
+  if (hex) return `0x${h.toString(16).padStart(32, '0').repeat(2)}`;
+  let out = '';
+  for (let n = (h << 96n) | h; out.length < 49; n /= 58n) out += BASE58[Number(n % 58n)] ?? '1';
+  return out;
+}
+
+/** A block a node proposed on a primary-network chain, as the per-node blocks list renders it. */
+export function proposedBlockItem(b: ProposedBlockInput) {
+  const hex = b.chain === 'c-chain';
+  const height = HEIGHT_BASE[b.chain] + Math.max(0, b.timestamp - 1_700_000_000);
+  const seed = `${b.chain}/${b.nodeId}/${b.timestamp}`;
+  const txs = [blockId(`${seed}/tx0`, hex), blockId(`${seed}/tx1`, hex)];
+  return {
+    blockNumber: String(height),
+    blockHash: blockId(seed, hex),
+    parentHash: blockId(`${seed}/parent`, hex),
+    blockTimestamp: b.timestamp,
+    blockType: BLOCK_TYPES[b.chain],
+    txCount: txs.length,
+    transactions: txs,
+    blockSizeBytes: 1_024 + (stableHash(seed) % 4_096),
+    ...(b.chain === 'p-chain' ? { l1ValidatorsAccruedFees: 1_250_000, activeL1Validators: 42, currentSupply: '462179934000000000' } : {}),
+    proposerDetails: {
+      proposerId: blockId(`${seed}/proposer`, false),
+      proposerParentId: blockId(`${seed}/parent`, false),
+      proposerNodeId: b.nodeId,
+      proposerPChainHeight: HEIGHT_BASE['p-chain'] + Math.max(0, b.timestamp - 1_700_000_100),
+      proposerTimestamp: b.timestamp,
+    },
+  };
+}

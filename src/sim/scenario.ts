@@ -115,6 +115,21 @@ const faults = z.strictObject({
   repeatPageToken: z.boolean().optional(),
   expirePageTokens: z.boolean().optional(),
 });
+/** Blocks a node proposed on one chain: at these times, or `perHour` from `from` (default -1d) on. */
+const proposedBlocks = z
+  .strictObject({
+    network,
+    nodeId: z.string(),
+    chain: z.enum(['p-chain', 'c-chain', 'x-chain']),
+    times: z.array(when).optional(),
+    perHour: z.number().positive().optional(),
+    from: when.optional(),
+    until: when.optional(),
+  })
+  .refine((b) => (b.times === undefined) !== (b.perHour === undefined), { message: 'give times or perHour (one of them)' });
+const stopProposing = z.strictObject({ nodeId: z.string(), chain: z.enum(['p-chain', 'c-chain', 'x-chain']).optional() });
+/** How the aggregator answers for a txHash: `fail` an HTTP status (null: success), after `latencyMs`. */
+const signatureAggregator = z.strictObject({ txHash: z.string(), fail: z.number().int().min(400).max(599).nullable().optional(), latencyMs: z.number().int().min(0).optional() });
 const exportPlan = z.strictObject({ completeAfterPolls: z.number().int().min(1), outcome: z.enum(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']) });
 
 /** What a scenario (or a rule test step) can set up or change. */
@@ -133,6 +148,10 @@ export const worldChange = z.strictObject({
   unknownNode: z.enum(['not-found', 'empty']).optional(),
   /** null turns the floor off again. */
   bulkDefaultMinUptime: percent.nullable().optional(),
+  proposedBlocks: z.array(proposedBlocks).optional(),
+  /** The node's block rates end now (on one chain, or all). */
+  stopProposing: stopProposing.optional(),
+  signatureAggregator: z.union([signatureAggregator, z.array(signatureAggregator)]).optional(),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -219,6 +238,13 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   if (change.exports) world.exportPlan = change.exports;
   if (change.unknownNode) world.unknownNode = change.unknownNode;
   if (change.bulkDefaultMinUptime !== undefined) world.bulkDefaultMinUptime = change.bulkDefaultMinUptime ?? undefined;
+  for (const b of change.proposedBlocks ?? []) {
+    const where = { network: b.network, nodeId: b.nodeId, chain: b.chain };
+    if (b.times) world.proposedBlocks.add({ ...where, times: b.times.map(at) });
+    else world.proposedBlocks.add({ ...where, perHour: b.perHour ?? 0, from: at(b.from ?? { relative: true, ms: -86_400_000 }), ...(b.until ? { until: at(b.until) } : {}) });
+  }
+  if (change.stopProposing) world.proposedBlocks.stop(change.stopProposing.nodeId, change.stopProposing.chain, world.clock.now());
+  for (const a of [change.signatureAggregator ?? []].flat()) world.signatureAggregator.set(a.txHash, mergeDefined({}, { fail: a.fail, latencyMs: a.latencyMs }));
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

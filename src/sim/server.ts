@@ -83,6 +83,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     if (!route) return send(res, error(404, `Cannot ${req.method} ${url.pathname}`));
     const params = (route[1].exec(url.pathname) ?? []).slice(1);
     const reply = route[2]({ world, method: req.method ?? 'GET', url, params, body });
+    if (reply.delayMs !== undefined && !(await delay(reply.delayMs, res))) return;
     const malformed = reply.status < 300 && s.malformedRate > 0 && random() < s.malformedRate;
     if (fault?.trickle) return trickle(res, { ...reply, headers: { ...charge.headers, ...reply.headers } }, fault.trickle);
     send(res, { ...reply, headers: { ...charge.headers, ...reply.headers } }, malformed);

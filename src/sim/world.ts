@@ -1,6 +1,7 @@
 import type { Network } from '../api/data-api.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
+import { ProposedBlocks, SignatureAggregator } from './blocks.js';
 import {
   delegatorItem,
   icmItem,
@@ -121,6 +122,10 @@ export class World {
   readonly #metrics = new Map<string, MetricSeries>();
   readonly operations = new Map<string, OperationEntry>();
   #nextOperation = 1;
+  /** Blocks nodes proposed on the primary-network chains (block-production). */
+  readonly proposedBlocks = new ProposedBlocks();
+  /** How the signature aggregator answers, per txHash (signature-aggregator). */
+  readonly signatureAggregator = new SignatureAggregator();
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
 

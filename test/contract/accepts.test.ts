@@ -11,6 +11,7 @@ import { DataApi } from '../../src/api/data-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
 import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
+import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
 import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
@@ -34,6 +35,8 @@ const RESPONSES = {
   icmMessages: { contract: 'ListIcmMessagesResponse', sdk: sdk.ListIcmMessagesResponse$inboundSchema, ours: 'icmMessagesPage', schema: icmMessagesPage },
   operation: { contract: 'OperationStatusResponse', sdk: sdk.OperationStatusResponse$inboundSchema, ours: 'operation', schema: operation },
   metrics: { contract: 'MetricsApiResponse', sdk: sdk.MetricsApiResponse$inboundSchema, ours: 'metricsPage', schema: metricsPage },
+  proposedBlocks: { contract: 'ListPrimaryNetworkBlocksResponse', sdk: sdk.ListPrimaryNetworkBlocksResponse$inboundSchema, ours: 'proposedBlocksPage', schema: proposedBlocksPage },
+  signatureAggregation: { contract: 'SignatureAggregationResponse', sdk: sdk.SignatureAggregationResponse$inboundSchema, ours: 'signatureAggregation', schema: signatureAggregation },
 };
 type ResponseType = keyof typeof RESPONSES;
 
@@ -150,6 +153,9 @@ class FakeService {
     }
     if (/^\/v1\/icm\/addresses\/[^/]+\/messages$/.test(p)) return page(q, this.#body('icmMessages'), 'messages', {});
     if (/^\/v2\/chains\/[^/]+\/metrics\/[^/]+$/.test(p)) return page(q, this.#body('metrics'), 'results', {});
+    if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/nodes\/[^/]+\/blocks$/.test(p)) return page(q, this.#body('proposedBlocks'), 'blocks', {});
+    // The contract's success status for this GET.
+    if (/^\/v1\/signatureAggregator\/[^/]+\/aggregateSignatures\/[^/]+$/.test(p)) return { statusCode: 201, body: this.#body('signatureAggregation') };
     if (method === 'POST' && p === '/v1/operations/transactions:export') {
       this.#started = this.#body('operation');
       return { statusCode: 201, body: this.#started };

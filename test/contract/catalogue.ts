@@ -59,8 +59,26 @@ export function catalogue(): Record<string, unknown> {
     metrics: ['hour', 'day', 'week', 'month'].map((timeInterval) => ({ chainId: 43114, metric: 'txCount', timeInterval, value: 12000 })),
     exports: { completeAfterPolls: 2, outcome: 'COMPLETED' },
     unknownNode: 'empty',
+    proposedBlocks: [
+      { nodeId: NODES.active[0], chain: 'c-chain', perHour: 12 },
+      { nodeId: NODES.active[0], chain: 'p-chain', times: ['-3h', '-20m', '+2h'] },
+      { nodeId: NODES.active[1], chain: 'x-chain', perHour: 1, from: '-6h' },
+      { network: 'fuji', nodeId: NODES.fuji, chain: 'c-chain', perHour: 4 },
+    ],
+    signatureAggregator: [
+      { txHash: TX_HASHES.signing, latencyMs: 5 },
+      { txHash: TX_HASHES.failing, fail: 503 },
+      { txHash: TX_HASHES.unknown, fail: 404 },
+    ],
   };
 }
+
+/** Transactions the signature aggregator answers for (or fails on). */
+const TX_HASHES = {
+  signing: '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF',
+  failing: '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN',
+  unknown: '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
+};
 
 /** What happens next, by how far the clock moves first; a change sets one status of each kind, so some take two. */
 export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = [
@@ -76,6 +94,9 @@ export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = 
     [
       { validator: { nodeId: NODES.pending, status: 'active' }, icm: { messageId: '0xc4', status: 'delivered_source_not_indexed' }, exports: { completeAfterPolls: 3, outcome: 'FAILED' } },
       { l1Validator: { validationId: 'l1-draining', balance: 2 }, metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 50 }] },
+      // A node stops proposing, another starts; the aggregator fails differently, then signs again.
+      { stopProposing: { nodeId: NODES.active[0], chain: 'c-chain' }, proposedBlocks: [{ nodeId: NODES.history, chain: 'c-chain', times: ['+30m', '+50m'] }] },
+      { signatureAggregator: [{ txHash: TX_HASHES.failing, fail: 500 }, { txHash: TX_HASHES.unknown, fail: null }] },
       // It recovers in place: a version again, benched on one chain less, more uptime; a paid delegation.
       { validator: { nodeId: NODES.unhealthy, uptimePerformance: 93, version: 'avalanche/1.14.1', health: { benchedC: 0 }, delegationCapacity: '12.5' }, delegation: { txHash: 'del-done', reward: { gross: '1.5', net: '1.47' } } },
     ],
@@ -115,4 +136,8 @@ export const EVERY_VARIANT = [
   'operation COMPLETED',
   'operation COMPLETED_WITH_WARNING',
   'operation FAILED',
+  'proposed blocks on p-chain',
+  'proposed blocks on c-chain',
+  'proposed blocks on x-chain',
+  'signed message',
 ];

@@ -124,6 +124,9 @@ function facts(body: Body): string[] {
   const items = ['validators', 'delegators', 'messages'].flatMap((key) => (Array.isArray(body[key]) ? (body[key] as Body[]) : []));
   const out = items.flatMap(itemFacts);
   if (typeof body['operationStatus'] === 'string') out.push(`operation ${body['operationStatus']}`);
+  const chain = (body['chainInfo'] as Body | undefined)?.['chainName'];
+  if (Array.isArray(body['blocks']) && body['blocks'].length > 0 && typeof chain === 'string') out.push(`proposed blocks on ${chain}`);
+  if (typeof body['signedMessage'] === 'string') out.push('signed message');
   return out;
 }
 
@@ -204,6 +207,8 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
   if (first) await walkEvmLists(c);
   await walkMetrics(c, e);
   await walkExports(c);
+  await walkProposedBlocks(c);
+  await walkSignatureAggregator(c);
 }
 
 async function walkValidators(c: Checker, e: Entities, net: Network): Promise<void> {
@@ -311,4 +316,31 @@ async function walkExports(c: Checker): Promise<void> {
     }
   }
   await c.call('GET', '/v1/operations/op-none', { allow: 404 });
+}
+
+// ---- block-production and signature-aggregator: what the world holds now (their entities
+// come and go with the steps, and the aggregator's answer is the world's current outcome).
+
+/** Each proposer's blocks on its chain: every page, the last hour, and by blockchain id. */
+async function walkProposedBlocks(c: Checker): Promise<void> {
+  const now = c.sim.world.clock.now();
+  const seen = new Set<string>();
+  for (const { network, nodeId, chain } of c.sim.world.proposedBlocks.proposers()) {
+    const base = `/v1/networks/${network}/blockchains/${chain}/nodes/${nodeId}/blocks`;
+    if (seen.has(base)) continue;
+    seen.add(base);
+    await c.pages(`${base}?pageSize=100`);
+    await c.pages(`${base}?startTimestamp=${now - 3600}&endTimestamp=${now}&pageSize=5`);
+  }
+  if (c.walks === 1) {
+    await c.call('GET', `/v1/networks/mainnet/blockchains/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/nodes/${UNKNOWN_NODE}/blocks`);
+    await c.call('GET', `/v1/networks/mainnet/blockchains/d-chain/nodes/${UNKNOWN_NODE}/blocks`, { allow: 400 });
+  }
+}
+
+/** Each txHash the world has an outcome for: 201 with a signed message, or its error status. */
+async function walkSignatureAggregator(c: Checker): Promise<void> {
+  for (const [txHash, o] of c.sim.world.signatureAggregator.entries()) {
+    await c.call('GET', `/v1/signatureAggregator/mainnet/aggregateSignatures/${txHash}`, o.fail === null ? {} : { allow: o.fail });
+  }
 }

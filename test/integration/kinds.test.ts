@@ -20,11 +20,21 @@ interface Case {
   waitMs?: number;
   /** Alerts that may also come, depending on timing. */
   mayAlso?: Array<Record<string, unknown>>;
+  /** Runs after the change that must send nothing before the one expected to alert (a run of failures). */
+  quietRuns?: number;
+  /** This case's own test timeout (it waits long). */
+  timeoutMs?: number;
 }
 
 const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
 const ADDR = '0xAbC0000000000000000000000000000000000001';
+const N2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const TX = '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF';
+const TX2 = '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN';
+/** The C-chain silentFor of rules/block-production.yaml, less the time the baseline may take to run. */
+const C_SILENT_S = 3 * 3600;
+const BASELINE_MARGIN_S = 8;
 
 // Each shipped example rule against the simulator: a healthy world, then the change it exists for.
 const cases: Record<string, Case> = {
@@ -93,6 +103,45 @@ const cases: Record<string, Case> = {
     // Read a second apart, a 1.9 AVAX drop is a burn that empties it in seconds: runway fires too.
     mayAlso: [{ rule: 'l1-balance', status: 'firing', subject: 'v1', labels: expect.objectContaining({ check: 'runway' }) }],
   },
+  'block-production': {
+    ruleFile: 'rules/block-production.yaml',
+    // N's last C-chain block is 8 seconds short of silentFor: silent past it by the second run.
+    world: {
+      proposedBlocks: [
+        { nodeId: N, chain: 'c-chain', times: [`-${C_SILENT_S - BASELINE_MARGIN_S}s`] },
+        ...['p-chain', 'x-chain'].map((chain) => ({ nodeId: N, chain, times: ['-1h'] })),
+        ...['c-chain', 'p-chain', 'x-chain'].map((chain) => ({ nodeId: N2, chain, perHour: 60 })),
+      ],
+    },
+    change: () => undefined,
+    waitMs: BASELINE_MARGIN_S * 1000 + 500,
+    timeoutMs: 40_000,
+    expected: [{ rule: 'block-production', kind: 'block-production', status: 'firing', subject: N, labels: expect.objectContaining({ chain: 'c-chain', node: N }), summary: expect.stringMatching(/ has proposed no C-chain block for 3h\d*m? ?\(last at .*\), longer than silentFor 3h$/) }],
+  },
+  'block-production (a failed read)': {
+    ruleFile: 'test/fixtures/kinds/block-production-isolation.yaml',
+    // Nothing listed on either chain: silent since the first run. The C-chain reads then fail.
+    world: {},
+    change: (sim) => sim.world.faults.push(...Array.from({ length: 4 }, () => ({ status: 503, pathIncludes: `/blockchains/c-chain/nodes/${N}/blocks` }))),
+    waitMs: 2_500,
+    expected: [{ rule: 'silent', kind: 'block-production', status: 'firing', subject: N, labels: expect.objectContaining({ chain: 'p-chain' }), summary: expect.stringMatching(/has proposed no P-chain block since avawatch first looked, .* the service lists none of its blocks/) }],
+  },
+  'signature-aggregator': {
+    ruleFile: 'rules/signature-aggregator.yaml',
+    world: {},
+    // The aggregator fails: the third failed probe in a row fires.
+    change: (sim) => change(sim, { signatureAggregator: { txHash: TX, fail: 503 } }),
+    quietRuns: 2,
+    timeoutMs: 40_000,
+    expected: [{ rule: 'signature-aggregator', kind: 'signature-aggregator', status: 'firing', severity: 'critical', subject: TX, summary: expect.stringMatching(/failed 3 probes in a row for .*: HTTP 503: Failed to aggregate signatures/) }],
+  },
+  'signature-aggregator (our key refused)': {
+    ruleFile: 'test/fixtures/kinds/signature-aggregator-isolation.yaml',
+    world: {},
+    // A 403 is the service refusing our key, not the aggregator failing: it counts nothing.
+    change: (sim) => change(sim, { signatureAggregator: [{ txHash: TX, fail: 403 }, { txHash: TX2, fail: 500 }] }),
+    expected: [{ rule: 'aggregator', kind: 'signature-aggregator', status: 'firing', subject: TX2, summary: expect.stringMatching(/failed 1 probe in a row for .*: HTTP 500/) }],
+  },
   export: {
     ruleFile: 'rules/export.yaml',
     world: { exports: { completeAfterPolls: 1, outcome: 'COMPLETED' } },
@@ -126,10 +175,11 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       expect(await once()).toBe('');
       c.change(sim);
       if (c.waitMs) await new Promise((r) => setTimeout(r, c.waitMs));
+      for (let i = 0; i < (c.quietRuns ?? 0); i++) expect(await once()).toBe('');
       const lines = (await once()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       const optional = lines.filter((l) => (c.mayAlso ?? []).some((m) => expect.objectContaining(m).asymmetricMatch(l)));
       expect(lines.filter((l) => !optional.includes(l))).toEqual(c.expected.map((e) => expect.objectContaining(e)));
       for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
-    });
+    }, c.timeoutMs);
   }
 });

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { DataApi } from '../../api/data-api.js';
+import type { MetricsApi } from '../../api/metrics-api.js';
+import { record } from '../../record.js';
+import { blockProduction, type Observation, type Read } from './index.js';
+import { spec as specSchema, type State } from './schema.js';
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const T = 1_800_000_000; // 2027-01-15T08:00:00Z
+const s = specSchema.parse({ network: 'mainnet', nodeIds: [A, B], silentFor: { 'c-chain': '3h', 'p-chain': '3d' } });
+const at = (t: number) => new Date(t * 1000);
+const blocks = (...times: number[]): Read => ({ hour: times.map((t, i) => ({ at: t, number: String(1000 - i) })), complete: true });
+/** Every watched node and chain read as `read`, except the ones given. */
+function obs(read: Read, except: Record<string, Observation['reads'][string]> = {}): Observation {
+  const reads = record<Observation['reads'][string]>();
+  for (const n of [A, B]) for (const c of ['c-chain', 'p-chain']) reads[`${n}:${c}`] = read;
+  return { reads: { ...reads, ...except } };
+}
+const run = (prev: Record<string, State>, o: Observation, nowS: number) => blockProduction.evaluate(prev, o, at(nowS), s);
+
+describe('block-production', () => {
+  it('watches the chains silentFor names; a chain listed in chains without a duration is refused', () => {
+    expect(blockProduction.describe(s)).toBe('mainnet, 2 nodes, silent for longer than P-chain 3d, C-chain 3h');
+    const bad = specSchema.safeParse({ network: 'mainnet', nodeIds: [A], chains: ['x-chain'], silentFor: { 'c-chain': '1h' } });
+    expect(bad.success ? [] : bad.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual(['silentFor.x-chain: no duration for x-chain: give one, or leave x-chain out of chains']);
+    expect(blockProduction.describe(specSchema.parse({ network: 'fuji', nodeIds: [A], silentFor: '6h' }))).toBe('fuji, 1 node, silent for longer than P-chain 6h, C-chain 6h, X-chain 6h');
+  });
+
+  it('a baseline with recent blocks says nothing; a node silent past silentFor fires once per chain; a new block resolves it', () => {
+    const base = run({}, obs(blocks(T - 600)), T);
+    expect(base.conditions).toEqual([]);
+    // Three hours and a minute later A's C-chain shows nothing new (B's does).
+    const later = T + 3 * 3600 + 60;
+    const silent = run(base.states, obs({ hour: [], complete: true }, { [`${B}:c-chain`]: blocks(later - 60) }), later);
+    expect(silent.conditions?.map((c) => [c.key, c.summary, c.labels])).toEqual([
+      [`${A}:c-chain`, `${A} has proposed no C-chain block for 3h11m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`, { node: A, network: 'mainnet', chain: 'c-chain' }],
+    ]);
+    expect(silent.conditions?.[0]?.resolvedSummary).toBe(`${A} proposes C-chain blocks again`);
+    const again = run(silent.states, obs(blocks(later + 30)), later + 60);
+    expect(again.conditions).toEqual([]);
+  });
+
+  it('a node with no block listed is silent since avawatch first looked, never since 1970', () => {
+    const none: Read = { hour: [], complete: true, newest: null };
+    const base = run({}, obs(blocks(T - 60), { [`${B}:p-chain`]: none }), T);
+    expect(base.conditions).toEqual([]);
+    expect(base.states[`${B}:p-chain`]).toMatchObject({ firstLookedAt: T, hourCount: 0 });
+    const day2 = run(base.states, obs(blocks(T + 86_400 * 2), { [`${B}:p-chain`]: { hour: [], complete: true } }), T + 86_400 * 2);
+    expect(day2.conditions).toEqual([]);
+    const later = T + 3 * 86_400 + 120;
+    const c = run(day2.states, obs(blocks(later - 60), { [`${B}:p-chain`]: { hour: [], complete: true } }), later).conditions;
+    expect(c?.map((x) => x.summary)).toEqual([
+      `${B} has proposed no P-chain block since avawatch first looked, 2027-01-15T08:00:00Z (3d2m; the service lists none of its blocks), longer than silentFor 3d`,
+    ]);
+    expect(c?.[0]?.details['Last proposed block']).toBe('none listed (watched since 2027-01-15T08:00:00Z)');
+  });
+
+  it('a failed read keeps its state and fires nothing, while the other nodes and chains are evaluated', () => {
+    const base = run({}, obs(blocks(T - 60)), T);
+    const later = T + 4 * 3600;
+    const r = run(base.states, obs({ hour: [], complete: true }, { [`${A}:c-chain`]: { failed: 'data API GET …: HTTP 503' } }), later);
+    expect(r.failed).toEqual({ [`${A}:c-chain`]: 'data API GET …: HTTP 503' });
+    expect(r.states[`${A}:c-chain`]).toBe(base.states[`${A}:c-chain`]);
+    // B's C-chain is silent 4h: it fires; A's, unread, does not.
+    expect(r.conditions?.map((c) => c.key)).toEqual([`${B}:c-chain`]);
+    // What held holds: a firing node whose read fails stays firing (as of its last read).
+    const failedAgain = run(r.states, obs({ hour: [], complete: true }, { [`${B}:c-chain`]: { failed: 'timeout' } }), later + 600);
+    expect(failedAgain.conditions?.map((c) => [c.key, c.summary])).toEqual([
+      [`${A}:c-chain`, `${A} has proposed no C-chain block for 4h11m (last at 2027-01-15T07:59:00Z), longer than silentFor 3h`],
+      [`${B}:c-chain`, `${B} has proposed no C-chain block for 4h1m (last at 2027-01-15T07:59:00Z), longer than silentFor 3h`],
+    ]);
+  });
+
+  it('gauges the last block time and the last hour count, a lower bound past maxPages', () => {
+    const r = run({}, obs(blocks(T - 60, T - 120), { [`${A}:c-chain`]: { ...blocks(T - 10, T - 20, T - 7200), complete: false } }), T);
+    const samples = blockProduction.samples(s, r.states, at(T));
+    expect(samples.filter((x) => x.labels['node_id'] === A && x.labels['chain'] === 'c-chain')).toEqual([
+      { metric: 'avawatch_node_last_proposed_block_timestamp_seconds', labels: { network: 'mainnet', node_id: A, chain: 'c-chain' }, value: T - 10 },
+      { metric: 'avawatch_node_blocks_proposed_last_hour', labels: { network: 'mainnet', node_id: A, chain: 'c-chain' }, value: 2 },
+    ]);
+    const silent = run(r.states, obs({ hour: [], complete: true }), T + 4 * 3600);
+    expect(silent.conditions?.find((c) => c.key === `${A}:c-chain`)?.details['Blocks in the last hour']).toBe('0 (at 2027-01-15T12:00:00Z)');
+    expect(r.states[`${A}:c-chain`]).toMatchObject({ hourCount: 2, hourComplete: false });
+  });
+
+  it('costs one call per node and chain, 20 CU each', () => {
+    const cost = blockProduction.cost(s);
+    expect(cost.calls.length).toBe(4);
+    expect(cost.calls.every((c) => c.cu === 20 && c.api === 'data')).toBe(true);
+    expect(cost.calls[0]?.key).toBe(`GET /v1/networks/mainnet/blockchains/p-chain/nodes/${A}/blocks?pageSize=100&startTimestamp=now-1h`);
+  });
+});
+
+describe('block-production observe', () => {
+  const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
+  function fakeData(answers: Array<Array<{ blockTimestamp: number; blockNumber: string }>>) {
+    const calls: Array<{ startTimestamp?: number; pageSize: number }> = [];
+    const data = {
+      proposedBlocks: (_n: string, _c: string, _node: string, q: { startTimestamp?: number; pageSize: number }) => {
+        calls.push({ ...(q.startTimestamp === undefined ? {} : { startTimestamp: q.startTimestamp }), pageSize: q.pageSize });
+        return Promise.resolve({ blocks: answers.shift() ?? [], complete: true });
+      },
+    } as unknown as DataApi;
+    return { data, calls };
+  }
+  const ctx = (data: DataApi, nowS: number, previous: Record<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(nowS), previous });
+
+  it('reads the last hour; asks for the newest block only when the hour is empty and the state cannot say', async () => {
+    const first = fakeData([[], [{ blockTimestamp: T - 7200, blockNumber: '7' }]]);
+    const o = await blockProduction.observe(one, ctx(first.data, T, {}));
+    expect(first.calls).toEqual([{ startTimestamp: T - 3600, pageSize: 100 }, { pageSize: 1 }]);
+    const st = blockProduction.evaluate({}, o, at(T), one).states;
+    expect(st[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 7200, lastBlockNumber: '7', hourCount: 0 });
+    // Read 5 minutes later: the hour covers the gap, the block known stands.
+    const next = fakeData([[]]);
+    await blockProduction.observe(one, ctx(next.data, T + 300, st));
+    expect(next.calls).toEqual([{ startTimestamp: T + 300 - 3600, pageSize: 100 }]);
+    // After a gap longer than the hour (avawatch was down), the newest block is asked again.
+    const gap = fakeData([[], []]);
+    await blockProduction.observe(one, ctx(gap.data, T + 7200, st));
+    expect(gap.calls).toEqual([{ startTimestamp: T + 7200 - 3600, pageSize: 100 }, { pageSize: 1 }]);
+  });
+});

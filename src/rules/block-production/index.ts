@@ -1,0 +1,174 @@
+import type { Network } from '../../api/data-api.js';
+import { apiCall } from '../../api/catalog.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
+import { record } from '../../record.js';
+import { isoSeconds } from '../format.js';
+import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
+import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { chainsOf, silentForOf, spec, state, type Chain, type Spec, type State } from './schema.js';
+
+/** What one read of a node on a chain found. */
+export interface Read {
+  /** Blocks listed since the hour before `now` (newest first): timestamps and numbers. */
+  hour: Array<{ at: number; number: string }>;
+  /** False when more of the hour was listed past maxPages: the count is a lower bound. */
+  complete: boolean;
+  /**
+   * The newest block the service lists at all, asked only when the hour showed none and the
+   * state cannot say (first look, or a gap longer than the hour): null when it lists none.
+   */
+  newest?: { at: number; number: string } | null;
+}
+
+export interface Observation {
+  /** Keyed `node:chain`. */
+  reads: Record<string, Outcome<Read>>;
+}
+
+const HOUR_S = 3600;
+const PAGE_SIZE = 100;
+const LOOKUP_CONCURRENCY = 2;
+const NAME: Record<Chain, string> = { 'p-chain': 'P-chain', 'c-chain': 'C-chain', 'x-chain': 'X-chain' };
+const keyOf = (node: string, chain: Chain) => `${node}:${chain}`;
+
+/**
+ * Fires when a watched node has proposed no block on a primary-network chain for longer
+ * than silentFor. A node proposes in proportion to its stake (Snowman++ proposer windows),
+ * so silentFor is the operator's: docs/rules.md says how to choose it.
+ */
+export const blockProduction: RuleKind<Spec, Observation, State> = {
+  kind: 'block-production',
+  spec,
+  state,
+  gauges: [
+    {
+      name: 'avawatch_node_last_proposed_block_timestamp_seconds',
+      help: 'When a watched node last proposed a block on the chain (unix seconds), as far as the service lists.',
+      labelNames: ['rule', 'network', 'node_id', 'chain'],
+    },
+    {
+      name: 'avawatch_node_blocks_proposed_last_hour',
+      help: 'Blocks a watched node proposed on the chain in the hour before the last poll (a lower bound past maxPages pages of 100).',
+      labelNames: ['rule', 'network', 'node_id', 'chain'],
+    },
+  ],
+
+  async observe(s, { data, signal, now, previous }) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const pairs = s.nodeIds.flatMap((node) => chainsOf(s).map((chain) => ({ node, chain, key: keyOf(node, chain) })));
+    const byKey = new Map(pairs.map((p) => [p.key, p]));
+    const reads = await lookupEach(
+      pairs.map((p) => p.key),
+      LOOKUP_CONCURRENCY,
+      signal,
+      async (key): Promise<Read> => {
+        const { node, chain } = byKey.get(key) as { node: string; chain: Chain };
+        const since = nowS - HOUR_S;
+        const hour = await data.proposedBlocks(s.network as Network, chain, node, { startTimestamp: since, pageSize: PAGE_SIZE, pages: s.maxPages }, signal);
+        const read: Read = { hour: hour.blocks.map((b) => ({ at: b.blockTimestamp, number: b.blockNumber })), complete: hour.complete };
+        const before = state.safeParse(previous[key]);
+        // An empty hour keeps the last block known only if the last read was within the hour.
+        const covered = before.success && before.data.checkedAt >= since;
+        if (read.hour.length === 0 && !covered) {
+          const newest = (await data.proposedBlocks(s.network as Network, chain, node, { pageSize: 1, pages: 1 }, signal)).blocks[0];
+          read.newest = newest ? { at: newest.blockTimestamp, number: newest.blockNumber } : null;
+        }
+        return read;
+      },
+    );
+    return { reads };
+  },
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    for (const node of s.nodeIds) {
+      for (const chain of chainsOf(s)) {
+        const key = keyOf(node, chain);
+        const before = previous[key];
+        const read = observation.reads[key];
+        if (read === undefined || isFailed(read)) {
+          keepFailed(result, key, before, read?.failed ?? 'not read');
+          // As of its last read: time passing alone neither fires nor resolves it.
+          const held = before && silence(before, before.checkedAt, s);
+          if (held) result.conditions?.push(held);
+          continue;
+        }
+        const st = next(node, chain, before, read, nowS);
+        result.states[key] = st;
+        const c = silence(st, nowS, s);
+        if (c) result.conditions?.push(c);
+      }
+    }
+    return result;
+  },
+
+  samples(s, states) {
+    const out: GaugeSample[] = [];
+    for (const st of Object.values(states)) {
+      const labels = { network: s.network, node_id: st.nodeId, chain: st.chain };
+      if (st.lastBlockAt !== undefined) out.push({ metric: 'avawatch_node_last_proposed_block_timestamp_seconds', labels, value: st.lastBlockAt });
+      out.push({ metric: 'avawatch_node_blocks_proposed_last_hour', labels, value: st.hourCount });
+    }
+    return out;
+  },
+
+  describe(s) {
+    const chains = chainsOf(s);
+    const silent = chains.map((c) => `${NAME[c]} ${formatDuration(silentForOf(s, c))}`).join(', ');
+    return `${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}, silent for longer than ${silent}`;
+  },
+
+  cost: (s) => ({
+    calls: s.nodeIds.flatMap((node) =>
+      chainsOf(s).map((chain) => apiCall('GET', `/v1/networks/${s.network}/blockchains/${chain}/nodes/${node}/blocks`, { pageSize: String(PAGE_SIZE), startTimestamp: 'now-1h' })),
+    ),
+    more: `up to ${s.maxPages} page${s.maxPages === 1 ? '' : 's'} per node and chain in a busy hour; one more call for a node and chain with no block in the last hour at the first poll or after a gap of over an hour`,
+  }),
+};
+
+/** The state after a read: the newest block known (never older than the last one known). */
+function next(node: string, chain: Chain, before: State | undefined, read: Read, nowS: number): State {
+  const since = nowS - HOUR_S;
+  const inHour = read.hour.filter((b) => b.at >= since);
+  let last = before?.lastBlockAt === undefined ? undefined : { at: before.lastBlockAt, number: before.lastBlockNumber ?? '' };
+  for (const b of [...read.hour, ...(read.newest ? [read.newest] : [])]) if (!last || b.at > last.at) last = b;
+  const st: State = { nodeId: node, chain, firstLookedAt: before?.firstLookedAt ?? nowS, checkedAt: nowS, hourCount: inHour.length, hourComplete: read.complete };
+  if (last) {
+    st.lastBlockAt = last.at;
+    if (last.number !== '') st.lastBlockNumber = last.number;
+  }
+  return st;
+}
+
+/** Firing while the node has proposed nothing on the chain for longer than silentFor, as of `atS`. */
+function silence(st: State, atS: number, s: Spec): Condition | undefined {
+  const chain = st.chain as Chain;
+  const limitMs = silentForOf(s, chain);
+  const sinceS = st.lastBlockAt ?? st.firstLookedAt;
+  const silentMs = (atS - sinceS) * 1000;
+  if (silentMs <= limitMs) return undefined;
+  const node = st.nodeId;
+  const name = NAME[chain] ?? st.chain;
+  const limit = formatDuration(limitMs);
+  const summary =
+    st.lastBlockAt === undefined
+      ? `${node} has proposed no ${name} block since avawatch first looked, ${isoSeconds(st.firstLookedAt)} (${formatElapsed(silentMs)}; the service lists none of its blocks), longer than silentFor ${limit}`
+      : `${node} has proposed no ${name} block for ${formatElapsed(silentMs)} (last at ${isoSeconds(st.lastBlockAt)}), longer than silentFor ${limit}`;
+  return {
+    key: `${node}:${st.chain}`,
+    subject: node,
+    summary,
+    resolvedSummary: `${node} proposes ${name} blocks again`,
+    labels: { node, network: s.network, chain: st.chain },
+    details: {
+      Node: node,
+      Network: s.network,
+      Chain: name,
+      'Last proposed block':
+        st.lastBlockAt === undefined ? `none listed (watched since ${isoSeconds(st.firstLookedAt)})` : `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`,
+      'Blocks in the last hour': `${st.hourCount}${st.hourComplete ? '' : ' or more'} (at ${isoSeconds(st.checkedAt)})`,
+      'Silent for': `longer than ${limit} (proposals follow stake weight: see silentFor in docs/rules.md)`,
+    },
+  };
+}
