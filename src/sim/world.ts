@@ -1,6 +1,7 @@
 import type { Network } from '../api/data-api.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
+import { PChainWorld } from './pchain.js';
 import {
   delegatorItem,
   icmItem,
@@ -120,6 +121,8 @@ export class World {
   readonly #icm: Array<{ network: Network; input: IcmInput; status: string; deliveredAt?: number }> = [];
   readonly #metrics = new Map<string, MetricSeries>();
   readonly operations = new Map<string, OperationEntry>();
+  /** Staking transactions and subnets (src/sim/pchain.ts). */
+  readonly pchain = new PChainWorld();
   #nextOperation = 1;
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
