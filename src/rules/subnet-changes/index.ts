@@ -46,7 +46,7 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     for (const id of s.subnetIds) {
       if (out.subnets[id]) continue;
       if (complete) out.absent.push(id);
-      else out.failed[id] = `not in the first ${data.options.maxPages} pages of the subnet list (${s.pageSize} a page): raise api.maxPages`;
+      else out.failed[id] = `not in the first ${data.options.maxPages} pages of the subnet list (${s.pageSize.toLocaleString('en-US')} a page): raise api.maxPages`;
     }
     return out;
   },
