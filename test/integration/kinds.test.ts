@@ -25,6 +25,7 @@ interface Case {
 const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
 const ADDR = '0xAbC0000000000000000000000000000000000001';
+const STAKER = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
 
 // Each shipped example rule against the simulator: a healthy world, then the change it exists for.
 const cases: Record<string, Case> = {
@@ -93,6 +94,20 @@ const cases: Record<string, Case> = {
     // Read a second apart, a 1.9 AVAX drop is a burn that empties it in seconds: runway fires too.
     mayAlso: [{ rule: 'l1-balance', status: 'firing', subject: 'v1', labels: expect.objectContaining({ check: 'runway' }) }],
   },
+  'staking-activity': {
+    ruleFile: 'rules/staking-activity.yaml',
+    world: { stakingTransactions: [{ txHash: 's1', txType: 'AddPermissionlessValidatorTx', addresses: [STAKER], nodeId: N, amount: 2000, start: '-30d', end: '+300d' }] },
+    // The watched address delegates to another node.
+    change: (sim) => change(sim, { stakingTransactions: [{ txHash: 's2', addresses: [`P-${STAKER}`], nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', amount: 25, start: '-1s', end: '+14d' }] }),
+    expected: [{ rule: 'staking-activity', kind: 'staking-activity', status: 'event', subject: 's2', summary: expect.stringMatching(new RegExp(`^New staking transaction of ${STAKER}: AddPermissionlessDelegatorTx staking 25 AVAX on NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ, `)) }],
+  },
+  'subnet-changes': {
+    ruleFile: 'rules/subnet-changes.yaml',
+    world: { subnets: [{ subnetId: SUBNET, owners: [STAKER], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }] },
+    // Converted to an L1: one event, its validator manager in it.
+    change: (sim) => change(sim, { subnet: { subnetId: SUBNET, convertToL1: { txHash: '2dConversionTx', manager: { blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', contractAddress: '0xfacade0000000000000000000000000000000000' } } } }),
+    expected: [{ rule: 'subnet-changes', kind: 'subnet-changes', status: 'event', subject: SUBNET, summary: `Subnet ${SUBNET} was converted to an L1 (isL1 false → true) by 2dConversionTx`, labels: expect.objectContaining({ change: 'l1-conversion' }) }],
+  },
   export: {
     ruleFile: 'rules/export.yaml',
     world: { exports: { completeAfterPolls: 1, outcome: 'COMPLETED' } },
@@ -130,6 +145,40 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       const optional = lines.filter((l) => (c.mayAlso ?? []).some((m) => expect.objectContaining(m).asymmetricMatch(l)));
       expect(lines.filter((l) => !optional.includes(l))).toEqual(c.expected.map((e) => expect.objectContaining(e)));
       for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
+    });
+  }
+});
+
+// A failed read sends nothing and keeps what held: the change it hid is reported by the next read, once.
+const FAILING_PATH: Record<string, string> = { 'staking-activity': 'transactions:listStaking', 'subnet-changes': '/subnets' };
+
+describe('avawatch once --json: a failed read sends nothing, the next one reports what it hid', () => {
+  let sim: SimServer;
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-kind-'));
+  });
+  afterEach(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const [kind, path] of Object.entries(FAILING_PATH)) {
+    it(kind, async () => {
+      const c = cases[kind] as Case;
+      sim = await startSim();
+      change(sim, c.world);
+      const config = join(dir, 'avawatch.yaml');
+      writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(c.ruleFile)}"]\n`);
+      const once = () => run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect((await once()).stdout).toBe('');
+      c.change(sim);
+      sim.world.faults.push({ status: 503, pathIncludes: path });
+      const failed = await once();
+      expect([failed.stdout, 'code' in failed ? failed.code : 0]).toEqual(['', 1]);
+      expect(failed.stderr).toContain(`rule ${c.expected[0]?.['rule'] as string} failed`);
+      const lines = (await once()).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
     });
   }
 });
