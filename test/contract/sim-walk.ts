@@ -174,11 +174,13 @@ export interface Entities {
   series: Array<{ chainId: string; metric: string; timeInterval: string }>;
   /** Addresses of staking transactions, by network. */
   stakers: Map<Network, Set<string>>;
+  /** Networks that have subnets. */
+  subnetNetworks: Set<Network>;
 }
 
 /** Everything the changes (a world, its events or steps) name, on any network. */
 export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Entities {
-  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [], stakers: new Map() };
+  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [], stakers: new Map(), subnetNetworks: new Set() };
   for (const c of changes) {
     for (const v of c?.validations ?? []) addNode(e, v.network, v.nodeId);
     for (const d of c?.delegations ?? []) {
@@ -198,7 +200,10 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
       e.networks.add(t.network);
       for (const a of t.addresses) e.stakers.set(t.network, (e.stakers.get(t.network) ?? new Set()).add(a));
     }
-    for (const subnet of c?.subnets ?? []) e.networks.add(subnet.network);
+    for (const subnet of c?.subnets ?? []) {
+      e.networks.add(subnet.network);
+      e.subnetNetworks.add(subnet.network);
+    }
   }
   return e;
 }
@@ -221,8 +226,9 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
     await walkValidatorList(c, e, net, first);
     await walkDelegators(c, e, net);
     await walkL1(c, e, net);
-    await walkStaking(c, e, net, first);
-    await walkSubnets(c, net, first);
+    // A world without staking transactions or subnets answers them empty: once is enough.
+    if (first || e.stakers.has(net)) await walkStaking(c, e, net, first);
+    if (first || e.subnetNetworks.has(net)) await walkSubnets(c, net, first);
     if (first) await walkPrimaryNetworkLists(c, net);
   }
   await walkIcm(c, e);

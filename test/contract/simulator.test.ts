@@ -138,7 +138,8 @@ describe(`simulator conforms to @avalanche-sdk/chainkit ${SDK_VERSION}`, () => {
     const checkers: Checker[] = [];
     for (const file of files) checkers.push(await walkRuleTest(file));
     expectConformance(...checkers);
-  });
+    // One walk per step of every rule test: it grows with each kind's test.
+  }, 60_000);
 
   it('reached every route of the simulator, and every operation of the table with a 2xx answer', () => {
     const unreached = SIM_ROUTES.map(([method, pattern]) => `${method} ${pattern}`).filter((r) => !coverage.routes.has(r));
