@@ -81,3 +81,10 @@ export function apiCall(method: 'GET' | 'POST', path: string, query: Record<stri
     .join('&');
   return { ...computeUnits(method, path), key: `${method} ${path}${q ? `?${q}` : ''}` };
 }
+
+/** AVAX's asset id on the P-chain of each network: the stake of a primary-network transaction. */
+export const AVAX_ASSET_ID = {
+  mainnet: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
+  fuji: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeSuJs1bBwaJtGbSg',
+  testnet: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeSuJs1bBwaJtGbSg',
+} as const;

@@ -10,12 +10,16 @@ import {
   proposedBlocksPage,
   signatureAggregation,
   validatorsPage,
+  stakingTransactionsPage,
+  subnetsPage,
   type Delegator,
   type IcmMessage,
   type L1Validator,
   type Operation,
   type ProposedBlock,
   type Validator,
+  type StakingTransaction,
+  type Subnet,
 } from './schemas.js';
 
 export type Network = 'mainnet' | 'fuji' | 'testnet';
@@ -41,6 +45,20 @@ export interface ValidatorListQuery {
   nodeIds: readonly string[];
   validationStatus: 'active' | 'pending';
   subnetId: string;
+}
+
+export interface StakingQuery {
+  /** One call's worth (see `filterBatches`), bare or P-/X- prefixed. */
+  addresses: readonly string[];
+  /** Newest first: read no further once a page says so (it reaches what the caller knows). */
+  enough?: (page: readonly StakingTransaction[]) => boolean;
+}
+
+export interface SubnetsQuery {
+  /** 1..10000 subnets a page. */
+  pageSize: number;
+  /** Read no further once a page says so (every subnet wanted was found). */
+  enough?: (page: readonly Subnet[]) => boolean;
 }
 
 export interface L1Query {
@@ -143,6 +161,32 @@ export class DataApi {
       if (isServiceNotFound(err)) return 'not-found';
       throw err;
     }
+  }
+
+  /** Staking transactions of these addresses, newest first. 100 CU a call on the live service. */
+  async stakingTransactions(network: Network, q: StakingQuery, signal?: AbortSignal): Promise<StakingTransaction[]> {
+    const endpoint = '/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking';
+    const path = `/v1/networks/${network}/blockchains/p-chain/transactions:listStaking`;
+    // api.maxPages bounds the pages of each address in the filter, not of all together.
+    return this.list<StakingTransaction>(endpoint, path, { addresses: q.addresses.join(','), sortOrder: 'desc' }, stakingTransactionsPage, 'transactions', signal, {
+      maxPages: this.options.maxPages * Math.max(1, q.addresses.length),
+      ...(q.enough ? { enough: q.enough } : {}),
+    });
+  }
+
+  /**
+   * The network's subnets, newest first, up to api.maxPages pages; `complete` says whether the
+   * list ended (or `enough` stopped it) within them: only a complete list tells a subnet is absent.
+   */
+  async subnets(network: Network, q: SubnetsQuery, signal?: AbortSignal): Promise<{ subnets: Subnet[]; complete: boolean }> {
+    let complete = true;
+    const query = { pageSize: String(q.pageSize), sortOrder: 'desc' };
+    const subnets = await this.list<Subnet>('/v1/networks/{network}/subnets', `/v1/networks/${network}/subnets`, query, subnetsPage, 'subnets', signal, {
+      pages: this.options.maxPages,
+      onTruncated: () => (complete = false),
+      ...(q.enough ? { enough: q.enough } : {}),
+    });
+    return { subnets, complete };
   }
 
   /**

@@ -62,4 +62,15 @@ describe('compute-unit estimate', () => {
     expect(e.apis[1]).toMatchObject({ api: 'metrics', perDay: 144 * 100 });
     expect(e.apis[0]?.perDay).toBe(0);
   });
+
+  it('staking-activity is priced at 100 CU a listStaking call: 200 addresses in 2 calls every 5 m are 57,600 CU a day; the subnet list 20 CU a page', () => {
+    const bech32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+    const addresses = Array.from({ length: 200 }, (_, i) => `avax1${bech32[i % 32]}${bech32[Math.floor(i / 32)]}${'q'.repeat(36)}`);
+    const staking = rule('stakes', 'staking-activity', { network: 'mainnet', addresses }, { every: 300_000 });
+    const e = estimateBudget([staking], limits);
+    expect(e.apis[0]).toMatchObject({ perMinute: 40, perDay: 2 * 100 * 288 });
+    expect(e.rules[0]?.more).toMatch(/^listStaking costs 100 CU a call/);
+    const subnets = rule('subnets', 'subnet-changes', { network: 'mainnet', subnetIds: ['2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg'], pageSize: 10_000 }, { every: 600_000 });
+    expect(estimateBudget([subnets], limits).apis[0]?.perDay).toBe(20 * 144);
+  });
 });

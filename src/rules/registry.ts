@@ -9,6 +9,8 @@ import { validatorHealth } from './validator-health/index.js';
 import { validatorStatus } from './validator-status/index.js';
 import { blockProduction } from './block-production/index.js';
 import { signatureAggregator } from './signature-aggregator/index.js';
+import { stakingActivity } from './staking-activity/index.js';
+import { subnetChanges } from './subnet-changes/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
@@ -25,6 +27,8 @@ export const ruleKinds = {
   [validatorHealth.kind]: validatorHealth,
   [blockProduction.kind]: blockProduction,
   [signatureAggregator.kind]: signatureAggregator,
+  [stakingActivity.kind]: stakingActivity,
+  [subnetChanges.kind]: subnetChanges,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -4,6 +4,7 @@ import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
 import { proposedBlockItem } from './samples.js';
+import { listStaking, listSubnets } from './routes-pchain.js';
 
 const network = z.enum(NETWORKS);
 
@@ -256,8 +257,8 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/icm\/addresses\/([^/]+)\/messages$/, icmMessages],
   ['POST', /^\/v1\/operations\/transactions:export$/, startExport],
   ['GET', /^\/v1\/operations\/([^/]+)$/, getOperation],
-  ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, withNetwork((ctx) => list(ctx, [], 'subnets', {}, { min: 1, max: 10_000, def: 100 }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('p-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, listSubnets],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, listStaking],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('x-chain', net) }))],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, proposedBlocks],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],

@@ -9,6 +9,7 @@ import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import { mergeDefined, type PeriodInput } from './samples.js';
 import type { ValidationChange, World } from './world.js';
+import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
 const when = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -152,6 +153,8 @@ export const worldChange = z.strictObject({
   /** The node's block rates end now (on one chain, or all). */
   stopProposing: stopProposing.optional(),
   signatureAggregator: z.union([signatureAggregator, z.array(signatureAggregator)]).optional(),
+  /** stakingTransactions, subnets, subnet (src/sim/scenario-pchain.ts). */
+  ...pchainKeys(when, avax, network),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -245,6 +248,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   }
   if (change.stopProposing) world.proposedBlocks.stop(change.stopProposing.nodeId, change.stopProposing.chain, world.clock.now());
   for (const a of [change.signatureAggregator ?? []].flat()) world.signatureAggregator.set(a.txHash, mergeDefined({}, { fail: a.fail, latencyMs: a.latencyMs }));
+  applyPChainChange(world, change, at);
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

@@ -2,6 +2,7 @@ import type { Network } from '../api/data-api.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
 import { ProposedBlocks, SignatureAggregator } from './blocks.js';
+import { PChainWorld } from './pchain.js';
 import {
   delegatorItem,
   icmItem,
@@ -121,6 +122,8 @@ export class World {
   readonly #icm: Array<{ network: Network; input: IcmInput; status: string; deliveredAt?: number }> = [];
   readonly #metrics = new Map<string, MetricSeries>();
   readonly operations = new Map<string, OperationEntry>();
+  /** Staking transactions and subnets (src/sim/pchain.ts). */
+  readonly pchain = new PChainWorld();
   #nextOperation = 1;
   /** Blocks nodes proposed on the primary-network chains (block-production). */
   readonly proposedBlocks = new ProposedBlocks();

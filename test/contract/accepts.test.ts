@@ -12,6 +12,7 @@ import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
 import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
 import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
+import { stakingTransactionsPage, subnetsPage } from '../../src/api/schemas.js';
 import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
@@ -37,6 +38,8 @@ const RESPONSES = {
   metrics: { contract: 'MetricsApiResponse', sdk: sdk.MetricsApiResponse$inboundSchema, ours: 'metricsPage', schema: metricsPage },
   proposedBlocks: { contract: 'ListPrimaryNetworkBlocksResponse', sdk: sdk.ListPrimaryNetworkBlocksResponse$inboundSchema, ours: 'proposedBlocksPage', schema: proposedBlocksPage },
   signatureAggregation: { contract: 'SignatureAggregationResponse', sdk: sdk.SignatureAggregationResponse$inboundSchema, ours: 'signatureAggregation', schema: signatureAggregation },
+  stakingTransactions: { contract: 'ListPChainTransactionsResponse', sdk: sdk.ListPChainTransactionsResponse$inboundSchema, ours: 'stakingTransactionsPage', schema: stakingTransactionsPage },
+  subnets: { contract: 'ListSubnetsResponse', sdk: sdk.ListSubnetsResponse$inboundSchema, ours: 'subnetsPage', schema: subnetsPage },
 };
 type ResponseType = keyof typeof RESPONSES;
 
@@ -150,6 +153,17 @@ class FakeService {
     }
     if (/^\/v1\/networks\/[^/]+\/l1Validators$/.test(p)) {
       return page(q, this.#body('l1Validators'), 'validators', { subnetId: ids('subnetId'), nodeId: ids('nodeId'), validationId: ids('l1ValidationId') });
+    }
+    if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/transactions:listStaking$/.test(p)) {
+      // Each transaction is one of the addresses asked for (the service lists no other).
+      const reply = page(q, this.#body('stakingTransactions'), 'transactions', {});
+      const addresses = ids('addresses').map((a) => a.replace(/^[PX]-/, ''));
+      if (addresses.length > 0) items(reply.body, 'transactions').forEach((t, i) => (t['rewardAddresses'] = [addresses[i % addresses.length]]));
+      return reply;
+    }
+    if (/^\/v1\/networks\/[^/]+\/subnets$/.test(p)) {
+      const watched = Array.isArray(this.spec['subnetIds']) ? (this.spec['subnetIds'] as string[]) : [];
+      return page(q, this.#body('subnets'), 'subnets', { subnetId: watched });
     }
     if (/^\/v1\/icm\/addresses\/[^/]+\/messages$/.test(p)) return page(q, this.#body('icmMessages'), 'messages', {});
     if (/^\/v2\/chains\/[^/]+\/metrics\/[^/]+$/.test(p)) return page(q, this.#body('metrics'), 'results', {});

@@ -11,6 +11,14 @@ const NODES = {
   fuji: 'NodeID-F1ujiActiveMnBvCxZlKjHgFdSaP',
 };
 const ADDRESS = { a: '0xAbC0000000000000000000000000000000000001', b: '0xdef0000000000000000000000000000000000002' };
+/** P-chain stakers and subnet owners (bare, as the service answers; filters may add P-/X-). */
+const STAKER = { a: 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw', b: 'avax1qr4kz9ctkjm2pmsjk9rumadq8yzng9y0u2lgfh', fuji: 'fuji1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsaz7uyp' };
+const SUBNETS = {
+  plain: '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg',
+  evm: 'wenKDikJWAYQs3f2v9JhV86fC6kHZwkFZsuUBftnmgZ4QXPnu',
+  l1: '2MpQ1ey2hkW6WD2ZrXdP3kGXKjEWr8nmRuYzfGJW9Lk1zAEJfX',
+  fuji: 'nQCwF6V9y8VFjvMuPeQVWWYn6ba75518Dpf6ZMWZNb3NyTA94',
+};
 
 export function catalogue(): Record<string, unknown> {
   const reward = ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'];
@@ -56,6 +64,27 @@ export function catalogue(): Record<string, unknown> {
       { messageId: '0xc3', from: ADDRESS.b, to: ADDRESS.a, sent: '-60m', status: 'delivered_source_not_indexed' },
       { network: 'fuji', messageId: '0xc4', from: ADDRESS.a, to: ADDRESS.b, sent: '-2m', status: 'pending', sourceEvmChainId: '43113' },
     ],
+    stakingTransactions: [
+      { txHash: 'stake-delegator', txType: 'AddPermissionlessDelegatorTx', addresses: [STAKER.a], nodeId: NODES.history, amount: 25, start: '-10d', end: '+20d' },
+      // Ends within the hour: the service stops listing it (only active staking is listed).
+      { txHash: 'stake-validator', txType: 'AddPermissionlessValidatorTx', addresses: [`P-${STAKER.b}`, STAKER.a], nodeId: NODES.active[0], amount: 2000, start: '-30d', end: '+1h', rewardTxHash: '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF' },
+      { txHash: 'stake-legacy', txType: 'AddDelegatorTx', addresses: [STAKER.b], nodeId: NODES.active[1], amount: '30.5', start: '-2d', end: '+5d', block: '-3d' },
+      { network: 'fuji', txHash: 'stake-fuji', addresses: [STAKER.fuji], nodeId: NODES.fuji, amount: 1, start: '-1d', end: '+14d' },
+    ],
+    subnets: [
+      { subnetId: SUBNETS.plain, owners: [STAKER.a], created: '-400d' },
+      { subnetId: SUBNETS.evm, owners: [STAKER.a, STAKER.b], threshold: 2, blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'Dexalot <b>Chain</b>', evmChainId: 432204 }] },
+      {
+        subnetId: SUBNETS.l1,
+        owners: [STAKER.b],
+        created: '-2d',
+        isL1: true,
+        conversionTx: '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN',
+        manager: { blockchainId: '2LFmzhHDKxkreihEtPanVmofuFn63bsh8twnRXEbDhBtCJxURB', contractAddress: '0xfacade0000000000000000000000000000000000' },
+        blockchains: [{ blockchainId: '2LFmzhHDKxkreihEtPanVmofuFn63bsh8twnRXEbDhBtCJxURB', name: 'custom-vm', vmId: 'mDV3QWRXfwgKUWb9sggkv4vQxAQR4y2CyKrt5pLZ5SzQ7EHBv' }],
+      },
+      { network: 'fuji', subnetId: SUBNETS.fuji, owners: [STAKER.fuji] },
+    ],
     metrics: ['hour', 'day', 'week', 'month'].map((timeInterval) => ({ chainId: 43114, metric: 'txCount', timeInterval, value: 12000 })),
     exports: { completeAfterPolls: 2, outcome: 'COMPLETED' },
     unknownNode: 'empty',
@@ -99,6 +128,10 @@ export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = 
       { signatureAggregator: [{ txHash: TX_HASHES.failing, fail: 500 }, { txHash: TX_HASHES.unknown, fail: null }] },
       // It recovers in place: a version again, benched on one chain less, more uptime; a paid delegation.
       { validator: { nodeId: NODES.unhealthy, uptimePerformance: 93, version: 'avalanche/1.14.1', health: { benchedC: 0 }, delegationCapacity: '12.5' }, delegation: { txHash: 'del-done', reward: { gross: '1.5', net: '1.47' } } },
+      // A subnet changes hands, becomes an L1 and gets a second chain; another stops being listed.
+      { subnet: { subnetId: SUBNETS.evm, owners: [STAKER.b], threshold: 1, convertToL1: { txHash: '2dConversionTxQwErTyUiOpAsDfGhJkLzXcVbNm', manager: { blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', contractAddress: '0x0feedc0de0000000000000000000000000000000' } } } },
+      { subnet: { subnetId: SUBNETS.evm, addBlockchain: { blockchainId: 'V3Pq5cvBn8bLr6dWbFmYjA8NzPh9C4GgRxXkz7MuTsSiEqDwo', name: 'second', evmChainId: 432205 } }, stakingTransactions: [{ txHash: 'stake-new', addresses: [STAKER.a], nodeId: NODES.history, amount: 100, start: '+1h', end: '+30d' }] },
+      { subnet: { subnetId: SUBNETS.plain, listed: false } },
     ],
   ],
   [
@@ -140,4 +173,12 @@ export const EVERY_VARIANT = [
   'proposed blocks on c-chain',
   'proposed blocks on x-chain',
   'signed message',
+  'staking transaction AddPermissionlessDelegatorTx',
+  'staking transaction AddPermissionlessValidatorTx',
+  'staking transaction AddDelegatorTx',
+  'staking transaction with a reward transaction',
+  'subnet',
+  'L1',
+  'blockchain with an EVM genesis',
+  'blockchain with an encoded genesis',
 ];

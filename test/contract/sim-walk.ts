@@ -127,6 +127,22 @@ function facts(body: Body): string[] {
   const chain = (body['chainInfo'] as Body | undefined)?.['chainName'];
   if (Array.isArray(body['blocks']) && body['blocks'].length > 0 && typeof chain === 'string') out.push(`proposed blocks on ${chain}`);
   if (typeof body['signedMessage'] === 'string') out.push('signed message');
+  out.push(...pchainFacts(body));
+  return out;
+}
+
+/** What staking transactions and subnets show. */
+function pchainFacts(body: Body): string[] {
+  const list = (key: string) => (Array.isArray(body[key]) ? (body[key] as Body[]) : []);
+  const out = list('transactions')
+    .filter((t) => Array.isArray(t['amountStaked']))
+    .flatMap((t) => [`staking transaction ${String(t['txType'])}`, ...(typeof t['rewardTxHash'] === 'string' ? ['staking transaction with a reward transaction'] : [])]);
+  for (const subnet of list('subnets')) {
+    out.push(subnet['isL1'] === true ? 'L1' : 'subnet');
+    for (const chain of Array.isArray(subnet['blockchains']) ? (subnet['blockchains'] as Body[]) : []) {
+      out.push(typeof chain['genesisData'] === 'object' ? 'blockchain with an EVM genesis' : 'blockchain with an encoded genesis');
+    }
+  }
   return out;
 }
 
@@ -159,11 +175,15 @@ export interface Entities {
   l1: Array<{ validationId: string; nodeId: string; subnetId: string }>;
   icmAddresses: Set<string>;
   series: Array<{ chainId: string; metric: string; timeInterval: string }>;
+  /** Addresses of staking transactions, by network. */
+  stakers: Map<Network, Set<string>>;
+  /** Networks that have subnets. */
+  subnetNetworks: Set<Network>;
 }
 
 /** Everything the changes (a world, its events or steps) name, on any network. */
 export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Entities {
-  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [] };
+  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [], stakers: new Map(), subnetNetworks: new Set() };
   for (const c of changes) {
     for (const v of c?.validations ?? []) addNode(e, v.network, v.nodeId);
     for (const d of c?.delegations ?? []) {
@@ -179,6 +199,14 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
       e.icmAddresses.add(m.from).add(m.to);
     }
     e.series.push(...(c?.metrics ?? []));
+    for (const t of c?.stakingTransactions ?? []) {
+      e.networks.add(t.network);
+      for (const a of t.addresses) e.stakers.set(t.network, (e.stakers.get(t.network) ?? new Set()).add(a));
+    }
+    for (const subnet of c?.subnets ?? []) {
+      e.networks.add(subnet.network);
+      e.subnetNetworks.add(subnet.network);
+    }
   }
   return e;
 }
@@ -201,6 +229,9 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
     await walkValidatorList(c, e, net, first);
     await walkDelegators(c, e, net);
     await walkL1(c, e, net);
+    // A world without staking transactions or subnets answers them empty: once is enough.
+    if (first || e.stakers.has(net)) await walkStaking(c, e, net, first);
+    if (first || e.subnetNetworks.has(net)) await walkSubnets(c, net, first);
     if (first) await walkPrimaryNetworkLists(c, net);
   }
   await walkIcm(c, e);
@@ -258,6 +289,26 @@ async function walkL1(c: Checker, e: Entities, net: Network): Promise<void> {
   for (const v of e.l1) {
     await c.pages(`/v1/networks/${net}/l1Validators?includeInactiveL1Validators=true&subnetId=${v.subnetId}&nodeId=${v.nodeId}&l1ValidationId=${v.validationId}`);
   }
+}
+
+/** Staking transactions: every page, by address (bare, P-, X-, several at once), type, time and order. */
+async function walkStaking(c: Checker, e: Entities, net: Network, first: boolean): Promise<void> {
+  const base = `/v1/networks/${net}/blockchains/p-chain/transactions:listStaking`;
+  const stakers = [...(e.stakers.get(net) ?? [])];
+  await c.pages(`${base}?pageSize=1`);
+  for (const a of stakers) await c.pages(`${base}?addresses=P-${a}&sortOrder=desc&pageSize=1`);
+  if (stakers.length > 0) await c.pages(`${base}?addresses=${stakers.map((a) => `X-${a}`).join(',')}&sortOrder=asc`);
+  const now = c.sim.world.clock.now();
+  await c.pages(`${base}?txTypes=AddPermissionlessDelegatorTx&txTypes=AddDelegatorTx&startTimestamp=${now - 40 * 86_400}&endTimestamp=${now}`);
+  if (first) for (const bad of ['pageSize=101', 'sortOrder=sideways', 'startTimestamp=soon']) await c.call('GET', `${base}?${bad}`, { allow: 400 });
+}
+
+/** The subnet list: every page, both orders, the largest page. */
+async function walkSubnets(c: Checker, net: Network, first: boolean): Promise<void> {
+  const base = `/v1/networks/${net}/subnets`;
+  await c.pages(`${base}?pageSize=1`);
+  await c.pages(`${base}?pageSize=10000&sortOrder=desc`);
+  if (first) for (const bad of ['pageSize=10001', 'sortOrder=sideways']) await c.call('GET', `${base}?${bad}`, { allow: 400 });
 }
 
 async function walkPrimaryNetworkLists(c: Checker, net: Network): Promise<void> {

@@ -40,10 +40,10 @@ describe('avawatch check', () => {
     const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '--shard', s])));
     const names = shards.map((r) => [...r.stdout.matchAll(/^ {2}(\S+) {2}\S+ {2}(every|schedule)/gm)].map((m) => m[1]));
     expect(shards.map((r) => r.code)).toEqual([0, 0]);
-    expect(names.flat().sort()).toEqual(['c-chain-tx-drop', 'daily-export', 'delegations', 'icm-stuck', 'l1-balance', 'my-validators', 'validation-ending', 'validator-health']);
+    expect(names.flat().sort()).toEqual(['c-chain-tx-drop', 'daily-export', 'delegations', 'icm-stuck', 'l1-balance', 'my-validators', 'staking-activity', 'subnet-changes', 'validation-ending', 'validator-health']);
     expect(names[0]!.length).toBeGreaterThan(0);
     expect(names[1]!.length).toBeGreaterThan(0);
-    expect(shards[0]!.stdout).toContain(`rules: 8, in shard 1/2: ${names[0]!.length}\n`);
+    expect(shards[0]!.stdout).toContain(`rules: 10, in shard 1/2: ${names[0]!.length}\n`);
     const bad = await avawatch(['run', '--shard', '3/2']);
     expect([bad.code, bad.stderr]).toEqual([1, 'avawatch: --shard: "3/2" is not I/N with 1 ≤ I ≤ N, e.g. 1/3\n']);
   });

@@ -126,6 +126,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
         icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
         metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
         exports: { completeAfterPolls: 1, outcome: 'COMPLETED' },
+        stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
+        subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }],
       });
       applyChange(sim.world, change, sim.world.clock.nowMs());
       // One failed evaluation (a try and its one retry) for the failure counters.

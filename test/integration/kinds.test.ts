@@ -35,6 +35,7 @@ const TX2 = '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN';
 /** The C-chain silentFor of rules/block-production.yaml, less the time the baseline may take to run. */
 const C_SILENT_S = 3 * 3600;
 const BASELINE_MARGIN_S = 8;
+const STAKER = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
 
 // Each shipped example rule against the simulator: a healthy world, then the change it exists for.
 const cases: Record<string, Case> = {
@@ -142,6 +143,20 @@ const cases: Record<string, Case> = {
     change: (sim) => change(sim, { signatureAggregator: [{ txHash: TX, fail: 403 }, { txHash: TX2, fail: 500 }] }),
     expected: [{ rule: 'aggregator', kind: 'signature-aggregator', status: 'firing', subject: TX2, summary: expect.stringMatching(/failed 1 probe in a row for .*: HTTP 500/) }],
   },
+  'staking-activity': {
+    ruleFile: 'rules/staking-activity.yaml',
+    world: { stakingTransactions: [{ txHash: 's1', txType: 'AddPermissionlessValidatorTx', addresses: [STAKER], nodeId: N, amount: 2000, start: '-30d', end: '+300d' }] },
+    // The watched address delegates to another node.
+    change: (sim) => change(sim, { stakingTransactions: [{ txHash: 's2', addresses: [`P-${STAKER}`], nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', amount: 25, start: '-1s', end: '+14d' }] }),
+    expected: [{ rule: 'staking-activity', kind: 'staking-activity', status: 'event', subject: 's2', summary: expect.stringMatching(new RegExp(`^New staking transaction of ${STAKER}: AddPermissionlessDelegatorTx staking 25 AVAX on NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ, `)) }],
+  },
+  'subnet-changes': {
+    ruleFile: 'rules/subnet-changes.yaml',
+    world: { subnets: [{ subnetId: SUBNET, owners: [STAKER], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }] },
+    // Converted to an L1: one event, its validator manager in it.
+    change: (sim) => change(sim, { subnet: { subnetId: SUBNET, convertToL1: { txHash: '2dConversionTx', manager: { blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', contractAddress: '0xfacade0000000000000000000000000000000000' } } } }),
+    expected: [{ rule: 'subnet-changes', kind: 'subnet-changes', status: 'event', subject: SUBNET, summary: `Subnet ${SUBNET} was converted to an L1 (isL1 false → true) by 2dConversionTx`, labels: expect.objectContaining({ change: 'l1-conversion' }) }],
+  },
   export: {
     ruleFile: 'rules/export.yaml',
     world: { exports: { completeAfterPolls: 1, outcome: 'COMPLETED' } },
@@ -181,5 +196,39 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       expect(lines.filter((l) => !optional.includes(l))).toEqual(c.expected.map((e) => expect.objectContaining(e)));
       for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
     }, c.timeoutMs);
+  }
+});
+
+// A failed read sends nothing and keeps what held: the change it hid is reported by the next read, once.
+const FAILING_PATH: Record<string, string> = { 'staking-activity': 'transactions:listStaking', 'subnet-changes': '/subnets' };
+
+describe('avawatch once --json: a failed read sends nothing, the next one reports what it hid', () => {
+  let sim: SimServer;
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-kind-'));
+  });
+  afterEach(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const [kind, path] of Object.entries(FAILING_PATH)) {
+    it(kind, async () => {
+      const c = cases[kind] as Case;
+      sim = await startSim();
+      change(sim, c.world);
+      const config = join(dir, 'avawatch.yaml');
+      writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(c.ruleFile)}"]\n`);
+      const once = () => run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect((await once()).stdout).toBe('');
+      c.change(sim);
+      sim.world.faults.push({ status: 503, pathIncludes: path });
+      const failed = await once();
+      expect([failed.stdout, 'code' in failed ? failed.code : 0]).toEqual(['', 1]);
+      expect(failed.stderr).toContain(`rule ${c.expected[0]?.['rule'] as string} failed`);
+      const lines = (await once()).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
+    });
   }
 });

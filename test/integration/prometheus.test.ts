@@ -27,6 +27,8 @@ const DOMAIN_GAUGES = [
   'avawatch_chain_metric_value',
   'avawatch_icm_pending_messages',
   'avawatch_export_status',
+  'avawatch_staking_active_transactions',
+  'avawatch_subnet_is_l1',
 ];
 
 interface Sample {
@@ -70,6 +72,8 @@ describe('the /metrics exposition against promtool and a real Prometheus', () =>
           l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 2, feePerSecond: 512 }],
           icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
           metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
+          stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
+          subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], isL1: true }],
         },
       }),
     });
