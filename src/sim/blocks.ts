@@ -1,5 +1,4 @@
 import type { Network } from '../api/data-api.js';
-import { error, ok, type Reply } from './http.js';
 import type { PrimaryChain } from './samples.js';
 
 // The world's proposed blocks (block-production) and the signature aggregator's outcomes
@@ -98,11 +97,10 @@ export class SignatureAggregator {
     return [...this.#outcomes];
   }
 
-  /** 201 with a signed message (the contract's status for this GET), or the service's error. */
-  answer(txHash: string): Reply {
+  /** A signed message, or the status and message of the service's error; after latencyMs. */
+  answer(txHash: string): { latencyMs: number } & ({ signedMessage: string } | { fail: number; message: string }) {
     const o = this.#outcomes.get(txHash) ?? { fail: null, latencyMs: 0 };
-    const reply = o.fail === null ? ok({ signedMessage: signedMessage(txHash) }, 201) : error(o.fail, failureMessage(o.fail, txHash));
-    return o.latencyMs > 0 ? { ...reply, delayMs: o.latencyMs } : reply;
+    return o.fail === null ? { latencyMs: o.latencyMs, signedMessage: signedMessage(txHash) } : { latencyMs: o.latencyMs, fail: o.fail, message: failureMessage(o.fail, txHash) };
   }
 }
 

@@ -274,6 +274,11 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
     'GET',
     /^\/v1\/signatureAggregator\/([^/]+)\/aggregateSignatures\/([^/]+)$/,
     // The published specification answers this GET with 201, not 200; the SDK accepts only 201.
-    withNetwork((ctx) => ctx.world.signatureAggregator.answer(decodeURIComponent(ctx.params[1] ?? ''))),
+    withNetwork((ctx) => {
+      const a = ctx.world.signatureAggregator.answer(decodeURIComponent(ctx.params[1] ?? ''));
+      // 201: the contract's status for this GET.
+      const reply = 'signedMessage' in a ? ok({ signedMessage: a.signedMessage }, 201) : error(a.fail, a.message);
+      return a.latencyMs > 0 ? { ...reply, delayMs: a.latencyMs } : reply;
+    }),
   ],
 ];
