@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
+import { assetTransactions, blockTransactions, deployments, nftTokens } from './routes-longtail.js';
 
 const network = z.enum(NETWORKS);
 
@@ -235,12 +236,12 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/operations\/([^/]+)$/, getOperation],
   ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, withNetwork((ctx) => list(ctx, [], 'subnets', {}, { min: 1, max: 10_000, def: 100 }))],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('p-chain', net) }))],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('x-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, assetTransactions],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, withNetwork((ctx, net) => list(ctx, [], 'blocks', { chainInfo: chainInfo('p-chain', net) }))],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, empty('contracts')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, (ctx) => list(ctx, [], 'transactions', {}, { min: 0, max: 100, def: 0 })],
-  ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, empty('tokens')],
+  ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, deployments],
+  ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, blockTransactions],
+  ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, nftTokens],
   [
     'GET',
     /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/transactions:getDeployment$/,

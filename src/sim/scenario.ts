@@ -8,6 +8,7 @@ import { YamlSource } from '../config/source.js';
 import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import { mergeDefined, type PeriodInput } from './samples.js';
+import { applyLongTail, longTailChange } from './longtail.js';
 import type { ValidationChange, World } from './world.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
@@ -133,6 +134,8 @@ export const worldChange = z.strictObject({
   unknownNode: z.enum(['not-found', 'empty']).optional(),
   /** null turns the floor off again. */
   bulkDefaultMinUptime: percent.nullable().optional(),
+  /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
+  ...longTailChange(when),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -219,6 +222,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   if (change.exports) world.exportPlan = change.exports;
   if (change.unknownNode) world.unknownNode = change.unknownNode;
   if (change.bulkDefaultMinUptime !== undefined) world.bulkDefaultMinUptime = change.bulkDefaultMinUptime ?? undefined;
+  applyLongTail(world.longTail, change, at);
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

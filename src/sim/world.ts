@@ -1,6 +1,7 @@
 import type { Network } from '../api/data-api.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
+import { LongTail } from './longtail.js';
 import {
   delegatorItem,
   icmItem,
@@ -120,6 +121,8 @@ export class World {
   readonly #icm: Array<{ network: Network; input: IcmInput; status: string; deliveredAt?: number }> = [];
   readonly #metrics = new Map<string, MetricSeries>();
   readonly operations = new Map<string, OperationEntry>();
+  /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
+  readonly longTail = new LongTail();
   #nextOperation = 1;
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
