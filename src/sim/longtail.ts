@@ -207,6 +207,11 @@ export function longTailChange<W extends z.ZodType>(when: W) {
         }),
       )
       .optional(),
+    /** Changes a token in place: a new owner (a transfer), new metadata. */
+    nft: z
+      .strictObject({ chainId, collection: z.string(), tokenId: decimal, owner: z.string().optional(), metadataName: z.string().optional() })
+      .refine((t) => t.owner !== undefined || t.metadataName !== undefined, { message: 'nothing to change: give owner or metadataName' })
+      .optional(),
     deployments: z
       .array(
         z.strictObject({
@@ -248,6 +253,7 @@ export function longTailChange<W extends z.ZodType>(when: W) {
 /** What a change adds, with times in the scenario's own type `T`. */
 export interface LongTailChange<T> {
   nfts?: Array<Omit<NftInput, 'minted'> & { minted: T }> | undefined;
+  nft?: Pick<NftInput, 'chainId' | 'collection' | 'tokenId' | 'owner' | 'metadataName'> | undefined;
   deployments?: Array<Omit<DeploymentInput, 'deployed'> & { deployed: T }> | undefined;
   blockTransactions?: Array<Omit<BlockTxInput, 'index' | 'at'> & { at: T }> | undefined;
   assetTransactions?: Array<Omit<AssetTxInput, 'at'> & { at: T }> | undefined;
@@ -256,6 +262,13 @@ export interface LongTailChange<T> {
 /** Adds what a change lists; `at` turns the scenario's time into unix seconds. */
 export function applyLongTail<T>(lt: LongTail, change: LongTailChange<T>, at: (w: T) => number): void {
   for (const t of change.nfts ?? []) lt.nfts.push({ ...t, minted: at(t.minted) });
+  if (change.nft) {
+    const { chainId, collection, tokenId, owner, metadataName } = change.nft;
+    const token = lt.nfts.find((t) => t.chainId === chainId && lower(t.collection) === lower(collection) && t.tokenId === tokenId);
+    if (!token) throw new Error(`no NFT ${tokenId} in collection ${collection} on chain ${chainId}`);
+    if (owner !== undefined) token.owner = owner;
+    if (metadataName !== undefined) token.metadataName = metadataName;
+  }
   for (const d of change.deployments ?? []) lt.deployments.push({ ...d, deployed: at(d.deployed) });
   for (const t of change.blockTransactions ?? []) {
     const index = lt.blockTxs.filter((b) => b.chainId === t.chainId && b.block === t.block).length;

@@ -156,11 +156,27 @@ export interface Entities {
   l1: Array<{ validationId: string; nodeId: string; subnetId: string }>;
   icmAddresses: Set<string>;
   series: Array<{ chainId: string; metric: string; timeInterval: string }>;
+  /** The long tail (src/sim/longtail.ts): `chainId/address` of collections and deployers, `chainId/block`, `network/assetId`. */
+  collections: Set<string>;
+  deployers: Set<string>;
+  blocks: Set<string>;
+  assets: Set<string>;
 }
 
 /** Everything the changes (a world, its events or steps) name, on any network. */
 export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Entities {
-  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [] };
+  const e: Entities = {
+    networks: new Set(['mainnet']),
+    nodeIds: new Map(),
+    rewardAddresses: new Set(),
+    l1: [],
+    icmAddresses: new Set(),
+    series: [],
+    collections: new Set(),
+    deployers: new Set(),
+    blocks: new Set(),
+    assets: new Set(),
+  };
   for (const c of changes) {
     for (const v of c?.validations ?? []) addNode(e, v.network, v.nodeId);
     for (const d of c?.delegations ?? []) {
@@ -176,6 +192,10 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
       e.icmAddresses.add(m.from).add(m.to);
     }
     e.series.push(...(c?.metrics ?? []));
+    for (const t of c?.nfts ?? []) e.collections.add(`${t.chainId}/${t.collection}`);
+    for (const d of c?.deployments ?? []) e.deployers.add(`${d.chainId}/${d.deployer}`);
+    for (const t of c?.blockTransactions ?? []) e.blocks.add(`${t.chainId}/${t.block}`);
+    for (const t of c?.assetTransactions ?? []) e.assets.add(`${t.network}/${t.assetId}`);
   }
   return e;
 }
@@ -204,6 +224,7 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
   if (first) await walkEvmLists(c);
   await walkMetrics(c, e);
   await walkExports(c);
+  await walkLongTail(c, e);
 }
 
 async function walkValidators(c: Checker, e: Entities, net: Network): Promise<void> {
@@ -311,4 +332,29 @@ async function walkExports(c: Checker): Promise<void> {
     }
   }
   await c.call('GET', '/v1/operations/op-none', { allow: 404 });
+}
+
+/** NFT tokens, deployments, block and asset transactions of the world, a page at a time and filtered. */
+async function walkLongTail(c: Checker, e: Entities): Promise<void> {
+  for (const id of e.collections) {
+    const [chainId, address = ''] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/nfts/collections/${address}/tokens?pageSize=1`);
+    await c.pages(`/v1/chains/${chainId}/nfts/collections/${address.toLowerCase()}/tokens?pageSize=100`);
+  }
+  for (const id of e.deployers) {
+    const [chainId, address] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/contracts/${address}/deployments?pageSize=1`);
+  }
+  for (const id of e.blocks) {
+    const [chainId, block] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/blocks/${block}/transactions?pageSize=1`);
+    await c.pages(`/v1/chains/${chainId}/blocks/${block}/transactions?pageSize=0`);
+  }
+  for (const id of e.assets) {
+    const [net, assetId] = id.split('/');
+    const base = `/v1/networks/${net}/blockchains/x-chain/assets/${assetId}/transactions`;
+    await c.pages(`${base}?pageSize=1`);
+    await c.pages(`${base}?txTypes=BaseTx,ImportTx&startTimestamp=0&endTimestamp=${c.sim.world.clock.now()}`);
+    if (c.walks === 1) await c.call('GET', `${base}?startTimestamp=yesterday`, { allow: 400 });
+  }
 }

@@ -80,6 +80,27 @@ describe('endpoint', () => {
       expect(sim.requests.length - before).toBe(1);
     });
 
+    it('counts only the items the filter keeps; a filter that throws fails its item', async () => {
+      const s = specSchema.parse({
+        path: '/v1/networks/mainnet/blockchains/x-chain/assets/{assetId}/transactions',
+        params: { assetId: AVAX },
+        filter: '$number(amountCreated[0].amount) >= 1000000000000',
+        key: 'txHash',
+        mode: 'new',
+        summary: '{txHash} moved {$number(amountCreated[0].amount) / 1000000000} AVAX',
+      });
+      change({ assetTransactions: [{ txHash: 'old-big', amount: '2000000000000', from: 'a', to: 'b', at: '-1d' }] });
+      expect((await run(s)).alerts).toEqual([]);
+      change({ assetTransactions: [{ txHash: 'small', amount: '5', from: 'a', to: 'b', at: '-3m' }] });
+      change({ assetTransactions: [{ txHash: 'big', amount: '3000000000000', from: 'a', to: 'b', at: '-2m' }] });
+      change({ assetTransactions: [{ txHash: 'odd', amount: '0', from: 'a', to: 'b', at: '-1m' }] });
+      sim.world.longTail.assetTxs.at(-1)!.amount = 'many';
+      const result = await run(s);
+      expect(result.alerts.map((a) => a.summary)).toEqual(['big moved 3000 AVAX']);
+      expect(Object.keys(result.failed ?? {})).toEqual(['odd']);
+      expect(Object.keys(previous).sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
+    });
+
     it('keeps at most maxItems keys, the most recently listed', async () => {
       for (let i = 1; i <= 4; i++) change(nft(i, `-${10 - i}h`));
       await run(nftRule({ maxItems: 2 }));
@@ -143,8 +164,8 @@ describe('endpoint', () => {
       specSchema.parse({
         path: '/v1/avg_tps/{chainId}',
         params: { chainId: '43114' },
-        // The latest complete day only: the running day is partial.
-        items: '[results[timestamp + 86400 <= $time][0]]',
+        // The day that ended last only: the running day is partial.
+        filter: 'timestamp + 86400 <= $time and timestamp + 172800 > $time',
         key: '"latest day"',
         mode: 'condition',
         condition: 'value < 2',

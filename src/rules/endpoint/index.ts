@@ -29,8 +29,11 @@ export interface Observation {
 
 interface Listed {
   item: unknown;
+  /** Undefined: the item could not be identified (then `error` says why). */
   key?: string;
   error?: string;
+  /** The filter left it out. */
+  skip?: boolean;
 }
 
 /** Key and text shown of one item: chain text, so bounded. */
@@ -54,7 +57,7 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     const query = queryOf(s, api, data.options.pageSize);
     const bindings = { time: Math.floor(now.getTime() / 1000), params: s.params, path };
     let complete = true;
-    const known = (l: Listed) => l.key !== undefined && prev[ITEM_PREFIX + l.key] !== undefined;
+    const known = (l: Listed) => l.key !== undefined && !l.skip && prev[ITEM_PREFIX + l.key] !== undefined;
     const listed = await collectPages<Listed>(
       async (pageToken) => {
         const body = await http.getJson({ endpoint: s.path, path, query: { ...query, pageToken }, signal });
@@ -84,7 +87,8 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
         complete = false; // an item not identified may be one tracked: nothing is read as gone
         continue;
       }
-      const read = await attemptItem(s, l.item, l.key, prev, baselined, { ...bindings, key: l.key });
+      if (l.skip) continue;
+      const read = l.error === undefined ? await attemptItem(s, l.item, l.key, prev, baselined, { ...bindings, key: l.key }) : { key: l.key, error: l.error };
       if ('error' in read) firstError ??= read.error;
       items.push(read);
     }
@@ -185,14 +189,24 @@ async function itemsOf(s: Spec, body: unknown, bindings: Record<string, unknown>
   return items;
 }
 
+/** An item's key, and whether the filter keeps it; a filter that throws fails the item alone. */
 async function identify(s: Spec, item: unknown, bindings: Record<string, unknown>): Promise<Listed> {
+  let key: string;
   try {
-    const key = await evaluate(s.key, item, bindings);
-    if (typeof key === 'string' && key !== '') return { item, key };
-    if (typeof key === 'number' && Number.isFinite(key)) return { item, key: String(key) };
-    return { item, error: `key ${JSON.stringify(s.key)} gave ${kindOf(key)}, not a string or a number` };
+    const value = await evaluate(s.key, item, bindings);
+    if (typeof value === 'number' && Number.isFinite(value)) key = String(value);
+    else if (typeof value === 'string') key = value;
+    else return { item, error: `key ${JSON.stringify(s.key)} gave ${kindOf(value)}, not a string or a number` };
   } catch (err) {
     return { item, error: (err as Error).message };
+  }
+  if (s.filter === undefined) return { item, key };
+  try {
+    const keep = await evaluate(s.filter, item, { ...bindings, key });
+    if (keep !== undefined && typeof keep !== 'boolean') return { item, key, error: `filter ${JSON.stringify(s.filter)} gave ${kindOf(keep)}, not true or false` };
+    return keep === true ? { item, key } : { item, key, skip: true };
+  } catch (err) {
+    return { item, key, error: (err as Error).message };
   }
 }
 

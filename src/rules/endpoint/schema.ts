@@ -18,6 +18,8 @@ export const spec = z
     query: z.record(z.string(), scalar).default({}),
     /** Where the list is in an answer (JSONata); default: the answer's one list field. */
     items: expression.optional(),
+    /** Which items count (JSONata, on the item): those for which it is true; the others are not listed. */
+    filter: expression.optional(),
     /** What identifies an item (JSONata, on the item): a string or a number. */
     key: expression,
     mode: z.enum(MODES),
