@@ -22,6 +22,7 @@ const nftRule = (extra: Record<string, unknown> = {}) =>
   specSchema.parse({
     path: '/v1/chains/{chainId}/nfts/collections/{address}/tokens',
     params: { chainId: 43114, address: COLLECTION },
+    items: 'tokens',
     key: 'tokenId',
     mode: 'new',
     summary: 'New NFT #{tokenId} minted in {$params.address}: {metadata.name}',
@@ -84,6 +85,7 @@ describe('endpoint', () => {
       const s = specSchema.parse({
         path: '/v1/networks/mainnet/blockchains/x-chain/assets/{assetId}/transactions',
         params: { assetId: AVAX },
+        items: 'transactions',
         filter: '$number(amountCreated[0].amount) >= 1000000000000',
         key: 'txHash',
         mode: 'new',
@@ -117,9 +119,9 @@ describe('endpoint', () => {
       await run(nftRule());
       const kept = previous;
       sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: { oops: true } }) });
-      await expect(run(nftRule())).rejects.toThrow(/data API \/v1\/chains\/43114\/nfts\/collections\/0x71B5.*\/tokens: unexpected response: no list field/);
-      sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: 'none' }) });
-      await expect(run(nftRule({ items: 'tokens' }))).rejects.toThrow(/items "tokens" gave string "none", not a list/);
+      await expect(run(nftRule())).rejects.toThrow(/data API \/v1\/chains\/43114\/nfts\/collections\/0x71B5.*\/tokens: unexpected response: items "tokens" gave an object, not a list/);
+      sim.world.faults.push({ status: 200, body: JSON.stringify({ nextPageToken: '' }) });
+      await expect(run(nftRule())).rejects.toThrow(/items "tokens" gave nothing, not a list/);
       expect(previous).toBe(kept);
       change(nft(2, '-1m'));
       expect((await run(nftRule())).alerts.map((a) => a.subject)).toEqual(['2']);
@@ -130,6 +132,7 @@ describe('endpoint', () => {
       const s = specSchema.parse({
         path: '/v1/chains/43114/contracts/{deployer}/deployments',
         params: { deployer: DEPLOYER },
+        items: 'contracts',
         key: 'address',
         mode: 'new',
         summary: '{$uppercase(name)} deployed at {address}',
@@ -164,6 +167,7 @@ describe('endpoint', () => {
       specSchema.parse({
         path: '/v1/avg_tps/{chainId}',
         params: { chainId: '43114' },
+        items: 'results',
         // The day that ended last only: the running day is partial.
         filter: 'timestamp + 86400 <= $time and timestamp + 172800 > $time',
         key: '"latest day"',
@@ -191,6 +195,7 @@ describe('endpoint', () => {
       const s = specSchema.parse({
         path: '/v1/networks/mainnet/blockchains/x-chain/assets/{assetId}/transactions',
         params: { assetId: AVAX },
+        items: 'transactions',
         key: 'txHash',
         mode: 'condition',
         condition: '$number(amountCreated[0].amount) > 1000000000000',
@@ -218,6 +223,7 @@ describe('endpoint', () => {
     const s = specSchema.parse({
       path: '/v1/chains/{chainId}/nfts/collections/{address}/tokens',
       params: { chainId: '43114', address: COLLECTION },
+      items: 'tokens',
       key: 'tokenId',
       mode: 'change',
       field: 'metadata.name',
@@ -250,7 +256,7 @@ describe('endpoint', () => {
 
 describe('endpoint keys', () => {
   const problems = (rule: Record<string, unknown>) =>
-    specSchema.safeParse({ path: '/v1/avg_tps/{chainId}', params: { chainId: 43114 }, key: 'timestamp', mode: 'new', ...rule }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+    specSchema.safeParse({ path: '/v1/avg_tps/{chainId}', params: { chainId: 43114 }, items: 'results', key: 'timestamp', mode: 'new', ...rule }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
 
   it('refuses an expression that does not compile, saying where', () => {
     expect(problems({ mode: 'condition', condition: 'value <' })).toEqual(['condition: not a valid JSONata expression: Unexpected end of expression (at character 7)']);
@@ -275,7 +281,7 @@ describe('endpoint keys', () => {
   });
 
   it('prices one call on the budget of its API, and says the pages', () => {
-    const parse = (rule: Record<string, unknown>) => specSchema.parse({ key: 'k', mode: 'new', ...rule });
+    const parse = (rule: Record<string, unknown>) => specSchema.parse({ items: 'results', key: 'k', mode: 'new', ...rule });
     expect(endpoint.cost(parse({ path: '/v1/avg_tps/43114' }))).toEqual({
       calls: [{ api: 'metrics', cu: 100, key: 'GET /v1/avg_tps/43114' }],
       more: 'the first read lists up to 5 page(s); then one more page while a page holds only new items',

@@ -173,12 +173,6 @@ function queryOf(s: Spec, api: 'data' | 'metrics', pageSize: number): Record<str
 /** The items of one page. A page without its list is a failed read, never "every item gone". */
 async function itemsOf(s: Spec, body: unknown, bindings: Record<string, unknown>, api: string, path: string): Promise<unknown[]> {
   const fail = (why: string) => new ApiError(`${api} API ${path}: unexpected response: ${why}`, { api, endpoint: s.path, code: 'schema', retryable: false });
-  if (s.items === undefined) {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('not an object with a list field');
-    const lists = Object.entries(body).filter(([, v]) => Array.isArray(v));
-    if (lists.length !== 1) throw fail(lists.length === 0 ? 'no list field' : `several list fields (${lists.map(([k]) => k).join(', ')}): set items`);
-    return lists[0]?.[1] as unknown[];
-  }
   let items: unknown;
   try {
     items = await evaluate(s.items, body, bindings);

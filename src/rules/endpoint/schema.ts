@@ -16,8 +16,8 @@ export const spec = z
     params: z.record(z.string(), scalar.refine((v) => paramError(v) === undefined, { error: (i) => paramError(String(i.input)) ?? 'invalid' })).default({}),
     /** Query parameters; pageToken is the rule's own. */
     query: z.record(z.string(), scalar).default({}),
-    /** Where the list is in an answer (JSONata); default: the answer's one list field. */
-    items: expression.optional(),
+    /** Where the list is in an answer (JSONata): its field (`tokens`), or a path or expression to it. */
+    items: expression,
     /** Which items count (JSONata, on the item): those for which it is true; the others are not listed. */
     filter: expression.optional(),
     /** What identifies an item (JSONata, on the item): a string or a number. */
