@@ -284,7 +284,7 @@ describe('endpoint keys', () => {
     const parse = (rule: Record<string, unknown>) => specSchema.parse({ items: 'results', key: 'k', mode: 'new', ...rule });
     expect(endpoint.cost(parse({ path: '/v1/avg_tps/43114' }))).toEqual({
       calls: [{ api: 'metrics', cu: 100, key: 'GET /v1/avg_tps/43114' }],
-      more: 'the first read lists up to 5 page(s); then one more page while a page holds only new items',
+      more: 'the first read lists up to 5 page(s); then further pages, up to 5, while a page lists no item seen before',
     });
     expect(endpoint.cost(parse({ path: '/v1/chains/43114/contracts/{a}/deployments', params: { a: DEPLOYER }, mode: 'condition', condition: 'true', maxPages: 2 }))).toEqual({
       calls: [{ api: 'data', cu: 20, key: `GET /v1/chains/43114/contracts/${DEPLOYER}/deployments?pageSize=100` }],

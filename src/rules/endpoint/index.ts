@@ -159,7 +159,7 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     const call = apiCall('GET', path, queryOf(s, apiOf(path), 100));
     const more =
       s.mode === 'new'
-        ? `the first read lists up to ${s.maxPages} page(s); then one more page while a page holds only new items`
+        ? `the first read lists up to ${s.maxPages} page(s); then further pages, up to ${s.maxPages}, while a page lists no item seen before`
         : `up to ${s.maxPages} page(s) per evaluation`;
     return { calls: [call], more };
   },
@@ -252,11 +252,11 @@ async function texts(s: Spec, item: unknown, b: Record<string, unknown>): Promis
 }
 
 function event(key: string, text: Firing, s: Spec): AlertDraft {
-  return { status: 'event', subject: key, summary: text.summary, labels: labelsOf(key, s), details: text.details };
+  return { status: 'event', subject: oneLine(key, MAX_KEY_CHARS), summary: text.summary, labels: labelsOf(key, s), details: text.details };
 }
 
 function condition(key: string, f: Firing, s: Spec): Condition {
-  return { key, subject: key, summary: f.summary, resolvedSummary: f.resolvedSummary, labels: labelsOf(key, s), details: f.details };
+  return { key, subject: oneLine(key, MAX_KEY_CHARS), summary: f.summary, resolvedSummary: f.resolvedSummary, labels: labelsOf(key, s), details: f.details };
 }
 
 function labelsOf(key: string, s: Spec): Record<string, string> {
