@@ -60,6 +60,8 @@ export function nextIntervalStart(interval: TimeInterval, start: number): number
 /** Compute units per call on the live service (api-notes.md); unlisted endpoints are assumed 20. */
 export function computeUnits(method: string, path: string): { api: 'data' | 'metrics'; cu: number } {
   if (path.startsWith('/v2/chains/') || path.startsWith('/v1/avg_tps/')) return { api: 'metrics', cu: 100 };
+  // The Metrics API's other /v2/ series (staking, fees per validation, node or subnet): its budget too.
+  if (path.startsWith('/v2/')) return { api: 'metrics', cu: 100 };
   if (path.includes('/transactions:listStaking')) return { api: 'data', cu: 100 };
   if (method === 'GET' && /^\/v1\/operations\/[^/]+$/.test(path)) return { api: 'data', cu: 10 };
   return { api: 'data', cu: 20 };

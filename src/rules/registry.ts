@@ -11,6 +11,7 @@ import { blockProduction } from './block-production/index.js';
 import { signatureAggregator } from './signature-aggregator/index.js';
 import { stakingActivity } from './staking-activity/index.js';
 import { subnetChanges } from './subnet-changes/index.js';
+import { endpoint } from './endpoint/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
@@ -29,6 +30,7 @@ export const ruleKinds = {
   [signatureAggregator.kind]: signatureAggregator,
   [stakingActivity.kind]: stakingActivity,
   [subnetChanges.kind]: subnetChanges,
+  [endpoint.kind]: endpoint,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

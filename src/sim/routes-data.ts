@@ -5,6 +5,7 @@ import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
 import { proposedBlockItem } from './samples.js';
 import { listStaking, listSubnets } from './routes-pchain.js';
+import { assetTransactions, blockTransactions, deployments, nftTokens } from './routes-longtail.js';
 
 const network = z.enum(NETWORKS);
 
@@ -259,12 +260,12 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/operations\/([^/]+)$/, getOperation],
   ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, listSubnets],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, listStaking],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, withNetwork((ctx, net) => list(ctx, [], 'transactions', { chainInfo: chainInfo('x-chain', net) }))],
+  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, assetTransactions],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, proposedBlocks],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, empty('contracts')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, (ctx) => list(ctx, [], 'transactions', {}, { min: 0, max: 100, def: 0 })],
-  ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, empty('tokens')],
+  ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, deployments],
+  ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, blockTransactions],
+  ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, nftTokens],
   [
     'GET',
     /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/transactions:getDeployment$/,

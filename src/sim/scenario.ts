@@ -8,6 +8,7 @@ import { YamlSource } from '../config/source.js';
 import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import { mergeDefined, type PeriodInput } from './samples.js';
+import { applyLongTail, longTailChange } from './longtail.js';
 import type { ValidationChange, World } from './world.js';
 import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 
@@ -155,6 +156,8 @@ export const worldChange = z.strictObject({
   signatureAggregator: z.union([signatureAggregator, z.array(signatureAggregator)]).optional(),
   /** stakingTransactions, subnets, subnet (src/sim/scenario-pchain.ts). */
   ...pchainKeys(when, avax, network),
+  /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
+  ...longTailChange(when),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -249,6 +252,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   if (change.stopProposing) world.proposedBlocks.stop(change.stopProposing.nodeId, change.stopProposing.chain, world.clock.now());
   for (const a of [change.signatureAggregator ?? []].flat()) world.signatureAggregator.set(a.txHash, mergeDefined({}, { fail: a.fail, latencyMs: a.latencyMs }));
   applyPChainChange(world, change, at);
+  applyLongTail(world.longTail, change, at);
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

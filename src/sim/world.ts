@@ -3,6 +3,7 @@ import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/cata
 import { SimClock } from './clock.js';
 import { ProposedBlocks, SignatureAggregator } from './blocks.js';
 import { PChainWorld } from './pchain.js';
+import { LongTail } from './longtail.js';
 import {
   delegatorItem,
   icmItem,
@@ -124,6 +125,8 @@ export class World {
   readonly operations = new Map<string, OperationEntry>();
   /** Staking transactions and subnets (src/sim/pchain.ts). */
   readonly pchain = new PChainWorld();
+  /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
+  readonly longTail = new LongTail();
   #nextOperation = 1;
   /** Blocks nodes proposed on the primary-network chains (block-production). */
   readonly proposedBlocks = new ProposedBlocks();

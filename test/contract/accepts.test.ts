@@ -88,6 +88,9 @@ const NOW = new Date('2026-01-15T12:00:00Z');
 const bodyArbitraries = Object.fromEntries(Object.entries(RESPONSES).map(([t, r]) => [t, wireArbitrary(r.sdk)])) as Record<ResponseType, fc.Arbitrary<unknown>>;
 /** One stable function for fc.gen: it replays and shrinks what was drawn through it. */
 const bodyOf = (type: ResponseType) => bodyArbitraries[type];
+/** Lists only the endpoint kind reads (no page schema of avawatch's own): the SDK's bodies as they are. */
+const LONG_TAIL = { nftTokens: wireArbitrary(sdk.ListNftTokens$inboundSchema) };
+const longTailOf = (type: keyof typeof LONG_TAIL) => LONG_TAIL[type];
 
 type Json = Record<string, unknown>;
 interface Reply {
@@ -177,6 +180,9 @@ class FakeService {
     if ((m = /^\/v1\/operations\/([^/]+)$/.exec(p))) {
       // Polling the export started before reads that same operation.
       return { statusCode: 200, body: { ...(this.#started ?? this.#body('operation')), operationId: decodeURIComponent(m[1] as string) } };
+    }
+    if (/^\/v1\/chains\/[^/]+\/nfts\/collections\/[^/]+\/tokens$/.test(p)) {
+      return page(q, JSON.parse(JSON.stringify(this.draw(longTailOf, 'nftTokens'))) as Json, 'tokens', {});
     }
     throw new Error(`the fake service has no answer for ${method} ${p}`);
   }

@@ -92,6 +92,8 @@ export function wireArbitrary(schema: S, options: WireOptions = {}): fc.Arbitrar
         return walk((def.getter as () => S)(), key, depth + 1);
       case 'ZodRecord':
         return fc.dictionary(item('keyType') as fc.Arbitrary<string>, item('valueType'), { maxKeys: 3 });
+      case 'ZodIntersection': // `A.and(B)` of two objects (NFT tokens): both sides' fields in one object
+        return fc.tuple(inside('left'), inside('right')).map(([a, b]) => ({ ...(a as object), ...(b as object) }));
       case 'ZodAny':
       case 'ZodUnknown':
         return fc.jsonValue({ maxDepth: 2 });

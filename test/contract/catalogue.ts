@@ -99,8 +99,35 @@ export function catalogue(): Record<string, unknown> {
       { txHash: TX_HASHES.failing, fail: 503 },
       { txHash: TX_HASHES.unknown, fail: 404 },
     ],
+    ...LONG_TAIL,
   };
 }
+
+/** The long tail (src/sim/longtail.ts): NFT tokens of both kinds, a deployer's contracts of every ercType, a block, an asset's transactions. */
+const LONG_TAIL = {
+  nfts: [
+    { collection: ADDRESS.a, tokenId: 1, minted: '-3d', metadataName: '<!channel> Ape #1', owner: ADDRESS.b },
+    { collection: ADDRESS.a, tokenId: '2', minted: '-2d' },
+    { collection: ADDRESS.b, tokenId: 9, ercType: 'ERC-1155', minted: '-1d', metadataName: 'Sword' },
+  ],
+  deployments: (['ERC-20', 'ERC-721', 'ERC-1155', 'UNKNOWN'] as const).map((ercType, i) => ({
+    deployer: ADDRESS.b,
+    address: `0x${String(i + 1).padStart(40, 'c')}`,
+    ercType,
+    txHash: `0xdeploy${i}`,
+    deployed: `-${i + 1}d`,
+    ...(i === 3 ? {} : { name: `Contract ${i}`, symbol: `C${i}` }),
+  })),
+  blockTransactions: [
+    { block: 100, txHash: '0xb1', from: ADDRESS.a, to: ADDRESS.b, value: '1000000000000000000', at: '-1h' },
+    { block: 100, txHash: '0xb2', from: ADDRESS.b, to: ADDRESS.a, at: '-1h' },
+  ],
+  assetTransactions: [
+    { txHash: 'xtx-1', amount: '25000000000', from: 'avax1from', to: 'avax1to', at: '-2h', memo: '<script>' },
+    { txHash: 'xtx-2', txType: 'ImportTx', amount: 1, from: 'avax1from', to: 'avax1to', at: '-1h' },
+    { network: 'fuji', txHash: 'xtx-fuji', amount: 5, from: 'fuji1from', to: 'fuji1to', at: '-1h' },
+  ],
+};
 
 /** Transactions the signature aggregator answers for (or fails on). */
 const TX_HASHES = {
@@ -143,6 +170,18 @@ export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = 
   ],
   // Its validation ends without a reward: unpaid, like the one before it.
   ['3d', [{ validator: { nodeId: NODES.unhealthy, status: 'completed', reward: { validation: 0 } } }]],
+  // The long tail grows: a mint, a deployment, a transaction in the block, a transfer of the asset.
+  [
+    '1h',
+    [
+      {
+        nfts: [{ collection: ADDRESS.a, tokenId: 3, minted: '+4d' }],
+        deployments: [{ deployer: ADDRESS.b, address: `0x${'d'.repeat(40)}`, txHash: '0xdeploy9', deployed: '+4d' }],
+        blockTransactions: [{ block: 100, txHash: '0xb3', from: ADDRESS.a, to: ADDRESS.a, at: '-1h' }],
+        assetTransactions: [{ txHash: 'xtx-3', txType: 'ExportTx', amount: '7', from: 'avax1from', to: 'avax1to', at: '+4d' }],
+      },
+    ],
+  ],
 ];
 
 /** What the catalogue's walk must have seen (see facts() in sim-walk.ts). */

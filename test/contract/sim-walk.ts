@@ -179,11 +179,29 @@ export interface Entities {
   stakers: Map<Network, Set<string>>;
   /** Networks that have subnets. */
   subnetNetworks: Set<Network>;
+  /** The long tail (src/sim/longtail.ts): `chainId/address` of collections and deployers, `chainId/block`, `network/assetId`. */
+  collections: Set<string>;
+  deployers: Set<string>;
+  blocks: Set<string>;
+  assets: Set<string>;
 }
 
 /** Everything the changes (a world, its events or steps) name, on any network. */
 export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Entities {
-  const e: Entities = { networks: new Set(['mainnet']), nodeIds: new Map(), rewardAddresses: new Set(), l1: [], icmAddresses: new Set(), series: [], stakers: new Map(), subnetNetworks: new Set() };
+  const e: Entities = {
+    networks: new Set(['mainnet']),
+    nodeIds: new Map(),
+    rewardAddresses: new Set(),
+    l1: [],
+    icmAddresses: new Set(),
+    series: [],
+    stakers: new Map(),
+    subnetNetworks: new Set(),
+    collections: new Set(),
+    deployers: new Set(),
+    blocks: new Set(),
+    assets: new Set(),
+  };
   for (const c of changes) {
     for (const v of c?.validations ?? []) addNode(e, v.network, v.nodeId);
     for (const d of c?.delegations ?? []) {
@@ -207,6 +225,10 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
       e.networks.add(subnet.network);
       e.subnetNetworks.add(subnet.network);
     }
+    for (const t of c?.nfts ?? []) e.collections.add(`${t.chainId}/${t.collection}`);
+    for (const d of c?.deployments ?? []) e.deployers.add(`${d.chainId}/${d.deployer}`);
+    for (const t of c?.blockTransactions ?? []) e.blocks.add(`${t.chainId}/${t.block}`);
+    for (const t of c?.assetTransactions ?? []) e.assets.add(`${t.network}/${t.assetId}`);
   }
   return e;
 }
@@ -240,6 +262,7 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
   await walkExports(c);
   await walkProposedBlocks(c);
   await walkSignatureAggregator(c);
+  await walkLongTail(c, e);
 }
 
 async function walkValidators(c: Checker, e: Entities, net: Network): Promise<void> {
@@ -393,5 +416,30 @@ async function walkProposedBlocks(c: Checker): Promise<void> {
 async function walkSignatureAggregator(c: Checker): Promise<void> {
   for (const [txHash, o] of c.sim.world.signatureAggregator.entries()) {
     await c.call('GET', `/v1/signatureAggregator/mainnet/aggregateSignatures/${txHash}`, o.fail === null ? {} : { allow: o.fail });
+  }
+}
+
+/** NFT tokens, deployments, block and asset transactions of the world, a page at a time and filtered. */
+async function walkLongTail(c: Checker, e: Entities): Promise<void> {
+  for (const id of e.collections) {
+    const [chainId, address = ''] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/nfts/collections/${address}/tokens?pageSize=1`);
+    await c.pages(`/v1/chains/${chainId}/nfts/collections/${address.toLowerCase()}/tokens?pageSize=100`);
+  }
+  for (const id of e.deployers) {
+    const [chainId, address] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/contracts/${address}/deployments?pageSize=1`);
+  }
+  for (const id of e.blocks) {
+    const [chainId, block] = id.split('/');
+    await c.pages(`/v1/chains/${chainId}/blocks/${block}/transactions?pageSize=1`);
+    await c.pages(`/v1/chains/${chainId}/blocks/${block}/transactions?pageSize=0`);
+  }
+  for (const id of e.assets) {
+    const [net, assetId] = id.split('/');
+    const base = `/v1/networks/${net}/blockchains/x-chain/assets/${assetId}/transactions`;
+    await c.pages(`${base}?pageSize=1`);
+    await c.pages(`${base}?txTypes=BaseTx,ImportTx&startTimestamp=0&endTimestamp=${c.sim.world.clock.now()}`);
+    if (c.walks === 1) await c.call('GET', `${base}?startTimestamp=yesterday`, { allow: 400 });
   }
 }

@@ -163,6 +163,27 @@ const cases: Record<string, Case> = {
     change: () => undefined, // the first run started it; the next poll finds it done
     expected: [{ rule: 'daily-export', kind: 'export', status: 'event', subject: expect.stringMatching(/^op-0001-/) }],
   },
+  endpoint: {
+    ruleFile: 'rules/endpoint.yaml',
+    // Every rule of the file reads its list (the deployer's is empty, the TPS healthy); a token is listed.
+    world: {
+      nfts: [{ collection: '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5', tokenId: 1, minted: '-2d', metadataName: 'Ape #1' }],
+      assetTransactions: [{ txHash: 'small', amount: 5_000_000_000, from: 'avax1from', to: 'avax1to', at: '-1h' }],
+    },
+    // A new token is minted in the watched collection.
+    change: (sim) => change(sim, { nfts: [{ collection: '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5', tokenId: 2, minted: '-1s', metadataName: '<!channel> Ape #2' }] }),
+    expected: [
+      {
+        rule: 'nft-minted',
+        kind: 'endpoint',
+        status: 'event',
+        severity: 'info',
+        subject: '2',
+        summary: 'New NFT #2 minted in collection 0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5: <!channel> Ape #2',
+        labels: expect.objectContaining({ key: '2', mode: 'new' }),
+      },
+    ],
+  },
 };
 
 function change(sim: SimServer, c: Record<string, unknown>): void {
@@ -231,4 +252,25 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
       expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
     });
   }
+
+  it('endpoint: a failed read (a list that is not a list) sends nothing, fails the rule, and keeps its state', async () => {
+    sim = await startSim();
+    const COLLECTION = '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5';
+    change(sim, { nfts: [{ collection: COLLECTION, tokenId: 1, minted: '-2d' }] });
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve('rules/endpoint.yaml')}"]\n`);
+    const once = () => run(process.execPath, [CLI, '-c', config, 'once', '--json', '--rule', 'nft-minted'], { env: { PATH: process.env['PATH'] ?? '' } });
+    expect((await once()).stdout).toBe('');
+    change(sim, { nfts: [{ collection: COLLECTION, tokenId: 2, minted: '-1s' }] });
+    sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: 'none' }), pathIncludes: '/nfts/collections/' });
+    const failed = await once().then(
+      () => expect.fail('once should exit 1'),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect([failed.code, failed.stdout]).toEqual([1, '']);
+    expect(failed.stderr).toMatch(/rule nft-minted failed: .*items "tokens" gave string "none", not a list/);
+    // The next good read tells the mint once: the failed read neither lost the baseline nor took the token as seen.
+    const lines = (await once()).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ rule: 'nft-minted', status: 'event', subject: '2' })]);
+  });
 });

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { expression, template } from './expr.js';
+import { paramError, pathError, placeholders } from './path.js';
+
+export const MODES = ['new', 'condition', 'change'] as const;
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+export const spec = z
+  .strictObject({
+    /** A GET path of the Data API or the Metrics API, with {placeholders} filled from params. */
+    path: z.string().superRefine((p, ctx) => {
+      const error = pathError(p);
+      if (error) ctx.addIssue({ code: 'custom', message: error });
+    }),
+    params: z.record(z.string(), scalar.refine((v) => paramError(v) === undefined, { error: (i) => paramError(String(i.input)) ?? 'invalid' })).default({}),
+    /** Query parameters; pageToken is the rule's own. */
+    query: z.record(z.string(), scalar).default({}),
+    /** Where the list is in an answer (JSONata): its field (`tokens`), or a path or expression to it. */
+    items: expression,
+    /** Which items count (JSONata, on the item): those for which it is true; the others are not listed. */
+    filter: expression.optional(),
+    /** What identifies an item (JSONata, on the item): a string or a number. */
+    key: expression,
+    mode: z.enum(MODES),
+    /** condition mode: firing per item while this is true (JSONata, on the item). */
+    condition: expression.optional(),
+    /** change mode: an event when this value of an item changes (JSONata, on the item). */
+    field: expression.optional(),
+    /** The alert's text per item: literal text with {JSONata} placeholders. */
+    summary: template.optional(),
+    /** condition mode: the text when it stops holding (rendered while it fires). */
+    resolvedSummary: template.optional(),
+    /** Extra facts shown under the summary: name → JSONata on the item. */
+    details: z.record(z.string().min(1), expression).optional(),
+    /** Pages read per evaluation, newest first where the endpoint sorts. */
+    maxPages: z.number().int().min(1).max(100).default(5),
+    /** Items remembered (seen keys, values, firing items); the least recently seen go first. */
+    maxItems: z.number().int().min(1).max(100_000).default(1_000),
+  })
+  .superRefine((s, ctx) => {
+    if (pathError(s.path) === undefined) {
+      const wanted = placeholders(s.path);
+      for (const name of wanted) if (!(name in s.params)) ctx.addIssue({ code: 'custom', path: ['path'], message: `placeholder {${name}} has no value under params` });
+      for (const name of Object.keys(s.params)) if (!wanted.includes(name)) ctx.addIssue({ code: 'custom', path: ['params', name], message: `the path has no {${name}}` });
+    }
+    if ('pageToken' in s.query) ctx.addIssue({ code: 'custom', path: ['query', 'pageToken'], message: 'pageToken is set by the rule as it reads the pages' });
+    const only = (key: 'condition' | 'field' | 'resolvedSummary', mode: (typeof MODES)[number]): void => {
+      if (s[key] !== undefined && s.mode !== mode) ctx.addIssue({ code: 'custom', path: [key], message: `${key} belongs to mode: ${mode}` });
+    };
+    only('condition', 'condition');
+    only('resolvedSummary', 'condition');
+    only('field', 'change');
+    if (s.mode === 'condition' && s.condition === undefined) ctx.addIssue({ code: 'custom', path: ['condition'], message: 'mode: condition needs a condition (a JSONata expression on the item)' });
+    if (s.mode === 'change' && s.field === undefined) ctx.addIssue({ code: 'custom', path: ['field'], message: 'mode: change needs a field (a JSONata expression on the item)' });
+  });
+export type Spec = z.output<typeof spec>;
+
+const firing = z.object({ summary: z.string(), resolvedSummary: z.string(), details: z.record(z.string(), z.string()) });
+
+/** One item the rule remembers: when it was first and last listed, its watched value, and what fires for it. */
+const item = z.object({
+  first: z.number(),
+  last: z.number(),
+  /** change mode: the field's value as JSON ('' when it had none). */
+  value: z.string().optional(),
+  /** condition mode: the condition held at the last read; what its alert says. */
+  firing: firing.optional(),
+});
+/** The marker of a rule that has read once (its baseline), with how many items it read last. */
+const marker = z.object({ baseline: z.literal(true), read: z.number() });
+export const state = z.union([marker, item]);
+export type State = z.output<typeof state>;
+export type ItemState = z.output<typeof item>;
+export type Firing = z.output<typeof firing>;
+export const BASELINE_KEY = 'baseline';
+export const ITEM_PREFIX = 'item:';
