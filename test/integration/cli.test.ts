@@ -272,7 +272,8 @@ describe('avawatch test', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (10 steps)\n');
     expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
-  });
+    // A rule test per kind, each over simulated days: it grows with the kinds.
+  }, 90_000);
 
   it('fails a wrong expectation with a readable diff and a non-zero exit', async () => {
     const r = await avawatch(['test', 'test/fixtures/ruletests/wrong-expectation.test.yaml']);
