@@ -7,6 +7,7 @@ import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
 import { validatorHealth } from './validator-health/index.js';
 import { validatorStatus } from './validator-status/index.js';
+import { addressActivity } from './address-activity/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
@@ -21,6 +22,7 @@ export const ruleKinds = {
   [icmPending.kind]: icmPending,
   [exportKind.kind]: exportKind,
   [validatorHealth.kind]: validatorHealth,
+  [addressActivity.kind]: addressActivity,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -8,6 +8,8 @@ import { YamlSource } from '../config/source.js';
 import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import { mergeDefined, type PeriodInput } from './samples.js';
+import { parseUnits } from '../token-amount.js';
+import { blockAt, INTERNAL_TX_TYPES } from './evm.js';
 import type { ValidationChange, World } from './world.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
@@ -117,6 +119,47 @@ const faults = z.strictObject({
 });
 const exportPlan = z.strictObject({ completeAfterPolls: z.number().int().min(1), outcome: z.enum(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']) });
 
+// ---- EVM address activity (src/sim/evm.ts): a transaction with its ERC-20 transfers and internal calls.
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an EVM address: 0x and 40 hex digits');
+/** Token units as written ("1.5", 25); turned into base units with the token's decimals. */
+const units = z.union([z.string(), z.number().nonnegative()]).transform(String);
+const evmToken = z.strictObject({
+  address: evmAddress,
+  name: z.string().default('Test Token'),
+  symbol: z.string().default('TEST'),
+  decimals: z.number().int().min(0).max(36).default(18),
+});
+const evmTransaction = z
+  .strictObject({
+    chainId: z.union([z.string(), z.number()]).transform(String).default('43114'),
+    txHash: z.string().optional(),
+    from: evmAddress,
+    to: evmAddress,
+    /** The chain's coin (18 decimals), in whole units. */
+    value: units.default('0'),
+    /** Block time; default: the simulated now. */
+    at: when.optional(),
+    /** Default: the block of its time (one every 2 s). */
+    block: z.number().int().positive().optional(),
+    status: z.enum(['success', 'failed']).default('success'),
+    erc20: z.array(z.strictObject({ token: evmToken, from: evmAddress, to: evmAddress, value: units })).default([]),
+    internal: z
+      .array(z.strictObject({ from: evmAddress, to: evmAddress, value: units, type: z.enum(INTERNAL_TX_TYPES).default('CALL'), reverted: z.boolean().default(false) }))
+      .default([]),
+  })
+  .superRefine((t, ctx) => {
+    const check = (value: string, decimals: number, path: Array<string | number>) => {
+      try {
+        parseUnits(value, decimals);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path, message: (err as Error).message });
+      }
+    };
+    check(t.value, 18, ['value']);
+    t.erc20.forEach((e, i) => check(e.value, e.token.decimals, ['erc20', i, 'value']));
+    t.internal.forEach((e, i) => check(e.value, 18, ['internal', i, 'value']));
+  });
+
 /** What a scenario (or a rule test step) can set up or change. */
 export const worldChange = z.strictObject({
   validations: z.array(validation).optional(),
@@ -133,6 +176,7 @@ export const worldChange = z.strictObject({
   unknownNode: z.enum(['not-found', 'empty']).optional(),
   /** null turns the floor off again. */
   bulkDefaultMinUptime: percent.nullable().optional(),
+  evmTransactions: z.array(evmTransaction).optional(),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -219,6 +263,21 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   if (change.exports) world.exportPlan = change.exports;
   if (change.unknownNode) world.unknownNode = change.unknownNode;
   if (change.bulkDefaultMinUptime !== undefined) world.bulkDefaultMinUptime = change.bulkDefaultMinUptime ?? undefined;
+  for (const t of change.evmTransactions ?? []) {
+    const timestamp = t.at ? at(t.at) : world.clock.now();
+    world.evm.add({
+      chainId: t.chainId,
+      txHash: t.txHash,
+      block: t.block ?? blockAt(timestamp),
+      timestamp,
+      from: t.from,
+      to: t.to,
+      value: parseUnits(t.value, 18).toString(),
+      failed: t.status === 'failed',
+      erc20: t.erc20.map((e) => ({ ...e, value: parseUnits(e.value, e.token.decimals).toString() })),
+      internal: t.internal.map((e) => ({ ...e, value: parseUnits(e.value, 18).toString() })),
+    });
+  }
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */

@@ -1,6 +1,7 @@
 import type { Network } from '../api/data-api.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
+import { EvmLedger } from './evm.js';
 import {
   delegatorItem,
   icmItem,
@@ -121,6 +122,8 @@ export class World {
   readonly #metrics = new Map<string, MetricSeries>();
   readonly operations = new Map<string, OperationEntry>();
   #nextOperation = 1;
+  /** EVM address activity (transactions, ERC-20 transfers, internal calls) per chain. */
+  readonly evm = new EvmLedger();
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
 
