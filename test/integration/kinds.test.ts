@@ -25,6 +25,9 @@ interface Case {
 const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
 const ADDR = '0xAbC0000000000000000000000000000000000001';
+/** The treasury of rules/address-activity.yaml (a placeholder) and someone paying it. */
+const TREASURY = '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F';
+const PAYER = '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3';
 
 // Each shipped example rule against the simulator: a healthy world, then the change it exists for.
 const cases: Record<string, Case> = {
@@ -98,6 +101,22 @@ const cases: Record<string, Case> = {
     world: { exports: { completeAfterPolls: 1, outcome: 'COMPLETED' } },
     change: () => undefined, // the first run started it; the next poll finds it done
     expected: [{ rule: 'daily-export', kind: 'export', status: 'event', subject: expect.stringMatching(/^op-0001-/) }],
+  },
+  'address-activity': {
+    ruleFile: 'rules/address-activity.yaml',
+    // An hour-old deposit is history: the baseline remembers its block.
+    world: { evmTransactions: [{ txHash: '0x0a11', from: PAYER, to: TREASURY, value: '2500', at: '-1h' }] },
+    change: (sim) => change(sim, { evmTransactions: [{ txHash: '0x0b22', from: PAYER, to: TREASURY, value: '150.25' }] }),
+    expected: [
+      {
+        rule: 'treasury-activity',
+        kind: 'address-activity',
+        status: 'event',
+        subject: '0x0b22',
+        summary: `${TREASURY.toLowerCase()} received 150.25 AVAX from ${PAYER.toLowerCase()}`,
+        labels: expect.objectContaining({ direction: 'in', list: 'native', token: 'native' }),
+      },
+    ],
   },
 };
 
