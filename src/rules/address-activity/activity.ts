@@ -67,15 +67,15 @@ export function fromErc20(items: readonly Erc20Transfer[]): Activity[] {
 }
 
 /**
- * Internal calls carry no index: a call is its transaction, type, ends and value, and
- * identical calls of one transaction are told apart by their order in the list.
+ * Internal calls carry no index: a call is its transaction (and block), type, ends and
+ * value, and identical calls of one transaction are told apart by their order in the list.
  */
 export function fromInternals(items: readonly InternalTransaction[]): Activity[] {
   const count = new Map<string, number>();
   return items.map((t): Activity => {
     const from = t.from.address.toLowerCase();
     const to = t.to.address.toLowerCase();
-    const base = `${t.txHash}:${t.internalTxType}:${from}:${to}:${t.value}`;
+    const base = `${t.txHash}@${t.blockNumber}:${t.internalTxType}:${from}:${to}:${t.value}`;
     const n = (count.get(base) ?? 0) + 1;
     count.set(base, n);
     return {
