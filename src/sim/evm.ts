@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { error, isReply, ok, paginate, type Ctx, type Handler } from './http.js';
 
 // EVM address activity: native transactions with their ERC-20 transfers and internal calls,
-// per chain, served by the per-address lists as the service serves them (only items where
-// the address is an end; startBlock inclusive, endBlock exclusive; newest first).
+// per chain, listed per address as the service lists them (only items the address is an
+// end of); routes-evm.ts serves them.
 
 export const INTERNAL_TX_TYPES = ['UNKNOWN', 'CALL', 'CREATE', 'CREATE2', 'CREATE3', 'CALLCODE', 'DELEGATECALL', 'STATICCALL'] as const;
 
@@ -155,44 +154,3 @@ function transactionDetails(t: Entry, address: string) {
     internalTransactions: t.internal.flatMap((i) => (touches(i, address) ? [internalFields(i)] : [])),
   };
 }
-
-/** A block bound as the service reads it: a whole number, or a 400 that says which. */
-function blockParam(q: URLSearchParams, name: string, problems: string[]): number | undefined {
-  const raw = q.get(name);
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(value) || value < 0) problems.push(`${name} must be a number conforming to the specified constraints`);
-  return value;
-}
-
-/**
- * One per-address list. Only /transactions takes sortOrder (the others list newest first
- * whatever is asked, as their published parameters have none).
- */
-function addressList(which: 'transactions' | 'erc20Transfers' | 'internalTransactions'): Handler {
-  return (ctx: Ctx) => {
-    const q = ctx.url.searchParams;
-    const problems: string[] = [];
-    const start = blockParam(q, 'startBlock', problems);
-    const end = blockParam(q, 'endBlock', problems);
-    const sortOrder = which === 'transactions' ? q.get('sortOrder') : null;
-    if (sortOrder !== null && sortOrder !== 'asc' && sortOrder !== 'desc') problems.push('sortOrder must be one of the following values: asc, desc');
-    if (problems.length > 0) return error(400, problems);
-    const chainId = decodeURIComponent(ctx.params[0] ?? '');
-    const address = decodeURIComponent(ctx.params[1] ?? '');
-    const oldestFirst = ctx.world.evm[which](chainId, address)
-      .filter(({ block }) => (start === undefined || block >= start) && (end === undefined || block < end))
-      .map(({ item }) => item);
-    const items = sortOrder === 'asc' ? oldestFirst : oldestFirst.reverse();
-    const page = paginate(ctx, items);
-    if (isReply(page)) return page;
-    return ok({ transactions: page.page, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) });
-  };
-}
-
-/** Before the routes-data catch-all that answers the other EVM lists (ERC-721, ERC-1155) empty. */
-export const evmAddressRoutes: Array<[string, RegExp, Handler]> = [
-  ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions$/, addressList('transactions')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions:listErc20$/, addressList('erc20Transfers')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions:listInternals$/, addressList('internalTransactions')],
-];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
-import { evmAddressRoutes } from './evm.js';
+import { evmAddressRoutes } from './routes-evm.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
 
 const network = z.enum(NETWORKS);
