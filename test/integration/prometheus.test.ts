@@ -27,6 +27,7 @@ const DOMAIN_GAUGES = [
   'avawatch_chain_metric_value',
   'avawatch_icm_pending_messages',
   'avawatch_export_status',
+  'avawatch_evm_address_newest_block',
 ];
 
 interface Sample {
@@ -70,6 +71,8 @@ describe('the /metrics exposition against promtool and a real Prometheus', () =>
           l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 2, feePerSecond: 512 }],
           icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
           metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
+          // The treasury of rules/address-activity.yaml received a deposit an hour ago.
+          evmTransactions: [{ from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: 250, at: '-1h' }],
         },
       }),
     });
