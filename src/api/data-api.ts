@@ -4,6 +4,9 @@ import type { HttpClient } from './http.js';
 import { collectPages } from './paginate.js';
 import {
   delegatorsPage,
+  erc20TransfersPage,
+  evmTransactionsPage,
+  internalTransactionsPage,
   icmMessagesPage,
   l1ValidatorsPage,
   operation,
@@ -13,6 +16,9 @@ import {
   stakingTransactionsPage,
   subnetsPage,
   type Delegator,
+  type Erc20Transfer,
+  type EvmTransaction,
+  type InternalTransaction,
   type IcmMessage,
   type L1Validator,
   type Operation,
@@ -66,6 +72,16 @@ export interface L1Query {
   nodeId?: string | undefined;
   validationId?: string | undefined;
   includeInactive?: boolean;
+}
+
+/** A block range of an EVM address list: startBlock inclusive, endBlock exclusive. */
+export interface BlockRangeQuery {
+  startBlock?: number | undefined;
+  endBlock?: number | undefined;
+  /** Only the native transactions list takes it; without it the service lists newest first. */
+  sortOrder?: 'asc' | 'desc' | undefined;
+  /** Read at most this many pages; `complete` says whether the list ended within them. */
+  pages: number;
 }
 
 /** The most ids in one bulk validator call: the size of one page. */
@@ -143,6 +159,31 @@ export class DataApi {
       onTruncated: () => (complete = false),
     });
     return { messages, complete };
+  }
+
+  // ---- EVM address activity: one list per call, read within a block range.
+
+  /** Native transactions of an address (each with its transfers), `pages` pages at most. */
+  async addressTransactions(chainId: string, address: string, q: BlockRangeQuery, signal?: AbortSignal): Promise<{ items: EvmTransaction[]; complete: boolean }> {
+    return this.#addressList<EvmTransaction>('', chainId, address, q, evmTransactionsPage, signal);
+  }
+
+  /** ERC-20 transfers to or from an address; the service lists them newest first (no sortOrder). */
+  async addressErc20Transfers(chainId: string, address: string, q: Omit<BlockRangeQuery, 'sortOrder'>, signal?: AbortSignal): Promise<{ items: Erc20Transfer[]; complete: boolean }> {
+    return this.#addressList<Erc20Transfer>(':listErc20', chainId, address, q, erc20TransfersPage, signal);
+  }
+
+  /** Internal transactions to or from an address, newest first (no sortOrder). */
+  async addressInternalTransactions(chainId: string, address: string, q: Omit<BlockRangeQuery, 'sortOrder'>, signal?: AbortSignal): Promise<{ items: InternalTransaction[]; complete: boolean }> {
+    return this.#addressList<InternalTransaction>(':listInternals', chainId, address, q, internalTransactionsPage, signal);
+  }
+
+  async #addressList<T>(suffix: string, chainId: string, address: string, q: BlockRangeQuery, schema: z.ZodType, signal: AbortSignal | undefined): Promise<{ items: T[]; complete: boolean }> {
+    const endpoint = `/v1/chains/{chainId}/addresses/{address}/transactions${suffix}`;
+    const path = `/v1/chains/${encodeURIComponent(chainId)}/addresses/${encodeURIComponent(address)}/transactions${suffix}`;
+    let complete = true;
+    const items = await this.list<T>(endpoint, path, blockRangeQuery(q), schema, 'transactions', signal, { pages: q.pages, onTruncated: () => (complete = false) });
+    return { items, complete };
   }
 
   async startExport(body: Record<string, unknown>, signal?: AbortSignal): Promise<Operation> {
@@ -305,4 +346,13 @@ export function parse<T extends z.ZodType>(schema: T, body: unknown, endpoint: s
     code: 'schema',
     retryable: false,
   });
+}
+
+/** The query of an EVM address list call (also how `avawatch check` names it); block 0 is no bound. */
+export function blockRangeQuery(q: Omit<BlockRangeQuery, 'pages'>): Record<string, string | undefined> {
+  return {
+    startBlock: q.startBlock ? String(q.startBlock) : undefined,
+    endBlock: q.endBlock !== undefined ? String(q.endBlock) : undefined,
+    sortOrder: q.sortOrder,
+  };
 }

@@ -176,3 +176,29 @@ export const subnet = z.object({
 });
 export type Subnet = z.output<typeof subnet>;
 export const subnetsPage = z.object({ subnets: z.array(subnet), nextPageToken: z.string().optional() });
+// ---- EVM address activity (native transactions, ERC-20 transfers, internal transactions).
+// Heights and values are decimal strings; token name and symbol come from contracts anyone
+// can deploy: hostile text, and decimals may be anything such a contract says.
+const richAddress = z.object({ address: z.string() });
+const inBlock = { blockNumber: z.string(), blockTimestamp: seconds, txHash: z.string() };
+
+export const evmTransaction = z.object({
+  nativeTransaction: z.object({ ...inBlock, txStatus: z.string(), from: richAddress, to: richAddress, value: amount }),
+});
+export type EvmTransaction = z.output<typeof evmTransaction>;
+export const evmTransactionsPage = z.object({ transactions: z.array(evmTransaction), nextPageToken: z.string().optional() });
+
+export const erc20Transfer = z.object({
+  ...inBlock,
+  from: richAddress,
+  to: richAddress,
+  logIndex: z.number(),
+  value: amount,
+  erc20Token: z.object({ address: z.string(), name: z.string(), symbol: z.string(), decimals: z.number() }),
+});
+export type Erc20Transfer = z.output<typeof erc20Transfer>;
+export const erc20TransfersPage = z.object({ transactions: z.array(erc20Transfer), nextPageToken: z.string().optional() });
+
+export const internalTransaction = z.object({ ...inBlock, from: richAddress, to: richAddress, value: amount, internalTxType: z.string(), isReverted: z.boolean() });
+export type InternalTransaction = z.output<typeof internalTransaction>;
+export const internalTransactionsPage = z.object({ transactions: z.array(internalTransaction), nextPageToken: z.string().optional() });

@@ -12,6 +12,7 @@ import { signatureAggregator } from './signature-aggregator/index.js';
 import { stakingActivity } from './staking-activity/index.js';
 import { subnetChanges } from './subnet-changes/index.js';
 import { endpoint } from './endpoint/index.js';
+import { addressActivity } from './address-activity/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
@@ -31,6 +32,7 @@ export const ruleKinds = {
   [stakingActivity.kind]: stakingActivity,
   [subnetChanges.kind]: subnetChanges,
   [endpoint.kind]: endpoint,
+  [addressActivity.kind]: addressActivity,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -4,6 +4,7 @@ import { SimClock } from './clock.js';
 import { ProposedBlocks, SignatureAggregator } from './blocks.js';
 import { PChainWorld } from './pchain.js';
 import { LongTail } from './longtail.js';
+import { EvmLedger } from './evm.js';
 import {
   delegatorItem,
   icmItem,
@@ -132,6 +133,8 @@ export class World {
   readonly proposedBlocks = new ProposedBlocks();
   /** How the signature aggregator answers, per txHash (signature-aggregator). */
   readonly signatureAggregator = new SignatureAggregator();
+  /** EVM address activity (transactions, ERC-20 transfers, internal calls) per chain. */
+  readonly evm = new EvmLedger();
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
 

@@ -13,6 +13,7 @@ import { MetricsApi } from '../../src/api/metrics-api.js';
 import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
 import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
 import { stakingTransactionsPage, subnetsPage } from '../../src/api/schemas.js';
+import { erc20TransfersPage, evmTransactionsPage, internalTransactionsPage } from '../../src/api/schemas.js';
 import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
@@ -40,6 +41,14 @@ const RESPONSES = {
   signatureAggregation: { contract: 'SignatureAggregationResponse', sdk: sdk.SignatureAggregationResponse$inboundSchema, ours: 'signatureAggregation', schema: signatureAggregation },
   stakingTransactions: { contract: 'ListPChainTransactionsResponse', sdk: sdk.ListPChainTransactionsResponse$inboundSchema, ours: 'stakingTransactionsPage', schema: stakingTransactionsPage },
   subnets: { contract: 'ListSubnetsResponse', sdk: sdk.ListSubnetsResponse$inboundSchema, ours: 'subnetsPage', schema: subnetsPage },
+  evmTransactions: { contract: 'ListTransactionDetailsResponse', sdk: sdk.ListTransactionDetailsResponse$inboundSchema, ours: 'evmTransactionsPage', schema: evmTransactionsPage },
+  erc20Transfers: { contract: 'ListErc20TransactionsResponse', sdk: sdk.ListErc20TransactionsResponse$inboundSchema, ours: 'erc20TransfersPage', schema: erc20TransfersPage },
+  internalTransactions: {
+    contract: 'ListInternalTransactionsResponse',
+    sdk: sdk.ListInternalTransactionsResponse$inboundSchema,
+    ours: 'internalTransactionsPage',
+    schema: internalTransactionsPage,
+  },
 };
 type ResponseType = keyof typeof RESPONSES;
 
@@ -107,6 +116,7 @@ interface Reply {
 class FakeService {
   readonly #answers = new Map<string, Reply>();
   readonly #listedActive = new Set<string>();
+  readonly #lists = new Map<string, Json>();
   #started: Json | undefined;
 
   constructor(
@@ -125,6 +135,13 @@ class FakeService {
   #body(type: ResponseType): Json {
     // A copy: fast-check keeps the drawn value to shrink and print it.
     return JSON.parse(JSON.stringify(this.draw(bodyOf, type))) as Json;
+  }
+
+  /** One list per address, whatever block range is asked: a later read sees the same chain. */
+  #addressList(path: string, type: ResponseType): Json {
+    let body = this.#lists.get(path);
+    if (!body) this.#lists.set(path, (body = this.#body(type)));
+    return body;
   }
 
   #generate(method: string, url: URL): Reply {
@@ -184,6 +201,10 @@ class FakeService {
     if (/^\/v1\/chains\/[^/]+\/nfts\/collections\/[^/]+\/tokens$/.test(p)) {
       return page(q, JSON.parse(JSON.stringify(this.draw(longTailOf, 'nftTokens'))) as Json, 'tokens', {});
     }
+    if ((m = /^\/v1\/chains\/[^/]+\/addresses\/[^/]+\/transactions(:listErc20|:listInternals)?$/.exec(p))) {
+      const type = m[1] === ':listErc20' ? 'erc20Transfers' : m[1] === ':listInternals' ? 'internalTransactions' : 'evmTransactions';
+      return blockRange(q, this.#addressList(p, type));
+    }
     throw new Error(`the fake service has no answer for ${method} ${p}`);
   }
 }
@@ -198,6 +219,28 @@ function page(q: URLSearchParams, body: Json, key: string, filters: Record<strin
   if (q.has('pageToken')) delete body['nextPageToken'];
   for (const [field, values] of Object.entries(filters)) {
     if (values.length > 0) items(body, key).forEach((item, i) => (item[field] = values[i % values.length]));
+  }
+  return { statusCode: 200, body };
+}
+
+/**
+ * An EVM address list as the service reads startBlock (inclusive) and endBlock (exclusive);
+ * an item whose blockNumber is not a number stays in every range (a rule must not trip on
+ * it). A page asked for by token is empty and the last.
+ */
+function blockRange(q: URLSearchParams, listed: Json): Reply {
+  const body: Json = JSON.parse(JSON.stringify(listed)) as Json;
+  if (q.has('pageToken')) return { statusCode: 200, body: { transactions: [] } };
+  const start = q.has('startBlock') ? Number(q.get('startBlock')) : undefined;
+  const end = q.has('endBlock') ? Number(q.get('endBlock')) : undefined;
+  const blockOf = (item: Json) => String((item['nativeTransaction'] as Json | undefined)?.['blockNumber'] ?? item['blockNumber']);
+  if (start !== undefined || end !== undefined) {
+    body['transactions'] = items(body, 'transactions').filter((item) => {
+      const text = blockOf(item);
+      if (!/^\d+$/.test(text)) return true;
+      const block = Number(text);
+      return (start === undefined || block >= start) && (end === undefined || block < end);
+    });
   }
   return { statusCode: 200, body };
 }

@@ -20,6 +20,17 @@ const SUBNETS = {
   fuji: 'nQCwF6V9y8VFjvMuPeQVWWYn6ba75518Dpf6ZMWZNb3NyTA94',
 };
 
+const TOKEN = { address: '0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E', name: 'USD Coin', symbol: 'USDC', decimals: 6 };
+const HOSTILE_TOKEN = { address: '0x1111111111111111111111111111111111111111', name: '<img src=x onerror=alert(1)>', symbol: '<!channel>\r\nBcc: x@example.com', decimals: 0 };
+/** EVM activity of both addresses: coin, tokens (one hostile), internal calls, a failed transaction and a reverted call, on two chains. */
+const EVM_HISTORY = [
+  { txHash: '0xe1', from: ADDRESS.b, to: ADDRESS.a, value: '12.5', at: '-3h' },
+  { txHash: '0xe2', from: ADDRESS.a, to: TOKEN.address, at: '-2h', erc20: [{ token: TOKEN, from: ADDRESS.a, to: ADDRESS.b, value: '99.5' }, { token: HOSTILE_TOKEN, from: ADDRESS.b, to: ADDRESS.a, value: 7 }] },
+  { txHash: '0xe3', from: ADDRESS.b, to: ADDRESS.b, at: '-2h', internal: [{ from: ADDRESS.b, to: ADDRESS.a, value: 1 }, { from: ADDRESS.b, to: ADDRESS.a, value: 1, type: 'CREATE', reverted: true }] },
+  { txHash: '0xe4', from: ADDRESS.a, to: ADDRESS.b, value: 3, at: '-1h', status: 'failed' },
+  { chainId: 43113, txHash: '0xe5', from: ADDRESS.a, to: ADDRESS.a, value: '0.001', at: '-10m' },
+];
+
 export function catalogue(): Record<string, unknown> {
   const reward = ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'];
   return {
@@ -86,6 +97,7 @@ export function catalogue(): Record<string, unknown> {
       { network: 'fuji', subnetId: SUBNETS.fuji, owners: [STAKER.fuji] },
     ],
     metrics: ['hour', 'day', 'week', 'month'].map((timeInterval) => ({ chainId: 43114, metric: 'txCount', timeInterval, value: 12000 })),
+    evmTransactions: EVM_HISTORY,
     exports: { completeAfterPolls: 2, outcome: 'COMPLETED' },
     unknownNode: 'empty',
     proposedBlocks: [
@@ -143,6 +155,8 @@ export const CATALOGUE_STEPS: Array<[string, Array<Record<string, unknown>>]> = 
     [
       { validator: { nodeId: NODES.active[0], status: 'completed' }, delegation: { txHash: 'del-active', status: 'completed' }, icm: { messageId: '0xc1', status: 'delivered' } },
       { delegation: { txHash: 'del-pending', status: 'active' }, l1Validator: { validationId: 'l1-retiring', deactivate: true }, exports: { completeAfterPolls: 1, outcome: 'COMPLETED_WITH_WARNING' } },
+      // A deposit arrives, with a transfer in the same transaction.
+      { evmTransactions: [{ txHash: '0xe6', from: ADDRESS.b, to: ADDRESS.a, value: 40, erc20: [{ token: TOKEN, from: ADDRESS.b, to: ADDRESS.a, value: '1000' }] }] },
     ],
   ],
   [
@@ -220,4 +234,9 @@ export const EVERY_VARIANT = [
   'L1',
   'blockchain with an EVM genesis',
   'blockchain with an encoded genesis',
+  'EVM transaction',
+  'EVM transaction failed',
+  'ERC-20 transfer',
+  'EVM internal transaction',
+  'EVM internal transaction reverted',
 ];

@@ -2,6 +2,7 @@ import { METRICS, supportedIntervals } from '../../src/api/catalog.js';
 import type { Network } from '../../src/api/data-api.js';
 import { dataRoutes } from '../../src/sim/routes-data.js';
 import { metricsRoutes } from '../../src/sim/routes-metrics.js';
+import { blockAt } from '../../src/sim/evm.js';
 import type { WorldChange } from '../../src/sim/scenario.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { contractFor, describeIssues, errorSchema, unknownFields, type Contract } from './sdk-operations.js';
@@ -121,7 +122,7 @@ function parseJson(text: string): Body | undefined {
 
 /** What a body shows (statuses, null geolocations, drained balances): the variety the walk reached. */
 function facts(body: Body): string[] {
-  const items = ['validators', 'delegators', 'messages'].flatMap((key) => (Array.isArray(body[key]) ? (body[key] as Body[]) : []));
+  const items = ['validators', 'delegators', 'messages', 'transactions'].flatMap((key) => (Array.isArray(body[key]) ? (body[key] as Body[]) : []));
   const out = items.flatMap(itemFacts);
   if (typeof body['operationStatus'] === 'string') out.push(`operation ${body['operationStatus']}`);
   const chain = (body['chainInfo'] as Body | undefined)?.['chainName'];
@@ -162,6 +163,10 @@ function itemFacts(item: Body): string[] {
     return [`delegation ${item['delegationStatus']}`, ...(item['delegationStatus'] === 'completed' && item['netReward'] === '0' ? ['delegation completed without a reward'] : [])];
   }
   if (typeof item['validationId'] === 'string') return [item['remainingBalance'] === 0 ? 'L1 validator with balance 0' : 'L1 validator'];
+  const native = item['nativeTransaction'] as Body | undefined;
+  if (native) return ['EVM transaction', ...(native['txStatus'] === '0' ? ['EVM transaction failed'] : [])];
+  if (item['erc20Token']) return ['ERC-20 transfer'];
+  if (typeof item['internalTxType'] === 'string') return ['EVM internal transaction', ...(item['isReverted'] === true ? ['EVM internal transaction reverted'] : [])];
   return typeof item['status'] === 'string' ? [`ICM message ${item['status']}`] : [];
 }
 
@@ -184,6 +189,8 @@ export interface Entities {
   deployers: Set<string>;
   blocks: Set<string>;
   assets: Set<string>;
+  /** EVM addresses with activity, by chain id. */
+  evmAddresses: Map<string, Set<string>>;
 }
 
 /** Everything the changes (a world, its events or steps) name, on any network. */
@@ -195,6 +202,7 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
     l1: [],
     icmAddresses: new Set(),
     series: [],
+    evmAddresses: new Map(),
     stakers: new Map(),
     subnetNetworks: new Set(),
     collections: new Set(),
@@ -229,6 +237,10 @@ export function entitiesOf(changes: ReadonlyArray<WorldChange | undefined>): Ent
     for (const d of c?.deployments ?? []) e.deployers.add(`${d.chainId}/${d.deployer}`);
     for (const t of c?.blockTransactions ?? []) e.blocks.add(`${t.chainId}/${t.block}`);
     for (const t of c?.assetTransactions ?? []) e.assets.add(`${t.network}/${t.assetId}`);
+    for (const t of c?.evmTransactions ?? []) {
+      const ends = [t.from, t.to, ...t.erc20.flatMap((x) => [x.from, x.to]), ...t.internal.flatMap((x) => [x.from, x.to])];
+      for (const a of ends) e.evmAddresses.set(t.chainId, (e.evmAddresses.get(t.chainId) ?? new Set()).add(a));
+    }
   }
   return e;
 }
@@ -258,6 +270,7 @@ export async function walk(c: Checker, e: Entities, state: string): Promise<void
   }
   await walkIcm(c, e);
   if (first) await walkEvmLists(c);
+  await walkEvmActivity(c, e, first);
   await walkMetrics(c, e);
   await walkExports(c);
   await walkProposedBlocks(c);
@@ -359,6 +372,26 @@ async function walkEvmLists(c: Checker): Promise<void> {
   await c.pages(`/v1/chains/43114/blocks/100/transactions?pageSize=100`);
   await c.pages(`/v1/chains/43114/nfts/collections/${address}/tokens?pageSize=100`);
   await c.call('GET', `/v1/chains/43114/contracts/${address}/transactions:getDeployment`, { allow: 404 });
+}
+
+/** Each address's three lists: every page, both orders, a block range that cuts the history in two. */
+async function walkEvmActivity(c: Checker, e: Entities, first: boolean): Promise<void> {
+  const now = blockAt(c.sim.world.clock.now());
+  for (const [chainId, addresses] of e.evmAddresses) {
+    for (const address of addresses) {
+      const base = `/v1/chains/${chainId}/addresses/${address}/transactions`;
+      for (const suffix of ['', ':listErc20', ':listInternals']) await c.pages(`${base}${suffix}?pageSize=2`);
+      // The three share the range and order code: one list each way, and in a world's later states the pages alone.
+      if (!first && c.walks > 2) continue;
+      await c.pages(`${base}:listErc20?startBlock=${now - 5400}&endBlock=${now + 1}&pageSize=100`);
+      await c.pages(`${base}?sortOrder=asc&startBlock=${now - 3600}`);
+    }
+  }
+  if (first) {
+    const base = '/v1/chains/43114/addresses/0xAbC0000000000000000000000000000000000001/transactions';
+    for (const bad of ['startBlock=recent', 'endBlock=-1', 'sortOrder=newest', 'pageSize=0']) await c.call('GET', `${base}?${bad}`, { allow: 400 });
+    await c.call('GET', `${base}:listErc20?startBlock=1.5`, { allow: 400 });
+  }
 }
 
 async function walkMetrics(c: Checker, e: Entities): Promise<void> {

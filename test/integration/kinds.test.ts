@@ -36,6 +36,9 @@ const TX2 = '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN';
 const C_SILENT_S = 3 * 3600;
 const BASELINE_MARGIN_S = 8;
 const STAKER = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
+/** The treasury of rules/address-activity.yaml (a placeholder) and someone paying it. */
+const TREASURY = '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F';
+const PAYER = '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3';
 
 // Each shipped example rule against the simulator: a healthy world, then the change it exists for.
 const cases: Record<string, Case> = {
@@ -181,6 +184,22 @@ const cases: Record<string, Case> = {
         subject: '2',
         summary: 'New NFT #2 minted in collection 0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5: <!channel> Ape #2',
         labels: expect.objectContaining({ key: '2', mode: 'new' }),
+      },
+    ],
+  },
+  'address-activity': {
+    ruleFile: 'rules/address-activity.yaml',
+    // An hour-old deposit is history: the baseline remembers its block.
+    world: { evmTransactions: [{ txHash: '0x0a11', from: PAYER, to: TREASURY, value: '2500', at: '-1h' }] },
+    change: (sim) => change(sim, { evmTransactions: [{ txHash: '0x0b22', from: PAYER, to: TREASURY, value: '150.25' }] }),
+    expected: [
+      {
+        rule: 'treasury-activity',
+        kind: 'address-activity',
+        status: 'event',
+        subject: '0x0b22',
+        summary: `${TREASURY.toLowerCase()} received 150.25 AVAX from ${PAYER.toLowerCase()}`,
+        labels: expect.objectContaining({ direction: 'in', list: 'native', token: 'native' }),
       },
     ],
   },

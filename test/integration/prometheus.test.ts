@@ -29,6 +29,7 @@ const DOMAIN_GAUGES = [
   'avawatch_export_status',
   'avawatch_staking_active_transactions',
   'avawatch_subnet_is_l1',
+  'avawatch_evm_address_newest_block',
 ];
 
 interface Sample {
@@ -74,6 +75,8 @@ describe('the /metrics exposition against promtool and a real Prometheus', () =>
           metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
           stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
           subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], isL1: true }],
+          // The treasury of rules/address-activity.yaml received a deposit an hour ago.
+          evmTransactions: [{ from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: 250, at: '-1h' }],
         },
       }),
     });

@@ -6,7 +6,8 @@ import { App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startSim } from '../../src/sim/server.js';
-import { postFacts, postText, startSlackReceiver } from '../helpers/slack-receiver.js';
+import { expectEmailInert, expectSlackInert } from '../helpers/hostile.js';
+import { postFacts, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 import { secretsScenario } from './secrets-scenario.js';
 
@@ -79,28 +80,15 @@ ruleFiles: [rules.yaml]
     await slack.waitForPosts(hostile.length, 15_000);
     await smtp.waitFor(hostile.length, 15_000);
 
-    const slackText = slack.posts.map(postText).join('\n');
+    // No raw mention, link or markup in any post; no header from CR/LF in any mail (test/helpers/hostile.ts).
+    const slackText = expectSlackInert(slack.posts);
     expect(slack.posts.map((p) => postFacts(p)['Reward token'])).toContainEqual('&lt;!channel&gt; (&lt;!channel&gt;)');
     expect(slackText).toContain('&lt;http://evil|x&gt;');
     expect(slackText).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    for (const raw of ['<!channel>', '<http://evil|x>', '<http://evil', '<script>']) expect(slackText).not.toContain(raw);
-    for (const post of slack.posts) expect(post.body.text).not.toMatch(/<(?!!date\^)/); // the notification text: no control sequence at all
 
-    const html = smtp.messages.map((m) => String(m.html)).join('\n');
+    const html = expectEmailInert(smtp);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&lt;!channel&gt;');
-    expect(html).not.toContain('<script>');
-    expect(html).not.toContain('<http://evil');
-    for (const [i, mail] of smtp.messages.entries()) {
-      expect(mail.bcc, `mail ${i}`).toBeUndefined();
-      expect(mail.subject ?? '', `mail ${i}`).not.toMatch(/[\r\n]/);
-      expect(mail.headers.has('bcc'), `mail ${i}`).toBe(false);
-      expect(mail.to && !Array.isArray(mail.to) ? mail.to.text : '').toBe('ops@example.com');
-      // As sent over the wire, unfolded: the hostile text may sit inside the Subject, never on a line of its own.
-      const headers = smtp.raw[i]!.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ').split('\r\n');
-      expect(headers.filter((h) => /^bcc:/i.test(h))).toEqual([]);
-      expect(headers.filter((h) => h.includes('victim@example.com') && !h.startsWith('Subject: '))).toEqual([]);
-    }
     // The CR/LF of the destination chain id is flattened in the subject, which still says what happened.
     expect(smtp.messages.map((m) => m.subject)).toContainEqual(expect.stringMatching(/^\[FIRING WARNING\] icm-stuck: ICM message 0x0+4 from .* to chain 1 Bcc: victim@example\.com has been pending/));
     expect(smtp.messages.map((m) => m.text ?? '').join('\n')).toContain('Reward token: a Bcc: victim@example.com (a Bcc: victim@example.com)');
