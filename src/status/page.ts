@@ -8,20 +8,21 @@ export const REFRESH_SECONDS = 10;
 
 // Narrow screens show each table row as a card, each cell labelled by its data-label.
 const CSS = `
-:root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6570;--line:#d5dae0;--bg:#fff;--head:#f3f5f7;--crit:#b3261e;--warn:#8a5a00;--info:#1d5fb4;--ok:#1f7a3a}
+:root{color-scheme:light dark;--sans:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--fg:#1b1f24;--muted:#5b6570;--line:#d5dae0;--bg:#fff;--head:#f3f5f7;--crit:#b3261e;--warn:#8a5a00;--info:#1d5fb4;--ok:#1f7a3a}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--muted:#a0a8b2;--line:#39414a;--bg:#15191d;--head:#1f252b;--crit:#ff8a80;--warn:#f0c060;--info:#8ab4f8;--ok:#7fd18b}}
 *{box-sizing:border-box}
-body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 var(--sans);color:var(--fg);background:var(--bg)}
 h1{font-size:1.4rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 p{margin:.25rem 0}.muted,caption{color:var(--muted)}caption{text-align:left;font-size:.85rem;padding:.25rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 th{background:var(--head);font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;overflow-wrap:anywhere}
 .sev{display:inline-block;padding:0 .4rem;border-radius:.25rem;border:1px solid currentColor;font-size:.8rem;font-weight:600;text-transform:uppercase}
+.note{font-size:.8rem;text-align:left;font-variant-numeric:normal}
 .critical,.bad{color:var(--crit)}.warning{color:var(--warn)}.info{color:var(--info)}.good{color:var(--ok)}
 details{margin-top:.25rem}summary{cursor:pointer;color:var(--muted);font-size:.85rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 .75rem;margin:.25rem 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 footer{margin-top:2rem;font-size:.85rem}a{color:var(--info)}
-@media (max-width:40rem){thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}}
+@media (max-width:40rem){thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td{overflow-wrap:anywhere}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font:15px/1.45 var(--sans)}caption{display:block}}
 `;
 
 /**
@@ -101,7 +102,7 @@ function rulesSection(rules: readonly RuleStatus[], nowS: number): SafeHtml {
 <td data-label="Interval">${r.when}</td>
 <td data-label="Last success">${r.lastSuccess === undefined ? html`<span class="muted">not yet</span>` : since(r.lastSuccess, nowS)}</td>
 <td data-label="Failures in a row" class="num${r.failuresInARow > 0 ? ' bad' : ''}">${r.failuresInARow}${r.lastError === undefined ? undefined : html`<details><summary>last error</summary>${r.lastError}</details>`}</td>
-<td data-label="CU per evaluation (est.)" class="num">${count(r.cuPerEvaluation)}${r.cuMore === undefined ? undefined : html` <span class="muted">+ ${r.cuMore}</span>`}</td>
+<td data-label="CU per evaluation (est.)" class="num">${count(r.cuPerEvaluation)}${r.cuMore === undefined ? undefined : html`<div class="muted note">and ${r.cuMore}</div>`}</td>
 <td data-label="CU per day (est.)" class="num">${count(r.cuPerDay)}</td>
 </tr>`,
   );

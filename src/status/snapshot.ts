@@ -164,6 +164,7 @@ function validators(samples: StatusSources['samples']): ValidatorRow[] {
     const r = row(s);
     r.uptimePercent ??= s.value;
   }
+  for (const r of rows.values()) r.rules.sort();
   // The validation that ends first on top.
   return [...rows.values()].sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
 }
@@ -182,6 +183,7 @@ function l1Validators(samples: StatusSources['samples']): L1ValidatorRow[] {
     const l = s.labels;
     rows.set(key(s), { network: l['network'] ?? '', subnetId: l['subnet_id'] ?? '', validationId: l['validation_id'] ?? '', nodeId: l['node_id'] ?? '', balanceAvax: s.value, runwaySeconds: undefined, rules: [rule] });
   }
+  for (const r of rows.values()) r.rules.sort();
   for (const s of samples('avawatch_l1_validator_runway_seconds')) {
     const found = rows.get(key(s));
     if (found) found.runwaySeconds ??= s.value;
