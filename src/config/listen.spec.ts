@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback, parseListen } from './listen.js';
+import { describeAccess, isLoopback, parseListen } from './listen.js';
 
 describe('server.listen', () => {
   it('parses host and port, brackets off an IPv6 address, no host for every interface', () => {
@@ -16,5 +16,14 @@ describe('server.listen', () => {
   it('the default listens on loopback', async () => {
     const { configSchema } = await import('./schema.js');
     expect(isLoopback(configSchema.parse({}).server.listen)).toBe(true);
+  });
+});
+
+describe('describeAccess (avawatch check)', () => {
+  it('says who can reach the server and what it asks for', () => {
+    expect(describeAccess({ listen: '127.0.0.1:9464' })).toBe('loopback only, no auth');
+    expect(describeAccess({ listen: ':9464' })).toBe('reachable from other hosts, no auth (NOT PROTECTED: set server.auth)');
+    expect(describeAccess({ listen: ':9464', auth: { token: 'x' } })).toBe('reachable from other hosts, auth: bearer token on /, /metrics and /api/v1/alerts');
+    expect(describeAccess({ listen: '[::1]:9464', auth: { token: 'x', username: 'prometheus' } })).toBe('loopback only, auth: bearer token or basic (user prometheus) on /, /metrics and /api/v1/alerts');
   });
 });

@@ -18,3 +18,12 @@ export function isLoopback(listen: string): boolean {
   if (host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
   return /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
+
+/** One line for `avawatch check`: who can reach the server, and what it asks for. */
+export function describeAccess(server: { listen: string; auth?: { token?: unknown; username?: string | undefined } | undefined }): string {
+  const reach = isLoopback(server.listen) ? 'loopback only' : 'reachable from other hosts';
+  const auth = server.auth;
+  if (!auth) return `${reach}, no auth${isLoopback(server.listen) ? '' : ' (NOT PROTECTED: set server.auth)'}`;
+  const schemes = [auth.token ? 'bearer token' : '', auth.username !== undefined ? `basic (user ${auth.username})` : ''].filter(Boolean);
+  return `${reach}, auth: ${schemes.join(' or ')} on /, /metrics and /api/v1/alerts`;
+}
