@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { renderStatusPage, STATUS_PAGE_CSP } from './page.js';
+import { MAX_ROWS, renderStatusPage, STATUS_PAGE_CSP } from './page.js';
 import type { StatusSnapshot } from './snapshot.js';
 
 const HOSTILE = `<script>alert("x")</script>'&\r\n<img src=x onerror=alert(1)>`;
@@ -83,5 +83,15 @@ describe('the status page', () => {
     expect(page).toContain('<li>rule &lt;x&gt;: 3 evaluations failed in a row</li>');
     expect(page).not.toContain('Watched validators');
     expect(page).not.toContain('L1 validators');
+  });
+
+  it(`shows at most ${MAX_ROWS} rows a table, and says how many more and where`, () => {
+    const base = snapshot();
+    const node = base.validators[0] as StatusSnapshot['validators'][number];
+    const validators = Array.from({ length: 10_000 }, (_, i) => ({ ...node, nodeId: `NodeID-${i}` }));
+    const page = renderStatusPage({ ...base, validators });
+    expect(page.match(/data-label="Node" class="id">NodeID-\d+</g)).toHaveLength(MAX_ROWS);
+    expect(page).toContain('<p class="muted">and 9,800 more, not shown (/metrics has every one).</p>');
+    expect(page).toContain('Watched validators (10,000)');
   });
 });

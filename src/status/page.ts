@@ -6,6 +6,9 @@ import type { BudgetRow, L1ValidatorRow, RuleStatus, StatusSnapshot, ValidatorRo
 /** The page reloads itself this often (a meta refresh: no JavaScript). */
 export const REFRESH_SECONDS = 10;
 
+/** Rows a table shows at most: at 10,000 watched nodes the page stays small enough to reload every few seconds. */
+export const MAX_ROWS = 200;
+
 // Narrow screens show each table row as a card, each cell labelled by its data-label.
 const CSS = `
 :root{color-scheme:light dark;--sans:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--fg:#1b1f24;--muted:#5b6570;--line:#d5dae0;--bg:#fff;--head:#f3f5f7;--crit:#b3261e;--warn:#8a5a00;--info:#1d5fb4;--ok:#1f7a3a}
@@ -73,7 +76,8 @@ ${deliverySection(s)}
 }
 
 function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
-  const rows = s.alerts.map(
+  const { shown, more } = capped(s.alerts, '`avawatch alerts` and /api/v1/alerts list them all');
+  const rows = shown.map(
     (a) => html`<tr>
 <td data-label="Severity"><span class="sev ${a.severity}">${a.severity}</span></td>
 <td data-label="Rule">${a.rule}</td>
@@ -83,8 +87,8 @@ function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
 </tr>`,
   );
   return html`<section id="alerts">
-<h2>Firing alerts (${s.alerts.length})</h2>
-${rows.length === 0 ? html`<p class="good">Nothing is firing.</p>` : table('Newest first.', ['Severity', 'Rule', 'Subject', 'Summary', 'Since'], rows)}
+<h2>Firing alerts (${count(s.alerts.length)})</h2>
+${rows.length === 0 ? html`<p class="good">Nothing is firing.</p>` : table('Newest first.', ['Severity', 'Rule', 'Subject', 'Summary', 'Since'], rows)}${more}
 </section>`;
 }
 
@@ -108,14 +112,15 @@ function rulesSection(rules: readonly RuleStatus[], nowS: number): SafeHtml {
   );
   const caption = 'Compute units are estimates from the calls of one evaluation of each kind (first pages): avawatch counts what it spends per API (below), not per rule.';
   return html`<section id="rules">
-<h2>Rules (${rules.length})</h2>
+<h2>Rules (${count(rules.length)})</h2>
 ${rows.length === 0 ? html`<p class="muted">No rules are loaded.</p>` : table(caption, ['Rule', 'Kind', 'Interval', 'Last success', 'Failures in a row', 'CU per evaluation (est.)', 'CU per day (est.)'], rows, [4, 5, 6])}
 </section>`;
 }
 
 function validatorsSection(rows: readonly ValidatorRow[], nowS: number): SafeHtml {
   if (rows.length === 0) return html``;
-  const body = rows.map(
+  const { shown, more } = capped(rows, '/metrics has every one');
+  const body = shown.map(
     (v) => html`<tr>
 <td data-label="Node" class="id">${v.nodeId}</td>
 <td data-label="Network">${v.network}</td>
@@ -126,14 +131,15 @@ function validatorsSection(rows: readonly ValidatorRow[], nowS: number): SafeHtm
 </tr>`,
   );
   return html`<section id="validators">
-<h2>Watched validators (${rows.length})</h2>
-${table('The validation that ends first on top. Uptime from validator-health rules, as the service\'s node observed it.', ['Node', 'Network', 'Status', 'Validation ends', 'Uptime', 'Rules'], body, [4])}
+<h2>Watched validators (${count(rows.length)})</h2>
+${table('The validation that ends first on top. Uptime from validator-health rules, as the service\'s node observed it.', ['Node', 'Network', 'Status', 'Validation ends', 'Uptime', 'Rules'], body, [4])}${more}
 </section>`;
 }
 
 function l1Section(rows: readonly L1ValidatorRow[]): SafeHtml {
   if (rows.length === 0) return html``;
-  const body = rows.map(
+  const { shown, more } = capped(rows, '/metrics has every one');
+  const body = shown.map(
     (v) => html`<tr>
 <td data-label="Validation" class="id">${v.validationId}</td>
 <td data-label="Node" class="id">${v.nodeId}</td>
@@ -144,8 +150,8 @@ function l1Section(rows: readonly L1ValidatorRow[]): SafeHtml {
 </tr>`,
   );
   return html`<section id="l1">
-<h2>L1 validators (${rows.length})</h2>
-${table('Shortest runway on top: how long the balance lasts at the fee the validator actually burned.', ['Validation', 'Node', 'Subnet', 'Balance', 'Runway', 'Rules'], body, [3, 4])}
+<h2>L1 validators (${count(rows.length)})</h2>
+${table('Shortest runway on top: how long the balance lasts at the fee the validator actually burned.', ['Validation', 'Node', 'Subnet', 'Balance', 'Runway', 'Rules'], body, [3, 4])}${more}
 </section>`;
 }
 
@@ -164,6 +170,12 @@ function deliverySection(s: StatusSnapshot): SafeHtml {
 <h2>API budget</h2>
 ${table('Compute units (CU) as avawatch counts them, corrected by the service\'s ratelimit-remaining header.', ['API', 'This minute: used', 'This minute: left', 'Today (UTC): used', 'Today (UTC): left', 'Spent since start'], s.budgets.map(budget), [1, 2, 3, 4, 5])}
 </section>`;
+}
+
+/** The first MAX_ROWS items, and a line saying how many more there are and where to see them. */
+function capped<T>(items: readonly T[], where: string): { shown: readonly T[]; more: SafeHtml | undefined } {
+  if (items.length <= MAX_ROWS) return { shown: items, more: undefined };
+  return { shown: items.slice(0, MAX_ROWS), more: html`<p class="muted">and ${count(items.length - MAX_ROWS)} more, not shown (${where}).</p>` };
 }
 
 function table(caption: string, headers: readonly string[], rows: readonly SafeHtml[], numeric: readonly number[] = []): SafeHtml {

@@ -92,8 +92,7 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
   const lastSuccess = new Map((await s.metrics.ruleLastSuccess.get()).values.map((v) => [String(v.labels.rule), v.value]));
   const spent = new Map((await s.metrics.computeUnits.get()).values.map((v) => [String(v.labels.api), v.value]));
   const failing = new Map(s.failures.failing(1).map((f) => [f.rule, f]));
-  const estimate = estimateBudget(s.rules, { data: s.limiters.data.limits, metrics: s.limiters.metrics.limits }, now);
-  const perDay = new Map(estimate.rules.map((r) => [r.rule, r.perDay]));
+  const perDay = dailyEstimates(s.rules, s.limiters, now);
   const rules = s.rules.map((rule): RuleStatus => {
     const cost = ruleKind(rule.kind).cost(rule.spec as never);
     return {
@@ -128,6 +127,19 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     outbox: s.outbox(),
     budgets,
   };
+}
+
+// The rules change only with a reload (a new array): a cron rule's runs in a day are counted once, not at every refresh.
+const estimates = new WeakMap<readonly LoadedRule[], Map<string, number>>();
+
+function dailyEstimates(rules: readonly LoadedRule[], limiters: StatusSources['limiters'], now: Date): Map<string, number> {
+  let perDay = estimates.get(rules);
+  if (!perDay) {
+    const estimate = estimateBudget(rules, { data: limiters.data.limits, metrics: limiters.metrics.limits }, now);
+    perDay = new Map(estimate.rules.map((r) => [r.rule, r.perDay]));
+    estimates.set(rules, perDay);
+  }
+  return perDay;
 }
 
 /**
