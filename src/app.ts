@@ -22,6 +22,8 @@ import { digestSlot } from './notify/digest.js';
 import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
+import { renderStatusPage } from './status/page.js';
+import { statusSnapshot, type StatusSnapshot } from './status/snapshot.js';
 import { Store } from './store/index.js';
 import { VERSION } from './version.js';
 
@@ -114,10 +116,16 @@ export class App {
     const loaded = this.#loaded;
     this.#pruneUnconfigured();
     for (const rule of loaded.rules) this.#engine.restore(rule);
-    this.#server = await startHttpServer(loaded.config.server.listen, this.metrics, {
-      alerts: () => firingAlerts(this.store),
-      ready: () => this.readiness(),
-    });
+    this.#server = await startHttpServer(
+      loaded.config.server.listen,
+      this.metrics,
+      {
+        alerts: () => firingAlerts(this.store),
+        ready: () => this.readiness(),
+        statusPage: async () => renderStatusPage(await this.statusSnapshot()),
+      },
+      { auth: loaded.config.server.auth },
+    );
     this.#teardown.push(() => this.#server?.close());
     this.#delivery.start();
     this.#startChannels();
@@ -147,6 +155,22 @@ export class App {
     if (gone.length === 0) return;
     this.store.pruneRule(...gone);
     this.#opts.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+  }
+
+  /** What the status page shows: the state /metrics and /api/v1/alerts read, at one moment. */
+  statusSnapshot(): Promise<StatusSnapshot> {
+    return statusSnapshot({
+      version: VERSION,
+      now: () => this.#opts.now?.() ?? new Date(),
+      rules: this.#loaded.rules,
+      firing: () => firingAlerts(this.store),
+      samples: (metric) => this.#engine.samples(metric),
+      failures: this.failures,
+      metrics: this.metrics,
+      outbox: () => this.store.outboxCounts(),
+      limiters: this.#apis.limiters,
+      ready: () => this.readiness(),
+    });
   }
 
   /** Ready: the state file answers and no rule has failed failingAfter evaluations in a row. */

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { describeAccess } from './config/listen.js';
 import { inShard, parseShard } from './config/shard.js';
 import { estimateBudget } from './commands/estimate.js';
 import { budgetLimits } from './api/limiter.js';
@@ -98,6 +99,7 @@ program
       const reason = channel(r.type).disabledReason(r);
       console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
     }
+    console.log(`server: ${config.server.listen}  ${describeAccess(config.server)}`);
     const budget = estimateBudget(loaded.rules, { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget });
     const tier = typeof config.api.budget === 'string' ? ` (${config.api.budget})` : '';
     console.log(`compute units, estimated in steady state${budget.shared > 0 ? `; ${budget.shared} call(s) asked by several rules are made once` : ''}:`);

@@ -17,7 +17,7 @@ const INTERPOLATION = '\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
 const SECTIONS: Record<string, string> = {
   api: 'The Data API and Metrics API: URLs, API key, timeouts, retries, paging, compute-unit budget, shared requests.',
   state: 'The SQLite file that keeps alert state and the outbox.',
-  server: 'The HTTP listener of /metrics, /healthz, /readyz and /api/v1/alerts.',
+  server: 'The HTTP listener of the status page (/), /metrics, /healthz, /readyz and /api/v1/alerts, and the credentials it asks for.',
   log: 'Logging.',
   health: 'When a failing rule raises rule-failing and makes /readyz fail.',
   route: 'The routing tree: default receivers, grouping, repeat interval, child routes.',

@@ -5,6 +5,7 @@ import { globSync } from 'tinyglobby';
 import { channel } from '../notify/registry.js';
 import { issuesToProblems, valueAt } from './issues.js';
 import { configSchema, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type RuleCommon } from './schema.js';
+import { isLoopback } from './listen.js';
 import { Secret } from './secret.js';
 import { parseDuration } from './duration.js';
 import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from './source.js';
@@ -86,6 +87,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
+  for (const s of [config.server.auth?.token, config.server.auth?.password]) if (s) secrets.push(s);
   for (const receiver of config.receivers) {
     for (const f of channel(receiver.type).secretFields) {
       const value = at(receiver, f.path)?.[f.key];
@@ -152,6 +154,8 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
   const problems: ConfigProblem[] = [];
   const places: Array<{ obj: Record<string, unknown> | undefined; path: ConfigPath; key: string; url?: boolean }> = [
     { obj: config.api as Record<string, unknown>, path: ['api'], key: 'apiKey' },
+    { obj: config.server.auth, path: ['server', 'auth'], key: 'token' },
+    { obj: config.server.auth, path: ['server', 'auth'], key: 'password' },
     ...config.receivers.flatMap((r, i) =>
       channel(r.type).secretFields.map((f) => ({ obj: at(r, f.path), path: ['receivers', i, ...f.path] as ConfigPath, key: f.key, url: f.url })),
     ),
@@ -192,6 +196,13 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
       warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
     }
   });
+  problems.push(...authProblems(source, config));
+  if (!config.server.auth && !isLoopback(config.server.listen)) {
+    const [line, col] = source.position(['server', 'listen']);
+    warnings.push(
+      `${source.file}:${line}:${col}: server.listen: ${config.server.listen} is reachable from other hosts and server.auth is not set: whoever reaches it reads /, /metrics and /api/v1/alerts (set server.auth, or listen on 127.0.0.1)`,
+    );
+  }
   const intervals = new Set(config.timeIntervals.map((t) => t.name));
   const checkRoute = (route: { receivers?: string[] | undefined; muteTimeIntervals?: string[] | undefined; routes: ChildRoute[] }, path: ConfigPath): void => {
     route.receivers?.forEach((r, i) => {
@@ -217,6 +228,27 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
     if ((rule.receivers ?? config.route.receivers).length === 0) {
       warnings.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
     }
+  }
+  return problems;
+}
+
+/**
+ * server.auth, once its files are read: a token, or a username with a password, or both.
+ * A secret that came out empty (an unset `${VAR:-}`, an empty file) is an error, never
+ * "no auth": the operator asked for it.
+ */
+function authProblems(source: YamlSource, config: Config): ConfigProblem[] {
+  const auth = config.server.auth;
+  if (!auth) return [];
+  const at = (key: string, message: string) => source.problem(['server', 'auth', key], message);
+  const problems: ConfigProblem[] = [];
+  const empty = (key: 'token' | 'password') => key in auth && auth[key] === undefined;
+  if (empty('token')) problems.push(at('token', 'the token is empty (an unset variable or an empty file?); remove server.auth to serve without one'));
+  if (empty('password')) problems.push(at('password', 'the password is empty (an unset variable or an empty file?)'));
+  else if (auth.username !== undefined && auth.password === undefined) problems.push(at('username', 'set password (or passwordFile) with username'));
+  if (auth.username === undefined && auth.password !== undefined) problems.push(at('password', 'set username with password'));
+  if (problems.length === 0 && !auth.token && auth.username === undefined) {
+    problems.push(source.problem(['server', 'auth'], 'set token (or tokenFile) for a bearer token, or username and password (or passwordFile) for basic credentials'));
   }
   return problems;
 }

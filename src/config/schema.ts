@@ -42,6 +42,20 @@ const api = z.strictObject({
   dedupeWindow: durationMs.default(5_000),
 });
 
+/**
+ * A bearer token (Prometheus `authorization`), basic credentials (a browser, Prometheus
+ * `basic_auth`), or both; each secret also from a file. What must be set is checked after
+ * the files are read (load.ts).
+ */
+const serverAuth = z.strictObject({
+  token: secretString.optional(),
+  tokenFile: z.string().min(1).optional(),
+  username: z.string().min(1).regex(/^[^:]*$/, 'a basic-auth username cannot contain ":"').optional(),
+  password: secretString.optional(),
+  passwordFile: z.string().min(1).optional(),
+});
+export type ServerAuthConfig = z.output<typeof serverAuth>;
+
 const delivery = z.strictObject({
   /** First retry waits up to this long (full jitter), doubling each time up to backoffMax. */
   backoff: durationMs.default(1_000),
@@ -138,6 +152,8 @@ export const configSchema = z.strictObject({
         .string()
         .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]*):\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:9464 or :9464')
         .default('127.0.0.1:9464'),
+      /** Credentials asked for on /, /metrics and /api/v1/alerts (never on /healthz, /readyz). */
+      auth: serverAuth.optional(),
     })
     .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),

@@ -1,6 +1,12 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseListen } from '../config/listen.js';
+import type { ServerAuthConfig } from '../config/schema.js';
+import { STATUS_PAGE_CSP } from '../status/page.js';
+import { authorizer } from './auth.js';
 import type { Metrics } from './registry.js';
+
+export { parseListen } from '../config/listen.js';
 
 export interface HttpServer {
   /** `http://host:port` actually bound (port 0 picks one). */
@@ -8,25 +14,46 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** `127.0.0.1:9464`, `[::1]:9464` or `:9464` (all interfaces). */
-export function parseListen(listen: string): { host: string | undefined; port: number } {
-  const at = listen.lastIndexOf(':');
-  const host = listen.slice(0, at).replace(/^\[(.*)\]$/, '$1');
-  return { host: host === '' ? undefined : host, port: Number(listen.slice(at + 1)) };
-}
-
 export interface HttpRoutes {
   /** JSON for GET /api/v1/alerts. */
   alerts: () => unknown;
   /** GET /readyz: 200 when ready, 503 with the reasons when not. */
   ready: () => { ready: boolean; problems: string[] };
+  /** GET /: the status page's HTML (none: / is a 404). */
+  statusPage?: () => Promise<string>;
 }
 
-export async function startHttpServer(listen: string, metrics: Pick<Metrics, 'registry' | 'chunks'>, routes: HttpRoutes): Promise<HttpServer> {
+export interface HttpOptions {
+  /** Credentials for everything but the probes' /healthz and /readyz. */
+  auth?: ServerAuthConfig | undefined;
+}
+
+/** Probes (Docker, Kubernetes, systemd) carry no credentials, and these tell nothing of the chain. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': STATUS_PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+export async function startHttpServer(listen: string, metrics: Pick<Metrics, 'registry' | 'chunks'>, routes: HttpRoutes, options: HttpOptions = {}): Promise<HttpServer> {
+  const auth = options.auth ? authorizer(options.auth) : undefined;
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (auth && !OPEN_PATHS.has(path) && !auth.allows(req.headers.authorization)) {
+      res.writeHead(401, { 'www-authenticate': auth.challenges, 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('credentials required (server.auth)\n');
+      return;
+    }
+    if (path === '/' && routes.statusPage) {
+      void writePage(req, res, routes.statusPage);
       return;
     }
     if (path === '/metrics') {
@@ -46,7 +73,7 @@ export async function startHttpServer(listen: string, metrics: Pick<Metrics, 're
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /healthz, /readyz or /api/v1/alerts\n');
+    res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: try ${routes.statusPage ? '/, ' : ''}/metrics, /healthz, /readyz or /api/v1/alerts\n`);
   });
   server.keepAliveTimeout = 65_000;
   const { host, port } = parseListen(listen);
@@ -64,6 +91,19 @@ export async function startHttpServer(listen: string, metrics: Pick<Metrics, 're
         server.closeAllConnections();
       }),
   };
+}
+
+/** The status page; HEAD gets its headers (with the length) and no body. */
+async function writePage(req: IncomingMessage, res: ServerResponse, page: () => Promise<string>): Promise<void> {
+  let body: string;
+  try {
+    body = await page();
+  } catch (err) {
+    res.writeHead(500, { 'content-type': 'text/plain' }).end(`status page failed: ${String(err)}\n`);
+    return;
+  }
+  res.writeHead(200, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** Streams the exposition chunk by chunk, waiting while the scraper reads: little is alive at once. */

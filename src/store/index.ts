@@ -156,6 +156,11 @@ export class Store {
     return outbox.pendingCount(this.#db);
   }
 
+  /** How many outbox rows are in each state (the status page). */
+  outboxCounts(): ReturnType<typeof outbox.outboxCounts> {
+    return outbox.outboxCounts(this.#db);
+  }
+
   /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
   outbox(state?: 'pending' | 'sent' | 'dead' | 'muted'): ReturnType<typeof outbox.listOutbox> {
     return outbox.listOutbox(this.#db, state);

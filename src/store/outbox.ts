@@ -179,6 +179,15 @@ export function pendingCount(db: Database.Database): number {
   return (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
 }
 
+/** Rows per state (the index's leading column counts them). */
+export function outboxCounts(db: Database.Database): Record<'pending' | 'sent' | 'dead' | 'muted', number> {
+  const counts = { pending: 0, sent: 0, dead: 0, muted: 0 };
+  for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM outbox GROUP BY state`).all() as Array<{ state: string; n: number }>) {
+    if (row.state in counts) counts[row.state as keyof typeof counts] = row.n;
+  }
+  return counts;
+}
+
 /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
 export function listOutbox(
   db: Database.Database,

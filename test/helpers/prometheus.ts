@@ -53,6 +53,8 @@ export interface PrometheusOptions {
   targets: string[];
   /** The scrape job's name (default `avawatch`). */
   job?: string;
+  /** More jobs, as YAML list items under scrape_configs (e.g. with authorization or basic_auth). */
+  moreJobs?: string;
 }
 
 /**
@@ -73,7 +75,7 @@ scrape_configs:
     metrics_path: /metrics
     static_configs:
       - targets: [${o.targets.map((t) => `'${t}'`).join(', ')}]
-`,
+${o.moreJobs ?? ''}`,
   );
   const port = await freePort();
   const child: ChildProcess = spawn(
