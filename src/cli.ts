@@ -94,6 +94,10 @@ program
       const about = ruleKind(rule.kind).describe(rule.spec);
       console.log(`  ${rule.name}  ${rule.kind}  ${when}  ${rule.severity}  ${about}  → ${receivers}`);
     }
+    if (all.examples.length > 0) {
+      console.log(`examples not loaded: ${all.examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);
+      for (const e of all.examples) console.log(`  ${e.file}  ${e.placeholder}`);
+    }
     console.log(`receivers: ${config.receivers.length}`);
     for (const r of config.receivers) {
       const reason = channel(r.type).disabledReason(r);

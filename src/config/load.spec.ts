@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, configPath, loadConfig } from './load.js';
 import { formatProblem } from './source.js';
@@ -57,10 +57,27 @@ describe('loading the shipped config', () => {
   it('passes with no environment: the unset Slack webhook disables the receiver with a warning', () => {
     const loaded = loadConfig('config/avawatch.yaml', {});
     expect(loaded.rules.map((r) => r.name)).toContain('my-validators');
-    // Every kind's examples load (a file may hold several rules of its kind: rules/endpoint.yaml).
-    expect([...new Set(loaded.rules.map((r) => r.kind))].sort()).toEqual(Object.keys(ruleKinds).sort());
+    // Only read-only rules over entities that exist on mainnet; every other example is a
+    // placeholder that check names, and none of them writes (export) or probes (aggregator).
+    const kinds = new Set(loaded.rules.map((r) => r.kind));
+    expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'validation-end', 'validator-health', 'validator-status']);
+    const examples = loaded.examples.map((e) => e.file);
+    const shipped = readdirSync('rules').filter((f) => f.endsWith('.yaml')).map((f) => `rules/${f}`);
+    expect([...loaded.ruleFiles.map((f) => relative(process.cwd(), f)), ...examples].sort()).toEqual(shipped.sort());
+    expect(examples).toContain('rules/export.yaml');
+    // Every kind still has an example: loaded, or to copy.
+    const all = new Set([...kinds, ...examples.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^ {4}kind: ([\w-]+)$/gm)].map((m) => m[1]))]);
+    expect([...all].sort()).toEqual(Object.keys(ruleKinds).sort());
     expect(loaded.config.api.apiKey).toBeUndefined();
     expect(loaded.warnings).toEqual(['config/avawatch.yaml:16:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty']);
+  });
+
+  it('a loaded example with placeholders is warned about, at its placeholder line', () => {
+    writeFileSync(join(tmp, 'avawatch.yaml'), `ruleFiles: [${resolve('rules/icm-pending.yaml')}]\n`);
+    const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
+    expect(loaded.warnings.filter((w) => w.includes('placeholder'))).toEqual([
+      expect.stringMatching(/rules\/icm-pending\.yaml:4:14: an example with placeholders \(the address: your ICM sender or receiver contract\): replace them with your own, then remove "placeholder:"$/),
+    ]);
   });
 
   it('interpolates ${VAR} and ${VAR:-default}, and keeps the key a secret', () => {

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../notify/registry.js';
@@ -27,6 +27,8 @@ export interface LoadedConfig {
   ruleFiles: string[];
   warnings: string[];
   secrets: Secret[];
+  /** Examples with placeholders beside the rule files, not loaded (`check` names them). */
+  examples: Array<{ file: string; placeholder: string }>;
 }
 
 export class ConfigError extends Error {
@@ -77,7 +79,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
       ruleFiles.push(ruleFile);
-      rules.push(...loadRuleFile(ruleFile, env, problems));
+      rules.push(...loadRuleFile(ruleFile, env, problems, warnings));
     }
   });
 
@@ -94,10 +96,25 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
       if (value instanceof Secret) secrets.push(value);
     }
   }
-  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets };
+  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, examples: examplesBeside(ruleFiles) };
 }
 
-function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): LoadedRule[] {
+/** Rule files with a `placeholder:` in the folders of the loaded ones that were not loaded: the examples to copy. */
+function examplesBeside(loaded: readonly string[]): Array<{ file: string; placeholder: string }> {
+  const out: Array<{ file: string; placeholder: string }> = [];
+  for (const dir of new Set(loaded.map((f) => dirname(f)))) {
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+      const file = join(dir, name);
+      if (loaded.includes(file)) continue;
+      // Only the top-level key is wanted: a file that does not parse is simply not an example.
+      const placeholder = /^placeholder:\s*(.+)$/m.exec(readText(file, display(file)))?.[1]?.trim().replace(/^["']|["']$/g, '');
+      if (placeholder) out.push({ file: display(file), placeholder });
+    }
+  }
+  return out;
+}
+
+function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], warnings: string[]): LoadedRule[] {
   const shown = display(file);
   const source = new YamlSource(shown, readText(file, shown), env);
   problems.push(...source.problems);
@@ -110,6 +127,10 @@ function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProb
   if (!frame.success) {
     problems.push(...issuesToProblems(source, frame.error.issues));
     return [];
+  }
+  if (frame.data.placeholder) {
+    const [line, col] = source.position(['placeholder']);
+    warnings.push(`${shown}:${line}:${col}: an example with placeholders (${frame.data.placeholder}): replace them with your own, then remove "placeholder:"`);
   }
   // Each rule on its own, so one broken rule does not hide the problems of the next.
   const rules: LoadedRule[] = [];

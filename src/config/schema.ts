@@ -212,7 +212,11 @@ const ruleVariants = Object.values(ruleKinds).map((k) => {
 export const ruleSchema = z.discriminatedUnion('kind', ruleVariants as unknown as [z.ZodObject, ...z.ZodObject[]]);
 
 /** The file's frame; each rule is then checked on its own against ruleSchema. */
-export const ruleFileSchema = z.strictObject({ rules: z.array(z.unknown()) });
+export const ruleFileSchema = z.strictObject({
+  /** An example to copy: what in it must be replaced first (`check` and the daemon say so while it is set). */
+  placeholder: z.string().min(1).optional(),
+  rules: z.array(z.unknown()),
+});
 
 export interface RuleCommon {
   name: string;

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -17,15 +18,16 @@ const period = { nodeId: NODE, txHash: 'tx-current', startTimestamp: 1_716_000_0
 // No AVAWATCH_*, no SLACK_*: a fresh machine.
 const cleanEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
 /** The shipped example files (rules/*.yaml) and the names of their rules: a file may hold several (rules/endpoint.yaml). */
+/** What config/avawatch.yaml loads: its ruleFiles (the examples with placeholders are left out). */
 const SHIPPED = (() => {
-  const files = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
-  const rules = files.flatMap((f) => (parseYaml(readFileSync(`rules/${f}`, 'utf8')) as { rules: Array<{ name: string }> }).rules.map((r) => r.name));
+  const files = (parseYaml(readFileSync('config/avawatch.yaml', 'utf8')) as { ruleFiles: string[] }).ruleFiles.map((f) => join('config', f));
+  const rules = files.flatMap((f) => (parseYaml(readFileSync(f, 'utf8')) as { rules: Array<{ name: string }> }).rules.map((r) => r.name));
   return { files: files.length, rules };
 })();
 
-async function avawatch(args: string[], cwd = process.cwd()) {
+async function avawatch(args: string[], cwd = process.cwd(), timeout = 50_000) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd, env: cleanEnv, timeout: 50_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd, env: cleanEnv, timeout });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -40,17 +42,26 @@ describe('avawatch check', () => {
     expect(r.stdout).toContain(`rule files: ${SHIPPED.files}, rules: ${SHIPPED.rules.length}\n`);
     expect(r.stdout).toContain('my-validators  validator-status  every 30s  critical  mainnet, 2 nodes  → ops-slack');
     expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
+    // The examples with placeholders are named, not loaded: the export one would start real jobs.
+    expect(r.stdout).toMatch(/examples not loaded: \d+ \(placeholders: copy one, replace them, add it to ruleFiles\)\n/);
+    expect(r.stdout).toContain('  rules/export.yaml  the exported address; loaded, it starts a real export job on your quota every day\n');
+    expect(r.stdout).not.toMatch(/daily-export|icm-stuck/);
     expect(r.stderr).toContain('receiver \\"ops-slack\\" is disabled');
   });
 
   it('--shard lists the rules of one shard, the shards together hold every rule once, and a bad shard is refused', async () => {
-    const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '--shard', s])));
+    // Every example rule, so that both shards hold some.
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-shard-'));
+    writeFileSync(join(dir, 'avawatch.yaml'), `ruleFiles: ["${join(process.cwd(), 'rules')}/*.yaml"]\n`);
+    const all = readdirSync('rules').filter((f) => f.endsWith('.yaml')).flatMap((f) => (parseYaml(readFileSync(`rules/${f}`, 'utf8')) as { rules: Array<{ name: string }> }).rules.map((r) => r.name));
+    const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '-c', join(dir, 'avawatch.yaml'), '--shard', s])));
+    rmSync(dir, { recursive: true, force: true });
     const names = shards.map((r) => [...r.stdout.matchAll(/^ {2}(\S+) {2}\S+ {2}(every|schedule)/gm)].map((m) => m[1]));
     expect(shards.map((r) => r.code)).toEqual([0, 0]);
-    expect(names.flat().sort()).toEqual([...SHIPPED.rules].sort());
+    expect(names.flat().sort()).toEqual([...all].sort());
     expect(names[0]!.length).toBeGreaterThan(0);
     expect(names[1]!.length).toBeGreaterThan(0);
-    expect(shards[0]!.stdout).toContain(`rules: ${SHIPPED.rules.length}, in shard 1/2: ${names[0]!.length}\n`);
+    expect(shards[0]!.stdout).toContain(`rules: ${all.length}, in shard 1/2: ${names[0]!.length}\n`);
     const bad = await avawatch(['run', '--shard', '3/2']);
     expect([bad.code, bad.stderr]).toEqual([1, 'avawatch: --shard: "3/2" is not I/N with 1 ≤ I ≤ N, e.g. 1/3\n']);
   });
@@ -268,7 +279,7 @@ describe('avawatch test', () => {
     const rules = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
     const tests = readdirSync('rules/tests').filter((f) => f.endsWith('.test.yaml'));
     expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
-    const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
+    const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)], process.cwd(), 85_000);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (10 steps)\n');
     expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
