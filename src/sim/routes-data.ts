@@ -222,11 +222,6 @@ function nextDay(date: string): string {
   return Number.isNaN(t) ? date : new Date(t + 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The chain a primary-network list is about, on the network that was asked for. */
-function chainInfo(chainName: 'p-chain' | 'x-chain', net: Network): { chainName: string; network: Network } {
-  return { chainName, network: net };
-}
-
 /**
  * The blocks a node proposed on a primary-network chain, newest first; startTimestamp and
  * endTimestamp bound them (inclusive). chainInfo names the chain that was asked for.
