@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { formatDuration } from '../config/duration.js';
 import { avaxAmount, durationMs, secretString, secretUrl } from '../config/fields.js';
-import { configSchema, ruleSchema } from '../config/schema.js';
+import { configSchema, ruleFileSchema, ruleSchema } from '../config/schema.js';
 import { channels } from '../notify/registry.js';
 
 type Json = Record<string, unknown>;
@@ -97,7 +97,7 @@ export function configJsonSchema(): Json {
 }
 
 export function rulesJsonSchema(): Json {
-  const json = toJson(z.strictObject({ rules: z.array(ruleSchema) }));
+  const json = toJson(ruleFileSchema.extend({ rules: z.array(ruleSchema) }));
   json['title'] = 'avawatch rule file';
   json['description'] = 'Rules: the common keys (name, every or schedule, severity, …) and the keys of the rule kind (docs/rules.md).';
   const rules = (json['properties'] as Record<string, Json>)['rules'];
