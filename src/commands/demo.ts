@@ -57,7 +57,8 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   console.log(`  simulator (Data + Metrics API)  ${sim.url}   scenario: config/demo/scenario.yaml`);
   console.log(`  rules                           config/demo/rules.yaml (one of each of the ${kinds.length} kinds, polling every 5 s)`);
   console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to Slack, critical ones by email too)`);
-  console.log(`  status page / metrics           ${app.url}/ / ${app.url}/metrics`);
+  console.log(`  status page                     ${app.url}/   (open it in a browser while the demo runs)`);
+  console.log(`  metrics                         ${app.url}/metrics`);
   console.log(`  expect:\n${SCHEDULE.map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
@@ -74,5 +75,5 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   await sim.close();
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
-  console.log(summaryLines(kinds, slack.alerts).join('\n'));
+  console.log(summaryLines(kinds, slack.alerts, 'the scenario has every kind fire by about +85s').join('\n'));
 }

@@ -8,10 +8,10 @@ interface Tally {
 
 /**
  * The demo's closing table: per rule kind, the firing, resolved and event notifications the
- * Slack receiver printed, then the kinds that printed nothing. Kinds not in `kinds` (such as
- * rule-failing) get a row of their own after them.
+ * Slack receiver printed, then the kinds that printed nothing (and `whySilent`, if any did).
+ * Kinds not in `kinds` (such as rule-failing) get a row of their own after them.
  */
-export function summaryLines(kinds: readonly string[], alerts: readonly PrintedAlert[]): string[] {
+export function summaryLines(kinds: readonly string[], alerts: readonly PrintedAlert[], whySilent = ''): string[] {
   const tallies = new Map<string, Tally>(kinds.map((k) => [k, { firing: 0, resolved: 0, event: 0 }]));
   for (const a of alerts) {
     const tally = tallies.get(a.kind) ?? { firing: 0, resolved: 0, event: 0 };
@@ -26,6 +26,6 @@ export function summaryLines(kinds: readonly string[], alerts: readonly PrintedA
     const t = tallies.get(k);
     return !t || t.firing + t.resolved + t.event === 0;
   });
-  lines.push(silent.length === 0 ? `Every one of the ${kinds.length} kinds fired.` : `Did not fire (${silent.length} of ${kinds.length}): ${silent.join(', ')}.`);
+  lines.push(silent.length === 0 ? `Every one of the ${kinds.length} kinds fired.` : `Did not fire (${silent.length} of ${kinds.length}): ${silent.join(', ')}${whySilent ? ` (${whySilent})` : ''}.`);
   return lines;
 }
