@@ -6,12 +6,27 @@ import { App } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import { startSlackPrinter } from '../demo/slack-printer.js';
 import { startSmtpPrinter } from '../demo/smtp-printer.js';
+import { summaryLines } from '../demo/summary.js';
 import { createLogger } from '../log.js';
+import { ruleKinds } from '../rules/registry.js';
 import { loadScenario } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';
 
 /** config/demo beside src/ and dist/. */
 const DEMO_DIR = fileURLToPath(new URL('../../config/demo/', import.meta.url));
+
+/** What config/demo/scenario.yaml makes happen, and when (each alert follows at the next 5 s poll). */
+const SCHEDULE = [
+  'now   an unknown node (validator-status)      +5s   an L1 validator with 20 days of balance left (l1-validator-balance)',
+  '+10s  A ends within 30 s (validation-end)     +15s  a new stake of the team\'s address (staking-activity)',
+  '+20s  a stuck ICM message (icm-pending)       +25s  the export completes (export)',
+  '+30s  B becomes active (validator-status)     +35s  two quiet hours on the C-chain (metric-threshold)',
+  '+40s  A\'s validation ends                     +45s  a new delegation to C (delegation-end)',
+  '+50s  B\'s uptime warning (validator-health)   +55s  the signature aggregator fails (signature-aggregator)',
+  '+60s  C proposes no block (block-production)  +65s  the L1\'s validator manager changes (subnet-changes)',
+  '+70s  B\'s uptime resolved; a treasury deposit and a spam token named <!channel> (address-activity)',
+  '+75s  a new contract (endpoint)               +80s  A\'s new period, the ICM message delivered: both resolve',
+];
 
 /**
  * `avawatch demo`: the simulator, the daemon and a printing Slack receiver, all on
@@ -20,6 +35,7 @@ const DEMO_DIR = fileURLToPath(new URL('../../config/demo/', import.meta.url));
 export async function demoCommand(opts: { forMs?: number | undefined }): Promise<void> {
   const stamp = () => new Date().toISOString().slice(11, 19);
   const print = (line: string) => console.log(`${stamp()} ${line}`);
+  const kinds = Object.keys(ruleKinds);
   const state = mkdtempSync(join(tmpdir(), 'avawatch-demo-'));
   const sim = await startSim({ scenario: loadScenario(join(DEMO_DIR, 'scenario.yaml')) });
   const slack = await startSlackPrinter(print);
@@ -39,10 +55,11 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
 
   console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');
   console.log(`  simulator (Data + Metrics API)  ${sim.url}   scenario: config/demo/scenario.yaml`);
-  console.log(`  rules                           config/demo/rules.yaml (4 nodes, polled every 5 s; their health too)`);
-  console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to both)`);
+  console.log(`  rules                           config/demo/rules.yaml (one of each of the ${kinds.length} kinds, polling every 5 s)`);
+  console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to Slack, critical ones by email too)`);
+  console.log(`  status page                     ${app.url}/   (open it in a browser while the demo runs)`);
   console.log(`  metrics                         ${app.url}/metrics`);
-  console.log('  expect: an unknown node now, a validation ending at +15s, one starting at +30s, a new period at +45s,\n          an uptime warning at +50s, resolved at +70s');
+  console.log(`  expect:\n${SCHEDULE.map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
   const ticker = setInterval(() => sim.tick(), 500);
@@ -58,4 +75,5 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   await sim.close();
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
+  console.log(summaryLines(kinds, slack.alerts, 'the scenario has every kind fire by about +85s').join('\n'));
 }

@@ -111,7 +111,14 @@ const icm = z.strictObject({
   rewardName: z.string().optional(),
   rewardSymbol: z.string().optional(),
 });
-const metric = z.strictObject({ chainId: z.union([z.string(), z.number()]).transform(String), metric: z.string(), timeInterval: z.enum(TIME_INTERVALS), value: z.number() });
+/** A series' value from `from` on (default: now); an earlier `from` rewrites the points since then. */
+const metric = z.strictObject({
+  chainId: z.union([z.string(), z.number()]).transform(String),
+  metric: z.string(),
+  timeInterval: z.enum(TIME_INTERVALS),
+  value: z.number(),
+  from: when.optional(),
+});
 const faults = z.strictObject({
   errorRate: z.number().min(0).max(1).optional(),
   latencyMs: z.number().int().min(0).optional(),
@@ -283,7 +290,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
     world.addIcmMessage(net, { ...input, sourceTimestamp: at(sent) }, status);
   }
   if (change.icm) world.setIcmStatus(change.icm.messageId, change.icm.status);
-  for (const m of change.metrics ?? []) world.setMetric(m.chainId, m.metric, m.timeInterval, m.value);
+  for (const m of change.metrics ?? []) world.setMetric(m.chainId, m.metric, m.timeInterval, m.value, m.from ? at(m.from) : undefined);
   if (change.faults) world.settings = { ...world.settings, ...change.faults };
   if (change.exports) world.exportPlan = change.exports;
   if (change.unknownNode) world.unknownNode = change.unknownNode;

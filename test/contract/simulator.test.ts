@@ -127,7 +127,8 @@ describe(`simulator conforms to @avalanche-sdk/chainkit ${SDK_VERSION}`, () => {
   });
 
   it(`the demo's scenario (${DEMO_SCENARIO}), through its events`, async () => {
-    expectConformance(await walkScenario(DEMO_SCENARIO, ['16s', '15s', '15s', '1d']));
+    // Past each event (+15s, +30s, +35s, +38s, +40s, +45s, +50s, +65s, +70s, +75s, +80s), then a day on.
+    expectConformance(await walkScenario(DEMO_SCENARIO, ['16s', '15s', '5s', '3s', '2s', '5s', '5s', '15s', '5s', '5s', '5s', '1d']));
   });
 
   it('the worlds of rules/tests/*.test.yaml, at each of their steps', async () => {

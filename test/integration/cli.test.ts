@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { ruleKinds } from '../../src/rules/registry.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
@@ -307,15 +308,30 @@ describe('avawatch test', () => {
 });
 
 describe('avawatch demo', () => {
-  it('shows real alerts within a minute with nothing else running, and ends by itself', async () => {
-    const r = await avawatch(['demo', '--for', '32s']);
+  it('within 90 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
+    const r = await avawatch(['demo', '--for', '90s'], process.cwd(), 140_000);
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/status page\s+http:\/\/127\.0\.0\.1:\d+\/\s/);
     expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');
     expect(r.stdout).toContain('slack ← [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
     expect(r.stdout).toContain('email ← to oncall@demo.invalid: [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
-    expect(r.stdout).toMatch(/avawatch demo: done; [2-9] Slack message\(s\) and [2-9] email\(s\) received\.\n$/);
-  }, 60_000);
+    expect(r.stdout).toContain('slack ← [RESOLVED WARNING] demo-health: NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ uptime is back above 91%');
+    // The hostile token symbol arrives escaped, and is printed as the text it is.
+    expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
+
+    const done = /avawatch demo: done; (\d+) Slack message\(s\) and (\d+) email\(s\) received\.\n/.exec(r.stdout);
+    expect(done, r.stdout).not.toBeNull();
+    expect(Number(done?.[1])).toBe(r.stdout.match(/^\d\d:\d\d:\d\d slack ← /gm)?.length);
+    expect(Number(done?.[2])).toBe(r.stdout.match(/^\d\d:\d\d:\d\d email ← /gm)?.length);
+    // The summary: a row per kind, each with something it printed.
+    const summary = r.stdout.slice(r.stdout.indexOf('What the Slack receiver printed, per rule kind:'));
+    const rows = new Map([...summary.matchAll(/^ {2}([a-z0-9-]+)\s+(\d+)\s+(\d+)\s+(\d+)$/gm)].map((m) => [m[1], m.slice(2).map(Number)]));
+    expect([...rows.keys()].sort()).toEqual(Object.keys(ruleKinds).sort());
+    for (const [kind, counts] of rows) expect(counts.reduce((a, b) => a + b), kind).toBeGreaterThan(0);
+    expect([...rows.values()].reduce((n, [, resolved]) => n + (resolved ?? 0), 0)).toBeGreaterThanOrEqual(1);
+    expect(summary).toMatch(/\nEvery one of the 14 kinds fired\.\n$/);
+  }, 150_000);
 });
 
 describe('avawatch run: kill -9', () => {

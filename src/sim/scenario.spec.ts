@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { SimClock } from './clock.js';
+import { applyChange, worldChange } from './scenario.js';
+import { World } from './world.js';
+
+const NOW_MS = Date.parse('2026-03-02T12:30:00Z');
+const NOW = NOW_MS / 1000;
+const HOUR = 3600;
+
+describe('scenario metrics', () => {
+  it('set a series from now on, or from `from` on: the complete points since then are rewritten', () => {
+    const world = new World(new SimClock(NOW_MS, 0));
+    applyChange(world, worldChange.parse({ metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }] }), NOW_MS);
+    applyChange(world, worldChange.parse({ metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 640, from: '-2h' }] }), NOW_MS);
+    const points = world.metricPoints('43114', 'txCount', 'hour', NOW - 3 * HOUR, NOW);
+    expect(points.map((p) => [new Date(p.timestamp * 1000).toISOString().slice(11, 16), p.value])).toEqual([
+      ['12:00', 320], // the running hour, half of it gone
+      ['11:00', 640],
+      ['10:00', 640],
+      ['09:00', 12000],
+    ]);
+  });
+});
