@@ -128,6 +128,9 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
         exports: { completeAfterPolls: 1, outcome: 'COMPLETED' },
         stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
         subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }],
+        // rules/block-production.yaml's node proposes; rules/address-activity.yaml's treasury was paid.
+        proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
+        evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
       });
       applyChange(sim.world, change, sim.world.clock.nowMs());
       // One failed evaluation (a try and its one retry) for the failure counters.
