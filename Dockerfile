@@ -21,16 +21,11 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && node -e "require('better-sqlite3')(':memory:').close()"
 # The container's default config: the shipped one, with its rules beside it and the state
-# on the volume. Fails the build if the shipped config no longer has the lines edited here.
+# on the volume (the script fails the build if the shipped config no longer fits it).
 COPY config ./config
 COPY rules ./rules
-RUN mkdir -p /out/etc/avawatch/rules \
- && cp rules/*.yaml /out/etc/avawatch/rules/ \
- && sed -e 's#^ruleFiles: \[\.\./rules/\*\.yaml\]#ruleFiles: [rules/*.yaml]#' \
-        -e 's|^  path: data/avawatch\.db .*|  path: /var/lib/avawatch/avawatch.db    # on the volume|' \
-        config/avawatch.yaml > /out/etc/avawatch/avawatch.yaml \
- && grep -q '^ruleFiles: \[rules/\*\.yaml\]' /out/etc/avawatch/avawatch.yaml \
- && grep -q '^  path: /var/lib/avawatch/avawatch\.db' /out/etc/avawatch/avawatch.yaml
+COPY scripts/container-config.sh ./scripts/
+RUN sh scripts/container-config.sh /out/etc/avawatch
 
 # ---- run: no compiler, no dev dependencies, non-root, state on a volume ----------------
 FROM ${NODE_IMAGE}

@@ -85,9 +85,10 @@ export function classify(prefix: string, res: JsonAnswer, url: Secret): Delivery
   const body = parsed.success ? parsed.data : undefined;
   let detail = bodyDetail(res.text);
   if (body?.message !== undefined) {
-    const field = firstFormError(body.errors);
-    detail = `: ${oneLine(body.message).slice(0, 120)}${body.code === undefined ? '' : ` (code ${body.code})`}${field ? `: ${field}` : ''}`;
-    detail = scrub(detail, [url]);
+    // Scrubbed before it is cut: a cut could leave part of the URL that scrub no longer knows.
+    const clean = (text: string) => oneLine(scrub(text, [url]));
+    const field = firstFormError(body.errors, clean);
+    detail = `: ${clean(body.message).slice(0, 120)}${body.code === undefined ? '' : ` (code ${body.code})`}${field ? `: ${field}` : ''}`;
   }
   let wait: number | undefined;
   if (res.status === 429) {
@@ -98,13 +99,13 @@ export function classify(prefix: string, res: JsonAnswer, url: Secret): Delivery
 }
 
 /** `embeds.0.description: Must be 4096 or fewer in length.` from Discord's nested `errors`. */
-function firstFormError(errors: unknown, path: string[] = []): string | undefined {
+function firstFormError(errors: unknown, clean: (text: string) => string, path: string[] = []): string | undefined {
   if (typeof errors !== 'object' || errors === null) return undefined;
   const list = (errors as { _errors?: Array<{ message?: unknown }> })._errors;
-  if (Array.isArray(list) && typeof list[0]?.message === 'string') return `${path.join('.')}: ${oneLine(list[0].message).slice(0, 120)}`;
+  if (Array.isArray(list) && typeof list[0]?.message === 'string') return `${clean(path.join('.'))}: ${clean(list[0].message).slice(0, 120)}`;
   for (const [key, value] of Object.entries(errors)) {
     if (key === '_errors') continue;
-    const found = firstFormError(value, [...path, key.slice(0, 40)]);
+    const found = firstFormError(value, clean, [...path, key.slice(0, 40)]);
     if (found) return found;
   }
   return undefined;

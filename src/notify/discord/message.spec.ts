@@ -132,5 +132,8 @@ describe('Discord errors', () => {
     const e = classify('p', answer(404, { message: 'Unknown Webhook /api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123', code: 10015 }), url);
     expect(e?.message).not.toContain('SeCrEtWebhookToken_abcdefXYZ123');
     expect(e?.message).toContain('<secret>');
+    // Quoted where the 120-character cut falls: no part of the token is left either.
+    const padded = classify('p', answer(401, { message: `${'x'.repeat(70)} /api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123`, code: 0 }), url);
+    expect(padded?.message).not.toMatch(/SeCrEt|123456789012345678/);
   });
 });

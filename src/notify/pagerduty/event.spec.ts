@@ -72,6 +72,8 @@ describe('PagerDuty events', () => {
       retryable: false,
       message: "p: HTTP 400: Event object is invalid: Length of 'routing_key' is incorrect (<secret>)",
     });
+    // Quoted where the cut falls: no part of the key is left either.
+    expect(classify('p', answer(400, { status: 'invalid event', message: 'Event object is invalid', errors: [`${'x'.repeat(150)} ${KEY}`] }), key)?.message).not.toMatch(/R0UT1NG/);
   });
 });
 

@@ -111,7 +111,9 @@ export function classify(prefix: string, res: JsonAnswer, key: Secret): Delivery
   let detail = bodyDetail(res.text);
   if (body?.message !== undefined) {
     const first = body.errors?.find((e): e is string => typeof e === 'string');
-    detail = scrub(`: ${oneLine(body.message).slice(0, 120)}${first ? `: ${oneLine(first).slice(0, 160)}` : ''}`, [key]);
+    // Scrubbed before it is cut: a cut could leave part of the key that scrub no longer knows.
+    const clean = (text: string) => oneLine(scrub(text, [key]));
+    detail = `: ${clean(body.message).slice(0, 120)}${first ? `: ${clean(first).slice(0, 160)}` : ''}`;
   }
   const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
   return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
