@@ -72,6 +72,15 @@ describe('loading the shipped config', () => {
     expect(loaded.warnings).toEqual(['config/avawatch.yaml:16:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty']);
   });
 
+  it('a glob does not load an example with placeholders: it is listed as an example instead', () => {
+    writeFileSync(join(tmp, 'avawatch.yaml'), `ruleFiles: ["${resolve('rules')}/*.yaml"]\n`);
+    const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
+    expect(loaded.rules.map((r) => r.name)).not.toContain('signature-aggregator');
+    expect(loaded.rules.map((r) => r.name)).toContain('my-validators');
+    expect(loaded.examples.map((e) => e.file)).toEqual(expect.arrayContaining(['rules/export.yaml', 'rules/signature-aggregator.yaml']));
+    expect(loaded.warnings.filter((w) => w.includes('placeholder'))).toEqual([]);
+  });
+
   it('a loaded example with placeholders is warned about, at its placeholder line', () => {
     writeFileSync(join(tmp, 'avawatch.yaml'), `ruleFiles: [${resolve('rules/icm-pending.yaml')}]\n`);
     const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});

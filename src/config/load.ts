@@ -70,16 +70,21 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const rules: LoadedRule[] = [];
   const ruleFiles: string[] = [];
   const patterns = config?.ruleFiles ?? ruleFilesOf(source.data);
+  const skipped: Array<{ file: string; placeholder: string }> = [];
   patterns.forEach((pattern, i) => {
     const files = globSync(pattern, { cwd: dirname(resolve(file)), absolute: true }).sort();
+    // An example with placeholders is loaded only when named on its own, never swept up by a glob.
+    const named = !/[*?[\]{}]/.test(pattern);
     if (files.length === 0) {
       const [line, col] = source.position(['ruleFiles', i]);
       warnings.push(`${shown}:${line}:${col}: ruleFiles[${i}]: "${pattern}" matches no file`);
     }
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
+      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, named ? undefined : skipped);
+      if (loadedRules === 'skipped') continue;
       ruleFiles.push(ruleFile);
-      rules.push(...loadRuleFile(ruleFile, env, problems, warnings));
+      rules.push(...loadedRules);
     }
   });
 
@@ -96,7 +101,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
       if (value instanceof Secret) secrets.push(value);
     }
   }
-  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, examples: examplesBeside(ruleFiles) };
+  const examples = [...skipped, ...examplesBeside(ruleFiles)].filter((e, i, all) => all.findIndex((x) => x.file === e.file) === i).sort((a, b) => (a.file < b.file ? -1 : 1));
+  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, examples };
 }
 
 /** Rule files with a `placeholder:` in the folders of the loaded ones that were not loaded: the examples to copy. */
@@ -106,15 +112,22 @@ function examplesBeside(loaded: readonly string[]): Array<{ file: string; placeh
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
       const file = join(dir, name);
       if (loaded.includes(file)) continue;
-      // Only the top-level key is wanted: a file that does not parse is simply not an example.
-      const placeholder = /^placeholder:\s*(.+)$/m.exec(readText(file, display(file)))?.[1]?.trim().replace(/^["']|["']$/g, '');
+      // Only the top-level key is wanted: a file that cannot be read or parsed is simply not an example.
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      const placeholder = /^placeholder:\s*(.+)$/m.exec(text)?.[1]?.trim().replace(/^["']|["']$/g, '');
       if (placeholder) out.push({ file: display(file), placeholder });
     }
   }
   return out;
 }
 
-function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], warnings: string[]): LoadedRule[] {
+/** The file's rules; 'skipped' for an example with placeholders that a glob found (recorded in `skipped`). */
+function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], warnings: string[], skipped?: Array<{ file: string; placeholder: string }>): LoadedRule[] | 'skipped' {
   const shown = display(file);
   const source = new YamlSource(shown, readText(file, shown), env);
   problems.push(...source.problems);
@@ -127,6 +140,10 @@ function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProb
   if (!frame.success) {
     problems.push(...issuesToProblems(source, frame.error.issues));
     return [];
+  }
+  if (frame.data.placeholder && skipped) {
+    skipped.push({ file: shown, placeholder: frame.data.placeholder });
+    return 'skipped';
   }
   if (frame.data.placeholder) {
     const [line, col] = source.position(['placeholder']);

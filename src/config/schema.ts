@@ -134,10 +134,21 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
   }),
 ) as unknown as z.ZodType<ChildRoute>;
 
+const NO_DIGEST = new Set(['pagerduty', 'alertmanager']);
+
 function receiverSchema() {
-  // `digest` is every receiver's: notifications of its severities wait for one message a period.
-  const base = { name, type: z.string(), digest: digestSchema.optional() };
-  const variants = Object.values(channels).map((c) => c.schema.extend({ ...base, type: z.literal(c.type) }));
+  // `digest`: notifications of its severities wait for one message a period. Not for receivers
+  // that keep an incident or alert per notification: a digest would open one nothing resolves.
+  const base = { name, type: z.string() };
+  const variants = Object.values(channels).map((c) =>
+    c.schema.extend({
+      ...base,
+      type: z.literal(c.type),
+      digest: NO_DIGEST.has(c.type)
+        ? z.unknown().refine(() => false, { error: `a ${c.type} receiver keeps an incident per alert, which a digest would never resolve: give the digest to another receiver` }).optional()
+        : digestSchema.optional(),
+    }),
+  );
   const union = z.discriminatedUnion('type', variants as unknown as [z.ZodObject, ...z.ZodObject[]]);
   // Each channel's own type checks its keys; here a receiver is known by name and type.
   return union as unknown as z.ZodType<ReceiverBase & Record<string, unknown>>;

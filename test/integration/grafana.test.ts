@@ -143,7 +143,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
       // L1 runway needs two reads, and the test must not wait for a 10m interval.
       for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
         const text = readFileSync(join(RULES, file), 'utf8');
-        const fast = text.replace(/^(\s*every:\s*)\S+/gm, '$11s');
+        // As an operator would once the placeholders are replaced: a glob loads it then.
+        const fast = text.replace(/^(\s*every:\s*)\S+/gm, '$11s').replace(/^placeholder:.*\n/m, '');
         expect(fast, `${file} sets every:`).not.toBe(text);
         writeFileSync(join(project.dir, 'rules', file), fast);
       }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,7 @@ server: {listen: "127.0.0.1:0"}
 route: {receivers: [ops]}
 receivers:
   - {name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
-ruleFiles: ["${RULES}/*.yaml"]
+ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => JSON.stringify(join(RULES, f))).join(', ')}]
 `,
     );
     app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
