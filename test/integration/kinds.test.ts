@@ -209,6 +209,17 @@ function change(sim: SimServer, c: Record<string, unknown>): void {
   applyChange(sim.world, worldChange.parse(c), sim.world.clock.nowMs());
 }
 
+/** `avawatch once --json` (plus `args`) of a config that loads `ruleFile` against the simulator; never throws. */
+function onceOf(sim: SimServer, dir: string, ruleFile: string, ...args: string[]): () => Promise<{ code: number; stdout: string; stderr: string }> {
+  const config = join(dir, 'avawatch.yaml');
+  writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(ruleFile)}"]\n`);
+  return () =>
+    run(process.execPath, [CLI, '-c', config, 'once', '--json', ...args], { env: { PATH: process.env['PATH'] ?? '' } }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+}
+
 describe('avawatch once --json for every rule kind, against the simulator', () => {
   let sim: SimServer;
   let dir: string;
@@ -224,9 +235,12 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
     it(`${kind}: nothing on a healthy baseline, the expected alert after the change`, async () => {
       sim = await startSim();
       change(sim, c.world);
-      const config = join(dir, 'avawatch.yaml');
-      writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(c.ruleFile)}"]\n`);
-      const once = async () => (await run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
+      const run1 = onceOf(sim, dir, c.ruleFile);
+      const once = async () => {
+        const r = await run1();
+        expect(r.code, r.stderr).toBe(0);
+        return r.stdout;
+      };
       expect(await once()).toBe('');
       c.change(sim);
       if (c.waitMs) await new Promise((r) => setTimeout(r, c.waitMs));
@@ -258,14 +272,12 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
       const c = cases[kind] as Case;
       sim = await startSim();
       change(sim, c.world);
-      const config = join(dir, 'avawatch.yaml');
-      writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(c.ruleFile)}"]\n`);
-      const once = () => run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      const once = onceOf(sim, dir, c.ruleFile);
       expect((await once()).stdout).toBe('');
       c.change(sim);
       sim.world.faults.push({ status: 503, pathIncludes: path });
       const failed = await once();
-      expect([failed.stdout, 'code' in failed ? failed.code : 0]).toEqual(['', 1]);
+      expect([failed.stdout, failed.code]).toEqual(['', 1]);
       expect(failed.stderr).toContain(`rule ${c.expected[0]?.['rule'] as string} failed`);
       const lines = (await once()).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
@@ -276,16 +288,11 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
     sim = await startSim();
     const COLLECTION = '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5';
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 1, minted: '-2d' }] });
-    const config = join(dir, 'avawatch.yaml');
-    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve('rules/endpoint.yaml')}"]\n`);
-    const once = () => run(process.execPath, [CLI, '-c', config, 'once', '--json', '--rule', 'nft-minted'], { env: { PATH: process.env['PATH'] ?? '' } });
+    const once = onceOf(sim, dir, 'rules/endpoint.yaml', '--rule', 'nft-minted');
     expect((await once()).stdout).toBe('');
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 2, minted: '-1s' }] });
     sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: 'none' }), pathIncludes: '/nfts/collections/' });
-    const failed = await once().then(
-      () => expect.fail('once should exit 1'),
-      (err: { code: number; stdout: string; stderr: string }) => err,
-    );
+    const failed = await once();
     expect([failed.code, failed.stdout]).toEqual([1, '']);
     expect(failed.stderr).toMatch(/rule nft-minted failed: .*items "tokens" gave string "none", not a list/);
     // The next good read tells the mint once: the failed read neither lost the baseline nor took the token as seen.
