@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, Option } from 'commander';
 import { App } from './app.js';
 import { formatDuration, parseDuration } from './config/duration.js';
-import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { ConfigError, configPath, loadConfig, notLoadedExamples, type LoadedConfig } from './config/load.js';
 import { describeAccess } from './config/listen.js';
 import { inShard, parseShard } from './config/shard.js';
 import { estimateBudget } from './commands/estimate.js';
@@ -94,9 +94,10 @@ program
       const about = ruleKind(rule.kind).describe(rule.spec);
       console.log(`  ${rule.name}  ${rule.kind}  ${when}  ${rule.severity}  ${about}  → ${receivers}`);
     }
-    if (all.examples.length > 0) {
-      console.log(`examples not loaded: ${all.examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);
-      for (const e of all.examples) console.log(`  ${e.file}  ${e.placeholder}`);
+    const examples = notLoadedExamples(all);
+    if (examples.length > 0) {
+      console.log(`examples not loaded: ${examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);
+      for (const e of examples) console.log(`  ${e.file}  ${e.placeholder}`);
     }
     console.log(`receivers: ${config.receivers.length}`);
     for (const r of config.receivers) {

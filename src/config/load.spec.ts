@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, configPath, loadConfig } from './load.js';
+import { ConfigError, configPath, loadConfig, notLoadedExamples } from './load.js';
 import { formatProblem } from './source.js';
 import { ruleKinds } from '../rules/registry.js';
 
@@ -61,7 +61,7 @@ describe('loading the shipped config', () => {
     // placeholder that check names, and none of them writes (export) or probes (aggregator).
     const kinds = new Set(loaded.rules.map((r) => r.kind));
     expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'validation-end', 'validator-health', 'validator-status']);
-    const examples = loaded.examples.map((e) => e.file);
+    const examples = notLoadedExamples(loaded).map((e) => e.file);
     const shipped = readdirSync('rules').filter((f) => f.endsWith('.yaml')).map((f) => `rules/${f}`);
     expect([...loaded.ruleFiles.map((f) => relative(process.cwd(), f)), ...examples].sort()).toEqual(shipped.sort());
     expect(examples).toContain('rules/export.yaml');
@@ -77,7 +77,7 @@ describe('loading the shipped config', () => {
     const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
     expect(loaded.rules.map((r) => r.name)).not.toContain('signature-aggregator');
     expect(loaded.rules.map((r) => r.name)).toContain('my-validators');
-    expect(loaded.examples.map((e) => e.file)).toEqual(expect.arrayContaining(['rules/export.yaml', 'rules/signature-aggregator.yaml']));
+    expect(notLoadedExamples(loaded).map((e) => e.file)).toEqual(expect.arrayContaining(['rules/export.yaml', 'rules/signature-aggregator.yaml']));
     expect(loaded.warnings.filter((w) => w.includes('placeholder'))).toEqual([]);
   });
 

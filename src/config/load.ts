@@ -27,8 +27,8 @@ export interface LoadedConfig {
   ruleFiles: string[];
   warnings: string[];
   secrets: Secret[];
-  /** Examples with placeholders beside the rule files, not loaded (`check` names them). */
-  examples: Array<{ file: string; placeholder: string }>;
+  /** Examples with placeholders a ruleFiles glob found and did not load (see notLoadedExamples). */
+  skipped: Array<{ file: string; placeholder: string }>;
 }
 
 export class ConfigError extends Error {
@@ -101,17 +101,19 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
       if (value instanceof Secret) secrets.push(value);
     }
   }
-  const examples = [...skipped, ...examplesBeside(ruleFiles)].filter((e, i, all) => all.findIndex((x) => x.file === e.file) === i).sort((a, b) => (a.file < b.file ? -1 : 1));
-  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, examples };
+  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, skipped };
 }
 
-/** Rule files with a `placeholder:` in the folders of the loaded ones that were not loaded: the examples to copy. */
-function examplesBeside(loaded: readonly string[]): Array<{ file: string; placeholder: string }> {
-  const out: Array<{ file: string; placeholder: string }> = [];
-  for (const dir of new Set(loaded.map((f) => dirname(f)))) {
+/**
+ * The examples to copy (`check` names them): rule files with a `placeholder:` that were not
+ * loaded, found by a glob or lying beside the loaded ones. Read only when asked, not at start.
+ */
+export function notLoadedExamples(loaded: Pick<LoadedConfig, 'ruleFiles' | 'skipped'>): Array<{ file: string; placeholder: string }> {
+  const out = [...loaded.skipped];
+  for (const dir of new Set(loaded.ruleFiles.map((f) => dirname(f)))) {
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
       const file = join(dir, name);
-      if (loaded.includes(file)) continue;
+      if (loaded.ruleFiles.includes(file) || out.some((e) => e.file === display(file))) continue;
       // Only the top-level key is wanted: a file that cannot be read or parsed is simply not an example.
       let text: string;
       try {
@@ -123,7 +125,7 @@ function examplesBeside(loaded: readonly string[]): Array<{ file: string; placeh
       if (placeholder) out.push({ file: display(file), placeholder });
     }
   }
-  return out;
+  return out.sort((a, b) => (a.file < b.file ? -1 : 1));
 }
 
 /** The file's rules; 'skipped' for an example with placeholders that a glob found (recorded in `skipped`). */
