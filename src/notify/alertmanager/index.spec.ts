@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AlertMessage, ChannelContext } from '../types.js';
+import { AlertmanagerNotifier } from './index.js';
+import type { PostableAlert } from './posted.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const T0 = Date.parse('2025-01-01T00:00:00Z');
+const MINUTE = 60_000;
+
+function ending(threshold: string, status: AlertMessage['status'] = 'firing'): AlertMessage {
+  return {
+    alertId: 0,
+    rule: 'ending',
+    kind: 'validation-end',
+    status,
+    severity: 'critical',
+    subject: NODE,
+    summary: `${NODE} validation ends soon`,
+    labels: { node: NODE, threshold, rule: 'ending', severity: 'critical' },
+    details: { 'Period ends': '2025-01-03T00:00:00Z' },
+    at: new Date(T0).toISOString(),
+    conditionKey: NODE,
+  };
+}
+
+describe('alertmanager channel', () => {
+  let server: Server;
+  let posts: PostableAlert[][];
+  let notifier: AlertmanagerNotifier;
+  let firing: AlertMessage[];
+  const failed = vi.fn();
+
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    posts = [];
+    firing = [];
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        posts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[]);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    notifier = new AlertmanagerNotifier({ name: 'am', type: 'alertmanager', url, resendInterval: MINUTE, timeout: 5_000, minInterval: 0 });
+    const ctx: ChannelContext = { now: () => new Date(), alertsUrl: undefined, firing: () => firing, untilNext: () => 5 * MINUTE, failed };
+    notifier.start(ctx);
+  });
+
+  afterEach(async () => {
+    notifier.stop();
+    vi.useRealTimers();
+    await new Promise((r) => server.close(r));
+  });
+
+  const shown = (alerts: PostableAlert[] | undefined) => alerts?.map((a) => `${a.labels['threshold']} ends ${new Date(a.endsAt).toISOString()}`);
+
+  it('a firing alert lives three times the wait for its rule’s next evaluation (when longer than three resend intervals)', async () => {
+    await notifier.send([ending('3d')], new AbortController().signal);
+    expect(shown(posts[0])).toEqual([`3d ends ${new Date(T0 + 15 * MINUTE).toISOString()}`]);
+    expect(posts[0]?.[0]?.labels).toEqual({ alertname: 'ending', node: NODE, threshold: '3d', rule: 'ending', severity: 'critical', subject: NODE });
+  });
+
+  it('re-posts only after an evaluation, once resendInterval has passed since its last post', async () => {
+    const send = vi.spyOn(notifier, 'send');
+    firing = [ending('3d')];
+    notifier.evaluated('ending'); // never posted by this process: now
+    await vi.waitFor(() => expect(posts).toHaveLength(1));
+    vi.setSystemTime(T0 + 30_000);
+    notifier.evaluated('ending'); // posted 30 s ago
+    expect(send).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(T0 + MINUTE);
+    notifier.evaluated('ending'); // a resend interval later
+    await vi.waitFor(() => expect(posts).toHaveLength(2));
+    expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + MINUTE + 15 * MINUTE).toISOString()}`]);
+    expect(failed).not.toHaveBeenCalled();
+  });
+
+  it('posts nothing after stop', () => {
+    const send = vi.spyOn(notifier, 'send');
+    firing = [ending('3d')];
+    notifier.stop();
+    notifier.evaluated('ending');
+    expect(send).not.toHaveBeenCalled();
+  });
+});
