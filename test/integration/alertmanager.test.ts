@@ -69,4 +69,19 @@ describe('alertmanager receiver against a real Alertmanager', () => {
       await app.stop();
     }
   }, 40_000);
+
+  it('an escalation (threshold 14d → 3d) ends the old label set at once: Alertmanager never holds both', async () => {
+    period('p', 5);
+    const app = await daemon();
+    try {
+      const thresholds = async () => (await am.alerts()).map((a) => a.labels['threshold']);
+      await waitUntil(async () => (await thresholds()).includes('14d'), 'the 14d alert in Alertmanager');
+      period('p', 2); // the same period, now ending in 2 days
+      await waitUntil(async () => (await thresholds()).includes('3d'), 'the 3d alert in Alertmanager');
+      // Posted with endsAt now beside the new one, not left to time out (and be reported resolved later).
+      expect(await thresholds()).toEqual(['3d']);
+    } finally {
+      await app.stop();
+    }
+  }, 20_000);
 });

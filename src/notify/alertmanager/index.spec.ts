@@ -66,18 +66,48 @@ describe('alertmanager channel', () => {
     expect(posts[0]?.[0]?.labels).toEqual({ alertname: 'ending', node: NODE, threshold: '3d', rule: 'ending', severity: 'critical', subject: NODE });
   });
 
-  it('re-posts only after an evaluation, once resendInterval has passed since its last post', async () => {
+  it('an escalated alert (new labels, same condition) ends its old label set in the same post', async () => {
+    await notifier.send([ending('14d')], new AbortController().signal);
+    vi.setSystemTime(T0 + 10_000);
+    await notifier.send([ending('3d')], new AbortController().signal);
+    expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + 10_000 + 15 * MINUTE).toISOString()}`, `14d ends ${new Date(T0 + 10_000).toISOString()}`]);
+    // The same labels again: nothing more to end.
+    await notifier.send([ending('3d')], new AbortController().signal);
+    expect(shown(posts[2])).toHaveLength(1);
+  });
+
+  it('rows queued during an outage, sent as one batch: only the last label set of a condition stays firing', async () => {
+    await notifier.send([ending('14d')], new AbortController().signal);
+    await notifier.send([ending('7d'), ending('3d')], new AbortController().signal);
+    const end = (ms: number) => new Date(T0 + ms).toISOString();
+    expect(shown(posts[1])).toEqual([`7d ends ${end(15 * MINUTE)}`, `3d ends ${end(15 * MINUTE)}`, `14d ends ${end(0)}`, `7d ends ${end(0)}`]);
+    await notifier.send([ending('1d'), ending('1d', 'resolved')], new AbortController().signal);
+    expect(shown(posts[2])).toEqual([`1d ends ${end(15 * MINUTE)}`, `1d ends ${end(0)}`, `3d ends ${end(0)}`]);
+  });
+
+  it('a resolved alert is forgotten: when it fires again with other labels, nothing old is ended', async () => {
+    await notifier.send([ending('14d')], new AbortController().signal);
+    await notifier.send([ending('14d', 'resolved')], new AbortController().signal);
+    await notifier.send([ending('3d')], new AbortController().signal);
+    expect(shown(posts[2])).toEqual([`3d ends ${new Date(T0 + 15 * MINUTE).toISOString()}`]);
+  });
+
+  it('re-posts only after an evaluation: once resendInterval has passed since its last post, or at once when its labels changed', async () => {
     const send = vi.spyOn(notifier, 'send');
-    firing = [ending('3d')];
+    firing = [ending('14d')];
     notifier.evaluated('ending'); // never posted by this process: now
     await vi.waitFor(() => expect(posts).toHaveLength(1));
     vi.setSystemTime(T0 + 30_000);
     notifier.evaluated('ending'); // posted 30 s ago
     expect(send).toHaveBeenCalledTimes(1);
-    vi.setSystemTime(T0 + MINUTE);
-    notifier.evaluated('ending'); // a resend interval later
+    firing = [ending('3d')];
+    notifier.evaluated('ending'); // relabelled: now, ending the old label set
     await vi.waitFor(() => expect(posts).toHaveLength(2));
-    expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + MINUTE + 15 * MINUTE).toISOString()}`]);
+    expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + 30_000 + 15 * MINUTE).toISOString()}`, `14d ends ${new Date(T0 + 30_000).toISOString()}`]);
+    vi.setSystemTime(T0 + 30_000 + MINUTE);
+    notifier.evaluated('ending'); // a resend interval later
+    await vi.waitFor(() => expect(posts).toHaveLength(3));
+    expect(shown(posts[2])).toEqual([`3d ends ${new Date(T0 + 30_000 + MINUTE + 15 * MINUTE).toISOString()}`]);
     expect(failed).not.toHaveBeenCalled();
   });
 

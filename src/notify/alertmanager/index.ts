@@ -86,7 +86,7 @@ export class AlertmanagerNotifier implements Notifier {
   /**
    * After each evaluation of a rule (a failed or skipped one too: a failed poll is no
    * resolution), its firing alerts are posted again once resendInterval has passed since
-   * their last post. Never from a timer: in HA, an
+   * their last post, and at once when their labels changed. Never from a timer: in HA, an
    * instance that has not polled since another one resolved an alert would post it firing
    * after the resolution, and Alertmanager keeps the newest post.
    */
@@ -104,12 +104,14 @@ export class AlertmanagerNotifier implements Notifier {
   /**
    * Posts to every peer, as Prometheus does: delivered when at least one accepted, since
    * every peer holds the alert, and the peers share their notification log, so one
-   * notifies. All failing: the first peer's error.
+   * notifies. All failing: the first peer's error. A state alert whose labels changed since
+   * its last post (an escalation) ends its old label set in the same post, so Alertmanager
+   * never keeps the old one firing until it times out and then reports it resolved.
    */
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const now = Date.now();
     const postable = postableAlerts(alerts, { ttlMs: (a) => this.#ttlMs(a.rule), generatorURL: this.generatorURL }, now);
-    const body = JSON.stringify(postable);
+    const body = JSON.stringify([...postable, ...this.#posted.replaced(alerts, postable, now)]);
     const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];
     const posts = urls.map((url, i) =>
       postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {

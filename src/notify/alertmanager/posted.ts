@@ -10,6 +10,9 @@ export interface PostableAlert {
 }
 
 interface Posted {
+  /** The label set, as Alertmanager identifies the alert. */
+  fingerprint: string;
+  alert: PostableAlert;
   /** When the post that carried it started (unix ms). */
   at: number;
   endsAt: number;
@@ -17,16 +20,17 @@ interface Posted {
 
 /**
  * What this process last posted of each state alert (by rule, then alertname and condition
- * key), and when, to re-post on time. In memory: after a restart each alert is posted at
- * its rule's first evaluation.
+ * key): when, to re-post on time, and with which labels, to end a label set its
+ * condition left (an escalation changes `threshold`). In memory: after a restart the first
+ * post of each alert is the reference again.
  */
 export class PostedAlerts {
   readonly #byRule = new Map<string, Map<string, Posted>>();
   #sweptAt = 0;
 
   /**
-   * The rule's firing alerts to post now: never posted, or last posted at least
-   * `resendMs` ago. The rule's alerts not in `firing` (resolved, muted) are forgotten.
+   * The rule's firing alerts to post now: never posted, relabelled, or last posted at
+   * least `resendMs` ago. The rule's alerts not in `firing` (resolved, muted) are forgotten.
    */
   due(rule: string, firing: readonly AlertMessage[], labelsOf: (m: AlertMessage) => Record<string, string>, now: number, resendMs: number): AlertMessage[] {
     this.#sweep(now, resendMs);
@@ -38,11 +42,38 @@ export class PostedAlerts {
       const key = identity(m, labels);
       const posted = key === undefined ? undefined : before?.get(key);
       if (key !== undefined && posted) kept.set(key, posted);
-      if (!posted || now - posted.at >= resendMs) due.push(m);
+      if (!posted || posted.fingerprint !== fingerprint(labels) || now - posted.at >= resendMs) due.push(m);
     }
     if (kept.size > 0) this.#byRule.set(rule, kept);
     else this.#byRule.delete(rule);
     return due;
+  }
+
+  /**
+   * The label sets a post leaves behind, each ended at `now`: for each state alert in it,
+   * the one last posted and any earlier one in the same batch (rows queued during an outage)
+   * that are not its final labels. Posted after the batch, so they are the newest.
+   */
+  replaced(messages: readonly AlertMessage[], postable: readonly PostableAlert[], now: number): PostableAlert[] {
+    const final = new Map<string, { rule: string; key: string; fingerprint: string }>();
+    const states = messages.flatMap((m, i) => {
+      const alert = postable[i];
+      const key = alert ? identity(m, alert.labels) : undefined;
+      if (!alert || key === undefined) return [];
+      const state = { rule: m.rule, key, fingerprint: fingerprint(alert.labels), alert, firing: m.status === 'firing' };
+      final.set(`${m.rule}\u0000${key}`, state);
+      return [state];
+    });
+    const ended = new Map<string, PostableAlert>();
+    const end = (alert: PostableAlert, fp: string) => ended.set(fp, { ...alert, endsAt: new Date(now).toISOString() });
+    for (const { rule, key, fingerprint: fp } of final.values()) {
+      const posted = this.#byRule.get(rule)?.get(key);
+      if (posted && posted.fingerprint !== fp && posted.endsAt > now) end(posted.alert, posted.fingerprint);
+    }
+    for (const s of states) {
+      if (s.firing && final.get(`${s.rule}\u0000${s.key}`)?.fingerprint !== s.fingerprint) end(s.alert, s.fingerprint);
+    }
+    return [...ended.values()];
   }
 
   /** After Alertmanager accepted a post that started at `at`: firing alerts are remembered, resolved ones forgotten. */
@@ -54,14 +85,14 @@ export class PostedAlerts {
       const rule = this.#byRule.get(m.rule) ?? new Map<string, Posted>();
       // A slow post that ends after a newer one does not overwrite it.
       if ((rule.get(key)?.at ?? -Infinity) > at) return;
-      if (m.status === 'firing') rule.set(key, { at, endsAt: Date.parse(alert.endsAt) });
+      if (m.status === 'firing') rule.set(key, { fingerprint: fingerprint(alert.labels), alert, at, endsAt: Date.parse(alert.endsAt) });
       else rule.delete(key);
       if (rule.size > 0) this.#byRule.set(m.rule, rule);
       else this.#byRule.delete(m.rule);
     });
   }
 
-  /** Alerts past their endsAt are gone from Alertmanager. Also drops removed rules' alerts. */
+  /** Alerts past their endsAt are gone from Alertmanager: nothing to end. Also drops removed rules' alerts. */
   #sweep(now: number, everyMs: number): void {
     if (now - this.#sweptAt < everyMs) return;
     this.#sweptAt = now;
@@ -75,4 +106,8 @@ export class PostedAlerts {
 /** A state alert's identity across posts: its alertname (the rule, or rule-failing) and condition key. */
 function identity(m: AlertMessage, labels: Record<string, string>): string | undefined {
   return m.conditionKey === undefined ? undefined : `${labels['alertname'] ?? ''}\u0000${m.conditionKey}`;
+}
+
+function fingerprint(labels: Record<string, string>): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
