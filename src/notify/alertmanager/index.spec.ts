@@ -94,21 +94,42 @@ describe('alertmanager channel', () => {
 
   it('re-posts only after an evaluation: once resendInterval has passed since its last post, or at once when its labels changed', async () => {
     const send = vi.spyOn(notifier, 'send');
+    /** The n-th post made and answered (vi.waitFor would move the faked clock). */
+    const posted = async (n: number) => {
+      for (let i = 0; i < 500 && send.mock.calls.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(send).toHaveBeenCalledTimes(n);
+      await send.mock.results[n - 1]?.value;
+    };
+    /** The re-post loop has looked (it waits one turn to gather evaluations that end together). */
+    const looked = async () => {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    };
     firing = [ending('14d')];
     notifier.evaluated('ending'); // never posted by this process: now
-    await vi.waitFor(() => expect(posts).toHaveLength(1));
+    await posted(1);
     vi.setSystemTime(T0 + 30_000);
     notifier.evaluated('ending'); // posted 30 s ago
+    await looked();
     expect(send).toHaveBeenCalledTimes(1);
     firing = [ending('3d')];
     notifier.evaluated('ending'); // relabelled: now, ending the old label set
-    await vi.waitFor(() => expect(posts).toHaveLength(2));
+    await posted(2);
     expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + 30_000 + 15 * MINUTE).toISOString()}`, `14d ends ${new Date(T0 + 30_000).toISOString()}`]);
     vi.setSystemTime(T0 + 30_000 + MINUTE);
     notifier.evaluated('ending'); // a resend interval later
-    await vi.waitFor(() => expect(posts).toHaveLength(3));
+    await posted(3);
     expect(shown(posts[2])).toEqual([`3d ends ${new Date(T0 + 30_000 + MINUTE + 15 * MINUTE).toISOString()}`]);
     expect(failed).not.toHaveBeenCalled();
+  });
+
+  it('evaluations that end together make one post, of every rule that has something due', async () => {
+    const send = vi.spyOn(notifier, 'send');
+    notifier.stop();
+    notifier.start({ now: () => new Date(), alertsUrl: undefined, firing: (rule) => [{ ...ending('3d'), rule }], untilNext: () => undefined, failed });
+    for (const rule of ['a', 'b', 'c']) notifier.evaluated(rule);
+    await vi.waitFor(() => expect(posts).toHaveLength(1));
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(posts[0]?.map((a) => a.labels['alertname'])).toEqual(['a', 'b', 'c']);
   });
 
   it('posts nothing after stop', () => {

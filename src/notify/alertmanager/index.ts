@@ -63,6 +63,9 @@ export class AlertmanagerNotifier implements Notifier {
   #ctx: ChannelContext | undefined;
   #abort = new AbortController();
   readonly #posted = new PostedAlerts();
+  /** Rules evaluated since the last re-post began. */
+  readonly #evaluated = new Set<string>();
+  #reposting = false;
 
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
@@ -80,6 +83,7 @@ export class AlertmanagerNotifier implements Notifier {
 
   stop(): void {
     this.#ctx = undefined;
+    this.#evaluated.clear();
     this.#abort.abort();
   }
 
@@ -91,13 +95,36 @@ export class AlertmanagerNotifier implements Notifier {
    * after the resolution, and Alertmanager keeps the newest post.
    */
   evaluated(rule: string): void {
-    const ctx = this.#ctx;
-    if (!ctx) return;
+    if (!this.#ctx) return;
+    this.#evaluated.add(rule);
+    if (!this.#reposting) void this.#repost();
+  }
+
+  /**
+   * One re-post at a time, of every rule evaluated meanwhile: rules whose evaluations end
+   * together (answers they share) make one post, and a slow Alertmanager never piles up
+   * posts. What fires is read when the post is made, so it is never older than the store.
+   */
+  async #repost(): Promise<void> {
+    this.#reposting = true;
     try {
-      const due = this.#posted.due(rule, ctx.firing(rule, ctx.now()), amLabels, Date.now(), this.receiver.resendInterval);
-      if (due.length > 0) this.send(due, this.#abort.signal).catch(ctx.failed);
-    } catch (err) {
-      ctx.failed(err);
+      for (;;) {
+        await new Promise((r) => setImmediate(r));
+        const ctx = this.#ctx;
+        if (!ctx || this.#evaluated.size === 0) return;
+        const rules = [...this.#evaluated];
+        this.#evaluated.clear();
+        const signal = this.#abort.signal;
+        try {
+          const now = Date.now();
+          const due = rules.flatMap((rule) => this.#posted.due(rule, ctx.firing(rule, ctx.now()), amLabels, now, this.receiver.resendInterval));
+          if (due.length > 0) await this.send(due, signal);
+        } catch (err) {
+          if (!signal.aborted) ctx.failed(err);
+        }
+      }
+    } finally {
+      this.#reposting = false;
     }
   }
 
