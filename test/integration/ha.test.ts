@@ -120,6 +120,7 @@ ruleFiles: [rules.yaml]
     const [fast, slow] = await Promise.all([instance('fast', '1s'), instance('slow', '1m')]);
     // Both instances fire the alert, both peers hold it, and the receiver hears it once.
     await waitUntil(() => fast.store.outbox('sent').length > 0 && slow.store.outbox('sent').length > 0, 'both instances to deliver', 10_000);
+    for (const peer of peers) await waitUntil(async () => (await peer.alerts()).length === 1, `the alert in ${peer.url}`);
     await waitUntil(() => sink.received.length > 0, 'the firing notification', 10_000);
 
     // A new validation period: the fast instance resolves it at its next poll.
