@@ -1,4 +1,5 @@
 import type { Counter } from 'prom-client';
+import { Cron } from 'croner';
 import { Agent } from 'undici';
 import { DataApi } from './api/data-api.js';
 import { budgetLimits, Limiter } from './api/limiter.js';
@@ -131,8 +132,17 @@ export class App {
     this.#startChannels();
     const scheduler = new Scheduler({
       log,
-      run: (rule, signal) => this.#engine.evaluate(rule, signal),
-      onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
+      run: async (rule, signal) => {
+        try {
+          return await this.#engine.evaluate(rule, signal);
+        } finally {
+          if (!signal.aborted) this.#evaluated(rule);
+        }
+      },
+      onSkip: (rule, runningForMs) => {
+        this.#engine.skipped(rule, runningForMs);
+        this.#evaluated(rule);
+      },
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
@@ -412,19 +422,41 @@ export class App {
     });
   }
 
-  /** Starts the channels' own periodic work (Alertmanager's re-send) with what they need of the app. */
+  /** Starts the channels' own work beside delivery (Alertmanager's re-post) with what they need of the app. */
   #startChannels(): void {
     const now = () => this.#opts.now?.() ?? new Date();
+    const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
     for (const notifier of this.#notifiers) {
       notifier.start?.({
         now,
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
-        firing: (at) => this.#engine.firingFor(this.#loaded.rules, notifier.name, at),
+        firing: (name, at) => {
+          const r = rule(name);
+          return r ? this.#engine.firingFor(r, notifier.name, at) : [];
+        },
+        untilNext: (name) => {
+          const r = rule(name);
+          return r ? untilNextEvaluation(r) : undefined;
+        },
         failed: (err) => {
           this.metrics.notificationsFailed.inc({ receiver: notifier.name, reason: err instanceof DeliveryError ? err.reason : 'error' });
-          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, `${notifier.type} receiver's periodic send failed; it tries again at its next interval`);
+          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, `${notifier.type} receiver's re-post failed; it posts again after the rule's next evaluation`);
         },
       });
+    }
+  }
+
+  /**
+   * A rule's evaluation ended (committed, failed or skipped): channels that re-post what
+   * fires (Alertmanager) do it now, from this instance's own view, never from a timer.
+   */
+  #evaluated(rule: LoadedRule): void {
+    for (const notifier of this.#notifiers) {
+      try {
+        notifier.evaluated?.(rule.name);
+      } catch (err) {
+        this.#opts.log.error({ receiver: notifier.name, rule: rule.name, error: errorText(err) }, 'channel could not re-post after an evaluation');
+      }
     }
   }
 
@@ -464,6 +496,12 @@ export class App {
       }
     }
   }
+}
+
+/** How long until the rule's next evaluation: its interval, or until its next cron time. */
+function untilNextEvaluation(rule: LoadedRule): number | undefined {
+  if (rule.schedule === undefined) return rule.every;
+  return new Cron(rule.schedule, { paused: true }).msToNext() ?? undefined;
 }
 
 /** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */

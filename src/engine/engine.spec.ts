@@ -89,6 +89,18 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(store.activeAlerts()).toEqual([]);
   });
 
+  it('firingFor: the rule\'s firing alerts, its rule-failing ones included, each with its condition key (what Alertmanager re-posts)', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { engine, run } = setup(world);
+    await run();
+    world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
+    await run();
+    await run();
+    const firing = engine.firingFor(rule, 'slack', new Date());
+    expect(firing.map((m) => [m.rule, m.kind, m.status, m.labels['alertname'], m.conditionKey])).toEqual([['r', 'rule-failing', 'firing', 'rule-failing', `entity:${A}`]]);
+    expect(engine.firingFor(rule, 'email', new Date())).toEqual([]);
+  });
+
   it('a failure of every lookup fails the evaluation and changes nothing', async () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);

@@ -3,7 +3,6 @@ import { formatElapsed } from '../config/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
-import { firingAlerts } from '../alerts/view.js';
 import { muteReason } from '../alerts/silence.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
@@ -267,17 +266,25 @@ export class Engine {
     else this.#failingStored.delete(rule.name);
   }
 
-  /** The state alerts firing now that reach `receiver` unmuted, as messages (a channel's periodic re-send). */
-  firingFor(rules: readonly LoadedRule[], receiver: string, now: Date): AlertMessage[] {
-    const silences = this.#deps.store.silences(now.getTime());
-    return firingAlerts(this.#deps.store).flatMap((a) => {
-      const rule = rules.find((r) => r.name === a.rule);
-      if (!rule) return [];
-      const targets = this.targets(rule, a.labels, now, silences).filter((t) => t.receiver === receiver);
-      if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
-      const kind = a.labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
-      return [{ alertId: 0, rule: a.rule, kind, status: 'firing' as const, severity: a.severity as AlertMessage['severity'], subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, at: a.startsAt }];
-    });
+  /**
+   * The rule's state alerts and rule-failing alerts firing now that reach `receiver`
+   * unmuted, as messages (Alertmanager's re-post after each evaluation of the rule).
+   */
+  firingFor(rule: LoadedRule, receiver: string, now: Date): AlertMessage[] {
+    const { store } = this.#deps;
+    const silences = store.silences(now.getTime());
+    return [rule.name, FAILING_PREFIX + rule.name].flatMap((storeRule) =>
+      store.loadActive(storeRule).flatMap((row) => {
+        const c = conditionSchema.safeParse(row.condition);
+        if (row.state !== 'firing' || !c.success) return [];
+        const { labels } = c.data;
+        const targets = this.targets(rule, labels, now, silences).filter((t) => t.receiver === receiver);
+        if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
+        const kind = labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
+        const at = new Date(row.startedAt).toISOString();
+        return [{ alertId: 0, rule: rule.name, kind, status: 'firing' as const, severity: c.data.severity ?? rule.severity, subject: c.data.subject, summary: c.data.summary, labels, details: c.data.details, at, conditionKey: row.key }];
+      }),
+    );
   }
 
   /** Where an alert with these labels goes now, each target with why it is muted, if it is. */

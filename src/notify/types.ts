@@ -32,9 +32,11 @@ export interface Notifier {
   /** The longest one attempt can take: a claimed row is held a little longer than this. */
   readonly timeoutMs: number;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
-  /** Periodic work of the channel's own (Alertmanager's re-send), started with delivery. */
+  /** Work of the channel's own beside delivery (Alertmanager's re-post), started with delivery. */
   start?(ctx: ChannelContext): void;
   stop?(): void;
+  /** A rule's evaluation ended (committed, failed or skipped): Alertmanager re-posts its firing alerts. */
+  evaluated?(rule: string): void;
 }
 
 export interface ReceiverBase {
@@ -66,13 +68,15 @@ export interface SecretField {
   url: boolean;
 }
 
-/** What the app offers a channel that has periodic work of its own. */
+/** What the app offers a channel that has work of its own beside delivery. */
 export interface ChannelContext {
   now: () => Date;
   /** This daemon's /api/v1/alerts, once it listens. */
   alertsUrl: string | undefined;
-  /** The state alerts firing now that reach this receiver unmuted, as messages. */
-  firing: (now: Date) => AlertMessage[];
-  /** A periodic attempt failed: the app counts and logs it. */
+  /** The rule's state alerts (and its rule-failing ones) firing now that reach this receiver unmuted. */
+  firing: (rule: string, now: Date) => AlertMessage[];
+  /** How long until the rule is evaluated again (ms); undefined for a rule no longer configured. */
+  untilNext: (rule: string) => number | undefined;
+  /** An attempt of its own failed: the app counts and logs it. */
   failed: (err: unknown) => void;
 }

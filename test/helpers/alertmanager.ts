@@ -47,7 +47,7 @@ export async function startAlertmanager(o: AlertmanagerOptions = {}): Promise<Ru
         `--cluster.advertise-address=127.0.0.1:${o.cluster.port}`,
         ...o.cluster.peers.map((p) => `--cluster.peer=127.0.0.1:${p}`),
         `--cluster.peer-timeout=${o.cluster.peerTimeout}`,
-        '--cluster.settle-timeout=5s',
+        '--cluster.settle-timeout=2s',
       ]
     : ['--cluster.listen-address='];
   const child: ChildProcess = spawn(

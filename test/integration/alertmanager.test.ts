@@ -28,11 +28,8 @@ describe('alertmanager receiver against a real Alertmanager', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('posts a firing alert with labels and annotations, keeps it alive, and resolves it with endsAt', async () => {
-    const now = sim.world.clock.now();
-    const set = (days: number) =>
-      sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: `p${days}`, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
-    set(2);
+  /** The daemon with one validation-end rule posting to the Alertmanager. */
+  async function daemon(): Promise<App> {
     const config = join(dir, 'avawatch.yaml');
     writeFileSync(
       config,
@@ -40,8 +37,20 @@ describe('alertmanager receiver against a real Alertmanager', () => {
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}], labels: {team: validators}}\n`);
     const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    await app.start();
+    return app;
+  }
+
+  /** The node's validation period, ending in `days` (a new txHash is a new period). */
+  function period(txHash: string, days: number): void {
+    const now = sim.world.clock.now();
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+  }
+
+  it('posts a firing alert with labels and annotations, keeps it alive, and resolves it with endsAt', async () => {
+    period('p2', 2);
+    const app = await daemon();
     try {
-      await app.start();
       const [alert] = await waitUntil(async () => {
         const list = await am.alerts();
         return list.length > 0 ? list : undefined;
@@ -54,10 +63,25 @@ describe('alertmanager receiver against a real Alertmanager', () => {
       // Re-sent before it would expire: endsAt moves forward.
       await waitUntil(async () => Date.parse((await am.alerts())[0]?.endsAt ?? '0') > firstEnd, 'a re-send that extends endsAt');
 
-      set(30); // a new period: the alert resolves
+      period('p30', 30); // a new period: the alert resolves
       await waitUntil(async () => (await am.alerts()).length === 0, 'the alert to be resolved in Alertmanager');
     } finally {
       await app.stop();
     }
   }, 40_000);
+
+  it('an escalation (threshold 14d → 3d) ends the old label set at once: Alertmanager never holds both', async () => {
+    period('p', 5);
+    const app = await daemon();
+    try {
+      const thresholds = async () => (await am.alerts()).map((a) => a.labels['threshold']);
+      await waitUntil(async () => (await thresholds()).includes('14d'), 'the 14d alert in Alertmanager');
+      period('p', 2); // the same period, now ending in 2 days
+      await waitUntil(async () => (await thresholds()).includes('3d'), 'the 3d alert in Alertmanager');
+      // Posted with endsAt now beside the new one, not left to time out (and be reported resolved later).
+      expect(await thresholds()).toEqual(['3d']);
+    } finally {
+      await app.stop();
+    }
+  }, 20_000);
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/app.js';
+import { firingAlerts } from '../../src/alerts/view.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
@@ -35,6 +36,23 @@ async function startWebhookSink(): Promise<{ url: string; received: Notification
   return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((r) => server.close(() => r()))};
 }
 
+// The peers' timing, short for a test: the first notification after 1s, then a flush of the
+// group every 2s; the second peer waits 1s for the first one's notification log (gossip
+// runs every 200ms). A flush must end before the next one starts (peer timeout < group
+// interval), or the second peer's flushes drift and see a stale group.
+const GROUP_INTERVAL_MS = 2_000;
+const AM_CONFIG = (sink: string) => `route:
+  receiver: hook
+  group_by: [alertname, node]
+  group_wait: 1s
+  group_interval: ${GROUP_INTERVAL_MS / 1000}s
+  repeat_interval: 4h
+receivers:
+  - name: hook
+    webhook_configs:
+      - url: ${sink}
+`;
+
 describe('high availability: two avawatch instances, a two-peer Alertmanager cluster', () => {
   let sim: SimServer;
   let sink: Awaited<ReturnType<typeof startWebhookSink>>;
@@ -46,24 +64,25 @@ describe('high availability: two avawatch instances, a two-peer Alertmanager clu
     sim = await startSim();
     sink = await startWebhookSink();
     dir = mkdtempSync(join(tmpdir(), 'avawatch-ha-'));
-    const amConfig = `route:\n  receiver: hook\n  group_by: [alertname, node]\n  group_wait: 1s\n  group_interval: 5m\n  repeat_interval: 4h\nreceivers:\n  - name: hook\n    webhook_configs:\n      - url: ${sink.url}\n`;
     const [a, b] = [await freePort(), await freePort()];
     peers = await Promise.all([
-      startAlertmanager({ config: amConfig, cluster: { port: a, peers: [b], peerTimeout: '2s' } }),
-      startAlertmanager({ config: amConfig, cluster: { port: b, peers: [a], peerTimeout: '2s' } }),
+      startAlertmanager({ config: AM_CONFIG(sink.url), cluster: { port: a, peers: [b], peerTimeout: '1s' } }),
+      startAlertmanager({ config: AM_CONFIG(sink.url), cluster: { port: b, peers: [a], peerTimeout: '1s' } }),
     ]);
   });
 
   afterEach(async () => {
     await Promise.all(apps.map((a) => a.stop()));
     apps = [];
-    await Promise.all(peers.map((p) => p.stop()));
+    // One after the other: two peers leaving together each wait 10 s for the other's goodbye.
+    for (const peer of peers) await peer.stop();
     await sim.close();
     await sink.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function instance(name: string): Promise<App> {
+  /** An instance with its own state file; `every` sets when it polls (not a label: the alerts stay one). */
+  async function instance(name: string, every: string): Promise<App> {
     const home = join(dir, name);
     mkdirSync(home);
     writeFileSync(
@@ -76,32 +95,47 @@ receivers:
   - name: am
     type: alertmanager
     url: [${peers.map((p) => `"${p.url}"`).join(', ')}]
-    resendInterval: 2s
+    resendInterval: 1s
 ruleFiles: [rules.yaml]
 `,
     );
-    // The same rules on both instances: identical labels, so Alertmanager sees one alert.
-    writeFileSync(join(home, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
+    // The same rule on both instances: identical labels, so Alertmanager sees one alert.
+    writeFileSync(join(home, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: ${every}, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
     const app = new App({ loaded: loadConfig(join(home, 'avawatch.yaml'), {}), log: createLogger('error', false).log });
     apps.push(app);
     await app.start();
     return app;
   }
 
-  it('one notification per alert reaches the receiver, from two instances posting to both peers', async () => {
+  const notified = () => sink.received.map((n) => n.alerts.map((a) => `${a.status} ${a.labels['alertname']} ${a.labels['node']}`));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('one firing and one resolved notification reach the receiver; the instance that has not polled yet never re-fires it', async () => {
     await waitUntil(async () => (await Promise.all(peers.map((p) => p.status()))).every((s) => s.cluster.status === 'ready' && s.cluster.peers.length === 2), 'the two peers to form a cluster', 20_000);
     const now = sim.world.clock.now();
-    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'ending-soon', startTimestamp: now - 86_400, endTimestamp: now + 2 * 86_400 })]);
+    const period = (txHash: string, days: number) => [activeValidator({ nodeId: NODE, txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })];
+    sim.world.setValidators('mainnet', NODE, period('ending-soon', 2));
 
-    const [first, second] = await Promise.all([instance('one'), instance('two')]);
-    // Both instances fire the alert and both peers hold it.
-    await waitUntil(() => first.store.outbox('sent').length > 0 && second.store.outbox('sent').length > 0, 'both instances to deliver', 15_000);
+    // Different poll phases: `fast` every second; `slow` once at start, then not for 30 s or more.
+    const [fast, slow] = await Promise.all([instance('fast', '1s'), instance('slow', '1m')]);
+    // Both instances fire the alert, both peers hold it, and the receiver hears it once.
+    await waitUntil(() => fast.store.outbox('sent').length > 0 && slow.store.outbox('sent').length > 0, 'both instances to deliver', 10_000);
     for (const peer of peers) await waitUntil(async () => (await peer.alerts()).length === 1, `the alert in ${peer.url}`);
+    await waitUntil(() => sink.received.length > 0, 'the firing notification', 10_000);
 
-    await waitUntil(() => sink.received.length > 0, 'the notification', 15_000);
-    // Past both peers' turns (peer timeout 2s each) and several re-sends of both instances.
-    await new Promise((r) => setTimeout(r, 8_000));
-    expect(sink.received).toHaveLength(1);
-    expect(sink.received[0]?.alerts.map((a) => `${a.status} ${a.labels['alertname']} ${a.labels['node']}`)).toEqual([`firing ending ${NODE}`]);
-  }, 60_000);
+    // A new validation period: the fast instance resolves it at its next poll.
+    sim.world.setValidators('mainnet', NODE, period('next-period', 200));
+    await waitUntil(() => sink.received.length > 1, 'the resolved notification', 10_000);
+    // Past several of the slow instance's resend intervals and two group flushes of the peers:
+    // the slow instance, still firing in its own state, must not have made the alert fire again.
+    await sleep(2 * GROUP_INTERVAL_MS + 500);
+    expect(firingAlerts(slow.store)).toHaveLength(1);
+    expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
+
+    // The slow instance polls at last: its own resolved post changes nothing at the receiver.
+    await slow.once();
+    await waitUntil(() => slow.store.outbox('sent').length === 2, 'the slow instance to post its resolved alert', 10_000);
+    await sleep(GROUP_INTERVAL_MS + 500);
+    expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
+  }, 30_000);
 });
