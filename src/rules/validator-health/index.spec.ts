@@ -63,6 +63,16 @@ describe('validator-health', () => {
     expect([version(0), version(1), version(2)]).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'unknown']);
   });
 
+  it('version: a pre-release is older than its release (1.14.0-rc.3 < 1.14.0), in semver order', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.0', uptime: false });
+    const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.14.0-rc.3' })], [active({ avalancheGoVersion: 'avalanche/1.14.0' })]]);
+    expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.14.0-rc.3, older than the required 1.14.0: upgrade it`], []]);
+    const rc = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.0-rc.10', uptime: false });
+    const versions = ['avalanche/1.14.0-rc.9', 'avalanche/1.14.0-rc.10', 'avalanche/1.14.0-rc.beta', 'avalanchego/1.14.0'];
+    const fired = versions.map((v) => run(rc, [[active({ avalancheGoVersion: v })]])[0]?.conditions?.length);
+    expect(fired).toEqual([1, 0, 0, 0]);
+  });
+
   it('a failed lookup keeps what held: the uptime alert neither resolves nor changes', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const results = run(s, [[active({ uptimePerformance: 87 })], { failed: 'data API: HTTP 503' }]);

@@ -7,7 +7,8 @@ import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, toPeriod, validatorLookups, type Observation } from '../validators.js';
-import { semver, spec, state, type Spec, type State } from './schema.js';
+import { spec, state, type Spec, type State } from './schema.js';
+import { older, parseVersion, versionText } from './version.js';
 
 const CHAINS = ['P', 'X', 'C'] as const;
 const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node });
@@ -189,14 +190,14 @@ function checks(node: string, st: State, before: State | undefined, nowS: number
     );
   }
 
-  const version = semver(st.version);
-  const minimum = semver(s.minVersion);
+  const version = parseVersion(st.version);
+  const minimum = parseVersion(s.minVersion);
   if (version && minimum && older(version, minimum)) {
     out.push(
       condition('version', {
-        summary: `${node} runs AvalancheGo ${version.join('.')}, older than the required ${minimum.join('.')}: upgrade it`,
-        resolvedSummary: `${node} runs AvalancheGo ${minimum.join('.')} or newer now`,
-        details: { Version: st.version ?? 'unknown', Required: `≥ ${minimum.join('.')}` },
+        summary: `${node} runs AvalancheGo ${versionText(version)}, older than the required ${versionText(minimum)}: upgrade it`,
+        resolvedSummary: `${node} runs AvalancheGo ${versionText(minimum)} or newer now`,
+        details: { Version: st.version ?? 'unknown', Required: `≥ ${versionText(minimum)}` },
       }),
     );
   }
@@ -220,11 +221,6 @@ export function rewardThreshold(startS: number, s: Spec): { percent: number; why
   const helicon = r.heliconTime === undefined ? undefined : Date.parse(r.heliconTime) / 1000;
   if (helicon !== undefined && startS >= helicon) return { percent: r.heliconThreshold, why: `the validation started at or after Helicon, ${isoSeconds(helicon)}` };
   return { percent: r.threshold, why: helicon === undefined ? 'rewardUptime.heliconTime is not set' : `the validation started before Helicon, ${isoSeconds(helicon)}` };
-}
-
-function older(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
-  return false;
 }
 
 function fmt(n: number): string {

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { avaxAmount, durationMs } from '../../config/fields.js';
 import { network, nodeIds } from '../fields.js';
 import { period } from '../validators.js';
+import { SEMVER } from './version.js';
 
 const percent = z.number().min(0).max(100);
-const SEMVER = /(\d+)\.(\d+)\.(\d+)/;
 /** An ISO 8601 time with its zone, e.g. 2027-03-01T00:00:00Z. */
 const isoTime = z.string().refine((t) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(t) && !Number.isNaN(Date.parse(t)), 'expected a time such as 2027-03-01T00:00:00Z');
 
@@ -27,19 +27,13 @@ export const spec = z
     benched: z.strictObject({ above: percent.default(20), for: durationMs.default(600_000) }).optional(),
     /** Reachability percent under `below` for `for`. */
     reachability: z.strictObject({ below: percent.default(80), for: durationMs.default(600_000) }).optional(),
-    /** AvalancheGo older than this ("1.14.1"): a node that reports no version is never called old. */
+    /** AvalancheGo older than this ("1.14.1"; a pre-release is older than its release): a node that reports no version is never called old. */
     minVersion: z.string().regex(SEMVER, 'expected a version such as 1.14.1').optional(),
     /** Delegation capacity left under this many AVAX. */
     minDelegationCapacity: avaxAmount.optional(),
   })
   .refine((s) => s.uptime === false || s.uptime.critical <= s.uptime.warning, { message: 'uptime.critical must not be above uptime.warning', path: ['uptime', 'critical'] });
 export type Spec = z.output<typeof spec>;
-
-/** [major, minor, patch] of "avalanche/1.14.1", "avalanchego/1.13.2" or "1.14.1"; undefined when there is none. */
-export function semver(text: string | undefined): [number, number, number] | undefined {
-  const m = text === undefined ? null : SEMVER.exec(text);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
 
 const chains = z.object({ P: z.number().optional(), X: z.number().optional(), C: z.number().optional() });
 
