@@ -55,12 +55,49 @@ describe('validator-health', () => {
     expect(run(s, [45, 0, 45, 0].map((b) => [active(health(b))])).flatMap((r) => r.conditions)).toEqual([]);
   });
 
-  it('version: fires while older than minVersion, resolves on upgrade; a node that reports none is unknown, never old', () => {
+  it('version: fires while older than minVersion, resolves on upgrade; a node that has never reported one is unknown, never old', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', uptime: false });
     const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.13.2' })], [active({ avalancheGoVersion: 'avalanche/1.14.1' })], [active({ avalancheGoVersion: undefined })]]);
     expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`], [], []]);
-    const version = (i: number) => validatorHealth.samples(s, results[i]?.states ?? {}, at(i)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
-    expect([version(0), version(1), version(2)]).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'unknown']);
+    const version = (r: (typeof results)[number] | undefined) => validatorHealth.samples(s, r?.states ?? {}, at(0)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
+    // Left out once: the last version reported stands.
+    expect(results.map(version)).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'avalanche/1.14.1']);
+    const never = run(s, [[active({ avalancheGoVersion: undefined })]]);
+    expect([never[0]?.conditions, version(never[0])]).toEqual([[], 'unknown']);
+  });
+
+  it('an optional field left out for one poll keeps its last value: no alert resolves, none fires again', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', minDelegationCapacity: 1000, reachability: { below: 80, for: '1m' }, uptime: false });
+    const low = { avalancheGoVersion: 'avalanche/1.13.2', delegationCapacity: '500000000000', ...health(0, 50) };
+    const gone = { avalancheGoVersion: undefined, delegationCapacity: undefined, validatorHealth: undefined };
+    const results = run(s, [[active(low)], [active(low)], [active(gone)], [active(low)]]);
+    const held = results.map((r) => r.conditions?.map((c) => c.labels['check']));
+    expect(held).toEqual([['version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity']]);
+    expect(results[2]?.conditions?.map((c) => c.summary)).toEqual([
+      `${NODE} is reachable 50% of the time, under 80%, for 2m`,
+      `${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`,
+      `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
+    ]);
+  });
+
+  it('a value out of range reads as absent: the last one stands (uptime, reachability, benched, capacity)', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minDelegationCapacity: 1000, benched: { above: 20, for: '1m' } });
+    const fine = { uptimePerformance: 87, delegationCapacity: '500000000000', ...health(45) };
+    const odd = [
+      { uptimePerformance: 1e308, delegationCapacity: '-5', ...health(-1, 250) },
+      { uptimePerformance: -3, delegationCapacity: '9'.repeat(30), ...health(101) },
+      { uptimePerformance: 100.5, delegationCapacity: 'lots', ...health(Number.MAX_VALUE) },
+    ];
+    const results = run(s, [fine, fine, ...odd, fine].map((o) => [active(o)]));
+    const summaries = results.map((r) => r.conditions?.map((c) => c.summary.replace(/ for \d+m$/, '')));
+    for (const r of summaries.slice(2)) expect(r).toEqual(summaries[1]);
+    expect(summaries[1]).toEqual([
+      `${NODE} uptime 87% is under 90%: 7 points above the 80% this validation needs for its reward`,
+      `${NODE} is benched on the P/C-chain (P-chain 45%, C-chain 45% of requests)`,
+      `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
+    ]);
+    const gauges = validatorHealth.samples(s, results[3]?.states ?? {}, at(3));
+    expect(gauges.filter((g) => /uptime|reachability|capacity/.test(g.metric)).map((g) => g.value)).toEqual([87, 100, 500]);
   });
 
   it('version: a pre-release is older than its release (1.14.0-rc.3 < 1.14.0), in semver order', () => {

@@ -1,4 +1,3 @@
-import type { Validator } from '../../api/schemas.js';
 import { avaxText, formatAvax, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import { record } from '../../record.js';
@@ -6,11 +5,11 @@ import { PRIMARY_NETWORK } from '../fields.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, observeValidators, toPeriod, validatorLookups, type Observation } from '../validators.js';
+import { currentPeriod, observeValidators, validatorLookups, type Observation } from '../validators.js';
+import { benchedChains, CHAINS, read } from './read.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { older, parseVersion, versionText } from './version.js';
 
-const CHAINS = ['P', 'X', 'C'] as const;
 const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node });
 
 /**
@@ -99,31 +98,6 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
 
   cost: (s) => validatorLookups({ ...s, subnetId: PRIMARY_NETWORK }),
 };
-
-/** The node's figures from its current period; what the service left out keeps its last value. */
-function read(v: Validator, before: State | undefined, nowS: number, s: Spec): State {
-  const st: State = { period: toPeriod(v), missing: false, at: nowS };
-  if (v.validationStatus !== 'active') return st;
-  const sameValidation = before?.period?.txHash === v.txHash;
-  st.uptime = v.uptimePerformance ?? (sameValidation ? before?.uptime : undefined);
-  const h = v.validatorHealth;
-  const benched = { P: h?.benchedPChainRequestsPercent, X: h?.benchedXChainRequestsPercent, C: h?.benchedCChainRequestsPercent };
-  if (CHAINS.some((c) => benched[c] !== undefined)) st.benched = Object.fromEntries(CHAINS.flatMap((c) => (benched[c] === undefined ? [] : [[c, benched[c]]])));
-  if (h?.reachabilityPercent !== undefined) st.reachability = h.reachabilityPercent;
-  if (v.avalancheGoVersion !== undefined) st.version = v.avalancheGoVersion;
-  if (v.amountStaked !== undefined) st.staked = v.amountStaked;
-  if (v.amountDelegated !== undefined) st.delegated = v.amountDelegated;
-  if (v.delegationCapacity !== undefined) st.capacity = v.delegationCapacity;
-  if (v.potentialRewards?.validationRewardAmount !== undefined) st.potentialReward = v.potentialRewards.validationRewardAmount;
-  // A check holds from the first sample that shows it (kept across polls while it holds).
-  if (s.benched && benchedChains(st, s.benched.above).length > 0) st.benchedSince = (sameValidation ? before?.benchedSince : undefined) ?? nowS;
-  if (s.reachability && st.reachability !== undefined && st.reachability < s.reachability.below) st.unreachableSince = (sameValidation ? before?.unreachableSince : undefined) ?? nowS;
-  return st;
-}
-
-function benchedChains(st: State, above: number): Array<(typeof CHAINS)[number]> {
-  return CHAINS.filter((c) => (st.benched?.[c] ?? 0) > above);
-}
 
 /** What holds for one node now: a condition per check that is off. */
 function checks(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Condition[] {
