@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
 import { activeValidator, completedValidator } from '../../sim/samples.js';
 import type { Observation } from '../validators.js';
@@ -10,6 +11,7 @@ const START = 1_750_000_000;
 const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
 const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 };
 const active = (over: Record<string, unknown> = {}) => validator.parse({ ...activeValidator(period), ...over });
+const active0 = (uptime: number) => active({ uptimePerformance: uptime });
 const health = (benched: number, reachability = 100) => ({
   validatorHealth: { reachabilityPercent: reachability, benchedPChainRequestsPercent: benched, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: benched },
 });
@@ -25,24 +27,54 @@ function run(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[st
 }
 
 describe('validator-health', () => {
-  it('uptime: warning, then critical, resolved only above warning + hysteresis; it names the reward threshold and the margin', () => {
+  it('uptime, by default: a warning under the reward threshold + 5, critical under it; each tier left only above its level + hysteresis', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const uptimes = [95, 89.5, 84, 90.5, 91.2];
+    const uptimes = [95, 84.5, 79, 80.5, 81.2, 85.5, 86.2];
     const results = run(s, uptimes.map((u) => [active({ uptimePerformance: u })]));
-    expect(results.map((r) => r.conditions?.map((c) => `${c.severity}/${c.tier}`))).toEqual([[], ['warning/warning'], ['critical/critical'], ['warning/warning'], []]);
+    expect(results.map((r) => r.conditions?.map((c) => `${c.severity}/${c.tier}`))).toEqual([[], ['warning/warning'], ['critical/critical'], ['critical/critical'], ['warning/warning'], ['warning/warning'], []]);
     const warning = results[1]?.conditions?.[0];
-    expect(warning?.summary).toBe(`${NODE} uptime 89.5% is under 90%: 9.5 points above the 80% this validation needs for its reward`);
+    expect(warning?.summary).toBe(`${NODE} uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward`);
     expect(warning?.details['Uptime']).toContain("the service's own node's view");
     expect(warning?.details['Reward threshold']).toBe('80% (rewardUptime.heliconTime is not set)');
-    expect(results[4]?.conditions).toEqual([]);
+    expect(warning?.details['Levels']).toBe('warning under 85%, critical under 80%; each left only above it + 1 (hysteresis), resolved above 86%');
+    expect(results[2]?.conditions?.[0]?.summary).toBe(`${NODE} uptime 79% is under 80%: 1 point UNDER the 80% this validation needs for its reward`);
+    expect(results[3]?.conditions?.[0]?.summary).toBe(`${NODE} uptime 80.5% is not back above 81% yet: 0.5 points above the 80% this validation needs for its reward`);
   });
 
-  it('applies 90% to a validation that started at or after Helicon', () => {
-    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: { heliconTime: new Date(START * 1000).toISOString() } });
+  it('uptime hovering at a level sends one message, not one a poll (hysteresis up and down)', () => {
+    const explicit = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90, critical: 85 } });
+    const byDefault = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const hover = [84.9, 85.1, 84.9, 85.1, 84.9, 85.1];
+    for (const s of [explicit, byDefault]) {
+      let active: ActiveAlert[] = [];
+      const sent: string[] = [];
+      run(s, hover.map((u) => [active0(u)])).forEach((r, i) => {
+        const next = advance(active, r.conditions ?? [], at(i).getTime());
+        active = next.active;
+        sent.push(...next.notifications.map((n) => `${n.status} ${n.severity}: ${n.summary}`));
+      });
+      expect(sent).toHaveLength(1);
+    }
+    const first = run(explicit, [[active0(84.9)]])[0]?.conditions?.[0];
+    expect([first?.severity, first?.summary]).toEqual(['critical', `${NODE} uptime 84.9% is under 85%: 4.9 points above the 80% this validation needs for its reward`]);
+  });
+
+  it('applies 90% to a validation that started at or after Helicon: at 86% it is critical, whatever levels were written for 80%', () => {
+    const helicon = { heliconTime: new Date(START * 1000).toISOString() };
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: helicon });
     expect(rewardThreshold(START, s).percent).toBe(90);
     expect(rewardThreshold(START - 1, s).percent).toBe(80);
-    const [r] = run(s, [[active({ uptimePerformance: 88 })]]);
-    expect(r?.conditions?.[0]?.summary).toBe(`${NODE} uptime 88% is under 90%: 2 points UNDER the 90% this validation needs for its reward`);
+    const [r] = run(s, [[active({ uptimePerformance: 86 })]]);
+    expect([r?.conditions?.[0]?.severity, r?.conditions?.[0]?.summary]).toEqual(['critical', `${NODE} uptime 86% is under 90%: 4 points UNDER the 90% this validation needs for its reward`]);
+    expect(run(s, [[active({ uptimePerformance: 93 })]])[0]?.conditions?.map((c) => [c.severity, c.summary])).toEqual([
+      ['warning', `${NODE} uptime 93% is under 95%: 3 points above the 90% this validation needs for its reward`],
+    ]);
+    const old = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: helicon, uptime: { warning: 90, critical: 85 } });
+    const [o] = run(old, [[active({ uptimePerformance: 86 })]]);
+    expect([o?.conditions?.[0]?.severity, o?.conditions?.[0]?.details['Levels']]).toEqual([
+      'critical',
+      'warning under 90%, critical under 90% (the reward threshold; uptime.critical 85% is under it); each left only above it + 1 (hysteresis), resolved above 91%',
+    ]);
   });
 
   it('benched: one sample is never enough; it fires after `for`, naming the chains, and resolves when it clears', () => {
@@ -82,7 +114,7 @@ describe('validator-health', () => {
 
   it('a value out of range reads as absent: the last one stands (uptime, reachability, benched, capacity)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minDelegationCapacity: 1000, benched: { above: 20, for: '1m' } });
-    const fine = { uptimePerformance: 87, delegationCapacity: '500000000000', ...health(45) };
+    const fine = { uptimePerformance: 83, delegationCapacity: '500000000000', ...health(45) };
     const odd = [
       { uptimePerformance: 1e308, delegationCapacity: '-5', ...health(-1, 250) },
       { uptimePerformance: -3, delegationCapacity: '9'.repeat(30), ...health(101) },
@@ -92,12 +124,12 @@ describe('validator-health', () => {
     const summaries = results.map((r) => r.conditions?.map((c) => c.summary.replace(/ for \d+m$/, '')));
     for (const r of summaries.slice(2)) expect(r).toEqual(summaries[1]);
     expect(summaries[1]).toEqual([
-      `${NODE} uptime 87% is under 90%: 7 points above the 80% this validation needs for its reward`,
+      `${NODE} uptime 83% is under 85%: 3 points above the 80% this validation needs for its reward`,
       `${NODE} is benched on the P/C-chain (P-chain 45%, C-chain 45% of requests)`,
       `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
     ]);
     const gauges = validatorHealth.samples(s, results[3]?.states ?? {}, at(3));
-    expect(gauges.filter((g) => /uptime|reachability|capacity/.test(g.metric)).map((g) => g.value)).toEqual([87, 100, 500]);
+    expect(gauges.filter((g) => /uptime|reachability|capacity/.test(g.metric)).map((g) => g.value)).toEqual([83, 100, 500]);
   });
 
   it('version: a pre-release is older than its release (1.14.0-rc.3 < 1.14.0), in semver order', () => {
@@ -112,7 +144,8 @@ describe('validator-health', () => {
 
   it('a failed lookup keeps what held: the uptime alert neither resolves nor changes', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const results = run(s, [[active({ uptimePerformance: 87 })], { failed: 'data API: HTTP 503' }]);
+    const results = run(s, [[active({ uptimePerformance: 83 })], { failed: 'data API: HTTP 503' }]);
+    expect(results[0]?.conditions).toHaveLength(1);
     expect(results[1]?.conditions).toEqual(results[0]?.conditions);
     expect(results[1]?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
     expect(results[1]?.states[NODE]).toEqual(results[0]?.states[NODE]);
@@ -149,8 +182,8 @@ describe('validator-health', () => {
 describe('validator-health resolved texts', () => {
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const [r] = run(s, [[active({ uptimePerformance: 88.5 })]]);
-    expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 91%`);
+    const [r] = run(s, [[active({ uptimePerformance: 83.5 })]]);
+    expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 86%`);
   });
 });
 

@@ -12,13 +12,14 @@ export const spec = z
   .strictObject({
     network,
     nodeIds,
-    /** On unless turned off: under `warning`, then `critical`; resolved above warning + hysteresis. */
+    /**
+     * On unless turned off: a warning under `warning`, critical under `critical`, each left only
+     * above it + hysteresis. Defaults follow the validation's reward threshold (critical under
+     * it, warning under it + 5); under the reward threshold is critical whatever is set here.
+     */
     uptime: z
-      .union([
-        z.literal(false),
-        z.strictObject({ warning: percent.default(90), critical: percent.default(85), hysteresis: z.number().min(0).max(10).default(1) }),
-      ])
-      .default({ warning: 90, critical: 85, hysteresis: 1 }),
+      .union([z.literal(false), z.strictObject({ warning: percent.optional(), critical: percent.optional(), hysteresis: z.number().min(0).max(10).default(1) })])
+      .default({ hysteresis: 1 }),
     /** The uptime a validation needs for its reward: 80%, 90% for one that starts at or after Helicon (ACP-267). */
     rewardUptime: z
       .strictObject({ threshold: percent.default(80), heliconThreshold: percent.default(90), heliconTime: isoTime.optional() })
@@ -32,7 +33,10 @@ export const spec = z
     /** Delegation capacity left under this many AVAX. */
     minDelegationCapacity: avaxAmount.optional(),
   })
-  .refine((s) => s.uptime === false || s.uptime.critical <= s.uptime.warning, { message: 'uptime.critical must not be above uptime.warning', path: ['uptime', 'critical'] });
+  .refine((s) => s.uptime === false || s.uptime.critical === undefined || s.uptime.warning === undefined || s.uptime.critical <= s.uptime.warning, {
+    message: 'uptime.critical must not be above uptime.warning',
+    path: ['uptime', 'critical'],
+  });
 export type Spec = z.output<typeof spec>;
 
 const chains = z.object({ P: z.number().optional(), X: z.number().optional(), C: z.number().optional() });
@@ -52,7 +56,9 @@ export const state = z.object({
   delegated: z.string().optional(),
   capacity: z.string().optional(),
   potentialReward: z.string().optional(),
-  /** The uptime alert holds (until back above warning + hysteresis). */
+  /** The uptime alert's tier: where the next poll's hysteresis starts from. */
+  uptimeTier: z.enum(['warning', 'critical']).optional(),
+  /** Written before tiers were kept: read as a warning. */
   uptimeFiring: z.boolean().optional(),
   /** Since when (seconds) a check has held, for its `for`. */
   benchedSince: z.number().optional(),
