@@ -9,15 +9,21 @@ import { older, parseVersion, versionText } from './version.js';
 
 type Draft = Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> };
 
+export const CHECKS = ['uptime', 'benched', 'reachability', 'version', 'delegation-capacity'] as const;
+
+export function keyOf(node: string, check: (typeof CHECKS)[number]): string {
+  return `${node}:${check}`;
+}
+
 /** What holds for one node now: a condition per check that is off. */
 export function checks(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Condition[] {
   const p = st.period;
   if (!p || p.status !== 'active') return [];
   const out: Condition[] = [];
   const base = { Node: node, Network: s.network, 'Validation ends': isoSeconds(p.endTimestamp), 'Staking tx': p.txHash };
-  const condition = (check: string, c: Draft): Condition => ({
+  const condition = (check: (typeof CHECKS)[number], c: Draft): Condition => ({
     ...c,
-    key: `${node}:${check}`,
+    key: keyOf(node, check),
     subject: node,
     labels: { node, network: s.network, check, ...c.labels },
     details: { ...base, ...c.details },

@@ -180,6 +180,39 @@ describe('validator-health', () => {
 });
 
 describe('validator-health resolved texts', () => {
+  /** What a receiver gets over the reads (one a minute): each notification's status and summary. */
+  function notices(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[string]>): string[] {
+    let states: Record<string, State> = {};
+    let alerts: ActiveAlert[] = [];
+    const out: string[] = [];
+    reads.forEach((read, i) => {
+      const r = validatorHealth.evaluate(states, { [NODE]: read }, at(i), s);
+      const next = advance(alerts, r.conditions ?? [], at(i).getTime(), undefined, r.resolvedAs);
+      [states, alerts] = [r.states, next.active];
+      out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
+    });
+    return out;
+  }
+
+  it('an alert whose validation ended resolves saying so, with the last figure: never "back above"', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
+    const low = active({ uptimePerformance: 78, avalancheGoVersion: 'avalanche/1.13.2' });
+    expect(notices(s, [[low], [validator.parse(completedValidator(period))]])).toEqual([
+      `firing: ${NODE} uptime 78% is under 80%: 2 points UNDER the 80% this validation needs for its reward`,
+      `firing: ${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`,
+      `resolved: ${NODE}: validation ended (completed); uptime last 78%, under the 80% it needed for its reward`,
+      `resolved: ${NODE}: validation ended (completed); AvalancheGo 1.13.2 last`,
+    ]);
+    const warning = [active({ uptimePerformance: 83 })];
+    const uptimeOnly = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(notices(uptimeOnly, [warning, 'not-found']).at(-1)).toBe(`resolved: ${NODE}: validation is no longer listed by the service; uptime last 83%`);
+    const next = validator.parse(activeValidator({ ...period, txHash: 'tx2', startTimestamp: START + 86_400 }));
+    expect(notices(uptimeOnly, [warning, [validator.parse(completedValidator(period)), next]]).at(-1)).toBe(`resolved: ${NODE}: validation tx1 ended (its current period is tx2 now); uptime last 83%`);
+    // Still active and back up: that is "back above".
+    expect(notices(uptimeOnly, [warning, [active({ uptimePerformance: 99 })]]).at(-1)).toBe(`resolved: ${NODE} uptime is back above 86%`);
+  });
+
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active({ uptimePerformance: 83.5 })]]);

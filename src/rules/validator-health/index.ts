@@ -6,6 +6,7 @@ import { isFailed, keepFailed } from '../lookup.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, validatorLookups, type Observation } from '../validators.js';
 import { checks, tierOf as uptimeTierOf } from './checks.js';
+import { endedTexts } from './ended.js';
 import { CHAINS, read } from './read.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { WARNING_MARGIN } from './uptime.js';
@@ -59,6 +60,8 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       delete st.uptimeFiring;
       result.states[node] = st;
       result.conditions?.push(...conditions);
+      const ended = endedTexts(node, before, st, s);
+      if (ended) Object.assign((result.resolvedAs ??= {}), ended);
     }
     return result;
   },
