@@ -52,4 +52,13 @@ describe('state alert lifecycle', () => {
     const first = advance([], [{ ...c('A'), resolvedSummary: 'A has a new period' }], 1);
     expect(advance(first.active, [], 2).notifications[0]?.summary).toBe('A has a new period');
   });
+
+  it('a condition that stops for a reason the evaluation gives resolves saying that reason, also after keepFiringFor', () => {
+    const first = advance([], [{ ...c('A'), resolvedSummary: 'A is back above 86%' }, c('B')], 1);
+    const ended = advance(first.active, [], 2, base, { A: 'A: validation ended; uptime last 84%' });
+    expect(ended.notifications.map((n) => n.summary)).toEqual(['A: validation ended; uptime last 84%', 'resolved: B is low']);
+    const kept = advance(first.active, [], 2, { ...base, keepFiringForMs: 10 * MIN }, { A: 'A: validation ended; uptime last 84%' });
+    expect(kept.notifications).toEqual([]);
+    expect(advance(kept.active, [], 20 * MIN, { ...base, keepFiringForMs: 10 * MIN }).notifications[0]?.summary).toBe('A: validation ended; uptime last 84%');
+  });
 });

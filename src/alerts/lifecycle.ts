@@ -47,6 +47,8 @@ export function advance(
   conditions: readonly Condition[],
   now: number,
   o: LifecycleOptions = IMMEDIATE,
+  /** Keys that stop holding now for a reason their resolvedSummary does not tell → what to say instead. */
+  resolvedAs: Readonly<Record<string, string>> = {},
 ): { active: ActiveAlert[]; notifications: AlertDraft[] } {
   const before = new Map(active.map((a) => [a.key, a]));
   const next: ActiveAlert[] = [];
@@ -87,8 +89,11 @@ export function advance(
     }
     next.push(entry);
   }
-  for (const gone of before.values()) {
-    if (gone.state === 'pending') continue; // never fired: nothing to resolve
+  for (const was of before.values()) {
+    if (was.state === 'pending') continue; // never fired: nothing to resolve
+    // Kept with the alert: a resolution delayed by keepFiringFor still says why it ended.
+    const why = Object.hasOwn(resolvedAs, was.key) ? resolvedAs[was.key] : undefined;
+    const gone = why === undefined ? was : { ...was, condition: { ...was.condition, resolvedSummary: why } };
     const clearedAt = gone.clearedAt ?? now;
     if (now - clearedAt < o.keepFiringForMs) {
       next.push({ ...gone, clearedAt });

@@ -134,14 +134,14 @@ export class Engine {
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();
-    const { states, alerts: events, conditions, failed = {} } = kind.evaluate(previous, observation, now, rule.spec);
+    const { states, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
     const effective = conditions?.map((c) => {
       const severity = c.severity ?? rule.severity;
       return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
     });
-    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule)) : undefined;
+    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolvedAs) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     const json = new Map<string, string>();

@@ -14,6 +14,11 @@ export interface Evaluation<S> {
   /** What holds now (state alerts); omitted by kinds that only send events. */
   conditions?: Condition[];
   /**
+   * Condition keys that stop holding now for a reason their last resolvedSummary does not
+   * tell (a validation that ended is not "back above"), with what the resolution says instead.
+   */
+  resolvedAs?: Record<string, string>;
+  /**
    * Entities whose lookup failed (entity → why). Each keeps its previous state in `states`
    * and raises nothing; the engine counts them and fires rule-failing for one that keeps failing.
    */

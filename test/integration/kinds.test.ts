@@ -52,10 +52,10 @@ const cases: Record<string, Case> = {
   'validator-health': {
     ruleFile: 'rules/validator-health.yaml',
     world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active', uptimePerformance: 98, version: 'avalanche/1.14.1' }] },
-    // Its uptime falls under 90% and it is downgraded to an AvalancheGo older than required.
-    change: (sim) => change(sim, { validator: { nodeId: N, uptimePerformance: 88.5, version: 'avalanche/1.13.2' } }),
+    // Its uptime falls under 85% (the reward threshold + 5) and it is downgraded to an AvalancheGo older than required.
+    change: (sim) => change(sim, { validator: { nodeId: N, uptimePerformance: 84.5, version: 'avalanche/1.13.2' } }),
     expected: [
-      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `${N} uptime 88.5% is under 90%: 8.5 points above the 80% this validation needs for its reward` },
+      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `${N} uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward` },
       { rule: 'validator-health', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'version' }) },
     ],
   },

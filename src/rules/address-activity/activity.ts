@@ -4,7 +4,11 @@ import type { List } from './schema.js';
 /** One transaction or transfer of a list, as the rule reads it. */
 export interface Activity {
   list: List;
-  /** Unique within the list: txHash (native), txHash:logIndex (ERC-20), call and its order (internal). */
+  /**
+   * Unique within the list, and the same wherever the service places it (never the block: a
+   * transaction listed at another block later is the one already reported): txHash (native),
+   * txHash:logIndex (ERC-20), call and its order (internal).
+   */
   key: string;
   /** Undefined when the service's blockNumber is not a number: such an item cannot be placed, so it is never reported. */
   block: number | undefined;
@@ -67,15 +71,15 @@ export function fromErc20(items: readonly Erc20Transfer[]): Activity[] {
 }
 
 /**
- * Internal calls carry no index: a call is its transaction (and block), type, ends and
- * value, and identical calls of one transaction are told apart by their order in the list.
+ * Internal calls carry no index: a call is its transaction, type, ends and value, and
+ * identical calls of one transaction are told apart by their order in the list.
  */
 export function fromInternals(items: readonly InternalTransaction[]): Activity[] {
   const count = new Map<string, number>();
   return items.map((t): Activity => {
     const from = t.from.address.toLowerCase();
     const to = t.to.address.toLowerCase();
-    const base = `${t.txHash}@${t.blockNumber}:${t.internalTxType}:${from}:${to}:${t.value}`;
+    const base = `${t.txHash}:${t.internalTxType}:${from}:${to}:${t.value}`;
     const n = (count.get(base) ?? 0) + 1;
     count.set(base, n);
     return {
@@ -91,4 +95,9 @@ export function fromInternals(items: readonly InternalTransaction[]): Activity[]
       callType: t.internalTxType,
     };
   });
+}
+
+/** A key as stored before keys left the block out (`0x…@123:CALL:…`, internal calls): as it reads now. */
+export function currentKey(key: string): string {
+  return key.replace(/^(0x[0-9a-fA-F]+)@\d+:/, '$1:');
 }

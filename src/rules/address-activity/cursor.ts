@@ -1,5 +1,5 @@
 import type { BlockRangeQuery } from '../../api/data-api.js';
-import { isPlaced, type Activity, type Placed } from './activity.js';
+import { currentKey, isPlaced, type Activity, type Placed } from './activity.js';
 import type { List, State } from './schema.js';
 
 // Where a list is read from, and how far a read moves it. startBlock is inclusive, so the
@@ -7,6 +7,12 @@ import type { List, State } from './schema.js';
 // cut short at maxPages moves the cursor only as far as it read: oldest first (the native
 // list, sortOrder=asc) the rest lies above; newest first (the ERC-20 and internal lists,
 // which take no sortOrder) the rest lies below, kept as a gap that is read before anything newer.
+
+/**
+ * Keys remembered past their block, per list: a transaction the service lists again at another
+ * block (a reorg, a re-index) within the last this many reported is not reported twice.
+ */
+export const RECENT_KEYS = 256;
 
 /** What one list answered within the pages read. */
 export interface Read {
@@ -53,6 +59,7 @@ export function baseline(address: string, list: List, read: Read): State {
     list,
     from: whole ? max : max + 1,
     fromKeys: whole ? keysAt(placed, max) : [],
+    recent: remember(undefined, [...placed].sort((a, b) => a.block - b.block)),
     ...newest(undefined, placed),
   };
 }
@@ -61,9 +68,12 @@ export function advance(st: State, read: Read): Advanced {
   const w = windowOf(st);
   const placed = read.items.filter((a): a is Placed => isPlaced(a) && a.block >= w.from && (w.to === undefined || a.block < w.to));
   const asc = placed.length === 0 || ascending(placed, st.list);
-  // Reported in the chain's order, within a block too.
-  const fresh = freshIn(asc ? placed : [...placed].reverse(), w);
-  const base: State = { ...st, ...newest(st, placed) };
+  // Reported in the chain's order, within a block too. `unread` moves the cursor; of it, what
+  // was reported at another block before is not reported again.
+  const unread = freshIn(asc ? placed : [...placed].reverse(), w);
+  const known = new Set(st.recent ?? []);
+  const fresh = unread.filter((a) => !known.has(a.key));
+  const base: State = { ...st, ...newest(st, placed), recent: remember(st.recent, unread) };
   delete base.behind;
   if (!read.complete) base.behind = true;
   if (placed.length === 0) {
@@ -83,7 +93,7 @@ export function advance(st: State, read: Read): Advanced {
   if (asc) {
     // The rest lies above the newest block read; pages that showed nothing new are one block too full to get past.
     let next = headAt(max);
-    if (fresh.length === 0) {
+    if (unread.length === 0) {
       skipped = max;
       next = { from: max + 1, fromKeys: [] };
     }
@@ -92,7 +102,7 @@ export function advance(st: State, read: Read): Advanced {
   } else {
     // The rest lies below the oldest block read.
     let end = { to: min + 1, toKeys: keysAt(placed, min, min + 1 === w.to ? (w.toKeys ?? []) : []) };
-    if (fresh.length === 0) {
+    if (unread.length === 0) {
       skipped = min;
       end = { to: min, toKeys: [] };
     }
@@ -106,8 +116,8 @@ export function advance(st: State, read: Read): Advanced {
 
 /** Items not reported before, each once, oldest block first (stable: `placed` is in the chain's order). */
 function freshIn(placed: readonly Placed[], w: Window): Placed[] {
-  const fromKeys = new Set(w.fromKeys);
-  const toKeys = new Set(w.toKeys ?? []);
+  const fromKeys = new Set(w.fromKeys.map(currentKey));
+  const toKeys = new Set((w.toKeys ?? []).map(currentKey));
   const seen = new Set<string>();
   const fresh: Placed[] = [];
   for (const a of placed) {
@@ -125,6 +135,12 @@ function ascending(placed: readonly Placed[], list: List): boolean {
   const first = (placed[0] as Placed).block;
   const last = (placed.at(-1) as Placed).block;
   return first === last ? list === 'native' : first < last;
+}
+
+/** The last RECENT_KEYS keys, oldest first, with `seen` (in order) added. */
+function remember(recent: readonly string[] | undefined, seen: readonly Placed[]): string[] {
+  const keys = [...(recent ?? []), ...seen.map((a) => a.key)];
+  return [...new Set(keys.reverse())].slice(0, RECENT_KEYS).reverse();
 }
 
 function keysAt(placed: readonly Placed[], block: number, also: readonly string[] = []): string[] {

@@ -189,6 +189,40 @@ describe('address-activity', () => {
       `${A} received 1 AVAX from ${B} (internal transaction, reverted)`,
     ]);
     expect((await poll(r.states, data, s)).alerts).toEqual([]);
+    // A state written when internal keys named their block (`0x…@800:CALL:…`) reports nothing again.
+    const key = `${CHAIN}/${A}/internal`;
+    const stored = r.states[key] as State;
+    const legacy = { ...stored, fromKeys: stored.fromKeys.map((k) => k.replace(':', '@800:')) };
+    delete legacy.recent;
+    expect((await poll({ ...r.states, [key]: legacy }, data, s)).alerts).toEqual([]);
+  });
+
+  it('a transaction the service lists at another block later (a reorg, a re-index) is never reported twice, in any list', async () => {
+    const call = { from: B, to: A, value: '1000000000000000000', type: 'CALL' as const, reverted: false };
+    const moved = tx(1100, { value: '3000000000000000000', erc20: [usdc(B, A, '7000000')], internal: [call] });
+    const other = tx(1101, { value: '1000000000000000000' });
+    const before = new EvmLedger();
+    const { data } = service(before);
+    const base = await poll(record(), data);
+    before.add(moved);
+    const first = await poll(base.states, data);
+    expect(first.alerts.map((a) => [a.summary, a.details['Block']])).toEqual([
+      [`${A} received 3 AVAX from ${B}`, '1100'],
+      [`${A} received 7 USDC from ${B}`, '1100'],
+      [`${A} received 1 AVAX from ${B} (internal transaction)`, '1100'],
+    ]);
+    before.add(other);
+    const second = await poll(first.states, data);
+    expect(second.alerts.map((a) => a.summary)).toEqual([`${A} received 1 AVAX from ${B}`]);
+    // The service now lists the first transaction two blocks later: nothing is new.
+    const after = new EvmLedger();
+    after.add(other);
+    after.add({ ...moved, block: 1102, timestamp: moved.timestamp + 4 });
+    const again = await poll(second.states, service(after).data);
+    expect(again.alerts).toEqual([]);
+    // A really new one after it still is.
+    after.add(tx(1103, { value: '2000000000000000000' }));
+    expect((await poll(again.states, service(after).data)).alerts.map((a) => a.summary)).toEqual([`${A} received 2 AVAX from ${B}`]);
   });
 
   it('token name and symbol stay data: hostile text kept as sent (each channel escapes it), a long one clipped', async () => {

@@ -73,6 +73,11 @@ export const state = z.object({
   /** Newest block and block time of anything the list showed (filtered out or not). */
   lastBlock: z.number().optional(),
   lastTimestamp: z.number().optional(),
+  /**
+   * Keys reported (or seen at the baseline) lately, oldest first, at most RECENT_KEYS: one the
+   * service lists again at another block (a reorg, a re-index) is not reported twice.
+   */
+  recent: z.array(z.string()).optional(),
   /** The last read stopped at maxPages: more is waiting. */
   behind: z.boolean().optional(),
 });

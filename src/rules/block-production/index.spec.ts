@@ -72,6 +72,46 @@ describe('block-production', () => {
     ]);
   });
 
+  it('a block stamped a day ahead is ignored and said in the details: the silent node still fires after silentFor; a real block resolves', () => {
+    const base = run({}, obs(blocks(T - 600)), T);
+    const odd: Read = { hour: [{ at: T + 86_400, number: '1001' }, { at: T - 600, number: '1000' }], complete: true };
+    const glitch = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: odd }), T + 60);
+    expect(glitch.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
+    // The hour lists nothing after that: three hours and more since its last real block.
+    const later = T + 3 * 3600;
+    const silent = run(glitch.states, obs({ hour: [], complete: true }, { [`${B}:c-chain`]: blocks(later - 60) }), later);
+    const c = silent.conditions?.find((x) => x.key === `${A}:c-chain`);
+    expect(c?.summary).toBe(`${A} has proposed no C-chain block for 3h10m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`);
+    expect(c?.details['Odd block time']).toBe('block 1001 was listed stamped 2027-01-16T08:00:00Z, 23h59m ahead of the clock (2027-01-15T08:01:00Z): ignored');
+    const back = run(silent.states, obs(blocks(later + 30)), later + 60);
+    expect(back.conditions).toEqual([]);
+    expect(back.states[`${A}:c-chain`]?.oddBlock).toBeUndefined();
+  });
+
+  it('a block time in milliseconds is read in seconds, said in the details; a silent node then fires after silentFor', () => {
+    const base = run({}, obs(blocks(T - 600)), T);
+    const ms = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: { hour: [{ at: (T + 30) * 1000, number: '1001' }], complete: true } }), T + 60);
+    expect(ms.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T + 30, lastBlockNumber: '1001' });
+    const later = T + 30 + 3 * 3600 + 60;
+    const c = run(ms.states, obs({ hour: [], complete: true }), later).conditions?.find((x) => x.key === `${A}:c-chain`);
+    expect(c?.summary).toBe(`${A} has proposed no C-chain block for 3h1m (last at 2027-01-15T08:00:30Z), longer than silentFor 3h`);
+    expect(c?.details['Odd block time']).toBe('block 1001 was listed stamped 1800000030000, in milliseconds: read as 2027-01-15T08:00:30Z');
+  });
+
+  it('the newest block kept is what the service lists now: one listed once and then no more (a glitch) is forgotten', () => {
+    const base = run({}, obs(blocks(T - 600)), T);
+    const glitch = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: blocks(T + 30, T - 600) }), T + 60);
+    expect(glitch.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T + 30 });
+    // The next read lists only the older block: that is the newest again.
+    const after = run(glitch.states, obs(blocks(T - 600)), T + 120);
+    expect(after.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
+    // A state written before (a block a day ahead kept as the newest) follows the service too.
+    const stuck: State = { ...(after.states[`${A}:c-chain`] as State), lastBlockAt: T + 86_400, lastBlockNumber: '1001' };
+    const later = T + 4 * 3600;
+    const r = run({ ...after.states, [`${A}:c-chain`]: stuck }, obs(blocks(later - 60), { [`${A}:c-chain`]: { hour: [], complete: true, newest: { at: T - 600, number: '1000' } } }), later);
+    expect(r.conditions?.map((c) => c.summary)).toEqual([`${A} has proposed no C-chain block for 4h10m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`]);
+  });
+
   it('gauges the last block time and the last hour count, a lower bound past maxPages', () => {
     const r = run({}, obs(blocks(T - 60, T - 120), { [`${A}:c-chain`]: { ...blocks(T - 10, T - 20, T - 7200), complete: false } }), T);
     const samples = blockProduction.samples(s, r.states, at(T));
@@ -116,6 +156,12 @@ describe('block-production observe', () => {
     const next = fakeData([[]]);
     await blockProduction.observe(one, ctx(next.data, T + 300, st));
     expect(next.calls).toEqual([{ startTimestamp: T + 300 - 3600, pageSize: 100 }]);
+    // A block known within the hour that the hour no longer lists, or one stamped ahead of the clock: the newest is asked again.
+    for (const odd of [{ lastBlockAt: T + 200, lastBlockNumber: '8' }, { lastBlockAt: T + 86_400 }]) {
+      const ask = fakeData([[], []]);
+      await blockProduction.observe(one, ctx(ask.data, T + 300, { [`${A}:c-chain`]: { ...st[`${A}:c-chain`], ...odd } }));
+      expect(ask.calls).toEqual([{ startTimestamp: T + 300 - 3600, pageSize: 100 }, { pageSize: 1 }]);
+    }
     // After a gap longer than the hour (avawatch was down), the newest block is asked again.
     const gap = fakeData([[], []]);
     await blockProduction.observe(one, ctx(gap.data, T + 7200, st));

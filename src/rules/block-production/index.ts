@@ -6,6 +6,7 @@ import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { chainsOf, silentForOf, spec, state, type Chain, type Spec, type State } from './schema.js';
+import { oddText, usable, usableTime, type Block } from './times.js';
 
 /** What one read of a node on a chain found. */
 export interface Read {
@@ -67,9 +68,12 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         const hour = await data.proposedBlocks(s.network as Network, chain, node, { startTimestamp: since, pageSize: PAGE_SIZE, pages: s.maxPages }, signal);
         const read: Read = { hour: hour.blocks.map((b) => ({ at: b.blockTimestamp, number: b.blockNumber })), complete: hour.complete };
         const before = state.safeParse(previous[key]);
-        // An empty hour keeps the last block known only if the last read was within the hour.
+        // An empty hour keeps the last block known only if the last read was within the hour,
+        // and only a block older than the hour (one within it the hour would list) with a usable time.
         const covered = before.success && before.data.checkedAt >= since;
-        if (read.hour.length === 0 && !covered) {
+        const known = before.success ? before.data.lastBlockAt : undefined;
+        const trusted = known === undefined || (usableTime(known, nowS) ?? Infinity) < since;
+        if (usable(read.hour, nowS).blocks.length === 0 && !(covered && trusted)) {
           const newest = (await data.proposedBlocks(s.network as Network, chain, node, { pageSize: 1, pages: 1 }, signal)).blocks[0];
           read.newest = newest ? { at: newest.blockTimestamp, number: newest.blockNumber } : null;
         }
@@ -127,17 +131,27 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
   }),
 };
 
-/** The state after a read: the newest block known (never older than the last one known). */
+/**
+ * The state after a read: the newest block the service lists now. A block remembered stands
+ * only where the hour cannot show it (older than the hour); one within it that the hour no
+ * longer lists is forgotten, and an odd time (times.ts) is never the newest.
+ */
 function next(node: string, chain: Chain, before: State | undefined, read: Read, nowS: number): State {
   const since = nowS - HOUR_S;
-  const inHour = read.hour.filter((b) => b.at >= since);
-  let last = before?.lastBlockAt === undefined ? undefined : { at: before.lastBlockAt, number: before.lastBlockNumber ?? '' };
-  for (const b of [...read.hour, ...(read.newest ? [read.newest] : [])]) if (!last || b.at > last.at) last = b;
+  const hour = usable(read.hour, nowS);
+  const newest = usable(read.newest ? [read.newest] : [], nowS);
+  const inHour = hour.blocks.filter((b) => b.at >= since);
+  const known = usableTime(before?.lastBlockAt, nowS);
+  let last: Block | undefined = known !== undefined && known < since ? { at: known, number: before?.lastBlockNumber ?? '' } : undefined;
+  for (const b of [...hour.blocks, ...newest.blocks]) if (!last || b.at > last.at) last = b;
   const st: State = { nodeId: node, chain, firstLookedAt: before?.firstLookedAt ?? nowS, checkedAt: nowS, hourCount: inHour.length, hourComplete: read.complete };
   if (last) {
     st.lastBlockAt = last.at;
     if (last.number !== '') st.lastBlockNumber = last.number;
   }
+  // Said until the newest block changes: by then the node has spoken for itself.
+  const odd = newest.odd ?? hour.odd ?? (before?.oddBlock && st.lastBlockAt === before.lastBlockAt && st.lastBlockNumber === before.lastBlockNumber ? before.oddBlock : undefined);
+  if (odd) st.oddBlock = odd;
   return st;
 }
 
@@ -169,6 +183,7 @@ function silence(st: State, atS: number, s: Spec): Condition | undefined {
         st.lastBlockAt === undefined ? `none listed (watched since ${isoSeconds(st.firstLookedAt)})` : `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`,
       'Blocks in the last hour': `${st.hourCount}${st.hourComplete ? '' : ' or more'} (at ${isoSeconds(st.checkedAt)})`,
       'Silent for': `longer than ${limit} (proposals follow stake weight: see silentFor in docs/rules.md)`,
+      ...(st.oddBlock ? { 'Odd block time': oddText(st.oddBlock) } : {}),
     },
   };
 }

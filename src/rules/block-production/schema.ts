@@ -45,6 +45,16 @@ export function silentForOf(s: Spec, c: Chain): number {
   return typeof s.silentFor === 'number' ? s.silentFor : (s.silentFor[c] ?? Infinity);
 }
 
+/** A block listed with a time in milliseconds (read in seconds), ahead of the clock or not a time (ignored). */
+export const oddBlock = z.object({
+  number: z.string(),
+  /** The time as listed, as text (it may be 1e400, Infinity once read). */
+  stamped: z.string(),
+  why: z.enum(['milliseconds', 'ahead', 'invalid']).catch('invalid'),
+  seenAt: z.number(),
+});
+export type OddBlock = z.output<typeof oddBlock>;
+
 /** One node on one chain (key `node:chain`). Times are unix seconds. */
 export const state = z.object({
   nodeId: z.string(),
@@ -58,5 +68,7 @@ export const state = z.object({
   /** Blocks proposed in the hour before checkedAt; a lower bound when `hourComplete` is false. */
   hourCount: z.number(),
   hourComplete: z.boolean(),
+  /** The last odd block time met, said in the alert's details until the node's newest block changes. */
+  oddBlock: oddBlock.optional(),
 });
 export type State = z.output<typeof state>;

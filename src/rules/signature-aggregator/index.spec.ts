@@ -97,9 +97,14 @@ describe('signature-aggregator', () => {
     const odd = await probe(api(sim), 1, slow.states);
     expect(odd.states[TX]).toMatchObject({ ok: false, failures: 2, how: 'malformed' });
     expect(odd.states[TX]?.error).toMatch(/^malformed answer: unexpected response: signedMessage: /);
+    // An empty signed message signs nothing: a failed probe, counted.
+    sim.world.faults.push({ status: 201, body: '{"signedMessage":""}', pathIncludes: 'aggregateSignatures' });
+    const empty = await probe(api(sim), 1, odd.states);
+    expect(empty.states[TX]).toMatchObject({ ok: false, failures: 3, how: 'malformed', error: 'malformed answer: the signed message is empty' });
+    expect(empty.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: malformed answer: the signed message is empty`]);
     // A long message from the service is kept to its start.
     sim.world.faults.push({ status: 502, body: JSON.stringify({ message: 'x'.repeat(5_000), statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
-    const long = await probe(api(sim), 1, odd.states);
+    const long = await probe(api(sim), 1, empty.states);
     expect(long.states[TX]?.error).toBe(`HTTP 502: ${'x'.repeat(290)}…`);
   });
 

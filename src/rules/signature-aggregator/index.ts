@@ -92,7 +92,7 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
 
 /**
  * One probe: a success, a failure of the aggregator (any status but the refusals, a timeout,
- * a dropped connection, an answer without a signed message), or a throw when it says nothing
+ * a dropped connection, an answer without a signed message or with an empty one), or a throw when it says nothing
  * about the aggregator (our shutdown or budget, the service refusing our key).
  */
 async function probe(data: DataApi, network: Network, tx: string, signal: AbortSignal): Promise<Probe> {
@@ -100,7 +100,9 @@ async function probe(data: DataApi, network: Network, tx: string, signal: AbortS
   let started = performance.now();
   const latency = () => Math.round(performance.now() - started) / 1000;
   try {
-    await data.aggregateSignatures(network, tx, signal, () => (started = performance.now()));
+    const answer = await data.aggregateSignatures(network, tx, signal, () => (started = performance.now()));
+    // A 201 that signs nothing is the aggregator failing, however well-formed the JSON.
+    if (answer.signedMessage.trim() === '') return { ok: false, latency: latency(), how: 'malformed', error: 'malformed answer: the signed message is empty' };
     return { ok: true, latency: latency() };
   } catch (err) {
     signal.throwIfAborted();

@@ -56,6 +56,14 @@ describe('subnet-changes', () => {
     ]);
   });
 
+  it('an EVM address in another case is the same address: no validator manager change', () => {
+    const l1 = item({ isL1: true, conversionTx: '2dConversionTx', manager: { ...MANAGER, contractAddress: '0xFacAde0000000000000000000000000000000000' } });
+    const r = changeOf(l1, item({ isL1: true, conversionTx: '2dConversionTx', manager: MANAGER }));
+    expect(r.alerts).toEqual([]);
+    // And back: still the same address, nothing said.
+    expect(subnetChanges.evaluate(r.states, seen(l1), now, s).alerts).toEqual([]);
+  });
+
   it('a blockchain added is one event with its name, id, VM and EVM chain id', () => {
     const added = { blockchainId: 'V3Pq5cvBn8bLr6dWbFmYjA8NzPh9C4GgRxXkz7MuTsSiEqDwo', name: 'second <b>chain</b>', vmId: CHAIN.vmId, evmChainId: 432205, createBlockTimestamp: 1_700_000_100 };
     const r = changeOf(item(), item({ blockchains: [CHAIN, added] }));

@@ -144,7 +144,7 @@ function changes(id: string, before: Facts, seen: Facts, s: Spec): AlertDraft[] 
     );
   }
   // A manager that comes with the conversion is told in the conversion's event.
-  if (seen.manager && managerText(seen.manager) !== (before.manager ? managerText(before.manager) : undefined) && !(converted && !before.manager)) {
+  if (seen.manager && managerKey(seen.manager) !== (before.manager ? managerKey(before.manager) : undefined) && !(converted && !before.manager)) {
     const [b, a] = [before.manager ? managerText(before.manager) : 'none', managerText(seen.manager)];
     out.push(event('validator-manager', `Subnet ${id} validator manager changed: ${b} → ${a}`, { Before: b, After: a }));
   }
@@ -181,6 +181,12 @@ function ownersText(o: Owners): string {
 
 function managerText(m: { blockchainId: string; contractAddress: string }): string {
   return `${m.contractAddress} on ${m.blockchainId}`;
+}
+
+/** EVM addresses are hex: 0xAbC… and 0xabc… are one address (checksum casing is no change). */
+function managerKey(m: { blockchainId: string; contractAddress: string }): string {
+  const address = /^0x[0-9a-fA-F]+$/.test(m.contractAddress) ? m.contractAddress.toLowerCase() : m.contractAddress;
+  return `${address} on ${m.blockchainId}`;
 }
 
 function chainText(b: Blockchain): string {

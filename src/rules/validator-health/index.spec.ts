@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
 import { activeValidator, completedValidator } from '../../sim/samples.js';
 import type { Observation } from '../validators.js';
@@ -10,6 +11,7 @@ const START = 1_750_000_000;
 const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
 const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 };
 const active = (over: Record<string, unknown> = {}) => validator.parse({ ...activeValidator(period), ...over });
+const active0 = (uptime: number) => active({ uptimePerformance: uptime });
 const health = (benched: number, reachability = 100) => ({
   validatorHealth: { reachabilityPercent: reachability, benchedPChainRequestsPercent: benched, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: benched },
 });
@@ -25,24 +27,54 @@ function run(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[st
 }
 
 describe('validator-health', () => {
-  it('uptime: warning, then critical, resolved only above warning + hysteresis; it names the reward threshold and the margin', () => {
+  it('uptime, by default: a warning under the reward threshold + 5, critical under it; each tier left only above its level + hysteresis', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const uptimes = [95, 89.5, 84, 90.5, 91.2];
+    const uptimes = [95, 84.5, 79, 80.5, 81.2, 85.5, 86.2];
     const results = run(s, uptimes.map((u) => [active({ uptimePerformance: u })]));
-    expect(results.map((r) => r.conditions?.map((c) => `${c.severity}/${c.tier}`))).toEqual([[], ['warning/warning'], ['critical/critical'], ['warning/warning'], []]);
+    expect(results.map((r) => r.conditions?.map((c) => `${c.severity}/${c.tier}`))).toEqual([[], ['warning/warning'], ['critical/critical'], ['critical/critical'], ['warning/warning'], ['warning/warning'], []]);
     const warning = results[1]?.conditions?.[0];
-    expect(warning?.summary).toBe(`${NODE} uptime 89.5% is under 90%: 9.5 points above the 80% this validation needs for its reward`);
+    expect(warning?.summary).toBe(`${NODE} uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward`);
     expect(warning?.details['Uptime']).toContain("the service's own node's view");
     expect(warning?.details['Reward threshold']).toBe('80% (rewardUptime.heliconTime is not set)');
-    expect(results[4]?.conditions).toEqual([]);
+    expect(warning?.details['Levels']).toBe('warning under 85%, critical under 80%; each left only above it + 1 (hysteresis), resolved above 86%');
+    expect(results[2]?.conditions?.[0]?.summary).toBe(`${NODE} uptime 79% is under 80%: 1 point UNDER the 80% this validation needs for its reward`);
+    expect(results[3]?.conditions?.[0]?.summary).toBe(`${NODE} uptime 80.5% is not back above 81% yet: 0.5 points above the 80% this validation needs for its reward`);
   });
 
-  it('applies 90% to a validation that started at or after Helicon', () => {
-    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: { heliconTime: new Date(START * 1000).toISOString() } });
+  it('uptime hovering at a level sends one message, not one a poll (hysteresis up and down)', () => {
+    const explicit = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90, critical: 85 } });
+    const byDefault = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const hover = [84.9, 85.1, 84.9, 85.1, 84.9, 85.1];
+    for (const s of [explicit, byDefault]) {
+      let active: ActiveAlert[] = [];
+      const sent: string[] = [];
+      run(s, hover.map((u) => [active0(u)])).forEach((r, i) => {
+        const next = advance(active, r.conditions ?? [], at(i).getTime());
+        active = next.active;
+        sent.push(...next.notifications.map((n) => `${n.status} ${n.severity}: ${n.summary}`));
+      });
+      expect(sent).toHaveLength(1);
+    }
+    const first = run(explicit, [[active0(84.9)]])[0]?.conditions?.[0];
+    expect([first?.severity, first?.summary]).toEqual(['critical', `${NODE} uptime 84.9% is under 85%: 4.9 points above the 80% this validation needs for its reward`]);
+  });
+
+  it('applies 90% to a validation that started at or after Helicon: at 86% it is critical, whatever levels were written for 80%', () => {
+    const helicon = { heliconTime: new Date(START * 1000).toISOString() };
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: helicon });
     expect(rewardThreshold(START, s).percent).toBe(90);
     expect(rewardThreshold(START - 1, s).percent).toBe(80);
-    const [r] = run(s, [[active({ uptimePerformance: 88 })]]);
-    expect(r?.conditions?.[0]?.summary).toBe(`${NODE} uptime 88% is under 90%: 2 points UNDER the 90% this validation needs for its reward`);
+    const [r] = run(s, [[active({ uptimePerformance: 86 })]]);
+    expect([r?.conditions?.[0]?.severity, r?.conditions?.[0]?.summary]).toEqual(['critical', `${NODE} uptime 86% is under 90%: 4 points UNDER the 90% this validation needs for its reward`]);
+    expect(run(s, [[active({ uptimePerformance: 93 })]])[0]?.conditions?.map((c) => [c.severity, c.summary])).toEqual([
+      ['warning', `${NODE} uptime 93% is under 95%: 3 points above the 90% this validation needs for its reward`],
+    ]);
+    const old = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], rewardUptime: helicon, uptime: { warning: 90, critical: 85 } });
+    const [o] = run(old, [[active({ uptimePerformance: 86 })]]);
+    expect([o?.conditions?.[0]?.severity, o?.conditions?.[0]?.details['Levels']]).toEqual([
+      'critical',
+      'warning under 90%, critical under 90% (the reward threshold; uptime.critical 85% is under it); each left only above it + 1 (hysteresis), resolved above 91%',
+    ]);
   });
 
   it('benched: one sample is never enough; it fires after `for`, naming the chains, and resolves when it clears', () => {
@@ -55,17 +87,65 @@ describe('validator-health', () => {
     expect(run(s, [45, 0, 45, 0].map((b) => [active(health(b))])).flatMap((r) => r.conditions)).toEqual([]);
   });
 
-  it('version: fires while older than minVersion, resolves on upgrade; a node that reports none is unknown, never old', () => {
+  it('version: fires while older than minVersion, resolves on upgrade; a node that has never reported one is unknown, never old', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', uptime: false });
     const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.13.2' })], [active({ avalancheGoVersion: 'avalanche/1.14.1' })], [active({ avalancheGoVersion: undefined })]]);
     expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`], [], []]);
-    const version = (i: number) => validatorHealth.samples(s, results[i]?.states ?? {}, at(i)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
-    expect([version(0), version(1), version(2)]).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'unknown']);
+    const version = (r: (typeof results)[number] | undefined) => validatorHealth.samples(s, r?.states ?? {}, at(0)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
+    // Left out once: the last version reported stands.
+    expect(results.map(version)).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'avalanche/1.14.1']);
+    const never = run(s, [[active({ avalancheGoVersion: undefined })]]);
+    expect([never[0]?.conditions, version(never[0])]).toEqual([[], 'unknown']);
+  });
+
+  it('an optional field left out for one poll keeps its last value: no alert resolves, none fires again', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', minDelegationCapacity: 1000, reachability: { below: 80, for: '1m' }, uptime: false });
+    const low = { avalancheGoVersion: 'avalanche/1.13.2', delegationCapacity: '500000000000', ...health(0, 50) };
+    const gone = { avalancheGoVersion: undefined, delegationCapacity: undefined, validatorHealth: undefined };
+    const results = run(s, [[active(low)], [active(low)], [active(gone)], [active(low)]]);
+    const held = results.map((r) => r.conditions?.map((c) => c.labels['check']));
+    expect(held).toEqual([['version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity'], ['reachability', 'version', 'delegation-capacity']]);
+    expect(results[2]?.conditions?.map((c) => c.summary)).toEqual([
+      `${NODE} is reachable 50% of the time, under 80%, for 2m`,
+      `${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`,
+      `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
+    ]);
+  });
+
+  it('a value out of range reads as absent: the last one stands (uptime, reachability, benched, capacity)', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minDelegationCapacity: 1000, benched: { above: 20, for: '1m' } });
+    const fine = { uptimePerformance: 83, delegationCapacity: '500000000000', ...health(45) };
+    const odd = [
+      { uptimePerformance: 1e308, delegationCapacity: '-5', ...health(-1, 250) },
+      { uptimePerformance: -3, delegationCapacity: '9'.repeat(30), ...health(101) },
+      { uptimePerformance: 100.5, delegationCapacity: 'lots', ...health(Number.MAX_VALUE) },
+    ];
+    const results = run(s, [fine, fine, ...odd, fine].map((o) => [active(o)]));
+    const summaries = results.map((r) => r.conditions?.map((c) => c.summary.replace(/ for \d+m$/, '')));
+    for (const r of summaries.slice(2)) expect(r).toEqual(summaries[1]);
+    expect(summaries[1]).toEqual([
+      `${NODE} uptime 83% is under 85%: 3 points above the 80% this validation needs for its reward`,
+      `${NODE} is benched on the P/C-chain (P-chain 45%, C-chain 45% of requests)`,
+      `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
+    ]);
+    const gauges = validatorHealth.samples(s, results[3]?.states ?? {}, at(3));
+    expect(gauges.filter((g) => /uptime|reachability|capacity/.test(g.metric)).map((g) => g.value)).toEqual([83, 100, 500]);
+  });
+
+  it('version: a pre-release is older than its release (1.14.0-rc.3 < 1.14.0), in semver order', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.0', uptime: false });
+    const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.14.0-rc.3' })], [active({ avalancheGoVersion: 'avalanche/1.14.0' })]]);
+    expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.14.0-rc.3, older than the required 1.14.0: upgrade it`], []]);
+    const rc = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.0-rc.10', uptime: false });
+    const versions = ['avalanche/1.14.0-rc.9', 'avalanche/1.14.0-rc.10', 'avalanche/1.14.0-rc.beta', 'avalanchego/1.14.0'];
+    const fired = versions.map((v) => run(rc, [[active({ avalancheGoVersion: v })]])[0]?.conditions?.length);
+    expect(fired).toEqual([1, 0, 0, 0]);
   });
 
   it('a failed lookup keeps what held: the uptime alert neither resolves nor changes', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const results = run(s, [[active({ uptimePerformance: 87 })], { failed: 'data API: HTTP 503' }]);
+    const results = run(s, [[active({ uptimePerformance: 83 })], { failed: 'data API: HTTP 503' }]);
+    expect(results[0]?.conditions).toHaveLength(1);
     expect(results[1]?.conditions).toEqual(results[0]?.conditions);
     expect(results[1]?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
     expect(results[1]?.states[NODE]).toEqual(results[0]?.states[NODE]);
@@ -100,10 +180,43 @@ describe('validator-health', () => {
 });
 
 describe('validator-health resolved texts', () => {
+  /** What a receiver gets over the reads (one a minute): each notification's status and summary. */
+  function notices(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[string]>): string[] {
+    let states: Record<string, State> = {};
+    let alerts: ActiveAlert[] = [];
+    const out: string[] = [];
+    reads.forEach((read, i) => {
+      const r = validatorHealth.evaluate(states, { [NODE]: read }, at(i), s);
+      const next = advance(alerts, r.conditions ?? [], at(i).getTime(), undefined, r.resolvedAs);
+      [states, alerts] = [r.states, next.active];
+      out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
+    });
+    return out;
+  }
+
+  it('an alert whose validation ended resolves saying so, with the last figure: never "back above"', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
+    const low = active({ uptimePerformance: 78, avalancheGoVersion: 'avalanche/1.13.2' });
+    expect(notices(s, [[low], [validator.parse(completedValidator(period))]])).toEqual([
+      `firing: ${NODE} uptime 78% is under 80%: 2 points UNDER the 80% this validation needs for its reward`,
+      `firing: ${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`,
+      `resolved: ${NODE}: validation ended (completed); uptime last 78%, under the 80% it needed for its reward`,
+      `resolved: ${NODE}: validation ended (completed); AvalancheGo 1.13.2 last`,
+    ]);
+    const warning = [active({ uptimePerformance: 83 })];
+    const uptimeOnly = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(notices(uptimeOnly, [warning, 'not-found']).at(-1)).toBe(`resolved: ${NODE}: validation is no longer listed by the service; uptime last 83%`);
+    const next = validator.parse(activeValidator({ ...period, txHash: 'tx2', startTimestamp: START + 86_400 }));
+    expect(notices(uptimeOnly, [warning, [validator.parse(completedValidator(period)), next]]).at(-1)).toBe(`resolved: ${NODE}: validation tx1 ended (its current period is tx2 now); uptime last 83%`);
+    // Still active and back up: that is "back above".
+    expect(notices(uptimeOnly, [warning, [active({ uptimePerformance: 99 })]]).at(-1)).toBe(`resolved: ${NODE} uptime is back above 86%`);
+  });
+
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const [r] = run(s, [[active({ uptimePerformance: 88.5 })]]);
-    expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 91%`);
+    const [r] = run(s, [[active({ uptimePerformance: 83.5 })]]);
+    expect(r?.conditions?.[0]?.resolvedSummary).toBe(`${NODE} uptime is back above 86%`);
   });
 });
 

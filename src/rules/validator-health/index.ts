@@ -1,15 +1,18 @@
-import type { Validator } from '../../api/schemas.js';
-import { avaxText, formatAvax, navax, navaxToAvax } from '../../amount.js';
+import { formatAvax, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration } from '../../config/duration.js';
 import { record } from '../../record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
-import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
-import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, observeValidators, toPeriod, validatorLookups, type Observation } from '../validators.js';
-import { semver, spec, state, type Spec, type State } from './schema.js';
+import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { currentPeriod, observeValidators, validatorLookups, type Observation } from '../validators.js';
+import { checks, tierOf as uptimeTierOf } from './checks.js';
+import { endedTexts } from './ended.js';
+import { CHAINS, read } from './read.js';
+import { spec, state, type Spec, type State } from './schema.js';
+import { WARNING_MARGIN } from './uptime.js';
 
-const CHAINS = ['P', 'X', 'C'] as const;
+export { rewardThreshold } from './uptime.js';
+
 const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node });
 
 /**
@@ -53,9 +56,12 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       else if (seen === 'not-found' || seen.length === 0) st = { period: before?.period ?? null, missing: true };
       else st = read(currentPeriod(seen), before, nowS, s);
       const conditions = checks(node, st, before, nowS, s);
-      st.uptimeFiring = conditions.some((c) => c.labels['check'] === 'uptime') || undefined;
+      st.uptimeTier = uptimeTierOf(conditions);
+      delete st.uptimeFiring;
       result.states[node] = st;
       result.conditions?.push(...conditions);
+      const ended = endedTexts(node, before, st, s);
+      if (ended) Object.assign((result.resolvedAs ??= {}), ended);
     }
     return result;
   },
@@ -88,7 +94,11 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
 
   describe(s) {
     const parts = [`${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`];
-    if (s.uptime !== false) parts.push(`uptime under ${s.uptime.warning}%/${s.uptime.critical}%`);
+    if (s.uptime !== false) {
+      const warning = s.uptime.warning === undefined ? `the reward threshold + ${WARNING_MARGIN}` : `${s.uptime.warning}%`;
+      const critical = s.uptime.critical === undefined ? 'the reward threshold' : `${s.uptime.critical}% (the reward threshold at least)`;
+      parts.push(`uptime warning under ${warning}, critical under ${critical}`);
+    }
     if (s.benched) parts.push(`benched above ${s.benched.above}% for ${formatDuration(s.benched.for)}`);
     if (s.reachability) parts.push(`reachability under ${s.reachability.below}% for ${formatDuration(s.reachability.for)}`);
     if (s.minVersion) parts.push(`AvalancheGo ≥ ${s.minVersion}`);
@@ -98,135 +108,3 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
 
   cost: (s) => validatorLookups({ ...s, subnetId: PRIMARY_NETWORK }),
 };
-
-/** The node's figures from its current period; what the service left out keeps its last value. */
-function read(v: Validator, before: State | undefined, nowS: number, s: Spec): State {
-  const st: State = { period: toPeriod(v), missing: false, at: nowS };
-  if (v.validationStatus !== 'active') return st;
-  const sameValidation = before?.period?.txHash === v.txHash;
-  st.uptime = v.uptimePerformance ?? (sameValidation ? before?.uptime : undefined);
-  const h = v.validatorHealth;
-  const benched = { P: h?.benchedPChainRequestsPercent, X: h?.benchedXChainRequestsPercent, C: h?.benchedCChainRequestsPercent };
-  if (CHAINS.some((c) => benched[c] !== undefined)) st.benched = Object.fromEntries(CHAINS.flatMap((c) => (benched[c] === undefined ? [] : [[c, benched[c]]])));
-  if (h?.reachabilityPercent !== undefined) st.reachability = h.reachabilityPercent;
-  if (v.avalancheGoVersion !== undefined) st.version = v.avalancheGoVersion;
-  if (v.amountStaked !== undefined) st.staked = v.amountStaked;
-  if (v.amountDelegated !== undefined) st.delegated = v.amountDelegated;
-  if (v.delegationCapacity !== undefined) st.capacity = v.delegationCapacity;
-  if (v.potentialRewards?.validationRewardAmount !== undefined) st.potentialReward = v.potentialRewards.validationRewardAmount;
-  // A check holds from the first sample that shows it (kept across polls while it holds).
-  if (s.benched && benchedChains(st, s.benched.above).length > 0) st.benchedSince = (sameValidation ? before?.benchedSince : undefined) ?? nowS;
-  if (s.reachability && st.reachability !== undefined && st.reachability < s.reachability.below) st.unreachableSince = (sameValidation ? before?.unreachableSince : undefined) ?? nowS;
-  return st;
-}
-
-function benchedChains(st: State, above: number): Array<(typeof CHAINS)[number]> {
-  return CHAINS.filter((c) => (st.benched?.[c] ?? 0) > above);
-}
-
-/** What holds for one node now: a condition per check that is off. */
-function checks(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Condition[] {
-  const p = st.period;
-  if (!p || p.status !== 'active') return [];
-  const out: Condition[] = [];
-  const base = { Node: node, Network: s.network, 'Validation ends': isoSeconds(p.endTimestamp), 'Staking tx': p.txHash };
-  const condition = (check: string, c: Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> }): Condition => ({
-    ...c,
-    key: `${node}:${check}`,
-    subject: node,
-    labels: { node, network: s.network, check, ...c.labels },
-    details: { ...base, ...c.details },
-  });
-
-  if (s.uptime !== false && st.uptime !== undefined) {
-    const u = s.uptime;
-    const wasFiring = before?.period?.txHash === p.txHash && before.uptimeFiring === true;
-    if (st.uptime < u.warning || (wasFiring && st.uptime < u.warning + u.hysteresis)) {
-      const reward = rewardThreshold(p.startTimestamp, s);
-      const margin = st.uptime - reward.percent;
-      const critical = st.uptime < u.critical;
-      const above = margin >= 0 ? `${fmt(margin)} points above` : `${fmt(-margin)} points UNDER`;
-      out.push(
-        condition('uptime', {
-          severity: critical ? 'critical' : 'warning',
-          tier: critical ? 'critical' : 'warning',
-          summary: `${node} uptime ${fmt(st.uptime)}% is under ${fmt(critical ? u.critical : u.warning)}%: ${above} the ${reward.percent}% this validation needs for its reward`,
-          resolvedSummary: `${node} uptime is back above ${fmt(u.warning + u.hysteresis)}%`,
-          labels: { threshold: critical ? 'critical' : 'warning' },
-          details: {
-            Uptime: `${fmt(st.uptime)}% (the service's own node's view; each validator votes on what it saw)`,
-            'Reward threshold': `${reward.percent}% (${reward.why})`,
-            Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
-            Levels: `warning under ${fmt(u.warning)}%, critical under ${fmt(u.critical)}%, resolved above ${fmt(u.warning + u.hysteresis)}%`,
-          },
-        }),
-      );
-    }
-  }
-
-  if (s.benched && st.benchedSince !== undefined && nowS - st.benchedSince >= s.benched.for / 1000) {
-    const chains = benchedChains(st, s.benched.above);
-    if (chains.length > 0) {
-      const what = chains.map((c) => `${c}-chain ${fmt(st.benched?.[c] ?? 0)}%`).join(', ');
-      out.push(
-        condition('benched', {
-          summary: `${node} is benched on the ${chains.join('/')}-chain (${what} of requests) for ${formatDuration((nowS - st.benchedSince) * 1000)}`,
-          resolvedSummary: `${node} is no longer benched`,
-          labels: { chains: chains.join(',') },
-          details: { Benched: what, Since: isoSeconds(st.benchedSince), Level: `above ${fmt(s.benched.above)}% for ${formatDuration(s.benched.for)}` },
-        }),
-      );
-    }
-  }
-
-  if (s.reachability && st.unreachableSince !== undefined && st.reachability !== undefined && st.reachability < s.reachability.below && nowS - st.unreachableSince >= s.reachability.for / 1000) {
-    out.push(
-      condition('reachability', {
-        summary: `${node} is reachable ${fmt(st.reachability)}% of the time, under ${fmt(s.reachability.below)}%, for ${formatDuration((nowS - st.unreachableSince) * 1000)}`,
-        resolvedSummary: `${node} is reachable again (at least ${fmt(s.reachability.below)}%)`,
-        details: { Reachability: `${fmt(st.reachability)}%`, Since: isoSeconds(st.unreachableSince) },
-      }),
-    );
-  }
-
-  const version = semver(st.version);
-  const minimum = semver(s.minVersion);
-  if (version && minimum && older(version, minimum)) {
-    out.push(
-      condition('version', {
-        summary: `${node} runs AvalancheGo ${version.join('.')}, older than the required ${minimum.join('.')}: upgrade it`,
-        resolvedSummary: `${node} runs AvalancheGo ${minimum.join('.')} or newer now`,
-        details: { Version: st.version ?? 'unknown', Required: `≥ ${minimum.join('.')}` },
-      }),
-    );
-  }
-
-  const capacity = st.capacity === undefined ? undefined : navax(st.capacity);
-  if (s.minDelegationCapacity !== undefined && capacity !== undefined && capacity < s.minDelegationCapacity) {
-    out.push(
-      condition('delegation-capacity', {
-        summary: `${node} can take ${avaxText(st.capacity as string)} more delegation, under ${formatAvax(s.minDelegationCapacity)} AVAX`,
-        resolvedSummary: `${node} has ${formatAvax(s.minDelegationCapacity)} AVAX or more of delegation capacity again`,
-        details: { 'Delegation capacity': avaxText(st.capacity as string), Minimum: `${formatAvax(s.minDelegationCapacity)} AVAX` },
-      }),
-    );
-  }
-  return out;
-}
-
-/** 80% for a validation that started before Helicon, 90% at or after it (ACP-267); both configurable. */
-export function rewardThreshold(startS: number, s: Spec): { percent: number; why: string } {
-  const r = s.rewardUptime;
-  const helicon = r.heliconTime === undefined ? undefined : Date.parse(r.heliconTime) / 1000;
-  if (helicon !== undefined && startS >= helicon) return { percent: r.heliconThreshold, why: `the validation started at or after Helicon, ${isoSeconds(helicon)}` };
-  return { percent: r.threshold, why: helicon === undefined ? 'rewardUptime.heliconTime is not set' : `the validation started before Helicon, ${isoSeconds(helicon)}` };
-}
-
-function older(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
-  return false;
-}
-
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0$/, '');
-}
