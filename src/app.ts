@@ -351,7 +351,15 @@ export class App {
       headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
       ...observe('data'),
     });
-    const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
+    const data = new DataApi(http, {
+      pageSize: config.api.pageSize,
+      maxPages: config.api.maxPages,
+      onBrokenItem: (endpoint, nodeId, reason) => {
+        this.metrics.apiInvalidItems.inc({ api: 'data', endpoint });
+        // An item that names its node fails that node, and the rule's warning names it.
+        if (nodeId === undefined) this.#opts.log.warn({ endpoint, reason }, 'a list item that names no node breaks the contract: left out; nodes not listed are confirmed as absent ones are');
+      },
+    });
     // The Metrics API takes no key and has its own budget.
     const metricsApi = new MetricsApi(
       new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),

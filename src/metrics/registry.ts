@@ -22,6 +22,7 @@ export interface Metrics {
   configReloadSuccessTime: Gauge;
   computeUnits: Counter<'api'>;
   apiDeduplicated: Counter<'api'>;
+  apiInvalidItems: Counter<'api' | 'endpoint'>;
 }
 
 export interface MetricsSources {
@@ -164,6 +165,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'avawatch_api_requests_deduplicated_total',
       help: 'GETs answered by an identical request of another rule (in flight or within api.dedupeWindow) instead of a call.',
       labelNames: ['api'],
+      registers,
+    }),
+    apiInvalidItems: new Counter({
+      name: 'avawatch_api_invalid_items_total',
+      help: 'List items that broke the contract and were left out: the node an item names fails alone (rule-failing names it); one that names no node is counted here and logged.',
+      labelNames: ['api', 'endpoint'],
       registers,
     }),
     ruleConsecutiveFailures: new Gauge({
