@@ -59,6 +59,8 @@ export class App {
   readonly store: Store;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
+  /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
+  readonly #evaluated = new Set<string>();
   readonly #opts: AppOptions;
   readonly #teardown: Array<() => Promise<void> | void> = [];
   #loaded: LoadedConfig;
@@ -131,7 +133,14 @@ export class App {
     this.#startChannels();
     const scheduler = new Scheduler({
       log,
-      run: (rule, signal) => this.#engine.evaluate(rule, signal),
+      run: async (rule, signal) => {
+        try {
+          return await this.#engine.evaluate(rule, signal);
+        } finally {
+          // Shutdown or a reload cut it short: the rule has not looked yet.
+          if (!signal.aborted) this.#evaluated.add(rule.name);
+        }
+      },
       onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
     });
     this.#scheduler = scheduler;
@@ -173,9 +182,16 @@ export class App {
     });
   }
 
-  /** Ready: the state file answers and no rule has failed failingAfter evaluations in a row. */
+  /**
+   * Ready: every interval rule has been evaluated once since start (a start that has not
+   * seen the service is not ready), the state file answers, and no rule has failed
+   * failingAfter evaluations in a row. Cron rules are not waited for: their first run may
+   * be hours away.
+   */
   readiness(): { ready: boolean; problems: string[] } {
     const problems: string[] = [];
+    const waiting = this.#loaded.rules.filter((r) => r.schedule === undefined && !this.#evaluated.has(r.name)).map((r) => r.name);
+    if (waiting.length > 0) problems.push(startingText(waiting));
     try {
       this.store.ping();
     } catch (err) {
@@ -281,6 +297,7 @@ export class App {
     for (const rule of [...removed, ...retyped]) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
+      this.#evaluated.delete(rule.name);
       this.#engine.forget(rule.name);
       const m = this.metrics;
       for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
@@ -472,6 +489,12 @@ export class App {
       }
     }
   }
+}
+
+/** `starting: 2 rules not evaluated yet (a, b)`, naming the first few. */
+export function startingText(rules: readonly string[]): string {
+  const shown = rules.slice(0, 5).join(', ');
+  return `starting: ${rules.length} rule${rules.length === 1 ? '' : 's'} not evaluated yet (${shown}${rules.length > 5 ? ', …' : ''})`;
 }
 
 /** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */

@@ -134,7 +134,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     const ready = sources.ready;
     new Gauge({
       name: 'avawatch_ready',
-      help: 'Whether /readyz answers 200: config loaded, state file open, no rule failing for failingAfter evaluations.',
+      help: 'Whether /readyz answers 200: every interval rule evaluated once since start, state file open, no rule failing for failingAfter evaluations.',
       registers,
       collect() {
         this.set(ready() ? 1 : 0);

@@ -96,6 +96,12 @@ describe('the status page', () => {
     expect(page).toContain('Watched validators (3)');
   });
 
+  it('says it is starting while rules have not been evaluated yet', () => {
+    const page = renderStatusPage(snapshot({ ready: { ready: false, problems: ['starting: 2 rules not evaluated yet (a, b)'] } }));
+    expect(page).toContain('<span class="bad">starting</span>');
+    expect(page).toContain('<li>starting: 2 rules not evaluated yet (a, b)</li>');
+  });
+
   it(`shows at most ${MAX_ROWS} rows a table, and says how many more and where`, () => {
     const base = snapshot();
     const node = base.validators[0] as StatusSnapshot['validators'][number];

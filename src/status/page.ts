@@ -58,7 +58,7 @@ export function renderStatusPage(s: StatusSnapshot): string {
 <body>
 <header>
 <h1>avawatch</h1>
-<p>${s.ready.ready ? html`<span class="good">ready</span>` : html`<span class="bad">not ready</span>`} · version ${s.version} · as of ${when(s.now.getTime() / 1000)} · refreshes every ${REFRESH_SECONDS} s</p>
+<p>${readiness(s.ready)} · version ${s.version} · as of ${when(s.now.getTime() / 1000)} · refreshes every ${REFRESH_SECONDS} s</p>
 ${s.ready.ready ? undefined : html`<ul class="bad">${s.ready.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
 </header>
 <main>
@@ -73,6 +73,12 @@ ${deliverySection(s)}
 </html>
 `;
   return page.text;
+}
+
+/** Ready, starting (rules not evaluated yet, and nothing else wrong) or not ready. */
+function readiness(r: StatusSnapshot['ready']): SafeHtml {
+  if (r.ready) return html`<span class="good">ready</span>`;
+  return html`<span class="bad">${r.problems.every((p) => p.startsWith('starting:')) ? 'starting' : 'not ready'}</span>`;
 }
 
 function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
