@@ -157,7 +157,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     computeUnits: new Counter({
       name: 'avawatch_api_compute_units_total',
-      help: 'Compute units spent, by the weights of api-notes (a GET of validators 20, an operation 10, a chain metric 100).',
+      help: 'Compute units spent on requests the service answered, by the weights of api-notes (a GET of validators 20, an operation 10, a chain metric 100).',
       labelNames: ['api'],
       registers,
     }),
