@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scrub, Secret } from '../config/secret.js';
 import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
 
 const KEY = 'KEY-9f8e7d';
@@ -35,5 +36,13 @@ describe('scrubbing an alert as it is made', () => {
     const { state, json } = scrubState({ failures: 2, error: `echo ${KEY}`, list: [KEY, 3] }, redact);
     expect(json).toBe('{"failures":2,"error":"echo <secret>","list":["<secret>",3]}');
     expect(state).toEqual({ failures: 2, error: 'echo <secret>', list: ['<secret>', 3] });
+  });
+
+  it('finds a secret quoted in its escaped form, which the state\'s JSON text would escape again', () => {
+    const secrets = [new Secret('pa"ss-7f3a9c')];
+    const real = (t: string) => scrub(t, secrets);
+    const echoed = 'echo pa\\"ss-7f3a9c'; // a service's JSON-escaped echo, as text
+    expect(scrubState({ error: echoed }, real).json).toBe('{"error":"echo <secret>"}');
+    expect(scrubCondition({ key: 'k', subject: 's', summary: echoed, labels: {}, details: {} }, real).summary).toBe('echo <secret>');
   });
 });
