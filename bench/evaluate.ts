@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveRoutes } from '../src/alerts/route.js';
-import type { DataApi, Network } from '../src/api/data-api.js';
+import type { DataApi, Network, ValidatorList } from '../src/api/data-api.js';
 import type { MetricsApi } from '../src/api/metrics-api.js';
 import { validator, type Validator } from '../src/api/schemas.js';
 import type { LoadedRule } from '../src/config/load.js';
 import { configSchema, ruleSchema, type RuleCommon } from '../src/config/schema.js';
+import { scrub, Secret } from '../src/config/secret.js';
 import { Engine } from '../src/engine/engine.js';
 import { FailureCounts } from '../src/engine/failing.js';
 import { createMetrics } from '../src/metrics/registry.js';
@@ -17,6 +18,7 @@ import { Store } from '../src/store/index.js';
 import { benchLogger, median, ms, nodeId, period, type BenchResult, type Figure } from './lib.js';
 
 const STEADY_CYCLES = 5;
+const SECRETS = [new Secret('bench-api-key-3f9a1c7e5b')];
 const TARGET_MS = 1_000;
 
 /** The Data API, in process: the same answers every call, no HTTP (our own interface). */
@@ -31,12 +33,12 @@ class FakeDataApi {
     return this.periods.get(id) ?? 'not-found';
   }
 
-  /** The bulk list: the periods of these nodes with that status. */
-  async validatorList(_network: Network, q: { nodeIds: readonly string[]; validationStatus: string }): Promise<Validator[]> {
+  /** The bulk list: the periods of these nodes with that status (none broken). */
+  async validatorList(_network: Network, q: { nodeIds: readonly string[]; validationStatus: string }): Promise<ValidatorList> {
     this.#called();
     const out: Validator[] = [];
     for (const id of q.nodeIds) for (const p of this.periods.get(id) ?? []) if (p.validationStatus === q.validationStatus) out.push(p);
-    return out;
+    return { periods: out, broken: [] };
   }
 
   #called(): void {
@@ -162,7 +164,8 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
       failures: new FailureCounts(),
       failingAfter: config.health.failingAfter,
       failingSeverity: config.health.failingSeverity,
-      redact: (t) => t,
+      // As with an API key configured: every alert and state is scrubbed of it.
+      redact: (t) => scrub(t, SECRETS),
     });
     ref.engine = engine;
     // Time spent in the store and in the kind, by wrapping their methods (this process only).

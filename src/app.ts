@@ -60,6 +60,8 @@ export class App {
   readonly store: Store;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
+  /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
+  readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
   readonly #teardown: Array<() => Promise<void> | void> = [];
   #loaded: LoadedConfig;
@@ -136,7 +138,11 @@ export class App {
         try {
           return await this.#engine.evaluate(rule, signal);
         } finally {
-          if (!signal.aborted) this.#evaluated(rule);
+          // Shutdown or a reload cut it short: the rule has not looked yet.
+          if (!signal.aborted) {
+            this.#looked.add(rule.name);
+            this.#evaluated(rule);
+          }
         }
       },
       onSkip: (rule, runningForMs) => {
@@ -183,9 +189,16 @@ export class App {
     });
   }
 
-  /** Ready: the state file answers and no rule has failed failingAfter evaluations in a row. */
+  /**
+   * Ready: every interval rule has been evaluated once since start (a start that has not
+   * seen the service is not ready), the state file answers, and no rule has failed
+   * failingAfter evaluations in a row. Cron rules are not waited for: their first run may
+   * be hours away.
+   */
   readiness(): { ready: boolean; problems: string[] } {
     const problems: string[] = [];
+    const waiting = this.#loaded.rules.filter((r) => r.schedule === undefined && !this.#looked.has(r.name)).map((r) => r.name);
+    if (waiting.length > 0) problems.push(startingText(waiting));
     try {
       this.store.ping();
     } catch (err) {
@@ -291,6 +304,7 @@ export class App {
     for (const rule of [...removed, ...retyped]) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
+      this.#looked.delete(rule.name);
       this.#engine.forget(rule.name);
       const m = this.metrics;
       for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
@@ -361,7 +375,15 @@ export class App {
       headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
       ...observe('data'),
     });
-    const data = new DataApi(http, { pageSize: config.api.pageSize, maxPages: config.api.maxPages });
+    const data = new DataApi(http, {
+      pageSize: config.api.pageSize,
+      maxPages: config.api.maxPages,
+      onBrokenItem: (endpoint, nodeId, reason) => {
+        this.metrics.apiInvalidItems.inc({ api: 'data', endpoint });
+        // An item that names its node fails that node, and the rule's warning names it.
+        if (nodeId === undefined) this.#opts.log.warn({ endpoint, reason }, 'a list item that names no node breaks the contract: left out; nodes not listed are confirmed as absent ones are');
+      },
+    });
     // The Metrics API takes no key and has its own budget.
     const metricsApi = new MetricsApi(
       new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
@@ -502,6 +524,12 @@ export class App {
 function untilNextEvaluation(rule: LoadedRule): number | undefined {
   if (rule.schedule === undefined) return rule.every;
   return new Cron(rule.schedule, { paused: true }).msToNext() ?? undefined;
+}
+
+/** `starting: 2 rules not evaluated yet (a, b)`, naming the first few. */
+export function startingText(rules: readonly string[]): string {
+  const shown = rules.slice(0, 5).join(', ');
+  return `starting: ${rules.length} rule${rules.length === 1 ? '' : 's'} not evaluated yet (${shown}${rules.length > 5 ? ', …' : ''})`;
 }
 
 /** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */

@@ -106,7 +106,7 @@ describe('DataApi.validatorList (bulk)', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const listed = await api(url).validatorList('mainnet', { nodeIds: [NODE], validationStatus: 'active', subnetId: '11111111111111111111111111111111LpoYY' });
-    expect(listed.map((v) => v.txHash)).toEqual(['t0']);
+    expect(listed.periods.map((v) => v.txHash)).toEqual(['t0']);
     const asked = new URL(urls[0] as string, url).searchParams;
     expect(Object.fromEntries(asked)).toEqual({
       pageSize: '100',
@@ -116,6 +116,38 @@ describe('DataApi.validatorList (bulk)', () => {
       // The documented default minimum uptime (90) would hide a node with poor uptime.
       minUptimePerformance: '0',
     });
+  });
+
+  it('reads each item on its own: a broken one is named with its node, or without one, and the others are kept', async () => {
+    const [other, fine, unnamed, lookalike] = ['NodeID-B', 'NodeID-C', 'NodeID-D', `${NODE}x`];
+    const item = (nodeId: string, i: number) => activeValidator({ nodeId, txHash: `t${i}`, startTimestamp: 1, endTimestamp: 2 });
+    server = createServer((_req, res) => {
+      const body = {
+        validators: [
+          { ...item(NODE, 0), startTimestamp: 'yesterday' },
+          item(fine, 1),
+          { ...item(unnamed, 2), nodeId: 42 },
+          { ...item(lookalike, 3), endTimestamp: null },
+          'not an object',
+          item(other, 4),
+        ],
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const reported: string[] = [];
+    const http = api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`).http;
+    const data = new DataApi(http, { pageSize: 100, maxPages: 10, onBrokenItem: (endpoint, nodeId, reason) => reported.push(`${endpoint} ${nodeId ?? '-'}: ${reason}`) });
+    const listed = await data.validatorList('mainnet', { nodeIds: [NODE, fine, other], validationStatus: 'active', subnetId: '11111111111111111111111111111111LpoYY' });
+    expect(listed.periods.map((v) => v.nodeId)).toEqual([fine, other]);
+    expect(listed.broken).toEqual([
+      { nodeId: NODE, reason: `data API /v1/networks/mainnet/validators: unexpected item validators[0] of ${NODE}: startTimestamp: Invalid input: expected number, received string` },
+      { nodeId: undefined, reason: 'data API /v1/networks/mainnet/validators: unexpected item validators[2]: nodeId: Invalid input: expected string, received number' },
+      { nodeId: undefined, reason: 'data API /v1/networks/mainnet/validators: unexpected item validators[4]: item: Invalid input: expected object, received string' },
+    ]);
+    // The lookalike's item is another node's: not reported.
+    expect(reported).toHaveLength(3);
+    expect(reported[0]).toMatch(/^\/v1\/networks\/\{network\}\/validators NodeID-7X/);
   });
 });
 

@@ -12,7 +12,9 @@ import {
   operation,
   proposedBlocksPage,
   signatureAggregation,
+  validator,
   validatorsPage,
+  validatorsPageOfItems,
   stakingTransactionsPage,
   subnetsPage,
   type Delegator,
@@ -33,6 +35,24 @@ export type Network = 'mainnet' | 'fuji' | 'testnet';
 export interface DataApiOptions {
   pageSize: number;
   maxPages: number;
+  /**
+   * Called for each list item that breaks the contract and is left out (its node fails
+   * instead): `nodeId` when it names one, undefined when it cannot be told whose it is.
+   */
+  onBrokenItem?: (endpoint: string, nodeId: string | undefined, reason: string) => void;
+}
+
+/** A list item that breaks the contract: whose it is, if it says, and why it was left out. */
+export interface BrokenItem {
+  nodeId: string | undefined;
+  reason: string;
+}
+
+/** One bulk validator call: the periods that parse, and the items that do not. */
+export interface ValidatorList {
+  periods: Validator[];
+  /** Items of the asked nodes, and items that name no node (they may be anyone's). */
+  broken: BrokenItem[];
 }
 
 export interface DelegatorQuery {
@@ -120,12 +140,29 @@ export class DataApi {
    * The periods of these nodes with one status, in bulk. The service matches `nodeIds` as
    * substrings: only exact matches are kept. Its documented default minimum uptime (90) is
    * lifted for active periods, so an active node with poor uptime is still listed.
+   * Each item is read on its own: one that breaks the contract is returned in `broken`
+   * (when it names an asked node, or none), never failing the others.
    */
-  async validatorList(network: Network, q: ValidatorListQuery, signal?: AbortSignal): Promise<Validator[]> {
+  async validatorList(network: Network, q: ValidatorListQuery, signal?: AbortSignal): Promise<ValidatorList> {
+    const endpoint = '/v1/networks/{network}/validators';
     const path = `/v1/networks/${network}/validators`;
-    const items = await this.list<Validator>('/v1/networks/{network}/validators', path, validatorListQuery(q), validatorsPage, 'validators', signal);
+    const items = await this.list<unknown>(endpoint, path, validatorListQuery(q), validatorsPageOfItems, 'validators', signal);
     const wanted = new Set(q.nodeIds);
-    return items.filter((v) => wanted.has(v.nodeId));
+    const out: ValidatorList = { periods: [], broken: [] };
+    for (const [i, item] of items.entries()) {
+      const parsed = validator.safeParse(item);
+      if (parsed.success) {
+        if (wanted.has(parsed.data.nodeId)) out.periods.push(parsed.data);
+        continue;
+      }
+      const nodeId = readNodeId(item);
+      // Another node's item (a substring match): not ours to report.
+      if (nodeId !== undefined && !wanted.has(nodeId)) continue;
+      const reason = `data API ${path}: unexpected item validators[${i}]${nodeId === undefined ? '' : ` of ${nodeId}`}: ${issueText(parsed.error, 'item')}`;
+      out.broken.push({ nodeId, reason });
+      this.options.onBrokenItem?.(endpoint, nodeId, reason);
+    }
+    return out;
   }
 
   /** Delegators matching the filters, newest first (by start), one call's worth of filter. */
@@ -337,15 +374,27 @@ export function filterBatches(ids: readonly string[], max: number): string[][] {
 export function parse<T extends z.ZodType>(schema: T, body: unknown, endpoint: string, path: string, api = 'data'): z.output<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const first = result.error.issues[0];
-  const where = first && first.path.length > 0 ? first.path.join('.') : 'body';
-  const more = result.error.issues.length > 1 ? ` (+${result.error.issues.length - 1} more)` : '';
-  throw new ApiError(`${api} API ${path}: unexpected response: ${where}: ${first?.message ?? 'invalid'}${more}`, {
+  throw new ApiError(`${api} API ${path}: unexpected response: ${issueText(result.error)}`, {
     api,
     endpoint,
     code: 'schema',
     retryable: false,
   });
+}
+
+/** The first issue's field and message (never the value: it is the service's text), and how many more. */
+function issueText(error: z.ZodError, whole = 'body'): string {
+  const first = error.issues[0];
+  const where = first && first.path.length > 0 ? first.path.join('.') : whole;
+  const more = error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : '';
+  return `${where}: ${first?.message ?? 'invalid'}${more}`;
+}
+
+/** An item's nodeId when it is text: the only way to tell whose a broken item is. */
+function readNodeId(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const nodeId = (item as { nodeId?: unknown }).nodeId;
+  return typeof nodeId === 'string' ? nodeId : undefined;
 }
 
 /** The query of an EVM address list call (also how `avawatch check` names it); block 0 is no bound. */

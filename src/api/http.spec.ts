@@ -137,6 +137,30 @@ describe('HttpClient against a real local server', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('counts compute units only for attempts the service answered: a timeout, a refused connection and an abort give theirs back', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 } });
+    const counted: number[] = [];
+    limiter.onSpend = (cu) => counted.push(cu);
+    const validators = { endpoint: '/v1/networks/{network}/validators/{nodeId}', path: '/v1/networks/mainnet/validators/NodeID-1' };
+    // A hang (timed out), then a 503 (an answer: counted), then a success.
+    replies = [{ status: 0, hang: true }, { status: 503, body: '{"message":"down"}' }, { status: 200, body: '{}' }];
+    await client({ limiter, timeoutMs: 300 }).getJson(validators);
+    expect(counted).toEqual([20, 20]);
+    expect(limiter.remainingDay()).toBe(960);
+    // Nobody listens on that port: every attempt is refused.
+    const closed = client({ limiter, baseUrl: 'http://127.0.0.1:1', retries: 1 });
+    await expect(closed.getJson(validators)).rejects.toThrow(/network error/);
+    // Aborted while waiting for the headers.
+    replies = [{ status: 0, hang: true }];
+    const abort = new AbortController();
+    const asked = client({ limiter, retries: 0 }).getJson({ ...validators, signal: abort.signal });
+    await expect.poll(() => seen.length).toBe(4);
+    abort.abort();
+    await expect(asked).rejects.toThrow();
+    expect(counted).toEqual([20, 20]);
+    expect(limiter.remainingDay()).toBe(960);
+  });
+
   it('parses Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('2')).toBe(2_000);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 5_000)).toBe(5_000);

@@ -5,7 +5,7 @@ import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
 import { parseRetryAfter, retryableStatus } from '../retry.js';
-import { BudgetExhaustedError, RateLimitedError, type Limiter } from './limiter.js';
+import { BudgetExhaustedError, RateLimitedError, type Limiter, type Reservation } from './limiter.js';
 import { errorBody } from './schemas.js';
 
 export interface HttpClientOptions {
@@ -177,10 +177,12 @@ export class HttpClient {
 
   async #attempt(req: ApiRequest): Promise<Answer> {
     const url = this.#url(req);
-    if (this.#o.limiter) {
+    const { limiter } = this.#o;
+    let reservation: Reservation | undefined;
+    if (limiter) {
       const method = req.body === undefined ? 'GET' : 'POST';
       try {
-        await this.#o.limiter.acquire(computeUnits(method, req.path).cu, requestContext.getStore()?.severity, req.signal);
+        reservation = await limiter.acquire(computeUnits(method, req.path).cu, requestContext.getStore()?.severity, req.signal);
       } catch (err) {
         if (err instanceof BudgetExhaustedError) throw this.#error(req, err.message, { code: 'budget', retryable: false });
         if (err instanceof RateLimitedError) throw this.#error(req, err.message, { code: 'rate_limited', retryable: false });
@@ -188,9 +190,11 @@ export class HttpClient {
       }
     }
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
+    // Compute units count once the service answered (its status line came back), not before.
+    const sent = { answered: false };
     req.onSent?.();
     try {
-      return await this.#exchange(req, url, deadline.signal);
+      return await this.#exchange(req, url, deadline.signal, sent);
     } catch (err) {
       if (deadline.timedOut && !(err instanceof ApiError)) {
         this.#o.onResponse?.(req.endpoint, 'timeout');
@@ -199,10 +203,11 @@ export class HttpClient {
       throw err;
     } finally {
       deadline.dispose();
+      if (limiter && reservation) limiter.settle(reservation, sent.answered);
     }
   }
 
-  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal): Promise<Answer> {
+  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal, sent: { answered: boolean }): Promise<Answer> {
     const post = req.body !== undefined;
     const res = await request(url, {
       method: post ? 'POST' : 'GET',
@@ -211,6 +216,7 @@ export class HttpClient {
       ...(post ? { body: JSON.stringify(req.body) } : {}),
       signal,
     });
+    sent.answered = true;
     this.#o.limiter?.observe(res.headers, res.statusCode);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     const text = await this.#readBody(req, res.body, ok);

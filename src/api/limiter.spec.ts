@@ -119,8 +119,24 @@ describe('compute-unit limiter', () => {
     await expect(limiter.acquire(20)).rejects.toThrow(BudgetExhaustedError);
     await expect(limiter.acquire(20)).rejects.toThrow("the day's budget of 100 compute units is spent; it renews at 00:00 UTC");
     vi.setSystemTime(Date.UTC(2026, 10, 23, 0, 0, 1));
-    await expect(limiter.acquire(20)).resolves.toBeUndefined();
+    await expect(limiter.acquire(20)).resolves.toMatchObject({ cu: 20 });
     expect(limiter.remainingDay()).toBe(80);
+  });
+
+  it('an unanswered request gives its compute units back, and the one waiting for them goes at once', async () => {
+    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 } });
+    const spent: number[] = [];
+    limiter.onSpend = (cu) => spent.push(cu);
+    const first = await limiter.acquire(10);
+    let second = false;
+    void limiter.acquire(10).then(() => (second = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(second).toBe(false); // the 10 s window holds a sixth of the minute: 10 CU
+    limiter.settle(first, false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(second).toBe(true);
+    expect(limiter.remainingDay()).toBe(990);
+    expect(spent).toEqual([]);
   });
 
   it('an aborted wait leaves the queue', async () => {

@@ -31,10 +31,18 @@ const RESERVE: Record<Severity, number> = { critical: 0, warning: 0.1, info: 0.2
 
 const SEVERITIES_DOWN = [...SEVERITIES].reverse();
 
+/** Compute units let through for one request; settle() says whether it got an answer. */
+export interface Reservation {
+  readonly cu: number;
+  /** The second and the UTC day it was counted in. */
+  readonly second: number;
+  readonly day: number;
+}
+
 interface Waiter {
   cu: number;
   severity: Severity;
-  resolve: () => void;
+  resolve: (r: Reservation) => void;
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
@@ -83,7 +91,7 @@ export class Limiter {
   readonly limits: BudgetLimits;
   readonly #now: () => number;
   readonly #maxWaitMs: number;
-  /** Called with the CU of every request let through. */
+  /** Called with the CU of every request that got an answer (see settle()). */
   onSpend: ((cu: number) => void) | undefined;
   /** The last minute, a slot per second (index: second % 60). */
   readonly #seconds: Second[] = Array.from({ length: 60 }, () => ({ at: -1, own: 0, others: 0 }));
@@ -106,8 +114,11 @@ export class Limiter {
     return Math.min(this.limits.perMinute, this.#serviceLimit);
   }
 
-  /** Waits until `cu` may be spent by a rule of this severity; throws when the day's budget is gone. */
-  acquire(cu: number, severity: Severity = 'critical', signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until `cu` may be spent by a rule of this severity, and counts them as spent;
+   * throws when the day's budget is gone. The request then settles its reservation.
+   */
+  acquire(cu: number, severity: Severity = 'critical', signal?: AbortSignal): Promise<Reservation> {
     signal?.throwIfAborted();
     const paused = this.#tooLongPaused(this.#now());
     if (paused) return Promise.reject(paused);
@@ -115,7 +126,7 @@ export class Limiter {
     if (this.#dayCu + cu > this.limits.perDay) {
       return Promise.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
     }
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Reservation>((resolve, reject) => {
       const queue = this.#queues[severity];
       const waiter: Waiter = { cu, severity, resolve, reject, signal, onAbort: () => undefined };
       waiter.onAbort = () => {
@@ -149,6 +160,23 @@ export class Limiter {
       this.#pausedUntil = Math.max(this.#pausedUntil, now + pause);
       this.#pump();
     }
+  }
+
+  /**
+   * A request that got an answer (any status) counts as spent (onSpend). One that got none
+   * (a network error, a timeout before the headers, an abort) gives its reservation back:
+   * the service did not meter it, or its ratelimit-remaining will say so at the next answer.
+   */
+  settle(r: Reservation, answered: boolean): void {
+    if (answered) {
+      this.onSpend?.(r.cu);
+      return;
+    }
+    const slot = this.#seconds[r.second % 60] as Second;
+    if (slot.at === r.second) slot.own = Math.max(0, slot.own - r.cu);
+    this.#rollDay();
+    if (r.day === this.#day) this.#dayCu = Math.max(0, this.#dayCu - r.cu);
+    if (this.waiting > 0) this.#pump();
   }
 
   remainingMinute(): number {
@@ -200,8 +228,7 @@ export class Limiter {
       }
       this.#slot(now).own += next.cu;
       this.#dayCu += next.cu;
-      this.onSpend?.(next.cu);
-      next.resolve();
+      next.resolve({ cu: next.cu, second: Math.floor(now / 1000), day: this.#day });
     }
     if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.

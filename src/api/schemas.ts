@@ -57,6 +57,15 @@ export const validatorsPage = z.object({
   nextPageToken: z.string().optional(),
 });
 
+/**
+ * A page of the bulk list whose items are read one by one (DataApi.validatorList): an item
+ * that breaks the contract fails its own node, not the page and every node in it.
+ */
+export const validatorsPageOfItems = z.object({
+  validators: z.array(z.unknown()),
+  nextPageToken: z.string().optional(),
+});
+
 /** The one error shape of every error status. */
 export const errorBody = z.object({
   message: z.union([z.string(), z.array(z.string())]).optional(),

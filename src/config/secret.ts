@@ -40,11 +40,22 @@ export class Secret {
  * and HTML-escaped. Longer pieces are replaced first, in one pass.
  */
 export function scrub(text: string, secrets: readonly Secret[]): string {
+  const pattern = patternOf(secrets);
+  return pattern === null ? text : text.replace(pattern, REDACTED);
+}
+
+// Built once per list of secrets (again if the list grew): every alert and state is
+// scrubbed, and compiling the pattern costs more than matching it.
+const patternCache = new WeakMap<readonly Secret[], { size: number; pattern: RegExp | null }>();
+
+function patternOf(secrets: readonly Secret[]): RegExp | null {
+  const cached = patternCache.get(secrets);
+  if (cached?.size === secrets.length) return cached.pattern;
   const forms = new Set<string>();
   for (const secret of secrets) for (const form of formsOf(secret)) forms.add(form);
-  if (forms.size === 0) return text;
-  const pattern = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-  return text.replace(new RegExp(pattern, 'g'), REDACTED);
+  const pattern = forms.size === 0 ? null : new RegExp([...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  patternCache.set(secrets, { size: secrets.length, pattern });
+  return pattern;
 }
 
 // Path segments and query values that are only words say nothing about the secret, and

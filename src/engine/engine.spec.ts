@@ -34,7 +34,7 @@ function setup(world: Record<string, string | Error>) {
     validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
       const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
       if (failing.length === q.nodeIds.length) throw failing[0];
-      return q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus));
+      return { periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)), broken: [] };
     },
     validatorPeriods: async (_net: string, node: string) => {
       const status = world[node];

@@ -17,6 +17,7 @@ import type { AlertDraft, Condition, GaugeSample, Severity } from '../types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { record } from '../record.js';
+import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
 
 export interface EngineDeps {
   store: Store;
@@ -36,7 +37,7 @@ export interface EngineDeps {
   /** Failures in a row that fire rule-failing. */
   failingAfter: number;
   failingSeverity: Severity;
-  /** Removes secrets from error text before it is stored or sent. */
+  /** Removes secrets from text before it is stored or sent: rule failures, alerts, states. */
   redact: (text: string) => string;
   /** Called after a commit that queued notifications. */
   onQueued?: () => void;
@@ -134,20 +135,24 @@ export class Engine {
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();
-    const { states, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
+    const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
     const effective = conditions?.map((c) => {
       const severity = c.severity ?? rule.severity;
-      return { ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } };
+      return scrubCondition({ ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } }, this.#deps.redact);
     });
-    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolvedAs) : undefined;
+    const resolved = resolvedAs && Object.fromEntries(Object.entries(resolvedAs).map(([key, text]) => [this.#deps.redact(key), this.#deps.redact(text)]));
+    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolved) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
+    // A state may keep the service's text (an error message): scrubbed as the alerts are.
+    const states = record<unknown>();
     const json = new Map<string, string>();
     const upsert: Array<[string, string]> = [];
-    for (const [entity, state] of Object.entries(states)) {
-      const text = JSON.stringify(state);
+    for (const [entity, raw] of Object.entries(evaluated)) {
+      const { state, json: text } = scrubState(raw, this.#deps.redact);
+      states[entity] = state;
       json.set(entity, text);
       if (cached.json.get(entity) !== text) upsert.push([entity, text]);
     }
@@ -168,11 +173,12 @@ export class Engine {
    * and active alerts in one transaction under `storeRule`.
    */
   #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
-    const { store } = this.#deps;
+    const { store, redact } = this.#deps;
     const silences = store.silences(now.getTime());
+    // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
-      drafts: events,
-      active: lifecycleActive,
+      drafts: events.map((d) => scrubDraft(d, redact)),
+      active: lifecycleActive?.map((a) => ({ ...a, condition: scrubCondition(a.condition, redact) })),
       now: now.getTime(),
       labelsOf: (a) => ({ ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity }),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),
@@ -260,7 +266,8 @@ export class Engine {
   #advanceFailing(rule: LoadedRule, conditions: Condition[], now: Date): void {
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
-    const lifecycle = advance(this.#loadActive(rule, storeRule), conditions, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    const scrubbed = conditions.map((c) => scrubCondition(c, this.#deps.redact));
+    const lifecycle = advance(this.#loadActive(rule, storeRule), scrubbed, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
     else this.#failingStored.delete(rule.name);

@@ -22,6 +22,7 @@ export interface Metrics {
   configReloadSuccessTime: Gauge;
   computeUnits: Counter<'api'>;
   apiDeduplicated: Counter<'api'>;
+  apiInvalidItems: Counter<'api' | 'endpoint'>;
 }
 
 export interface MetricsSources {
@@ -133,7 +134,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     const ready = sources.ready;
     new Gauge({
       name: 'avawatch_ready',
-      help: 'Whether /readyz answers 200: config loaded, state file open, no rule failing for failingAfter evaluations.',
+      help: 'Whether /readyz answers 200: every interval rule evaluated once since start, state file open, no rule failing for failingAfter evaluations.',
       registers,
       collect() {
         this.set(ready() ? 1 : 0);
@@ -156,7 +157,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     computeUnits: new Counter({
       name: 'avawatch_api_compute_units_total',
-      help: 'Compute units spent, by the weights of api-notes (a GET of validators 20, an operation 10, a chain metric 100).',
+      help: 'Compute units spent on requests the service answered, by the weights of api-notes (a GET of validators 20, an operation 10, a chain metric 100).',
       labelNames: ['api'],
       registers,
     }),
@@ -164,6 +165,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'avawatch_api_requests_deduplicated_total',
       help: 'GETs answered by an identical request of another rule (in flight or within api.dedupeWindow) instead of a call.',
       labelNames: ['api'],
+      registers,
+    }),
+    apiInvalidItems: new Counter({
+      name: 'avawatch_api_invalid_items_total',
+      help: 'List items that broke the contract and were left out: the node an item names fails alone (rule-failing names it); one that names no node is counted here and logged.',
+      labelNames: ['api', 'endpoint'],
       registers,
     }),
     ruleConsecutiveFailures: new Gauge({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { BrokenItem } from '../api/data-api.js';
 import { validator, type Validator } from '../api/schemas.js';
 import { validatorSample } from '../sim/samples.js';
 import { PRIMARY_NETWORK } from './fields.js';
@@ -14,14 +15,17 @@ const now = new Date(1_750_000_000_000);
 const period = (node: string, status: 'active' | 'completed' | 'pending', tx = `tx-${node}`): Validator =>
   validator.parse(validatorSample[status]({ nodeId: node, txHash: tx, startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }));
 
-/** A DataApi stand-in: the lists answer from `listed`, a node's own lookup from `own`; every call is logged. */
-function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-found'> = {}, failing: (nodeIds: readonly string[]) => boolean = () => false) {
+/**
+ * A DataApi stand-in: the lists answer from `listed` (and the `broken` items with each status),
+ * a node's own lookup from `own`; every call is logged.
+ */
+function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-found'> = {}, failing: (nodeIds: readonly string[]) => boolean = () => false, broken: BrokenItem[] = []) {
   const calls: string[] = [];
   const data = {
     validatorList: async (_: string, q: { nodeIds: readonly string[]; validationStatus: string }) => {
       calls.push(`list ${q.validationStatus} ${q.nodeIds.length}`);
       if (failing(q.nodeIds)) throw new Error('data API: HTTP 503');
-      return listed.filter((v) => q.nodeIds.includes(v.nodeId) && v.validationStatus === q.validationStatus);
+      return { periods: listed.filter((v) => q.nodeIds.includes(v.nodeId) && v.validationStatus === q.validationStatus), broken };
     },
     validatorPeriods: async (_: string, node: string) => {
       calls.push(`own ${node}`);
@@ -105,6 +109,26 @@ describe('validators read in bulk', () => {
     expect(Object.keys(next.failed ?? {}).sort()).toEqual(sorted.slice(100));
     expect(next.conditions?.map((c) => c.key).sort()).toEqual(sorted);
     expect(next.states).toEqual(base.states);
+  });
+
+  it('an item that breaks the contract fails its node only; one that names no node blinds nobody and is never read as a change', async () => {
+    const [broken, ending, gone] = nodes as [string, string, string];
+    const all = nodes.map((n) => period(n, 'active'));
+    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    const items: BrokenItem[] = [
+      { nodeId: broken, reason: `unexpected item validators[3] of ${broken}: startTimestamp: expected number` },
+      { nodeId: undefined, reason: 'unexpected item validators[7]: nodeId: expected string' },
+    ];
+    // `ending` is listed no more (its item may be the unnamed one): its own lookup says what it is.
+    // `gone` is listed no more either and its own lookup still says active: no change.
+    const listed = all.filter((v) => v.nodeId !== broken && v.nodeId !== ending && v.nodeId !== gone);
+    const { data, calls } = fakeData(listed, { [ending]: [period(ending, 'completed')], [gone]: [period(gone, 'active')] }, () => false, items);
+    const next = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(data, base.states)), now, spec);
+    expect(next.failed).toEqual({ [broken]: items[0]?.reason });
+    expect(next.alerts.map((a) => a.summary)).toEqual([`${ending} validation active → completed`]);
+    expect(next.states[broken]).toEqual(base.states[broken]);
+    expect(next.states[gone]).toEqual(base.states[gone]);
+    expect(calls.filter((c) => c.startsWith('own')).sort()).toEqual([`own ${ending}`, `own ${gone}`].sort());
   });
 
   it('every batch failing fails the evaluation', async () => {

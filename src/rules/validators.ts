@@ -56,20 +56,23 @@ export function validatorLookups(s: Spec): Cost {
  * Every listed node's periods on the rule's subnet. A node is confirmed by its own lookup
  * before anything is concluded from its absence: the lists may leave out a node the
  * service still validates (a default filter), so absence alone is never a change.
- * A bulk call that fails fails only the nodes it covers.
+ * A bulk call that fails fails only the nodes it covers; an item that breaks the contract
+ * fails only its node (its other periods may not be all there is). An item that names no
+ * node is left out: the nodes not listed take the path of any absent node above.
  */
 export async function observeValidators(s: Spec, { data, signal, previous }: ObserveContext): Promise<Observation> {
   const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
   const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
     const nodeIds = batches[Number(i)] as string[];
     const periods: Validator[] = [];
+    const broken = record<string>();
     // One status after the other: at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
-      for (const v of await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal)) {
-        if (v.subnetId === s.subnetId) periods.push(v);
-      }
+      const list = await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
+      for (const v of list.periods) if (v.subnetId === s.subnetId) periods.push(v);
+      for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
     }
-    return periods;
+    return { periods, broken };
   });
 
   const out: Observation = record();
@@ -81,8 +84,13 @@ export async function observeValidators(s: Spec, { data, signal, previous }: Obs
       continue;
     }
     const listed = record<Validator[]>();
-    for (const v of read) (listed[v.nodeId] ??= []).push(v);
+    for (const v of read.periods) (listed[v.nodeId] ??= []).push(v);
     for (const node of nodeIds) {
+      const broken = read.broken[node];
+      if (broken !== undefined) {
+        out[node] = { failed: broken };
+        continue;
+      }
       const periods = listed[node] ?? [];
       const last = previous[node] as Tracked | undefined;
       if (needsOwnLookup(last, periods)) confirm.push(node);

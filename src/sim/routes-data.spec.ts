@@ -200,6 +200,14 @@ describe('GET /v1/networks/{network}/validators', () => {
 
     expect(await post('/_sim/faults', [{ status: 500, pathMatches: '/validators(' }])).toBe(400);
   });
+
+  it('a fault with echoHeaders quotes the request\'s headers, the API key among them, in its message', async () => {
+    await simWith(() => undefined);
+    expect(await post('/_sim/faults', [{ status: 502, pathIncludes: '/signatureAggregator/', echoHeaders: true }])).toBe(200);
+    const res = await fetch(`${sim!.url}/v1/signatureAggregator/mainnet/aggregateSignatures/tx1`, { headers: { 'x-glacier-api-key': 'KEY-123456' } });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { message: string }).message).toMatch(/^injected fault; the request's headers: .*x-glacier-api-key: KEY-123456/);
+  });
 });
 
 describe('GET /v1/networks/{network}/delegators', () => {

@@ -68,7 +68,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     if (fault?.delayMs !== undefined && !(await delay(fault.delayMs, res))) return;
     const faultReply = (f: Fault): Reply => ({
       status: f.status,
-      body: f.body ?? { message: 'injected fault', error: 'Injected', statusCode: f.status },
+      body: f.body ?? { message: f.echoHeaders ? `injected fault; the request's headers: ${echoed(req)}` : 'injected fault', error: 'Injected', statusCode: f.status },
       headers: f.retryAfter === undefined ? {} : { 'retry-after': String(f.retryAfter) },
     });
     if (fault && !(fault.trickle && fault.body === undefined)) return fault.trickle ? trickle(res, faultReply(fault), fault.trickle) : send(res, faultReply(fault));
@@ -203,6 +203,13 @@ function isPattern(source: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A request's headers as a gateway's error page quotes them: `name: value; …`. */
+function echoed(req: IncomingMessage): string {
+  return Object.entries(req.headers)
+    .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : (value ?? '')}`)
+    .join('; ');
 }
 
 /** mulberry32: a small, seedable random source, so a fault run can be replayed. */

@@ -41,6 +41,12 @@ export interface Fault {
    * this: `'NodeID-a'` fails only the pages that ask for that node.
    */
   query?: string;
+  /**
+   * The error body's message quotes every header of the request, the API key among them,
+   * as some gateways' error pages do (a secret that comes back in the service's text).
+   * Replaces the default body; ignored when `body` is set.
+   */
+  echoHeaders?: boolean;
   /** Answer only after this long (a hung server, for timeout tests). */
   delayMs?: number;
   /**

@@ -85,6 +85,23 @@ describe('the status page', () => {
     expect(page).not.toContain('L1 validators');
   });
 
+  it('shows a validation end the contract allows but a date cannot hold (1e13, 1e308 seconds) as the number it is', () => {
+    const base = snapshot();
+    const node = base.validators[0] as StatusSnapshot['validators'][number];
+    const validators = [1e13, 1e308, -1e308].map((end, i) => ({ ...node, nodeId: `NodeID-${i}`, end }));
+    const page = renderStatusPage({ ...base, validators });
+    expect(page).toContain('<td data-label="Validation ends">10000000000000 <span class="muted">(not a valid time)</span></td>');
+    expect(page).toContain('<td data-label="Validation ends">1e+308 <span class="muted">(not a valid time)</span></td>');
+    expect(page).toContain('<td data-label="Validation ends">-1e+308 <span class="muted">(not a valid time)</span></td>');
+    expect(page).toContain('Watched validators (3)');
+  });
+
+  it('says it is starting while rules have not been evaluated yet', () => {
+    const page = renderStatusPage(snapshot({ ready: { ready: false, problems: ['starting: 2 rules not evaluated yet (a, b)'] } }));
+    expect(page).toContain('<span class="bad">starting</span>');
+    expect(page).toContain('<li>starting: 2 rules not evaluated yet (a, b)</li>');
+  });
+
   it(`shows at most ${MAX_ROWS} rows a table, and says how many more and where`, () => {
     const base = snapshot();
     const node = base.validators[0] as StatusSnapshot['validators'][number];

@@ -58,7 +58,7 @@ export function renderStatusPage(s: StatusSnapshot): string {
 <body>
 <header>
 <h1>avawatch</h1>
-<p>${s.ready.ready ? html`<span class="good">ready</span>` : html`<span class="bad">not ready</span>`} · version ${s.version} · as of ${when(s.now.getTime() / 1000)} · refreshes every ${REFRESH_SECONDS} s</p>
+<p>${readiness(s.ready)} · version ${s.version} · as of ${when(s.now.getTime() / 1000)} · refreshes every ${REFRESH_SECONDS} s</p>
 ${s.ready.ready ? undefined : html`<ul class="bad">${s.ready.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
 </header>
 <main>
@@ -73,6 +73,12 @@ ${deliverySection(s)}
 </html>
 `;
   return page.text;
+}
+
+/** Ready, starting (rules not evaluated yet, and nothing else wrong) or not ready. */
+function readiness(r: StatusSnapshot['ready']): SafeHtml {
+  if (r.ready) return html`<span class="good">ready</span>`;
+  return html`<span class="bad">${r.problems.every((p) => p.startsWith('starting:')) ? 'starting' : 'not ready'}</span>`;
 }
 
 function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
@@ -190,14 +196,24 @@ ${rows}
 
 /** A moment as UTC text and how far from now it is: "2026-03-02 12:00 UTC (5m ago)". */
 function since(unixS: number, nowS: number): SafeHtml {
+  if (!validTime(unixS)) return when(unixS);
   const diff = (unixS - nowS) * 1000;
   const relative = Math.abs(diff) < 1000 ? 'now' : diff < 0 ? `${formatElapsed(-diff)} ago` : `in ${formatElapsed(diff)}`;
   return html`${when(unixS)} <span class="muted">(${relative})</span>`;
 }
 
+/**
+ * A moment as UTC text. Times come from the service (a validation's end): one the contract
+ * allows but a Date cannot hold (1e13, 1e308 seconds) is shown as the number it is.
+ */
 function when(unixS: number): SafeHtml {
+  if (!validTime(unixS)) return html`${String(unixS)} <span class="muted">(not a valid time)</span>`;
   const iso = new Date(unixS * 1000).toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}
+
+function validTime(unixS: number): boolean {
+  return !Number.isNaN(new Date(unixS * 1000).getTime());
 }
 
 function count(n: number): string {

@@ -130,4 +130,24 @@ describe('daemon: validators read in bulk', () => {
     for (const n of second) expect(states[n]).toMatchObject({ period: { status: 'active' } });
     expect(slack.posts.filter((p) => second.some((n) => postText(p).includes(`${n} validation`)))).toEqual([]);
   });
+
+  it('an item whose startTimestamp is not a number fails its node only; the rest of its 100-node batch is evaluated and alerted on', async () => {
+    const nodes = Array.from({ length: 100 }, (_, i) => node(i));
+    for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(period(n))]);
+    const a = await start(nodes);
+    const [broken, changed] = [nodes[10] as string, nodes[20] as string];
+    const before = a.store.loadStates(RULE)[broken];
+    // The service sends one item the contract forbids, in the bulk list and in its own lookup.
+    sim.world.setValidators('mainnet', broken, [{ ...activeValidator(period(broken)), startTimestamp: 'soon' }]);
+    sim.world.setValidationStatus(changed, 'completed');
+    await waitUntil(() => slack.posts.find((p) => postText(p).includes(`${changed} validation active → completed`)), 'the change of a node in the same batch');
+    const failing = await waitUntil(() => slack.posts.find((p) => postText(p).includes(`cannot see ${broken}`)), 'rule-failing for the broken node');
+    expect(postText(failing)).toMatch(new RegExp(`its last 3 lookups failed \\(data API /v1/networks/mainnet/validators: unexpected item validators\\[\\d+\\] of ${broken}: startTimestamp: Invalid input: expected number, received string\\)`));
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).toMatch(/avawatch_rule_failing_entities\{rule="my-validators"\} 1\b/);
+    expect(metrics).toMatch(/avawatch_rule_evaluation_failures_total\{rule="my-validators"\} 0\b/);
+    expect(metrics).toMatch(/avawatch_api_invalid_items_total\{api="data",endpoint="\/v1\/networks\/\{network\}\/validators"\} [1-9]/);
+    expect(a.store.loadStates(RULE)[broken]).toEqual(before);
+    expect(slack.posts.filter((p) => postText(p).includes(`${broken} validation`))).toEqual([]);
+  });
 });

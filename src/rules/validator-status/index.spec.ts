@@ -119,7 +119,7 @@ describe('validator-status evaluation', () => {
     // Same node, another subnet: active, ending in five days, started later than the primary one.
     const other = validator.parse({ ...validatorSample.active({ ...B, txHash: 'txL1', startTimestamp: B.startTimestamp + 10 }), subnetId: L1, endTimestamp: now.getTime() / 1000 + 5 * 86_400 });
     // The lists answer with every subnet's periods of that status (as without a subnetId filter).
-    const data = { validatorList: async (_: string, q: { validationStatus: string }) => [other, primary].filter((p) => p.validationStatus === q.validationStatus) };
+    const data = { validatorList: async (_: string, q: { validationStatus: string }) => ({ periods: [other, primary].filter((p) => p.validationStatus === q.validationStatus), broken: [] }) };
     const ctx = { data, signal: new AbortController().signal, previous: {} } as never;
     const seen = await observeValidators(spec, ctx);
     const base = validatorStatus.evaluate({}, { [NODE]: [primary] }, now, spec);
