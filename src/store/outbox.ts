@@ -22,6 +22,8 @@ export interface OutboxRow {
   groupIntervalMs: number;
   /** The digest slot this row waited for, if it is part of a digest. */
   digestAt?: number;
+  /** Why its last attempt failed. */
+  lastError?: string;
   message: AlertMessage;
 }
 
@@ -92,7 +94,7 @@ export function claimDue(db: Database.Database, receiver: string, now: number, l
 function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
   const rows = db
     .prepare(
-      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, a.id AS alert_id, a.rule, a.kind,
+      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, o.last_error, a.id AS alert_id, a.rule, a.kind,
               a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
@@ -109,6 +111,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
       groupKey: row['group_key'] as string,
       groupIntervalMs: row['group_interval'] as number,
       ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
+      ...(typeof row['last_error'] === 'string' ? { lastError: row['last_error'] } : {}),
       message: {
         alertId: a.alert_id,
         rule: a.rule,
