@@ -15,6 +15,8 @@ export class DeliveryError extends Error {
     readonly reason: string,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
+    /** The request had been sent when the attempt failed (no answer in time, connection lost): the receiver may have it. */
+    readonly maybeDelivered = false,
   ) {
     super(message);
   }
