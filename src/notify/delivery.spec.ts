@@ -14,9 +14,15 @@ class FakeNotifier implements Notifier {
   readonly minIntervalMs = 0;
   readonly timeoutMs = 1_000;
   readonly groups: string[][] = [];
+  /** Copies sent, answered or not. */
+  sent = 0;
   failWith: DeliveryError | undefined;
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    readonly idempotent = false,
+  ) {}
   async send(alerts: readonly AlertMessage[]): Promise<void> {
+    this.sent++;
     if (this.failWith) throw this.failWith;
     this.groups.push(alerts.map((a) => a.subject));
   }
@@ -174,5 +180,56 @@ describe('delivery', () => {
     await delivery.drain(1_000);
     expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
     expect(store.outbox('sent')).toHaveLength(3);
+  });
+
+  describe('an attempt sent without an answer (the receiver may have it)', () => {
+    const noAnswer = new DeliveryError('webhook receiver "fake": no answer within 10000 ms after the request was sent (it may have been delivered)', 'timeout', true, undefined, true);
+    const refused = new DeliveryError('webhook receiver "fake": ECONNREFUSED', 'network', true);
+
+    /** One attempt per error (undefined: accepted), the clock moved past each wait. */
+    async function attempt(d: Delivery, ...errors: Array<DeliveryError | undefined>): Promise<void> {
+      for (const err of errors) {
+        notifier.failWith = err;
+        await d.drain(1_000);
+        clock += 10_000;
+      }
+    }
+
+    it('is sent once more, never a third time: the row is dead-lettered as unconfirmed, also across a restart', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1 })]);
+      // A restart between the two: what counts is in the state file.
+      await attempt(make(), noAnswer);
+      expect(notifier.sent).toBe(2);
+      expect(store.outbox('dead')).toEqual([
+        expect.objectContaining({
+          attempts: 2,
+          lastError: `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${noAnswer.message}`,
+        }),
+      ]);
+      await attempt(delivery, undefined);
+      expect(notifier.sent).toBe(2);
+      const failed = await metrics.notificationsFailed.get();
+      expect(failed.values.find((v) => v.labels.reason === 'unconfirmed')?.value).toBe(1);
+    });
+
+    it('an attempt that never left (connection refused) does not count: retried as usual', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer, refused, refused, refused);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 4, lastError: refused.message })]);
+      await attempt(delivery, undefined);
+      expect(notifier.groups).toEqual([['a']]);
+      expect(store.outbox('sent')).toHaveLength(1);
+    });
+
+    it('an idempotent channel (PagerDuty: dedup_key) retries it freely', async () => {
+      notifier = new FakeNotifier('fake', true);
+      delivery = make();
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer, noAnswer, noAnswer, noAnswer, undefined);
+      expect(notifier.sent).toBe(5);
+      expect(store.outbox('sent')).toHaveLength(1);
+    });
   });
 });

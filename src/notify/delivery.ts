@@ -36,14 +36,17 @@ const IDLE_MS = 30_000;
 /** A claimed row is held this much longer than its channel's longest attempt. */
 const LEASE_MARGIN_MS = 5_000;
 
+/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
+export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
+/** A row given up after its second attempt sent without an answer (not for idempotent channels). */
+export const UNCONFIRMED = 'unconfirmed';
+
 /**
  * The one place that retries. Each receiver has its own worker, so a slow or dead receiver
  * never delays another. A row is marked sent only after its channel accepted it:
- * at-least-once, at most one duplicate per crash.
+ * at-least-once, with at most one duplicate per crash and one per attempt that was sent
+ * but got no answer (then the row is sent once more, never a third time).
  */
-/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
-export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
-
 export class Delivery {
   readonly #deps: Required<DeliveryDeps>;
   readonly #wakers = new Map<string, () => void>();
@@ -58,9 +61,9 @@ export class Delivery {
   constructor(deps: DeliveryDeps) {
     this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
     // Every series exists at 0 from the start, so increase() sees the first one.
-    for (const { name: receiver } of deps.notifiers) {
+    for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
-      for (const reason of COMMON_REASONS) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
+      for (const reason of [...COMMON_REASONS, ...(idempotent ? [] : [UNCONFIRMED])]) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
     }
   }
 
@@ -193,7 +196,7 @@ export class Delivery {
         return;
       }
       const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
-      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs);
+      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs, failure.maybeDelivered);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
       const at = this.#deps.now();
       if (!error.retryable) {
@@ -204,11 +207,14 @@ export class Delivery {
       const attempts = Math.max(...live.map((r) => r.attempts));
       const { waitMs: wait, note } = retryWait(options, attempts, error.retryAfterMs, this.#deps.random(), notifier.type);
       const message = error.message + note;
+      // Sent, but no answer: the receiver may have it. One more copy, never a third.
+      const unknown = error.maybeDelivered && notifier.idempotent !== true;
       // Dead for age only when a row really is older than maxAge; a wait that will take it
       // past maxAge is no reason (its next claim expires it, with its real age).
       for (const row of live) {
-        if (at - bornAt(row) > options.maxAgeMs) this.#expire(row, message, at);
-        else store.markRetry(row.id, at + wait, message, at);
+        if (unknown && row.unknownOutcomes >= 1) this.#unconfirmed(row, message, at);
+        else if (at - bornAt(row) > options.maxAgeMs) this.#expire(row, message, at);
+        else store.markRetry(row.id, at + wait, message, at, unknown);
       }
       this.#pausedUntil.set(receiver, at + wait);
       log.warn({ ...ctx, reason: error.reason, error: message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
@@ -222,6 +228,14 @@ export class Delivery {
       if (reason) this.#deps.store.markMuted(row.id, reason, now);
       return reason === undefined;
     });
+  }
+
+  /** Sent twice, answered neither time: it may have been delivered, and a third copy is not sent. */
+  #unconfirmed(row: OutboxRow, lastError: string, now: number): void {
+    const { store, metrics, log } = this.#deps;
+    store.markDead(row.id, `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`, now);
+    metrics.notificationsFailed.inc({ receiver: row.receiver, reason: UNCONFIRMED });
+    log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: UNCONFIRMED, error: lastError }, 'notification sent twice without an answer; not sent again');
   }
 
   /** Dead for age: the text says how old the row really is, and why it never got through. */

@@ -33,6 +33,11 @@ export interface Notifier {
   readonly minIntervalMs: number;
   /** The longest one attempt can take: a claimed row is held a little longer than this. */
   readonly timeoutMs: number;
+  /**
+   * A copy sent again changes nothing for the receiver (PagerDuty's dedup_key): an attempt
+   * with no answer is retried freely, not at most once.
+   */
+  readonly idempotent?: boolean;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
   /** Periodic work of the channel's own (Alertmanager's re-send), started with delivery. */
   start?(ctx: ChannelContext): void;
