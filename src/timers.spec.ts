@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS, pause, setTimer, sleep, timerDelay } from './timers.js';
 
@@ -38,5 +40,23 @@ describe('timers', () => {
     abort.abort();
     expect(await slept).toBe('AbortError');
     expect(await paused).toBe('paused');
+  });
+});
+
+describe('every timer of delivery, the API client and the scheduler goes through the helper', () => {
+  it('no file there calls setTimeout, setInterval or node:timers/promises itself', () => {
+    // Alertmanager's re-send is another part's; the rest of src/ keeps short fixed delays.
+    const skip = new Set(['src/notify/alertmanager']);
+    const files = (dir: string): string[] =>
+      skip.has(dir)
+        ? []
+        : readdirSync(dir).flatMap((name) => {
+            const path = join(dir, name);
+            if (statSync(path).isDirectory()) return files(path);
+            return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
+          });
+    const scope = [...files('src/api'), ...files('src/notify'), ...files('src/alerts'), 'src/engine/scheduler.ts', 'src/abort.ts', 'src/retry.ts'];
+    const raw = scope.filter((f) => /\bset(Timeout|Interval)\(|node:timers/.test(readFileSync(f, 'utf8')));
+    expect(raw).toEqual([]);
   });
 });
