@@ -1,3 +1,5 @@
+import { setTimer } from './timers.js';
+
 /**
  * A signal that aborts when `parent` does or after `timeoutMs`. Unlike AbortSignal.any on
  * Node 20, it leaves nothing attached to a long-lived parent once disposed.
@@ -8,7 +10,7 @@ export function linkedSignal(parent: AbortSignal | undefined, timeoutMs?: number
   const timer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => {
+      : setTimer(() => {
           timedOut = true;
           controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
         }, timeoutMs);

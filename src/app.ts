@@ -413,7 +413,12 @@ export class App {
       notifiers,
       metrics: this.metrics,
       log: this.#opts.log,
-      options: { backoffMs: config.delivery.backoff, backoffMaxMs: config.delivery.backoffMax, maxAgeMs: config.delivery.maxAge },
+      options: {
+        backoffMs: config.delivery.backoff,
+        backoffMaxMs: config.delivery.backoffMax,
+        maxRetryAfterMs: config.delivery.maxRetryAfter,
+        maxAgeMs: config.delivery.maxAge,
+      },
       redact: (text) => scrub(text, secrets),
       digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
       // One clock for the engine and delivery: row ages are measured on the time they were made with.

@@ -1,10 +1,10 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { linkedSignal } from '../abort.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
 import { parseRetryAfter, retryableStatus } from '../retry.js';
+import { setTimer, sleep } from '../timers.js';
 import { BudgetExhaustedError, RateLimitedError, type Limiter, type Reservation } from './limiter.js';
 import { errorBody } from './schemas.js';
 
@@ -90,7 +90,7 @@ export class HttpClient {
   #pruner: NodeJS.Timeout | undefined;
 
   constructor(options: HttpClientOptions) {
-    this.#o = { random: Math.random, sleep: (ms, signal) => sleepFor(ms, undefined, { signal }), dedupeWindowMs: 0, now: Date.now, ...options };
+    this.#o = { random: Math.random, sleep, dedupeWindowMs: 0, now: Date.now, ...options };
   }
 
   /**
@@ -117,7 +117,7 @@ export class HttpClient {
     }
     // Answers leave once their window is over: a cycle's worth must not wait for the next cycle.
     if (this.#pruner === undefined) {
-      this.#pruner = setTimeout(() => this.#prune(), this.#o.dedupeWindowMs + 100);
+      this.#pruner = setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100);
       this.#pruner.unref();
     }
     const call = this.#withRetries(req);
@@ -141,7 +141,7 @@ export class HttpClient {
       if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
     }
     if (this.#recent.size > 0) {
-      this.#pruner = setTimeout(() => this.#prune(), this.#o.dedupeWindowMs + 100);
+      this.#pruner = setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100);
       this.#pruner.unref();
     }
   }

@@ -1,4 +1,5 @@
 import { resetWaitMs } from '../retry.js';
+import { setTimer } from '../timers.js';
 import { SEVERITIES, type Severity } from '../types.js';
 
 export interface BudgetLimits {
@@ -64,8 +65,6 @@ export interface LimiterOptions {
   now?: () => number;
 }
 
-/** setTimeout's ceiling (about 24.8 days): a longer delay fires at once, every time. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_PAUSE_MS = 86_400_000;
 /** A 429 without a usable reset waits this long. */
 const DEFAULT_PAUSE_MS = 60_000;
@@ -232,7 +231,7 @@ export class Limiter {
     }
     if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.
-      this.#timer = setTimeout(() => this.#pump(), Math.min(MAX_TIMER_MS, Math.max(POLL_MS, this.#pausedUntil - now)));
+      this.#timer = setTimer(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
     }
   }
 

@@ -60,6 +60,8 @@ const delivery = z.strictObject({
   /** First retry waits up to this long (full jitter), doubling each time up to backoffMax. */
   backoff: durationMs.default(1_000),
   backoffMax: durationMs.default(300_000),
+  /** A provider asking (429) to wait longer gets this wait, and the attempt counts as failed. */
+  maxRetryAfter: durationMs.default(600_000),
   /** A notification still undelivered after this long is dead-lettered. */
   maxAge: durationMs.default(86_400_000),
 });

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
+import { setTimer } from '../timers.js';
 
 export interface SchedulerDeps {
   log: Logger;
@@ -69,7 +70,7 @@ export class Scheduler {
       clearTimeout(job.timer);
       job.cron?.stop();
     }
-    const timer = setTimeout(() => this.#abort.abort(), graceMs);
+    const timer = setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(jobs.flatMap((j) => [...j.running]));
     clearTimeout(timer);
     this.#abort.abort(); // whatever an evaluation left behind (a retry, a sibling lookup) ends now
@@ -99,13 +100,13 @@ export class Scheduler {
       let wait = every - (Date.now() % every);
       if (wait < Math.min(every / 10, 1_000)) wait += every;
       // Not twice in quick succession right after the first run.
-      job.timer = setTimeout(() => {
+      job.timer = setTimer(() => {
         void this.#tick(job);
         next(false);
       }, first && wait < every / 2 ? wait + every : wait);
     };
     const random = this.#deps.random ?? Math.random;
-    job.timer = setTimeout(() => {
+    job.timer = setTimer(() => {
       void this.#tick(job);
       next(true);
     }, random() * MAX_START_JITTER_MS);

@@ -2,13 +2,14 @@ import { muteReason } from '../alerts/silence.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { OutboxRow, Store } from '../store/index.js';
-import { formatDuration } from '../config/duration.js';
+import { formatElapsed } from '../config/duration.js';
+import { pause, setTimer } from '../timers.js';
+import { retryWait, type RetryPolicy } from './backoff.js';
 import { DIGEST_GROUP, digestMessage, type DigestConfig } from './digest.js';
 import { DeliveryError, type Notifier } from './types.js';
 
-export interface DeliveryOptions {
-  backoffMs: number;
-  backoffMaxMs: number;
+export interface DeliveryOptions extends RetryPolicy {
+  /** A row older than this (counted from its creation, or its digest slot) is dead-lettered. */
   maxAgeMs: number;
 }
 
@@ -35,14 +36,17 @@ const IDLE_MS = 30_000;
 /** A claimed row is held this much longer than its channel's longest attempt. */
 const LEASE_MARGIN_MS = 5_000;
 
+/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
+export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
+/** A row given up after its second attempt sent without an answer (not for idempotent channels). */
+export const UNCONFIRMED = 'unconfirmed';
+
 /**
  * The one place that retries. Each receiver has its own worker, so a slow or dead receiver
  * never delays another. A row is marked sent only after its channel accepted it:
- * at-least-once, at most one duplicate per crash.
+ * at-least-once, with at most one duplicate per crash and one per attempt that was sent
+ * but got no answer (then the row is sent once more, never a third time).
  */
-/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
-export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
-
 export class Delivery {
   readonly #deps: Required<DeliveryDeps>;
   readonly #wakers = new Map<string, () => void>();
@@ -57,9 +61,9 @@ export class Delivery {
   constructor(deps: DeliveryDeps) {
     this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
     // Every series exists at 0 from the start, so increase() sees the first one.
-    for (const { name: receiver } of deps.notifiers) {
+    for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
-      for (const reason of COMMON_REASONS) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
+      for (const reason of [...COMMON_REASONS, ...(idempotent ? [] : [UNCONFIRMED])]) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
     }
   }
 
@@ -82,7 +86,7 @@ export class Delivery {
   async stop(graceMs = 5_000): Promise<void> {
     this.#stopped = true;
     this.kick();
-    const timer = setTimeout(() => this.#abort.abort(), graceMs);
+    const timer = setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(this.#workers);
     clearTimeout(timer);
   }
@@ -169,7 +173,7 @@ export class Delivery {
     // Rows past maxAge are dead letters, whatever happens to the rest of the group.
     let live = group.filter((row) => {
       if (now - bornAt(row) <= options.maxAgeMs) return true;
-      this.#expire(row, 'never sent', now);
+      this.#expire(row, row.lastError, now);
       return false;
     });
     const digest = group[0]?.groupKey === DIGEST_GROUP && group[0].digestAt !== undefined;
@@ -192,7 +196,7 @@ export class Delivery {
         return;
       }
       const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
-      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs);
+      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs, failure.maybeDelivered);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
       const at = this.#deps.now();
       if (!error.retryable) {
@@ -201,14 +205,19 @@ export class Delivery {
         return;
       }
       const attempts = Math.max(...live.map((r) => r.attempts));
-      const ceiling = Math.min(options.backoffMaxMs, options.backoffMs * 2 ** attempts);
-      const wait = Math.max(this.#deps.random() * ceiling, error.retryAfterMs ?? 0);
+      const { waitMs: wait, note } = retryWait(options, attempts, error.retryAfterMs, this.#deps.random(), notifier.type);
+      const message = error.message + note;
+      // Sent, but no answer: the receiver may have it. One more copy, never a third.
+      const unknown = error.maybeDelivered && notifier.idempotent !== true;
+      // Dead for age only when a row really is older than maxAge; a wait that will take it
+      // past maxAge is no reason (its next claim expires it, with its real age).
       for (const row of live) {
-        if (at + wait - bornAt(row) > options.maxAgeMs) this.#expire(row, error.message, at);
-        else store.markRetry(row.id, at + wait, error.message, at);
+        if (unknown && row.unknownOutcomes >= 1) this.#unconfirmed(row, message, at);
+        else if (at - bornAt(row) > options.maxAgeMs) this.#expire(row, message, at);
+        else store.markRetry(row.id, at + wait, message, at, unknown);
       }
       this.#pausedUntil.set(receiver, at + wait);
-      log.warn({ ...ctx, reason: error.reason, error: error.message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
+      log.warn({ ...ctx, reason: error.reason, error: message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
     }
   }
 
@@ -221,9 +230,19 @@ export class Delivery {
     });
   }
 
-  #expire(row: OutboxRow, lastError: string, now: number): void {
-    const { store, metrics, log, options } = this.#deps;
-    store.markDead(row.id, `undelivered after ${formatDuration(options.maxAgeMs)}; last error: ${lastError}`, now);
+  /** Sent twice, answered neither time: it may have been delivered, and a third copy is not sent. */
+  #unconfirmed(row: OutboxRow, lastError: string, now: number): void {
+    const { store, metrics, log } = this.#deps;
+    store.markDead(row.id, `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`, now);
+    metrics.notificationsFailed.inc({ receiver: row.receiver, reason: UNCONFIRMED });
+    log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: UNCONFIRMED, error: lastError }, 'notification sent twice without an answer; not sent again');
+  }
+
+  /** Dead for age: the text says how old the row really is, and why it never got through. */
+  #expire(row: OutboxRow, lastError: string | undefined, now: number): void {
+    const { store, metrics, log } = this.#deps;
+    const why = lastError === undefined ? 'no attempt was made' : `last error: ${lastError}`;
+    store.markDead(row.id, `undelivered after ${formatElapsed(now - bornAt(row))}; ${why}`, now);
     metrics.notificationsFailed.inc({ receiver: row.receiver, reason: 'expired' });
     log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: 'expired', error: lastError }, 'notification expired; dead-lettered');
   }
@@ -235,7 +254,7 @@ export class Delivery {
 
   #idle(receiver: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
+      const timer = setTimer(done, ms);
       function done(): void {
         clearTimeout(timer);
         resolve();
@@ -259,17 +278,4 @@ function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
     groups.set(row.groupKey, list);
   }
   return [...groups.values()];
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

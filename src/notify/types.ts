@@ -15,6 +15,8 @@ export class DeliveryError extends Error {
     readonly reason: string,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
+    /** The request had been sent when the attempt failed (no answer in time, connection lost): the receiver may have it. */
+    readonly maybeDelivered = false,
   ) {
     super(message);
   }
@@ -31,6 +33,11 @@ export interface Notifier {
   readonly minIntervalMs: number;
   /** The longest one attempt can take: a claimed row is held a little longer than this. */
   readonly timeoutMs: number;
+  /**
+   * A copy sent again changes nothing for the receiver (PagerDuty's dedup_key): an attempt
+   * with no answer is retried freely, not at most once.
+   */
+  readonly idempotent?: boolean;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
   /** Work of the channel's own beside delivery (Alertmanager's re-post), started with delivery. */
   start?(ctx: ChannelContext): void;

@@ -135,8 +135,9 @@ export class Store {
     outbox.markSent(this.#db, id, now);
   }
 
-  markRetry(id: number, nextAttemptAt: number, error: string, now: number): void {
-    outbox.markRetry(this.#db, id, nextAttemptAt, error, now);
+  /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
+    outbox.markRetry(this.#db, id, nextAttemptAt, error, now, unknownOutcome);
   }
 
   markDead(id: number, error: string, now: number): void {

@@ -99,4 +99,9 @@ export const MIGRATIONS: readonly string[] = [
   -- A receiver's digest: the slot (unix ms) a row waits for; its age counts from then.
   ALTER TABLE outbox ADD COLUMN digest_at INTEGER;
   `,
+  `
+  -- Attempts that ended without an answer after the request was sent (the receiver may have
+  -- it): a row is re-sent after one, never after a second. Kept here to survive a restart.
+  ALTER TABLE outbox ADD COLUMN unknown_outcomes INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -22,6 +22,10 @@ export interface OutboxRow {
   groupIntervalMs: number;
   /** The digest slot this row waited for, if it is part of a digest. */
   digestAt?: number;
+  /** Why its last attempt failed. */
+  lastError?: string;
+  /** Attempts that were sent but got no answer: the receiver may have the message. */
+  unknownOutcomes: number;
   message: AlertMessage;
 }
 
@@ -92,7 +96,7 @@ export function claimDue(db: Database.Database, receiver: string, now: number, l
 function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
   const rows = db
     .prepare(
-      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, a.id AS alert_id, a.rule, a.kind,
+      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, o.last_error, o.unknown_outcomes, a.id AS alert_id, a.rule, a.kind,
               a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
@@ -105,10 +109,12 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
       id: row['id'] as number,
       receiver: row['receiver'] as string,
       attempts: row['attempts'] as number,
+      unknownOutcomes: row['unknown_outcomes'] as number,
       createdAt: row['outbox_created_at'] as number,
       groupKey: row['group_key'] as string,
       groupIntervalMs: row['group_interval'] as number,
       ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
+      ...(typeof row['last_error'] === 'string' ? { lastError: row['last_error'] } : {}),
       message: {
         alertId: a.alert_id,
         rule: a.rule,
@@ -151,12 +157,13 @@ export function markSent(db: Database.Database, id: number, now: number): void {
     .run(now, id);
 }
 
-export function markRetry(db: Database.Database, id: number, nextAttemptAt: number, error: string, now: number): void {
+/** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
+export function markRetry(db: Database.Database, id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
   db
     .prepare(
-      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
+      `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + ?, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
     )
-    .run(nextAttemptAt, error, now, id);
+    .run(unknownOutcome ? 1 : 0, nextAttemptAt, error, now, id);
 }
 
 export function markDead(db: Database.Database, id: number, error: string, now: number): void {

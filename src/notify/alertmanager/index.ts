@@ -56,6 +56,8 @@ export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
 
 export class AlertmanagerNotifier implements Notifier {
   readonly type = 'alertmanager';
+  /** An alert posted twice is one alert (its labels): it is re-posted every resendInterval anyway. */
+  readonly idempotent = true;
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;

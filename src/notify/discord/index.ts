@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { durationMs, secretUrl } from '../../config/fields.js';
 import { scrub, type Secret } from '../../config/secret.js';
 import { parseRetryAfter, retryableStatus } from '../../retry.js';
+import { sleep } from '../../timers.js';
 import { bodyDetail, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
@@ -59,7 +59,7 @@ class DiscordNotifier implements Notifier {
     // The last answer said the bucket is empty: wait for it (within half the deadline)
     // rather than earn a 429; longer waits are left to delivery, through the 429.
     const wait = this.#bucketResetAt - Date.now();
-    if (wait > 0 && wait <= this.receiver.timeout / 2) await sleep(wait, undefined, { signal }).catch(() => undefined);
+    if (wait > 0 && wait <= this.receiver.timeout / 2) await sleep(wait, signal).catch(() => undefined);
     const res = await postForAnswer(url.reveal(), JSON.stringify(discordPayload(alerts)), { prefix, timeoutMs: this.receiver.timeout, signal });
     this.#bucketResetAt = res.headers.get('x-ratelimit-remaining') === '0' ? Date.now() + (resetAfterMs(res) ?? 0) : 0;
     const error = classify(prefix, res, url);

@@ -48,6 +48,8 @@ class EmailNotifier implements Notifier {
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
   readonly #transport: Transporter;
+  /** The current attempt's message has gone out in full (nodemailer logs it): the server may have it. */
+  #sent = false;
 
   constructor(private readonly receiver: EmailReceiver) {
     this.name = receiver.name;
@@ -64,10 +66,12 @@ class EmailNotifier implements Notifier {
       greetingTimeout: timeout,
       socketTimeout: timeout,
       dnsTimeout: timeout,
+      logger: this.#sentWatcher(),
     });
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
+    this.#sent = false;
     const content = emailMessage(alerts);
     const sending = this.#transport.sendMail({ from: this.receiver.from, to: this.receiver.to, ...content });
     const aborted = new Promise<never>((_, reject) => {
@@ -79,13 +83,34 @@ class EmailNotifier implements Notifier {
     try {
       await Promise.race([sending, aborted]);
     } catch (err) {
-      throw err instanceof DeliveryError ? err : classify(this.name, err);
+      throw err instanceof DeliveryError ? err : classify(this.name, err, this.#sent);
     }
+  }
+
+  /**
+   * A logger that only listens for nodemailer's "<N bytes encoded mime message>" line: the
+   * message went out in full. Everything else it logs is dropped (it may quote the server).
+   */
+  #sentWatcher() {
+    const ignore = (): void => undefined;
+    return {
+      trace: ignore,
+      debug: ignore,
+      info: (entry: unknown) => {
+        if ((entry as { tnx?: unknown } | undefined)?.tnx === 'message') this.#sent = true;
+      },
+      warn: ignore,
+      error: ignore,
+      fatal: ignore,
+    };
   }
 }
 
-/** SMTP 4xx is worth retrying, 5xx is final; connection trouble is retried. */
-function classify(name: string, err: unknown): DeliveryError {
+/**
+ * SMTP 4xx is worth retrying, 5xx is final; connection trouble is retried. A timeout or a
+ * lost connection after the message went out (`sent`) may have been delivered.
+ */
+function classify(name: string, err: unknown, sent: boolean): DeliveryError {
   const e = err as { responseCode?: number; code?: string; response?: string; message?: string };
   const prefix = `email receiver "${name}"`;
   if (typeof e.responseCode === 'number') {
@@ -100,8 +125,9 @@ function classify(name: string, err: unknown): DeliveryError {
       .slice(0, 120);
     return new DeliveryError(`${prefix}: SMTP ${code} ${said}`.trim(), `smtp_${code}`, code >= 400 && code < 500);
   }
-  if (e.code === 'ETIMEDOUT') return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);
+  const after = sent ? ' after the message was sent (it may have been delivered)' : '';
+  if (e.code === 'ETIMEDOUT') return new DeliveryError(`${prefix}: no answer in time${after}`, 'timeout', true, undefined, sent);
   // nodemailer says ESOCKET for a refused connection; its message names the cause and address.
   const cause = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)\b/.exec(e.message ?? '')?.[1];
-  return new DeliveryError(`${prefix}: ${cause ? `${cause} (${e.code ?? 'network'})` : (e.code ?? 'connection failed')}`, 'network', true);
+  return new DeliveryError(`${prefix}: ${cause ? `${cause} (${e.code ?? 'network'})` : (e.code ?? 'connection failed')}${after}`, 'network', true, undefined, sent);
 }

@@ -41,6 +41,8 @@ export const pagerdutyChannel: Channel<PagerDutyReceiver> = {
 
 class PagerDutyNotifier implements Notifier {
   readonly type = 'pagerduty';
+  /** An event sent twice is one incident: its dedup_key. */
+  readonly idempotent = true;
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;

@@ -1,10 +1,8 @@
-import { IncomingWebhook } from '@slack/webhook';
 import { z } from 'zod';
 import { durationMs, secretUrl } from '../../config/fields.js';
 import type { Secret } from '../../config/secret.js';
-import { linkedSignal } from '../../abort.js';
 import { parseRetryAfter, retryableStatus } from '../../retry.js';
-import { bodyDetail } from '../post-json.js';
+import { bodyDetail, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackGroupMessage, slackMessage } from './message.js';
 
@@ -50,47 +48,25 @@ class SlackNotifier implements Notifier {
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
+    const prefix = `slack receiver "${this.name}"`;
     const url = this.receiver.webhookUrl;
-    if (!url) throw new DeliveryError(`slack receiver "${this.name}" has no webhookUrl`, 'disabled', false);
-    // The library drops the 429's Retry-After; a fetch of our own keeps it, and carries
-    // our deadline and the shutdown signal.
-    let retryAfter: string | null = null;
-    const attempt = linkedSignal(signal, this.receiver.timeout);
-    const webhook = new IncomingWebhook(url.reveal(), {
-      fetch: async (input, init) => {
-        const res = await fetch(input, { ...init, signal: attempt.signal });
-        retryAfter = res.headers.get('retry-after');
-        return res;
-      },
-    });
-    try {
-      await webhook.send(alerts.length === 1 ? slackMessage(alerts[0] as AlertMessage) : slackGroupMessage(alerts));
-    } catch (err) {
-      throw classify(this.name, err, retryAfter);
-    } finally {
-      attempt.dispose();
-    }
+    if (!url) throw new DeliveryError(`${prefix} has no webhookUrl`, 'disabled', false);
+    const message = alerts.length === 1 ? slackMessage(alerts[0] as AlertMessage) : slackGroupMessage(alerts);
+    const res = await postForAnswer(url.reveal(), JSON.stringify(message), { prefix, timeoutMs: this.receiver.timeout, signal });
+    const error = classify(prefix, res);
+    if (error) throw error;
   }
 }
 
-function classify(name: string, err: unknown, retryAfter: string | null): DeliveryError {
-  const e = err as { statusCode?: number; body?: string; original?: { name?: string; cause?: { code?: string } } };
-  const prefix = `slack receiver "${name}"`;
-  if (typeof e.statusCode === 'number') {
-    const status = e.statusCode;
-    // Slack answers a short error code such as channel_not_found. Anything else (a proxy's
-    // page, a body echoing the request) may carry the webhook URL: not shown.
-    const detail = bodyDetail(e.body);
-    const permanent = PERMANENT.get(status);
-    if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
-    const retryable = retryableStatus(status);
-    const wait = status === 429 ? parseRetryAfter(retryAfter) : undefined;
-    return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryable, wait);
-  }
-  const original = e.original;
-  if (original?.name === 'TimeoutError' || original?.name === 'AbortError') {
-    return new DeliveryError(`${prefix}: no answer in time`, 'timeout', true);
-  }
-  const code = original?.cause?.code ?? 'network error';
-  return new DeliveryError(`${prefix}: ${code}`, 'network', true);
+/** Slack answers `ok`, or a status with a short error code such as `channel_not_found`. */
+function classify(prefix: string, res: JsonAnswer): DeliveryError | undefined {
+  const { status } = res;
+  if (status >= 200 && status < 300) return undefined;
+  // Anything but a short code (a proxy's page, a body echoing the request) may carry the
+  // webhook URL: not shown.
+  const detail = bodyDetail(res.text);
+  const permanent = PERMANENT.get(status);
+  if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
+  const wait = status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
+  return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryableStatus(status), wait);
 }

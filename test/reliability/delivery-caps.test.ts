@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator, completedValidator } from '../../src/sim/samples.js';
+import { startSim } from '../../src/sim/server.js';
+import { startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Provider answers that once made delivery wait for a day, overflow a timer, or send a copy
+// on every retry: each ends bounded, and the outbox says what happened.
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const RULE = 'my-validators';
+const period = { nodeId: NODE, txHash: 'tx-caps-1', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
+const CHANGE = `${NODE} validation active → completed`;
+
+type Finished = (fn: () => Promise<void> | void) => void;
+
+/** The daemon with one receiver, past its baseline; `change()` makes one notification. */
+async function setup(onTestFinished: Finished, receiver: { name: string; yaml: string }, delivery = '{backoff: 50ms, backoffMax: 100ms}') {
+  const sim = await startSim();
+  sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-caps-'));
+  const config = join(dir, 'avawatch.yaml');
+  writeFileSync(
+    config,
+    `api: {dataUrl: "${sim.url}", retries: 0, timeout: 2s}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route: {receivers: [${receiver.name}]}
+receivers:
+  - ${receiver.yaml}
+delivery: ${delivery}
+ruleFiles: [rules.yaml]
+`,
+  );
+  writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
+  const app = new App({ loaded: loadConfig(config, {}), log: createLogger(process.env['RELIABILITY_LOG'] ?? 'silent', false).log });
+  onTestFinished(async () => {
+    await app.stop();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await app.start();
+  await waitUntil(() => app.store.loadStates(RULE)[NODE], 'the baseline');
+  return { app, change: () => sim.world.setValidators('mainnet', NODE, [completedValidator(period)]) };
+}
+
+/** An HTTP receiver that takes every post and answers only after `answerAfterMs`. */
+async function startSlowReceiver(onTestFinished: Finished, answerAfterMs: number) {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      setTimeout(() => res.end('ok'), answerAfterMs).unref();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T0SLOWSECRET/xyzzy`, bodies };
+}
+
+const failed = async (app: App, reason: string) => (await app.metrics.notificationsFailed.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+
+describe.concurrent('delivery caps', () => {
+  it('Telegram asking to wait 3,000,000 s: no timer overflow, each retry after delivery.maxRetryAfter naming the ask, delivered once it relents', async ({ onTestFinished }) => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    onTestFinished(() => void process.off('warning', onWarning));
+    const telegram = await startTelegram();
+    onTestFinished(() => telegram.close());
+    const c = await setup(
+      onTestFinished,
+      { name: 'tg', yaml: `{name: tg, type: telegram, botToken: "${TELEGRAM_TOKEN}", chatId: "${TELEGRAM_CHAT}", apiUrl: "${telegram.apiUrl}", minInterval: 10ms}` },
+      '{backoff: 50ms, backoffMax: 100ms, maxRetryAfter: 300ms}',
+    );
+    telegram.failAll(() => telegram.tooMany(3_000_000));
+    c.change();
+    const row = await waitUntil(() => c.app.store.outbox('pending').find((r) => r.attempts >= 3), 'three refused attempts', 15_000);
+    expect(row.lastError).toBe(
+      'telegram receiver "tg": HTTP 429: Too Many Requests: retry after 3000000; telegram asked to wait 34d17h20m, longer than delivery.maxRetryAfter 300ms',
+    );
+    expect(c.app.store.outbox('dead')).toEqual([]);
+    telegram.failAll(undefined);
+    await telegram.waitFor(1);
+    await waitUntil(() => c.app.store.outbox('sent')[0], 'the row marked sent');
+    // Every attempt is one the provider saw: nothing in between ran away.
+    expect(c.app.store.outbox('sent')[0]!.attempts).toBe(telegram.received.length);
+    expect(telegram.accepted()).toHaveLength(1);
+    expect(warnings.filter((w) => w.startsWith('TimeoutOverflowWarning'))).toEqual([]);
+  }, 40_000);
+
+  it('a webhook that takes the post but answers after the timeout gets one more copy, never a third; the row says so', async ({ onTestFinished }) => {
+    const slow = await startSlowReceiver(onTestFinished, 2_000);
+    const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${slow.url}", timeout: 200ms}` });
+    c.change();
+    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'the row given up', 15_000);
+    expect(dead).toMatchObject({
+      attempts: 2,
+      lastError:
+        'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: webhook receiver "hook": no answer within 200 ms after the request was sent (it may have been delivered)',
+      summary: CHANGE,
+    });
+    expect(slow.bodies).toHaveLength(2);
+    expect(await failed(c.app, 'unconfirmed')).toBe(1);
+    expect(await failed(c.app, 'timeout')).toBe(2);
+  }, 40_000);
+
+  it('an SMTP server that takes the message and never confirms it gets one more copy, never a third', async ({ onTestFinished }) => {
+    let messages = 0;
+    const smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
+      onData(stream) {
+        stream.resume();
+        stream.on('end', () => messages++); // and never answers 250
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => smtp.close(() => r())));
+    const port = (smtp.server.address() as AddressInfo).port;
+    const c = await setup(onTestFinished, {
+      name: 'mail',
+      yaml: `{name: mail, type: email, smtp: {host: 127.0.0.1, port: ${port}}, from: avawatch@example.com, to: ops@example.com, timeout: 300ms}`,
+    });
+    c.change();
+    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'the row given up', 15_000);
+    expect(dead.lastError).toBe(
+      'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: email receiver "mail": no answer in time after the message was sent (it may have been delivered)',
+    );
+    expect(messages).toBe(2);
+  }, 40_000);
+
+  it('a webhook URL that redirects is dead-lettered at once as a configuration error, naming the host only', async ({ onTestFinished }) => {
+    let posts = 0;
+    const server = createServer((req, res) => {
+      posts++;
+      req.resume();
+      res.writeHead(301, { location: 'https://hooks.example.net/services/T0MOVEDSECRET/newTokenValue' }).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T0OLDSECRET/oldTokenValue`;
+    const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${url}"}` });
+    c.change();
+    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'a dead letter');
+    expect(dead).toMatchObject({
+      attempts: 1,
+      lastError: 'webhook receiver "hook": the receiver\'s URL redirects (HTTP 301 to hooks.example.net): a configuration error; fix the URL',
+    });
+    expect(posts).toBe(1);
+    expect(await failed(c.app, 'redirect')).toBe(1);
+  }, 40_000);
+});
