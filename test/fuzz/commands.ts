@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import type { AlertMessage } from '../../src/types.js';
 import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificationsOf, timersCapped, truthHolds, Violation, type Judged, type Watch } from './checks.js';
@@ -21,11 +22,14 @@ interface Polled {
   failed: Set<string>;
 }
 
+/** A file that gets every step as it starts (a run that kills the process still says where). */
+const TRACE = process.env['AVAWATCH_FUZZ_TRACE'];
 const VALIDATOR_RULES = ['status', 'end', 'health'];
 
 /** One evaluation of every rule, then delivery until quiet, then the invariants. */
 async function poll(run: Run, model: Model, step: string, clean: boolean): Promise<Polled> {
   run.steps++;
+  if (TRACE) appendFileSync(TRACE, `${new Date().toISOString()} ${step}\n`);
   run.w.loop.reset();
   const { alerts, failures } = await run.d.app.once();
   run.d.notifications.push(...alerts);
@@ -279,7 +283,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   poll: fc.constant(new Poll()),
   advance: some(30_000, 5 * 60_000, 3600_000, 3 * 3600_000).map((ms) => new Advance(ms)),
   real: change.map((c) => new Real(c)),
-  blip: fc.array(fc.oneof(fieldBlip, fieldBlip, blockBlip, itemsBlip, httpBlip), { minLength: 1, maxLength: 2 }).map((d) => new Blip(d)),
+  blip: fc.array(fc.oneof({ arbitrary: fieldBlip, weight: 4 }, { arbitrary: blockBlip, weight: 2 }, itemsBlip, httpBlip), { minLength: 1, maxLength: 2 }).map((d) => new Blip(d)),
   jitter: fc.tuple(node, some(85, 90)).map(([n, a]) => new Jitter(n, a)),
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
 };
