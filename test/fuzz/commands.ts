@@ -131,9 +131,10 @@ class Blip implements Cmd {
     const http = this.distortions.some((d) => d.kind === 'http');
     const bad = falseNotifications(odd.alerts, http);
     if (bad.length > 0) throw new Violation(`${step}: the odd answer notified: ${notificationsOf(bad).join(' | ')}`);
-    // Isolation is judged when nothing else could fail the rule: no HTTP fault, and it read well just before.
-    const target = http ? undefined : this.distortions.find((d) => d.kind === 'field' && d.list === 'validators' && d.node !== undefined);
-    if (target && target.kind === 'field') {
+    // Isolation is judged when nothing else could fail the rule: only this node's items are odd, and it read well just before.
+    const target = this.distortions[0];
+    const oneNode = target?.kind === 'field' && target.list === 'validators' && target.node !== undefined && this.distortions.every((d) => d.kind === 'field' && d.node === target.node);
+    if (oneNode && target.kind === 'field') {
       const blinded = VALIDATOR_RULES.filter((r) => odd.failed.has(r) && !settled.failed.has(r));
       if (blinded.length > 0) throw new Violation(`${step}: one node's odd item failed the whole rule(s) ${blinded.join(', ')}: every other node went unwatched`);
       for (const r of VALIDATOR_RULES) {
