@@ -1,0 +1,164 @@
+import type { AlertMessage } from '../../src/types.js';
+import { API_TIMEOUT_MS, DELIVERY, DELIVERY_WAIT_CAP_MS, outboxRows, type Daemon } from './daemon.js';
+import { leaks, MAX_TIMER_MS, stateFileText, type LoopWatch, type Timers } from './probes.js';
+import { PROVIDERS } from './receivers.js';
+import { expected, type Model } from './world.js';
+
+// The invariants, checked after every step. Each throws with what a user would have seen.
+
+export class Violation extends Error {
+  override readonly name = 'Violation';
+}
+
+function fail(what: string): never {
+  throw new Violation(what);
+}
+
+export interface Watch {
+  loop: LoopWatch;
+  timers: Timers;
+}
+
+/** The event loop was never blocked for 1 s, and /healthz answers within 1 s. */
+export async function alive(d: Daemon, w: Watch, step: string): Promise<void> {
+  const blocked = w.loop.maxBlockedMs();
+  if (blocked > 1_000) fail(`${step}: the event loop was blocked for ${Math.round(blocked)} ms (/healthz, every other rule and delivery stood still)`);
+  const res = await fetch(`${d.app.url}/healthz`, { signal: AbortSignal.timeout(1_000) }).catch((e: unknown) => fail(`${step}: /healthz did not answer within 1 s (${String(e)})`));
+  if (res.status !== 200) fail(`${step}: /healthz answered ${res.status}`);
+}
+
+/** No timer over setTimeout's ceiling was ever asked for. */
+export function timersCapped(w: Watch, step: string): void {
+  if (w.timers.overflows.length > 0 || w.timers.warnings > 0) {
+    const first = w.timers.overflows[0];
+    fail(`${step}: a timer of ${first?.ms ?? '?'} ms was set (over 2^31-1 ms it fires at once, again and again; ${w.timers.warnings} TimeoutOverflowWarning(s))\n${first?.stack ?? ''}`);
+  }
+}
+
+/** No configured secret in any notification, log line, page, /metrics, /api/v1/alerts or the state file. */
+export async function noSecrets(d: Daemon, step: string): Promise<void> {
+  const get = async (path: string) => (await fetch(`${d.app.url}${path}`, { signal: AbortSignal.timeout(5_000) })).text();
+  const sources: Record<string, string> = {
+    log: d.logs.join(''),
+    'status page': await get('/'),
+    '/metrics': await get('/metrics'),
+    '/api/v1/alerts': await get('/api/v1/alerts'),
+    'state file': stateFileText(d.statePath),
+  };
+  const found = leaks(sources, d.secrets);
+  // A provider's own credential is in its own requests by design (PagerDuty's routing key); any other is a leak.
+  for (const p of PROVIDERS) {
+    const own = new Set(d.providers[p].secrets);
+    const text = d.providers[p].received.map((r) => r.body).join('\n');
+    found.push(...leaks({ [`message to ${p}`]: text }, d.secrets.filter((s) => !own.has(s))));
+  }
+  if (found.length > 0) fail(`${step}: a secret leaked: ${found.join(', ')}`);
+}
+
+/**
+ * Delivery is capped and honest: no row waits longer than the cap, none is dead-lettered for
+ * age before its real maxAge, no provider's answer is called a network error (they always
+ * answer), a redirect ends as a configuration error, a message whose outcome was unknown is
+ * sent at most twice, and no huge answer is read whole.
+ */
+export function deliveryHonest(d: Daemon, step: string): void {
+  const now = d.world.clock.nowMs();
+  for (const r of outboxRows(d)) {
+    const born = Math.max(r.created_at, r.digest_at ?? 0);
+    if (r.state === 'pending' && r.next_attempt_at - now > DELIVERY_WAIT_CAP_MS + DELIVERY.backoffMaxMs) {
+      fail(`${step}: notification ${r.id} to ${r.receiver} waits ${Math.round((r.next_attempt_at - now) / 60_000)} min for its next attempt, past the ${DELIVERY_WAIT_CAP_MS / 60_000} min cap (${r.last_error})`);
+    }
+    if (r.state === 'dead' && /undelivered after|expired/i.test(r.last_error ?? '') && r.updated_at - born < DELIVERY.maxAgeMs) {
+      fail(`${step}: notification ${r.id} to ${r.receiver} was dead-lettered ${Math.round((r.updated_at - born) / 60_000)} min after it was made, before its maxAge: "${r.last_error}"`);
+    }
+    if (/network/i.test(r.last_error ?? '')) fail(`${step}: notification ${r.id} to ${r.receiver}: "${r.last_error}" (the provider answered)`);
+  }
+  const hook = d.providers.webhook;
+  const copies = new Map<number, number>();
+  for (const r of hook.received) for (const id of r.ids) copies.set(id, (copies.get(id) ?? 0) + 1);
+  for (const [id, n] of copies) if (n > 2) fail(`${step}: the webhook got alert ${id} ${n} times (at most one duplicate)`);
+  for (const p of PROVIDERS) {
+    const most = Math.max(0, ...d.providers[p].hugeWritten);
+    if (most > 16 * 1024 * 1024) fail(`${step}: avawatch read ${Math.round(most / 1024 / 1024)} MB of ${p}'s answer (no cap)`);
+  }
+  for (const p of PROVIDERS) {
+    if (d.providers[p].redirects === 0) continue;
+    const pending = outboxRows(d).filter((r) => r.receiver === p && r.state === 'pending' && r.attempts > 0 && r.last_error !== null);
+    const wrong = pending.find((r) => /HTTP 3\d\d|redirect/i.test(r.last_error ?? ''));
+    if (wrong) fail(`${step}: ${p} answered with a redirect and the notification is retried ("${wrong.last_error}") instead of dead-lettered as a configuration error`);
+  }
+}
+
+/** The notifications of one poll. */
+export function notificationsOf(alerts: readonly AlertMessage[]): string[] {
+  return alerts.map((a) => `${a.rule} ${a.status} ${a.severity}: ${a.summary}`);
+}
+
+/** Notifications that no odd answer may cause: all but rule-failing and (on HTTP faults) the probe's own. */
+export function falseNotifications(alerts: readonly AlertMessage[], probeFailuresAllowed: boolean): AlertMessage[] {
+  return alerts.filter((a) => a.labels['alertname'] !== 'rule-failing' && !(probeFailuresAllowed && a.rule === 'sig'));
+}
+
+const MODELLED = new Set(['health', 'blocks']);
+
+/** Which `rule/key` the store has firing now, with severity. */
+export async function firingNow(d: Daemon): Promise<Map<string, string>> {
+  const res = await fetch(`${d.app.url}/api/v1/alerts`);
+  const { alerts } = (await res.json()) as { alerts: Array<{ rule: string; key: string; severity: string; labels: Record<string, string> }> };
+  return new Map(alerts.filter((a) => MODELLED.has(a.rule) && a.labels['alertname'] !== 'rule-failing').map((a) => [`${a.rule}/${a.key}`, a.severity]));
+}
+
+export interface Judged {
+  /** `rule/key` → the model's verdict at the last clean check: firing severity or '' (not firing). */
+  verdict: Map<string, string>;
+  /** Notifications per `rule/key` since then. */
+  since: Map<string, AlertMessage[]>;
+}
+
+export function keyOf(a: AlertMessage): string | undefined {
+  if (!MODELLED.has(a.rule) || a.labels['alertname'] === 'rule-failing') return undefined;
+  if (a.rule === 'health') return `health/${a.labels['node']}:${a.labels['check']}`;
+  return `blocks/${a.labels['node']}:${a.labels['chain']}`;
+}
+
+/**
+ * After a clean poll: what fires is what the model says (no false fire, no false resolve, no
+ * silence), at the severity it says, and each change of verdict since the last check arrived
+ * as exactly one notification (none when nothing changed).
+ */
+export async function truthHolds(d: Daemon, model: Model, judged: Judged, failedRules: ReadonlySet<string>, step: string): Promise<void> {
+  const want = expected(model);
+  const have = await firingNow(d);
+  const failing = new Set<string>();
+  for (const rule of MODELLED) for (const e of d.app.failures.entities(rule)) failing.add(`${rule}/${e.entity}`);
+  const keys = new Set([...want.firing.keys(), ...have.keys(), ...judged.verdict.keys()]);
+  const ended = new Set(model.nodes.filter((n) => n.status !== 'active').map((n) => n.nodeId));
+  for (const key of keys) {
+    const [rule, entity] = key.split('/') as [string, string];
+    const node = entity.split(':')[0] as string;
+    if (failedRules.has(rule) || failing.has(`${rule}/${node}`) || failing.has(key) || want.unsure.has(key)) {
+      judged.verdict.delete(key);
+      judged.since.delete(key);
+      continue;
+    }
+    const should = want.firing.has(key) ? (want.firing.get(key) ?? 'any') : '';
+    const is = have.get(key);
+    if (should === '' && is !== undefined) fail(`${step}: ${key} fires (${is}) but the model says it holds no longer`);
+    if (should !== '' && is === undefined) fail(`${step}: ${key} should fire${should === 'any' ? '' : ` (${should})`} but does not`);
+    if (should !== '' && should !== 'any' && is !== should) fail(`${step}: ${key} fires as ${is}, but ${should} is what the model says`);
+    const before = judged.verdict.get(key);
+    const sent = judged.since.get(key) ?? [];
+    if (before !== undefined) {
+      const changed = (before === '') !== (should === '') || (before !== 'any' && should !== 'any' && before !== should);
+      if (!changed && sent.length > 0) fail(`${step}: ${key} sent ${sent.length} notification(s) though nothing changed: ${notificationsOf(sent).join(' | ')}`);
+      if (changed && sent.length !== 1) fail(`${step}: ${key} changed (${before || 'not firing'} → ${should || 'not firing'}) and sent ${sent.length} notifications: ${notificationsOf(sent).join(' | ')}`);
+    }
+    for (const a of sent) {
+      if (a.status === 'resolved' && key.endsWith(':uptime') && ended.has(node) && /back above/.test(a.summary)) fail(`${step}: the validation ended, and the uptime alert resolved saying "${a.summary}"`);
+    }
+    judged.verdict.set(key, should);
+    judged.since.set(key, []);
+  }
+}
+
+export { API_TIMEOUT_MS, MAX_TIMER_MS };

@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import type { World } from '../../src/sim/world.js';
+import type { AlertMessage } from '../../src/types.js';
+import { PROVIDERS, startProvider, PAGERDUTY_KEY, TELEGRAM_TOKEN, type Provider, type ProviderStandIn } from './receivers.js';
+import { startHostileService, type HostileService } from './service.js';
+import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
+
+// The daemon under the fuzzer: the real App (its store, HTTP server, delivery workers and
+// channels), in this process so its clock can be the simulator's, polled by the fuzzer
+// instead of its scheduler (every rule is on a cron that never comes round).
+
+export const API_KEY = 'gk-fuzz-4c1d9e7a2b5f8a3c6d0e9b1f7a4c2e8d';
+export const HOOK_SECRET = 'whsec-fuzz-9a8b7c6d5e4f3a2b1c0d';
+/** The receivers' own deadline; a provider that answers later has an unknown outcome. */
+export const RECEIVER_TIMEOUT_MS = 300;
+export const API_TIMEOUT_MS = 500;
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DELIVERY = { backoffMaxMs: 60_000, maxAgeMs: 6 * 3600_000 };
+/** The longest any notification may be made to wait for its next attempt (delivery.maxRetryAfter's default). */
+export const DELIVERY_WAIT_CAP_MS = 10 * 60_000;
+const NEVER = '0 0 1 1 *';
+
+export interface Daemon {
+  app: App;
+  world: World;
+  sim: SimServer;
+  service: HostileService;
+  providers: Record<Provider, ProviderStandIn>;
+  statePath: string;
+  /** The daemon's log lines. */
+  logs: string[];
+  /** Every alert the polls committed, in order. */
+  notifications: AlertMessage[];
+  db: Database.Database;
+  secrets: string[];
+  close(): Promise<void>;
+}
+
+export function rulesYaml(): string {
+  const nodes = `[${NODES.join(', ')}]`;
+  // Expressions whose cost follows a number from the chain: cheap at 12 delegators, a runaway
+  // at 300,000,000 (both within the contract). Never true: any alert from them is a defect.
+  const slow = '$count($spread([1..$min([delegatorCount, 30000])])) < 0 or $reduce([1..$min([delegatorCount, 5000000])], function($a, $b) { $a + $b }) < 0';
+  const pad = "$length($pad('', $min([delegatorCount, 300000000]), '#')) < 0";
+  const endpoint = (name: string, condition: string) => `
+  - name: ${name}
+    kind: endpoint
+    schedule: "${NEVER}"
+    severity: warning
+    path: /v1/networks/mainnet/validators
+    query: {validationStatus: active, nodeIds: "${NODES.join(',')}"}
+    items: validators
+    key: nodeId
+    mode: condition
+    condition: ${JSON.stringify(condition)}`;
+  return `rules:
+  - {name: status, kind: validator-status, schedule: "${NEVER}", severity: critical, network: mainnet, nodeIds: ${nodes}}
+  - {name: end, kind: validation-end, schedule: "${NEVER}", severity: warning, network: mainnet, nodeIds: ${nodes}}
+  - name: health
+    kind: validator-health
+    schedule: "${NEVER}"
+    severity: warning
+    network: mainnet
+    nodeIds: ${nodes}
+    minVersion: ${MIN_VERSION}
+    minDelegationCapacity: 1000
+    rewardUptime: {heliconTime: "${new Date(HELICON_S * 1000).toISOString()}"}
+  - {name: blocks, kind: block-production, schedule: "${NEVER}", severity: warning, network: mainnet, nodeIds: ${nodes}, chains: [p-chain], silentFor: ${SILENT_FOR_S / 3600}h}
+  - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
+`;
+}
+
+function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, ProviderStandIn>): string {
+  return `api:
+  dataUrl: ${serviceUrl}
+  metricsUrl: ${serviceUrl}
+  apiKey: ${API_KEY}
+  timeout: ${API_TIMEOUT_MS}ms
+  connectTimeout: 500ms
+  retries: 1
+  retryBackoff: 10ms
+  retryBackoffMax: 50ms
+  maxRetryAfter: 1s
+  maxResponseBytes: ${MAX_RESPONSE_BYTES}
+  dedupeWindow: 0s
+state: {path: ${statePath}}
+server: {listen: "127.0.0.1:0"}
+route:
+  receivers: [slack, telegram, discord, pagerduty, webhook]
+  repeatInterval: 0s
+delivery:
+  backoff: 1s
+  backoffMax: ${DELIVERY.backoffMaxMs / 1000}s
+  maxAge: ${DELIVERY.maxAgeMs / 3600_000}h
+receivers:
+  - {name: slack, type: slack, webhookUrl: "${p.slack.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+  - {name: telegram, type: telegram, botToken: "${TELEGRAM_TOKEN}", chatId: "-1001234567890", apiUrl: "${p.telegram.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+  - {name: discord, type: discord, webhookUrl: "${p.discord.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+  - {name: pagerduty, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${p.pagerduty.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+  - {name: webhook, type: webhook, url: "${p.webhook.url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+ruleFiles: [rules.yaml]
+`;
+}
+
+export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; model: Model }> {
+  const model = initialModel();
+  const world = buildWorld(model);
+  const sim = await startSim({ world });
+  const service = await startHostileService(sim.url);
+  const providers = Object.fromEntries(await Promise.all(PROVIDERS.map(async (p) => [p, await startProvider(p)] as const))) as Record<Provider, ProviderStandIn>;
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-fuzz-'));
+  const statePath = join(dir, 'state.db');
+  writeFileSync(join(dir, 'avawatch.yaml'), configYaml(service.url, statePath, providers));
+  writeFileSync(join(dir, 'rules.yaml'), rulesYaml());
+  const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
+  const sink = createLogger('info', false);
+  sink.setSecrets(loaded.secrets);
+  logs.length = 0;
+  const app = new App({ loaded, log: sink.log, now: () => new Date(world.clock.nowMs()) });
+  await app.start();
+  const db = new Database(statePath, { readonly: true, fileMustExist: true });
+  const secrets = [API_KEY, HOOK_SECRET, ...PROVIDERS.flatMap((p) => providers[p].secrets)];
+  const daemon: Daemon = {
+    app,
+    world,
+    sim,
+    service,
+    providers,
+    statePath,
+    logs,
+    notifications: [],
+    db,
+    secrets,
+    async close() {
+      await app.stop();
+      db.close();
+      await Promise.all([sim.close(), service.close(), ...PROVIDERS.map((p) => providers[p].close())]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return { daemon, model };
+}
+
+export interface OutboxRow {
+  id: number;
+  receiver: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  digest_at: number | null;
+}
+
+export function outboxRows(d: Daemon): OutboxRow[] {
+  return d.db.prepare('SELECT id, receiver, state, attempts, next_attempt_at, lease_until, last_error, created_at, updated_at, digest_at FROM outbox ORDER BY id').all() as OutboxRow[];
+}
+
+/**
+ * Lets delivery run until it is quiet: nothing leased, nothing changing, every provider's
+ * count steady (real time; at most `maxMs`).
+ */
+export async function settleDelivery(d: Daemon, maxMs = 3_000): Promise<void> {
+  d.app.delivery.kick();
+  const start = Date.now();
+  let last = '';
+  let steady = 0;
+  while (Date.now() - start < maxMs) {
+    const now = d.world.clock.nowMs();
+    const rows = outboxRows(d);
+    const busy = rows.some((r) => r.state === 'pending' && (r.lease_until > now || r.next_attempt_at <= now));
+    const mark = JSON.stringify([rows.map((r) => [r.state, r.attempts, r.next_attempt_at]), PROVIDERS.map((p) => d.providers[p].received.length)]);
+    steady = mark === last ? steady + 1 : 0;
+    last = mark;
+    if (steady >= (busy ? 8 : 2)) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,80 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+
+// What the fuzzer watches besides the daemon's answers: how long the event loop was blocked,
+// every timer asked for, and where a secret could surface.
+
+/** setTimeout's ceiling: a longer delay fires at once, every time (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface Timers {
+  /** Delays over the ceiling asked for since the start, with where. */
+  overflows: Array<{ ms: number; stack: string }>;
+  warnings: number;
+  restore(): void;
+}
+
+/** Records every timer's delay (the daemon runs in this process). */
+export function watchTimers(): Timers {
+  const overflows: Timers['overflows'] = [];
+  const original = { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval };
+  let warnings = 0;
+  const onWarning = (w: Error) => {
+    if (w.name === 'TimeoutOverflowWarning') warnings++;
+  };
+  process.on('warning', onWarning);
+  const wrap = <F extends (...a: never[]) => unknown>(fn: F): F =>
+    function (this: unknown, ...args: unknown[]) {
+      const ms = Number(args[1] ?? 0);
+      if (ms > MAX_TIMER_MS && overflows.length < 20) overflows.push({ ms, stack: new Error().stack?.split('\n').slice(2, 6).join('\n') ?? '' });
+      return (fn as unknown as (...a: unknown[]) => unknown).apply(this, args);
+    } as unknown as F;
+  globalThis.setTimeout = Object.assign(wrap(original.setTimeout), original.setTimeout);
+  globalThis.setInterval = Object.assign(wrap(original.setInterval), original.setInterval);
+  return {
+    overflows,
+    get warnings() {
+      return warnings;
+    },
+    restore() {
+      globalThis.setTimeout = original.setTimeout;
+      globalThis.setInterval = original.setInterval;
+      process.off('warning', onWarning);
+    },
+  };
+}
+
+export interface LoopWatch {
+  /** The longest the event loop was blocked since the last reset (ms). */
+  maxBlockedMs(): number;
+  reset(): void;
+  stop(): void;
+}
+
+export function watchLoop(): LoopWatch {
+  const h: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return {
+    maxBlockedMs: () => h.max / 1e6,
+    reset: () => h.reset(),
+    stop: () => h.disable(),
+  };
+}
+
+/** Where each secret was found: `source: secret…`. */
+export function leaks(sources: Record<string, string>, secrets: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const [name, text] of Object.entries(sources)) {
+    for (const s of secrets) {
+      for (const form of [s, encodeURIComponent(s)]) {
+        if (text.includes(form)) found.push(`${name}: ${s.slice(0, 12)}…`);
+      }
+    }
+  }
+  return [...new Set(found)];
+}
+
+/** The state file as it is on disk (database and write-ahead log), as text to search. */
+export function stateFileText(path: string): string {
+  return [path, `${path}-wal`].filter(existsSync).map((p) => readFileSync(p).toString('latin1')).join('\n');
+}

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import { SimClock } from '../../src/sim/clock.js';
+import { World } from '../../src/sim/world.js';
+
+// The fuzzer's world: four validators, their blocks and one aggregator probe, and the model of
+// what is true in it. The model is what the simulator serves when no distortion is active; the
+// daemon's alerts are held to it after every clean poll.
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** CB58: base58 of the bytes and the last 4 bytes of their sha256 (as NodeIDs and txHashes are written). */
+export function cb58(bytes: Buffer): string {
+  const data = Buffer.concat([bytes, createHash('sha256').update(bytes).digest().subarray(-4)]);
+  let n = BigInt(`0x${data.toString('hex')}`);
+  let out = '';
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of data) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+function idBytes(seed: string, size: number): Buffer {
+  return createHash('sha256').update(seed).digest().subarray(0, size);
+}
+
+export const NODES = ['a', 'b', 'c', 'd'].map((s) => `NodeID-${cb58(idBytes(`fuzz-node-${s}`, 20))}`);
+/** The one node whose validation started after Helicon: 90% of uptime earns its reward, not 80%. */
+export const HELICON_NODE = NODES[0] as string;
+export const SIG_TX = cb58(idBytes('fuzz-sig', 32));
+const DAY_S = 86_400;
+/** 2026-06-01T00:00:00Z: the world's start. */
+export const START_MS = Date.UTC(2026, 5, 1);
+/** Helicon activated 40 days before the start. */
+export const HELICON_S = START_MS / 1000 - 40 * DAY_S;
+export const SILENT_FOR_S = 2 * 3600;
+export const MIN_VERSION = '1.14.0';
+/** nAVAX: 1,000 AVAX. */
+export const MIN_CAPACITY = 1_000_000_000_000n;
+
+export interface NodeModel {
+  nodeId: string;
+  txHash: string;
+  status: 'active' | 'completed';
+  start: number;
+  end: number;
+  uptime: number;
+  version: string;
+  /** nAVAX. */
+  capacity: string;
+  /** The newest P-chain block the node proposed (unix s). */
+  lastBlock: number;
+  periods: number;
+}
+
+/** What is true; the daemon is held to it. */
+export interface Model {
+  nowMs: number;
+  nodes: NodeModel[];
+}
+
+export function txHashOf(node: string, period: number): string {
+  return cb58(idBytes(`${node}/period/${period}`, 32));
+}
+
+export function initialModel(): Model {
+  const now = START_MS / 1000;
+  const nodes = NODES.map((nodeId, i): NodeModel => {
+    // The Helicon node started 10 days ago (after Helicon); the others 100 days ago (before).
+    const start = now - (nodeId === HELICON_NODE ? 10 : 100) * DAY_S;
+    // One validation ends within the warning window (validation-end fires from the start).
+    const end = i === 3 ? now + 5 * DAY_S : start + 300 * DAY_S;
+    // Something fires from the start, so odd answers meet firing alerts: b runs an old version, c has little capacity left.
+    const version = i === 1 ? 'avalanchego/1.13.2' : 'avalanchego/1.14.1';
+    const capacity = i === 2 ? '500000000000' : '6948766000000000';
+    return { nodeId, txHash: txHashOf(nodeId, 0), status: 'active', start, end, uptime: 99.5, version, capacity, lastBlock: now - 600, periods: 0 };
+  });
+  return { nowMs: START_MS, nodes };
+}
+
+/** A simulator world serving the model; its clock moves only when the fuzzer moves it. */
+export function buildWorld(model: Model): World {
+  const world = new World(new SimClock(model.nowMs, 0));
+  for (const n of model.nodes) {
+    world.addValidation('mainnet', periodInput(n), n.status);
+    world.proposedBlocks.add({ network: 'mainnet', nodeId: n.nodeId, chain: 'p-chain', times: [n.lastBlock] });
+  }
+  world.signatureAggregator.set(SIG_TX, { fail: null });
+  return world;
+}
+
+function periodInput(n: NodeModel) {
+  return {
+    nodeId: n.nodeId,
+    txHash: n.txHash,
+    startTimestamp: n.start,
+    endTimestamp: n.end,
+    uptimePerformance: n.uptime,
+    avalancheGoVersion: n.version,
+    delegationCapacity: n.capacity,
+  };
+}
+
+/** Writes a node's model into the world (after a real change). */
+export function syncNode(world: World, n: NodeModel, newPeriod: boolean): void {
+  if (newPeriod) {
+    world.addValidation('mainnet', periodInput(n), n.status);
+    return;
+  }
+  world.updateValidation(n.nodeId, { status: n.status, uptimePerformance: n.uptime, avalancheGoVersion: n.version, delegationCapacity: n.capacity }, n.txHash);
+}
+
+export function addBlock(world: World, n: NodeModel, at: number): void {
+  n.lastBlock = at;
+  world.proposedBlocks.add({ network: 'mainnet', nodeId: n.nodeId, chain: 'p-chain', times: [at] });
+}
+
+// ---- what the model says should fire
+
+export interface Expected {
+  /** `rule/key` of each state alert that must fire, with its severity (undefined: any). */
+  firing: Map<string, string | undefined>;
+  /** `rule/key` of the state alerts the model cannot judge now (near a boundary): not checked. */
+  unsure: Set<string>;
+}
+
+const SEMVER = /(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?/;
+
+/** Older than 1.14.0: a pre-release of 1.14.0 is older than 1.14.0 (semver). */
+export function versionOld(text: string): boolean {
+  const m = SEMVER.exec(text);
+  if (!m) return false;
+  const [a, b, c] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (a !== 1) return a < 1;
+  if (b !== 14) return b < 14;
+  return c === 0 && m[4] !== undefined;
+}
+
+/** The uptime a validation needs for its reward: 90% after Helicon (ACP-267), 80% before. */
+export function rewardThreshold(n: NodeModel): number {
+  return n.start >= HELICON_S ? 90 : 80;
+}
+
+export function expected(model: Model): Expected {
+  const firing = new Map<string, string | undefined>();
+  const unsure = new Set<string>();
+  const nowS = Math.floor(model.nowMs / 1000);
+  for (const n of model.nodes) {
+    const node = n.nodeId;
+    if (n.status === 'active') {
+      if (versionOld(n.version)) firing.set(`health/${node}:version`, undefined);
+      if (BigInt(n.capacity) < MIN_CAPACITY) firing.set(`health/${node}:delegation-capacity`, undefined);
+      // Uptime levels: only values far from every boundary are judged (hysteresis is the kind's).
+      if (n.uptime < rewardThreshold(n)) firing.set(`health/${node}:uptime`, 'critical');
+      else if (n.uptime < 97) unsure.add(`health/${node}:uptime`);
+    }
+    const silent = nowS - n.lastBlock;
+    if (Math.abs(silent - SILENT_FOR_S) < 120) unsure.add(`blocks/${node}:p-chain`);
+    else if (silent > SILENT_FOR_S) firing.set(`blocks/${node}:p-chain`, undefined);
+  }
+  return { firing, unsure };
+}
