@@ -16,6 +16,13 @@ describe('validator schema (live shapes)', () => {
     expect(parsed.endTimestamp).toBe(1_731_536_000);
   });
 
+  it('reads times in milliseconds as seconds and a status in another case as the same status', () => {
+    const parsed = validator.parse({ ...activeValidator(period), startTimestamp: 1_700_000_000_000, validationStatus: 'ACTIVE' });
+    expect(parsed).toMatchObject({ startTimestamp: 1_700_000_000, endTimestamp: 1_731_536_000, validationStatus: 'active' });
+    // Past anything milliseconds can mean, a number is kept as it is: the kind judges it.
+    expect(validator.parse({ ...activeValidator(period), endTimestamp: 1e308 }).endTimestamp).toBe(1e308);
+  });
+
   it('accepts a null geolocation on an active validator', () => {
     expect(validator.parse({ ...activeValidator(period), geolocation: null }).validationStatus).toBe('active');
   });

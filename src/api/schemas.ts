@@ -13,8 +13,15 @@ import { z } from 'zod';
  */
 const amount = z.string();
 
-/** Seconds since the epoch; the contract says "number" (an integer in practice). */
-const seconds = z.number();
+/**
+ * Seconds since the epoch; the contract says "number" (an integer in practice). A value past
+ * 1e12 can only be milliseconds (1e12 s is the year 33658): read as seconds. Any number is
+ * accepted; what is implausible is the reading kind's to judge (validators.ts).
+ */
+const seconds = z.number().transform((v) => (v > 1e12 && v < 1e15 ? Math.floor(v / 1000) : v));
+
+/** A status the service writes in lower case: another case of the same word is the same status. */
+const status = z.string().transform((v) => v.toLowerCase());
 
 /**
  * A figure a rule shows but does not need: one in another shape than the contract's is read
@@ -28,7 +35,7 @@ export const validator = z.object({
   txHash: z.string(),
   nodeId: z.string(),
   subnetId: z.string(),
-  validationStatus: z.string(),
+  validationStatus: status,
   startTimestamp: seconds,
   endTimestamp: seconds,
   // Active periods: the service's own node's view, at its last poll.
@@ -81,7 +88,7 @@ export const delegator = z.object({
   amountDelegated: amount,
   startTimestamp: seconds,
   endTimestamp: seconds,
-  delegationStatus: z.string(),
+  delegationStatus: status,
   grossReward: amount.optional(),
   netReward: amount.optional(),
 });

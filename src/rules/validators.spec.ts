@@ -38,6 +38,7 @@ function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-fo
 }
 
 const spec = statusSpec.parse({ network: 'mainnet', nodeIds: nodes });
+const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
 const ctx = (data: unknown, previous: Record<string, unknown>) => ({ data, previous, signal: new AbortController().signal, now }) as never;
 
 describe('validators read in bulk', () => {
@@ -96,6 +97,23 @@ describe('validators read in bulk', () => {
     const next = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(again.data, base.states)), now, spec);
     expect(next.alerts).toEqual([]);
     expect(again.calls.some((c) => c.startsWith('own'))).toBe(false);
+  });
+
+  it('a time that cannot be one (1e308, negative) keeps what the same period said last: nothing changes, nothing fails', async () => {
+    const [odd, other] = nodes as [string, string];
+    const all = nodes.map((n) => period(n, 'active'));
+    const base = validationEnd.evaluate({}, await observeValidators(endSpec, ctx(fakeData(all).data, {})), now, endSpec);
+    for (const endTimestamp of [1e308, -5]) {
+      const listed = all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp } : v));
+      const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(fakeData(listed).data, base.states)), now, endSpec);
+      expect(next.failed).toEqual({});
+      expect(next.states[odd]).toEqual(base.states[odd]);
+      expect(next.states[other]).toEqual(base.states[other]);
+      expect(next.conditions).toEqual(base.conditions);
+    }
+    // Never seen before: taken as listed (the contract allows it; there is nothing else to go by).
+    const first = await observeValidators(endSpec, ctx(fakeData(all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp: -5 } : v))).data, {}));
+    expect((first[odd] as Validator[])[0]?.endTimestamp).toBe(-5);
   });
 
   it('a failed page fails only the nodes of its batch; the others are evaluated and alerted on', async () => {

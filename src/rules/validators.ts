@@ -91,8 +91,8 @@ export async function observeValidators(s: Spec, { data, signal, previous }: Obs
         out[node] = { failed: broken };
         continue;
       }
-      const periods = listed[node] ?? [];
       const last = previous[node] as Tracked | undefined;
+      const periods = steady(listed[node] ?? [], last);
       if (needsOwnLookup(last, periods)) confirm.push(node);
       else out[node] = periods.length > 0 ? periods : 'unchanged';
     }
@@ -100,7 +100,7 @@ export async function observeValidators(s: Spec, { data, signal, previous }: Obs
   if (confirm.length > 0) {
     const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal), { partOfMore: true });
     for (const [node, seen] of Object.entries(own)) {
-      out[node] = Array.isArray(seen) ? seen.filter((p) => p.subnetId === s.subnetId) : seen;
+      out[node] = Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous[node] as Tracked | undefined) : seen;
     }
   }
   return out;
@@ -116,6 +116,25 @@ function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[])
   const p = last.period;
   if (p === null || last.missing === true || p.status === 'completed' || p.status === 'removed') return false;
   return !listed.some((v) => v.txHash === p.txHash);
+}
+
+/** The latest time a period may carry: 9999-12-31T23:59:59Z (what a date can show). */
+const LATEST_S = 253_402_300_799;
+
+/**
+ * The periods with any time that cannot be one (before 1970, past the year 9999) replaced by
+ * what the same period (its txHash, listed once) said last: an odd answer for one poll
+ * neither ends nor moves a validation. A period never seen before is taken as listed.
+ */
+export function steady(periods: Validator[], last: Tracked | undefined): Validator[] {
+  const known = last?.period;
+  // The same period must be one: a txHash listed twice says nothing about which it was.
+  if (!known || periods.filter((v) => v.txHash === known.txHash).length !== 1) return periods;
+  const plausible = (t: number) => Number.isFinite(t) && t >= 0 && t <= LATEST_S;
+  return periods.map((v) => {
+    if (v.txHash !== known.txHash || (plausible(v.startTimestamp) && plausible(v.endTimestamp))) return v;
+    return { ...v, startTimestamp: plausible(v.startTimestamp) ? v.startTimestamp : known.startTimestamp, endTimestamp: plausible(v.endTimestamp) ? v.endTimestamp : known.endTimestamp };
+  });
 }
 
 /** Said only when a rule reads another subnet than the primary network. */
