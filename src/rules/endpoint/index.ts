@@ -103,17 +103,18 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     const states = record<State>();
     const alerts: AlertDraft[] = [];
     const failed = record(Object.entries(observation.failed));
-    const seen: string[] = [];
+    // A Set, not a list: a page may hold 90,000 items.
+    const seen = new Set<string>();
     for (const read of observation.items) {
       const id = ITEM_PREFIX + read.key;
-      if (seen.includes(id) || states[id]) continue; // listed twice (pages shifting): first wins
+      if (seen.has(id) || states[id]) continue; // listed twice (pages shifting): first wins
       const before = itemState(previous[id]);
       if ('error' in read) {
         if (before) states[id] = before;
         failed[read.key] = read.error;
         continue;
       }
-      seen.push(id);
+      seen.add(id);
       const st: ItemState = { first: before?.first ?? nowS, last: nowS };
       if (read.value !== undefined) st.value = read.value;
       if (read.holds && read.text) st.firing = read.text;
