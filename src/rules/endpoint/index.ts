@@ -87,45 +87,45 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     const baselined = previous[BASELINE_KEY] !== undefined;
     const states = record<State>();
     const alerts: AlertDraft[] = [];
+    const conditions: Condition[] = [];
     const failed = record(Object.entries(observation.failed));
-    // A Set, not a list: a page may hold 90,000 items.
+    // The ids in `states`, as a Set: one lookup per item, as a page may hold 90,000 of them.
     const seen = new Set<string>();
+    const keep = (id: string, st: ItemState): void => {
+      states[id] = st;
+      seen.add(id);
+      if (st.firing) conditions.push(condition(id.slice(ITEM_PREFIX.length), st.firing, s));
+    };
     for (const read of observation.items) {
       const id = ITEM_PREFIX + read.key;
-      if (seen.has(id) || states[id]) continue; // listed twice (pages shifting): first wins
+      if (seen.has(id)) continue; // listed twice (pages shifting): first wins
       const before = itemState(previous[id]);
       if ('error' in read) {
-        if (before) states[id] = before;
+        if (before) keep(id, before);
         failed[read.key] = read.error;
         continue;
       }
-      seen.add(id);
       const st: ItemState = { first: before?.first ?? nowS, last: nowS };
       if (read.value !== undefined) st.value = read.value;
       if (read.holds && read.text) st.firing = read.text;
-      states[id] = st;
+      keep(id, st);
       if (s.mode === 'new' && baselined && !before && read.text) alerts.push(event(read.key, read.text, s));
       if (s.mode === 'change' && before?.value !== undefined && before.value !== read.value && read.text) alerts.push(event(read.key, read.text, s));
     }
     // Not listed: gone when the list was read whole, else as it was. Seen keys stay, to know them again.
-    const kept: Array<[string, ItemState]> = [];
-    for (const [id, st] of Object.entries(previous)) {
-      const item = itemState(st);
-      if (!item || states[id]) continue;
-      if (s.mode === 'new' || !observation.complete) kept.push([id, item]);
+    if (s.mode === 'new' || !observation.complete) {
+      const kept: Array<[string, ItemState]> = [];
+      for (const id in previous) {
+        const item = itemState(previous[id]);
+        if (item && !seen.has(id)) kept.push([id, item]);
+      }
+      // Bounded: what this read listed first, then the most recently listed.
+      kept.sort((a, b) => b[1].last - a[1].last);
+      for (const [id, st] of kept.slice(0, Math.max(0, s.maxItems - seen.size))) keep(id, st);
     }
-    // Bounded: what this read listed first, then the most recently listed.
-    kept.sort((a, b) => b[1].last - a[1].last);
-    const room = Math.max(0, s.maxItems - Object.keys(states).length);
-    for (const [id, st] of kept.slice(0, room)) states[id] = st;
     states[BASELINE_KEY] = { baseline: true, read: observation.items.length + Object.keys(observation.failed).length };
     const result = { states, alerts, failed };
-    if (s.mode !== 'condition') return result;
-    const conditions = Object.entries(states).flatMap(([id, st]) => {
-      const item = itemState(st);
-      return item?.firing ? [condition(id.slice(ITEM_PREFIX.length), item.firing, s)] : [];
-    });
-    return { ...result, conditions };
+    return s.mode === 'condition' ? { ...result, conditions } : result;
   },
 
   samples(s, states) {
