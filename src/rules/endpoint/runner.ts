@@ -87,9 +87,11 @@ export class ExpressionRunner {
     });
   }
 
-  /** Ends the process now; a request still queued starts another. */
+  /** Ends the process now: the request it holds fails; one still queued starts another. */
   stop(): void {
     this.#kill();
+    const r = this.#running;
+    if (r) this.#settle(r, new Error('the expression process was stopped'));
   }
 
   #next(): void {
