@@ -1,10 +1,10 @@
 import jsonata from 'jsonata';
-import { z } from 'zod';
 
 // JSONata: a query language that cannot reach the process (no eval, no I/O, no JS).
 // Each evaluation is bounded by the library's own guardrails: wall time (checked at every
-// step), recursion depth and sequence length. A single regular expression match is not
-// interruptible: a rule's own regex is the rule's own business.
+// step), recursion depth and sequence length. A built-in call or a regular expression match
+// is not interruptible, and a value can be as large as memory: so evaluation runs in the
+// expression process (runner.ts), never in the daemon's own thread; only compiling does.
 
 /** Per evaluation: an expression still running after this is abandoned (error D1012). */
 export const EVAL_TIMEOUT_MS = 500;
@@ -49,15 +49,6 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-/** A JSONata expression in a rule: compiled when the file is loaded, so a typo is a `check` error at its own line. */
-export const expression = z
-  .string()
-  .min(1, 'an empty expression')
-  .superRefine((source, ctx) => {
-    const error = compileError(source);
-    if (error) ctx.addIssue({ code: 'custom', message: error });
-  });
-
 // ---- templates: literal text with {expression} placeholders
 
 export type Part = { text: string } | { expr: string };
@@ -98,19 +89,18 @@ function closing(s: string, open: number): number | undefined {
   return undefined;
 }
 
-/** A summary template: every placeholder must compile. */
-export const template = z.string().superRefine((source, ctx) => {
+/** Why a template cannot render: an unclosed or empty placeholder, or one that does not compile. */
+export function templateErrors(source: string): string[] {
   const parts = parseTemplate(source);
-  if (typeof parts === 'string') {
-    ctx.addIssue({ code: 'custom', message: `template: ${parts}` });
-    return;
-  }
+  if (typeof parts === 'string') return [`template: ${parts}`];
+  const errors: string[] = [];
   for (const p of parts) {
     if (!('expr' in p)) continue;
     const error = p.expr.trim() === '' ? 'an empty placeholder {}' : compileError(p.expr);
-    if (error) ctx.addIssue({ code: 'custom', message: `placeholder {${p.expr}}: ${error}` });
+    if (error) errors.push(`placeholder {${p.expr}}: ${error}`);
   }
-});
+  return errors;
+}
 
 /** Longest text one placeholder, and one rendered line, may show: chain text can be any size. */
 const MAX_VALUE_CHARS = 200;

@@ -103,6 +103,18 @@ describe('endpoint', () => {
       expect(Object.keys(previous).sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
     });
 
+    it('an item listed at every read keeps its stored state within the hour (no row rewritten per read)', async () => {
+      change(nft(1, '-1d'));
+      await run(nftRule());
+      const first = previous['item:1'];
+      sim.world.clock.advance(59 * 60_000);
+      await run(nftRule());
+      expect(previous['item:1']).toEqual(first);
+      sim.world.clock.advance(2 * 60_000);
+      await run(nftRule());
+      expect(previous['item:1']).toEqual({ ...first, last: Math.floor(sim.world.clock.nowMs() / 1000) });
+    });
+
     it('keeps at most maxItems keys, the most recently listed', async () => {
       for (let i = 1; i <= 4; i++) change(nft(i, `-${10 - i}h`));
       await run(nftRule({ maxItems: 2 }));

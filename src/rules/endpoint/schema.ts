@@ -1,8 +1,26 @@
 import { z } from 'zod';
-import { expression, template } from './expr.js';
+import { durationMs } from '../../config/fields.js';
+import { compileError, templateErrors } from './expr.js';
 import { paramError, pathError, placeholders } from './path.js';
 
+/** A JSONata expression in a rule: compiled when the file is loaded, so a typo is a `check` error at its own line. */
+const expression = z
+  .string()
+  .min(1, 'an empty expression')
+  .superRefine((source, ctx) => {
+    const error = compileError(source);
+    if (error) ctx.addIssue({ code: 'custom', message: error });
+  });
+
+/** A summary template: every placeholder must compile. */
+const template = z.string().superRefine((source, ctx) => {
+  for (const message of templateErrors(source)) ctx.addIssue({ code: 'custom', message });
+});
+
 export const MODES = ['new', 'condition', 'change'] as const;
+
+/** A 90,000-item page reads in a few seconds; a runaway holds the expression process no longer than this. */
+export const DEFAULT_EXPRESSION_TIMEOUT_MS = 10_000;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
@@ -37,6 +55,8 @@ export const spec = z
     maxPages: z.number().int().min(1).max(100).default(5),
     /** Items remembered (seen keys, values, firing items); the least recently seen go first. */
     maxItems: z.number().int().min(1).max(100_000).default(1_000),
+    /** All the JSONata work of one evaluation (every page); past it the expression process is stopped. */
+    expressionTimeout: durationMs.refine((ms) => ms >= 1_000 && ms <= 300_000, 'between 1s and 5m').default(DEFAULT_EXPRESSION_TIMEOUT_MS),
   })
   .superRefine((s, ctx) => {
     if (pathError(s.path) === undefined) {
@@ -75,3 +95,7 @@ export type ItemState = z.output<typeof item>;
 export type Firing = z.output<typeof firing>;
 export const BASELINE_KEY = 'baseline';
 export const ITEM_PREFIX = 'item:';
+
+export function itemState(st: State | undefined): ItemState | undefined {
+  return st && 'last' in st ? st : undefined;
+}

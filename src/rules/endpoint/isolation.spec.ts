@@ -1,0 +1,104 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DataApi } from '../../api/data-api.js';
+import { HttpClient } from '../../api/http.js';
+import { MetricsApi } from '../../api/metrics-api.js';
+import { startSim, type SimServer } from '../../sim/server.js';
+import type { Evaluation } from '../types.js';
+import { endpoint } from './index.js';
+import { spec as specSchema, type State } from './schema.js';
+
+// An endpoint rule's JSONata runs in the expression process: a runaway or a memory blowup
+// there fails the rule's evaluation; the daemon's thread keeps serving.
+
+const agent = new Agent();
+const PATH = '/v1/networks/mainnet/validators';
+
+function http(baseUrl: string, api: string): HttpClient {
+  return new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: 5_000, maxResponseBytes: 20_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
+}
+
+const rule = (extra: Record<string, unknown>) => specSchema.parse({ path: PATH, items: 'validators', key: 'nodeId', mode: 'condition', condition: 'delegatorCount > 10', ...extra });
+const validators = (n: number, item: (i: number) => Record<string, unknown> = () => ({})) => ({
+  validators: Array.from({ length: n }, (_, i) => ({ nodeId: `NodeID-${i}`, delegatorCount: i, ...item(i) })),
+});
+
+describe('endpoint expressions run apart from the daemon', () => {
+  let sim: SimServer;
+  let previous: Record<string, State>;
+  beforeEach(async () => {
+    sim = await startSim();
+    previous = {};
+  });
+  afterEach(async () => {
+    await sim.close();
+  });
+
+  /** The next read of the list answers this body. */
+  const serve = (body: unknown) => sim.world.faults.push({ status: 200, pathMatches: '/validators$', body: JSON.stringify(body) });
+  async function run(s: ReturnType<typeof rule>, signal = new AbortController().signal): Promise<Evaluation<State>> {
+    const data = new DataApi(http(sim.url, 'data'), { pageSize: 100, maxPages: 10 });
+    const now = new Date(sim.world.clock.nowMs());
+    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal, now, previous });
+    const result = endpoint.evaluate(previous, observation, now, s);
+    previous = result.states;
+    return result;
+  }
+
+  it('a condition no timeout stops, over 100 items, is stopped at expressionTimeout; the daemon thread never waits on it', async () => {
+    // $spread of a long list runs inside one built-in call, which JSONata's own 500 ms cap cannot interrupt.
+    const runaway = rule({ condition: '$count($spread([1..99999])) > 0', expressionTimeout: '1s' });
+    serve(validators(100));
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    await expect(run(runaway)).rejects.toThrow('expressions ran past 1s (expressionTimeout) and were stopped');
+    delay.disable();
+    expect(delay.max / 1e6).toBeLessThan(500);
+    expect(previous).toEqual({});
+    // A fresh process serves the next evaluation.
+    serve(validators(20));
+    expect((await run(rule({}))).conditions?.map((c) => c.key)).toEqual(Array.from({ length: 9 }, (_, i) => `NodeID-${i + 11}`));
+  }, 30_000);
+
+  it('a summary that pads by a chain number over 50 items is stopped at expressionTimeout; the daemon thread never waits on it', async () => {
+    // delegatorCount 300,000,000 is a valid count: each summary pads 300 MB of text.
+    const s = rule({ summary: 'Delegators: {$pad("", delegatorCount, "#")}', expressionTimeout: '2s' });
+    serve(validators(50, () => ({ delegatorCount: 300_000_000 })));
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    await expect(run(s)).rejects.toThrow('expressions ran past 2s (expressionTimeout) and were stopped');
+    delay.disable();
+    expect(delay.max / 1e6).toBeLessThan(500);
+    serve(validators(12));
+    expect((await run(s)).conditions?.map((c) => c.summary)).toEqual(['Delegators: ###########']);
+  }, 30_000);
+
+  it("an expression past the expression process's memory (or past V8's largest array: a fatal error) ends that process, not the daemon", async () => {
+    // $length reads the padded text as an array of 300,000,000 characters.
+    const s = rule({ summary: 'Delegators: {$length($pad("", delegatorCount, "#"))}' });
+    serve(validators(50, () => ({ delegatorCount: 300_000_000 })));
+    await expect(run(s)).rejects.toThrow('the expression process ended: out of memory: its expressions needed more than 256 MB');
+    serve(validators(12));
+    expect((await run(s)).conditions?.map((c) => c.summary)).toEqual(['Delegators: 11']);
+  }, 30_000);
+
+  it('the evaluation ending (shutdown, reload) stops the expressions it started', async () => {
+    serve(validators(100));
+    const stop = new AbortController();
+    const running = run(rule({ condition: '$count($spread([1..99999])) > 0', expressionTimeout: '5m' }), stop.signal);
+    setTimeout(() => stop.abort(new Error('shutting down')), 300);
+    await expect(running).rejects.toThrow('shutting down');
+    // Stopped, not left running: the next request is answered at once, not after the runaway.
+    serve(validators(12));
+    expect((await run(rule({ expressionTimeout: '5s' }))).conditions?.map((c) => c.key)).toEqual(['NodeID-11']);
+  }, 30_000);
+
+  it('keys and watched values are bounded before they reach the state', async () => {
+    const s = rule({ mode: 'change', condition: undefined, key: 'nodeId = "NodeID-1" ? $pad("", 2000, "k") : nodeId', field: '$pad("", 20000, $string(delegatorCount))' });
+    serve(validators(3));
+    const { failed } = await run(s);
+    expect(failed).toEqual({ 'item #2': 'key "nodeId = \\"NodeID-1\\" ? $pad(\\"\\", 2000, \\"k\\") : nodeId" gave 2000 characters, more than 1000' });
+    expect((previous['item:NodeID-2'] as { value?: string } | undefined)?.value).toMatch(/^sha256:[0-9a-f]{64} \(20002 characters\)$/);
+  });
+});
