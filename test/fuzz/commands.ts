@@ -31,7 +31,9 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
   run.steps++;
   if (TRACE) appendFileSync(TRACE, `${new Date().toISOString()} ${step}\n`);
   run.w.loop.reset();
+  const t0 = Date.now();
   const { alerts, failures } = await run.d.app.once();
+  const t1 = Date.now();
   run.d.notifications.push(...alerts);
   for (const a of alerts) {
     const key = keyOf(a);
@@ -39,6 +41,7 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
   }
   const failed = new Set(failures.map((f) => f.rule));
   await settleDelivery(run.d);
+  if (TRACE) appendFileSync(TRACE, `   once ${t1 - t0} ms, settle ${Date.now() - t1} ms\n`);
   await alive(run.d, run.w, step);
   timersCapped(run.w, step);
   deliveryHonest(run.d, step);

@@ -90,6 +90,7 @@ function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, P
   maxRetryAfter: 1s
   maxResponseBytes: ${MAX_RESPONSE_BYTES}
   dedupeWindow: 0s
+  budget: {perMinute: 1000000000000, perDay: 1000000000000000}
 state: {path: ${statePath}}
 server: {listen: "127.0.0.1:0"}
 route:
@@ -112,7 +113,9 @@ ruleFiles: [rules.yaml]
 export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; model: Model }> {
   const model = initialModel();
   const world = buildWorld(model);
-  const sim = await startSim({ world });
+  // Polls come many times a real second on a clock that stands still: budgets are not what this tests.
+  const unmetered = { perMinute: 1e12, perDay: 1e15 };
+  const sim = await startSim({ world, budget: { data: unmetered, metrics: unmetered } });
   const service = await startHostileService(sim.url);
   const providers = Object.fromEntries(await Promise.all(PROVIDERS.map(async (p) => [p, await startProvider(p)] as const))) as Record<Provider, ProviderStandIn>;
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-fuzz-'));
