@@ -52,7 +52,7 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
 
 type Cmd = fc.AsyncCommand<Model, Run>;
 
-class Poll implements Cmd {
+export class Poll implements Cmd {
   check = () => true;
   async run(model: Model, run: Run) {
     await poll(run, model, this.toString(), true);
@@ -60,7 +60,7 @@ class Poll implements Cmd {
   toString = () => 'poll';
 }
 
-class Advance implements Cmd {
+export class Advance implements Cmd {
   constructor(readonly ms: number) {}
   check = () => true;
   async run(model: Model, run: Run) {
@@ -103,7 +103,7 @@ function apply(model: Model, run: Run, c: Change): void {
 
 const short = (node: string) => node.slice(7, 12);
 
-class Real implements Cmd {
+export class Real implements Cmd {
   constructor(readonly change: Change) {}
   check = () => true;
   async run(model: Model, run: Run) {
@@ -118,7 +118,7 @@ class Real implements Cmd {
  * Neither of the last two may notify (a probe's own failure excepted under HTTP faults), and
  * a distortion of one node's items may fail that node only.
  */
-class Blip implements Cmd {
+export class Blip implements Cmd {
   constructor(readonly distortions: Distortion[]) {}
   check = () => true;
   async run(model: Model, run: Run) {
@@ -153,7 +153,7 @@ class Blip implements Cmd {
 }
 
 /** Uptime jittering around a level: after the first crossing, no message per poll. */
-class Jitter implements Cmd {
+export class Jitter implements Cmd {
   constructor(
     readonly node: string,
     readonly around: number,
@@ -175,7 +175,7 @@ class Jitter implements Cmd {
 }
 
 /** A provider misbehaves while there is something to send, then time passes for retries. */
-class Trouble implements Cmd {
+export class Trouble implements Cmd {
   constructor(
     readonly provider: Provider,
     readonly m: Misbehaviour,

@@ -59,6 +59,7 @@ export function rulesYaml(): string {
     items: validators
     key: nodeId
     mode: condition
+    expressionTimeout: 2s
     condition: ${JSON.stringify(condition)}`;
   return `rules:
   - {name: status, kind: validator-status, schedule: "${NEVER}", severity: critical, network: mainnet, nodeIds: ${nodes}}
@@ -101,11 +102,11 @@ delivery:
   backoffMax: ${DELIVERY.backoffMaxMs / 1000}s
   maxAge: ${DELIVERY.maxAgeMs / 3600_000}h
 receivers:
-  - {name: slack, type: slack, webhookUrl: "${p.slack.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
-  - {name: telegram, type: telegram, botToken: "${TELEGRAM_TOKEN}", chatId: "-1001234567890", apiUrl: "${p.telegram.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
-  - {name: discord, type: discord, webhookUrl: "${p.discord.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
-  - {name: pagerduty, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${p.pagerduty.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
-  - {name: webhook, type: webhook, url: "${p.webhook.url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms}
+  - {name: slack, type: slack, webhookUrl: "${p.slack.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
+  - {name: telegram, type: telegram, botToken: "${TELEGRAM_TOKEN}", chatId: "-1001234567890", apiUrl: "${p.telegram.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
+  - {name: discord, type: discord, webhookUrl: "${p.discord.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
+  - {name: pagerduty, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${p.pagerduty.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
+  - {name: webhook, type: webhook, url: "${p.webhook.url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
 ruleFiles: [rules.yaml]
 `;
 }
