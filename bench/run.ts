@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callsBench } from './calls.js';
 import { evaluateBench } from './evaluate.js';
+import { expressionsBench } from './expressions.js';
 import { fleetBench } from './fleet.js';
 import { latencyBench } from './latency.js';
 import type { BenchResult } from './lib.js';
@@ -22,6 +23,7 @@ const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'fleet', run: () => fleetBench() },
   { id: 'latency', run: () => latencyBench(30) },
   { id: 'evaluate', run: () => evaluateBench([1_000, 10_000, 100_000]) },
+  { id: 'expressions', run: () => expressionsBench() },
   { id: 'metrics', run: () => metricsBench() },
   { id: 'memory', run: () => memoryBench() },
   { id: 'storm', run: () => stormBench() },

@@ -12,7 +12,7 @@ const HOUR = 3600_000;
 export const REGRESSIONS: Array<[string, Array<fc.AsyncCommand<Model, Run>>]> = [
   ['an expression that runs away on a huge count freezes the daemon', [new Blip([{ kind: 'field', list: 'validators', field: 'delegatorCount', edge: { set: 1e13 } }])]],
   ['an expression that pads by a huge count kills the daemon', [new Blip([{ kind: 'field', list: 'validators', field: 'delegatorCount', edge: { set: 300_000_000 } }])]],
-  ['a list of 10,000 items is evaluated in quadratic time', [new Blip([{ kind: 'items', list: 'validators', how: 'flood' }])]],
+  ['a list of 40,000 items is evaluated in quadratic time', [new Blip([{ kind: 'items', list: 'validators', how: 'flood' }])]],
   ['a provider asking 25 h dead-letters what waits, at once, as "undelivered after" maxAge', [new Trouble('telegram', { kind: 'too-many', waitSeconds: 90_000 }, 1, A)]],
   ['a provider asking 35 days overflows the timer', [new Trouble('discord', { kind: 'too-many', waitSeconds: 3_000_000 }, 1, A)]],
   ['a provider that answers after the deadline gets a copy on every retry', [new Trouble('webhook', { kind: 'slow', ms: 600 }, 20, A)]],

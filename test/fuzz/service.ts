@@ -13,7 +13,7 @@ export type Edge = { set: unknown } | { omit: true } | { scale: number } | { shi
 export type Distortion =
   /** One field of the items of a list (`validators` or `blocks`), of one node's items or all. */
   | { kind: 'field'; list: 'validators' | 'blocks'; node?: string; field: string; edge: Edge; match?: string }
-  /** The items of a list repeated, reversed, flooded (the same items thousands of times) or one node's dropped. */
+  /** The items of a list repeated, reversed, flooded (40,000 other items added) or one node's dropped. */
   | { kind: 'items'; list: 'validators' | 'blocks'; how: 'repeat' | 'reverse' | 'flood' | 'drop'; node?: string; match?: string }
   /** Every request whose path matches gets this answer instead. */
   | { kind: 'http'; match: string; status: number; body?: string; headers?: Record<string, string>; delayMs?: number; echoHeaders?: boolean; hugeBytes?: number };
@@ -28,7 +28,7 @@ export interface HostileService {
   close(): Promise<void>;
 }
 
-const FLOOD = 10_000;
+const FLOOD = 40_000;
 
 export async function startHostileService(upstream: string): Promise<HostileService> {
   let active: readonly Distortion[] = [];
@@ -52,7 +52,7 @@ export async function startHostileService(upstream: string): Promise<HostileServ
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
     const up = await fetch(`${upstream}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) });
     let text = await up.text();
-    const here = active.filter((d) => d.kind === 'http' || d.match === undefined || new RegExp(d.match).test(url.pathname));
+    const here = active.filter((d) => d.kind === 'http' || (matches(d.match, url.pathname) && (d.list !== 'blocks' || d.node === undefined || url.pathname.includes(`/nodes/${d.node}/`))));
     const reshaped = here.length > 0 && up.ok ? reshape(text, here) : undefined;
     if (reshaped !== undefined) {
       text = reshaped;
@@ -117,6 +117,10 @@ function streamHuge(res: ServerResponse, status: number, headers: Record<string,
   pump();
 }
 
+function matches(pattern: string | undefined, path: string): boolean {
+  return pattern === undefined || new RegExp(pattern).test(path);
+}
+
 function reshape(text: string, distortions: readonly Distortion[]): string | undefined {
   let json: unknown;
   try {
@@ -131,7 +135,8 @@ function reshape(text: string, distortions: readonly Distortion[]): string | und
     if (d.kind === 'http') continue;
     const items = body[d.list];
     if (!Array.isArray(items)) continue;
-    const mine = (item: unknown) => d.node === undefined || (item as { nodeId?: unknown }).nodeId === d.node;
+    // A validator item names its node; a block list is one node's (its path says whose).
+    const mine = (item: unknown) => d.node === undefined || d.list === 'blocks' || (item as { nodeId?: unknown }).nodeId === d.node;
     if (d.kind === 'field') {
       for (const item of items) {
         if (!mine(item) || typeof item !== 'object' || item === null) continue;
@@ -144,7 +149,8 @@ function reshape(text: string, distortions: readonly Distortion[]): string | und
     if (d.how === 'repeat') body[d.list] = items.flatMap((i: unknown) => [i, structuredClone(i)]);
     else if (d.how === 'reverse') body[d.list] = [...items].reverse();
     else if (d.how === 'drop') body[d.list] = items.filter((i: unknown) => !mine(i));
-    else if (items.length > 0) body[d.list] = Array.from({ length: FLOOD }, (_, i) => items[i % items.length]);
+    // Thousands of other items, each its own key: what a list can do to a rule in one answer.
+    else body[d.list] = [...items, ...Array.from({ length: FLOOD }, (_, i) => ({ nodeId: `NodeID-flood${i}`, validationStatus: 'active', delegatorCount: 1 }))];
     changed ||= before > 0;
   }
   return changed ? JSON.stringify(body) : undefined;
