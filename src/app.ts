@@ -23,6 +23,7 @@ import { digestSlot } from './notify/digest.js';
 import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
+import { ExpressionRunner } from './rules/endpoint/runner.js';
 import { renderStatusPage } from './status/page.js';
 import { statusSnapshot, type StatusSnapshot } from './status/snapshot.js';
 import { Store } from './store/index.js';
@@ -60,6 +61,8 @@ export class App {
   readonly store: Store;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
+  /** Each endpoint rule's expression process (started when first needed, ended when idle). */
+  readonly #expressions = new Map<string, ExpressionRunner>();
   /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
   readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
@@ -82,6 +85,7 @@ export class App {
     const { config } = opts.loaded;
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
+    this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
 
     this.metrics = createMetrics({
       version: VERSION,
@@ -301,6 +305,7 @@ export class App {
       this.#delivery.start();
       this.#startChannels();
     }
+    this.#stopExpressions([...removed, ...retyped].map((r) => r.name));
     for (const rule of [...removed, ...retyped]) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
@@ -445,8 +450,22 @@ export class App {
       redact: (text) => scrub(text, secrets),
       // Always the current delivery, also after a reload swapped it.
       onQueued: () => this.#delivery.kick(),
+      expressionsFor: (rule) => this.#expressionsOf(rule),
       ...(this.#opts.now ? { now: this.#opts.now } : {}),
     });
+  }
+
+  #expressionsOf(rule: string): ExpressionRunner {
+    let runner = this.#expressions.get(rule);
+    if (!runner) this.#expressions.set(rule, (runner = new ExpressionRunner()));
+    return runner;
+  }
+
+  #stopExpressions(rules: readonly string[]): void {
+    for (const rule of rules) {
+      this.#expressions.get(rule)?.stop();
+      this.#expressions.delete(rule);
+    }
   }
 
   /** Starts the channels' own work beside delivery (Alertmanager's re-post) with what they need of the app. */
@@ -507,6 +526,9 @@ export class App {
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }
+      // As after a scheduled evaluation: the rule has looked, and channels re-post (a started daemon's).
+      this.#looked.add(rule.name);
+      this.#evaluated(rule);
     }
     return { alerts, failures };
   }

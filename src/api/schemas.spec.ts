@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator, pendingValidator, removedValidator } from '../sim/samples.js';
-import { validator, validatorsPage } from './schemas.js';
+import { proposedBlock, validator, validatorsPage } from './schemas.js';
 
 const period = { nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', txHash: 'tx1', startTimestamp: 1_700_000_000, endTimestamp: 1_731_536_000 };
 
@@ -21,6 +21,8 @@ describe('validator schema (live shapes)', () => {
     expect(parsed).toMatchObject({ startTimestamp: 1_700_000_000, endTimestamp: 1_731_536_000, validationStatus: 'active' });
     // Past anything milliseconds can mean, a number is kept as it is: the kind judges it.
     expect(validator.parse({ ...activeValidator(period), endTimestamp: 1e308 }).endTimestamp).toBe(1e308);
+    // A block's stamp is kept as sent: block-production reads its unit and says so in the alert.
+    expect(proposedBlock.parse({ blockNumber: '7', blockTimestamp: 1_700_000_000_000 }).blockTimestamp).toBe(1_700_000_000_000);
   });
 
   it('accepts a null geolocation on an active validator', () => {

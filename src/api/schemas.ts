@@ -123,8 +123,6 @@ export type IcmMessage = z.output<typeof icmMessage>;
 export const icmMessagesPage = z.object({ messages: z.array(icmMessage), nextPageToken: z.string().optional() });
 
 // ---- Operations (transaction export).
-/** Seconds or milliseconds (undocumented): above 1e12 it is milliseconds. */
-const epochSeconds = z.number().transform((v) => (v > 1e12 ? Math.floor(v / 1000) : v));
 export const operation = z.object({
   operationId: z.string(),
   operationStatus: z.string(),
@@ -132,7 +130,8 @@ export const operation = z.object({
   metadata: z
     .looseObject({ code: z.string().optional(), downloadUrl: z.string().optional(), nextDate: z.string().optional() })
     .optional(),
-  createdAtTimestamp: epochSeconds,
+  // Seconds or milliseconds: the unit is undocumented.
+  createdAtTimestamp: seconds,
 });
 export type Operation = z.output<typeof operation>;
 
@@ -144,7 +143,8 @@ export type MetricPoint = z.output<typeof metricPoint>;
 // ---- Blocks a node proposed on a primary-network chain (newest first).
 export const proposedBlock = z.object({
   blockNumber: z.string(),
-  blockTimestamp: seconds,
+  // As stamped: block-production reads the unit itself and says so in its alert (times.ts).
+  blockTimestamp: z.number(),
 });
 export type ProposedBlock = z.output<typeof proposedBlock>;
 export const proposedBlocksPage = z.object({ blocks: z.array(proposedBlock), nextPageToken: z.string().optional() });

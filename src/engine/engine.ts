@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { AlertMessage } from '../types.js';
 import { ruleKind } from '../rules/registry.js';
+import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { AlertDraft, Condition, GaugeSample, Severity } from '../types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
@@ -41,6 +42,8 @@ export interface EngineDeps {
   redact: (text: string) => string;
   /** Called after a commit that queued notifications. */
   onQueued?: () => void;
+  /** The rule's own expression process (kept by the app across reloads); endpoint rules need one. */
+  expressionsFor?: (rule: string) => ExpressionRunner;
   now?: () => Date;
 }
 
@@ -70,6 +73,11 @@ export class Engine {
       view.byMetric ??= byMetric(view.rule.name, ruleKind(view.rule.kind).samples(view.rule.spec, view.states, view.at));
       yield* view.byMetric.get(metric) ?? [];
     }
+  }
+
+  #expressionsOf(rule: LoadedRule): { expressions?: ExpressionRunner } {
+    const expressions = this.#deps.expressionsFor?.(rule.name);
+    return expressions ? { expressions } : {};
   }
 
   /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
@@ -131,7 +139,7 @@ export class Engine {
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
     const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, signal: ownSignal, now: observedAt, previous }),
+      kind.observe(rule.spec, { data, metrics: metricsApi, signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();

@@ -3,6 +3,7 @@ import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { ApiCall } from '../api/catalog.js';
 import type { AlertDraft, Condition, GaugeDef, GaugeSample } from '../types.js';
+import type { ExpressionRunner } from './endpoint/runner.js';
 
 export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type Severity } from '../types.js';
 
@@ -33,6 +34,12 @@ export interface ObserveContext {
   now: Date;
   /** The states committed by the last evaluation (what the rule is tracking). */
   previous: Readonly<Record<string, unknown>>;
+  /**
+   * The rule's own expression process (endpoint rules' JSONata): one per rule, so one rule's
+   * runaway never holds another's evaluation. The engine always gives one; a kind that runs
+   * no expressions never reads it.
+   */
+  expressions?: ExpressionRunner;
 }
 
 /**

@@ -60,7 +60,8 @@ export function validatorLookups(s: Spec): Cost {
  * fails only its node (its other periods may not be all there is). An item that names no
  * node is left out: the nodes not listed take the path of any absent node above.
  */
-export async function observeValidators(s: Spec, { data, signal, previous }: ObserveContext): Promise<Observation> {
+export async function observeValidators(s: Spec, { data, signal, previous, now }: ObserveContext): Promise<Observation> {
+  const nowS = Math.floor(now.getTime() / 1000);
   const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
   const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
     const nodeIds = batches[Number(i)] as string[];
@@ -92,7 +93,7 @@ export async function observeValidators(s: Spec, { data, signal, previous }: Obs
         continue;
       }
       const last = previous[node] as Tracked | undefined;
-      const periods = steady(listed[node] ?? [], last);
+      const periods = steady(listed[node] ?? [], last, nowS);
       if (needsOwnLookup(last, periods)) confirm.push(node);
       else out[node] = periods.length > 0 ? periods : 'unchanged';
     }
@@ -100,7 +101,7 @@ export async function observeValidators(s: Spec, { data, signal, previous }: Obs
   if (confirm.length > 0) {
     const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal), { partOfMore: true });
     for (const [node, seen] of Object.entries(own)) {
-      out[node] = Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous[node] as Tracked | undefined) : seen;
+      out[node] = Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous[node] as Tracked | undefined, nowS) : seen;
     }
   }
   return out;
@@ -118,19 +119,22 @@ function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[])
   return !listed.some((v) => v.txHash === p.txHash);
 }
 
-/** The latest time a period may carry: 9999-12-31T23:59:59Z (what a date can show). */
-const LATEST_S = 253_402_300_799;
+/** No validation starts before 2020 (the networks' genesis). */
+const EARLIEST_S = 1_577_836_800;
+/** Nor ends two years past now: a stake lasts a year at most (an auto-renewed one, a cycle). */
+const AHEAD_S = 2 * 365 * 86_400;
 
 /**
- * The periods with any time that cannot be one (before 1970, past the year 9999) replaced by
- * what the same period (its txHash, listed once) said last: an odd answer for one poll
- * neither ends nor moves a validation. A period never seen before is taken as listed.
+ * The periods with any time that cannot be one (before 2020, two years ahead, not a number)
+ * replaced by what the same period (its txHash, listed once) said last: an odd answer for
+ * one poll (1e13, milliseconds of the wrong thing, 1e308) neither ends nor moves a
+ * validation. A period never seen before is taken as listed: it is all there is.
  */
-export function steady(periods: Validator[], last: Tracked | undefined): Validator[] {
+export function steady(periods: Validator[], last: Tracked | undefined, nowS: number): Validator[] {
   const known = last?.period;
   // The same period must be one: a txHash listed twice says nothing about which it was.
   if (!known || periods.filter((v) => v.txHash === known.txHash).length !== 1) return periods;
-  const plausible = (t: number) => Number.isFinite(t) && t >= 0 && t <= LATEST_S;
+  const plausible = (t: number) => Number.isFinite(t) && t >= EARLIEST_S && t <= nowS + AHEAD_S;
   return periods.map((v) => {
     if (v.txHash !== known.txHash || (plausible(v.startTimestamp) && plausible(v.endTimestamp))) return v;
     return { ...v, startTimestamp: plausible(v.startTimestamp) ? v.startTimestamp : known.startTimestamp, endTimestamp: plausible(v.endTimestamp) ? v.endTimestamp : known.endTimestamp };

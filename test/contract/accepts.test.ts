@@ -19,6 +19,7 @@ import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
 import { wireArbitrary } from './arbitrary.js';
 import { record } from '../../src/record.js';
+import { ExpressionRunner } from '../../src/rules/endpoint/runner.js';
 
 // avawatch's readers held to the service's published contract: Ava Labs' SDK, generated
 // from the live OpenAPI specification. Every response the contract allows, and the ones it
@@ -279,13 +280,15 @@ describe(`rules on generated responses of @avalanche-sdk/chainkit ${SDK_VERSION}
   const data = new DataApi(http('data', DATA_URL), { pageSize: 100, maxPages: 10 });
   const metrics = new MetricsApi(http('metrics', METRICS_URL));
   const examples = exampleRules();
+  const expressions = new ExpressionRunner();
+  afterAll(() => expressions.stop());
 
   it.each(Object.keys(ruleKinds))('%s', async (name) => {
     const kind = ruleKind(name);
     const spec = examples.get(name);
     if (!spec) throw new Error(`no example rule of kind ${name} in rules/*.yaml`);
     const read = async (previous: Record<string, unknown>): Promise<Evaluation<unknown>> => {
-      const observation: unknown = await kind.observe(spec, { data, metrics, signal: new AbortController().signal, now: NOW, previous });
+      const observation: unknown = await kind.observe(spec, { data, metrics, signal: new AbortController().signal, now: NOW, previous, expressions });
       return kind.evaluate(previous, observation, NOW, spec) as Evaluation<unknown>;
     };
     await fc.assert(

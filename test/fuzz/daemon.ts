@@ -96,7 +96,7 @@ function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, P
 state: {path: ${statePath}}
 server: {listen: "127.0.0.1:0"}
 route:
-  receivers: [slack, telegram, discord, pagerduty, webhook]
+  receivers: [slack, telegram, discord, pagerduty, webhook, alertmanager]
   repeatInterval: 0s
 delivery:
   backoff: 1s
@@ -108,6 +108,7 @@ receivers:
   - {name: discord, type: discord, webhookUrl: "${p.discord.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
   - {name: pagerduty, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${p.pagerduty.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
   - {name: webhook, type: webhook, url: "${p.webhook.url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
+  - {name: alertmanager, type: alertmanager, url: "${p.alertmanager.url}", resendInterval: 1m, timeout: ${RECEIVER_TIMEOUT_MS}ms}
 ruleFiles: [rules.yaml]
 `;
 }

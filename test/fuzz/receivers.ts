@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// The five providers the fuzzer delivers to, on loopback, each answering in its own shape
+// The six providers the fuzzer delivers to, on loopback, each answering in its own shape
 // and able to misbehave as the real one can: a 429 with any wait (in the provider's own
 // field), a 5xx, an answer only after the sender gave up (the message was received), a huge
 // body, a redirect, an error page that quotes the request.
 
-export type Provider = 'slack' | 'telegram' | 'discord' | 'pagerduty' | 'webhook';
-export const PROVIDERS: readonly Provider[] = ['slack', 'telegram', 'discord', 'pagerduty', 'webhook'];
+export type Provider = 'slack' | 'telegram' | 'discord' | 'pagerduty' | 'webhook' | 'alertmanager';
+export const PROVIDERS: readonly Provider[] = ['slack', 'telegram', 'discord', 'pagerduty', 'webhook', 'alertmanager'];
 
 export type Misbehaviour =
   | { kind: 'too-many'; waitSeconds: number }
@@ -98,6 +98,7 @@ export async function startProvider(provider: Provider): Promise<ProviderStandIn
     if (res.destroyed) return 200;
     if (provider === 'telegram') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0 } }));
     else if (provider === 'discord') res.writeHead(204).end();
+    else if (provider === 'alertmanager') res.writeHead(200).end();
     else if (provider === 'pagerduty') res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', message: 'Event processed', dedup_key: 'k' }));
     else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return provider === 'discord' ? 204 : provider === 'pagerduty' ? 202 : 200;
@@ -113,9 +114,9 @@ export async function startProvider(provider: Provider): Promise<ProviderStandIn
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const path = { slack: SLACK_PATH, telegram: '', discord: DISCORD_PATH, pagerduty: '', webhook: WEBHOOK_PATH }[provider];
+  const path = { slack: SLACK_PATH, telegram: '', discord: DISCORD_PATH, pagerduty: '', webhook: WEBHOOK_PATH, alertmanager: '' }[provider];
   const url = `${base}${path}`;
-  const secrets = { slack: [SLACK_PATH], telegram: [TELEGRAM_TOKEN], discord: [DISCORD_PATH], pagerduty: [PAGERDUTY_KEY], webhook: [WEBHOOK_PATH] }[provider];
+  const secrets = { slack: [SLACK_PATH], telegram: [TELEGRAM_TOKEN], discord: [DISCORD_PATH], pagerduty: [PAGERDUTY_KEY], webhook: [WEBHOOK_PATH], alertmanager: [] }[provider];
   return {
     provider,
     url,

@@ -30,4 +30,5 @@ export const REGRESSIONS: Array<[string, Array<fc.AsyncCommand<Model, Run>>]> = 
   ['1.14.0-rc.3 is not older than 1.14.0', [new Real({ what: 'version', node: A, value: 'avalanchego/1.14.0-rc.3' })]],
   ['a status in capitals is a status change', [new Blip([{ kind: 'field', list: 'validators', field: 'validationStatus', edge: { set: 'ACTIVE' }, node: A }])]],
   ['an end time in milliseconds resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { scale: 1000 }, node: D }])]],
+  ['an end time of 1e13 (read as milliseconds: the year 2286) resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { set: 1e13 }, node: D }])]],
 ];

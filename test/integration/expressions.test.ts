@@ -108,4 +108,26 @@ describe('endpoint expressions beside a running daemon', () => {
     await daemon.kill();
     await waitUntil(() => !alive(sandbox), 'the expression process to end', 10_000);
   }, 60_000);
+
+  it("one rule's runaway holds no other rule: each has its own expression process", async () => {
+    // The runaway with five minutes to run, beside a rule that reads the same list every second.
+    const runaway = rules.split('  - name: padded')[0]?.replace('expressionTimeout: 2s', 'expressionTimeout: 5m') ?? '';
+    const calm = `  - name: calm
+    kind: endpoint
+    every: 1s
+    severity: warning
+    path: /v1/networks/mainnet/validators
+    items: validators
+    key: nodeId
+    mode: condition
+    condition: delegatorCount < 0
+`;
+    writeFileSync(join(project.dir, 'rules', 'endpoint.yaml'), `${runaway}${calm}`);
+    daemon = startDaemon(project.configFile);
+    const url = await daemon.started();
+    const count = async (metric: string) => Number(new RegExp(`^${metric}\\{rule="calm"\\} (\\d+)`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
+    await waitUntil(async () => (await count('avawatch_rule_evaluations_total')) >= 4, 'the calm rule to be evaluated four times', 30_000);
+    expect(await count('avawatch_rule_evaluation_failures_total')).toBe(0);
+    expect(daemon.log()).not.toMatch(/"rule":"runaway".*rule evaluation failed/);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataApi } from '../../api/data-api.js';
 import { HttpClient } from '../../api/http.js';
 import { MetricsApi } from '../../api/metrics-api.js';
@@ -7,6 +7,7 @@ import { applyChange, worldChange } from '../../sim/scenario.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import type { Evaluation } from '../types.js';
 import { endpoint } from './index.js';
+import { ExpressionRunner } from './runner.js';
 import { spec as specSchema, type State } from './schema.js';
 
 const agent = new Agent();
@@ -30,6 +31,10 @@ const nftRule = (extra: Record<string, unknown> = {}) =>
   });
 
 describe('endpoint', () => {
+  // The rule's own expression process, as the engine gives each rule one.
+  const expressions = new ExpressionRunner();
+  afterAll(() => expressions.stop());
+
   let sim: SimServer;
   let previous: Record<string, State>;
   beforeEach(async () => {
@@ -44,7 +49,7 @@ describe('endpoint', () => {
   async function run(s: ReturnType<typeof nftRule>, pageSize = 100): Promise<Evaluation<State>> {
     const data = new DataApi(http(sim.url, 'data'), { pageSize, maxPages: 10 });
     const now = new Date(sim.world.clock.nowMs());
-    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal: new AbortController().signal, now, previous });
+    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal: new AbortController().signal, now, previous, expressions });
     const result = endpoint.evaluate(previous, observation, now, s);
     previous = result.states;
     return result;

@@ -32,7 +32,8 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_endpoint_condition_items', help: "Items for which an endpoint rule's condition holds (condition mode).", labelNames: ['rule'] },
   ],
 
-  async observe(s, { data, metrics, signal, previous, now }) {
+  async observe(s, { data, metrics, signal, previous, now, expressions }) {
+    if (!expressions) throw new Error('an endpoint rule needs an expression process (the engine gives each rule one)');
     const prev = previous as Readonly<Record<string, State>>;
     const baselined = prev[BASELINE_KEY] !== undefined;
     const path = fillPath(s.path, s.params);
@@ -43,7 +44,7 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     let complete = true;
     const known = (l: Listed) => l.key !== undefined && !l.skip && prev[ITEM_PREFIX + l.key] !== undefined;
     // The JSONata of every page, together, may take expressionTimeout.
-    const reading = { spec: s, bindings, prev, baselined, budget: budget(s.expressionTimeout), signal, api, path };
+    const reading = { spec: s, bindings, prev, baselined, budget: budget(s.expressionTimeout), signal, api, path, expressions };
     const listed = await collectPages<Listed>(
       async (pageToken) => {
         const body = await http.getJson({ endpoint: s.path, path, query: { ...query, pageToken }, signal });

@@ -1,11 +1,12 @@
 import { Agent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataApi } from '../../api/data-api.js';
 import { HttpClient } from '../../api/http.js';
 import { MetricsApi } from '../../api/metrics-api.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import type { Evaluation } from '../types.js';
 import { endpoint } from './index.js';
+import { ExpressionRunner } from './runner.js';
 import { spec as specSchema, type State } from './schema.js';
 
 // One page of 90,000 items, read whole in each mode: linear work, the right alerts.
@@ -24,6 +25,10 @@ const validators = (n: number, item: (i: number) => Record<string, unknown> = ()
   Array.from({ length: n }, (_, i) => ({ nodeId: `NodeID-${i}`, delegatorCount: i, ...item(i) }));
 
 describe('an endpoint rule over a 90,000-item page', () => {
+  // The rule's own expression process, as the engine gives each rule one.
+  const expressions = new ExpressionRunner();
+  afterAll(() => expressions.stop());
+
   let sim: SimServer;
   let previous: Record<string, State>;
   beforeEach(async () => {
@@ -39,7 +44,7 @@ describe('an endpoint rule over a 90,000-item page', () => {
   async function run(s: ReturnType<typeof rule>): Promise<Evaluation<State>> {
     const data = new DataApi(http(sim.url, 'data'), { pageSize: 100, maxPages: 10 });
     const now = new Date(sim.world.clock.nowMs());
-    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal: new AbortController().signal, now, previous });
+    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal: new AbortController().signal, now, previous, expressions });
     const result = endpoint.evaluate(previous, observation, now, s);
     previous = result.states;
     return result;

@@ -1,10 +1,8 @@
 import { ApiError } from '../../api/errors.js';
 import type { Rule, Wanted } from './read.js';
-import { ExpressionRunner, type Budget } from './runner.js';
+import type { Budget, ExpressionRunner } from './runner.js';
 import { ITEM_PREFIX, itemState, type Firing, type Spec, type State } from './schema.js';
 
-/** One expression process for every endpoint rule of the daemon, started when needed (runner.ts). */
-const expressions = new ExpressionRunner();
 
 /** One item as read: its key, what the mode watches, and the alert's text where it alerts. */
 export interface ItemRead {
@@ -35,6 +33,8 @@ export interface PageContext {
   signal: AbortSignal;
   api: string;
   path: string;
+  /** The rule's own expression process (runner.ts). */
+  expressions: ExpressionRunner;
 }
 
 /**
@@ -44,7 +44,7 @@ export interface PageContext {
 export async function readPage(c: PageContext, body: unknown): Promise<Listed[]> {
   const { spec: s, bindings } = c;
   const rule: Rule = { path: s.path, items: s.items, filter: s.filter, key: s.key, mode: s.mode, condition: s.condition, field: s.field, summary: s.summary, resolvedSummary: s.resolvedSummary, details: s.details };
-  const listed = await expressions.run({ op: 'list', rule, body, bindings }, c.budget, c.signal);
+  const listed = await c.expressions.run({ op: 'list', rule, body, bindings }, c.budget, c.signal);
   if ('fail' in listed) throw unexpected(c, listed.fail);
   const wanted: Wanted[] = [];
   const page = listed.entries.map((e, index): Listed => {
@@ -62,7 +62,7 @@ export async function readPage(c: PageContext, body: unknown): Promise<Listed[]>
     return { key: e.key, read };
   });
   if (wanted.length === 0) return page;
-  const rendered = await expressions.run({ op: 'texts', rule, body, bindings, wanted }, c.budget, c.signal);
+  const rendered = await c.expressions.run({ op: 'texts', rule, body, bindings, wanted }, c.budget, c.signal);
   if ('fail' in rendered) throw unexpected(c, rendered.fail);
   for (const [i, w] of wanted.entries()) {
     const t = rendered.texts[i];

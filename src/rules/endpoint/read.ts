@@ -51,7 +51,7 @@ export type TextsResult = { texts: Array<{ text?: Firing; error?: string }> } | 
 
 /** Key and text shown of one item: chain text, so bounded. */
 export const MAX_KEY_CHARS = 100;
-/** A key longer than this fails its item: it would be an entity id in the state file. */
+/** A key longer than this is kept as its start and digest: it is an entity id in the state file. */
 const MAX_ID_CHARS = 1_000;
 /** A watched value longer than this (as JSON) is compared by its digest. */
 const MAX_VALUE_CHARS = 10_000;
@@ -125,8 +125,9 @@ async function keyOf(rule: Rule, item: unknown, bindings: Record<string, unknown
   const value = await evaluate(rule.key, item, bindings);
   const key = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
   if (typeof key !== 'string') throw new Error(`key ${JSON.stringify(rule.key)} gave ${kindOf(value)}, not a string or a number`);
-  if (key.length > MAX_ID_CHARS) throw new Error(`key ${JSON.stringify(rule.key)} gave ${key.length} characters, more than ${MAX_ID_CHARS}`);
-  return key;
+  // Any text the contract allows identifies its item; a long one by its start and digest (still one id per item).
+  if (key.length <= MAX_ID_CHARS) return key;
+  return `${key.slice(0, 100)}… sha256:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** A value as compared between reads: its JSON, or the digest of a long one (a JSON text never starts with "sha256:"). */

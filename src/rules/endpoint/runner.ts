@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../config/duration.js';
+import { setTimer } from '../../timers.js';
 import type { ListRequest, ListResult, TextsRequest, TextsResult } from './read.js';
 import type { Reply, Request } from './sandbox.js';
 
@@ -117,7 +118,7 @@ export class ExpressionRunner {
       this.#done(job, new Error(`the expression process could not take the request: ${(err as Error).message}`));
       return this.#next();
     }
-    const timer = setTimeout(() => this.#overrun(), job.budget.leftMs);
+    const timer = setTimer(() => this.#overrun(), job.budget.leftMs);
     this.#running = { job, id, child, started: performance.now(), timer };
   }
 
@@ -144,7 +145,7 @@ export class ExpressionRunner {
     child.on('close', (code, signal) => this.#ended(child, endText(code, signal, tail, this.#heapMb)));
     this.#child = child;
     this.#ready = false;
-    this.#starting = setTimeout(() => {
+    this.#starting = setTimer(() => {
       this.#kill();
       this.#failFirst(new Error(`the expression process did not start within ${formatDuration(START_MS)}`));
     }, START_MS);
@@ -212,7 +213,7 @@ export class ExpressionRunner {
     if (!child) return;
     refAll(child, false);
     clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => this.#kill(), this.#idleMs).unref();
+    this.#idle = setTimer(() => this.#kill(), this.#idleMs).unref();
   }
 
   #kill(): void {
