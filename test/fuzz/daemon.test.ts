@@ -7,7 +7,7 @@ import type { Model } from './world.js';
 import { watchLoop, watchTimers } from './probes.js';
 
 // The daemon-level invariant fuzzer (docs/operations.md, "How avawatch is tested"): the real
-// App against the simulator behind a hostile service, delivering to five misbehaving
+// App against the simulator behind a hostile service, delivering to six misbehaving
 // providers, over sequences of polls, clock steps, real changes and odd answers.
 // `npm test` runs a short seeded budget; AVAWATCH_FUZZ_RUNS (and _COMMANDS, _SEED) run more.
 
