@@ -1,23 +1,12 @@
-import { Agent } from 'undici';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataApi } from '../../api/data-api.js';
-import { HttpClient } from '../../api/http.js';
-import { MetricsApi } from '../../api/metrics-api.js';
-import { applyChange, worldChange } from '../../sim/scenario.js';
-import { startSim, type SimServer } from '../../sim/server.js';
-import type { Evaluation } from '../types.js';
+import { describe, expect, it } from 'vitest';
+import { withEndpointRule } from '../../../test/helpers/endpoint-rule.js';
 import { endpoint } from './index.js';
-import { ExpressionRunner } from './runner.js';
-import { spec as specSchema, type State } from './schema.js';
+import { applyChange, worldChange } from '../../sim/scenario.js';
+import { spec as specSchema, type Spec } from './schema.js';
 
-const agent = new Agent();
 const COLLECTION = '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5';
 const DEPLOYER = '0x9f8c163cBA728e99993ABe7495F06c0A3c8Ac8b9';
 const AVAX = 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z';
-
-function http(baseUrl: string, api: string): HttpClient {
-  return new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: 2_000, maxResponseBytes: 1_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
-}
 
 const nftRule = (extra: Record<string, unknown> = {}) =>
   specSchema.parse({
@@ -31,29 +20,10 @@ const nftRule = (extra: Record<string, unknown> = {}) =>
   });
 
 describe('endpoint', () => {
-  // The rule's own expression process, as the engine gives each rule one.
-  const expressions = new ExpressionRunner();
-  afterAll(() => expressions.stop());
+  const f = withEndpointRule();
+  const run = (s: Spec, pageSize = 100) => f.run(s, { pageSize });
 
-  let sim: SimServer;
-  let previous: Record<string, State>;
-  beforeEach(async () => {
-    sim = await startSim();
-    previous = {};
-  });
-  afterEach(async () => {
-    await sim.close();
-  });
-
-  const change = (c: Record<string, unknown>) => applyChange(sim.world, worldChange.parse(c), sim.world.clock.nowMs());
-  async function run(s: ReturnType<typeof nftRule>, pageSize = 100): Promise<Evaluation<State>> {
-    const data = new DataApi(http(sim.url, 'data'), { pageSize, maxPages: 10 });
-    const now = new Date(sim.world.clock.nowMs());
-    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal: new AbortController().signal, now, previous, expressions });
-    const result = endpoint.evaluate(previous, observation, now, s);
-    previous = result.states;
-    return result;
-  }
+  const change = (c: Record<string, unknown>) => applyChange(f.sim.world, worldChange.parse(c), f.sim.world.clock.nowMs());
   const nft = (tokenId: number, minted: string, metadataName?: string) => ({ nfts: [{ collection: COLLECTION, tokenId, minted, ...(metadataName ? { metadataName } : {}) }] });
 
   describe('mode new', () => {
@@ -80,10 +50,10 @@ describe('endpoint', () => {
     it('reads newest first only until a page lists a known item', async () => {
       for (let i = 1; i <= 5; i++) change(nft(i, `-${10 - i}h`));
       await run(nftRule(), 2);
-      const before = sim.requests.length;
+      const before = f.sim.requests.length;
       change(nft(6, '-1m'));
       expect((await run(nftRule(), 2)).alerts.map((a) => a.subject)).toEqual(['6']);
-      expect(sim.requests.length - before).toBe(1);
+      expect(f.sim.requests.length - before).toBe(1);
     });
 
     it('counts only the items the filter keeps; a filter that throws fails its item', async () => {
@@ -101,32 +71,32 @@ describe('endpoint', () => {
       change({ assetTransactions: [{ txHash: 'small', amount: '5', from: 'a', to: 'b', at: '-3m' }] });
       change({ assetTransactions: [{ txHash: 'big', amount: '3000000000000', from: 'a', to: 'b', at: '-2m' }] });
       change({ assetTransactions: [{ txHash: 'odd', amount: '0', from: 'a', to: 'b', at: '-1m' }] });
-      sim.world.longTail.assetTxs.at(-1)!.amount = 'many';
+      f.sim.world.longTail.assetTxs.at(-1)!.amount = 'many';
       const result = await run(s);
       expect(result.alerts.map((a) => a.summary)).toEqual(['big moved 3000 AVAX']);
       expect(Object.keys(result.failed ?? {})).toEqual(['odd']);
-      expect(Object.keys(previous).sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
+      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
     });
 
     it('an item listed at every read keeps its stored state within the hour (no row rewritten per read)', async () => {
       change(nft(1, '-1d'));
       await run(nftRule());
-      const first = previous['item:1'];
-      sim.world.clock.advance(59 * 60_000);
+      const first = f.previous['item:1'];
+      f.sim.world.clock.advance(59 * 60_000);
       await run(nftRule());
-      expect(previous['item:1']).toEqual(first);
-      sim.world.clock.advance(2 * 60_000);
+      expect(f.previous['item:1']).toEqual(first);
+      f.sim.world.clock.advance(2 * 60_000);
       await run(nftRule());
-      expect(previous['item:1']).toEqual({ ...first, last: Math.floor(sim.world.clock.nowMs() / 1000) });
+      expect(f.previous['item:1']).toEqual({ ...first, last: Math.floor(f.sim.world.clock.nowMs() / 1000) });
     });
 
     it('keeps at most maxItems keys, the most recently listed', async () => {
       for (let i = 1; i <= 4; i++) change(nft(i, `-${10 - i}h`));
       await run(nftRule({ maxItems: 2 }));
-      expect(Object.keys(previous).sort()).toEqual(['baseline', 'item:1', 'item:2', 'item:3', 'item:4']);
-      sim.world.longTail.nfts.splice(0, 2); // tokens 1 and 2 leave the list
+      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:1', 'item:2', 'item:3', 'item:4']);
+      f.sim.world.longTail.nfts.splice(0, 2); // tokens 1 and 2 leave the list
       await run(nftRule({ maxItems: 2 }));
-      expect(Object.keys(previous).sort()).toEqual(['baseline', 'item:3', 'item:4']);
+      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:3', 'item:4']);
     });
   });
 
@@ -134,12 +104,12 @@ describe('endpoint', () => {
     it('an answer whose items are not a list fails the read: nothing sent, state kept', async () => {
       change(nft(1, '-1d'));
       await run(nftRule());
-      const kept = previous;
-      sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: { oops: true } }) });
+      const kept = f.previous;
+      f.sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: { oops: true } }) });
       await expect(run(nftRule())).rejects.toThrow(/data API \/v1\/chains\/43114\/nfts\/collections\/0x71B5.*\/tokens: unexpected response: items "tokens" gave an object, not a list/);
-      sim.world.faults.push({ status: 200, body: JSON.stringify({ nextPageToken: '' }) });
+      f.sim.world.faults.push({ status: 200, body: JSON.stringify({ nextPageToken: '' }) });
       await expect(run(nftRule())).rejects.toThrow(/items "tokens" gave nothing, not a list/);
-      expect(previous).toBe(kept);
+      expect(f.previous).toBe(kept);
       change(nft(2, '-1m'));
       expect((await run(nftRule())).alerts.map((a) => a.subject)).toEqual(['2']);
     });
@@ -157,14 +127,14 @@ describe('endpoint', () => {
       await run(s);
       // $uppercase of a number throws: that contract fails, the other still alerts.
       change({ deployments: [{ deployer: DEPLOYER, address: '0xa2', txHash: '0x2', deployed: '-2m', name: 'Token' }] });
-      sim.world.longTail.deployments.push({ chainId: '43114', deployer: DEPLOYER, address: '0xa3', ercType: 'UNKNOWN', txHash: '0x3', deployed: sim.world.clock.now() });
-      sim.world.longTail.deployments.at(-1)!.name = 7 as unknown as string;
+      f.sim.world.longTail.deployments.push({ chainId: '43114', deployer: DEPLOYER, address: '0xa3', ercType: 'UNKNOWN', txHash: '0x3', deployed: f.sim.world.clock.now() });
+      f.sim.world.longTail.deployments.at(-1)!.name = 7 as unknown as string;
       const result = await run(s);
       expect(result.alerts.map((a) => a.summary)).toEqual(['TOKEN deployed at 0xa2']);
       expect(Object.keys(result.failed ?? {})).toEqual(['0xa3']);
       expect(result.failed?.['0xa3']).toMatch(/\$uppercase\(name\)/);
       // Still new once it renders.
-      sim.world.longTail.deployments.at(-1)!.name = 'Late';
+      f.sim.world.longTail.deployments.at(-1)!.name = 'Late';
       expect((await run(s)).alerts.map((a) => a.summary)).toEqual(['LATE deployed at 0xa3']);
     });
 
@@ -195,16 +165,16 @@ describe('endpoint', () => {
       });
 
     it('fires per item while the condition holds and resolves when it stops', async () => {
-      sim.world.setMetric('43114', 'avgTps', 'day', 25, sim.world.clock.now() - 40 * 86_400);
+      f.sim.world.setMetric('43114', 'avgTps', 'day', 25, f.sim.world.clock.now() - 40 * 86_400);
       const healthy = await run(tps());
       expect(healthy.conditions).toEqual([]);
-      sim.world.setMetric('43114', 'avgTps', 'day', 1.5, sim.world.clock.now() - 3 * 86_400);
+      f.sim.world.setMetric('43114', 'avgTps', 'day', 1.5, f.sim.world.clock.now() - 3 * 86_400);
       const low = await run(tps());
       expect(low.conditions?.map((c) => [c.key, c.summary, c.resolvedSummary])).toEqual([
         ['latest day', expect.stringMatching(/^C-chain average TPS 1\.5 is under 2 \(day of \d{4}-\d\d-\d\dT00:00:00\.000Z\)$/), 'latest day in GET /v1/avg_tps/43114: no longer value < 2 (or no longer listed)'],
       ]);
       expect(low.conditions?.[0]?.details).toMatchObject({ Condition: 'value < 2' });
-      sim.world.setMetric('43114', 'avgTps', 'day', 30, sim.world.clock.now() - 2 * 86_400);
+      f.sim.world.setMetric('43114', 'avgTps', 'day', 30, f.sim.world.clock.now() - 2 * 86_400);
       expect((await run(tps())).conditions).toEqual([]);
     });
 
@@ -220,10 +190,10 @@ describe('endpoint', () => {
       const big = { txHash: 'tx-big', amount: '5000000000000', from: 'avax1a', to: 'avax1b', at: '-1h' };
       change({ assetTransactions: [big, { txHash: 'tx-small', amount: '1', from: 'avax1a', to: 'avax1b', at: '-2h' }] });
       expect((await run(s)).conditions?.map((c) => c.key)).toEqual(['tx-big']);
-      sim.world.longTail.assetTxs[0]!.amount = 'lots'; // $number('lots') throws: the item fails
+      f.sim.world.longTail.assetTxs[0]!.amount = 'lots'; // $number('lots') throws: the item fails
       const failing = await run(s);
       expect([failing.conditions?.map((c) => c.key), Object.keys(failing.failed ?? {})]).toEqual([['tx-big'], ['tx-big']]);
-      sim.world.longTail.assetTxs.splice(0, 1);
+      f.sim.world.longTail.assetTxs.splice(0, 1);
       expect((await run(s)).conditions).toEqual([]);
     });
 
@@ -251,7 +221,7 @@ describe('endpoint', () => {
       expect((await run(s)).alerts).toEqual([]);
       change(nft(2, '-1m', 'Other'));
       expect((await run(s)).alerts).toEqual([]);
-      sim.world.longTail.nfts[0]!.metadataName = 'Renamed';
+      f.sim.world.longTail.nfts[0]!.metadataName = 'Renamed';
       const { alerts } = await run(s);
       expect(alerts.map((a) => [a.subject, a.summary])).toEqual([['1', `1 in GET /v1/chains/43114/nfts/collections/${COLLECTION}/tokens: metadata.name changed Plain → Renamed`]]);
       expect(alerts[0]?.details).toMatchObject({ Field: 'metadata.name', Before: 'Plain', After: 'Renamed' });

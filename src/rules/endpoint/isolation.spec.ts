@@ -1,25 +1,13 @@
 import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Agent } from 'undici';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataApi } from '../../api/data-api.js';
-import { HttpClient } from '../../api/http.js';
-import { MetricsApi } from '../../api/metrics-api.js';
-import { startSim, type SimServer } from '../../sim/server.js';
-import type { Evaluation } from '../types.js';
-import { endpoint } from './index.js';
-import { ExpressionRunner } from './runner.js';
-import { spec as specSchema, type State } from './schema.js';
+import { describe, expect, it } from 'vitest';
+import { withEndpointRule } from '../../../test/helpers/endpoint-rule.js';
+import { spec as specSchema, type Spec } from './schema.js';
 
 // An endpoint rule's JSONata runs in the expression process: a runaway or a memory blowup
 // there fails the rule's evaluation; the daemon's thread keeps serving.
 
-const agent = new Agent();
 const PATH = '/v1/networks/mainnet/validators';
-
-function http(baseUrl: string, api: string): HttpClient {
-  return new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: 5_000, maxResponseBytes: 20_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
-}
 
 const rule = (extra: Record<string, unknown>) => specSchema.parse({ path: PATH, items: 'validators', key: 'nodeId', mode: 'condition', condition: 'delegatorCount > 10', ...extra });
 const validators = (n: number, item: (i: number) => Record<string, unknown> = () => ({})) => ({
@@ -27,30 +15,11 @@ const validators = (n: number, item: (i: number) => Record<string, unknown> = ()
 });
 
 describe('endpoint expressions run apart from the daemon', () => {
-  // The rule's own expression process, as the engine gives each rule one.
-  const expressions = new ExpressionRunner();
-  afterAll(() => expressions.stop());
-
-  let sim: SimServer;
-  let previous: Record<string, State>;
-  beforeEach(async () => {
-    sim = await startSim();
-    previous = {};
-  });
-  afterEach(async () => {
-    await sim.close();
-  });
+  const f = withEndpointRule();
+  const run = (s: Spec, signal?: AbortSignal) => f.run(s, signal ? { signal } : {});
 
   /** The next read of the list answers this body. */
-  const serve = (body: unknown) => sim.world.faults.push({ status: 200, pathMatches: '/validators$', body: JSON.stringify(body) });
-  async function run(s: ReturnType<typeof rule>, signal = new AbortController().signal): Promise<Evaluation<State>> {
-    const data = new DataApi(http(sim.url, 'data'), { pageSize: 100, maxPages: 10 });
-    const now = new Date(sim.world.clock.nowMs());
-    const observation = await endpoint.observe(s, { data, metrics: new MetricsApi(http(sim.url, 'metrics')), signal, now, previous, expressions });
-    const result = endpoint.evaluate(previous, observation, now, s);
-    previous = result.states;
-    return result;
-  }
+  const serve = (body: unknown) => f.sim.world.faults.push({ status: 200, pathMatches: '/validators$', body: JSON.stringify(body) });
 
   it('a condition no timeout stops, over 100 items, is stopped at expressionTimeout; the daemon thread never waits on it', async () => {
     // $spread of a long list runs inside one built-in call, which JSONata's own 500 ms cap cannot interrupt.
@@ -61,7 +30,7 @@ describe('endpoint expressions run apart from the daemon', () => {
     await expect(run(runaway)).rejects.toThrow('expressions ran past 1s (expressionTimeout) and were stopped');
     delay.disable();
     expect(delay.max / 1e6).toBeLessThan(500);
-    expect(previous).toEqual({});
+    expect(f.previous).toEqual({});
     // A fresh process serves the next evaluation.
     serve(validators(20));
     expect((await run(rule({}))).conditions?.map((c) => c.key)).toEqual(Array.from({ length: 9 }, (_, i) => `NodeID-${i + 11}`));
@@ -106,7 +75,7 @@ describe('endpoint expressions run apart from the daemon', () => {
     const { failed } = await run(s);
     // A long key still identifies its item (every text the contract allows does): by its start and digest.
     expect(failed).toEqual({});
-    expect(Object.keys(previous).filter((k) => k.startsWith('item:k'))).toEqual([`item:${'k'.repeat(100)}… sha256:${createHash('sha256').update('k'.repeat(2000)).digest('hex')}`]);
-    expect((previous['item:NodeID-2'] as { value?: string } | undefined)?.value).toMatch(/^sha256:[0-9a-f]{64} \(20002 characters\)$/);
+    expect(Object.keys(f.previous).filter((k) => k.startsWith('item:k'))).toEqual([`item:${'k'.repeat(100)}… sha256:${createHash('sha256').update('k'.repeat(2000)).digest('hex')}`]);
+    expect((f.previous['item:NodeID-2'] as { value?: string } | undefined)?.value).toMatch(/^sha256:[0-9a-f]{64} \(20002 characters\)$/);
   });
 });
