@@ -159,10 +159,18 @@ export class Engine {
     const json = new Map<string, string>();
     const upsert: Array<[string, string]> = [];
     for (const [entity, raw] of Object.entries(evaluated)) {
-      const { state, json: text } = scrubState(raw, this.#deps.redact);
-      states[entity] = state;
-      json.set(entity, text);
-      if (cached.json.get(entity) !== text) upsert.push([entity, text]);
+      const stored = cached.json.get(entity);
+      const text = JSON.stringify(raw);
+      // As stored (and the stored text was scrubbed): nothing in it to scrub, nothing to write.
+      if (text === stored) {
+        states[entity] = raw;
+        json.set(entity, text);
+        continue;
+      }
+      const clean = scrubState(raw, this.#deps.redact, text);
+      states[entity] = clean.state;
+      json.set(entity, clean.json);
+      if (stored !== clean.json) upsert.push([entity, clean.json]);
     }
     const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
     const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
@@ -186,7 +194,8 @@ export class Engine {
     // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
       drafts: events.map((d) => scrubDraft(d, redact)),
-      active: lifecycleActive?.map((a) => ({ ...a, condition: scrubCondition(a.condition, redact) })),
+      // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
+      active: lifecycleActive,
       now: now.getTime(),
       labelsOf: (a) => ({ ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity }),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),

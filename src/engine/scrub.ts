@@ -63,8 +63,7 @@ export function scrubDraft(d: AlertDraft, redact: Redact): AlertDraft {
  * returned as it is; otherwise every string in it is scrubbed (not the JSON text, whose
  * structure a replacement could break) and the new state is returned with its JSON.
  */
-export function scrubState(state: unknown, redact: Redact): { state: unknown; json: string } {
-  const json = JSON.stringify(state);
+export function scrubState(state: unknown, redact: Redact, json = JSON.stringify(state)): { state: unknown; json: string } {
   // Without a backslash no string was escaped, so each is in the text as it is and one
   // pass over the text finds what a pass over each would.
   if (!json.includes('\\') && redact(json) === json) return { state, json };
