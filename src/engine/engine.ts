@@ -211,6 +211,7 @@ export class Engine {
       labels,
       details: a.details,
       ...(a.conditionKey === undefined ? {} : { conditionKey: a.conditionKey }),
+      ...(a.reminder ? { reminder: true } : {}),
       targets,
     }));
     const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active, expectRevision);
@@ -218,7 +219,7 @@ export class Engine {
     const at = now.toISOString();
     return drafts.map((d, i) => {
       // The condition key is for channels (read back from the outbox), not `once --json`.
-      const { targets: _t, conditionKey: _k, ...message } = d;
+      const { targets: _t, conditionKey: _k, reminder: _r, ...message } = d;
       return { ...message, alertId: ids[i] ?? 0, at };
     });
   }

@@ -3,6 +3,8 @@ import { firingRows, loadActive, writeActive, type ActiveRow } from './active.js
 import { openDatabase } from './open.js';
 import * as outbox from './outbox.js';
 import type { NewAlert, OutboxRow } from './outbox.js';
+import * as history from './history.js';
+import type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 import * as silences from './silences.js';
 import type { Silence } from './silences.js';
 import { loadStates, stateRows, writeStates, type StateDiff } from './states.js';
@@ -12,6 +14,7 @@ import { loadStates, stateRows, writeStates, type StateDiff } from './states.js'
 //   active.ts    active_alerts
 //   outbox.ts    alerts, outbox
 //   silences.ts  silences
+//   history.ts   samples, and alerts read as a timeline
 //   open.ts      opening, checking and migrating the file (migrations.ts)
 // Every write that belongs together runs in one transaction, opened here.
 
@@ -20,6 +23,7 @@ export { StateDiff } from './states.js';
 export type { ActiveRow } from './active.js';
 export type { NewAlert, OutboxRow } from './outbox.js';
 export type { Matcher, Silence } from './silences.js';
+export type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 
 export class Store {
   readonly #db: Database.Database;
@@ -181,5 +185,31 @@ export class Store {
   /** Ends a silence now; false when there is none with that id still in force. */
   expireSilence(id: number, now: number): boolean {
     return silences.expireSilence(this.#db, id, now);
+  }
+
+  // ---- history
+
+  /** Events and state alerts firing or resolving (no reminders), newest first. */
+  timeline(q: TimelineQuery): HistoryEntry[] {
+    return history.timeline(this.#db, q);
+  }
+
+  addSamples(samples: readonly Sample[]): void {
+    history.addSamples(this.#db, samples);
+  }
+
+  /** Each entity's newest sample time in a series. */
+  lastSampleAt(series: string): Map<string, number> {
+    return history.lastSampleAt(this.#db, series);
+  }
+
+  /** One entity's samples of a series since `since`, oldest first. */
+  samples(series: string, entity: string, since: number): Sample[] {
+    return history.samples(this.#db, series, entity, since);
+  }
+
+  /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */
+  pruneHistory(before: number): { samples: number; alerts: number } {
+    return history.pruneHistory(this.#db, before);
   }
 }

@@ -104,4 +104,18 @@ export const MIGRATIONS: readonly string[] = [
   -- it): a row is re-sent after one, never after a second. Kept here to survive a restart.
   ALTER TABLE outbox ADD COLUMN unknown_outcomes INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- History: figures the charts need, sampled (uptime, an L1 validator's balance), and the
+  -- alerts table read by time. Both pruned after history.keep.
+  CREATE TABLE samples (
+    series TEXT NOT NULL,             -- e.g. uptime_percent, l1_balance_avax
+    entity TEXT NOT NULL,             -- a NodeID, a validation ID
+    at     INTEGER NOT NULL,          -- unix ms
+    value  REAL NOT NULL,
+    PRIMARY KEY (series, entity, at)
+  ) WITHOUT ROWID;
+  CREATE INDEX alerts_by_time ON alerts (created_at);
+  -- A reminder of a state alert still firing: not a happening of its own in the history.
+  ALTER TABLE alerts ADD COLUMN reminder INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

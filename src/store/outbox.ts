@@ -11,6 +11,8 @@ import { DIGEST_GROUP } from '../notify/digest.js';
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
   /** Where to queue it; empty records it without sending. */
   targets: readonly Target[];
+  /** A reminder of a state alert still firing (left out of the history's timeline). */
+  reminder?: boolean;
 }
 
 export interface OutboxRow {
@@ -48,15 +50,15 @@ const alertRow = z.object({
 /** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
 export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
   const insertAlert = db.prepare(
-    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOutbox = db.prepare(
     `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return alerts.map((a) => {
-    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null);
+    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0);
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
       // A digest row waits for its slot in the receiver's one digest group.

@@ -1,0 +1,101 @@
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { SEVERITIES } from '../types.js';
+
+// Tables: samples (figures over time), and alerts read as a timeline. Pruned after history.keep.
+
+/** One happening: an event, a state alert firing or resolving (reminders left out). */
+export interface HistoryEntry {
+  id: number;
+  /** Unix ms. */
+  at: number;
+  rule: string;
+  kind: string;
+  status: 'firing' | 'resolved' | 'event';
+  severity: (typeof SEVERITIES)[number];
+  subject: string;
+  summary: string;
+  labels: Record<string, string>;
+  details: Record<string, string>;
+}
+
+export interface Sample {
+  series: string;
+  entity: string;
+  /** Unix ms. */
+  at: number;
+  value: number;
+}
+
+export interface TimelineQuery {
+  /** Unix ms: entries at or after. */
+  since: number;
+  /** Only entries about this NodeID (label `node`, or the subject) or inventory name (label `validator`). */
+  validator?: string;
+  /** Newest first, at most this many. */
+  limit?: number;
+}
+
+const strings = z.record(z.string(), z.string());
+const entryRow = z.object({
+  id: z.number(),
+  created_at: z.number(),
+  rule: z.string(),
+  kind: z.string(),
+  status: z.enum(['firing', 'resolved', 'event']),
+  severity: z.enum(SEVERITIES),
+  subject: z.string(),
+  summary: z.string(),
+  labels: z.string(),
+  details: z.string(),
+});
+
+/** Newest first. */
+export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[] {
+  const where = ['created_at >= ?', 'reminder = 0'];
+  const args: Array<string | number> = [q.since];
+  if (q.validator !== undefined) {
+    where.push(`(json_extract(labels, '$.validator') = ? OR json_extract(labels, '$.node') = ? OR subject = ?)`);
+    args.push(q.validator, q.validator, q.validator);
+  }
+  const rows = db
+    .prepare(`SELECT id, created_at, rule, kind, status, severity, subject, summary, labels, details FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .all(...args, q.limit ?? 1000);
+  return rows.map((raw) => {
+    const r = entryRow.parse(raw);
+    return { id: r.id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: strings.parse(JSON.parse(r.labels)), details: strings.parse(JSON.parse(r.details)) };
+  });
+}
+
+/** Within the caller's transaction or on its own: one figure per series, entity and moment. */
+export function addSamples(db: Database.Database, samples: readonly Sample[]): void {
+  const insert = db.prepare('INSERT OR REPLACE INTO samples (series, entity, at, value) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const s of samples) if (Number.isFinite(s.value)) insert.run(s.series, s.entity, s.at, s.value);
+  })();
+}
+
+/** The newest sample of each entity in a series (the sampler's "is it time again?"). */
+export function lastSampleAt(db: Database.Database, series: string): Map<string, number> {
+  const rows = db.prepare('SELECT entity, MAX(at) AS at FROM samples WHERE series = ? GROUP BY entity').all(series) as Array<{ entity: string; at: number }>;
+  return new Map(rows.map((r) => [r.entity, r.at]));
+}
+
+/** Oldest first. */
+export function samples(db: Database.Database, series: string, entity: string, since: number): Sample[] {
+  return db.prepare('SELECT series, entity, at, value FROM samples WHERE series = ? AND entity = ? AND at >= ? ORDER BY at').all(series, entity, since) as Sample[];
+}
+
+/**
+ * Forgets what is older than `before`: samples, and alerts no outbox row still waits for
+ * (a pending notification is never lost to pruning). Returns how many rows went.
+ */
+export function pruneHistory(db: Database.Database, before: number): { samples: number; alerts: number } {
+  return db.transaction(() => {
+    const s = db.prepare('DELETE FROM samples WHERE at < ?').run(before).changes;
+    const a = db
+      .prepare(`DELETE FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending')`)
+      .run(before).changes;
+    return { samples: s, alerts: a };
+  })();
+}
