@@ -78,6 +78,19 @@ program
   });
 
 program
+  .command('init')
+  .description('write a config that watches your validators with the shipped rules (never overwrites a file)')
+  .option('--node <NodeID>', 'a validator of yours (repeat for more)', collect, [])
+  .option('--name <name>', 'its name in alerts and on the page, one per --node in order (default validator-1, …)', collect, [])
+  .addOption(new Option('--network <network>', 'the network of the --node validators').choices(['mainnet', 'fuji']).default('mainnet'))
+  .option('--slack-webhook-url-file <file>', 'a file holding a Slack incoming webhook URL (the URL stays out of the config)')
+  .action(async (opts: { node: string[]; name: string[]; network: 'mainnet' | 'fuji'; slackWebhookUrlFile?: string }, cmd: Command) => {
+    const { initCommand } = await import('./commands/init.js');
+    const file = configPath(cmd.optsWithGlobals<GlobalOptions>().config, process.env);
+    process.exitCode = initCommand({ file, nodes: opts.node, names: opts.name, network: opts.network, ...(opts.slackWebhookUrlFile === undefined ? {} : { slackWebhookUrlFile: opts.slackWebhookUrlFile }) });
+  });
+
+program
   .command('check')
   .description('validate the config and rule files and summarise them; never calls the network')
   .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
@@ -299,6 +312,11 @@ function shardFilter(text: string | undefined): (l: LoadedConfig) => LoadedConfi
   if (text === undefined) return (l) => l;
   const shard = parseShard(text) ?? fail(`--shard: "${text}" is not I/N with 1 ≤ I ≤ N, e.g. 1/3`);
   return (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) });
+}
+
+/** A repeatable option's values. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parseSeconds(text: string): number {

@@ -58,7 +58,7 @@ export async function runRuleTest(file: string): Promise<RuleTestResult> {
   const ruleFiles = test.ruleFiles.map((f) => JSON.stringify(resolve(dirname(file), f)));
   writeFileSync(
     config,
-    `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, timeout: 10s}\nstate: {path: ${JSON.stringify(join(dir, 'state.db'))}}\nruleFiles: [${ruleFiles.join(', ')}]\n`,
+    `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, timeout: 10s}\nstate: {path: ${JSON.stringify(join(dir, 'state.db'))}}\nruleFiles: [${ruleFiles.join(', ')}]\n${test.validators ? `validators: ${JSON.stringify(test.validators)}\n` : ''}`,
   );
   const results: StepResult[] = [];
   let app: App | undefined;
