@@ -19,6 +19,7 @@ import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondi
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { record } from '../record.js';
 import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
+import { nameValidator } from '../inventory/name.js';
 
 export interface EngineDeps {
   store: Store;
@@ -146,7 +147,8 @@ export class Engine {
     const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
-    const effective = conditions?.map((c) => {
+    const effective = conditions?.map((raw) => {
+      const c = nameValidator(rule.validators, raw);
       const severity = c.severity ?? rule.severity;
       return scrubCondition({ ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } }, this.#deps.redact);
     });
@@ -193,7 +195,7 @@ export class Engine {
     const silences = store.silences(now.getTime());
     // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
-      drafts: events.map((d) => scrubDraft(d, redact)),
+      drafts: events.map((d) => scrubDraft(nameValidator(rule.validators, d), redact)),
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: now.getTime(),
@@ -283,7 +285,7 @@ export class Engine {
   #advanceFailing(rule: LoadedRule, conditions: Condition[], now: Date): void {
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
-    const scrubbed = conditions.map((c) => scrubCondition(c, this.#deps.redact));
+    const scrubbed = conditions.map((c) => scrubCondition(nameValidator(rule.validators, c), this.#deps.redact));
     const lifecycle = advance(this.#loadActive(rule, storeRule), scrubbed, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
