@@ -92,6 +92,12 @@ export class Engine {
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
+  /** The rule's committed states and its entities that failed, as of its last evaluation. */
+  view(ruleName: string): { states: Readonly<Record<string, unknown>>; failed: Readonly<Record<string, string>> } | undefined {
+    const view = this.#views.get(ruleName);
+    return view && { states: view.states, failed: view.failed ?? {} };
+  }
+
   forget(ruleName: string): void {
     this.#views.delete(ruleName);
     this.#cache.delete(ruleName);
@@ -180,7 +186,7 @@ export class Engine {
     // Another process wrote meanwhile: read the file again next time.
     if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, revision: cached.revision + 1, states, json });
     else this.#cache.delete(rule.name);
-    this.#views.set(rule.name, { rule, states, at: now });
+    this.#views.set(rule.name, { rule, states, at: now, failed });
     metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
     this.#settled(rule, failed, now);
     return messages;
@@ -387,6 +393,8 @@ interface RuleView {
   rule: LoadedRule;
   states: Record<string, unknown>;
   at: Date;
+  /** Entities whose lookup failed at the last evaluation, with why. */
+  failed?: Readonly<Record<string, string>>;
   byMetric?: Map<string, GaugeSample[]>;
 }
 
