@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { App } from '../src/app.js';
+import { testNodeId } from '../test/helpers/node-ids.js';
 import { loadConfig } from '../src/config/load.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
 import type { SimServer } from '../src/sim/server.js';
@@ -32,17 +33,9 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export const BIG_BUDGET = { perMinute: 10_000_000, perDay: 1_000_000_000 };
 export const SIM_BUDGET = { data: BIG_BUDGET, metrics: BIG_BUDGET };
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** A valid-looking, distinct NodeID for index i ("NodeID-" and 33 base58 characters). */
+/** A distinct NodeID for index i whose CB58 checksum matches (the loader checks it). */
 export function nodeId(i: number): string {
-  let s = '';
-  let n = i;
-  do {
-    s = B58[n % 58] + s;
-    n = Math.floor(n / 58);
-  } while (n > 0);
-  return `NodeID-Bench${s.padStart(28, '1')}`;
+  return testNodeId(`bench-${i}`);
 }
 
 /** A period of node i: started 30 days ago, ends in 200 days (far from any warnBefore). */

@@ -5,6 +5,7 @@ import { DataApi } from './api/data-api.js';
 import { budgetLimits, Limiter } from './api/limiter.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
+import { validatorResults, type ValidatorResult } from './inventory/results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { scrub, Secret } from './config/secret.js';
@@ -515,14 +516,17 @@ export class App {
   }
 
   /** Evaluates the named rules (all when none) once each, in order. */
-  async once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }> }> {
+  async once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }>; results: ValidatorResult[] }> {
     const rules = names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name));
     const alerts: AlertMessage[] = [];
+    const results: ValidatorResult[] = [];
     const failures: Array<{ rule: string; error: unknown }> = [];
     const signal = new AbortController().signal;
     for (const rule of rules) {
       try {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));
+        const view = this.#engine.view(rule.name);
+        if (view) results.push(...validatorResults(rule, view));
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }
@@ -530,7 +534,7 @@ export class App {
       this.#looked.add(rule.name);
       this.#evaluated(rule);
     }
-    return { alerts, failures };
+    return { alerts, failures, results };
   }
 
   /** Tears down in reverse order of construction and start. Safe to call twice. */
@@ -578,5 +582,6 @@ function stableJson(value: unknown): string {
 
 /** The same rule: what it watches and how it alerts (where in its file it sits does not count). */
 function sameRule(a: LoadedRule, b: LoadedRule): boolean {
-  return a.kind === b.kind && stableJson(a.spec) === stableJson(b.spec);
+  // An inventory change (a validator's name or labels) changes what the rule's alerts say.
+  return a.kind === b.kind && stableJson(a.spec) === stableJson(b.spec) && stableJson(a.validators ?? {}) === stableJson(b.validators ?? {});
 }

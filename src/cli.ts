@@ -152,15 +152,17 @@ program
     }
     const app = new App({ loaded, log: sink.log });
     try {
-      const { alerts, failures } = await app.once(opts.rule === undefined ? [] : [opts.rule]);
+      const { alerts, failures, results } = await app.once(opts.rule === undefined ? [] : [opts.rule]);
       for (const a of alerts) {
         if (opts.json) {
           const { alertId: _id, ...rest } = a;
-          console.log(JSON.stringify(rest));
+          console.log(JSON.stringify({ type: 'alert', ...rest }));
         } else {
           console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${a.subject}: ${a.summary}`);
         }
       }
+      // What each rule saw of each inventory validator, ok or not, beside the alerts.
+      if (opts.json) for (const r of results) console.log(JSON.stringify(r));
       const left = opts.send ? await app.delivery.drain(parseSeconds(opts.sendTimeout)) : app.store.pendingCount();
       if (left > 0) {
         const why = opts.send ? 'could not be delivered yet' : 'not sent (use --send)';

@@ -25,6 +25,8 @@ const SECTIONS: Record<string, string> = {
   delivery: 'Retries of notifications that could not be delivered.',
   timeIntervals: 'Named recurring windows in which routes that name them mute notifications.',
   ruleFiles: 'Globs of rule files, relative to this file.',
+  validators: 'The inventory: your validators (NodeID, name, network, labels), declared once; rules select them with `validators: all` or by label.',
+  validatorsFile: 'A YAML file with a top-level `validators:` list (the inventory), relative to this file; instead of `validators`.',
 };
 
 type OverrideContext = Parameters<NonNullable<z.core.ToJSONSchemaParams['override']>>[0];

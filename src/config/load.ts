@@ -9,6 +9,11 @@ import { isLoopback } from './listen.js';
 import { Secret } from './secret.js';
 import { parseDuration } from './duration.js';
 import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from './source.js';
+import { ruleKinds } from '../rules/registry.js';
+import type { AnyRuleKind } from '../rules/registry.js';
+import { readInventory } from '../inventory/load.js';
+import { resolveSelector, type RuleValidators } from '../inventory/select.js';
+import type { InventoryValidator } from '../inventory/schema.js';
 
 export interface LoadedRule extends RuleCommon {
   /** The whole parsed rule: common keys and the kind's own. */
@@ -16,6 +21,8 @@ export interface LoadedRule extends RuleCommon {
   file: string;
   line: number;
   col: number;
+  /** Inventory validators the rule watches, by NodeID: its alerts name them and carry their labels. */
+  validators?: RuleValidators;
   /** A problem at a path inside this rule, e.g. ['receivers', 0]. */
   locate(path: ConfigPath, message: string): ConfigProblem;
 }
@@ -25,6 +32,10 @@ export interface LoadedConfig {
   config: Config;
   rules: LoadedRule[];
   ruleFiles: string[];
+  /** The validators `validators:` (or the file `validatorsFile` names) lists. */
+  inventory: InventoryValidator[];
+  /** The file validatorsFile names (absolute), watched as the rule files are. */
+  inventoryFile?: string;
   warnings: string[];
   secrets: Secret[];
   /** Examples with placeholders a ruleFiles glob found and did not load (see notLoadedExamples). */
@@ -66,6 +77,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const parsed = source.syntaxOk ? configSchema.safeParse(source.data ?? {}) : undefined;
   if (parsed && !parsed.success) problems.push(...issuesToProblems(source, parsed.error.issues));
   const config = parsed?.success ? parsed.data : undefined;
+  const inventory = readInventory(source, config, dirname(resolve(file)), env, display);
+  problems.push(...inventory.problems);
 
   const rules: LoadedRule[] = [];
   const ruleFiles: string[] = [];
@@ -81,7 +94,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
-      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, named ? undefined : skipped);
+      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, named ? undefined : skipped);
       if (loadedRules === 'skipped') continue;
       ruleFiles.push(ruleFile);
       rules.push(...loadedRules);
@@ -101,7 +114,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
       if (value instanceof Secret) secrets.push(value);
     }
   }
-  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, skipped };
+  const inventoryFile = inventory.file === undefined ? {} : { inventoryFile: inventory.file };
+  return { file: resolve(file), config, rules, ruleFiles, inventory: inventory.validators ?? [], ...inventoryFile, warnings, secrets, skipped };
 }
 
 /**
@@ -129,7 +143,14 @@ export function notLoadedExamples(loaded: Pick<LoadedConfig, 'ruleFiles' | 'skip
 }
 
 /** The file's rules; 'skipped' for an example with placeholders that a glob found (recorded in `skipped`). */
-function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], warnings: string[], skipped?: Array<{ file: string; placeholder: string }>): LoadedRule[] | 'skipped' {
+function loadRuleFile(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  problems: ConfigProblem[],
+  warnings: string[],
+  inventory: readonly InventoryValidator[] | undefined,
+  skipped?: Array<{ file: string; placeholder: string }>,
+): LoadedRule[] | 'skipped' {
   const shown = display(file);
   const source = new YamlSource(shown, readText(file, shown), env);
   problems.push(...source.problems);
@@ -156,14 +177,20 @@ function loadRuleFile(file: string, env: NodeJS.ProcessEnv, problems: ConfigProb
   frame.data.rules.forEach((raw, i) => {
     const locate = (path: ConfigPath, message: string) => source.problem(['rules', i, ...path], message);
     problems.push(...scheduleProblems(raw, locate));
-    const parsed = ruleSchema.safeParse(raw);
+    const kind = kindOf(raw);
+    const selection = resolveSelector(raw, kind, inventory, locate);
+    problems.push(...selection.problems);
+    if (selection.raw === undefined) return;
+    const parsed = ruleSchema.safeParse(selection.raw);
     if (!parsed.success) {
-      problems.push(...issuesToProblems(source, parsed.error.issues, ['rules', i]));
+      // A selector that failed already said why the keys it fills are missing.
+      const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
+      problems.push(...issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i]));
       return;
     }
     const [line, col] = source.position(['rules', i]);
     const common = parsed.data as unknown as RuleCommon;
-    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, file: shown, line, col, locate });
+    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, validators: selection.validators, file: shown, line, col, locate });
   });
   return rules;
 }
@@ -300,6 +327,11 @@ function cronError(pattern: string): string | undefined {
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+}
+
+function kindOf(raw: unknown): AnyRuleKind | undefined {
+  const kind = valueAt(raw, ['kind']);
+  return typeof kind === 'string' && Object.hasOwn(ruleKinds, kind) ? (ruleKinds as Record<string, AnyRuleKind>)[kind] : undefined;
 }
 
 function ruleFilesOf(data: unknown): string[] {

@@ -6,6 +6,7 @@ import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
 import { durationMs, httpUrl, labelName, labels, name, secretString } from './fields.js';
+import { inventory } from '../inventory/schema.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 
@@ -198,6 +199,10 @@ export const configSchema = z.strictObject({
   /** Recurring windows (UTC) in which routes that name them mute their notifications. */
   timeIntervals: z.array(timeInterval).default([]),
   ruleFiles: z.array(z.string().min(1)).default([]),
+  /** The validators rules select with `validators: all` or by label (the inventory). */
+  validators: inventory.optional(),
+  /** A YAML file with a top-level `validators:` list, relative to this file; instead of `validators`. */
+  validatorsFile: z.string().min(1).optional(),
 });
 export type Config = z.output<typeof configSchema>;
 export type ReceiverConfig = Config['receivers'][number];
@@ -217,10 +222,17 @@ const commonRule = {
   sendResolved: z.boolean().optional(),
 };
 
+/**
+ * Inventory validators a validator-scoped rule watches besides its own `nodeIds`: `all`, or
+ * labels each must have (`name` picks one). The loader turns it into the kind's keys before
+ * this schema sees the rule.
+ */
+const validatorSelector = z.union([z.literal('all'), z.record(z.string(), z.string())]);
+
 // A kind may define a common key itself (metric-threshold's `for` is its series window): the kind's wins.
 const ruleVariants = Object.values(ruleKinds).map((k) => {
   const common = Object.fromEntries(Object.entries(commonRule).filter(([key]) => !(key in k.spec.shape)));
-  return k.spec.extend({ ...common, kind: z.literal(k.kind) });
+  return k.spec.extend({ ...common, ...(k.selects ? { validators: validatorSelector.optional() } : {}), kind: z.literal(k.kind) });
 });
 export const ruleSchema = z.discriminatedUnion('kind', ruleVariants as unknown as [z.ZodObject, ...z.ZodObject[]]);
 

@@ -18,7 +18,8 @@ const DEBOUNCE_MS = 300;
  */
 export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Logger): ConfigWatcher {
   const base = dirname(loaded.file);
-  const dirs = new Set([base, ...loaded.ruleFiles.map((f) => dirname(f)), ...loaded.config.ruleFiles.map((p) => resolve(base, globBase(p)))]);
+  const inventory = loaded.inventoryFile === undefined ? [] : [dirname(loaded.inventoryFile)];
+  const dirs = new Set([base, ...inventory, ...loaded.ruleFiles.map((f) => dirname(f)), ...loaded.config.ruleFiles.map((p) => resolve(base, globBase(p)))]);
   const configName = basename(loaded.file);
   let timer: NodeJS.Timeout | undefined;
   const watchers: FSWatcher[] = [];

@@ -19,6 +19,7 @@ import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondi
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { record } from '../record.js';
 import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
+import { nameValidator } from '../inventory/name.js';
 
 export interface EngineDeps {
   store: Store;
@@ -91,6 +92,12 @@ export class Engine {
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
+  /** The rule's committed states and its entities that failed, as of its last evaluation. */
+  view(ruleName: string): { states: Readonly<Record<string, unknown>>; failed: Readonly<Record<string, string>> } | undefined {
+    const view = this.#views.get(ruleName);
+    return view && { states: view.states, failed: view.failed ?? {} };
+  }
+
   forget(ruleName: string): void {
     this.#views.delete(ruleName);
     this.#cache.delete(ruleName);
@@ -146,7 +153,8 @@ export class Engine {
     const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
-    const effective = conditions?.map((c) => {
+    const effective = conditions?.map((raw) => {
+      const c = nameValidator(rule.validators, raw);
       const severity = c.severity ?? rule.severity;
       return scrubCondition({ ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } }, this.#deps.redact);
     });
@@ -178,7 +186,7 @@ export class Engine {
     // Another process wrote meanwhile: read the file again next time.
     if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, revision: cached.revision + 1, states, json });
     else this.#cache.delete(rule.name);
-    this.#views.set(rule.name, { rule, states, at: now });
+    this.#views.set(rule.name, { rule, states, at: now, failed });
     metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
     this.#settled(rule, failed, now);
     return messages;
@@ -193,7 +201,7 @@ export class Engine {
     const silences = store.silences(now.getTime());
     // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
-      drafts: events.map((d) => scrubDraft(d, redact)),
+      drafts: events.map((d) => scrubDraft(nameValidator(rule.validators, d), redact)),
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: now.getTime(),
@@ -284,7 +292,7 @@ export class Engine {
   #advanceFailing(rule: LoadedRule, conditions: Condition[], now: Date): void {
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
-    const scrubbed = conditions.map((c) => scrubCondition(c, this.#deps.redact));
+    const scrubbed = conditions.map((c) => scrubCondition(nameValidator(rule.validators, c), this.#deps.redact));
     const lifecycle = advance(this.#loadActive(rule, storeRule), scrubbed, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
@@ -386,6 +394,8 @@ interface RuleView {
   rule: LoadedRule;
   states: Record<string, unknown>;
   at: Date;
+  /** Entities whose lookup failed at the last evaluation, with why. */
+  failed?: Readonly<Record<string, string>>;
   byMetric?: Map<string, GaugeSample[]>;
 }
 

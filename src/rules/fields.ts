@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nodeIdProblem } from '../inventory/cb58.js';
 
 // Keys several rule kinds share.
 
@@ -7,7 +8,14 @@ export const network = z.enum(NETWORKS);
 export type Network = z.output<typeof network>;
 
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,50}$/;
-export const nodeId = z.string().regex(NODE_ID, 'expected a NodeID: "NodeID-" followed by base58 characters');
+export const nodeId = z
+  .string()
+  .regex(NODE_ID, { message: 'expected a NodeID: "NodeID-" followed by base58 characters', abort: true })
+  // A one-character typo still looks like a NodeID: only the checksum tells.
+  .superRefine((id, ctx) => {
+    const problem = nodeIdProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${id}: ${problem}` });
+  });
 
 export const nodeIds = z
   .array(nodeId)

@@ -7,6 +7,9 @@ import type { ExpressionRunner } from './endpoint/runner.js';
 
 export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type Severity } from '../types.js';
 
+/** A rule key an inventory validator can fill (see RuleKind.selects). */
+export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses';
+
 export interface Evaluation<S> {
   /** The complete new state of every entity the rule tracks; entities left out are dropped. */
   states: Record<string, S>;
@@ -56,6 +59,11 @@ export interface RuleKind<Spec, Obs, S> {
    * lifecycle does not wait it out a second time.
    */
   ownsFor?: boolean;
+  /**
+   * The keys `validators:` (all, or a label selector) fills from the inventory: the kind is
+   * validator-scoped. Unset: the kind takes no selector.
+   */
+  selects?: readonly InventoryKey[];
   /** Parses one entity's state as stored in SQLite. */
   state: z.ZodType<S>;
   gauges: readonly GaugeDef[];

@@ -8,9 +8,9 @@ import { spec as validationEndSpec } from './validation-end/schema.js';
 import { validatorStatus } from './validator-status/index.js';
 import { spec as statusSpec } from './validator-status/schema.js';
 import { observeValidators, validatorLookups } from './validators.js';
+import { testNodeId } from '../../test/helpers/node-ids.js';
 
-// Base58 has no 0: digits map to 1-9 and A.
-const nodes = Array.from({ length: 150 }, (_, i) => `NodeID-${String(i).padStart(33, '0').replace(/\d/g, (d) => '123456789A'[Number(d)] as string)}`);
+const nodes = Array.from({ length: 150 }, (_, i) => testNodeId(i));
 const now = new Date(1_750_000_000_000);
 const period = (node: string, status: 'active' | 'completed' | 'pending', tx = `tx-${node}`): Validator =>
   validator.parse(validatorSample[status]({ nodeId: node, txHash: tx, startTimestamp: 1_700_000_000, endTimestamp: 1_800_000_000 }));

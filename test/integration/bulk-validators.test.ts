@@ -6,9 +6,10 @@ import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 import { captureStderr, startApp } from '../helpers/app.js';
+import { testNodeId } from '../helpers/node-ids.js';
 
 // Base58 has no 0: digits map to 1-9 and A.
-const node = (i: number, length = 33) => `NodeID-${String(i).padStart(length, '0').replace(/\d/g, (d) => '123456789A'[Number(d)] as string)}`;
+const node = (i: number) => testNodeId(i);
 const RULE = 'my-validators';
 const nowS = Math.floor(Date.now() / 1000);
 const period = (nodeId: string, tx = `tx-${nodeId.slice(-8)}`, uptimePerformance?: number) => ({
@@ -60,7 +61,7 @@ describe('daemon: validators read in bulk', () => {
   }
 
   it('keeps only exact NodeID matches although the service matches substrings, and asks no node alone in steady state', async () => {
-    const watched = node(7, 30);
+    const watched = node(7);
     // Longer NodeIDs that contain the watched one: the list returns them too.
     const lookalikes = [`${watched}A`, `${watched}Bc`];
     sim.world.setValidators('mainnet', watched, [activeValidator(period(watched))]);

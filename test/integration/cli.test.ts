@@ -11,6 +11,7 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
+import { testNodeId } from '../helpers/node-ids.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
@@ -72,7 +73,7 @@ describe('avawatch check', () => {
   it('estimates compute units against the budget and refuses an over-budget rule set, naming the way out', async () => {
     // Validators are read in bulk (an active and a pending list of 100 nodes a call, 20 CU
     // each): 10,000 nodes every 10 s are 200 calls a poll, 24,000 CU a minute.
-    const many = Array.from({ length: 10_000 }, (_, i) => `NodeID-${'A'.repeat(20)}${String(i).padStart(13, 'z').replace(/0/g, 'x')}`);
+    const many = Array.from({ length: 10_000 }, (_, i) => testNodeId(i));
     const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: many, every: '10s' });
     try {
       const over = await avawatch(['-c', project.configFile, 'check']);

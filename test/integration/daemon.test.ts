@@ -9,6 +9,7 @@ import { postFacts, postText, startSlackReceiver, WEBHOOK_SECRET_PATH, type Slac
 import { firingAlerts } from '../../src/alerts/view.js';
 import { waitUntil } from '../helpers/wait.js';
 import { captureStderr, startApp } from '../helpers/app.js';
+import { testNodeId } from '../helpers/node-ids.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const RULE = 'my-validators';
@@ -254,9 +255,8 @@ describe('daemon: storms are grouped', () => {
     // 200 lookups a poll exceed the keyless budget (6,000 CU a minute): this test is about grouping.
     const sim = await startSim({ budget: { data: { perMinute: 1_000_000, perDay: 10_000_000 } } });
     const slack = await startSlackReceiver();
-    const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-    const nodes = Array.from({ length: 200 }, (_, i) => `NodeID-${'1'.repeat(20)}${B58[Math.floor(i / B58.length)]}${B58[i % B58.length]}`);
-    const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-2)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
+    const nodes = Array.from({ length: 200 }, (_, i) => testNodeId(i));
+    const p = (n: string) => ({ nodeId: n, txHash: `tx-${n.slice(-8)}`, startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 });
     for (const n of nodes) sim.world.setValidators('mainnet', n, [activeValidator(p(n))]);
     const project = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: nodes, every: '2s', api: 'budget: {perMinute: 1000000, perDay: 10000000}' });
     const a = new App({ loaded: loadConfig(project.configFile, {}), log: createLogger('error', false).log });

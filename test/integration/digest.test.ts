@@ -10,11 +10,12 @@ import { createLogger } from '../../src/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { startSlackReceiver } from '../helpers/slack-receiver.js';
+import { testNodeId } from '../helpers/node-ids.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
 const ENDING = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-const nodes = Array.from({ length: 30 }, (_, i) => `NodeID-Digest${'123456789ABCDEFGHJKLMNPQRSTUVWXYZ'[i]}xQ2mN4bV7cX1zL8kJ5hG`);
+const nodes = Array.from({ length: 30 }, (_, i) => testNodeId(`digest-${i}`));
 
 // A day of simulated time through the daemon: 30 info events wait for the 09:00 (Paris)
 // digest and arrive as one message; a critical alert of the same day goes out at once; a

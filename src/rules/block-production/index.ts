@@ -40,6 +40,7 @@ const keyOf = (node: string, chain: Chain) => `${node}:${chain}`;
 export const blockProduction: RuleKind<Spec, Observation, State> = {
   kind: 'block-production',
   spec,
+  selects: ['nodeIds'],
   state,
   gauges: [
     {

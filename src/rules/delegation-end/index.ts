@@ -32,6 +32,7 @@ interface Batch {
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
+  selects: ['nodeIds'],
   state,
   gauges: [
     { name: 'avawatch_delegations_active', help: 'Active delegations to a node that the rule watches.', labelNames: ['rule', 'network', 'node_id'] },

@@ -23,6 +23,7 @@ const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec']
 export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   kind: 'l1-validator-balance',
   spec: specObject,
+  selects: ['validationIds'],
   state,
   gauges: [
     {

@@ -10,6 +10,7 @@ import { record } from '../../record.js';
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',
   spec,
+  selects: ['nodeIds'],
   state,
   gauges: [
     {

@@ -23,6 +23,7 @@ const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node
 export const validatorHealth: RuleKind<Spec, Observation, State> = {
   kind: 'validator-health',
   spec,
+  selects: ['nodeIds'],
   state,
   gauges: [
     { name: 'avawatch_validator_uptime_percent', help: "Uptime of a watched node's active validation, as the service's own node observed it (percent).", labelNames: ['rule', 'network', 'node_id'] },

@@ -10,6 +10,7 @@ import { record } from '../../record.js';
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',
   spec,
+  selects: ['nodeIds'],
   state,
   gauges: [
     {

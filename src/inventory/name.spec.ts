@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveRoutes } from '../alerts/route.js';
+import type { DataApi } from '../api/data-api.js';
+import type { MetricsApi } from '../api/metrics-api.js';
+import type { Validator } from '../api/schemas.js';
+import { loadConfig } from '../config/load.js';
+import { Engine } from '../engine/engine.js';
+import { FailureCounts } from '../engine/failing.js';
+import { createMetrics } from '../metrics/registry.js';
+import { PRIMARY_NETWORK } from '../rules/fields.js';
+import { Store } from '../store/index.js';
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+const tmp = mkdtempSync(join(tmpdir(), 'avawatch-named-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const CONFIG = `receivers:
+  - { name: ops, type: webhook, url: "https://ops.example/hook" }
+  - { name: infra, type: webhook, url: "https://infra.example/hook" }
+route:
+  receivers: [ops]
+  routes:
+    - { match: { team: infra }, receivers: [infra] }
+validators:
+  - { name: alpha, nodeId: ${A}, labels: { team: infra, region: eu } }
+  - { name: beta, nodeId: ${B}, labels: { team: ops } }
+ruleFiles: [rules.yaml]
+`;
+const RULES = `rules:
+  - { name: status, kind: validator-status, every: 1m, severity: warning, network: mainnet, labels: { region: rule-says, team: rule-says }, nodeIds: [${C}], validators: all }
+`;
+
+const period = (nodeId: string, validationStatus: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus, startTimestamp: 1, endTimestamp: 2 });
+
+function setup(world: Record<string, string>) {
+  writeFileSync(join(tmp, 'avawatch.yaml'), CONFIG);
+  writeFileSync(join(tmp, 'rules.yaml'), RULES);
+  const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
+  const store = Store.open(':memory:');
+  const data = {
+    validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => ({
+      periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)),
+      broken: [],
+    }),
+    validatorPeriods: async (_net: string, node: string) => (world[node] === undefined ? 'not-found' : [period(node, world[node])]),
+  } as unknown as DataApi;
+  const quiet = () => undefined;
+  const engine = new Engine({
+    store,
+    data,
+    metricsApi: {} as MetricsApi,
+    metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
+    log: { warn: quiet, info: quiet, error: quiet } as never,
+    targetsFor: (rule, labels) => resolveRoutes(loaded.config.route, labels, rule.receivers),
+    repeatIntervalMs: 0,
+    timeIntervals: [],
+    failures: new FailureCounts(),
+    failingAfter: 2,
+    failingSeverity: 'warning',
+    redact: (t) => t,
+  });
+  const rule = loaded.rules[0]!;
+  return { store, run: () => engine.evaluate(rule, new AbortController().signal) };
+}
+
+describe('alerts about inventory validators', () => {
+  it('carry the validator name and its labels, name it by name and NodeID, and route by team', async () => {
+    const world: Record<string, string> = { [A]: 'active', [B]: 'active', [C]: 'active' };
+    const { store, run } = setup(world);
+    await run();
+    world[A] = world[B] = world[C] = 'completed';
+    const alerts = await run();
+    const alpha = alerts.find((a) => a.subject === A);
+    expect(alpha?.summary).toBe(`alpha (${A}) validation active → completed`);
+    expect(alpha?.details['Validator']).toBe('alpha');
+    // Rule labels < inventory labels < the kind's own.
+    expect(alpha?.labels).toMatchObject({ validator: 'alpha', team: 'infra', region: 'eu', node: A, rule: 'status', status: 'completed' });
+    // A node the inventory does not list keeps its alert as it was, with the rule's labels.
+    const stranger = alerts.find((a) => a.subject === C);
+    expect(stranger?.summary).toBe(`${C} validation active → completed`);
+    expect(stranger?.labels['validator']).toBeUndefined();
+    expect(stranger?.labels['team']).toBe('rule-says');
+    const sent = store.outbox('pending').map((r) => `${r.receiver}: ${r.summary}`).sort();
+    expect(sent).toEqual([
+      `infra: alpha (${A}) validation active → completed`,
+      `ops: ${C} validation active → completed`,
+      `ops: beta (${B}) validation active → completed`,
+    ]);
+  });
+});

@@ -1,0 +1,42 @@
+import type { LoadedRule } from '../config/load.js';
+
+/** One line of `once --json` per (rule, inventory validator it watches). */
+export interface ValidatorResult {
+  type: 'result';
+  rule: string;
+  kind: string;
+  validator: string;
+  nodeId: string;
+  labels: Record<string, string>;
+  ok: boolean;
+  /** The entity's state; for kinds keyed by more than the NodeID (`NodeID…:c-chain`, a delegation's tx), each entity's by key. */
+  state?: unknown;
+  failed?: string;
+}
+
+const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]+/;
+
+/** Whose entity this is: a key that is or starts with a NodeID, else the state's `nodeId` (L1 validations, delegations). */
+function nodeOf(entity: string, state: unknown): string | undefined {
+  const id = NODE_ID.exec(entity)?.[0];
+  if (id !== undefined) return id;
+  const node = typeof state === 'object' && state !== null ? (state as { nodeId?: unknown }).nodeId : undefined;
+  return typeof node === 'string' ? node : undefined;
+}
+
+/** The rule's committed results, by inventory validator. */
+export function validatorResults(rule: LoadedRule, view: { states: Readonly<Record<string, unknown>>; failed: Readonly<Record<string, string>> }): ValidatorResult[] {
+  const out: ValidatorResult[] = [];
+  for (const v of Object.values(rule.validators ?? {})) {
+    const base = { type: 'result' as const, rule: rule.name, kind: rule.kind, validator: v.name, nodeId: v.nodeId, labels: v.labels };
+    const failed = Object.entries(view.failed).find(([entity]) => nodeOf(entity, undefined) === v.nodeId || entity === v.nodeId);
+    if (failed) {
+      out.push({ ...base, ok: false, failed: failed[1] });
+      continue;
+    }
+    const mine = Object.entries(view.states).filter(([entity, state]) => nodeOf(entity, state) === v.nodeId);
+    const state = mine.length === 1 && mine[0]?.[0] === v.nodeId ? mine[0][1] : Object.fromEntries(mine);
+    out.push({ ...base, ok: true, state });
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { formatProblem } from '../config/source.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'avawatch-inventory-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+const INVENTORY = `validators:
+  - { name: alpha, nodeId: ${A}, labels: { team: infra, region: eu }, validationIds: [v-alpha] }
+  - { name: beta, nodeId: ${B}, labels: { team: ops } }
+  - { name: fuji-one, network: fuji, nodeId: ${C}, labels: { team: infra } }
+`;
+
+let n = 0;
+function load(config: string, rules: string) {
+  n += 1;
+  writeFileSync(join(tmp, `${n}.rules.yaml`), `rules:\n${rules}`);
+  const file = join(tmp, `${n}.yaml`);
+  writeFileSync(file, `${config}ruleFiles: [${n}.rules.yaml]\n`);
+  return loadConfig(file, {});
+}
+
+function problems(config: string, rules: string): string[] {
+  try {
+    load(config, rules);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map((p) => formatProblem(p).replace(/^.*\/(?=[^/]+:\d+:\d+: )/, '').replace(/^\d+\./, 'N.'));
+    throw err;
+  }
+  return [];
+}
+
+const rule = (extra: string) => `  - { name: r, kind: validator-status, every: 1m, severity: warning, network: mainnet, ${extra} }\n`;
+
+describe('validators: selectors in rules', () => {
+  it('all: every validator of the rule network, after the explicit nodeIds, once each', () => {
+    const loaded = load(INVENTORY, rule(`nodeIds: [${C}, ${A}], validators: all`));
+    const [r] = loaded.rules;
+    expect(r?.spec['nodeIds']).toEqual([C, A, B]);
+    expect(r?.spec['validators']).toBeUndefined();
+    expect(Object.keys(r?.validators ?? {}).sort()).toEqual([A, B].sort());
+  });
+
+  it('a label selector takes the validators with every label; name picks one; a fuji rule sees fuji validators', () => {
+    expect(load(INVENTORY, rule('validators: { team: infra }')).rules[0]?.spec['nodeIds']).toEqual([A]);
+    expect(load(INVENTORY, rule('validators: { name: beta }')).rules[0]?.spec['nodeIds']).toEqual([B]);
+    const fuji = rule('validators: { team: infra }').replace('network: mainnet', 'network: fuji');
+    expect(load(INVENTORY, fuji).rules[0]?.spec['nodeIds']).toEqual([C]);
+  });
+
+  it('l1-validator-balance takes the validation ids; delegation-end the NodeIDs', () => {
+    const l1 = load(INVENTORY, '  - { name: l1, kind: l1-validator-balance, every: 1h, severity: warning, network: mainnet, minBalance: 1, validators: { team: infra } }\n');
+    expect(l1.rules[0]?.spec['validationIds']).toEqual(['v-alpha']);
+    expect(l1.rules[0]?.spec['nodeIds']).toBeUndefined();
+    const de = load(INVENTORY, '  - { name: d, kind: delegation-end, every: 1h, severity: warning, network: mainnet, validators: all }\n');
+    expect(de.rules[0]?.spec['nodeIds']).toEqual([A, B]);
+  });
+
+  it('a selector that selects nothing is an error at the key naming the labels that exist', () => {
+    expect(problems(INVENTORY, rule('validators: { team: nobody }'))).toEqual([
+      'N.rules.yaml:2:100: rules[0].validators: {"team":"nobody"} selects no validator on mainnet; labels in the inventory: region=eu, team=infra, team=ops; names: alpha, beta',
+    ]);
+    expect(problems('', rule('validators: all'))).toEqual(['N.rules.yaml:2:100: rules[0].validators: the inventory lists no validator on mainnet']);
+    expect(problems(INVENTORY, rule('validators: [alpha]'))).toEqual([
+      'N.rules.yaml:2:100: rules[0].validators: expected "all" or labels every selected validator has, e.g. {team: infra} (or {name: alpha})',
+    ]);
+    const l1 = '  - { name: l1, kind: l1-validator-balance, every: 1h, severity: warning, network: mainnet, minBalance: 1, validators: { name: beta } }\n';
+    expect(problems(INVENTORY, l1)).toEqual(['N.rules.yaml:2:120: rules[0].validators: the selected validators (beta) list no validationIds in the inventory']);
+  });
+
+  it('validatorsFile: the inventory from its own file, its problems at their line there', () => {
+    writeFileSync(join(tmp, 'fleet.yaml'), `validators:\n  - name: alpha\n    nodeId: ${A}\n  - name: beta\n    nodeId: ${B.slice(0, -1)}z\n`);
+    expect(problems('validatorsFile: fleet.yaml\n', rule('validators: all'))).toEqual([
+      `fleet.yaml:5:13: validators[1].nodeId: ${B.slice(0, -1)}z: checksum does not match (a typo?)`,
+    ]);
+    writeFileSync(join(tmp, 'fleet.yaml'), `validators:\n  - name: alpha\n    nodeId: ${A}\n`);
+    const loaded = load('validatorsFile: fleet.yaml\n', rule('validators: all'));
+    expect(loaded.rules[0]?.spec['nodeIds']).toEqual([A]);
+    expect(loaded.inventoryFile).toBe(join(tmp, 'fleet.yaml'));
+    expect(problems(`validatorsFile: fleet.yaml\n${INVENTORY}`, rule('validators: all'))).toEqual(['N.yaml:1:17: validatorsFile: set validators or validatorsFile, not both']);
+  });
+});

@@ -1,0 +1,88 @@
+import { NETWORKS, type Network } from '../rules/fields.js';
+import type { AnyRuleKind } from '../rules/registry.js';
+import type { InventoryKey } from '../rules/types.js';
+import type { ConfigPath, ConfigProblem } from '../config/source.js';
+import { sameNetwork, type InventoryValidator } from './schema.js';
+
+/** The inventory validators a rule is about, by NodeID: the ones its alerts are named after. */
+export type RuleValidators = Readonly<Record<string, InventoryValidator>>;
+
+export interface Resolved {
+  /** The rule with `validators:` turned into the keys its kind fills; undefined: do not parse it. */
+  raw: unknown;
+  validators: RuleValidators;
+  problems: ConfigProblem[];
+}
+
+const VALUES: Record<InventoryKey, (v: InventoryValidator) => readonly string[]> = {
+  nodeIds: (v) => [v.nodeId],
+  validationIds: (v) => v.validationIds ?? [],
+  rewardAddresses: (v) => v.rewardAddresses ?? [],
+};
+
+/**
+ * Resolves a rule's `validators:` (all, or labels every selected validator has) before the
+ * kind's own parse, so a kind whose `nodeIds` is required still parses. `inventory` is
+ * undefined when the config itself did not parse: a rule that selects is then left out
+ * (its problems would only echo the config's).
+ */
+export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inventory: readonly InventoryValidator[] | undefined, locate: (path: ConfigPath, message: string) => ConfigProblem): Resolved {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { raw, validators: {}, problems: [] };
+  const rule = { ...(raw as Record<string, unknown>) };
+  const network = networkOf(rule['network']);
+  const selector = rule['validators'];
+  delete rule['validators'];
+  const named = (ids: readonly string[]) => byNode((inventory ?? []).filter((v) => sameNetwork(v.network, network) && ids.includes(v.nodeId)));
+  if (selector === undefined) return { raw, validators: named(strings(rule['nodeIds'])), problems: [] };
+  if (!kind) return { raw: rule, validators: {}, problems: [] };
+  if (!kind.selects) {
+    return { raw: rule, validators: {}, problems: [locate(['validators'], `kind ${kind.kind} is not about validators: it takes no "validators" selector`)] };
+  }
+  if (!inventory) return { raw: undefined, validators: {}, problems: [] };
+  const match = matcher(selector);
+  if (typeof match === 'string') return { raw: rule, validators: {}, problems: [locate(['validators'], match)] };
+  const onNetwork = inventory.filter((v) => sameNetwork(v.network, network));
+  const selected = onNetwork.filter(match);
+  if (selected.length === 0) return { raw: rule, validators: {}, problems: [locate(['validators'], nothingSelected(selector, network, onNetwork))] };
+  const problems: ConfigProblem[] = [];
+  for (const key of kind.selects) {
+    const explicit = rule[key];
+    if (explicit !== undefined && !Array.isArray(explicit)) continue; // the kind's parse says what is wrong
+    const values = [...new Set([...strings(explicit), ...selected.flatMap(VALUES[key])])];
+    if (values.length === 0) {
+      problems.push(locate(['validators'], `the selected validators (${selected.map((v) => v.name).join(', ')}) list no ${key} in the inventory`));
+      continue;
+    }
+    rule[key] = values;
+  }
+  return { raw: rule, validators: { ...named(strings(rule['nodeIds'])), ...byNode(selected) }, problems };
+}
+
+/** A predicate for `all` or `{label: value, …}` (`name` picks one validator), or why the selector is wrong. */
+function matcher(selector: unknown): ((v: InventoryValidator) => boolean) | string {
+  if (selector === 'all') return () => true;
+  const wrong = 'expected "all" or labels every selected validator has, e.g. {team: infra} (or {name: alpha})';
+  if (selector === null || typeof selector !== 'object' || Array.isArray(selector)) return wrong;
+  const wanted = Object.entries(selector as Record<string, unknown>);
+  if (wanted.length === 0 || wanted.some(([, value]) => typeof value !== 'string')) return wrong;
+  return (v) => wanted.every(([label, value]) => (label === 'name' ? v.name : v.labels[label]) === value);
+}
+
+function nothingSelected(selector: unknown, network: Network, onNetwork: readonly InventoryValidator[]): string {
+  if (onNetwork.length === 0) return `the inventory lists no validator on ${network}`;
+  const labels = [...new Set(onNetwork.flatMap((v) => Object.entries(v.labels).map(([k, value]) => `${k}=${value}`)))].sort();
+  const shown = labels.length > 20 ? [...labels.slice(0, 20), '…'] : labels;
+  return `${JSON.stringify(selector)} selects no validator on ${network}; labels in the inventory: ${shown.join(', ') || '(none)'}; names: ${onNetwork.map((v) => v.name).slice(0, 20).join(', ')}`;
+}
+
+function networkOf(value: unknown): Network {
+  return (NETWORKS as readonly unknown[]).includes(value) ? (value as Network) : 'mainnet';
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function byNode(list: readonly InventoryValidator[]): Record<string, InventoryValidator> {
+  return Object.fromEntries(list.map((v) => [v.nodeId, v]));
+}
