@@ -84,6 +84,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const ruleFiles: string[] = [];
   const patterns = config?.ruleFiles ?? ruleFilesOf(source.data);
   const skipped: Array<{ file: string; placeholder: string }> = [];
+  const idle: string[] = [];
   patterns.forEach((pattern, i) => {
     const files = globSync(pattern, { cwd: dirname(resolve(file)), absolute: true }).sort();
     // An example with placeholders is loaded only when named on its own, never swept up by a glob.
@@ -94,7 +95,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
-      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, named ? undefined : skipped);
+      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, idle, named ? undefined : skipped);
       if (loadedRules === 'skipped') continue;
       ruleFiles.push(ruleFile);
       rules.push(...loadedRules);
@@ -104,6 +105,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   if (config) problems.push(...readSecretFiles(source, config, dirname(resolve(file))));
   if (config) problems.push(...crossCheck(source, config, rules, warnings, options));
   if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
+  if (idle.length > 0) {
+    warnings.push(`${shown}: the inventory lists no validator, so ${idle.length} rule(s) with "validators: all" watch nothing and are not loaded (${idle.join(', ')}): add yours under validators: (or run avawatch init --node NodeID-…)`);
+  }
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
@@ -149,6 +153,7 @@ function loadRuleFile(
   problems: ConfigProblem[],
   warnings: string[],
   inventory: readonly InventoryValidator[] | undefined,
+  idle: string[],
   skipped?: Array<{ file: string; placeholder: string }>,
 ): LoadedRule[] | 'skipped' {
   const shown = display(file);
@@ -180,6 +185,7 @@ function loadRuleFile(
     const kind = kindOf(raw);
     const selection = resolveSelector(raw, kind, inventory, locate);
     problems.push(...selection.problems);
+    if (selection.idle) idle.push(String((raw as { name?: unknown }).name));
     if (selection.raw === undefined) return;
     const parsed = ruleSchema.safeParse(selection.raw);
     if (!parsed.success) {

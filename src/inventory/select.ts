@@ -12,6 +12,8 @@ export interface Resolved {
   raw: unknown;
   validators: RuleValidators;
   problems: ConfigProblem[];
+  /** `validators: all` over an inventory with none on the rule's network: the rule watches nothing and is left out. */
+  idle?: boolean;
 }
 
 const VALUES: Record<InventoryKey, (v: InventoryValidator) => readonly string[]> = {
@@ -29,7 +31,7 @@ const VALUES: Record<InventoryKey, (v: InventoryValidator) => readonly string[]>
 export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inventory: readonly InventoryValidator[] | undefined, locate: (path: ConfigPath, message: string) => ConfigProblem): Resolved {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { raw, validators: {}, problems: [] };
   const rule = { ...(raw as Record<string, unknown>) };
-  const network = networkOf(rule['network']);
+  let network = networkOf(rule['network']);
   const selector = rule['validators'];
   delete rule['validators'];
   const named = (ids: readonly string[]) => byNode((inventory ?? []).filter((v) => sameNetwork(v.network, network) && ids.includes(v.nodeId)));
@@ -41,7 +43,18 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   if (!inventory) return { raw: undefined, validators: {}, problems: [] };
   const match = matcher(selector);
   if (typeof match === 'string') return { raw: rule, validators: {}, problems: [locate(['validators'], match)] };
+  // No network on the rule: the selected validators' own (the shipped profile serves mainnet and fuji alike).
+  if (rule['network'] === undefined) {
+    const networks = [...new Set(inventory.filter(match).map((v) => (v.network === 'testnet' ? 'fuji' : v.network)))];
+    if (networks.length > 1) {
+      return { raw: rule, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}: a rule watches one network, so set network: on this rule and copy it for the other`)] };
+    }
+    rule['network'] = networks[0] ?? 'mainnet';
+    network = rule['network'] as Network;
+  }
   const onNetwork = inventory.filter((v) => sameNetwork(v.network, network));
+  // The shipped profile before the operator lists a validator: nothing to watch, not a mistake.
+  if (selector === 'all' && onNetwork.length === 0 && kind.selects.every((k) => rule[k] === undefined)) return { raw: undefined, validators: {}, problems: [], idle: true };
   const selected = onNetwork.filter(match);
   if (selected.length === 0) return { raw: rule, validators: {}, problems: [locate(['validators'], nothingSelected(selector, network, onNetwork))] };
   const problems: ConfigProblem[] = [];
