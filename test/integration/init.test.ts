@@ -1,0 +1,43 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { avawatch } from '../helpers/cli.js';
+
+// `avawatch init` as a new operator runs it: the built CLI in an empty directory.
+
+const dir = mkdtempSync(join(tmpdir(), 'avawatch-init-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const HOOK = 'https://hooks.slack.com/services/T0/B0/initsecretpart';
+
+describe('avawatch init', () => {
+  it('writes a config that watches the given validators with the shipped profile, and never overwrites it', async () => {
+    writeFileSync(join(dir, 'slack.url'), `${HOOK}\n`);
+    const made = await avawatch(['-c', 'conf/avawatch.yaml', 'init', '--node', A, '--name', 'alpha', '--node', B, '--slack-webhook-url-file', 'slack.url'], { cwd: dir });
+    expect(made.stderr).toBe('');
+    expect(made.stdout).toContain('wrote conf/avawatch.yaml: 2 validator(s), 5 rules');
+    const text = readFileSync(join(dir, 'conf/avawatch.yaml'), 'utf8');
+    expect(text).not.toContain(HOOK);
+
+    const check = await avawatch(['-c', 'conf/avawatch.yaml', 'check'], { cwd: dir });
+    expect(check.code).toBe(0);
+    for (const rule of ['my-validators', 'validation-ending', 'validator-health', 'delegations', 'block-production']) expect(check.stdout).toContain(`  ${rule}  `);
+    expect(check.stdout).toContain('slack  slack  enabled');
+
+    const again = await avawatch(['-c', 'conf/avawatch.yaml', 'init', '--node', A], { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('conf/avawatch.yaml exists: init never overwrites a config');
+    expect(readFileSync(join(dir, 'conf/avawatch.yaml'), 'utf8')).toBe(text);
+  });
+
+  it('refuses a NodeID with a typo, naming the argument, and leaves no file behind', async () => {
+    const typo = `${A.slice(0, -1)}h`;
+    const r = await avawatch(['-c', 'typo.yaml', 'init', '--node', typo, '--network', 'fuji'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`--node ${typo}: ${typo}: checksum does not match (a typo?)`);
+    expect(existsSync(join(dir, 'typo.yaml'))).toBe(false);
+  });
+});
