@@ -3,7 +3,7 @@ import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
-import type { AlertDraft, Condition, GaugeSample, ObserveContext, RuleKind } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
 
@@ -96,7 +96,11 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       });
     }
     // A validator still inactive keeps its (resolved) state; conditions only come from active ones.
-    return { states, alerts, conditions, failed: observation.failed };
+    const resolvedAs = (key: string): Resolution | undefined => {
+      const id = key.slice(0, key.lastIndexOf('/'));
+      return Object.hasOwn(states, id) ? balanceNow(id, states[id] as State, s) : undefined;
+    };
+    return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
 
   samples(s, states) {
@@ -172,6 +176,18 @@ function runwaySeconds(st: State): number | undefined {
 
 function labelsOf(id: string, st: Pick<State, 'nodeId' | 'subnetId'>, s: Spec): Record<string, string> {
   return { validation_id: id, node: st.nodeId, subnet: st.subnetId, network: s.network };
+}
+
+/** What a balance or runway alert says when it stops holding: the balance and runway read now. */
+function balanceNow(id: string, st: State, s: Spec): Resolution {
+  const avax = `${formatAvax(BigInt(st.balance))} AVAX`;
+  const details: Record<string, string> = { 'Validation ID': id, Node: st.nodeId, Subnet: st.subnetId, 'Remaining balance': avax };
+  if (st.inactive) return { summary: `L1 validator ${id} (${st.nodeId}) is no longer active: it left the active set with ${avax}`, details };
+  const runway = runwaySeconds(st);
+  if (st.burnPerSecond) details['Burn'] = `${formatAvax(BigInt(Math.round(st.burnPerSecond * 86_400)))} AVAX/day`;
+  if (runway !== undefined) details['Runway'] = formatDuration(runway * 1000);
+  const minimum = s.minBalance === undefined ? '' : ` (minimum ${formatAvax(s.minBalance)} AVAX)`;
+  return { summary: `L1 validator ${id} (${st.nodeId}) has ${avax} now${minimum}${runway === undefined ? '' : `, enough for ${formatDuration(runway * 1000)}`}`, details };
 }
 
 function checks(id: string, st: State, s: Spec): Condition[] {
