@@ -60,7 +60,7 @@ describe('l1-validator-balance', () => {
     const fired = advance([], a.conditions ?? [], T0 * 1000);
     const b = run(a.states, 5_000_000_000, T0 + 60);
     const [resolved] = advance(fired.active, b.conditions ?? [], (T0 + 60) * 1000, undefined, b.resolvedAs).notifications;
-    expect(resolved?.summary).toBe('L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) has 5 AVAX now (minimum 1 AVAX)');
+    expect(resolved?.summary).toBe('L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) is no longer below 1 AVAX: 5 AVAX now');
     expect(resolved?.details).toMatchObject({ 'Remaining balance': '5 AVAX', 'When it fired: Remaining balance': '0.1 AVAX' });
   });
 });

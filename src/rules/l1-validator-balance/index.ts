@@ -97,8 +97,9 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     }
     // A validator still inactive keeps its (resolved) state; conditions only come from active ones.
     const resolvedAs = (key: string): Resolution | undefined => {
-      const id = key.slice(0, key.lastIndexOf('/'));
-      return Object.hasOwn(states, id) ? balanceNow(id, states[id] as State, s) : undefined;
+      const at = key.lastIndexOf('/');
+      const id = key.slice(0, at);
+      return Object.hasOwn(states, id) ? balanceNow(id, key.slice(at + 1), states[id] as State, s) : undefined;
     };
     return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
@@ -179,15 +180,18 @@ function labelsOf(id: string, st: Pick<State, 'nodeId' | 'subnetId'>, s: Spec): 
 }
 
 /** What a balance or runway alert says when it stops holding: the balance and runway read now. */
-function balanceNow(id: string, st: State, s: Spec): Resolution {
+function balanceNow(id: string, check: string, st: State, s: Spec): Resolution {
   const avax = `${formatAvax(BigInt(st.balance))} AVAX`;
   const details: Record<string, string> = { 'Validation ID': id, Node: st.nodeId, Subnet: st.subnetId, 'Remaining balance': avax };
-  if (st.inactive) return { summary: `L1 validator ${id} (${st.nodeId}) is no longer active: it left the active set with ${avax}`, details };
+  const who = `L1 validator ${id} (${st.nodeId})`;
+  if (st.inactive) return { summary: `${who} is no longer active: it left the active set with ${avax}`, details };
   const runway = runwaySeconds(st);
   if (st.burnPerSecond) details['Burn'] = `${formatAvax(BigInt(Math.round(st.burnPerSecond * 86_400)))} AVAX/day`;
   if (runway !== undefined) details['Runway'] = formatDuration(runway * 1000);
-  const minimum = s.minBalance === undefined ? '' : ` (minimum ${formatAvax(s.minBalance)} AVAX)`;
-  return { summary: `L1 validator ${id} (${st.nodeId}) has ${avax} now${minimum}${runway === undefined ? '' : `, enough for ${formatDuration(runway * 1000)}`}`, details };
+  const enough = runway === undefined ? '' : `, enough for ${formatDuration(runway * 1000)}`;
+  if (check === 'runway' && s.minRunway !== undefined) return { summary: `${who} no longer runs out within ${formatDuration(s.minRunway)}: ${avax} now${enough}`, details };
+  if (check === 'balance' && s.minBalance !== undefined) return { summary: `${who} is no longer below ${formatAvax(s.minBalance)} AVAX: ${avax} now${enough}`, details };
+  return { summary: `${who} has ${avax} now${enough}`, details };
 }
 
 function checks(id: string, st: State, s: Spec): Condition[] {

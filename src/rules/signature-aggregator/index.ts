@@ -125,7 +125,7 @@ async function probe(data: DataApi, network: Network, tx: string, signal: AbortS
 function answering(tx: string, st: State, s: Spec): Resolution | undefined {
   if (!st.ok) return undefined;
   return {
-    summary: `The signature aggregator on ${s.network} answers for ${tx} again (in ${st.latency}s)`,
+    summary: `The signature aggregator on ${s.network} answers for ${tx} again`,
     details: { Transaction: tx, Network: s.network, 'Last probe': `${isoSeconds(st.at)}, ${st.latency}s, answered` },
   };
 }
