@@ -156,7 +156,7 @@ describe('avawatch once', () => {
       rule: 'my-validators',
       kind: 'validator-status',
       status: 'event',
-      severity: 'critical',
+      severity: 'info',
       subject: NODE,
       summary: `${NODE} validation active → completed`,
       labels: { node: NODE, network: 'mainnet', status: 'completed', previous_status: 'active', rule: 'my-validators' },
@@ -173,8 +173,8 @@ describe('avawatch once', () => {
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     const r = await avawatch(['-c', project.configFile, 'once', '--send'], project.dir);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/CRITICAL event my-validators NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ: .* active → completed\n$/);
-    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] my-validators: ${NODE} validation active → completed`]);
+    expect(r.stdout).toMatch(/INFO event my-validators NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ: .* active → completed\n$/);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] my-validators: ${NODE} validation active → completed`]);
   });
 
   it('without --send queues the alert for the daemon instead of dropping it', async () => {
