@@ -212,6 +212,8 @@ const commonRule = {
   every: durationMs.optional(),
   schedule: z.string().optional(),
   severity: z.enum(SEVERITIES),
+  /** What good and neutral news go at (default info); bad news goes at `severity`. */
+  severities: z.strictObject({ good: z.enum(SEVERITIES).optional(), neutral: z.enum(SEVERITIES).optional() }).optional(),
   labels: labels.optional(),
   receivers: z.array(name).optional(),
   /** State alerts: hold this long before firing. */
@@ -249,6 +251,7 @@ export interface RuleCommon {
   every?: number | undefined;
   schedule?: string | undefined;
   severity: (typeof SEVERITIES)[number];
+  severities?: { good?: (typeof SEVERITIES)[number] | undefined; neutral?: (typeof SEVERITIES)[number] | undefined } | undefined;
   labels?: Record<string, string> | undefined;
   receivers?: string[] | undefined;
   for?: number | undefined;
