@@ -127,8 +127,8 @@ describe('the status page', () => {
     expect(page).toContain('avalanche/1.14.1');
     const svg = /<svg [^>]*aria-label="([^"]*)"[^>]*>([\s\S]*?)<\/svg>/.exec(page);
     expect(svg?.[1]).toBe('Uptime from 2026-03-02 10:00 UTC to 2026-03-02 12:00 UTC: latest 98.46%, lowest 96.5%; lines: reward 80%, warning 85%');
-    expect(svg?.[2].match(/<path class="line" d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L[\d.]+,[\d.]+"/)).not.toBeNull();
-    expect(svg?.[2].match(/<line class="thr"/g)).toHaveLength(2);
+    expect((svg?.[2] ?? '').match(/<path class="line" d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L[\d.]+,[\d.]+"/)).not.toBeNull();
+    expect((svg?.[2] ?? '').match(/<line class="thr"/g)).toHaveLength(2);
     expect(svg?.[2]).toContain('<text class="thr-label" x="4"');
     expect(svg?.[2]).toContain('>reward 80%</text>');
     expect(page).toContain('Uptime since 2026-03-02 10:00 UTC: latest <strong>98.46%</strong>, lowest 96.5%');
