@@ -27,10 +27,10 @@ code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em
 details{margin-top:.25rem}summary{cursor:pointer;color:var(--muted);font-size:.85rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 .75rem;margin:.25rem 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 footer{margin-top:2rem;font-size:.85rem}a{color:var(--info)}h3{font-size:1rem;margin:1rem 0 .25rem}
 .tiles{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:.6rem}
-.tile{border:1px solid var(--line);border-radius:.4rem;padding:.4rem .6rem}.tile p{margin:.1rem 0}.tile-head{font-size:1rem}
+.tile{min-width:0;overflow-wrap:anywhere;border:1px solid var(--line);border-radius:.4rem;padding:.4rem .6rem}.tile p{margin:.1rem 0}.tile-head{font-size:1rem}
 .verdict{display:inline-block;padding:0 .4rem;border-radius:.25rem;border:1px solid currentColor;font-size:.8rem;font-weight:700}
 .facts{font-size:.85rem}.labels{font-size:.8rem}.label{display:inline-block;border:1px solid var(--line);border-radius:.25rem;padding:0 .3rem;margin-right:.25rem}
-.chart{margin:.2rem 0}.chart svg{display:block;width:100%;max-width:24rem;height:auto;color:var(--fg)}.chart figcaption{font-size:.8rem}
+.chart{margin:.2rem 0}.chart svg{display:block;width:100%;max-width:24rem;height:auto;color:var(--fg)}.chart figcaption,.chart-empty{font-size:.8rem}
 .chart .line{fill:none;stroke:currentColor;stroke-width:1.5}.chart .last{fill:currentColor}
 .chart .thr{stroke:var(--crit);stroke-width:1;stroke-dasharray:5 3}.chart .thr-label{fill:var(--muted);font:9px var(--sans)}
 @media (max-width:40rem){body{padding:.5rem}h1{font-size:1.2rem}h2{margin-top:1rem}.tiles{grid-template-columns:1fr}thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td{overflow-wrap:anywhere}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font:15px/1.45 var(--sans)}caption{display:block}}

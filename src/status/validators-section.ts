@@ -38,10 +38,10 @@ export function validatorsSection(rows: readonly ValidatorRow[], explorers: Expl
   const { shown, more } = capped(rows, '/metrics has every one');
   const tiles = shown.map(
     (v) => html`<li class="tile">
-<p class="tile-head">${verdict(v.verdict)} <strong class="name">${v.name ?? v.nodeId}</strong></p>
-<p class="facts">${v.name === undefined ? undefined : html`${nodeLink(explorers, v.network, v.nodeId)} · `}${v.network}</p>
-<p class="facts">${status(v.status)} · uptime <strong>${v.uptimePercent === undefined ? '—' : `${round(v.uptimePercent, 2)}%`}</strong> · ends ${v.end === undefined ? '—' : since(v.end, nowS)} · ${v.version ?? 'version not known'}</p>
-${v.name === undefined ? html`<p class="facts">${nodeLink(explorers, v.network, v.nodeId)}</p>` : undefined}${labels(v.labels)}${blind(v.verdict)}
+<p class="tile-head">${verdict(v.verdict)} ${v.name === undefined ? nodeLink(explorers, v.network, v.nodeId) : html`<strong class="name">${v.name}</strong>`}</p>
+${v.name === undefined ? undefined : html`<p class="facts">${nodeLink(explorers, v.network, v.nodeId)}</p>`}
+<p class="facts">${status(v.status)} · uptime <strong>${v.uptimePercent === undefined ? '—' : `${round(v.uptimePercent, 2)}%`}</strong> · ends ${v.end === undefined ? '—' : since(v.end, nowS)} · ${v.version ?? 'version not known'} · ${v.network}</p>
+${labels(v.labels)}${blind(v.verdict)}
 ${renderChart(v.chart, 'Uptime', '%', 100)}
 <p class="muted note">Rules: ${v.rules.length === 0 ? 'none yet' : v.rules.join(', ')}</p>
 </li>`,
