@@ -7,6 +7,7 @@ import type { Spec as HealthSpec } from '../rules/validator-health/schema.js';
 import type { Spec as L1Spec } from '../rules/l1-validator-balance/schema.js';
 import type { Sample } from '../store/history.js';
 import type { GaugeSample } from '../types.js';
+import { MAX_ROWS } from './format.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the
 // inventory when there is one, each with a verdict and the figures its chart draws.
@@ -75,24 +76,42 @@ export interface ValidatorInputs {
   historySince: number;
 }
 
-/** The rules that name the node (a `nodeIds` list), whether or not they have state for it yet. */
-function watching(rules: readonly LoadedRule[], nodeId: string): string[] {
-  return rules.filter((r) => {
+/** Per NodeID, the rules that name it (a `nodeIds` list), whether or not they have state for it yet. */
+function watchers(rules: readonly LoadedRule[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rules) {
     const ids = (r.spec as { nodeIds?: unknown }).nodeIds;
-    return Array.isArray(ids) && ids.includes(nodeId);
-  }).map((r) => r.name);
+    if (!Array.isArray(ids)) continue;
+    for (const id of ids) if (typeof id === 'string') out.set(id, [...(out.get(id) ?? []), r.name]);
+  }
+  return out;
 }
 
 /** Blind when a rule that watches it fails as a whole, or fails to look this entity up. */
-function blindness(rules: readonly string[], entity: string, failures: FailureCounts): string | undefined {
+function blindness(failures: FailureCounts): (rules: readonly string[], entity: string) => string | undefined {
   const failing = new Map(failures.failing(1).map((f) => [f.rule, f]));
-  for (const rule of rules) {
-    const run = failing.get(rule);
-    if (run) return `rule ${rule} fails: ${run.error}`;
-    const lookup = failures.entities(rule).find((e) => e.entity === entity);
-    if (lookup) return `rule ${rule} cannot look it up: ${lookup.error}`;
-  }
-  return undefined;
+  const lookups = new Map<string, Map<string, string>>();
+  const lookupsOf = (rule: string) => {
+    let m = lookups.get(rule);
+    if (!m) lookups.set(rule, (m = new Map(failures.entities(rule).map((e) => [e.entity, e.error]))));
+    return m;
+  };
+  return (rules, entity) => {
+    for (const rule of rules) {
+      const run = failing.get(rule);
+      if (run) return `rule ${rule} fails: ${run.error}`;
+      const lookup = lookupsOf(rule).get(entity);
+      if (lookup !== undefined) return `rule ${rule} cannot look it up: ${lookup}`;
+    }
+    return undefined;
+  };
+}
+
+/** Firing alerts per key they name (`keyOf` gives an alert's keys). */
+function countBy(alerts: readonly FiringAlert[], keysOf: (a: FiringAlert) => Array<string | undefined>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const a of alerts) for (const k of new Set(keysOf(a))) if (k !== undefined) out.set(k, (out.get(k) ?? 0) + 1);
+  return out;
 }
 
 export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
@@ -130,22 +149,26 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
     const v = s.labels['version'];
     if (s.value === 1 && v !== undefined && v !== 'unknown') row(s).version ??= v;
   }
+  const watching = watchers(i.rules);
+  const blind = blindness(i.failures);
+  // An L1 validation's alerts count on its own tile; an alert of another network on none of this one.
+  const firing = countBy(
+    i.alerts.filter((a) => a.labels['validation_id'] === undefined),
+    (a) => [a.labels['node'], a.labels['node_id'], a.labels['entity'], a.subject].map((n) => (n === undefined ? undefined : `${a.labels['network'] ?? '*'}\u0000${n}`)),
+  );
   for (const r of rows.values()) {
-    r.rules = [...new Set([...r.rules, ...watching(i.rules, r.nodeId)])].sort();
-    const firing = i.alerts.filter((a) => a.labels['validation_id'] === undefined && aboutNode(a, r.nodeId, r.network));
-    r.verdict = { firing: firing.length, blind: blindness(r.rules, r.nodeId, i.failures), watched: r.rules.length > 0 };
-    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: uptimeThresholds(i.rules, r.rules, starts.get(r.nodeId)) };
+    r.rules = [...new Set([...r.rules, ...(watching.get(r.nodeId) ?? [])])].sort();
+    const count = (firing.get(`${r.network}\u0000${r.nodeId}`) ?? 0) + (firing.get(`*\u0000${r.nodeId}`) ?? 0);
+    r.verdict = { firing: count, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0 };
   }
   const listed = [...rows.values()];
-  if (i.inventory) return listed;
-  // The validation that ends first on top.
-  return listed.sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
-}
-
-function aboutNode(a: FiringAlert, nodeId: string, network: string): boolean {
-  const l = a.labels;
-  if (l['network'] !== undefined && network !== '' && l['network'] !== network) return false;
-  return l['node'] === nodeId || l['node_id'] === nodeId || l['entity'] === nodeId || a.subject === nodeId;
+  // The validation that ends first on top, unless the inventory gives the order.
+  if (!i.inventory) listed.sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
+  // Charts only for the rows the page shows: one history read each.
+  for (const r of listed.slice(0, MAX_ROWS)) {
+    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: uptimeThresholds(i.rules, r.rules, starts.get(r.nodeId)) };
+  }
+  return listed;
 }
 
 function points(i: ValidatorInputs, series: string, entity: string): Chart['points'] {
@@ -187,13 +210,15 @@ export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
     const found = rows.get(key(s));
     if (found) found.runwaySeconds ??= s.value;
   }
+  const blind = blindness(i.failures);
+  const firing = countBy(i.alerts, (a) => [a.labels['validation_id']]);
   for (const r of rows.values()) {
     r.rules.sort();
-    const firing = i.alerts.filter((a) => a.labels['validation_id'] === r.validationId);
-    r.verdict = { firing: firing.length, blind: blindness(r.rules, r.validationId, i.failures), watched: true };
-    r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: balanceThresholds(i.rules, r.rules) };
+    r.verdict = { firing: firing.get(r.validationId) ?? 0, blind: blind(r.rules, r.validationId), watched: true };
   }
-  return [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
+  const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
+  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: balanceThresholds(i.rules, r.rules) };
+  return listed;
 }
 
 function balanceThresholds(rules: readonly LoadedRule[], names: readonly string[]): Chart['thresholds'] {
