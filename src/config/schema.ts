@@ -170,6 +170,15 @@ export const configSchema = z.strictObject({
       auth: serverAuth.optional(),
     })
     .prefault({}),
+  status: z
+    .strictObject({
+      /**
+       * The explorer the status page links NodeIDs (`/validators/<NodeID>`) and P-chain
+       * transactions (`/p-chain/tx/<hash>`) to: one base URL for every network, or one per network.
+       */
+      explorerUrl: z.union([httpUrl, z.record(z.string().min(1), httpUrl)]).optional(),
+    })
+    .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
   health: z
     .strictObject({
