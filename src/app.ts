@@ -199,6 +199,7 @@ export class App {
       receiverStats: () => this.store.receiverStats(),
       redact: (text) => scrub(text, this.#loaded.secrets),
       explorers: explorersOf(this.#loaded.config.status.explorerUrl),
+      inventory: this.#loaded.inventory,
     });
   }
 
