@@ -25,6 +25,7 @@ import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
 import { ExpressionRunner } from './rules/endpoint/runner.js';
+import { explorersOf } from './status/links.js';
 import { renderStatusPage } from './status/page.js';
 import { statusSnapshot, type StatusSnapshot } from './status/snapshot.js';
 import { Store } from './store/index.js';
@@ -191,6 +192,14 @@ export class App {
       outbox: () => this.store.outboxCounts(),
       limiters: this.#apis.limiters,
       ready: () => this.readiness(),
+      timeline: (q) => this.store.timeline(q),
+      history: (series, entity, since) => this.store.samples(series, entity, since),
+      silences: () => this.store.silences((this.#opts.now?.() ?? new Date()).getTime()),
+      receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
+      receiverStats: () => this.store.receiverStats(),
+      redact: (text) => scrub(text, this.#loaded.secrets),
+      explorers: explorersOf(this.#loaded.config.status.explorerUrl),
+      inventory: this.#loaded.inventory,
     });
   }
 

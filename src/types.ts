@@ -5,6 +5,20 @@ export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 /**
+ * What a transition means to an operator. Bad news goes at the rule's severity; good and
+ * neutral news at `info` unless the rule's `severities` says otherwise.
+ */
+export const NEWS = ['bad', 'good', 'neutral'] as const;
+export type News = (typeof NEWS)[number];
+
+/** What a condition that stops holding says instead of its firing text: the present. */
+export interface Resolution {
+  summary: string;
+  /** The figures read now (shown first; the firing ones follow as "When it fired: …"). */
+  details?: Record<string, string>;
+}
+
+/**
  * What an evaluation says happened. `event` is delivered once; `firing` and `resolved`
  * describe a condition that holds for a while (their lifecycle lives in alerts/).
  */
@@ -12,6 +26,8 @@ export interface AlertDraft {
   status: 'firing' | 'resolved' | 'event';
   /** Overrides the rule's severity (e.g. a warning about a misconfigured node). */
   severity?: Severity;
+  /** Default bad: the rule's severity. */
+  news?: News;
   /** The entity the alert is about: a NodeID, a message id, an operation id. */
   subject: string;
   /** One line a person reads first. Chain text in it is escaped by each channel. */
@@ -37,9 +53,13 @@ export interface Condition {
   key: string;
   subject: string;
   severity?: Severity;
+  /** Default bad: the rule's severity. */
+  news?: News;
   summary: string;
   /** Said when it stops holding; default `resolved: <summary>`. */
   resolvedSummary?: string;
+  /** Set by the alerts module: the present as the evaluation that saw it stop holding read it. */
+  resolvedDetails?: Record<string, string>;
   labels: Record<string, string>;
   details: Record<string, string>;
   /** Escalation level: a change re-notifies (e.g. `3d` after `14d`). */

@@ -55,10 +55,27 @@ describe('state alert lifecycle', () => {
 
   it('a condition that stops for a reason the evaluation gives resolves saying that reason, also after keepFiringFor', () => {
     const first = advance([], [{ ...c('A'), resolvedSummary: 'A is back above 86%' }, c('B')], 1);
-    const ended = advance(first.active, [], 2, base, { A: 'A: validation ended; uptime last 84%' });
+    const why = (key: string) => (key === 'A' ? { summary: 'A: validation ended; uptime last 84%' } : undefined);
+    const ended = advance(first.active, [], 2, base, why);
     expect(ended.notifications.map((n) => n.summary)).toEqual(['A: validation ended; uptime last 84%', 'resolved: B is low']);
-    const kept = advance(first.active, [], 2, { ...base, keepFiringForMs: 10 * MIN }, { A: 'A: validation ended; uptime last 84%' });
+    const kept = advance(first.active, [], 2, { ...base, keepFiringForMs: 10 * MIN }, why);
     expect(kept.notifications).toEqual([]);
     expect(advance(kept.active, [], 20 * MIN, { ...base, keepFiringForMs: 10 * MIN }).notifications[0]?.summary).toBe('A: validation ended; uptime last 84%');
+  });
+
+  it('a resolved notification states the present, and the firing figures only under "When it fired"', () => {
+    const low: Condition = { key: 'N', subject: 'N', summary: 'N uptime 88.5% is under 90%', resolvedSummary: 'N uptime is back above 91%', labels: {}, details: { Node: 'N', Uptime: '88.5%' } };
+    const first = advance([], [low], 0);
+    const present = () => ({ summary: 'N uptime is back at 92.1% (above 91%)', details: { Node: 'N', Uptime: '92.1%' } });
+    const [resolved] = advance(first.active, [], MIN, base, present).notifications;
+    expect(resolved?.summary).toBe('N uptime is back at 92.1% (above 91%)');
+    expect(resolved?.details).toEqual({ Node: 'N', Uptime: '92.1%', 'When it fired: Uptime': '88.5%', 'Fired at': new Date(0).toISOString() });
+  });
+
+  it('a kind that gives no present: its firing figures are only under "When it fired"', () => {
+    const first = advance([], [c('A')], 0);
+    const [resolved] = advance(first.active, [], MIN).notifications;
+    expect(resolved?.summary).toBe('resolved: A is low');
+    expect(resolved?.details).toEqual({ 'When it fired: Node': 'A', 'Fired at': new Date(0).toISOString() });
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatDuration } from '../config/duration.js';
-import { SEVERITIES, type AlertDraft, type Condition } from '../types.js';
+import { NEWS, SEVERITIES, type AlertDraft, type Condition, type Resolution } from '../types.js';
 import type { ActiveRow } from '../store/index.js';
 
 const text = z.record(z.string(), z.string());
@@ -9,8 +9,10 @@ export const conditionSchema: z.ZodType<Condition> = z.object({
   key: z.string(),
   subject: z.string(),
   severity: z.enum(SEVERITIES).optional(),
+  news: z.enum(NEWS).optional(),
   summary: z.string(),
   resolvedSummary: z.string().optional(),
+  resolvedDetails: text.optional(),
   labels: text,
   details: text,
   tier: z.string().optional(),
@@ -35,6 +37,9 @@ export interface LifecycleOptions {
   sendResolved: boolean;
 }
 
+/** Prefixes a firing detail in a resolved notification: a figure of then, not of now. */
+export const WHEN_FIRED = 'When it fired: ';
+
 export const IMMEDIATE: LifecycleOptions = { forMs: 0, keepFiringForMs: 0, repeatMs: 0, sendResolved: true };
 
 /**
@@ -47,8 +52,8 @@ export function advance(
   conditions: readonly Condition[],
   now: number,
   o: LifecycleOptions = IMMEDIATE,
-  /** Keys that stop holding now for a reason their resolvedSummary does not tell → what to say instead. */
-  resolvedAs: Readonly<Record<string, string>> = {},
+  /** The present for a key that stops holding now (the kind's `resolvedAs`). */
+  resolvedAs: (key: string) => Resolution | undefined = () => undefined,
 ): { active: ActiveAlert[]; notifications: AlertDraft[] } {
   const before = new Map(active.map((a) => [a.key, a]));
   const next: ActiveAlert[] = [];
@@ -92,19 +97,35 @@ export function advance(
   for (const was of before.values()) {
     if (was.state === 'pending') continue; // never fired: nothing to resolve
     // Kept with the alert: a resolution delayed by keepFiringFor still says why it ended.
-    const why = Object.hasOwn(resolvedAs, was.key) ? resolvedAs[was.key] : undefined;
-    const gone = why === undefined ? was : { ...was, condition: { ...was.condition, resolvedSummary: why } };
+    const present = resolvedAs(was.key);
+    const gone = present === undefined ? was : { ...was, condition: withPresent(was.condition, present) };
     const clearedAt = gone.clearedAt ?? now;
     if (now - clearedAt < o.keepFiringForMs) {
       next.push({ ...gone, clearedAt });
       continue;
     }
-    if (o.sendResolved) {
-      const c = gone.condition;
-      notifications.push(toDraft({ ...c, summary: c.resolvedSummary ?? `resolved: ${c.summary}` }, 'resolved', { 'Fired at': new Date(gone.startedAt).toISOString() }));
-    }
+    if (o.sendResolved) notifications.push(resolvedDraft(gone));
   }
   return { active: next, notifications };
+}
+
+function withPresent(c: Condition, present: Resolution): Condition {
+  const { resolvedDetails: _d, ...rest } = c;
+  return { ...rest, resolvedSummary: present.summary, ...(present.details ? { resolvedDetails: present.details } : {}) };
+}
+
+/**
+ * The present first (what the kind read when it stopped holding), then the firing figures
+ * under "When it fired: …", so no figure of then reads as one of now. A firing detail the
+ * present repeats unchanged (the node) is said once.
+ */
+function resolvedDraft(gone: ActiveAlert): AlertDraft {
+  const c = gone.condition;
+  const present = c.resolvedDetails ?? {};
+  const fired: Record<string, string> = {};
+  for (const [key, value] of Object.entries(c.details)) if (present[key] !== value) fired[WHEN_FIRED + key] = value;
+  const summary = c.resolvedSummary ?? `resolved: ${c.summary}`;
+  return toDraft({ ...c, summary, details: present }, 'resolved', { ...fired, 'Fired at': new Date(gone.startedAt).toISOString() });
 }
 
 export function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Record<string, string>): AlertDraft {
@@ -112,6 +133,7 @@ export function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Reco
     conditionKey: c.key,
     status,
     ...(c.severity ? { severity: c.severity } : {}),
+    ...(c.news ? { news: c.news } : {}),
     subject: c.subject,
     summary: c.summary,
     labels: c.labels,

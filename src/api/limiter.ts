@@ -188,6 +188,11 @@ export class Limiter {
     return Math.max(0, this.limits.perDay - this.#dayCu);
   }
 
+  /** Unix ms until which a 429 paused every request (0 or past: not paused). */
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
   /** Requests waiting for budget. */
   get waiting(): number {
     return this.#queues.critical.length + this.#queues.warning.length + this.#queues.info.length;

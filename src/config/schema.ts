@@ -170,6 +170,15 @@ export const configSchema = z.strictObject({
       auth: serverAuth.optional(),
     })
     .prefault({}),
+  status: z
+    .strictObject({
+      /**
+       * The explorer the status page links NodeIDs (`/validators/<NodeID>`) and P-chain
+       * transactions (`/p-chain/tx/<hash>`) to: one base URL for every network, or one per network.
+       */
+      explorerUrl: z.union([httpUrl, z.record(z.string().min(1), httpUrl)]).optional(),
+    })
+    .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
   health: z
     .strictObject({
@@ -212,6 +221,8 @@ const commonRule = {
   every: durationMs.optional(),
   schedule: z.string().optional(),
   severity: z.enum(SEVERITIES),
+  /** What good and neutral news go at (default info); bad news goes at `severity`. */
+  severities: z.strictObject({ good: z.enum(SEVERITIES).optional(), neutral: z.enum(SEVERITIES).optional() }).optional(),
   labels: labels.optional(),
   receivers: z.array(name).optional(),
   /** State alerts: hold this long before firing. */
@@ -249,6 +260,7 @@ export interface RuleCommon {
   every?: number | undefined;
   schedule?: string | undefined;
   severity: (typeof SEVERITIES)[number];
+  severities?: { good?: (typeof SEVERITIES)[number] | undefined; neutral?: (typeof SEVERITIES)[number] | undefined } | undefined;
   labels?: Record<string, string> | undefined;
   receivers?: string[] | undefined;
   for?: number | undefined;

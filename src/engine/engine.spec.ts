@@ -6,7 +6,9 @@ import type { LoadedRule } from '../config/load.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
-import { Engine } from './engine.js';
+import { configSchema } from '../config/schema.js';
+import { resolveRoutes } from '../alerts/route.js';
+import { Engine, type EngineDeps } from './engine.js';
 import { FailureCounts } from './failing.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -27,7 +29,7 @@ const rule = {
  * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
  * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>) {
+function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }]) {
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
@@ -50,7 +52,7 @@ function setup(world: Record<string, string | Error>) {
     metricsApi: {} as MetricsApi,
     metrics,
     log: log as never,
-    targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
+    targetsFor,
     repeatIntervalMs: 0,
     timeIntervals: [],
     failures: new FailureCounts(),
@@ -109,5 +111,31 @@ describe('engine: fetch → evaluate → commit', () => {
     world[A] = world[B] = new Error('network error (ECONNREFUSED)');
     await expect(run()).rejects.toThrow('ECONNREFUSED');
     expect(store.loadStates('r')).toEqual(before);
+  });
+
+  it('good and neutral news go at info (or the rule\'s severities), never to a route for critical only; bad news at the rule\'s severity', async () => {
+    const { route } = configSchema.parse({ route: { receivers: ['chat'], routes: [{ match: { severity: 'critical' }, receivers: ['pager'] }] } });
+    const world: Record<string, string | Error> = { [A]: 'pending', [B]: 'active' };
+    const { store, run } = setup(world, (_rule, labels) => resolveRoutes(route, labels));
+    await run();
+    world[A] = 'active'; // good
+    world[B] = 'completed'; // neutral
+    const sent = (await run()).map((a) => `${a.summary}: ${a.severity} (label ${a.labels['severity']})`);
+    expect(sent).toEqual([`${A} validation pending → active: info (label info)`, `${B} validation active → completed: info (label info)`]);
+    expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['chat', 'chat']);
+    world[A] = 'removed'; // bad
+    expect((await run()).map((a) => a.severity)).toEqual(['critical']);
+    expect(store.outbox('pending').map((r) => r.receiver).sort()).toEqual(['chat', 'chat', 'pager']);
+  });
+
+  it('severities: a rule may send good news at another severity', async () => {
+    const world: Record<string, string | Error> = { [A]: 'pending', [B]: 'active' };
+    const { store, engine } = setup(world);
+    const loud = { ...rule, severities: { good: 'warning' } } as LoadedRule;
+    await engine.evaluate(loud, new AbortController().signal);
+    world[A] = 'active';
+    world[B] = 'completed';
+    expect((await engine.evaluate(loud, new AbortController().signal)).map((a) => a.severity)).toEqual(['warning', 'info']);
+    expect(store.outbox('pending')).toHaveLength(2);
   });
 });

@@ -14,12 +14,12 @@ import type { Metrics } from '../metrics/registry.js';
 import type { AlertMessage } from '../types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
-import type { AlertDraft, Condition, GaugeSample, Severity } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { record } from '../record.js';
-import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
-import { nameValidator } from '../inventory/name.js';
+import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
+import { nameResolution, nameValidator } from '../inventory/name.js';
 
 export interface EngineDeps {
   store: Store;
@@ -155,10 +155,10 @@ export class Engine {
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
     const effective = conditions?.map((raw) => {
       const c = nameValidator(rule.validators, raw);
-      const severity = c.severity ?? rule.severity;
+      const severity = severityOf(rule, c);
       return scrubCondition({ ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } }, this.#deps.redact);
     });
-    const resolved = resolvedAs && Object.fromEntries(Object.entries(resolvedAs).map(([key, text]) => [this.#deps.redact(key), this.#deps.redact(text)]));
+    const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), this.#deps.redact));
     const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolved) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
@@ -201,7 +201,7 @@ export class Engine {
     const silences = store.silences(now.getTime());
     // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
-      drafts: events.map((d) => scrubDraft(nameValidator(rule.validators, d), redact)),
+      drafts: events.map((d) => scrubDraft(nameValidator(rule.validators, { ...d, severity: severityOf(rule, d) }), redact)),
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: now.getTime(),
@@ -397,6 +397,17 @@ interface RuleView {
   /** Entities whose lookup failed at the last evaluation, with why. */
   failed?: Readonly<Record<string, string>>;
   byMetric?: Map<string, GaugeSample[]>;
+}
+
+/**
+ * The one place news becomes a severity: an explicit severity wins; bad news (the default)
+ * goes at the rule's; good and neutral at the rule's `severities`, else info. The
+ * `severity` label is made from this, so a route for critical never gets good news.
+ */
+export function severityOf(rule: Pick<LoadedRule, 'severity' | 'severities'>, a: { severity?: Severity | undefined; news?: News | undefined }): Severity {
+  if (a.severity) return a.severity;
+  if (a.news === undefined || a.news === 'bad') return rule.severity;
+  return rule.severities?.[a.news] ?? 'info';
 }
 
 /** A rule's samples by gauge name, each labelled with the rule. */

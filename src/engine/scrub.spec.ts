@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { scrub, Secret } from '../config/secret.js';
-import { scrubCondition, scrubDraft, scrubState } from './scrub.js';
+import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 
 const KEY = 'KEY-9f8e7d';
 const redact = (t: string) => t.replaceAll(KEY, '<secret>');
 
 describe('scrubbing an alert as it is made', () => {
+  it('scrubs the present a resolution states: summary, detail keys and values', () => {
+    expect(scrubResolution({ summary: `answers again ${KEY}`, details: { Error: `was ${KEY}`, [KEY]: 'k' } }, redact)).toEqual({ summary: 'answers again <secret>', details: { Error: 'was <secret>', '<secret>': 'k' } });
+    const clean = { summary: 'fine' };
+    expect(scrubResolution(clean, redact)).toBe(clean);
+  });
+
   it('scrubs every text of a condition: key, subject, summaries, tier, label and detail keys and values', () => {
     const c = scrubCondition(
       {

@@ -1,5 +1,5 @@
 import { record } from '../record.js';
-import type { AlertDraft, Condition } from '../types.js';
+import type { AlertDraft, Condition, Resolution } from '../types.js';
 
 // Text built from the service's answers may quote a secret (a gateway's error page that
 // echoes the request's API key). Every alert is scrubbed here, as it is made, so Slack, the
@@ -43,6 +43,12 @@ export function scrubCondition(c: Condition, redact: Redact): Condition {
     details: scrubRecord(c.details, redact),
     ...(c.tier === undefined ? {} : { tier: redact(c.tier) }),
   };
+}
+
+/** The present a kind gives for a condition that stops holding (stored with its active alert). */
+export function scrubResolution(r: Resolution | undefined, redact: Redact): Resolution | undefined {
+  if (r === undefined || !anySecret([r.summary, ...recordTexts(r.details ?? {})], redact)) return r;
+  return { summary: redact(r.summary), ...(r.details ? { details: scrubRecord(r.details, redact) } : {}) };
 }
 
 /** A notification (an event, or a state alert's) as it is queued and stored. */

@@ -41,3 +41,15 @@ export function nameValidator<T extends Named>(validators: RuleValidators | unde
   if (item.resolvedSummary !== undefined) out.resolvedSummary = name(item.resolvedSummary);
   return out;
 }
+
+/** A resolution's present, named as its alert is: the first inventory NodeID in the summary becomes `alpha (NodeID-…)`. */
+export function nameResolution<T extends { summary: string }>(validators: RuleValidators | undefined, r: T | undefined): T | undefined {
+  if (!validators || r === undefined) return r;
+  for (const [id] of r.summary.matchAll(/NodeID-[1-9A-HJ-NP-Za-km-z]+/g)) {
+    const v = Object.hasOwn(validators, id) ? validators[id] : undefined;
+    if (!v) continue;
+    const named = `${v.name} (${v.nodeId})`;
+    return r.summary.includes(named) ? r : { ...r, summary: r.summary.replace(id, named) };
+  }
+  return r;
+}

@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { ApiCall } from '../api/catalog.js';
-import type { AlertDraft, Condition, GaugeDef, GaugeSample } from '../types.js';
+import type { AlertDraft, Condition, GaugeDef, GaugeSample, Resolution } from '../types.js';
 import type { ExpressionRunner } from './endpoint/runner.js';
 
-export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type Severity } from '../types.js';
+export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type News, type Resolution, type Severity } from '../types.js';
 
 /** A rule key an inventory validator can fill (see RuleKind.selects). */
 export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses';
@@ -18,10 +18,11 @@ export interface Evaluation<S> {
   /** What holds now (state alerts); omitted by kinds that only send events. */
   conditions?: Condition[];
   /**
-   * Condition keys that stop holding now for a reason their last resolvedSummary does not
-   * tell (a validation that ended is not "back above"), with what the resolution says instead.
+   * The present, for a condition key that stops holding now: why (a validation that ended is
+   * not "back above") and the figures read now ("back at 92.1%"). Asked only for keys that
+   * were active, so a kind with many entities builds nothing for the rest.
    */
-  resolvedAs?: Record<string, string>;
+  resolvedAs?: (key: string) => Resolution | undefined;
   /**
    * Entities whose lookup failed (entity → why). Each keeps its previous state in `states`
    * and raises nothing; the engine counts them and fires rule-failing for one that keeps failing.

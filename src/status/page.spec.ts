@@ -6,6 +6,7 @@ import type { StatusSnapshot } from './snapshot.js';
 const HOSTILE = `<script>alert("x")</script>'&\r\n<img src=x onerror=alert(1)>`;
 const NOW = new Date('2026-03-02T12:00:00Z');
 const nowS = NOW.getTime() / 1000;
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
 function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
@@ -29,10 +30,38 @@ function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
       { name: 'icm-stuck', kind: 'icm-pending', when: 'every 2m', severity: 'warning', lastSuccess: nowS - 30, failuresInARow: 2, lastError: HOSTILE, cuPerEvaluation: 20, cuPerDay: 14_400, cuMore: 'up to 20 pages per address' },
       { name: 'never-ran', kind: 'validation-end', when: 'every 5m', severity: 'warning', lastSuccess: undefined, failuresInARow: 0, lastError: undefined, cuPerEvaluation: 20, cuPerDay: 5_760, cuMore: undefined },
     ],
-    validators: [{ network: 'mainnet', nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', status: HOSTILE, end: nowS + 2 * 86_400, uptimePercent: 98.456, rules: ['validation-ending'] }],
-    l1Validators: [{ network: 'mainnet', subnetId: 's1', validationId: HOSTILE, nodeId: 'NodeID-x', balanceAvax: 1.5, runwaySeconds: 3 * 86_400 + 3600, rules: ['l1-balance'] }],
+    validators: [
+      {
+        network: 'mainnet',
+        nodeId: NODE,
+        name: `validator ${HOSTILE}`,
+        labels: { team: HOSTILE },
+        status: HOSTILE,
+        end: nowS + 2 * 86_400,
+        uptimePercent: 98.456,
+        version: 'avalanche/1.14.1',
+        rules: ['validation-ending'],
+        verdict: { firing: 2, blind: undefined, watched: true },
+        chart: { points: [{ at: nowS - 7200, value: 97 }, { at: nowS - 3600, value: 96.5 }, { at: nowS, value: 98.456 }], thresholds: [{ label: 'reward 80%', value: 80 }, { label: 'warning 85%', value: 85 }] },
+      },
+    ],
+    l1Validators: [{ network: 'mainnet', subnetId: 's1', validationId: HOSTILE, nodeId: 'NodeID-x', balanceAvax: 1.5, runwaySeconds: 3 * 86_400 + 3600, rules: ['l1-balance'], verdict: { firing: 0, blind: 'rule l1-balance fails: 503', watched: true }, chart: { points: [], thresholds: [] } }],
     outbox: { pending: 3, dead: 1 },
     budgets: [{ api: 'data', perMinute: 6000, remainingMinute: 5960, perDay: 1_200_000, remainingDay: 1_199_000, spentSinceStart: 1000 }],
+    timeline: [
+      { at: nowS - 3600, status: 'event', severity: 'critical', rule: 'my-validators', summary: `validation ended without a reward ${HOSTILE}`, validator: 'validator-1', network: 'mainnet', node: NODE, txs: ['tx/1?a=<b>'] },
+      { at: 1e13, status: 'resolved', severity: 'warning', rule: 'validation-ending', summary: 'far away', validator: undefined, network: undefined, node: undefined, txs: [] },
+    ],
+    silences: [{ id: 1, matchers: [{ name: 'node', value: HOSTILE, regex: false }], startsAt: NOW.getTime() - 60_000, endsAt: NOW.getTime() + 3_600_000, comment: HOSTILE, createdBy: 'ops', createdAt: NOW.getTime() - 60_000 }],
+    receivers: [
+      { name: 'slack', type: 'slack', disabled: undefined, lastSuccess: nowS - 120, pending: 3, dead: 1, lastError: `HTTP 500 ${HOSTILE}`, lastErrorAt: nowS - 60 },
+      { name: 'mail', type: 'email', disabled: 'smtp.host is empty', lastSuccess: undefined, pending: 0, dead: 0, lastError: undefined, lastErrorAt: undefined },
+    ],
+    dataSources: [
+      { name: 'Data API', state: 'limited', why: 'the service answered 429: paused until 12:05:00 UTC; 1,199,000 CU left today' },
+      { name: 'Metrics API', state: 'unused', why: 'no rule reads it' },
+    ],
+    explorers: { mainnet: 'https://explorer.example/base/', fuji: 'https://test.example' },
     ...over,
   };
 }
@@ -44,8 +73,15 @@ describe('the status page', () => {
     expect(page).not.toContain('<img');
     expect(page).not.toMatch(/onerror=alert\(1\)>/);
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;\r\n&lt;img src=x onerror=alert(1)&gt;');
-    // Every hostile value: subject, summary, detail key and value, last error, status, validation id.
-    expect(page.split('&lt;script&gt;').length - 1).toBe(7);
+    // Every hostile value: subject, summary, detail key and value, rule error, status, validation id,
+    // inventory name and label, timeline summary, silence matcher and comment, receiver error.
+    expect(page.split('&lt;script&gt;').length - 1).toBe(13);
+  });
+
+  it('builds explorer links URL-encoded and escaped, per network', () => {
+    const page = renderStatusPage(snapshot());
+    expect(page).toContain(`<a class="id" rel="noreferrer" href="https://explorer.example/base/validators/${NODE}">${NODE}</a>`);
+    expect(page).toContain('href="https://explorer.example/base/p-chain/tx/tx%2F1%3Fa%3D%3Cb%3E">tx/1?a=&lt;b&gt;</a>');
   });
 
   it('has the style its CSP allows by hash, no script, and refreshes itself', () => {
@@ -75,25 +111,73 @@ describe('the status page', () => {
     expect(page).toContain('1,000 of 1,200,000');
   });
 
+  it('starts with the validators, then firing alerts, timeline, silences, receivers, data sources, and rules last', () => {
+    const page = renderStatusPage(snapshot());
+    const at = ['validators', 'l1', 'alerts', 'timeline', 'silences', 'receivers', 'sources', 'rules'].map((id) => page.indexOf(`<section id="${id}">`));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it('gives each validator a verdict, its figures in words and an uptime chart with the thresholds marked', () => {
+    const page = renderStatusPage(snapshot());
+    expect(page).toContain('<span class="verdict bad">2 firing</span> <strong class="name">validator &lt;script&gt;');
+    expect(page).toContain('<span class="verdict warning">blind</span>');
+    expect(page).toContain('<p class="note warning">Blind: rule l1-balance fails: 503</p>');
+    expect(page).toContain('uptime <strong>98.46%</strong>');
+    expect(page).toContain('avalanche/1.14.1');
+    const svg = /<svg [^>]*aria-label="([^"]*)"[^>]*>([\s\S]*?)<\/svg>/.exec(page);
+    expect(svg?.[1]).toBe('Uptime from 2026-03-02 10:00 UTC to 2026-03-02 12:00 UTC: latest 98.46%, lowest 96.5%; lines: reward 80%, warning 85%');
+    expect((svg?.[2] ?? '').match(/<path class="line" d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L[\d.]+,[\d.]+"/)).not.toBeNull();
+    expect((svg?.[2] ?? '').match(/<line class="thr"/g)).toHaveLength(2);
+    expect(svg?.[2]).toContain('<text class="thr-label" x="4"');
+    expect(svg?.[2]).toContain('>reward 80%</text>');
+    expect(page).toContain('Uptime since 2026-03-02 10:00 UTC: latest <strong>98.46%</strong>, lowest 96.5%');
+    // An empty history: words, no chart.
+    expect(page).toContain('<p class="chart-empty muted">Balance: no history yet.</p>');
+  });
+
+  it('shows the timeline, silences, receivers and data sources in words', () => {
+    const page = renderStatusPage(snapshot());
+    expect(page).toContain('Timeline (last 24 h)');
+    expect(page).toContain('<span class="sev critical">critical</span> <span class="muted">event</span>');
+    expect(page).toContain('<span class="sev good">resolved</span>');
+    expect(page).toContain('10000000000000 <span class="muted">(not a valid time)</span>');
+    expect(page).toContain('validator-1<div class="note"><a class="id"');
+    expect(page).toContain('Active silences (1)');
+    expect(page).toContain('<td data-label="Matchers" class="id">node=&lt;script&gt;');
+    expect(page).toContain('<span class="bad">disabled</span> <span class="muted">smtp.host is empty</span>');
+    expect(page).toContain('<td data-label="Last success"><span class="muted">never</span></td>');
+    expect(page).toContain('HTTP 500 &lt;script&gt;');
+    expect(page).toContain('<span class="warning">limited</span></td>\n<td data-label="Why">the service answered 429: paused until 12:05:00 UTC; 1,199,000 CU left today</td>');
+  });
+
+  it('says so when the history is empty', () => {
+    const page = renderStatusPage(snapshot({ timeline: [], silences: [], receivers: [] }));
+    expect(page).toContain('Nothing happened in the last 24 hours.');
+    expect(page).toContain('No silence is in force.');
+    expect(page).toContain('No receiver is configured.');
+  });
+
   it('says when nothing fires, and why it is not ready', () => {
     const page = renderStatusPage(snapshot({ alerts: [], validators: [], l1Validators: [], ready: { ready: false, problems: ['rule <x>: 3 evaluations failed in a row'] } }));
     expect(page).toContain('<title>avawatch: nothing firing</title>');
     expect(page).toContain('Nothing is firing.');
     expect(page).toContain('<span class="bad">not ready</span>');
     expect(page).toContain('<li>rule &lt;x&gt;: 3 evaluations failed in a row</li>');
-    expect(page).not.toContain('Watched validators');
+    expect(page).not.toContain('<section id="validators">');
     expect(page).not.toContain('L1 validators');
   });
 
   it('shows a validation end the contract allows but a date cannot hold (1e13, 1e308 seconds) as the number it is', () => {
     const base = snapshot();
     const node = base.validators[0] as StatusSnapshot['validators'][number];
-    const validators = [1e13, 1e308, -1e308].map((end, i) => ({ ...node, nodeId: `NodeID-${i}`, end }));
+    const validators = [1e13, 1e308, -1e308].map((end, i) => ({ ...node, nodeId: `NodeID-${i}`, end, chart: { points: [{ at: end, value: 90 }, { at: 1e13, value: 91 }], thresholds: [] } }));
     const page = renderStatusPage({ ...base, validators });
-    expect(page).toContain('<td data-label="Validation ends">10000000000000 <span class="muted">(not a valid time)</span></td>');
-    expect(page).toContain('<td data-label="Validation ends">1e+308 <span class="muted">(not a valid time)</span></td>');
-    expect(page).toContain('<td data-label="Validation ends">-1e+308 <span class="muted">(not a valid time)</span></td>');
-    expect(page).toContain('Watched validators (3)');
+    expect(page).toContain('ends 10000000000000 <span class="muted">(not a valid time)</span>');
+    expect(page).toContain('ends 1e+308 <span class="muted">(not a valid time)</span>');
+    expect(page).toContain('ends -1e+308 <span class="muted">(not a valid time)</span>');
+    expect(page).toContain('Uptime from 10000000000000 (not a valid time) to 10000000000000 (not a valid time)');
+    expect(page).toContain('Validators (3)');
   });
 
   it('says it is starting while rules have not been evaluated yet', () => {
@@ -107,8 +191,8 @@ describe('the status page', () => {
     const node = base.validators[0] as StatusSnapshot['validators'][number];
     const validators = Array.from({ length: 10_000 }, (_, i) => ({ ...node, nodeId: `NodeID-${i}` }));
     const page = renderStatusPage({ ...base, validators });
-    expect(page.match(/data-label="Node" class="id">NodeID-\d+</g)).toHaveLength(MAX_ROWS);
+    expect(page.match(/<li class="tile">/g)).toHaveLength(MAX_ROWS + 1); // and the L1 validator's
     expect(page).toContain('<p class="muted">and 9,800 more, not shown (/metrics has every one).</p>');
-    expect(page).toContain('Watched validators (10,000)');
+    expect(page).toContain('Validators (10,000)');
   });
 });

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { formatElapsed } from '../config/duration.js';
 import { html, SafeHtml } from './escape.js';
-import type { BudgetRow, L1ValidatorRow, RuleStatus, StatusSnapshot, ValidatorRow } from './snapshot.js';
+import { capped, count, since, table, when } from './format.js';
+import { dataSourcesSection, receiversSection, silencesSection, timelineSection } from './sections.js';
+import type { RuleStatus, StatusSnapshot } from './snapshot.js';
+import { l1Section, validatorsSection } from './validators-section.js';
+
+export { MAX_ROWS } from './format.js';
 
 /** The page reloads itself this often (a meta refresh: no JavaScript). */
 export const REFRESH_SECONDS = 10;
-
-/** Rows a table shows at most: at 10,000 watched nodes the page stays small enough to reload every few seconds. */
-export const MAX_ROWS = 200;
 
 // Narrow screens show each table row as a card, each cell labelled by its data-label.
 const CSS = `
@@ -24,8 +25,15 @@ code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em
 .note{font-size:.8rem;text-align:left;font-variant-numeric:normal}
 .critical,.bad{color:var(--crit)}.warning{color:var(--warn)}.info{color:var(--info)}.good{color:var(--ok)}
 details{margin-top:.25rem}summary{cursor:pointer;color:var(--muted);font-size:.85rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 .75rem;margin:.25rem 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
-footer{margin-top:2rem;font-size:.85rem}a{color:var(--info)}
-@media (max-width:40rem){thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td{overflow-wrap:anywhere}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font:15px/1.45 var(--sans)}caption{display:block}}
+footer{margin-top:2rem;font-size:.85rem}a{color:var(--info)}h3{font-size:1rem;margin:1rem 0 .25rem}
+.tiles{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:.6rem}
+.tile{min-width:0;overflow-wrap:anywhere;border:1px solid var(--line);border-radius:.4rem;padding:.4rem .6rem}.tile p{margin:.1rem 0}.tile-head{font-size:1rem}
+.verdict{display:inline-block;padding:0 .4rem;border-radius:.25rem;border:1px solid currentColor;font-size:.8rem;font-weight:700}
+.facts{font-size:.85rem}.labels{font-size:.8rem}.label{display:inline-block;border:1px solid var(--line);border-radius:.25rem;padding:0 .3rem;margin-right:.25rem}
+.chart{margin:.2rem 0}.chart svg{display:block;width:100%;max-width:24rem;height:auto;color:var(--fg)}.chart figcaption,.chart-empty{font-size:.8rem}
+.chart .line{fill:none;stroke:currentColor;stroke-width:1.5}.chart .last{fill:currentColor}
+.chart .thr{stroke:var(--crit);stroke-width:1;stroke-dasharray:5 3}.chart .thr-label{fill:var(--muted);font:9px var(--sans)}
+@media (max-width:40rem){body{padding:.5rem}h1{font-size:1.2rem}h2{margin-top:1rem}.tiles{grid-template-columns:1fr}thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td{overflow-wrap:anywhere}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font:15px/1.45 var(--sans)}caption{display:block}}
 `;
 
 /**
@@ -62,11 +70,14 @@ export function renderStatusPage(s: StatusSnapshot): string {
 ${s.ready.ready ? undefined : html`<ul class="bad">${s.ready.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
 </header>
 <main>
+${validatorsSection(s.validators, s.explorers, nowS)}
+${l1Section(s.l1Validators, s.explorers)}
 ${alertsSection(s, nowS)}
+${timelineSection(s.timeline, s.explorers, nowS)}
+${silencesSection(s.silences, nowS)}
+${receiversSection(s, nowS)}
+${dataSourcesSection(s)}
 ${rulesSection(s.rules, nowS)}
-${validatorsSection(s.validators, nowS)}
-${l1Section(s.l1Validators)}
-${deliverySection(s)}
 </main>
 <footer class="muted">Read-only. The same state as <a href="/metrics">/metrics</a> and <a href="/api/v1/alerts">/api/v1/alerts</a>; health: <a href="/readyz">/readyz</a>.</footer>
 </body>
@@ -121,105 +132,4 @@ function rulesSection(rules: readonly RuleStatus[], nowS: number): SafeHtml {
 <h2>Rules (${count(rules.length)})</h2>
 ${rows.length === 0 ? html`<p class="muted">No rules are loaded.</p>` : table(caption, ['Rule', 'Kind', 'Interval', 'Last success', 'Failures in a row', 'CU per evaluation (est.)', 'CU per day (est.)'], rows, [4, 5, 6])}
 </section>`;
-}
-
-function validatorsSection(rows: readonly ValidatorRow[], nowS: number): SafeHtml {
-  if (rows.length === 0) return html``;
-  const { shown, more } = capped(rows, '/metrics has every one');
-  const body = shown.map(
-    (v) => html`<tr>
-<td data-label="Node" class="id">${v.nodeId}</td>
-<td data-label="Network">${v.network}</td>
-<td data-label="Status">${v.status ?? '—'}</td>
-<td data-label="Validation ends">${v.end === undefined ? '—' : since(v.end, nowS)}</td>
-<td data-label="Uptime" class="num">${v.uptimePercent === undefined ? '—' : `${round(v.uptimePercent, 2)}%`}</td>
-<td data-label="Rules">${v.rules.join(', ')}</td>
-</tr>`,
-  );
-  return html`<section id="validators">
-<h2>Watched validators (${count(rows.length)})</h2>
-${table('The validation that ends first on top. Uptime from validator-health rules, as the service\'s node observed it.', ['Node', 'Network', 'Status', 'Validation ends', 'Uptime', 'Rules'], body, [4])}${more}
-</section>`;
-}
-
-function l1Section(rows: readonly L1ValidatorRow[]): SafeHtml {
-  if (rows.length === 0) return html``;
-  const { shown, more } = capped(rows, '/metrics has every one');
-  const body = shown.map(
-    (v) => html`<tr>
-<td data-label="Validation" class="id">${v.validationId}</td>
-<td data-label="Node" class="id">${v.nodeId}</td>
-<td data-label="Subnet" class="id">${v.subnetId}</td>
-<td data-label="Balance" class="num">${v.balanceAvax.toLocaleString('en-US', { maximumFractionDigits: 9 })} AVAX</td>
-<td data-label="Runway" class="num">${v.runwaySeconds === undefined ? html`<span class="muted">not known yet</span>` : formatElapsed(v.runwaySeconds * 1000)}</td>
-<td data-label="Rules">${v.rules.join(', ')}</td>
-</tr>`,
-  );
-  return html`<section id="l1">
-<h2>L1 validators (${count(rows.length)})</h2>
-${table('Shortest runway on top: how long the balance lasts at the fee the validator actually burned.', ['Validation', 'Node', 'Subnet', 'Balance', 'Runway', 'Rules'], body, [3, 4])}${more}
-</section>`;
-}
-
-function deliverySection(s: StatusSnapshot): SafeHtml {
-  const budget = (b: BudgetRow) => html`<tr>
-<td data-label="API">${b.api}</td>
-<td data-label="This minute: used" class="num">${count(b.perMinute - b.remainingMinute)} of ${count(b.perMinute)}</td>
-<td data-label="This minute: left" class="num">${count(b.remainingMinute)}</td>
-<td data-label="Today (UTC): used" class="num">${count(b.perDay - b.remainingDay)} of ${count(b.perDay)}</td>
-<td data-label="Today (UTC): left" class="num${b.remainingDay < b.perDay / 10 ? ' bad' : ''}">${count(b.remainingDay)}</td>
-<td data-label="Spent since start" class="num">${count(b.spentSinceStart)}</td>
-</tr>`;
-  return html`<section id="delivery">
-<h2>Outbox</h2>
-<p>${count(s.outbox.pending)} pending · <span class="${s.outbox.dead > 0 ? 'bad' : ''}">${count(s.outbox.dead)} dead</span>${s.outbox.dead > 0 ? html` <span class="muted">(<code>avawatch outbox --state dead</code> tells why)</span>` : undefined}</p>
-<h2>API budget</h2>
-${table('Compute units (CU) as avawatch counts them, corrected by the service\'s ratelimit-remaining header.', ['API', 'This minute: used', 'This minute: left', 'Today (UTC): used', 'Today (UTC): left', 'Spent since start'], s.budgets.map(budget), [1, 2, 3, 4, 5])}
-</section>`;
-}
-
-/** The first MAX_ROWS items, and a line saying how many more there are and where to see them. */
-function capped<T>(items: readonly T[], where: string): { shown: readonly T[]; more: SafeHtml | undefined } {
-  if (items.length <= MAX_ROWS) return { shown: items, more: undefined };
-  return { shown: items.slice(0, MAX_ROWS), more: html`<p class="muted">and ${count(items.length - MAX_ROWS)} more, not shown (${where}).</p>` };
-}
-
-function table(caption: string, headers: readonly string[], rows: readonly SafeHtml[], numeric: readonly number[] = []): SafeHtml {
-  return html`<table>
-<caption>${caption}</caption>
-<thead><tr>${headers.map((h, i) => (numeric.includes(i) ? html`<th class="num">${h}</th>` : html`<th>${h}</th>`))}</tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>`;
-}
-
-/** A moment as UTC text and how far from now it is: "2026-03-02 12:00 UTC (5m ago)". */
-function since(unixS: number, nowS: number): SafeHtml {
-  if (!validTime(unixS)) return when(unixS);
-  const diff = (unixS - nowS) * 1000;
-  const relative = Math.abs(diff) < 1000 ? 'now' : diff < 0 ? `${formatElapsed(-diff)} ago` : `in ${formatElapsed(diff)}`;
-  return html`${when(unixS)} <span class="muted">(${relative})</span>`;
-}
-
-/**
- * A moment as UTC text. Times come from the service (a validation's end): one the contract
- * allows but a Date cannot hold (1e13, 1e308 seconds) is shown as the number it is.
- */
-function when(unixS: number): SafeHtml {
-  if (!validTime(unixS)) return html`${String(unixS)} <span class="muted">(not a valid time)</span>`;
-  const iso = new Date(unixS * 1000).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
-}
-
-function validTime(unixS: number): boolean {
-  return !Number.isNaN(new Date(unixS * 1000).getTime());
-}
-
-function count(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function round(n: number, digits: number): string {
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits });
 }

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { FiringAlert } from '../alerts/view.js';
+import type { LoadedRule } from '../config/load.js';
+import { ruleKind } from '../rules/registry.js';
+import type { HistoryEntry } from '../store/index.js';
 import { Limiter } from '../api/limiter.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { GaugeSample } from '../types.js';
 import { statusSnapshot, type StatusSources } from './snapshot.js';
 
-const A = 'NodeID-A';
-const B = 'NodeID-B';
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+function rule(name: string, kind: string, spec: Record<string, unknown>): LoadedRule {
+  return { name, kind, severity: 'warning', every: 60_000, spec: { ...(ruleKind(kind).spec.parse(spec) as object), name, kind } } as unknown as LoadedRule;
+}
 
 function sources(samples: GaugeSample[], firing: FiringAlert[] = []): StatusSources {
   const metrics = createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
@@ -40,8 +47,8 @@ describe('statusSnapshot', () => {
         at('avawatch_validator_listed', 'status', B, 0),
       ]),
     );
-    expect(s.validators).toEqual([
-      { network: 'mainnet', nodeId: B, status: 'not listed', end: 1_000, uptimePercent: undefined, rules: ['ending', 'status'] },
+    expect(s.validators).toMatchObject([
+      { network: 'mainnet', nodeId: B, status: 'not listed', end: 1_000, uptimePercent: undefined, rules: ['ending', 'status'], verdict: { firing: 0, blind: undefined, watched: true } },
       { network: 'mainnet', nodeId: A, status: 'active', end: 2_000, uptimePercent: 97.5, rules: ['health', 'status'] },
     ]);
   });
@@ -72,5 +79,102 @@ describe('statusSnapshot', () => {
       { api: 'data', perMinute: 100, remainingMinute: 100, perDay: 1000, remainingDay: 1000, spentSinceStart: 0 },
       { api: 'metrics', perMinute: 100, remainingMinute: 100, perDay: 1000, remainingDay: 1000, spentSinceStart: 0 },
     ]);
+  });
+});
+
+describe('statusSnapshot: validators first', () => {
+  const alert = (labels: Record<string, string>, subject = 'x'): FiringAlert => ({ rule: 'r', key: subject, subject, severity: 'warning', summary: '', labels, details: {}, tier: '', startsAt: '2026-03-02T11:00:00.000Z' });
+
+  it('gives every inventory validator a row, in inventory order, named and labelled, before any rule has state for it', async () => {
+    const src = sources([at('avawatch_validator_status', 'status', B, 1, { status: 'active' }), at('avawatch_validator_end_timestamp_seconds', 'status', A, 1)]);
+    src.inventory = [
+      { nodeId: B, name: 'bee', network: 'mainnet', labels: { team: 'infra' } },
+      { nodeId: 'NodeID-C', name: 'sea', network: 'mainnet', labels: {} },
+    ];
+    const s = await statusSnapshot(src);
+    expect(s.validators.map((v) => [v.name, v.nodeId, v.status, v.verdict.watched])).toEqual([
+      ['bee', B, 'active', true],
+      ['sea', 'NodeID-C', undefined, false],
+      [undefined, A, undefined, true],
+    ]);
+    expect(s.validators[0]?.labels).toEqual({ team: 'infra' });
+  });
+
+  it('counts the alerts firing about each node, and calls a node blind when a rule watching it fails or fails its lookup', async () => {
+    const src = sources(
+      [at('avawatch_validator_listed', 'status', A, 1), at('avawatch_validator_listed', 'health', B, 1), at('avawatch_validator_version_info', 'health', B, 1, { version: 'avalanche/1.14.1' })],
+      [alert({ node: A, network: 'mainnet' }), alert({ entity: A }), alert({ node: A, validation_id: 'v1' }), alert({ node: B, network: 'fuji' })],
+    );
+    src.failures.failed('status', 'HTTP 503 from the service', 0);
+    const health = rule('health', 'validator-health', { network: 'mainnet', nodeIds: [B] });
+    src.rules = [health];
+    src.failures.entitiesEvaluated('health', { [B]: 'not known to the service' }, 0);
+    const s = await statusSnapshot(src);
+    const byNode = new Map(s.validators.map((v) => [v.nodeId, v]));
+    expect(byNode.get(A)?.verdict).toEqual({ firing: 2, blind: 'rule status fails: HTTP 503 from the service', watched: true });
+    expect(byNode.get(B)?.verdict).toEqual({ firing: 0, blind: 'rule health cannot look it up: not known to the service', watched: true });
+    expect(byNode.get(B)?.version).toBe('avalanche/1.14.1');
+    // validator-health's defaults: reward 80%, warning 5 points above it.
+    expect(byNode.get(B)?.chart.thresholds).toEqual([
+      { value: 85, label: 'warning 85%' },
+      { value: 80, label: 'reward 80%' },
+    ]);
+  });
+
+  it('reads each chart from the history window, and the last day of the timeline with the validator and the transactions it names', async () => {
+    const asked: unknown[] = [];
+    const src = sources([at('avawatch_validator_listed', 'status', A, 1)]);
+    src.history = (series, entity, since) => {
+      asked.push([series, entity, since]);
+      return [{ series, entity, at: 1_000, value: 99 }];
+    };
+    src.historyWindowMs = 86_400_000;
+    src.inventory = [{ nodeId: A, name: 'ay', network: 'mainnet', labels: {} }];
+    const entry: HistoryEntry = { id: 1, at: Date.parse('2026-03-02T11:00:00Z'), rule: 'status', kind: 'validator-status', status: 'event', severity: 'critical', subject: A, summary: 'ended without a reward', labels: { node: A, network: 'mainnet' }, details: { 'Staking tx': 'tx1', 'Reward tx': '', Other: 'x' } };
+    let query: unknown;
+    src.timeline = (q) => {
+      query = q;
+      return [entry];
+    };
+    const s = await statusSnapshot(src);
+    expect(asked).toEqual([['uptime_percent', A, Date.parse('2026-03-01T12:00:00Z')]]);
+    expect(s.validators[0]?.chart.points).toEqual([{ at: 1, value: 99 }]);
+    expect(query).toEqual({ since: Date.parse('2026-03-01T12:00:00Z'), limit: 50 });
+    expect(s.timeline).toEqual([{ at: entry.at / 1000, status: 'event', severity: 'critical', rule: 'status', summary: 'ended without a reward', validator: 'ay', network: 'mainnet', node: A, txs: ['tx1'] }]);
+  });
+
+  it('shows each receiver: enabled or why not, its outbox rows, and its last error scrubbed', async () => {
+    const src = sources([]);
+    src.receivers = () => [
+      { name: 'slack', type: 'slack', disabled: undefined },
+      { name: 'mail', type: 'email', disabled: 'smtp.host is empty' },
+    ];
+    src.receiverStats = () => [
+      { receiver: 'slack', lastSuccess: 5_000, pending: 2, dead: 1, lastError: 'POST https://hooks.slack.com/services/SECRET failed', lastErrorAt: 6_000 },
+      { receiver: 'old', lastSuccess: undefined, pending: 1, dead: 0, lastError: undefined, lastErrorAt: undefined },
+    ];
+    src.redact = (t) => t.replaceAll('https://hooks.slack.com/services/SECRET', '[redacted]');
+    const s = await statusSnapshot(src);
+    expect(s.receivers).toEqual([
+      { name: 'slack', type: 'slack', disabled: undefined, lastSuccess: 5, pending: 2, dead: 1, lastError: 'POST [redacted] failed', lastErrorAt: 6 },
+      { name: 'mail', type: 'email', disabled: 'smtp.host is empty', lastSuccess: undefined, pending: 0, dead: 0, lastError: undefined, lastErrorAt: undefined },
+      { name: 'old', type: '?', disabled: 'no longer in the config', lastSuccess: undefined, pending: 1, dead: 0, lastError: undefined, lastErrorAt: undefined },
+    ]);
+  });
+
+  it('calls a data source limited while a 429 pauses it, blind when every rule reading it fails', async () => {
+    const src = sources([]);
+    src.rules = [rule('status', 'validator-status', { network: 'mainnet', nodeIds: [A] })];
+    src.limiters.data.observe({ 'retry-after': '120' }, 429);
+    let s = await statusSnapshot(src);
+    expect(s.dataSources[0]).toMatchObject({ name: 'Data API', state: 'limited' });
+    expect(s.dataSources[0]?.why).toMatch(/^the service answered 429: paused until \d\d:\d\d:\d\d UTC; 1,000 CU left today$/);
+    expect(s.dataSources[1]).toEqual({ name: 'Metrics API', state: 'unused', why: 'no rule reads it' });
+
+    const calm = sources([]);
+    calm.rules = src.rules;
+    calm.failures.failed('status', 'HTTP 502', 0);
+    s = await statusSnapshot(calm);
+    expect(s.dataSources[0]).toEqual({ name: 'Data API', state: 'blind', why: 'every rule reading it fails (1); status: HTTP 502' });
   });
 });

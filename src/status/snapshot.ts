@@ -6,7 +6,21 @@ import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import type { Metrics } from '../metrics/registry.js';
 import { ruleKind } from '../rules/registry.js';
+import type { HistoryEntry, Sample, Silence, TimelineQuery } from '../store/index.js';
+import type { ReceiverStats } from '../store/outbox.js';
 import type { GaugeSample } from '../types.js';
+import { dataSourceRows, receiverRows, type DataSourceRow, type ReceiverConfig, type ReceiverRow } from './health.js';
+import { DEFAULT_EXPLORERS, type Explorers } from './links.js';
+import { l1ValidatorRows, validatorRows, type InventoryEntry, type L1ValidatorRow, type ValidatorRow } from './validators.js';
+
+export type { Chart, InventoryEntry, L1ValidatorRow, ValidatorRow, Verdict } from './validators.js';
+export type { DataSourceRow, ReceiverRow } from './health.js';
+
+/** The timeline covers this long, newest first, at most TIMELINE_MAX entries. */
+export const TIMELINE_MS = 24 * 3_600_000;
+export const TIMELINE_MAX = 50;
+/** The charts' window when the history's is not given (history.keep's default). */
+const HISTORY_WINDOW_MS = 30 * 86_400_000;
 
 /** Everything the status page shows, read at one moment from the state /metrics and the API read. */
 export interface StatusSnapshot {
@@ -20,6 +34,27 @@ export interface StatusSnapshot {
   l1Validators: L1ValidatorRow[];
   outbox: { pending: number; dead: number };
   budgets: BudgetRow[];
+  /** Events and resolutions of the last TIMELINE_MS, newest first. */
+  timeline: TimelineRow[];
+  silences: Silence[];
+  receivers: ReceiverRow[];
+  dataSources: DataSourceRow[];
+  explorers: Explorers;
+}
+
+export interface TimelineRow {
+  /** Unix seconds. */
+  at: number;
+  status: HistoryEntry['status'];
+  severity: HistoryEntry['severity'];
+  rule: string;
+  summary: string;
+  /** The inventory name, else the NodeID or subject. */
+  validator: string | undefined;
+  network: string | undefined;
+  node: string | undefined;
+  /** P-chain transactions its labels and details name. */
+  txs: string[];
 }
 
 export interface RuleStatus {
@@ -39,27 +74,6 @@ export interface RuleStatus {
   cuPerEvaluation: number;
   cuPerDay: number;
   cuMore: string | undefined;
-}
-
-export interface ValidatorRow {
-  network: string;
-  nodeId: string;
-  /** The current period's status; `not listed` when the service has no period for it. */
-  status: string | undefined;
-  /** Unix seconds. */
-  end: number | undefined;
-  uptimePercent: number | undefined;
-  rules: string[];
-}
-
-export interface L1ValidatorRow {
-  network: string;
-  subnetId: string;
-  validationId: string;
-  nodeId: string;
-  balanceAvax: number;
-  runwaySeconds: number | undefined;
-  rules: string[];
 }
 
 export interface BudgetRow {
@@ -84,6 +98,20 @@ export interface StatusSources {
   outbox: () => { pending: number; dead: number };
   limiters: Record<'data' | 'metrics', Limiter>;
   ready: () => { ready: boolean; problems: string[] };
+  /** When given, every inventory validator has a row, named, in this order. */
+  inventory?: readonly InventoryEntry[];
+  timeline?: (q: TimelineQuery) => HistoryEntry[];
+  /** A series' samples of one entity since a moment (unix ms), oldest first. */
+  history?: (series: string, entity: string, since: number) => Sample[];
+  /** How far back the charts go (history.keep). */
+  historyWindowMs?: number;
+  silences?: () => Silence[];
+  receivers?: () => ReceiverConfig[];
+  receiverStats?: () => ReceiverStats[];
+  /** Scrubs secrets from error text. */
+  redact?: (text: string) => string;
+  /** Explorer base URL per network (status.explorerUrl). */
+  explorers?: Explorers;
 }
 
 export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> {
@@ -116,16 +144,30 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     remainingDay: limiter.remainingDay(),
     spentSinceStart: spent.get(api) ?? 0,
   }));
+  const inputs = {
+    samples: s.samples,
+    rules: s.rules,
+    failures: s.failures,
+    alerts,
+    inventory: s.inventory,
+    history: s.history,
+    historySince: now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS),
+  };
   return {
     now,
     version: s.version,
     ready: s.ready(),
     alerts,
     rules,
-    validators: validators(s.samples),
-    l1Validators: l1Validators(s.samples),
+    validators: validatorRows(inputs),
+    l1Validators: l1ValidatorRows(inputs),
     outbox: s.outbox(),
     budgets,
+    timeline: timeline(s, now.getTime()),
+    silences: s.silences?.() ?? [],
+    receivers: receiverRows(s.receivers?.() ?? [], s.receiverStats?.() ?? [], s.redact ?? ((t) => t)),
+    dataSources: dataSourceRows(s.rules, s.limiters, s.failures, now.getTime()),
+    explorers: s.explorers ?? DEFAULT_EXPLORERS,
   };
 }
 
@@ -142,63 +184,23 @@ function dailyEstimates(rules: readonly LoadedRule[], limiters: StatusSources['l
   return perDay;
 }
 
-/**
- * One row per watched node, merged from the rules that watch it: validator-status gives the
- * status and end, validation-end the end, validator-health the uptime.
- */
-function validators(samples: StatusSources['samples']): ValidatorRow[] {
-  const rows = new Map<string, ValidatorRow>();
-  const row = (s: GaugeSample): ValidatorRow => {
-    const network = s.labels['network'] ?? '';
-    const nodeId = s.labels['node_id'] ?? '';
-    const key = `${network}\u0000${nodeId}`;
-    const found = rows.get(key) ?? { network, nodeId, status: undefined, end: undefined, uptimePercent: undefined, rules: [] };
-    rows.set(key, found);
-    const rule = s.labels['rule'];
-    if (rule !== undefined && !found.rules.includes(rule)) found.rules.push(rule);
-    return found;
-  };
-  for (const s of samples('avawatch_validator_listed')) {
-    const r = row(s);
-    if (s.value === 0) r.status = 'not listed';
-  }
-  for (const s of samples('avawatch_validator_status')) {
-    const r = row(s);
-    if (s.value === 1) r.status ??= s.labels['status'];
-  }
-  for (const metric of ['avawatch_validator_end_timestamp_seconds', 'avawatch_validation_end_timestamp_seconds']) {
-    for (const s of samples(metric)) {
-      const r = row(s);
-      r.end ??= s.value;
-    }
-  }
-  for (const s of samples('avawatch_validator_uptime_percent')) {
-    const r = row(s);
-    r.uptimePercent ??= s.value;
-  }
-  for (const r of rows.values()) r.rules.sort();
-  // The validation that ends first on top.
-  return [...rows.values()].sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
-}
-
-/** One row per active L1 validation: balance and the runway at the fee it burns. */
-function l1Validators(samples: StatusSources['samples']): L1ValidatorRow[] {
-  const rows = new Map<string, L1ValidatorRow>();
-  const key = (s: GaugeSample) => `${s.labels['network']}\u0000${s.labels['validation_id']}`;
-  for (const s of samples('avawatch_l1_validator_balance_avax')) {
-    const found = rows.get(key(s));
-    const rule = s.labels['rule'] ?? '';
-    if (found) {
-      if (!found.rules.includes(rule)) found.rules.push(rule);
-      continue;
-    }
-    const l = s.labels;
-    rows.set(key(s), { network: l['network'] ?? '', subnetId: l['subnet_id'] ?? '', validationId: l['validation_id'] ?? '', nodeId: l['node_id'] ?? '', balanceAvax: s.value, runwaySeconds: undefined, rules: [rule] });
-  }
-  for (const r of rows.values()) r.rules.sort();
-  for (const s of samples('avawatch_l1_validator_runway_seconds')) {
-    const found = rows.get(key(s));
-    if (found) found.runwaySeconds ??= s.value;
-  }
-  return [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
+/** The last day's happenings, each with the validator it is about and the transactions it names. */
+function timeline(s: StatusSources, nowMs: number): TimelineRow[] {
+  if (!s.timeline) return [];
+  const names = new Map((s.inventory ?? []).map((v) => [v.nodeId, v.name]));
+  return s.timeline({ since: nowMs - TIMELINE_MS, limit: TIMELINE_MAX }).map((e) => {
+    const node = e.labels['node'] ?? e.labels['node_id'];
+    const txs = [e.labels['tx_hash'], ...Object.entries(e.details).filter(([k]) => /\btx$/i.test(k)).map(([, v]) => v)];
+    return {
+      at: e.at / 1000,
+      status: e.status,
+      severity: e.severity,
+      rule: e.rule,
+      summary: e.summary,
+      validator: e.labels['validator'] ?? (node === undefined ? undefined : names.get(node) ?? node),
+      network: e.labels['network'],
+      node,
+      txs: [...new Set(txs.filter((t): t is string => t !== undefined && t !== ''))],
+    };
+  });
 }

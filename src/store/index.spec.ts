@@ -36,6 +36,24 @@ describe('Store', () => {
     raw.close();
   });
 
+  it('tells per receiver when it last sent, what is pending and dead, and its newest error (not a mute reason)', () => {
+    const store = Store.open(join(dir, 'receivers.db'));
+    store.commitEvaluation('r', {}, [alert, alert, alert, alert], 1_000);
+    const rows = store.outbox().sort((a, b) => a.id - b.id);
+    const a = rows.filter((r) => r.receiver === 'slack-a');
+    const b = rows.filter((r) => r.receiver === 'slack-b');
+    store.markSent(a[0]?.id ?? 0, 2_000);
+    store.markSent(a[1]?.id ?? 0, 3_000);
+    store.markRetry(a[2]?.id ?? 0, 9_000, 'HTTP 500 (older)', 4_000);
+    store.markDead(a[3]?.id ?? 0, 'HTTP 404: no such webhook', 5_000);
+    store.markMuted(b[0]?.id ?? 0, 'silenced by #1', 6_000);
+    expect(store.receiverStats()).toEqual([
+      { receiver: 'slack-a', lastSuccess: 3_000, pending: 1, dead: 1, lastError: 'HTTP 404: no such webhook', lastErrorAt: 5_000 },
+      { receiver: 'slack-b', lastSuccess: undefined, pending: 3, dead: 0, lastError: undefined, lastErrorAt: undefined },
+    ]);
+    store.close();
+  });
+
   it('commits states and alerts together and replaces the rule state set', () => {
     const store = Store.open(join(dir, 's.db'));
     store.commitEvaluation('r', { a: 1, b: 2 }, [], 1);

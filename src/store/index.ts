@@ -21,7 +21,7 @@ import { loadStates, stateRows, writeStates, type StateDiff } from './states.js'
 export { StateConflictError, StoreError } from './errors.js';
 export { StateDiff } from './states.js';
 export type { ActiveRow } from './active.js';
-export type { NewAlert, OutboxRow } from './outbox.js';
+export type { NewAlert, OutboxRow, ReceiverStats } from './outbox.js';
 export type { Matcher, Silence } from './silences.js';
 export type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 
@@ -164,6 +164,11 @@ export class Store {
   /** How many outbox rows are in each state (the status page). */
   outboxCounts(): ReturnType<typeof outbox.outboxCounts> {
     return outbox.outboxCounts(this.#db);
+  }
+
+  /** Per receiver: last success, pending, dead and its newest error (the status page). */
+  receiverStats(): outbox.ReceiverStats[] {
+    return outbox.receiverStats(this.#db);
   }
 
   /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */

@@ -210,3 +210,30 @@ export function listOutbox(
     )
     .all(state ?? null, state ?? null) as never;
 }
+
+export interface ReceiverStats {
+  receiver: string;
+  /** Unix ms of the newest row sent. */
+  lastSuccess: number | undefined;
+  pending: number;
+  dead: number;
+  /** The newest error of a row still pending or dead (muted rows' reasons are not errors). */
+  lastError: string | undefined;
+  lastErrorAt: number | undefined;
+}
+
+/** Per receiver that has outbox rows: last success, pending, dead and its newest error (the status page). */
+export function receiverStats(db: Database.Database): ReceiverStats[] {
+  const rows = db
+    .prepare(
+      `SELECT receiver,
+              MAX(CASE WHEN state = 'sent' THEN updated_at END) AS lastSuccess,
+              SUM(state = 'pending') AS pending,
+              SUM(state = 'dead') AS dead,
+              (SELECT e.last_error FROM outbox e WHERE e.receiver = o.receiver AND e.state IN ('pending', 'dead') AND e.last_error IS NOT NULL ORDER BY e.updated_at DESC, e.id DESC LIMIT 1) AS lastError,
+              MAX(CASE WHEN state IN ('pending', 'dead') AND last_error IS NOT NULL THEN updated_at END) AS lastErrorAt
+         FROM outbox o GROUP BY receiver ORDER BY receiver`,
+    )
+    .all() as Array<{ receiver: string; lastSuccess: number | null; pending: number; dead: number; lastError: string | null; lastErrorAt: number | null }>;
+  return rows.map((r) => ({ receiver: r.receiver, lastSuccess: r.lastSuccess ?? undefined, pending: r.pending, dead: r.dead, lastError: r.lastError ?? undefined, lastErrorAt: r.lastErrorAt ?? undefined }));
+}

@@ -155,7 +155,7 @@ export async function truthHolds(d: Daemon, model: Model, judged: Judged, failed
       if (changed && sent.length !== 1) fail(`${step}: ${key} changed (${before || 'not firing'} → ${should || 'not firing'}) and sent ${sent.length} notifications: ${notificationsOf(sent).join(' | ')}`);
     }
     for (const a of sent) {
-      if (a.status === 'resolved' && key.endsWith(':uptime') && ended.has(node) && /back above/.test(a.summary)) fail(`${step}: the validation ended, and the uptime alert resolved saying "${a.summary}"`);
+      if (a.status === 'resolved' && key.endsWith(':uptime') && ended.has(node) && /back (?:above|at)/.test(a.summary)) fail(`${step}: the validation ended, and the uptime alert resolved saying "${a.summary}"`);
     }
     judged.verdict.set(key, should);
     judged.since.set(key, []);

@@ -157,7 +157,7 @@ describe('avawatch once', () => {
       rule: 'my-validators',
       kind: 'validator-status',
       status: 'event',
-      severity: 'critical',
+      severity: 'info',
       subject: NODE,
       summary: `${NODE} validation active → completed`,
       labels: { node: NODE, network: 'mainnet', status: 'completed', previous_status: 'active', rule: 'my-validators' },
@@ -174,8 +174,8 @@ describe('avawatch once', () => {
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     const r = await avawatch(['-c', project.configFile, 'once', '--send'], project.dir);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/CRITICAL event my-validators NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ: .* active → completed\n$/);
-    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] my-validators: ${NODE} validation active → completed`]);
+    expect(r.stdout).toMatch(/INFO event my-validators NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ: .* active → completed\n$/);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] my-validators: ${NODE} validation active → completed`]);
   });
 
   it('without --send queues the alert for the daemon instead of dropping it', async () => {
@@ -317,9 +317,11 @@ describe('avawatch demo', () => {
     expect(r.stdout).toMatch(/status page\s+http:\/\/127\.0\.0\.1:\d+\/\s/);
     expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');
-    expect(r.stdout).toContain('slack ← [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
-    expect(r.stdout).toContain('email ← to oncall@demo.invalid: [EVENT CRITICAL] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
-    expect(r.stdout).toContain('slack ← [RESOLVED WARNING] demo-health: NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ uptime is back above 91%');
+    // A validation ending is neutral news: info in Slack, never mailed to on-call (the critical route); a bad one is.
+    expect(r.stdout).toContain('slack ← [EVENT INFO] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
+    expect(r.stdout).not.toContain('email ← to oncall@demo.invalid: [EVENT INFO]');
+    expect(r.stdout).toMatch(/email ← to oncall@demo\.invalid: \[FIRING CRITICAL\] /);
+    expect(r.stdout).toContain('slack ← [RESOLVED WARNING] demo-health: NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ uptime is back at 92% (above 91%)');
     // The hostile token symbol arrives escaped, and is printed as the text it is.
     expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
 

@@ -72,7 +72,7 @@ describe('daemon: validator status end to end', () => {
     await polls(a, 2);
 
     expect(slack.posts).toHaveLength(1);
-    expect(post!.body.text).toBe(`[EVENT CRITICAL] ${RULE}: ${NODE} validation active → completed`);
+    expect(post!.body.text).toBe(`[EVENT INFO] ${RULE}: ${NODE} validation active → completed`);
     expect(postFacts(post!)).toMatchObject({ Node: NODE, Change: 'active → completed', 'Period ended': '2025-05-18T02:40:00Z' });
     expect(post!.at - changedAt).toBeLessThan(60_000); // sanity only; latency is measured by the benchmark
   });
@@ -87,8 +87,8 @@ describe('daemon: validator status end to end', () => {
     sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), activeValidator(next)]);
     await slack.waitForPosts(2);
     expect(slack.posts.map((p) => p.body.text)).toEqual([
-      `[EVENT CRITICAL] ${RULE}: ${NODE} validation pending → active`,
-      `[EVENT CRITICAL] ${RULE}: ${NODE} validation active → active (new validation period)`,
+      `[EVENT INFO] ${RULE}: ${NODE} validation pending → active`,
+      `[EVENT INFO] ${RULE}: ${NODE} validation active → active (new validation period)`,
     ]);
   });
 
@@ -106,7 +106,7 @@ describe('daemon: validator status end to end', () => {
 
     a = await start();
     await polls(a, 2);
-    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] ${RULE}: ${NODE} validation active → completed`]);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation active → completed`]);
   });
 
   it('a message Slack could not take waits in the outbox and is delivered after Slack returns, across a restart', async () => {
@@ -270,7 +270,7 @@ describe('daemon: storms are grouped', () => {
       const post = slack.posts[0]!;
       expect(post.body.text).toBe(`[200 alerts] ${RULE}: ${nodes[0]} validation active → completed (+199 more)`);
       const list = JSON.stringify(post.body.blocks);
-      expect(list).toContain(`• EVENT CRITICAL: ${nodes[9]} validation active → completed`);
+      expect(list).toContain(`• EVENT INFO: ${nodes[9]} validation active → completed`);
       expect(list).not.toContain(nodes[10]!);
       expect(list).toContain('…and 190 more');
     } finally {

@@ -152,7 +152,7 @@ describe('daemon with an email receiver', () => {
       smtp.failNext({ code: 451, message: 'greylisted, try again' });
       sim.world.setValidators('mainnet', node, [completedValidator(period)]);
       const [mail] = await smtp.waitFor(1, 15_000);
-      expect(mail!.subject).toBe(`[EVENT CRITICAL] my-validators: ${node} validation active → completed`);
+      expect(mail!.subject).toBe(`[EVENT INFO] my-validators: ${node} validation active → completed`);
       sink.log.info({ receivers: loaded.config.receivers }, 'config dump for the test');
       const text = logged.join('');
       expect(text).toContain('"reason":"smtp_451"');

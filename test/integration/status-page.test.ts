@@ -2,12 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app.js';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { ruleKind } from '../../src/rules/registry.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { captureStderr, startApp } from '../helpers/app.js';
+import { captureStderr } from '../helpers/app.js';
 import { launchChromium, type Browser } from '../helpers/browser.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -20,6 +22,7 @@ const HOSTILE = `<img src=x onerror="window.__pwned=1">Wrapped "AVAX" & <script>
 const USER = 'operator';
 const PASSWORD = 'status-page-pw-5e81';
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
+const HOUR = 3_600_000;
 
 const RULES = `rules:
   - { name: validation-ending, kind: validation-end, every: 1s, severity: warning, network: mainnet, nodeIds: [${N}], warnBefore: [14d, 3d, 1d] }
@@ -34,6 +37,8 @@ describe('the status page in a real browser (headless Chromium), against the sim
   let dir: string;
   let app: App;
   let browser: Browser;
+  // The daemon's clock: the real time until the one-shot event happened, then an hour on (as the simulator's).
+  let aheadMs = 0;
 
   beforeAll(async () => {
     sim = await startSim();
@@ -58,10 +63,24 @@ describe('the status page in a real browser (headless Chromium), against the sim
       `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver:\n  listen: 127.0.0.1:0\n  auth: {username: ${USER}, password: ${PASSWORD}}\nruleFiles: [rules/*.yaml]\n`,
     );
     captureStderr();
-    app = await startApp(join(dir, 'avawatch.yaml'));
+    const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
+    app = new App({ loaded, log: createLogger('info', false).log, now: () => new Date(Date.now() + aheadMs) });
+    await app.start();
     // Three rules fire; the runway needs two reads of the balance.
     await waitUntil(() => new Set(firingAlerts(app.store).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);
     await waitUntil(() => [...app.engine.samples('avawatch_l1_validator_runway_seconds')].length === 2, 'both runways', 15_000);
+    // N2's validation ends without a reward (a one-shot event); then an hour passes, for the service and the daemon.
+    applyChange(sim.world, worldChange.parse({ validator: { nodeId: N2, status: 'completed', reward: { validation: 0 } } }), sim.world.clock.nowMs());
+    const ended = () => app.store.timeline({ since: 0 }).some((e) => e.status === 'event' && e.summary.includes('without a reward'));
+    await waitUntil(ended, 'the validation-ended event committed', 15_000);
+    sim.world.clock.advance(HOUR);
+    aheadMs = HOUR;
+    await waitUntil(() => /ends in 1d22h/.test(firingAlerts(app.store).find((a) => a.rule === 'validation-ending')?.summary ?? ''), 'an evaluation an hour on', 15_000);
+    // The charts' figures, as the history sampler writes them (uptime every 10 minutes for 6 h; N dips once).
+    const now = Date.now() + aheadMs;
+    const uptime = (node: string, base: number) => Array.from({ length: 37 }, (_, i) => ({ series: 'uptime_percent', entity: node, at: now - (36 - i) * 600_000, value: i === 20 ? base - 9 : base }));
+    app.store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
+    app.store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 })));
     browser = await launchChromium({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1200, height: 900 } });
   }, 60_000);
 
@@ -104,20 +123,44 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(ruleCells[5]?.split('\n')[0]).toBe(String(cu));
     expect(ruleCells[6]).toBe((cu * 86_400).toLocaleString('en-US'));
 
-    const nodeRow = await page.locator('#validators tbody tr', { hasText: N }).locator('td').allInnerTexts();
-    expect(nodeRow[0]).toBe(N);
-    expect(nodeRow[2]).toBe('active');
-    expect(nodeRow[3]).toMatch(/UTC \(in 1d23h\d+m\)$/);
-    expect(nodeRow[4]).toBe('98.5%');
-    expect(nodeRow[5]).toBe('my-validators, validation-ending, validator-health');
-    const low = await page.locator('#l1 tbody tr', { hasText: 'v-low' }).locator('td').allInnerTexts();
-    expect(low[3]).toMatch(/^0\.199\d* AVAX$/);
-    expect(low[4]).toMatch(/^4d\d+h\d+m$/); // 0.2 AVAX at 512 nAVAX/s
+    // The validators come first: a tile each, its verdict, figures and explorer link in words.
+    const tile = page.locator('#validators .tile', { hasText: N });
+    const text = await tile.innerText();
+    expect(text).toMatch(/^1 firing /);
+    expect(text).toMatch(/active · uptime 98\.5% · ends \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in 1d22h\d+m\) · avalanche\/1\.14\.1/);
+    expect(await tile.locator('a', { hasText: N }).getAttribute('href')).toBe(`https://subnets.avax.network/validators/${N}`);
+    expect(await page.locator('#validators .tile', { hasText: N2 }).innerText()).toMatch(/^OK [\s\S]*completed · uptime/);
+    // Its chart: a line through every sample, the reward and warning levels dashed and labelled, the figures in words.
+    const chart = tile.locator('svg');
+    expect((await chart.locator('path.line').getAttribute('d'))?.split('L')).toHaveLength(37);
+    expect(await chart.locator('line.thr').count()).toBe(2);
+    expect(await chart.locator('text.thr-label').allTextContents()).toEqual(['warning 85%', 'reward 80%']);
+    expect(await chart.getAttribute('aria-label')).toMatch(/^Uptime from .* UTC: latest 98\.5%, lowest 89\.5%; lines: warning 85%, reward 80%$/);
+    expect(await tile.locator('figcaption').innerText()).toMatch(/latest 98\.5%, lowest 89\.5%$/);
+    const box = await chart.boundingBox();
+    expect(box?.height).toBeGreaterThan(40);
+    const l1 = page.locator('#l1 .tile', { hasText: 'v-low' });
+    expect(await l1.innerText()).toMatch(/^1 firing v-low[\s\S]*balance 0\.19\d* AVAX · runway 4d\d+h\d+m/); // 0.2 AVAX an hour ago, at 512 nAVAX/s
+    expect((await l1.locator('path.line').getAttribute('d'))?.split('L')).toHaveLength(12);
+    expect(await l1.locator('text.thr-label').textContent()).toBe('minimum 0.5 AVAX');
 
-    expect(await page.locator('#delivery p').first().innerText()).toBe('0 pending · 0 dead');
-    const data = await page.locator('#delivery tbody tr', { hasText: 'data' }).locator('td').allInnerTexts();
+    // The one-shot event of an hour ago, in the timeline, with the validator linked.
+    const event = page.locator('#timeline tbody tr', { hasText: 'without a reward' });
+    const cells = await event.locator('td').allInnerTexts();
+    expect(cells[0]).toMatch(/UTC \(1h(\d+s)? ago\)$/);
+    expect(cells[1]).toBe('CRITICAL event');
+    expect(cells[2]).toMatch(new RegExp(`^${N2} validation ended without a reward \\(active → completed\\)`));
+    expect(await event.locator('td[data-label="Validator"] a').getAttribute('href')).toBe(`https://subnets.avax.network/validators/${N2}`);
+
+    expect(await page.locator('#receivers p').first().innerText()).toBe('Outbox: 0 pending · 0 dead');
+    expect(await page.locator('#sources tbody tr', { hasText: 'Data API' }).locator('td').allInnerTexts()).toEqual(['Data API', 'ok', expect.stringMatching(/^5 rules reading it; [\d,]+ CU left today$/)]);
+    const data = await page.locator('#sources table').nth(1).locator('tbody tr', { hasText: 'data' }).locator('td').allInnerTexts();
     expect(data[1]).toMatch(/^[\d,]+ of 6,000$/);
     expect(data[3]).toMatch(/^[\d,]+ of 1,200,000$/);
+
+    // Sections in the order a person asks: validators, then what fires, what happened, and the machinery last.
+    const order = await page.evaluate("[...document.querySelectorAll('main > section')].map((s) => s.id).join(' ')");
+    expect(order).toBe('validators l1 alerts timeline silences receivers sources rules');
 
     // In the page (strings: this project's TypeScript has no DOM types).
     // The inline style ran under the CSP (a violation would leave the text as written, and log).
@@ -134,6 +177,15 @@ describe('the status page in a real browser (headless Chromium), against the sim
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${app.url}/`);
+    // The validators are on the first screen of a phone, charts and all.
+    const tiles = page.locator('#validators .tile');
+    expect(await tiles.count()).toBe(2);
+    for (const box of await Promise.all((await tiles.all()).map((t) => t.boundingBox()))) {
+      expect(box).not.toBeNull();
+      expect((box?.y ?? Infinity) + (box?.height ?? 0)).toBeLessThanOrEqual(844);
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'status-page-phone.png') });
     const icm = page.locator('#alerts tbody tr', { hasText: 'icm-stuck' });
     await icm.locator('summary').click(); // open "details"
     const token = icm.locator('dd', { hasText: 'Wrapped' });
@@ -141,11 +193,11 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(await token.isVisible()).toBe(true);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.locator('script, img, b').count()).toBe(0);
+    expect(await page.locator('svg').count()).toBe(3); // v-healthy has no history yet
 
     // On a narrow screen each row is a card with labelled cells: no header row, no sideways scroll.
     expect(await page.locator('#alerts thead').isVisible()).toBe(false);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: join(ARTIFACTS, 'status-page-phone.png') });
     await page.close();
   });
 });

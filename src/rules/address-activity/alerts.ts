@@ -40,6 +40,7 @@ export function activityAlert(a: Placed, address: string, s: Spec): AlertDraft |
   const notes = [a.list === 'internal' ? 'internal transaction' : '', a.failed ? (a.list === 'internal' ? 'reverted' : 'failed transaction') : ''].filter(Boolean);
   return {
     status: 'event',
+    news: 'neutral',
     subject: a.txHash,
     summary: `${address} ${movement}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`,
     labels: { chain_id: s.chainId, address, direction, list: a.list, token: tokenKey, tx_hash: a.txHash },
@@ -64,6 +65,7 @@ export function skippedAlert(address: string, list: List, block: number, s: Spec
   return {
     status: 'event',
     severity: 'warning',
+    news: 'bad',
     subject: address,
     summary: `${address}: block ${block} holds more ${LIST_PLURAL[list]} than ${s.maxPages} page(s) show; the rest of that block is not shown (raise maxPages)`,
     labels: { chain_id: s.chainId, address, list, block: String(block) },

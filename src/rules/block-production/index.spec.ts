@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DataApi } from '../../api/data-api.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
+import { advance } from '../../alerts/lifecycle.js';
 import { record } from '../../record.js';
 import { blockProduction, type Observation, type Read } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -39,6 +40,11 @@ describe('block-production', () => {
     expect(silent.conditions?.[0]?.resolvedSummary).toBe(`${A} proposes C-chain blocks again`);
     const again = run(silent.states, obs(blocks(later + 30)), later + 60);
     expect(again.conditions).toEqual([]);
+    // The resolution names the new block; the silence it fired with is only "When it fired".
+    const fired = advance([], silent.conditions ?? [], later * 1000);
+    const [resolved] = advance(fired.active, again.conditions ?? [], (later + 60) * 1000, undefined, again.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`${A} proposes C-chain blocks again: last at 2027-01-15T11:01:30Z (block 1000)`);
+    expect(resolved?.details).toMatchObject({ 'Last proposed block': '2027-01-15T11:01:30Z (block 1000)', 'When it fired: Last proposed block': '2027-01-15T07:50:00Z (block 1000)' });
   });
 
   it('a node with no block listed is silent since avawatch first looked, never since 1970', () => {

@@ -4,7 +4,7 @@ import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { record } from '../../record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
-import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { chainsOf, silentForOf, spec, state, type Chain, type Spec, type State } from './schema.js';
 import { oddText, usable, usableTime, type Block } from './times.js';
 
@@ -105,6 +105,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         if (c) result.conditions?.push(c);
       }
     }
+    result.resolvedAs = (key) => (Object.hasOwn(result.states, key) ? proposing(result.states[key] as State, s) : undefined);
     return result;
   },
 
@@ -154,6 +155,23 @@ function next(node: string, chain: Chain, before: State | undefined, read: Read,
   const odd = newest.odd ?? hour.odd ?? (before?.oddBlock && st.lastBlockAt === before.lastBlockAt && st.lastBlockNumber === before.lastBlockNumber ? before.oddBlock : undefined);
   if (odd) st.oddBlock = odd;
   return st;
+}
+
+/** What a silence alert says when it stops holding: the new block, as read now. */
+function proposing(st: State, s: Spec): Resolution | undefined {
+  if (st.lastBlockAt === undefined) return undefined;
+  const name = NAME[st.chain as Chain] ?? st.chain;
+  const block = `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`;
+  return {
+    summary: `${st.nodeId} proposes ${name} blocks again: last at ${block}`,
+    details: {
+      Node: st.nodeId,
+      Network: s.network,
+      Chain: name,
+      'Last proposed block': block,
+      'Blocks in the last hour': `${st.hourCount}${st.hourComplete ? '' : ' or more'} (at ${isoSeconds(st.checkedAt)})`,
+    },
+  };
 }
 
 /** Firing while the node has proposed nothing on the chain for longer than silentFor, as of `atS`. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { delegator, type Delegator } from '../../api/schemas.js';
 import { delegatorItem } from '../../sim/samples.js';
+import { advance } from '../../alerts/lifecycle.js';
+import { severityOf } from '../../engine/engine.js';
 import { delegationEnd, type Observation } from './index.js';
 import { spec as specSchema } from './schema.js';
 
@@ -37,6 +39,27 @@ describe('delegation-end', () => {
     const unpaid = { ...d('t1', 'completed'), grossReward: '0', netReward: '0' };
     const [alert] = delegationEnd.evaluate(first.states, obs([], { t1: unpaid }), after, s).alerts;
     expect(alert).toMatchObject({ severity: 'critical', summary: `Delegation of 25 AVAX to ${NODE} ended without a reward: the node's uptime was likely under the reward threshold`, labels: { reward: 'none' } });
+  });
+
+  it('severity: a new delegation is good news and one ending neutral (info), one ended without a reward critical', () => {
+    const rule = { severity: 'critical' as const };
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true, warnBefore: ['40d'] });
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const next = delegationEnd.evaluate(first.states, obs([d('t1'), d('t2')]), new Date((1_800_000_000 - 86_400) * 1000), s);
+    expect(next.alerts.map((a) => [a.summary, severityOf(rule, a)])).toEqual([[`New delegation of 25 AVAX to ${NODE}, until 2027-01-15T08:00:00Z`, 'info']]);
+    expect(next.conditions?.map((c) => severityOf(rule, c))).toEqual(['info', 'info']);
+    const paid = delegationEnd.evaluate(next.states, obs([], { t1: d('t1', 'completed'), t2: { ...d('t2', 'completed'), grossReward: '0', netReward: '0' } }), after, s);
+    expect(paid.alerts.map((a) => severityOf(rule, a))).toEqual(['info', 'critical']);
+  });
+
+  it('an ending delegation resolves saying it reached its end (or ended, with its reward), never "ends in 1d"', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: ['3d'] });
+    const soon = new Date((1_800_000_000 - 86_400) * 1000);
+    const first = delegationEnd.evaluate({}, obs([d('t1')]), soon, s);
+    const fired = advance([], first.conditions ?? [], soon.getTime());
+    const past = delegationEnd.evaluate(first.states, obs([]), after, s);
+    const [resolved] = advance(fired.active, past.conditions ?? [], after.getTime(), undefined, past.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`Delegation of 25 AVAX to ${NODE} reached its end (2027-01-15T08:00:00Z); its reward is reported once the service lists it completed`);
   });
 
   it('one that leaves the active list (a status the service added, e.g. "paused", or a page not read) is never announced as ended', () => {

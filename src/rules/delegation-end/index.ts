@@ -4,7 +4,7 @@ import { filterBatches } from '../../api/data-api.js';
 import { avaxText, navax, navaxToAvax } from '../../amount.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
-import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
@@ -104,6 +104,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     const states = record<State>([[BASELINE_KEY, { baseline: true, entities: [...entities].sort() }]]);
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
+    const endedNow = new Map<string, Resolution>();
     for (const d of observation.active) {
       const st: DelegationState = { nodeId: d.nodeId, amount: d.amountDelegated, startTimestamp: d.startTimestamp, endTimestamp: d.endTimestamp, rewardAddresses: d.rewardAddresses };
       states[d.txHash] = st;
@@ -120,14 +121,20 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
       const done = observation.completed[tx];
       if (done) {
-        alerts.push(endedAlert(tx, st, done, s));
+        const ended = endedAlert(tx, st, done, s);
+        alerts.push(ended);
+        endedNow.set(tx, { summary: ended.summary, details: ended.details });
         continue;
       }
       states[tx] = st;
       const c = ending(tx, st, nowS, s);
       if (c) conditions.push(c);
     }
-    return { states, alerts, conditions, failed: observation.failed };
+    const resolvedAs = (tx: string): Resolution | undefined => {
+      const st = Object.hasOwn(states, tx) ? states[tx] : undefined;
+      return endedNow.get(tx) ?? (st && 'nodeId' in st ? notEnding(tx, st, nowS) : undefined);
+    };
+    return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
 
   samples(s, states) {
@@ -223,6 +230,7 @@ function endedAlert(tx: string, st: DelegationState, done: Delegator, s: Spec): 
     return {
       status: 'event',
       severity: 'critical',
+      news: 'bad',
       subject: tx,
       summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ended without a reward: the node's uptime was likely under the reward threshold`,
       labels: { ...labelsOf(tx, st, s), reward: 'none' },
@@ -232,6 +240,7 @@ function endedAlert(tx: string, st: DelegationState, done: Delegator, s: Spec): 
   const rewardText = reward['Gross reward'] ? `, reward ${reward['Gross reward']} gross, ${reward['Net reward']} net` : '';
   return {
     status: 'event',
+    news: 'neutral',
     subject: tx,
     summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ended${rewardText}`,
     labels: labelsOf(tx, st, s),
@@ -242,7 +251,7 @@ function endedAlert(tx: string, st: DelegationState, done: Delegator, s: Spec): 
 function newDelegation(tx: string, st: DelegationState, s: Spec): AlertDraft {
   return {
     status: 'event',
-    severity: 'info',
+    news: 'good',
     subject: tx,
     summary: `New delegation of ${avaxText(st.amount)} to ${st.nodeId}, until ${isoSeconds(st.endTimestamp)}`,
     labels: labelsOf(tx, st, s),
@@ -259,10 +268,22 @@ function ending(tx: string, st: DelegationState, nowS: number, s: Spec): Conditi
   return {
     key: tx,
     subject: tx,
+    // The delegator's stake leaving is news to see, not a page.
+    news: 'neutral',
     tier: formatDuration(tier),
     summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends in ${formatElapsed(left * 1000)} (${isoSeconds(st.endTimestamp)})`,
     resolvedSummary: `Delegation ${tx} to ${st.nodeId} is no longer ending soon (ended or extended)`,
     labels: { ...labelsOf(tx, st, s), threshold: formatDuration(tier) },
     details: facts(tx, st),
   };
+}
+
+/** A delegation still tracked that no longer ends soon: past its end (its reward not listed yet), or extended. */
+function notEnding(tx: string, st: DelegationState, nowS: number): Resolution {
+  const end = isoSeconds(st.endTimestamp);
+  const summary =
+    st.endTimestamp <= nowS
+      ? `Delegation of ${avaxText(st.amount)} to ${st.nodeId} reached its end (${end}); its reward is reported once the service lists it completed`
+      : `Delegation ${tx} to ${st.nodeId} now ends ${end}: no longer ending soon`;
+  return { summary, details: facts(tx, st) };
 }

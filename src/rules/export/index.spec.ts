@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors.js';
+import { advance } from '../../alerts/lifecycle.js';
+import { severityOf } from '../../engine/engine.js';
 import { exportKind } from './index.js';
 import type { State } from './schema.js';
 import { spec as specSchema } from './schema.js';
@@ -14,6 +16,8 @@ const op = (status: string, extra: Record<string, unknown> = {}) => ({
 });
 const spec = specSchema.parse({ operationId: 'op-1', timeout: '10m' });
 
+const rule = { severity: 'critical' as const };
+
 describe('export', () => {
   it('watches an operation started elsewhere; fires past its timeout; reports the end once', () => {
     const a = exportKind.evaluate({}, { polled: op('RUNNING') }, new Date((T + 60) * 1000), spec);
@@ -21,8 +25,13 @@ describe('export', () => {
     const b = exportKind.evaluate(a.states, { polled: op('RUNNING') }, new Date((T + 660) * 1000), spec);
     expect(b.conditions?.[0]?.summary).toBe('Export op-1 has been running for 11m, past its 10m timeout');
     const c = exportKind.evaluate(b.states, { polled: op('FAILED', { message: 'boom', metadata: { code: 'ErrInternal' } }) }, new Date((T + 700) * 1000), spec);
-    expect(c.alerts.map((x) => x.summary)).toEqual(['Export op-1 failed: ErrInternal: boom']);
+    expect(c.alerts.map((x) => [x.summary, severityOf(rule, x)])).toEqual([['Export op-1 failed: ErrInternal: boom', 'critical']]);
     expect(c.conditions).toEqual([]);
+    // The timeout alert resolves with the status now, not "running".
+    const fired = advance([], b.conditions ?? [], (T + 660) * 1000);
+    const [resolved] = advance(fired.active, c.conditions ?? [], (T + 700) * 1000, undefined, c.resolvedAs).notifications;
+    expect(resolved?.summary).toBe('Export op-1 is no longer running past its timeout: FAILED');
+    expect(resolved?.details).toMatchObject({ Status: 'FAILED' });
     expect(exportKind.evaluate(c.states, {}, new Date((T + 800) * 1000), spec).alerts).toEqual([]);
   });
 
@@ -111,6 +120,12 @@ describe('export', () => {
       },
     };
     await expect(exportKind.observe(daily, { data, previous: {}, now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
+  });
+
+  it('a completed export is good news: info, unless the rule says otherwise', () => {
+    const a = exportKind.evaluate({}, { polled: op('RUNNING') }, new Date(T * 1000), spec);
+    const done = exportKind.evaluate(a.states, { polled: op('COMPLETED', { metadata: { downloadUrl: 'https://x/y.csv' } }) }, new Date((T + 60) * 1000), spec);
+    expect(done.alerts.map((x) => [x.summary, severityOf(rule, x), severityOf({ ...rule, severities: { good: 'warning' } }, x)])).toEqual([['Export op-1 completed: https://x/y.csv', 'info', 'warning']]);
   });
 
   it('says an unknown operation once', () => {

@@ -3,7 +3,7 @@ import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { Operation } from '../../api/schemas.js';
 import { formatDuration, formatElapsed, parseDuration } from '../../config/duration.js';
-import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
@@ -104,7 +104,10 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
         details: { Operation: next.operationId ?? '', Started: isoSeconds(next.startedAt), Timeout: formatDuration(s.timeout) },
       });
     }
-    return { states: record([[KEY, next]]), alerts, conditions };
+    // The timeout alert ends when the operation does (or a new one replaces it): say its status now.
+    const resolvedAs = (): Resolution | undefined =>
+      next.status === RUNNING || next.status === null ? undefined : { summary: `Export ${next.operationId ?? ''} is no longer running past its timeout: ${next.status}`, details: { Operation: next.operationId ?? '', Status: next.status } };
+    return { states: record([[KEY, next]]), alerts, conditions, resolvedAs };
   },
 
   samples(_s, states) {
@@ -194,9 +197,11 @@ function finished(op: Operation, s: Spec, follow?: { ok: boolean; date: string; 
     return {
       ...base,
       status: 'event',
+      // Continued by a follow-up: news to see; left truncated: bad.
+      news: follow?.ok ? 'neutral' : 'bad',
       summary: `Export ${op.operationId} completed but was truncated: continue from ${op.metadata?.nextDate ?? '?'}${more}`,
       details: { ...details, Download: url, Code: op.metadata?.code ?? '', 'Next date': op.metadata?.nextDate ?? '' },
     };
   }
-  return { ...base, status: 'event', severity: 'info', summary: `Export ${op.operationId} completed: ${url}`, details: { ...details, Download: url } };
+  return { ...base, status: 'event', news: 'good', summary: `Export ${op.operationId} completed: ${url}`, details: { ...details, Download: url } };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { icmMessage } from '../../api/schemas.js';
 import { icmItem } from '../../sim/samples.js';
+import { advance } from '../../alerts/lifecycle.js';
 import { icmPending } from './index.js';
 import { spec as specSchema } from './schema.js';
 
@@ -46,6 +47,16 @@ describe('icm-pending', () => {
     const a = run({}, [msg('0x1', 'pending')]);
     expect(a.conditions?.map((c) => c.resolvedSummary)).toEqual([`ICM message 0x1 from ${A} was delivered (or is no longer listed)`]);
     expect(run(a.states, [msg('0x1', 'delivered')]).conditions).toEqual([]);
+  });
+
+  it('a delivered message resolves saying so, with the status now (never "pending")', () => {
+    const a = run({}, [msg('0x1', 'pending')]);
+    const fired = advance([], a.conditions ?? [], T * 1000);
+    const b = run(a.states, [msg('0x1', 'delivered')]);
+    const [resolved] = advance(fired.active, b.conditions ?? [], T * 1000 + 60_000, undefined, b.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`ICM message 0x1 from ${A} was delivered (status delivered)`);
+    expect(resolved?.details).toMatchObject({ Status: 'delivered', 'When it fired: Status': 'pending' });
+    expect(resolved?.severity).toBeUndefined(); // the rule's, as it fired
   });
 
   it('stops firing when the message is delivered, including delivered_source_not_indexed', () => {

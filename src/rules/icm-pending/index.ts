@@ -2,7 +2,7 @@ import type { IcmMessage } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
-import type { Condition, GaugeSample, RuleKind } from '../types.js';
+import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
@@ -36,6 +36,8 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const states = record<State>();
     const failed: Record<string, string> = {};
+    // Tracked messages this read lists as delivered: what their resolution says.
+    const delivered = new Map<string, Resolution>();
     for (const [address, read] of Object.entries(observation.byAddress)) {
       if (isFailed(read)) {
         // Its messages stay tracked as they were: a failed read is never "delivered".
@@ -48,7 +50,9 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
         // Newest first: a message listed twice (pages shifting under the walk) counts once, as first seen.
         if (seen.has(m.messageId)) continue;
         seen.add(m.messageId);
-        const st = track(address, m, previous[m.messageId]);
+        const was = Object.hasOwn(previous, m.messageId) ? previous[m.messageId] : undefined;
+        if (was && DELIVERED.has(m.status)) delivered.set(m.messageId, deliveredAs(m.messageId, was, m.status));
+        const st = track(address, m, was);
         if (st) states[m.messageId] = st;
       }
       // A tracked message past the pages read is still where it was as far as we know,
@@ -60,7 +64,8 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
       }
     }
     const conditions = Object.entries(states).flatMap(([id, st]) => condition(id, st, nowS, s) ?? []);
-    return { states, alerts: [], conditions, failed };
+    const resolvedAs = (id: string): Resolution | undefined => delivered.get(id) ?? (Object.hasOwn(states, id) ? stillTracked(id, states[id] as State) : undefined);
+    return { states, alerts: [], conditions, failed, resolvedAs };
   },
 
   samples(s, states, now) {
@@ -93,6 +98,16 @@ function track(address: string, m: IcmMessage, before: State | undefined): State
   if (sourceTimestamp === undefined) return undefined;
   const token = [m.rewardDetails?.name, m.rewardDetails?.symbol && `(${m.rewardDetails.symbol})`].filter(Boolean).join(' ');
   return { address, sourceTimestamp, destination: m.destinationEvmChainId ?? m.destinationBlockchainId, token, status: m.status };
+}
+
+function deliveredAs(id: string, st: State, status: string): Resolution {
+  return { summary: `ICM message ${id} from ${st.address} was delivered (status ${status})`, details: { Message: id, From: st.address, 'Destination chain': st.destination, Status: status } };
+}
+
+/** Still listed, no longer firing (back to pending under olderThan): says the status now. */
+function stillTracked(id: string, st: State): Resolution | undefined {
+  if (st.expired) return undefined;
+  return { summary: `ICM message ${id} from ${st.address} is "${st.status}" now, not yet past the rule's olderThan`, details: { Message: id, From: st.address, 'Destination chain': st.destination, Status: st.status } };
 }
 
 /**

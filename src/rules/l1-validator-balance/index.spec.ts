@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { l1Validator } from '../../api/schemas.js';
 import { l1ValidatorItem } from '../../sim/samples.js';
+import { advance } from '../../alerts/lifecycle.js';
 import { l1ValidatorBalance } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
 
@@ -52,5 +53,14 @@ describe('l1-validator-balance', () => {
     expect(gone.alerts.map((x) => x.summary)).toEqual(['L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) is inactive: it left the active set with 0 AVAX']);
     expect(gone.states['v1']?.inactive).toBe(true);
     expect(gone.conditions).toEqual([]);
+  });
+
+  it('a topped-up validator resolves with the balance read now; the low one only under "When it fired"', () => {
+    const a = run({}, 100_000_000, T0); // 0.1 AVAX < 1 AVAX
+    const fired = advance([], a.conditions ?? [], T0 * 1000);
+    const b = run(a.states, 5_000_000_000, T0 + 60);
+    const [resolved] = advance(fired.active, b.conditions ?? [], (T0 + 60) * 1000, undefined, b.resolvedAs).notifications;
+    expect(resolved?.summary).toBe('L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) is no longer below 1 AVAX: 5 AVAX now');
+    expect(resolved?.details).toMatchObject({ 'Remaining balance': '5 AVAX', 'When it fired: Remaining balance': '0.1 AVAX' });
   });
 });

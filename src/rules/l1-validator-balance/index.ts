@@ -3,7 +3,7 @@ import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../amount.js';
 import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
-import type { AlertDraft, Condition, GaugeSample, ObserveContext, RuleKind } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
 
@@ -97,7 +97,12 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       });
     }
     // A validator still inactive keeps its (resolved) state; conditions only come from active ones.
-    return { states, alerts, conditions, failed: observation.failed };
+    const resolvedAs = (key: string): Resolution | undefined => {
+      const at = key.lastIndexOf('/');
+      const id = key.slice(0, at);
+      return Object.hasOwn(states, id) ? balanceNow(id, key.slice(at + 1), states[id] as State, s) : undefined;
+    };
+    return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
 
   samples(s, states) {
@@ -173,6 +178,21 @@ function runwaySeconds(st: State): number | undefined {
 
 function labelsOf(id: string, st: Pick<State, 'nodeId' | 'subnetId'>, s: Spec): Record<string, string> {
   return { validation_id: id, node: st.nodeId, subnet: st.subnetId, network: s.network };
+}
+
+/** What a balance or runway alert says when it stops holding: the balance and runway read now. */
+function balanceNow(id: string, check: string, st: State, s: Spec): Resolution {
+  const avax = `${formatAvax(BigInt(st.balance))} AVAX`;
+  const details: Record<string, string> = { 'Validation ID': id, Node: st.nodeId, Subnet: st.subnetId, 'Remaining balance': avax };
+  const who = `L1 validator ${id} (${st.nodeId})`;
+  if (st.inactive) return { summary: `${who} is no longer active: it left the active set with ${avax}`, details };
+  const runway = runwaySeconds(st);
+  if (st.burnPerSecond) details['Burn'] = `${formatAvax(BigInt(Math.round(st.burnPerSecond * 86_400)))} AVAX/day`;
+  if (runway !== undefined) details['Runway'] = formatDuration(runway * 1000);
+  const enough = runway === undefined ? '' : `, enough for ${formatDuration(runway * 1000)}`;
+  if (check === 'runway' && s.minRunway !== undefined) return { summary: `${who} no longer runs out within ${formatDuration(s.minRunway)}: ${avax} now${enough}`, details };
+  if (check === 'balance' && s.minBalance !== undefined) return { summary: `${who} is no longer below ${formatAvax(s.minBalance)} AVAX: ${avax} now${enough}`, details };
+  return { summary: `${who} has ${avax} now${enough}`, details };
 }
 
 function checks(id: string, st: State, s: Spec): Condition[] {

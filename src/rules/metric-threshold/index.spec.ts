@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { advance } from '../../alerts/lifecycle.js';
 import { metricThreshold } from './index.js';
 import { spec as specSchema } from './schema.js';
 
@@ -22,6 +23,17 @@ describe('metric-threshold', () => {
     expect(run({ below: 100, for: '2h' }, points(999, 5, 6)).conditions?.[0]?.summary).toBe(
       `txCount on chain 43114 (per hour) is below 100 for 2h: latest 5 at ${new Date((T - H) * 1000).toISOString().replace('.000Z', 'Z')}`,
     );
+  });
+
+  it('resolves with the points read now; the ones it fired on only under "When it fired"', () => {
+    const low = run({ below: 100 }, points(999, 5));
+    const fired = advance([], low.conditions ?? [], T * 1000);
+    // An hour later the hour that was running is complete, and high.
+    const back = run({ below: 100 }, [{ timestamp: T + H, value: 7 }, ...points(250, 5)], T + H + 1800);
+    const [resolved] = advance(fired.active, back.conditions ?? [], (T + H) * 1000, undefined, back.resolvedAs).notifications;
+    const at = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+    expect(resolved?.summary).toBe(`txCount on chain 43114 (per hour) is no longer below 100: latest 250 at ${at(T)}`);
+    expect(resolved?.details).toMatchObject({ Points: `${at(T)}=250`, 'When it fired: Points': `${at(T - H)}=5` });
   });
 
   it('gives no verdict on a gap in the series', () => {

@@ -43,8 +43,16 @@ export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
     const consecutive = window.every((p, i) => i === 0 || Math.abs(window[i - 1]!.timestamp - p.timestamp - step) <= slack);
     if (window.length < pointsNeeded(s) || !consecutive) return { states, alerts: [] };
     const holds = window.every((p) => breaches(s, p.value));
-    if (!holds || !latest) return { states, alerts: [], conditions: [] };
     const op = s.above !== undefined ? `above ${s.above}` : `below ${s.below}`;
+    if (!latest) return { states, alerts: [], conditions: [] };
+    if (!holds) {
+      // The complete points read now: what the resolution says.
+      const now = {
+        summary: `${s.metric} on chain ${s.chainId} (per ${s.timeInterval}) is no longer ${op}: latest ${latest.value} at ${isoSeconds(latest.timestamp)}`,
+        details: { Chain: s.chainId, Metric: s.metric, Interval: s.timeInterval, Points: window.map((p) => `${isoSeconds(p.timestamp)}=${p.value}`).join(', ') },
+      };
+      return { states, alerts: [], conditions: [], resolvedAs: () => now };
+    }
     const span = s.for > 0 ? ` for ${formatDuration(s.for)}` : '';
     const condition: Condition = {
       key,

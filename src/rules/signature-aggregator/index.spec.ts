@@ -4,6 +4,7 @@ import { DataApi } from '../../api/data-api.js';
 import { HttpClient } from '../../api/http.js';
 import { Limiter } from '../../api/limiter.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
+import { advance } from '../../alerts/lifecycle.js';
 import { record } from '../../record.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import { signatureAggregator as kind, type Observation } from './index.js';
@@ -85,6 +86,12 @@ describe('signature-aggregator', () => {
     const ok = await probe(data, 1, three.states);
     expect(ok.conditions).toEqual([]);
     expect(ok.states[TX]).toMatchObject({ ok: true, failures: 0 });
+    // The resolution says the probe that answered; the failure only under "When it fired".
+    const fired = advance([], three.conditions ?? [], T * 1000);
+    const [resolved] = advance(fired.active, ok.conditions ?? [], T * 1000 + 60_000, undefined, ok.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`The signature aggregator on mainnet answers for ${TX} again`);
+    expect(resolved?.details['Last probe']).toMatch(/, answered$/);
+    expect(resolved?.details).toMatchObject({ 'When it fired: Failure': 'HTTP 503' });
   });
 
   it('a timeout and an answer without a signed message are failures, named so', async () => {

@@ -5,7 +5,7 @@ import { ApiError } from '../../api/errors.js';
 import { record } from '../../record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
-import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
 /** One probe the aggregator answered (or failed to): latency in seconds. */
@@ -72,6 +72,7 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
       const c = condition(tx, st, s);
       if (c) result.conditions?.push(c);
     }
+    result.resolvedAs = (tx) => (Object.hasOwn(result.states, tx) ? answering(tx, result.states[tx] as State, s) : undefined);
     return result;
   },
 
@@ -118,6 +119,15 @@ async function probe(data: DataApi, network: Network, tx: string, signal: AbortS
     if (d.code === 'network_error') return { ok: false, latency: latency(), how: 'network', error: what };
     return { ok: false, latency: latency(), how: 'malformed', error: `malformed answer: ${what}` };
   }
+}
+
+/** What a failing-probe alert says when it stops holding: the probe that answered, as read now. */
+function answering(tx: string, st: State, s: Spec): Resolution | undefined {
+  if (!st.ok) return undefined;
+  return {
+    summary: `The signature aggregator on ${s.network} answers for ${tx} again`,
+    details: { Transaction: tx, Network: s.network, 'Last probe': `${isoSeconds(st.at)}, ${st.latency}s, answered` },
+  };
 }
 
 function condition(tx: string, st: State, s: Spec): Condition | undefined {

@@ -185,6 +185,7 @@ function newTransaction(tx: string, st: TransactionState, rewardTxHash: string |
   const period = st.startTimestamp !== undefined && st.endTimestamp !== undefined ? `, ${isoSeconds(st.startTimestamp)} to ${isoSeconds(st.endTimestamp)}` : '';
   return {
     status: 'event',
+    news: 'neutral',
     subject: tx,
     summary: `New staking transaction of ${st.addresses.join(', ')}: ${st.txType} staking ${amount}${node}${period}`,
     labels: { network: s.network, address: st.addresses.join(','), tx_type: st.txType, ...(st.nodeId ? { node: st.nodeId } : {}) },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { subnet, type Subnet } from '../../api/schemas.js';
 import { subnetItem, type SubnetInput } from '../../sim/pchain.js';
+import { severityOf } from '../../engine/engine.js';
 import { factsOf, subnetChanges, type Observation } from './index.js';
 import { spec as specSchema } from './schema.js';
 
@@ -35,6 +36,8 @@ describe('subnet-changes', () => {
   it('an ownership change is one event, before → after', () => {
     const r = changeOf(item(), item({ owners: [NEW_OWNER, OWNER], threshold: 2 }));
     expect(r.alerts.map((a) => [a.summary, a.labels['change']])).toEqual([[`Subnet ${ID} ownership changed: 1 of [${OWNER}] → 2 of [${NEW_OWNER}, ${OWNER}]`, 'ownership']]);
+    // Neutral news: info, unless the rule's severities.neutral says otherwise.
+    expect(r.alerts.map((a) => [severityOf({ severity: 'critical' }, a), severityOf({ severity: 'critical', severities: { neutral: 'warning' } }, a)])).toEqual([['info', 'warning']]);
   });
 
   it('the L1 conversion is one event that names the transaction and the validator manager it came with', () => {

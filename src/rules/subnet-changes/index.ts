@@ -118,6 +118,8 @@ function changes(id: string, before: Facts, seen: Facts, s: Spec): AlertDraft[] 
   const out: AlertDraft[] = [];
   const event = (change: string, summary: string, details: Record<string, string>, labels: Record<string, string> = {}): AlertDraft => ({
     status: 'event',
+    // Owners, threshold, L1 conversion: news to see; a rule that pages on them sets severities.neutral.
+    news: 'neutral',
     subject: id,
     summary,
     labels: { network: s.network, subnet_id: id, change, ...labels },
@@ -167,6 +169,7 @@ function notListed(id: string, before: State | undefined, s: Spec): AlertDraft {
   return {
     status: 'event',
     severity: 'warning',
+    news: 'bad',
     subject: id,
     summary: `Subnet ${id} is not listed: absent from the complete subnet list of ${s.network}${was}`,
     labels: { network: s.network, subnet_id: id, change: 'not-listed' },

@@ -16,7 +16,7 @@ const active = [validator.parse(validatorSample.active(period))];
 function at(daysLeft: number, seen = active, prev: Record<string, State> = {}, firing: ActiveAlert[] = []) {
   const now = new Date((END - daysLeft * DAY) * 1000);
   const result = validationEnd.evaluate(prev, { [NODE]: seen }, now, spec);
-  const life = advance(firing, result.conditions ?? [], now.getTime());
+  const life = advance(firing, result.conditions ?? [], now.getTime(), undefined, result.resolvedAs);
   return { ...result, ...life };
 }
 
@@ -44,6 +44,15 @@ describe('validation-end', () => {
     const next = validatorSample.active({ ...period, txHash: 'tx2', startTimestamp: END + 60, endTimestamp: END + 180 * DAY });
     const b = at(-1, [validator.parse(validatorSample.completed(period)), validator.parse(next)], a.states, a.active);
     expect(b.notifications.map((n) => [n.status, n.summary])).toEqual([['resolved', `${NODE} has a new validation period: the end warning is resolved`]]);
+    // The period now, and the one that was ending only as it was then.
+    expect(b.notifications[0]?.details).toMatchObject({ 'Period ends': '2027-07-14T08:00:00Z', Status: 'active', 'Staking tx': 'tx2', 'When it fired: Staking tx': 'tx1' });
+  });
+
+  it('resolves when the next period is registered, saying it is pending', () => {
+    const a = at(1);
+    const next = validatorSample.pending({ ...period, txHash: 'tx2', startTimestamp: END + 60, endTimestamp: END + 180 * DAY });
+    const b = at(0.5, [validator.parse(next)], a.states, a.active);
+    expect(b.notifications.map((n) => n.summary)).toEqual([`${NODE} has its next validation period registered (pending, ends 2027-07-14T08:00:00Z): the end warning is resolved`]);
   });
 
   it('keeps firing, not resolving, when the node drops out of the list', () => {

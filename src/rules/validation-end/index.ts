@@ -1,5 +1,5 @@
 import { formatDuration, formatElapsed } from '../../config/duration.js';
-import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { keepFailed } from '../lookup.js';
@@ -41,6 +41,10 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
       const c = p ? ending(node, p, nowS, s) : undefined;
       if (c) result.conditions?.push(c);
     }
+    result.resolvedAs = (node) => {
+      const now = Object.hasOwn(result.states, node) ? result.states[node]?.period : undefined;
+      return now ? renewed(node, previous[node]?.period ?? null, now, s) : undefined;
+    };
     return result;
   },
 
@@ -57,6 +61,15 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   describe: (s) => `${s.network}${subnetText(s)}, ${s.nodeIds.length} node(s), warn ${s.warnBefore.map(formatDuration).join('/')} before the end`,
   cost: (s) => validatorLookups(s),
 };
+
+/** What ended the warning: the period the node is in now (a new one, the next registered, or this one extended). */
+function renewed(node: string, was: Period | null, p: Period, s: Spec): Resolution {
+  const when = isoSeconds(p.endTimestamp);
+  const details = { Node: node, Network: s.network, 'Period ends': when, Status: p.status, 'Staking tx': p.txHash };
+  if (p.status === 'pending') return { summary: `${node} has its next validation period registered (pending, ends ${when}): the end warning is resolved`, details };
+  if (was?.txHash === p.txHash) return { summary: `${node} validation now ends ${when}: the end warning is resolved`, details };
+  return { summary: `${node} has a new validation period: the end warning is resolved`, details };
+}
 
 /** Firing from the largest threshold until a new period starts; the tier is the smallest threshold crossed. */
 function ending(node: string, p: Period, nowS: number, s: Spec): Condition | undefined {

@@ -209,7 +209,20 @@ describe('validator-health resolved texts', () => {
     const next = validator.parse(activeValidator({ ...period, txHash: 'tx2', startTimestamp: START + 86_400 }));
     expect(notices(uptimeOnly, [warning, [validator.parse(completedValidator(period)), next]]).at(-1)).toBe(`resolved: ${NODE}: validation tx1 ended (its current period is tx2 now); uptime last 83%`);
     // Still active and back up: that is "back above".
-    expect(notices(uptimeOnly, [warning, [active({ uptimePerformance: 99 })]]).at(-1)).toBe(`resolved: ${NODE} uptime is back above 86%`);
+    expect(notices(uptimeOnly, [warning, [active({ uptimePerformance: 99 })]]).at(-1)).toBe(`resolved: ${NODE} uptime is back at 99% (above 86%)`);
+  });
+
+  it('a recovered check resolves with the figure read now; the firing one only under "When it fired"', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
+    const first = validatorHealth.evaluate({}, { [NODE]: [active({ uptimePerformance: 83.5, avalancheGoVersion: 'avalanche/1.13.2' })] }, at(0), s);
+    const fired = advance([], first.conditions ?? [], at(0).getTime());
+    const r = validatorHealth.evaluate(first.states, { [NODE]: [active({ uptimePerformance: 92.1, avalancheGoVersion: 'avalanche/1.14.2' })] }, at(1), s);
+    const [uptime, version] = advance(fired.active, r.conditions ?? [], at(1).getTime(), undefined, r.resolvedAs).notifications;
+    expect(uptime?.summary).toBe(`${NODE} uptime is back at 92.1% (above 86%)`);
+    expect(uptime?.severity).toBe('warning');
+    expect(uptime?.details).toMatchObject({ Uptime: "92.1% (the service's own node's view)", Margin: '+12.1 points', 'When it fired: Uptime': "83.5% (the service's own node's view; each validator votes on what it saw)", 'When it fired: Margin': '+3.5 points' });
+    expect(version?.summary).toBe(`${NODE} runs AvalancheGo 1.14.2 now (1.14.1 or newer required)`);
+    expect(version?.details).toMatchObject({ Version: 'avalanche/1.14.2', 'When it fired: Version': 'avalanche/1.13.2' });
   });
 
 

@@ -7,6 +7,7 @@ import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, validatorLookups, type Observation } from '../validators.js';
 import { checks, tierOf as uptimeTierOf } from './checks.js';
 import { endedTexts } from './ended.js';
+import { presentOf } from './present.js';
 import { CHAINS, read } from './read.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { WARNING_MARGIN } from './uptime.js';
@@ -41,6 +42,12 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
+    const ended = new Map<string, string>();
+    // An ended validation says so; a check that recovered says the figure read now.
+    result.resolvedAs = (key) => {
+      const why = ended.get(key);
+      return why === undefined ? presentOf(key, result.states, s) : { summary: why };
+    };
     for (const node of s.nodeIds) {
       const before = previous[node];
       const seen = observation[node];
@@ -61,8 +68,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       delete st.uptimeFiring;
       result.states[node] = st;
       result.conditions?.push(...conditions);
-      const ended = endedTexts(node, before, st, s);
-      if (ended) Object.assign((result.resolvedAs ??= {}), ended);
+      for (const [key, why] of Object.entries(endedTexts(node, before, st, s) ?? {})) ended.set(key, why);
     }
     return result;
   },

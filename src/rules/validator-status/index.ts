@@ -2,7 +2,7 @@ import type { Validator } from '../../api/schemas.js';
 import { avaxText, navax } from '../../amount.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
-import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import type { AlertDraft, Evaluation, GaugeSample, News, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../record.js';
@@ -120,11 +120,23 @@ function transition(
   if (change === 'new-period' && before) details['Previous period ended'] = isoSeconds(before.endTimestamp);
   return {
     status: 'event',
+    news: newsOf(after.status, change),
     subject: node,
     summary: `${node} validation ${from} → ${after.status}${what}`,
     labels: { ...labels, status: after.status, previous_status: from },
     details,
   };
+}
+
+/**
+ * Validating (again) is good news; an ending is news to see, not a page; removal is bad. A
+ * status the service adds is neutral until we know what it means.
+ */
+function newsOf(status: string, change: Change): News {
+  if (status === 'removed') return 'bad';
+  if (status === 'active') return 'good';
+  if (status === 'pending') return change === 'status' ? 'neutral' : 'good';
+  return 'neutral';
 }
 
 /**
@@ -143,6 +155,7 @@ function withRewards(alert: AlertDraft, v: Validator): AlertDraft {
   return {
     ...alert,
     severity: 'critical',
+    news: 'bad',
     summary: `${v.nodeId} validation ended without a reward (${alert.labels['previous_status'] ?? 'active'} → completed): its uptime was likely under the reward threshold`,
     labels: { ...alert.labels, reward: 'none' },
     details,
@@ -156,6 +169,7 @@ function notListed(node: string, s: Spec, last: Period | null): AlertDraft {
   return {
     status: 'event',
     severity: 'warning',
+    news: 'bad',
     subject: node,
     summary,
     labels: { node, network: s.network, status: 'not_listed' },

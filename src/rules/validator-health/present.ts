@@ -1,0 +1,70 @@
+import { avaxText, formatAvax } from '../../amount.js';
+import type { Resolution } from '../types.js';
+import { CHECKS, fmt } from './checks.js';
+import { CHAINS } from './read.js';
+import type { Spec, State } from './schema.js';
+import { levelsFor } from './uptime.js';
+import { parseVersion, versionText } from './version.js';
+
+// A check that stops holding while the node still validates: the resolution says the figure
+// read now ("back at 92.1%"), never the one it fired with.
+
+/** The present of `key` (`<node>:<check>`), from the node's state as this evaluation read it. */
+export function presentOf(key: string, states: Readonly<Record<string, State>>, s: Spec): Resolution | undefined {
+  const at = key.lastIndexOf(':');
+  const node = key.slice(0, at);
+  const check = key.slice(at + 1);
+  const st = Object.hasOwn(states, node) ? states[node] : undefined;
+  if (!st?.period || st.period.status !== 'active' || !isCheck(check)) return undefined;
+  const base = { Node: node, Network: s.network };
+  const read = PRESENT[check](node, st, s);
+  return read && { summary: read.summary, details: { ...base, ...read.details } };
+}
+
+function isCheck(check: string): check is (typeof CHECKS)[number] {
+  return (CHECKS as readonly string[]).includes(check);
+}
+
+type Present = (node: string, st: State, s: Spec) => { summary: string; details: Record<string, string> } | undefined;
+
+const PRESENT: Record<(typeof CHECKS)[number], Present> = {
+  uptime(node, st, s) {
+    const l = st.period && levelsFor(st.period.startTimestamp, s);
+    if (st.uptime === undefined || !l) return undefined;
+    const back = l.warning + l.hysteresis;
+    const margin = st.uptime - l.reward.percent;
+    const where = st.uptime >= back ? `is back at ${fmt(st.uptime)}% (above ${fmt(back)}%)` : `is ${fmt(st.uptime)}% now`;
+    return {
+      summary: `${node} uptime ${where}`,
+      details: {
+        Uptime: `${fmt(st.uptime)}% (the service's own node's view)`,
+        'Reward threshold': `${l.reward.percent}%`,
+        Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
+      },
+    };
+  },
+  benched(node, st) {
+    if (st.benched === undefined) return undefined;
+    const now = CHAINS.map((c) => `${c}-chain ${fmt(st.benched?.[c] ?? 0)}%`).join(', ');
+    return { summary: `${node} is no longer benched (${now} of requests)`, details: { Benched: now } };
+  },
+  reachability(node, st, s) {
+    if (st.reachability === undefined) return undefined;
+    const level = s.reachability ? ` (at least ${fmt(s.reachability.below)}%)` : '';
+    return { summary: `${node} is reachable again: ${fmt(st.reachability)}%${level}`, details: { Reachability: `${fmt(st.reachability)}%` } };
+  },
+  version(node, st, s) {
+    const v = parseVersion(st.version);
+    if (!v) return undefined;
+    const minimum = parseVersion(s.minVersion);
+    return {
+      summary: `${node} runs AvalancheGo ${versionText(v)} now${minimum ? ` (${versionText(minimum)} or newer required)` : ''}`,
+      details: { Version: st.version ?? versionText(v) },
+    };
+  },
+  'delegation-capacity'(node, st, s) {
+    if (st.capacity === undefined) return undefined;
+    const minimum = s.minDelegationCapacity === undefined ? '' : ` (at least ${formatAvax(s.minDelegationCapacity)} AVAX)`;
+    return { summary: `${node} can take ${avaxText(st.capacity)} more delegation again${minimum}`, details: { 'Delegation capacity': avaxText(st.capacity) } };
+  },
+};

@@ -1,0 +1,232 @@
+import type { FiringAlert } from '../alerts/view.js';
+import { navaxToAvax } from '../amount.js';
+import type { LoadedRule } from '../config/load.js';
+import type { FailureCounts } from '../engine/failing.js';
+import { levelsFor } from '../rules/validator-health/uptime.js';
+import type { Spec as HealthSpec } from '../rules/validator-health/schema.js';
+import type { Spec as L1Spec } from '../rules/l1-validator-balance/schema.js';
+import type { Sample } from '../store/history.js';
+import type { GaugeSample } from '../types.js';
+import { MAX_ROWS } from './format.js';
+
+// The page's validator rows: merged from the rules' gauges, named and ordered by the
+// inventory when there is one, each with a verdict and the figures its chart draws.
+
+export interface InventoryEntry {
+  nodeId: string;
+  name: string;
+  network: string;
+  labels: Record<string, string>;
+}
+
+/** OK, N firing, blind (with why), or neither watched nor seen yet. */
+export interface Verdict {
+  firing: number;
+  blind: string | undefined;
+  watched: boolean;
+}
+
+export interface Chart {
+  /** Oldest first; `at` in unix seconds. */
+  points: Array<{ at: number; value: number }>;
+  /** Lines drawn across the chart, each labelled. */
+  thresholds: Array<{ label: string; value: number }>;
+}
+
+export interface ValidatorRow {
+  network: string;
+  nodeId: string;
+  /** From the inventory. */
+  name?: string;
+  labels?: Record<string, string>;
+  /** The current period's status; `not listed` when the service has no period for it. */
+  status: string | undefined;
+  /** Unix seconds. */
+  end: number | undefined;
+  uptimePercent: number | undefined;
+  /** AvalancheGo version as validator-health read it. */
+  version: string | undefined;
+  rules: string[];
+  verdict: Verdict;
+  /** Uptime over the history window. */
+  chart: Chart;
+}
+
+export interface L1ValidatorRow {
+  network: string;
+  subnetId: string;
+  validationId: string;
+  nodeId: string;
+  balanceAvax: number;
+  runwaySeconds: number | undefined;
+  rules: string[];
+  verdict: Verdict;
+  /** Balance (AVAX) over the history window. */
+  chart: Chart;
+}
+
+export interface ValidatorInputs {
+  samples: (metric: string) => Iterable<GaugeSample>;
+  rules: readonly LoadedRule[];
+  failures: FailureCounts;
+  alerts: readonly FiringAlert[];
+  inventory: readonly InventoryEntry[] | undefined;
+  history: ((series: string, entity: string, sinceMs: number) => Sample[]) | undefined;
+  /** Unix ms: the chart's window starts here. */
+  historySince: number;
+}
+
+/** Per NodeID, the rules that name it (a `nodeIds` list), whether or not they have state for it yet. */
+function watchers(rules: readonly LoadedRule[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rules) {
+    const ids = (r.spec as { nodeIds?: unknown }).nodeIds;
+    if (!Array.isArray(ids)) continue;
+    for (const id of ids) if (typeof id === 'string') out.set(id, [...(out.get(id) ?? []), r.name]);
+  }
+  return out;
+}
+
+/** Blind when a rule that watches it fails as a whole, or fails to look this entity up. */
+function blindness(failures: FailureCounts): (rules: readonly string[], entity: string) => string | undefined {
+  const failing = new Map(failures.failing(1).map((f) => [f.rule, f]));
+  const lookups = new Map<string, Map<string, string>>();
+  const lookupsOf = (rule: string) => {
+    let m = lookups.get(rule);
+    if (!m) lookups.set(rule, (m = new Map(failures.entities(rule).map((e) => [e.entity, e.error]))));
+    return m;
+  };
+  return (rules, entity) => {
+    for (const rule of rules) {
+      const run = failing.get(rule);
+      if (run) return `rule ${rule} fails: ${run.error}`;
+      const lookup = lookupsOf(rule).get(entity);
+      if (lookup !== undefined) return `rule ${rule} cannot look it up: ${lookup}`;
+    }
+    return undefined;
+  };
+}
+
+/** Firing alerts per key they name (`keyOf` gives an alert's keys). */
+function countBy(alerts: readonly FiringAlert[], keysOf: (a: FiringAlert) => Array<string | undefined>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const a of alerts) for (const k of new Set(keysOf(a))) if (k !== undefined) out.set(k, (out.get(k) ?? 0) + 1);
+  return out;
+}
+
+export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
+  const rows = new Map<string, ValidatorRow>();
+  const key = (network: string, nodeId: string) => `${network}\u0000${nodeId}`;
+  const starts = new Map<string, number>();
+  const blank = (network: string, nodeId: string): ValidatorRow => ({
+    network, nodeId, status: undefined, end: undefined, uptimePercent: undefined, version: undefined, rules: [],
+    verdict: { firing: 0, blind: undefined, watched: false }, chart: { points: [], thresholds: [] },
+  });
+  for (const v of i.inventory ?? []) rows.set(key(v.network, v.nodeId), { ...blank(v.network, v.nodeId), name: v.name, labels: v.labels });
+  const row = (s: GaugeSample): ValidatorRow => {
+    const network = s.labels['network'] ?? '';
+    const nodeId = s.labels['node_id'] ?? '';
+    const found = rows.get(key(network, nodeId)) ?? blank(network, nodeId);
+    rows.set(key(network, nodeId), found);
+    const rule = s.labels['rule'];
+    if (rule !== undefined && !found.rules.includes(rule)) found.rules.push(rule);
+    return found;
+  };
+  for (const s of i.samples('avawatch_validator_listed')) {
+    const r = row(s);
+    if (s.value === 0) r.status = 'not listed';
+  }
+  for (const s of i.samples('avawatch_validator_status')) {
+    const r = row(s);
+    if (s.value === 1) r.status ??= s.labels['status'];
+  }
+  for (const metric of ['avawatch_validator_end_timestamp_seconds', 'avawatch_validation_end_timestamp_seconds']) {
+    for (const s of i.samples(metric)) row(s).end ??= s.value;
+  }
+  for (const s of i.samples('avawatch_validator_start_timestamp_seconds')) starts.set(row(s).nodeId, s.value);
+  for (const s of i.samples('avawatch_validator_uptime_percent')) row(s).uptimePercent ??= s.value;
+  for (const s of i.samples('avawatch_validator_version_info')) {
+    const v = s.labels['version'];
+    if (s.value === 1 && v !== undefined && v !== 'unknown') row(s).version ??= v;
+  }
+  const watching = watchers(i.rules);
+  const blind = blindness(i.failures);
+  // An L1 validation's alerts count on its own tile; an alert of another network on none of this one.
+  const firing = countBy(
+    i.alerts.filter((a) => a.labels['validation_id'] === undefined),
+    (a) => [a.labels['node'], a.labels['node_id'], a.labels['entity'], a.subject].map((n) => (n === undefined ? undefined : `${a.labels['network'] ?? '*'}\u0000${n}`)),
+  );
+  for (const r of rows.values()) {
+    r.rules = [...new Set([...r.rules, ...(watching.get(r.nodeId) ?? [])])].sort();
+    const count = (firing.get(`${r.network}\u0000${r.nodeId}`) ?? 0) + (firing.get(`*\u0000${r.nodeId}`) ?? 0);
+    r.verdict = { firing: count, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0 };
+  }
+  const listed = [...rows.values()];
+  // The validation that ends first on top, unless the inventory gives the order.
+  if (!i.inventory) listed.sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
+  // Charts only for the rows the page shows: one history read each.
+  for (const r of listed.slice(0, MAX_ROWS)) {
+    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: uptimeThresholds(i.rules, r.rules, starts.get(r.nodeId)) };
+  }
+  return listed;
+}
+
+function points(i: ValidatorInputs, series: string, entity: string): Chart['points'] {
+  if (!i.history) return [];
+  return i.history(series, entity, i.historySince).map((s) => ({ at: s.at / 1000, value: s.value }));
+}
+
+/** The reward threshold and the warning level of each validator-health rule that watches the node. */
+function uptimeThresholds(rules: readonly LoadedRule[], names: readonly string[], startS: number | undefined): Chart['thresholds'] {
+  const out = new Map<number, string>();
+  for (const rule of rules) {
+    if (rule.kind !== 'validator-health' || !names.includes(rule.name)) continue;
+    const levels = levelsFor(startS ?? 0, rule.spec as HealthSpec);
+    if (!levels) continue;
+    if (!out.has(levels.warning)) out.set(levels.warning, `warning ${levels.warning}%`);
+    out.set(levels.reward.percent, `reward ${levels.reward.percent}%`);
+  }
+  return [...out].map(([value, label]) => ({ value, label }));
+}
+
+/** One row per active L1 validation: balance and the runway at the fee it burns. */
+export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
+  const rows = new Map<string, L1ValidatorRow>();
+  const key = (s: GaugeSample) => `${s.labels['network']}\u0000${s.labels['validation_id']}`;
+  for (const s of i.samples('avawatch_l1_validator_balance_avax')) {
+    const found = rows.get(key(s));
+    const rule = s.labels['rule'] ?? '';
+    if (found) {
+      if (!found.rules.includes(rule)) found.rules.push(rule);
+      continue;
+    }
+    const l = s.labels;
+    rows.set(key(s), {
+      network: l['network'] ?? '', subnetId: l['subnet_id'] ?? '', validationId: l['validation_id'] ?? '', nodeId: l['node_id'] ?? '',
+      balanceAvax: s.value, runwaySeconds: undefined, rules: [rule], verdict: { firing: 0, blind: undefined, watched: true }, chart: { points: [], thresholds: [] },
+    });
+  }
+  for (const s of i.samples('avawatch_l1_validator_runway_seconds')) {
+    const found = rows.get(key(s));
+    if (found) found.runwaySeconds ??= s.value;
+  }
+  const blind = blindness(i.failures);
+  const firing = countBy(i.alerts, (a) => [a.labels['validation_id']]);
+  for (const r of rows.values()) {
+    r.rules.sort();
+    r.verdict = { firing: firing.get(r.validationId) ?? 0, blind: blind(r.rules, r.validationId), watched: true };
+  }
+  const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
+  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: balanceThresholds(i.rules, r.rules) };
+  return listed;
+}
+
+function balanceThresholds(rules: readonly LoadedRule[], names: readonly string[]): Chart['thresholds'] {
+  const out = new Map<number, string>();
+  for (const rule of rules) {
+    if (rule.kind !== 'l1-validator-balance' || !names.includes(rule.name)) continue;
+    const min = (rule.spec as L1Spec).minBalance;
+    if (min !== undefined) out.set(navaxToAvax(min), `minimum ${navaxToAvax(min)} AVAX`);
+  }
+  return [...out].map(([value, label]) => ({ value, label }));
+}

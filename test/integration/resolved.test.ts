@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { activeValidator, pendingValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { waitUntil } from '../helpers/wait.js';
+import { postFacts, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+// Through the whole daemon and a real receiver per route: what a person reads when an uptime
+// alert resolves, and where good news goes.
+describe('resolved notices state the present; good news is not paged', () => {
+  let sim: SimServer;
+  let chat: SlackReceiver;
+  let pager: SlackReceiver;
+  let dir: string;
+  let app: App;
+
+  beforeAll(async () => {
+    sim = await startSim();
+    chat = await startSlackReceiver();
+    pager = await startSlackReceiver();
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-resolved-'));
+    const now = sim.world.clock.now();
+    const period = { nodeId: NODE, txHash: 'p1', startTimestamp: now - 86_400, endTimestamp: now + 200 * 86_400 };
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ ...period, uptimePerformance: 83.5 })]);
+    const next = { nodeId: OTHER, txHash: 'p2', startTimestamp: now + 60, endTimestamp: now + 200 * 86_400 };
+    sim.world.setValidators('mainnet', OTHER, [pendingValidator(next)]);
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route:
+  receivers: [chat]
+  groupWait: 0s
+  routes: [{match: {severity: critical}, receivers: [pager]}]
+receivers:
+  - {name: chat, type: slack, webhookUrl: "${chat.webhookUrl}", minInterval: 10ms}
+  - {name: pager, type: slack, webhookUrl: "${pager.webhookUrl}", minInterval: 10ms}
+ruleFiles: [rules.yaml]
+`,
+    );
+    writeFileSync(
+      join(dir, 'rules.yaml'),
+      `rules:
+  - {name: health, kind: validator-health, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}
+  - {name: status, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${OTHER}]}
+`,
+    );
+    app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    await app.start();
+    await chat.waitForPosts(1, 15_000); // the uptime warning
+    sim.world.setValidators('mainnet', NODE, [activeValidator({ ...period, uptimePerformance: 92.1 })]);
+    sim.world.setValidators('mainnet', OTHER, [activeValidator(next)]);
+    const seen = (r: SlackReceiver, word: string) => r.posts.some((p) => p.body.text.startsWith(`[${word}`));
+    await waitUntil(() => seen(chat, 'RESOLVED') && (seen(chat, 'EVENT') || seen(pager, 'EVENT')), 'the resolution and the event', 15_000);
+  }, 40_000);
+
+  afterAll(async () => {
+    await app.stop();
+    await sim.close();
+    await chat.close();
+    await pager.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a resolved uptime notice shows the uptime now, and the one it fired with only under "When it fired"', () => {
+    const resolved = chat.posts.find((p) => p.body.text.startsWith('[RESOLVED'));
+    expect(resolved?.body.text).toBe(`[RESOLVED WARNING] health: ${NODE} uptime is back at 92.1% (above 86%)`);
+    const facts = postFacts(resolved!);
+    expect(facts['Uptime']).toBe("92.1% (the service's own node's view)");
+    expect(facts['Margin']).toBe('+12.1 points');
+    expect(facts['When it fired: Uptime']).toBe("83.5% (the service's own node's view; each validator votes on what it saw)");
+  });
+
+  it('pending → active goes at info to the chat receiver, never to the receiver routed for critical', () => {
+    expect(chat.posts.map((p) => p.body.text)).toContain(`[EVENT INFO] status: ${OTHER} validation pending → active`);
+    expect(pager.posts.map((p) => p.body.text)).toEqual([]);
+  });
+});
