@@ -24,6 +24,9 @@ import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
 import { ruleKinds } from './rules/registry.js';
 import { ExpressionRunner } from './rules/endpoint/runner.js';
+import { ruleKind } from './rules/registry.js';
+import { startPruning } from './history/prune.js';
+import { Sampler } from './history/sampler.js';
 import { renderStatusPage } from './status/page.js';
 import { statusSnapshot, type StatusSnapshot } from './status/snapshot.js';
 import { Store } from './store/index.js';
@@ -67,6 +70,7 @@ export class App {
   readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
   readonly #teardown: Array<() => Promise<void> | void> = [];
+  readonly #sampler: Sampler;
   #loaded: LoadedConfig;
   #apis: Apis;
   #engine: Engine;
@@ -86,6 +90,7 @@ export class App {
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
+    this.#sampler = new Sampler(this.store);
 
     this.metrics = createMetrics({
       version: VERSION,
@@ -122,6 +127,9 @@ export class App {
     const { log } = this.#opts;
     const loaded = this.#loaded;
     this.#pruneUnconfigured();
+    this.#teardown.push(
+      startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, now: () => this.#now().getTime(), log }),
+    );
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(
       loaded.config.server.listen,
@@ -140,7 +148,9 @@ export class App {
       log,
       run: async (rule, signal) => {
         try {
-          return await this.#engine.evaluate(rule, signal);
+          const alerts = await this.#engine.evaluate(rule, signal);
+          this.#sample(rule);
+          return alerts;
         } finally {
           // Shutdown or a reload cut it short: the rule has not looked yet.
           if (!signal.aborted) {
@@ -311,6 +321,7 @@ export class App {
       this.failures.forget(rule.name);
       this.#looked.delete(rule.name);
       this.#engine.forget(rule.name);
+      this.#sampler.forget(rule.name);
       const m = this.metrics;
       for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
         metric.remove({ rule: rule.name });
@@ -506,6 +517,26 @@ export class App {
     }
   }
 
+  #now(): Date {
+    return this.#opts.now?.() ?? new Date();
+  }
+
+  /** After a committed evaluation (never a failed one): the figures the history keeps, when due. */
+  #sample(rule: LoadedRule): void {
+    try {
+      this.#sampler.sample({
+        rule: rule.name,
+        gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
+        samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
+        failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
+        now: this.#now().getTime(),
+        everyMs: this.#loaded.config.history.sampleEvery,
+      });
+    } catch (err) {
+      this.#opts.log.error({ rule: rule.name, error: errorText(err) }, 'could not sample the history; tried again after the next evaluation');
+    }
+  }
+
   #stopChannels(): void {
     for (const notifier of this.#notifiers) notifier.stop?.();
   }
@@ -523,6 +554,7 @@ export class App {
     for (const rule of rules) {
       try {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));
+        this.#sample(rule);
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }
