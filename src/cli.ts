@@ -11,6 +11,7 @@ import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
+import type { HistoryOptions } from './commands/history.js';
 import type { SimCommandOptions } from './commands/sim.js';
 import { createLogger, type LogSink } from './log.js';
 import { channel } from './notify/registry.js';
@@ -175,6 +176,23 @@ program
   .option('--json', 'one JSON object per row and line')
   .action((opts: { state?: 'pending' | 'dead' | 'sent' | 'muted'; json?: boolean }, cmd: Command) => {
     outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
+  });
+
+program
+  .command('history')
+  .description('events and state changes, newest first, and a validator\'s sampled figures (reads the state file; safe beside a running daemon)')
+  .option('--validator <name|NodeID>', 'only what is about this validator (an inventory name or a NodeID), with its uptime and L1 balance figures')
+  .option('--since <duration|ISO time>', 'from this long ago (e.g. 7d) or this time', '24h')
+  .option('--json', 'one JSON object per entry (and figure) and line')
+  .action(async (opts: HistoryOptions, cmd: Command) => {
+    const { historyCommand } = await import('./commands/history.js');
+    try {
+      const { lines, notes } = historyCommand(load(cmd).loaded, opts);
+      for (const line of lines) console.log(line);
+      for (const note of notes) console.error(note);
+    } catch (err) {
+      fail(errorText(err));
+    }
   });
 
 const silence = program.command('silence').description('mute notifications for a while (maintenance): add, list, expire');
