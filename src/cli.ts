@@ -45,7 +45,7 @@ program
     // (a young generation of 16 MB, not 32, at 10,000 nodes; BENCHMARKS.md, memory).
     setFlagsFromString('--optimize-for-size');
     const ofShard = shardFilter(opts.shard);
-    const { loaded, sink } = load(cmd);
+    const { loaded, sink } = load(cmd, true);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     if (shard) sink.log.info({ shard: `${shard.index}/${shard.count}`, rules: ofShard(loaded).rules.map((r) => r.name) }, 'evaluating one shard of the rules');
     const globals = cmd.optsWithGlobals<GlobalOptions>();
@@ -84,7 +84,7 @@ program
   .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
   .action((opts: { shard?: string }, cmd: Command) => {
     const ofShard = shardFilter(opts.shard);
-    const all = load(cmd).loaded;
+    const all = load(cmd, true).loaded;
     const loaded = ofShard(all);
     const { config } = loaded;
     console.log(`config ${loaded.file}: OK`);
@@ -134,7 +134,7 @@ program
   .option('--send', 'deliver due notifications now (otherwise they wait in the outbox for the daemon)')
   .option('--send-timeout <duration>', 'how long --send may take', '30s')
   .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
-    const { loaded, sink } = load(cmd);
+    const { loaded, sink } = load(cmd, opts.send === true);
     if (opts.rule !== undefined && !loaded.rules.some((r) => r.name === opts.rule)) {
       fail(`no rule named "${opts.rule}"; rules: ${loaded.rules.map((r) => r.name).join(', ') || '(none)'}`);
     }
@@ -292,7 +292,8 @@ program
     }
   });
 
-function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
+/** `sends`: the command delivers (or checks) notifications, so warnings about receivers concern it. */
+function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSink } {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
   const file = configPath(globals.config, process.env);
   let loaded: LoadedConfig;
@@ -308,7 +309,8 @@ function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
   }
   const sink = createLogger(globals.logLevel ?? loaded.config.log.level);
   sink.setSecrets(loaded.secrets);
-  for (const warning of loaded.warnings) sink.log.warn(warning);
+  const unused = new Set(sends ? [] : (loaded.deliveryWarnings ?? []));
+  for (const warning of loaded.warnings) if (!unused.has(warning)) sink.log.warn(warning);
   return { loaded, sink };
 }
 

@@ -26,6 +26,8 @@ export interface LoadedConfig {
   rules: LoadedRule[];
   ruleFiles: string[];
   warnings: string[];
+  /** The warnings about sending (a receiver disabled, a rule with none): commands that send nothing leave them out. */
+  deliveryWarnings?: string[];
   secrets: Secret[];
   /** Examples with placeholders a ruleFiles glob found and did not load (see notLoadedExamples). */
   skipped: Array<{ file: string; placeholder: string }>;
@@ -89,7 +91,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   });
 
   if (config) problems.push(...readSecretFiles(source, config, dirname(resolve(file))));
-  if (config) problems.push(...crossCheck(source, config, rules, warnings, options));
+  const deliveryWarnings: string[] = [];
+  if (config) problems.push(...crossCheck(source, config, rules, warnings, deliveryWarnings, options));
+  warnings.push(...deliveryWarnings);
   if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
@@ -101,7 +105,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
       if (value instanceof Secret) secrets.push(value);
     }
   }
-  return { file: resolve(file), config, rules, ruleFiles, warnings, secrets, skipped };
+  return { file: resolve(file), config, rules, ruleFiles, warnings, deliveryWarnings, secrets, skipped };
 }
 
 /**
@@ -224,7 +228,7 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
 }
 
 /** Checks that span files: unique names, receivers that exist. */
-function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], warnings: string[], options: LoadOptions): ConfigProblem[] {
+function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], warnings: string[], delivery: string[], options: LoadOptions): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const receiverNames = new Set<string>();
   config.receivers.forEach((r, i) => {
@@ -233,7 +237,7 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
     const reason = channel(r.type).disabledReason(r);
     if (reason) {
       const [line, col] = source.position(['receivers', i]);
-      warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
+      delivery.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
     }
   });
   problems.push(...authProblems(source, config));
@@ -266,7 +270,7 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
       if (!receiverNames.has(r)) problems.push(rule.locate(['receivers', j], `no receiver named "${r}"`));
     });
     if ((rule.receivers ?? config.route.receivers).length === 0) {
-      warnings.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
+      delivery.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
     }
   }
   return problems;
