@@ -23,9 +23,11 @@ import { Delivery } from './notify/delivery.js';
 import { digestSlot } from './notify/digest.js';
 import { channel } from './notify/registry.js';
 import { DeliveryError, type AlertMessage, type Notifier } from './notify/types.js';
-import { ruleKinds } from './rules/registry.js';
+import { ruleKind, ruleKinds } from './rules/registry.js';
 import { ExpressionRunner } from './rules/endpoint/runner.js';
 import { explorersOf } from './status/links.js';
+import { startPruning } from './history/prune.js';
+import { Sampler } from './history/sampler.js';
 import { renderStatusPage } from './status/page.js';
 import { statusSnapshot, type StatusSnapshot } from './status/snapshot.js';
 import { Store } from './store/index.js';
@@ -69,6 +71,7 @@ export class App {
   readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
   readonly #teardown: Array<() => Promise<void> | void> = [];
+  readonly #sampler: Sampler;
   #loaded: LoadedConfig;
   #apis: Apis;
   #engine: Engine;
@@ -88,6 +91,7 @@ export class App {
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
+    this.#sampler = new Sampler(this.store);
 
     this.metrics = createMetrics({
       version: VERSION,
@@ -124,6 +128,9 @@ export class App {
     const { log } = this.#opts;
     const loaded = this.#loaded;
     this.#pruneUnconfigured();
+    this.#teardown.push(
+      startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, now: () => this.#now().getTime(), log }),
+    );
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(
       loaded.config.server.listen,
@@ -142,7 +149,9 @@ export class App {
       log,
       run: async (rule, signal) => {
         try {
-          return await this.#engine.evaluate(rule, signal);
+          const alerts = await this.#engine.evaluate(rule, signal);
+          this.#sample(rule);
+          return alerts;
         } finally {
           // Shutdown or a reload cut it short: the rule has not looked yet.
           if (!signal.aborted) {
@@ -200,6 +209,7 @@ export class App {
       redact: (text) => scrub(text, this.#loaded.secrets),
       explorers: explorersOf(this.#loaded.config.status.explorerUrl),
       inventory: this.#loaded.inventory,
+      historyWindowMs: this.#loaded.config.history.keep,
     });
   }
 
@@ -321,6 +331,7 @@ export class App {
       this.failures.forget(rule.name);
       this.#looked.delete(rule.name);
       this.#engine.forget(rule.name);
+      this.#sampler.forget(rule.name);
       const m = this.metrics;
       for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
         metric.remove({ rule: rule.name });
@@ -516,6 +527,26 @@ export class App {
     }
   }
 
+  #now(): Date {
+    return this.#opts.now?.() ?? new Date();
+  }
+
+  /** After a committed evaluation (never a failed one): the figures the history keeps, when due. */
+  #sample(rule: LoadedRule): void {
+    try {
+      this.#sampler.sample({
+        rule: rule.name,
+        gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
+        samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
+        failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
+        now: this.#now().getTime(),
+        everyMs: this.#loaded.config.history.sampleEvery,
+      });
+    } catch (err) {
+      this.#opts.log.error({ rule: rule.name, error: errorText(err) }, 'could not sample the history; tried again after the next evaluation');
+    }
+  }
+
   #stopChannels(): void {
     for (const notifier of this.#notifiers) notifier.stop?.();
   }
@@ -536,6 +567,7 @@ export class App {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));
         const view = this.#engine.view(rule.name);
         if (view) results.push(...validatorResults(rule, view));
+        this.#sample(rule);
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }

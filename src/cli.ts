@@ -11,6 +11,7 @@ import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
+import type { HistoryOptions } from './commands/history.js';
 import type { SimCommandOptions } from './commands/sim.js';
 import { createLogger, type LogSink } from './log.js';
 import { channel } from './notify/registry.js';
@@ -44,7 +45,7 @@ program
     // (a young generation of 16 MB, not 32, at 10,000 nodes; BENCHMARKS.md, memory).
     setFlagsFromString('--optimize-for-size');
     const ofShard = shardFilter(opts.shard);
-    const { loaded, sink } = load(cmd);
+    const { loaded, sink } = load(cmd, true);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     if (shard) sink.log.info({ shard: `${shard.index}/${shard.count}`, rules: ofShard(loaded).rules.map((r) => r.name) }, 'evaluating one shard of the rules');
     const globals = cmd.optsWithGlobals<GlobalOptions>();
@@ -96,7 +97,7 @@ program
   .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
   .action((opts: { shard?: string }, cmd: Command) => {
     const ofShard = shardFilter(opts.shard);
-    const all = load(cmd).loaded;
+    const all = load(cmd, true).loaded;
     const loaded = ofShard(all);
     const { config } = loaded;
     console.log(`config ${loaded.file}: OK`);
@@ -146,7 +147,7 @@ program
   .option('--send', 'deliver due notifications now (otherwise they wait in the outbox for the daemon)')
   .option('--send-timeout <duration>', 'how long --send may take', '30s')
   .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
-    const { loaded, sink } = load(cmd);
+    const { loaded, sink } = load(cmd, opts.send === true);
     if (opts.rule !== undefined && !loaded.rules.some((r) => r.name === opts.rule)) {
       fail(`no rule named "${opts.rule}"; rules: ${loaded.rules.map((r) => r.name).join(', ') || '(none)'}`);
     }
@@ -192,6 +193,23 @@ program
     outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
   });
 
+program
+  .command('history')
+  .description('events and state changes, newest first, and a validator\'s sampled figures (reads the state file; safe beside a running daemon)')
+  .option('--validator <name|NodeID>', 'only what is about this validator (an inventory name or a NodeID), with its uptime and L1 balance figures')
+  .option('--since <duration|ISO time>', 'from this long ago (e.g. 7d) or this time', '24h')
+  .option('--json', 'one JSON object per entry (and figure) and line')
+  .action(async (opts: HistoryOptions, cmd: Command) => {
+    const { historyCommand } = await import('./commands/history.js');
+    try {
+      const { lines, notes } = historyCommand(load(cmd).loaded, opts);
+      for (const line of lines) console.log(line);
+      for (const note of notes) console.error(note);
+    } catch (err) {
+      fail(errorText(err));
+    }
+  });
+
 const silence = program.command('silence').description('mute notifications for a while (maintenance): add, list, expire');
 
 silence
@@ -202,6 +220,7 @@ silence
   .option('--until <date>', 'until this ISO date')
   .requiredOption('--comment <text>', 'why (shown with every muted notification)')
   .option('--author <name>', 'who (default: the user)')
+  .option('--force', 'add it even if no configured rule or kind produces a label it names')
   .action((opts: SilenceAddOptions, cmd: Command) => {
     try {
       console.log(silenceAdd(load(cmd).loaded, opts));
@@ -289,7 +308,8 @@ program
     }
   });
 
-function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
+/** `sends`: the command delivers (or checks) notifications, so warnings about receivers concern it. */
+function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSink } {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
   const file = configPath(globals.config, process.env);
   let loaded: LoadedConfig;
@@ -305,7 +325,8 @@ function load(cmd: Command): { loaded: LoadedConfig; sink: LogSink } {
   }
   const sink = createLogger(globals.logLevel ?? loaded.config.log.level);
   sink.setSecrets(loaded.secrets);
-  for (const warning of loaded.warnings) sink.log.warn(warning);
+  const unused = new Set(sends ? [] : (loaded.deliveryWarnings ?? []));
+  for (const warning of loaded.warnings) if (!unused.has(warning)) sink.log.warn(warning);
   return { loaded, sink };
 }
 

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { producibleLabels } from '../alerts/labels.js';
 import { formatMatcher, parseMatcher } from '../alerts/silence.js';
 import { parseDuration } from '../config/duration.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -10,12 +11,22 @@ export interface SilenceAddOptions {
   until?: string;
   comment: string;
   author?: string;
+  /** Add it even when no rule or kind produces a label it matches. */
+  force?: boolean;
 }
 
 /** `avawatch silence add`: mutes matching notifications from now until --for / --until. */
 export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
   if (o.match.length === 0) throw new Error('give at least one --match name=value (or name=~regex)');
   const matchers = o.match.map(parseMatcher);
+  if (!o.force) {
+    const known = producibleLabels(loaded);
+    const unknown = matchers.map((m) => m.name).filter((n) => !known.includes(n));
+    if (unknown.length > 0) {
+      const which = unknown.map((n) => `"${n}"`).join(', ');
+      throw new Error(`no configured rule or kind produces the label${unknown.length === 1 ? '' : 's'} ${which}: the silence would mute nothing. Labels alerts carry: ${known.join(', ')} (--force adds it anyway)`);
+    }
+  }
   const now = Date.now();
   let endsAt: number;
   if (o.for !== undefined) {

@@ -37,6 +37,8 @@ export interface LoadedConfig {
   /** The file validatorsFile names (absolute), watched as the rule files are. */
   inventoryFile?: string;
   warnings: string[];
+  /** The warnings about sending (a receiver disabled, a rule with none): commands that send nothing leave them out. */
+  deliveryWarnings?: string[];
   secrets: Secret[];
   /** Examples with placeholders a ruleFiles glob found and did not load (see notLoadedExamples). */
   skipped: Array<{ file: string; placeholder: string }>;
@@ -103,7 +105,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   });
 
   if (config) problems.push(...readSecretFiles(source, config, dirname(resolve(file))));
-  if (config) problems.push(...crossCheck(source, config, rules, warnings, options));
+  const deliveryWarnings: string[] = [];
+  if (config) problems.push(...crossCheck(source, config, rules, warnings, deliveryWarnings, options));
+  warnings.push(...deliveryWarnings);
   if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
   if (idle.length > 0) {
     warnings.push(`${shown}: the inventory lists no validator, so ${idle.length} rule(s) with "validators: all" watch nothing and are not loaded (${idle.join(', ')}): add yours under validators: (or run avawatch init --node NodeID-…)`);
@@ -119,7 +123,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
   }
   const inventoryFile = inventory.file === undefined ? {} : { inventoryFile: inventory.file };
-  return { file: resolve(file), config, rules, ruleFiles, inventory: inventory.validators ?? [], ...inventoryFile, warnings, secrets, skipped };
+  return { file: resolve(file), config, rules, ruleFiles, inventory: inventory.validators ?? [], ...inventoryFile, warnings, deliveryWarnings, secrets, skipped };
 }
 
 /**
@@ -257,7 +261,7 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
 }
 
 /** Checks that span files: unique names, receivers that exist. */
-function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], warnings: string[], options: LoadOptions): ConfigProblem[] {
+function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], warnings: string[], delivery: string[], options: LoadOptions): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const receiverNames = new Set<string>();
   config.receivers.forEach((r, i) => {
@@ -266,7 +270,7 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
     const reason = channel(r.type).disabledReason(r);
     if (reason) {
       const [line, col] = source.position(['receivers', i]);
-      warnings.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
+      delivery.push(`${source.file}:${line}:${col}: receivers[${i}]: receiver "${r.name}" is disabled: ${reason}`);
     }
   });
   problems.push(...authProblems(source, config));
@@ -299,7 +303,7 @@ function crossCheck(source: YamlSource, config: Config, rules: LoadedRule[], war
       if (!receiverNames.has(r)) problems.push(rule.locate(['receivers', j], `no receiver named "${r}"`));
     });
     if ((rule.receivers ?? config.route.receivers).length === 0) {
-      warnings.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
+      delivery.push(`${rule.file}:${rule.line}:${rule.col}: rule "${rule.name}" has no receivers: its alerts are recorded, not sent`);
     }
   }
   return problems;

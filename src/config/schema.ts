@@ -205,6 +205,15 @@ export const configSchema = z.strictObject({
     .prefault({}),
   receivers: z.array(receiverSchema()).default([]),
   delivery: delivery.prefault({}),
+  /** What `avawatch history` and the status page read: events, state changes and sampled figures. */
+  history: z
+    .strictObject({
+      /** Older events, state changes and samples are pruned (hourly). */
+      keep: durationMs.default(30 * 86_400_000),
+      /** At most one sample of a figure (uptime, an L1 validator's balance) per entity this often. */
+      sampleEvery: durationMs.default(600_000),
+    })
+    .prefault({}),
   /** Recurring windows (UTC) in which routes that name them mute their notifications. */
   timeIntervals: z.array(timeInterval).default([]),
   ruleFiles: z.array(z.string().min(1)).default([]),

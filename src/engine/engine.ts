@@ -70,10 +70,18 @@ export class Engine {
 
   /** One gauge's samples over every rule, from committed state. */
   *samples(metric: string): Iterable<GaugeSample> {
-    for (const view of this.#views.values()) {
-      view.byMetric ??= byMetric(view.rule.name, ruleKind(view.rule.kind).samples(view.rule.spec, view.states, view.at));
-      yield* view.byMetric.get(metric) ?? [];
-    }
+    for (const view of this.#views.values()) yield* this.#viewSamples(view, metric);
+  }
+
+  /** One rule's samples of a gauge, from its committed state (made once per commit, shared with /metrics). */
+  ruleSamples(rule: string, metric: string): readonly GaugeSample[] {
+    const view = this.#views.get(rule);
+    return view ? this.#viewSamples(view, metric) : [];
+  }
+
+  #viewSamples(view: RuleView, metric: string): readonly GaugeSample[] {
+    view.byMetric ??= byMetric(view.rule.name, ruleKind(view.rule.kind).samples(view.rule.spec, view.states, view.at));
+    return view.byMetric.get(metric) ?? [];
   }
 
   #expressionsOf(rule: LoadedRule): { expressions?: ExpressionRunner } {

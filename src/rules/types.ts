@@ -53,6 +53,8 @@ export interface ObserveContext {
  */
 export interface RuleKind<Spec, Obs, S> {
   kind: string;
+  /** Label names its alerts may carry, beside the common ones and the rule's own `labels` (what `silence add` can match). */
+  labelNames: readonly string[];
   /** The kind's own keys (the common ones are added by the config loader). */
   spec: z.ZodObject;
   /**

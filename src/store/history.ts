@@ -88,14 +88,19 @@ export function samples(db: Database.Database, series: string, entity: string, s
 
 /**
  * Forgets what is older than `before`: samples, and alerts no outbox row still waits for
- * (a pending notification is never lost to pruning). Returns how many rows went.
+ * (a pending notification is never lost to pruning). At most `limit` rows of each table a
+ * call, so a caller can prune a large file in steps. Returns how many rows went.
  */
-export function pruneHistory(db: Database.Database, before: number): { samples: number; alerts: number } {
+export function pruneHistory(db: Database.Database, before: number, limit = -1): { samples: number; alerts: number } {
   return db.transaction(() => {
-    const s = db.prepare('DELETE FROM samples WHERE at < ?').run(before).changes;
+    const s = db
+      .prepare('DELETE FROM samples WHERE at < ? AND (series, entity, at) IN (SELECT series, entity, at FROM samples WHERE at < ? LIMIT ?)')
+      .run(before, before, limit).changes;
     const a = db
-      .prepare(`DELETE FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending')`)
-      .run(before).changes;
+      .prepare(
+        `DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending') LIMIT ?)`,
+      )
+      .run(before, limit).changes;
     return { samples: s, alerts: a };
   })();
 }

@@ -214,7 +214,7 @@ export class Store {
   }
 
   /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */
-  pruneHistory(before: number): { samples: number; alerts: number } {
-    return history.pruneHistory(this.#db, before);
+  pruneHistory(before: number, limit?: number): { samples: number; alerts: number } {
+    return history.pruneHistory(this.#db, before, limit);
   }
 }

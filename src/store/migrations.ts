@@ -118,4 +118,8 @@ export const MIGRATIONS: readonly string[] = [
   -- A reminder of a state alert still firing: not a happening of its own in the history.
   ALTER TABLE alerts ADD COLUMN reminder INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- Pruning by time reads samples by time (the primary key starts with the series).
+  CREATE INDEX samples_by_time ON samples (at);
+  `,
 ];

@@ -125,6 +125,34 @@ describe('avawatch check', () => {
   });
 });
 
+describe('warnings about receivers', () => {
+  it('only the commands that send or check notifications warn about a receiver they cannot use', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-warn-'));
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      [`state: { path: "${join(dir, 'state.db')}" }`, 'route: { receivers: [ops-slack] }', 'receivers:', '  - { name: ops-slack, type: slack, webhookUrl: "${SLACK_WEBHOOK_URL:-}" }'].join('\n'),
+    );
+    const disabled = 'receiver \\"ops-slack\\" is disabled: webhookUrl is empty';
+    try {
+      const quiet = [['once'], ['alerts'], ['outbox'], ['silence', 'list'], ['history']];
+      for (const args of quiet) {
+        const r = await avawatch(['-c', config, ...args]);
+        expect(r.code, args.join(' ')).toBe(0);
+        expect(r.stderr, args.join(' ')).not.toContain(disabled);
+        // What is not about receivers is still said.
+        expect(r.stderr, args.join(' ')).toContain('no rules loaded: nothing will be watched');
+      }
+      for (const args of [['check'], ['once', '--send']]) {
+        const r = await avawatch(['-c', config, ...args]);
+        expect(r.stderr, args.join(' ')).toContain(disabled);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('avawatch once', () => {
   let sim: SimServer;
   let slack: SlackReceiver;

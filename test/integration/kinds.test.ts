@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { COMMON_LABELS } from '../../src/alerts/labels.js';
+import { ruleKind } from '../../src/rules/registry.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
@@ -249,6 +252,8 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       const optional = lines.filter((l) => (c.mayAlso ?? []).some((m) => expect.objectContaining(m).asymmetricMatch(l)));
       expect(lines.filter((l) => !optional.includes(l))).toEqual(c.expected.map((e) => expect.objectContaining(e)));
       for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
+      // `silence add` refuses label names no kind declares: every label an alert carries is declared.
+      for (const l of lines) expect(undeclared(l, c.ruleFile), `labels of ${String(l['summary'])}`).toEqual([]);
     }, c.timeoutMs);
   }
 });
@@ -300,3 +305,11 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
     expect(lines).toEqual([expect.objectContaining({ rule: 'nft-minted', status: 'event', subject: '2' })]);
   });
 });
+
+/** Label names of an alert that neither its kind (labelNames), the common ones, nor its rule's own `labels` declare. */
+function undeclared(alert: Record<string, unknown>, ruleFile: string): string[] {
+  const rules = (parseYaml(readFileSync(ruleFile, 'utf8')) as { rules: Array<{ name: string; labels?: Record<string, string> }> }).rules;
+  const own = rules.find((r) => r.name === alert['rule'])?.labels ?? {};
+  const known = new Set<string>([...COMMON_LABELS, ...ruleKind(String(alert['kind'])).labelNames, ...Object.keys(own)]);
+  return Object.keys(alert['labels'] as Record<string, string>).filter((n) => !known.has(n));
+}

@@ -72,6 +72,15 @@ describe('silences', () => {
     }
   }, 30_000);
 
+  it('refuses a label no rule or kind produces, naming the labels that exist, unless --force', async () => {
+    const refused = await run(process.execPath, [CLI, '-c', config, 'silence', 'add', '--match', `nodeid=${A}`, '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^avawatch: no configured rule or kind produces the label "nodeid": the silence would mute nothing\. Labels alerts carry: .*\bnode, .*\(--force adds it anyway\)\n$/);
+    expect(await cli('silence', 'list')).toBe('no silences in force\n');
+    expect(await cli('silence', 'add', '--match', `node=${A}`, '--for', '1h', '--comment', 'x')).toMatch(/^silence #1 until \S+: node=NodeID-/);
+    expect(await cli('silence', 'add', '--match', `nodeid=${A}`, '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #2 until \S+: nodeid=NodeID-/);
+  });
+
   it('expires a silence on demand', async () => {
     await cli('silence', 'add', '--match', 'rule=ending', '--for', '1h', '--comment', 'x');
     expect(await cli('silence', 'expire', '#1')).toBe('silence #1 expired\n');

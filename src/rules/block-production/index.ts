@@ -39,6 +39,7 @@ const keyOf = (node: string, chain: Chain) => `${node}:${chain}`;
  */
 export const blockProduction: RuleKind<Spec, Observation, State> = {
   kind: 'block-production',
+  labelNames: ['node', 'network', 'chain'],
   spec,
   selects: ['nodeIds'],
   state,

@@ -31,6 +31,7 @@ interface Batch {
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
+  labelNames: ['delegation', 'node', 'network', 'reward', 'threshold'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],
   state,

@@ -16,6 +16,7 @@ const LOOKUP_CONCURRENCY = 2;
 
 export const icmPending: RuleKind<Spec, Observation, State> = {
   kind: 'icm-pending',
+  labelNames: ['message_id', 'address', 'network', 'status'],
   spec,
   state,
   gauges: [

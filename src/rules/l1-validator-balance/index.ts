@@ -22,6 +22,7 @@ const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec']
 
 export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   kind: 'l1-validator-balance',
+  labelNames: ['validation_id', 'node', 'subnet', 'network', 'check'],
   spec: specObject,
   selects: ['validationIds'],
   state,

@@ -32,6 +32,7 @@ const MESSAGE_CHARS = 300;
  */
 export const signatureAggregator: RuleKind<Spec, Observation, State> = {
   kind: 'signature-aggregator',
+  labelNames: ['tx_hash', 'network'],
   spec,
   state,
   gauges: [

@@ -9,6 +9,7 @@ import { record } from '../../record.js';
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',
+  labelNames: ['node', 'network', 'threshold'],
   spec,
   selects: ['nodeIds'],
   state,

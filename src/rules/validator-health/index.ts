@@ -23,6 +23,7 @@ const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node
  */
 export const validatorHealth: RuleKind<Spec, Observation, State> = {
   kind: 'validator-health',
+  labelNames: ['node', 'network', 'check', 'chains', 'threshold'],
   spec,
   selects: ['nodeIds'],
   state,

@@ -9,6 +9,7 @@ import { record } from '../../record.js';
 
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',
+  labelNames: ['node', 'network', 'status', 'previous_status', 'reward'],
   spec,
   selects: ['nodeIds'],
   state,

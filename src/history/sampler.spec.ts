@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../store/index.js';
+import type { GaugeSample } from '../types.js';
+import { Sampler, type RuleSampling } from './sampler.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'avawatch-sampler-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MIN = 60_000;
+const UPTIME = 'avawatch_validator_uptime_percent';
+const BALANCE = 'avawatch_l1_validator_balance_avax';
+
+function health(values: Record<string, number>, now: number, failing: string[] = []): RuleSampling {
+  const samples: GaugeSample[] = Object.entries(values).map(([node, value]) => ({ metric: UPTIME, labels: { rule: 'health', network: 'mainnet', node_id: node }, value }));
+  return { rule: 'health', gauges: [UPTIME, 'avawatch_validator_reachability_percent'], samplesOf: (m) => samples.filter((s) => s.metric === m), failing: () => new Set(failing), now, everyMs: 10 * MIN };
+}
+
+describe('Sampler', () => {
+  it('keeps one uptime figure per node every sampleEvery, and none of a node whose lookup failed', () => {
+    const store = Store.open(join(dir, 'uptime.db'));
+    const sampler = new Sampler(store);
+    expect(sampler.sample(health({ 'NodeID-A': 99.5, 'NodeID-B': 97 }, 0))).toBe(2);
+    expect(sampler.sample(health({ 'NodeID-A': 99.4, 'NodeID-B': 96 }, 5 * MIN))).toBe(0);
+    expect(sampler.sample(health({ 'NodeID-A': 99.3, 'NodeID-B': 95 }, 10 * MIN, ['NodeID-B']))).toBe(1);
+    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => [s.at / MIN, s.value])).toEqual([[0, 99.5], [10, 99.3]]);
+    expect(store.samples('uptime_percent', 'NodeID-B', 0).map((s) => [s.at / MIN, s.value])).toEqual([[0, 97]]);
+    store.close();
+  });
+
+  it('after a restart, waits out the period from the newest stored sample', () => {
+    const file = join(dir, 'restart.db');
+    const first = Store.open(file);
+    new Sampler(first).sample(health({ 'NodeID-A': 99 }, 0));
+    first.close();
+    const store = Store.open(file);
+    const sampler = new Sampler(store);
+    expect(sampler.sample(health({ 'NodeID-A': 98 }, 4 * MIN))).toBe(0);
+    expect(sampler.sample(health({ 'NodeID-A': 97 }, 10 * MIN))).toBe(1);
+    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => s.value)).toEqual([99, 97]);
+    store.close();
+  });
+
+  it('does not read the samples of a rule before one of its entities is due', () => {
+    const store = Store.open(join(dir, 'gate.db'));
+    const sampler = new Sampler(store);
+    let reads = 0;
+    const counted = (now: number): RuleSampling => {
+      const r = health({ 'NodeID-A': 99 }, now);
+      return { ...r, samplesOf: (m) => (reads++, r.samplesOf(m)) };
+    };
+    sampler.sample(counted(0));
+    for (let t = 1; t < 10; t++) sampler.sample(counted(t * MIN));
+    expect(reads).toBe(1);
+    sampler.sample(counted(10 * MIN));
+    expect(reads).toBe(2);
+    store.close();
+  });
+
+  it('keeps L1 balances by validation ID, and samples nothing of a kind without these figures', () => {
+    const store = Store.open(join(dir, 'l1.db'));
+    const sampler = new Sampler(store);
+    const balance: GaugeSample = { metric: BALANCE, labels: { rule: 'l1', validation_id: 'V1', node_id: 'NodeID-C' }, value: 1.25 };
+    expect(sampler.sample({ rule: 'l1', gauges: [BALANCE], samplesOf: (m) => (m === BALANCE ? [balance] : []), failing: () => new Set(), now: 0, everyMs: MIN })).toBe(1);
+    expect(store.samples('l1_balance_avax', 'V1', 0).map((s) => s.value)).toEqual([1.25]);
+    const other = { rule: 'status', gauges: ['avawatch_validator_listed'], samplesOf: () => [balance], failing: () => new Set<string>(), now: 0, everyMs: MIN };
+    expect(sampler.sample(other)).toBe(0);
+    store.close();
+  });
+});
