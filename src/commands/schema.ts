@@ -5,6 +5,7 @@ import { formatDuration } from '../config/duration.js';
 import { avaxAmount, durationMs, secretString, secretUrl } from '../config/fields.js';
 import { configSchema, ruleFileSchema, ruleSchema } from '../config/schema.js';
 import { channels } from '../notify/registry.js';
+import { ruleKind } from '../rules/registry.js';
 
 type Json = Record<string, unknown>;
 export type SchemaName = 'config' | 'rules';
@@ -103,8 +104,25 @@ export function rulesJsonSchema(): Json {
   json['title'] = 'avawatch rule file';
   json['description'] = 'Rules: the common keys (name, every or schedule, severity, …) and the keys of the rule kind (docs/rules.md).';
   const rules = (json['properties'] as Record<string, Json>)['rules'];
-  for (const v of variants(rules?.['items'])) v['title'] = `${String(constOf(v, 'kind'))} rule`;
+  for (const v of variants(rules?.['items'])) {
+    v['title'] = `${String(constOf(v, 'kind'))} rule`;
+    selectable(v);
+  }
   return json;
+}
+
+/**
+ * A rule that selects inventory validators gets the keys its kind fills (nodeIds) and its
+ * network from the inventory (the loader does it before the kind's parse): either will do.
+ */
+function selectable(variant: Json): void {
+  const properties = variant['properties'] as Record<string, Json>;
+  if (!properties['validators']) return;
+  const fills: readonly string[] = ruleKind(String(constOf(variant, 'kind'))).selects ?? [];
+  const required = (variant['required'] as string[] | undefined) ?? [];
+  const filled = required.filter((k) => fills.includes(k));
+  variant['required'] = required.filter((k) => k !== 'network' && !fills.includes(k));
+  if (filled.length > 0) variant['anyOf'] = [{ required: ['validators'] }, { required: filled }];
 }
 
 export function schemaText(name: SchemaName): string {
