@@ -58,7 +58,7 @@ const cases: Record<string, Case> = {
     // Its uptime falls under 85% (the reward threshold + 5) and it is downgraded to an AvalancheGo older than required.
     change: (sim) => change(sim, { validator: { nodeId: N, uptimePerformance: 84.5, version: 'avalanche/1.13.2' } }),
     expected: [
-      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `${N} uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward` },
+      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `alpha (${N}) uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward` },
       { rule: 'validator-health', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'version' }) },
     ],
   },
@@ -213,9 +213,11 @@ function change(sim: SimServer, c: Record<string, unknown>): void {
 }
 
 /** `avawatch once --json` (plus `args`) of a config that loads `ruleFile` against the simulator; never throws. */
-function onceOf(sim: SimServer, dir: string, ruleFile: string, ...args: string[]): () => Promise<{ code: number; stdout: string; stderr: string }> {
+function onceOf(sim: SimServer, dir: string, ruleFile: string, inventory: string[], ...args: string[]): () => Promise<{ code: number; stdout: string; stderr: string }> {
   const config = join(dir, 'avawatch.yaml');
-  writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(ruleFile)}"]\n`);
+  // The shipped profile watches the inventory (validators: all): the case's nodes, named.
+  const validators = inventory.map((nodeId, i) => `{name: ${['alpha', 'beta'][i] ?? `v${i}`}, nodeId: ${nodeId}}`);
+  writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(ruleFile)}"]\nvalidators: [${validators.join(', ')}]\n`);
   return () =>
     run(process.execPath, [CLI, '-c', config, 'once', '--json', ...args], { env: { PATH: process.env['PATH'] ?? '' } }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
@@ -238,11 +240,12 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
     it(`${kind}: nothing on a healthy baseline, the expected alert after the change`, async () => {
       sim = await startSim();
       change(sim, c.world);
-      const run1 = onceOf(sim, dir, c.ruleFile);
+      const run1 = onceOf(sim, dir, c.ruleFile, [N, N2].filter((n) => JSON.stringify(c.world).includes(n)));
+      // The alerts; the per-validator result lines are inventory.test.ts's.
       const once = async () => {
         const r = await run1();
         expect(r.code, r.stderr).toBe(0);
-        return r.stdout;
+        return r.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('{"type":"result"')).join('\n');
       };
       expect(await once()).toBe('');
       c.change(sim);
@@ -277,7 +280,7 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
       const c = cases[kind] as Case;
       sim = await startSim();
       change(sim, c.world);
-      const once = onceOf(sim, dir, c.ruleFile);
+      const once = onceOf(sim, dir, c.ruleFile, []);
       expect((await once()).stdout).toBe('');
       c.change(sim);
       sim.world.faults.push({ status: 503, pathIncludes: path });
@@ -293,7 +296,7 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
     sim = await startSim();
     const COLLECTION = '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5';
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 1, minted: '-2d' }] });
-    const once = onceOf(sim, dir, 'rules/endpoint.yaml', '--rule', 'nft-minted');
+    const once = onceOf(sim, dir, 'rules/endpoint.yaml', [], '--rule', 'nft-minted');
     expect((await once()).stdout).toBe('');
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 2, minted: '-1s' }] });
     sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: 'none' }), pathIncludes: '/nfts/collections/' });
