@@ -41,8 +41,11 @@ describe('avawatch check', () => {
   it('passes on the shipped config with no environment and no network, reporting the unset receiver as disabled', async () => {
     const r = await avawatch(['check']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`rule files: ${SHIPPED.files}, rules: ${SHIPPED.rules.length}\n`);
-    expect(r.stdout).toContain('my-validators  validator-status  every 30s  critical  mainnet, 2 nodes  → ops-slack');
+    // No inventory: the profile's rules watch nothing, so only the chain metric is loaded (no stranger's node).
+    expect(r.stdout).toContain(`rule files: ${SHIPPED.files}, rules: 1\n`);
+    expect(SHIPPED.rules).toContain('my-validators');
+    expect(r.stdout).not.toContain('my-validators');
+    expect(r.stderr).toContain('5 rule(s) with \\"validators: all\\" watch nothing and are not loaded');
     expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
     // The examples with placeholders are named, not loaded: the export one would start real jobs.
     expect(r.stdout).toMatch(/examples not loaded: \d+ \(placeholders: copy one, replace them, add it to ruleFiles\)\n/);
@@ -56,7 +59,7 @@ describe('avawatch check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-shard-'));
     const files = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
     // Each named on its own: a glob would skip the examples marked placeholder.
-    writeFileSync(join(dir, 'avawatch.yaml'), `ruleFiles: [${files.map((f) => JSON.stringify(join(process.cwd(), 'rules', f))).join(', ')}]\n`);
+    writeFileSync(join(dir, 'avawatch.yaml'), `validators: [{name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg}]\nruleFiles: [${files.map((f) => JSON.stringify(join(process.cwd(), 'rules', f))).join(', ')}]\n`);
     const all = files.flatMap((f) => (parseYaml(readFileSync(`rules/${f}`, 'utf8')) as { rules: Array<{ name: string }> }).rules.map((r) => r.name));
     const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '-c', join(dir, 'avawatch.yaml'), '--shard', s])));
     rmSync(dir, { recursive: true, force: true });
@@ -323,7 +326,7 @@ describe('avawatch test', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('FAIL test/fixtures/ruletests/wrong-expectation.test.yaml\n  step 2 (at 1h):\n    expected, not produced:\n    - rule: my-validators\n');
     expect(r.stdout).toContain('    -     status: removed\n    produced, not expected:\n    + rule: my-validators\n');
-    expect(r.stdout).toContain('    +   summary: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed\n');
+    expect(r.stdout).toContain('    +   summary: alpha (NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg) validation active → completed\n');
     expect(r.stdout).toMatch(/0 passed, 1 failed\n$/);
   });
 
