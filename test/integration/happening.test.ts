@@ -38,8 +38,8 @@ async function start(): Promise<Run> {
   const world = new World(new SimClock(START, 0));
   const change = (c: unknown) => applyChange(world, worldChange.parse(c), START);
   change({
-    validations: [{ nodeId: ALPHA, txHash: 'alpha-2025', start: '-360d', end: '+30m', status: 'active', uptimePerformance: 83, version: 'avalanche/1.14.1' }],
-    delegations: [{ txHash: 'deleg-1', nodeId: ALPHA, rewardAddresses: ['P-avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq'], amount: 25, start: '-100d', end: '+30m' }],
+    validations: [{ nodeId: ALPHA, txHash: 'alpha-2025', start: '-360d', end: '+32m', status: 'active', uptimePerformance: 83, version: 'avalanche/1.14.1' }],
+    delegations: [{ txHash: 'deleg-1', nodeId: ALPHA, rewardAddresses: ['P-avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq'], amount: 25, start: '-100d', end: '+32m' }],
     proposedBlocks: ['c-chain', 'p-chain', 'x-chain'].map((chain) => ({ nodeId: ALPHA, chain, perHour: 60 })),
   });
   const sim: SimServer = await startSim({ world, budget: { data: { perMinute: 1e9, perDay: 1e12 }, metrics: { perMinute: 1e9, perDay: 1e12 } } });
@@ -91,8 +91,8 @@ describe('one happening, one message per receiver (the shipped profile and group
     const before = run.slack.posts.length;
     expect(before).toBeGreaterThan(0);
 
-    // The validation and its delegation end at +30m; the node stops proposing.
-    run.world.clock.advance(10 * MINUTE - (run.world.clock.nowMs() - START - 20 * MINUTE));
+    // The validation and its delegation end at +32m (between two polls of the 5-minute rules); the node stops proposing.
+    run.world.clock.advance(START + 32 * MINUTE - run.world.clock.nowMs());
     applyChange(run.world, worldChange.parse({ validator: { nodeId: ALPHA, status: 'completed' }, delegation: { txHash: 'deleg-1', status: 'completed' }, stopProposing: { nodeId: ALPHA, chain: 'c-chain' } }), START);
     await run.minutes(60);
     const ended = run.slack.posts.slice(before);
