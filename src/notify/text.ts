@@ -58,3 +58,13 @@ export function fitLines(
   }
   return [...head, ...shown, ...(hidden > 0 ? [more(hidden)] : []), ...tail].join('\n');
 }
+
+/**
+ * A group's head: how many alerts, and the validator when they are all about one (the
+ * shipped grouping by `validator`: "alpha: 4 alerts"). Inventory names are config text.
+ */
+export function groupHead(alerts: ReadonlyArray<{ labels: Record<string, string> }>): string {
+  const validator = alerts[0]?.labels['validator'];
+  const one = validator !== undefined && validator !== '' && alerts.every((a) => a.labels['validator'] === validator);
+  return one ? `${validator}: ${alerts.length} alerts` : `${alerts.length} alerts`;
+}

@@ -246,6 +246,9 @@ function blockRange(q: URLSearchParams, listed: Json): Reply {
   return { statusCode: 200, body };
 }
 
+/** The node the profile's examples watch here (in a config, the inventory's). */
+const PROFILE_NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+
 /** The rule files' examples, parsed as the config loader parses a rule: one per kind. */
 function exampleRules(): Map<string, Record<string, unknown>> {
   const dir = fileURLToPath(new URL('../../rules/', import.meta.url));
@@ -254,7 +257,10 @@ function exampleRules(): Map<string, Record<string, unknown>> {
     const doc = parseYaml(readFileSync(join(dir, file), 'utf8')) as { rules?: unknown[] } | null;
     for (const raw of doc?.rules ?? []) {
       const kind = (raw as { kind?: unknown }).kind;
-      if (typeof kind === 'string' && !out.has(kind)) out.set(kind, ruleSchema.parse(raw) as Record<string, unknown>);
+      // The profile's rules select the inventory (`validators: all`): one validator stands in for it.
+      const { validators: selects, ...rest } = raw as Record<string, unknown>;
+      const rule = selects === undefined ? rest : { network: 'mainnet', nodeIds: [PROFILE_NODE], ...rest };
+      if (typeof kind === 'string' && !out.has(kind)) out.set(kind, ruleSchema.parse(rule) as Record<string, unknown>);
     }
   }
   return out;

@@ -91,6 +91,7 @@ server: {listen: "127.0.0.1:0"}
 route: {receivers: [ops]}
 receivers:
   - {name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
+validators: [{name: alpha, nodeId: ${N1}}, {name: beta, nodeId: ${N2}}]
 ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => JSON.stringify(join(RULES, f))).join(', ')}]
 `,
     );

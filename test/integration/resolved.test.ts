@@ -35,7 +35,7 @@ describe('resolved notices state the present; good news is not paged', () => {
     const config = join(dir, 'avawatch.yaml');
     writeFileSync(
       config,
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, budget: {perMinute: 100000000, perDay: 10000000000}}  # polled every second: no plan allows that
 state: {path: "${join(dir, 'state.db')}"}
 server: {listen: "127.0.0.1:0"}
 route:

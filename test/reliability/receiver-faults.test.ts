@@ -103,7 +103,7 @@ describe.concurrent('Slack faults', () => {
     slack.failAll(undefined);
     await slack.waitForPosts(1);
     await waitUntil(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
-    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] ${RULE}: ${CHANGE}`]);
+    expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${CHANGE}`]);
     const [sent] = c.settled();
     expect(sent).toMatchObject({ state: 'sent', receiver: 'ops-slack' });
     // Every attempt is one the receiver saw: the failed ones and the one that got through.
@@ -159,7 +159,7 @@ describe.concurrent('SMTP faults', () => {
     const sink: SmtpSink = await startSmtpSink(undefined, { port });
     onTestFinished(() => sink.close());
     const [mail] = await sink.waitFor(1);
-    expect(mail!.subject).toBe(`[EVENT CRITICAL] ${RULE}: ${CHANGE}`);
+    expect(mail!.subject).toBe(`[EVENT INFO] ${RULE}: ${CHANGE}`);
     await waitUntil(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
     expect(sink.messages).toHaveLength(1);
     expect(c.settled()).toMatchObject([{ state: 'sent', receiver: 'ops-mail' }]);

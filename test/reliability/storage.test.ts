@@ -116,7 +116,7 @@ describe('the state file', () => {
       await slack.waitForPosts(1, 15_000);
       const seen = sim.requests.length;
       await waitUntil(() => sim.requests.length >= seen + 2, 'two more polls', 15_000);
-      expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT CRITICAL] ${RULE}: ${NODE} validation completed → pending (new validation period)`]);
+      expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation completed → pending (new validation period)`]);
     }, 45_000);
   });
 

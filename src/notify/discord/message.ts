@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, oneLine } from '../text.js';
+import { clipEscaped, groupHead, oneLine } from '../text.js';
 
 /** Discord's documented limits on a message a webhook posts, in characters. */
 export const DISCORD_LIMITS = {
@@ -83,7 +83,7 @@ function content(alerts: readonly AlertMessage[], rest: number): string {
   const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
   const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
-  return `${icon} **${alerts.length} alerts** · ${discordLine(rules, CONTENT_MAX)}${rest > 0 ? `\n+${rest} more` : ''}`;
+  return `${icon} **${groupHead(alerts)}** · ${discordLine(rules, CONTENT_MAX)}${rest > 0 ? `\n+${rest} more` : ''}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AlertMessage } from '../types.js';
+import { groupHead } from '../text.js';
 
 const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 
@@ -30,13 +31,13 @@ export function emailMessage(alerts: readonly AlertMessage[]): EmailContent {
   if (alerts.length === 1) return oneAlert(alerts[0] as AlertMessage);
   const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
   const first = alerts[0] as AlertMessage;
-  const subject = oneLine(`[${alerts.length} alerts] ${rules}: ${first.summary} (+${alerts.length - 1} more)`).slice(0, 250);
+  const subject = oneLine(`[${groupHead(alerts)}] ${rules}: ${first.summary} (+${alerts.length - 1} more)`).slice(0, 250);
   const parts = alerts.slice(0, GROUP_LISTED).map(oneAlert);
   const more = alerts.length > GROUP_LISTED ? `…and ${alerts.length - GROUP_LISTED} more` : '';
   return {
     subject,
-    text: [`${alerts.length} alerts (${rules})`, '', ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),
-    html: `<!doctype html>\n<html><body style="font-family:sans-serif">\n<p><strong>${alerts.length} alerts</strong> (${escapeHtml(rules)})</p>\n${parts
+    text: [`${groupHead(alerts)} (${rules})`, '', ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),
+    html: `<!doctype html>\n<html><body style="font-family:sans-serif">\n<p><strong>${escapeHtml(groupHead(alerts))}</strong> (${escapeHtml(rules)})</p>\n${parts
       .map((p) => p.html.replace(/^[\s\S]*?<body[^>]*>/, '').replace(/<\/body><\/html>$/, ''))
       .join('<hr>\n')}${more ? `<p>${escapeHtml(more)}</p>` : ''}\n</body></html>`,
   };

@@ -1,4 +1,5 @@
 import type { AlertMessage } from '../types.js';
+import { groupHead } from '../text.js';
 
 /** Slack's three control characters; with them escaped, text cannot link, mention or format a link. */
 export function escapeSlack(text: string): string {
@@ -91,7 +92,7 @@ export function slackGroupMessage(alerts: readonly AlertMessage[]): SlackPayload
   const first = alerts[0] as AlertMessage;
   const rules = [...new Set(alerts.map((a) => a.rule))];
   const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s)) ?? 'info';
-  const head = `${alerts.length} alerts`;
+  const head = groupHead(alerts);
   const lines = alerts
     .slice(0, GROUP_LISTED)
     .map((a) => slackLine(`• ${STATUS_WORD[a.status]} ${a.severity.toUpperCase()}${rules.length > 1 ? ` ${a.rule}` : ''}: ${a.summary}`, GROUP_LINE));

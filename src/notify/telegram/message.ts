@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, fitLines, oneLine } from '../text.js';
+import { clipEscaped, fitLines, groupHead, oneLine } from '../text.js';
 
 /**
  * Telegram's limit on a message's text: 4,096 characters after entity parsing. The text as
@@ -45,7 +45,7 @@ function group(alerts: readonly AlertMessage[]): string {
   const rules = [...new Set(alerts.map((a) => a.rule))];
   const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
-  const head = [`${icon} <b>${alerts.length} alerts</b> · ${line(rules.join(', '), 300)}`];
+  const head = [`${icon} <b>${groupHead(alerts)}</b> · ${line(rules.join(', '), 300)}`];
   const listed = alerts.slice(0, GROUP_LISTED).map((a) => `• ${STATUS_WORD[a.status]} ${a.severity.toUpperCase()}${rules.length > 1 ? ` ${a.rule}` : ''}: ${line(a.summary, GROUP_LINE_MAX)}`);
   const kinds = [...new Set(alerts.map((a) => a.kind))].join(', ');
   const tail = [`<i>avawatch · ${line(kinds, 200)} · ${line((alerts[0] as AlertMessage).at, 40)}</i>`];
