@@ -4,6 +4,9 @@ import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
 import { record } from '../../record.js';
 import { activeValidator } from '../../sim/samples.js';
+import { TIERS } from '../../api/limiter.js';
+import { estimateBudget } from '../../commands/estimate.js';
+import type { LoadedRule } from '../../config/load.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { validatorLookups } from '../validators.js';
 import { blockProduction, type Observation, type Read } from './index.js';
@@ -262,6 +265,18 @@ describe('block-production observe: whether each node validates', () => {
   }
   const ctx = (data: DataApi, previous: Record<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous });
   const stateWith = (periodStart: number | null): Record<string, unknown> => ({ [`${A}:c-chain`]: { nodeId: A, chain: 'c-chain', firstLookedAt: T - 600, checkedAt: T - 300, lastBlockAt: T - 60, hourCount: 1, hourComplete: true, periodStart } });
+
+  it('check counts the active list once with validator-health polling every minute: block-production every 5 min adds only its block reads', () => {
+    const rule = (name: string, kind: string, spec: Record<string, unknown>, every: number) => ({ name, kind, severity: 'warning', every, spec: { ...spec, kind, name, every } }) as unknown as LoadedRule;
+    const health = rule('health', 'validator-health', { network: 'mainnet', nodeIds: [A, B] }, 60_000);
+    const blocksRule = rule('blocks', 'block-production', { ...one, nodeIds: [B, A] }, 300_000);
+    const limits = { data: TIERS.unauthenticated, metrics: TIERS.unauthenticated };
+    const alone = estimateBudget([health], limits).apis[0]?.perDay ?? 0;
+    const both = estimateBudget([health, blocksRule], limits);
+    expect(both.shared).toBe(1);
+    // Two nodes, one chain, 288 polls a day, 20 CU: the list costs nothing more.
+    expect((both.apis[0]?.perDay ?? 0) - alone).toBe(2 * 288 * 20);
+  });
 
   it('asks the very active-list call the validator kinds ask (shared), and the start of the active period is what it lists', async () => {
     const f = fakeData([period('p2', T - 3600)], []);
