@@ -158,7 +158,10 @@ export function expected(model: Model): Expected {
       if (n.uptime < rewardThreshold(n)) firing.set(`health/${node}:uptime`, 'critical');
       else if (n.uptime < 97) unsure.add(`health/${node}:uptime`);
     }
-    const silent = nowS - n.lastBlock;
+    // A node that does not validate proposes nothing: only a validating one is silent, since
+    // its last block or its period's start (a re-stake), whichever is later.
+    if (n.status !== 'active') continue;
+    const silent = nowS - Math.max(n.lastBlock, n.start);
     if (Math.abs(silent - SILENT_FOR_S) < 120) unsure.add(`blocks/${node}:p-chain`);
     else if (silent > SILENT_FOR_S) firing.set(`blocks/${node}:p-chain`, undefined);
   }

@@ -113,7 +113,9 @@ const cases: Record<string, Case> = {
   'block-production': {
     ruleFile: 'rules/block-production.yaml',
     // N's last C-chain block is 8 seconds short of silentFor: silent past it by the second run.
+    // Both validate (a node that does not proposes no blocks: nothing to say of it).
     world: {
+      validations: [N, N2].map((nodeId) => ({ nodeId, txHash: `p-${nodeId.slice(-4)}`, start: '-30d', end: '+150d', status: 'active' })),
       proposedBlocks: [
         { nodeId: N, chain: 'c-chain', times: [`-${C_SILENT_S - BASELINE_MARGIN_S}s`] },
         ...['p-chain', 'x-chain'].map((chain) => ({ nodeId: N, chain, times: ['-1h'] })),
@@ -128,7 +130,7 @@ const cases: Record<string, Case> = {
   'block-production (a failed read)': {
     ruleFile: 'test/fixtures/kinds/block-production-isolation.yaml',
     // Nothing listed on either chain: silent since the first run. The C-chain reads then fail.
-    world: {},
+    world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active' }] },
     change: (sim) => sim.world.faults.push(...Array.from({ length: 4 }, () => ({ status: 503, pathIncludes: `/blockchains/c-chain/nodes/${N}/blocks` }))),
     waitMs: 2_500,
     expected: [{ rule: 'silent', kind: 'block-production', status: 'firing', subject: N, labels: expect.objectContaining({ chain: 'p-chain' }), summary: expect.stringMatching(/has proposed no P-chain block since avawatch first looked, .* the service lists none of its blocks/) }],

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { DataApi } from '../../api/data-api.js';
+import { validatorListQuery, type DataApi, type ValidatorListQuery } from '../../api/data-api.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
 import { record } from '../../record.js';
+import { activeValidator } from '../../sim/samples.js';
+import { TIERS } from '../../api/limiter.js';
+import { estimateBudget } from '../../commands/estimate.js';
+import type { LoadedRule } from '../../config/load.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import { validatorLookups } from '../validators.js';
 import { blockProduction, type Observation, type Read } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
 
@@ -130,11 +136,75 @@ describe('block-production', () => {
     expect(r.states[`${A}:c-chain`]).toMatchObject({ hourCount: 2, hourComplete: false });
   });
 
-  it('costs one call per node and chain, 20 CU each', () => {
+  it('costs one call per node and chain, 20 CU each, and the active list the validator kinds read (the very same call: made once)', () => {
     const cost = blockProduction.cost(s);
-    expect(cost.calls.length).toBe(4);
+    expect(cost.calls.length).toBe(5);
     expect(cost.calls.every((c) => c.cu === 20 && c.api === 'data')).toBe(true);
     expect(cost.calls[0]?.key).toBe(`GET /v1/networks/mainnet/blockchains/p-chain/nodes/${A}/blocks?pageSize=100&startTimestamp=now-1h`);
+    const shared = validatorLookups({ network: 'mainnet', nodeIds: [B, A], subnetId: PRIMARY_NETWORK }).calls.map((c) => c.key);
+    expect(shared).toContain(cost.calls[4]?.key);
+    expect(cost.calls[4]?.key).toContain('validationStatus=active');
+  });
+});
+
+describe('block-production: a node that does not validate proposes no blocks', () => {
+  const v = (validating: Observation['validating']) => (read: Read, except: Record<string, Observation['reads'][string]> = {}) => ({ ...obs(read, except), validating });
+  const validatingSince = (start: number) => v({ [A]: start, [B]: start });
+  const silentA: Read = { hour: [], complete: true };
+
+  it('a silent node whose validation ended resolves saying why, keeps its last block, and fires nothing while it does not validate', () => {
+    const base = run({}, validatingSince(T - 200 * 86_400)(blocks(T - 600)), T);
+    const later = T + 3 * 3600 + 60;
+    const silent = run(base.states, validatingSince(T - 200 * 86_400)(silentA, { [`${B}:c-chain`]: blocks(later - 60) }), later);
+    expect(silent.conditions?.map((c) => c.key)).toEqual([`${A}:c-chain`]);
+    // Its validation ended: no longer listed active (B still validates).
+    const endedAt = later + 300;
+    const ended = run(silent.states, v({ [A]: null, [B]: T - 200 * 86_400 })(silentA, { [`${B}:c-chain`]: blocks(endedAt - 60) }), endedAt);
+    expect(ended.conditions).toEqual([]);
+    expect(ended.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, periodStart: null });
+    const fired = advance([], silent.conditions ?? [], later * 1000);
+    const [resolved] = advance(fired.active, ended.conditions ?? [], endedAt * 1000, undefined, ended.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`${A}: validation ended; a node that does not validate proposes no blocks`);
+    expect(resolved?.details).toMatchObject({ Validation: 'no active period listed (at 2027-01-15T11:06:00Z)', 'Last proposed block': '2027-01-15T07:50:00Z (block 1000)' });
+    // Days later, still not validating and still silent: nothing.
+    const days = T + 5 * 86_400;
+    expect(run(ended.states, v({ [A]: null, [B]: T - 200 * 86_400 })(silentA, { [`${B}:c-chain`]: blocks(days - 60), [`${B}:p-chain`]: blocks(days - 60) }), days).conditions).toEqual([]);
+  });
+
+  it('re-staked 4h after its validation ended (3h silentFor): silent is counted from the new start, never from the last block before the gap', () => {
+    const old = T - 200 * 86_400;
+    const base = run({}, validatingSince(old)(blocks(T - 600)), T);
+    // It ends at once (the last block stands at T - 600); B goes on proposing.
+    const gap = run(base.states, v({ [A]: null, [B]: old })(blocks(T - 600), { [`${B}:c-chain`]: blocks(T + 240) }), T + 300);
+    expect(gap.conditions).toEqual([]);
+    const restake = T + 4 * 3600;
+    const step = (prev: Record<string, State>, nowS: number) => run(prev, v({ [A]: restake, [B]: old })(silentA, { [`${B}:c-chain`]: blocks(nowS - 60), [`${B}:p-chain`]: blocks(nowS - 60) }), nowS);
+    const back = step(gap.states, restake + 60);
+    expect(back.conditions).toEqual([]);
+    expect(back.states[`${A}:c-chain`]).toMatchObject({ periodStart: restake, lastBlockAt: T - 600 });
+    expect(step(back.states, restake + 3 * 3600).conditions).toEqual([]);
+    const fire = step(back.states, restake + 3 * 3600 + 60).conditions;
+    expect(fire?.map((c) => c.summary)).toEqual([
+      `${A} has proposed no C-chain block since its validation started, 2027-01-15T12:00:00Z (3h1m; last at 2027-01-15T07:50:00Z), longer than silentFor 3h`,
+    ]);
+    expect(fire?.[0]?.details['Validating since']).toBe('2027-01-15T12:00:00Z');
+  });
+
+  it('a failed read of the list changes nothing: a validating node fires as before, and a firing one neither resolves', () => {
+    const failed = { failed: 'data API GET /v1/networks/mainnet/validators: HTTP 503' };
+    const base = run({}, v({ [A]: failed, [B]: failed })(blocks(T - 600)), T);
+    expect(base.states[`${A}:c-chain`]?.periodStart).toBeUndefined();
+    const later = T + 3 * 3600 + 60;
+    const silent = run(base.states, v({ [A]: failed, [B]: failed })(silentA, { [`${B}:c-chain`]: blocks(later - 60) }), later);
+    expect(silent.conditions?.map((c) => c.summary)).toEqual([`${A} has proposed no C-chain block for 3h11m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`]);
+    // Known validating, then the list fails: still firing (as of what the state knew).
+    const known = run(silent.states, validatingSince(T - 86_400)(silentA, { [`${B}:c-chain`]: blocks(later + 240) }), later + 300);
+    const again = run(known.states, v({ [A]: failed, [B]: failed })(silentA, { [`${B}:c-chain`]: blocks(later + 540) }), later + 600);
+    expect(again.conditions?.map((c) => c.key)).toEqual([`${A}:c-chain`]);
+    expect(again.failed).toEqual({});
+    // Known not validating, then the list fails: still nothing.
+    const off = run(known.states, v({ [A]: null, [B]: T - 86_400 })(silentA, { [`${B}:c-chain`]: blocks(later + 840) }), later + 900);
+    expect(run(off.states, v({ [A]: failed, [B]: failed })(silentA, { [`${B}:c-chain`]: blocks(later + 1140) }), later + 1200).conditions).toEqual([]);
   });
 });
 
@@ -172,5 +242,64 @@ describe('block-production observe', () => {
     const gap = fakeData([[], []]);
     await blockProduction.observe(one, ctx(gap.data, T + 7200, st));
     expect(gap.calls).toEqual([{ startTimestamp: T + 7200 - 3600, pageSize: 100 }, { pageSize: 1 }]);
+  });
+});
+
+describe('block-production observe: whether each node validates', () => {
+  const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
+  const period = (txHash: string, start: number) => activeValidator({ nodeId: A, txHash, startTimestamp: start, endTimestamp: start + 200 * 86_400 });
+  function fakeData(listed: Array<ReturnType<typeof period>>, own: Array<ReturnType<typeof period>> | 'not-found') {
+    const asked: string[] = [];
+    const data = {
+      proposedBlocks: () => Promise.resolve({ blocks: [{ blockTimestamp: T - 60, blockNumber: '9' }], complete: true }),
+      validatorList: (network: string, q: ValidatorListQuery) => {
+        asked.push(`GET /v1/networks/${network}/validators?${new URLSearchParams(validatorListQuery(q)).toString().replaceAll('%2C', ',')}`);
+        return Promise.resolve({ periods: listed, broken: [] });
+      },
+      validatorPeriods: (_n: string, node: string) => {
+        asked.push(`own ${node}`);
+        return Promise.resolve(own);
+      },
+    } as unknown as DataApi;
+    return { data, asked };
+  }
+  const ctx = (data: DataApi, previous: Record<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous });
+  const stateWith = (periodStart: number | null): Record<string, unknown> => ({ [`${A}:c-chain`]: { nodeId: A, chain: 'c-chain', firstLookedAt: T - 600, checkedAt: T - 300, lastBlockAt: T - 60, hourCount: 1, hourComplete: true, periodStart } });
+
+  it('check counts the active list once with validator-health polling every minute: block-production every 5 min adds only its block reads', () => {
+    const rule = (name: string, kind: string, spec: Record<string, unknown>, every: number) => ({ name, kind, severity: 'warning', every, spec: { ...spec, kind, name, every } }) as unknown as LoadedRule;
+    const health = rule('health', 'validator-health', { network: 'mainnet', nodeIds: [A, B] }, 60_000);
+    const blocksRule = rule('blocks', 'block-production', { ...one, nodeIds: [B, A] }, 300_000);
+    const limits = { data: TIERS.unauthenticated, metrics: TIERS.unauthenticated };
+    const alone = estimateBudget([health], limits).apis[0]?.perDay ?? 0;
+    const both = estimateBudget([health, blocksRule], limits);
+    expect(both.shared).toBe(1);
+    // Two nodes, one chain, 288 polls a day, 20 CU: the list costs nothing more.
+    expect((both.apis[0]?.perDay ?? 0) - alone).toBe(2 * 288 * 20);
+  });
+
+  it('asks the very active-list call the validator kinds ask (shared), and the start of the active period is what it lists', async () => {
+    const f = fakeData([period('p2', T - 3600)], []);
+    const o = await blockProduction.observe(one, ctx(f.data, {}));
+    const key = validatorLookups({ network: 'mainnet', nodeIds: [A], subnetId: PRIMARY_NETWORK }).calls[0]?.key;
+    expect(f.asked).toEqual([key]);
+    expect(o.validating).toEqual({ [A]: T - 3600 });
+  });
+
+  it('a node that leaves the list is confirmed by its own lookup: still active there, it still validates; not there, it does not', async () => {
+    const dropped = fakeData([], [period('p1', T - 86_400)]);
+    expect((await blockProduction.observe(one, ctx(dropped.data, stateWith(T - 86_400)))).validating).toEqual({ [A]: T - 86_400 });
+    expect(dropped.asked.at(-1)).toBe(`own ${A}`);
+    const ended = fakeData([], 'not-found');
+    expect((await blockProduction.observe(one, ctx(ended.data, stateWith(T - 86_400)))).validating).toEqual({ [A]: null });
+    // Last seen not validating and still unlisted: nothing more to ask.
+    const still = fakeData([], 'not-found');
+    expect((await blockProduction.observe(one, ctx(still.data, stateWith(null)))).validating).toEqual({ [A]: null });
+    expect(still.asked).toHaveLength(1);
+  });
+
+  it('a start that is no time (1e13) never holds a silent node quiet: silence counts from its last block', async () => {
+    const f = fakeData([period('p2', 1e13)], []);
+    expect((await blockProduction.observe(one, ctx(f.data, {}))).validating).toEqual({ [A]: 0 });
   });
 });

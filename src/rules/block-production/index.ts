@@ -7,6 +7,7 @@ import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { chainsOf, silentForOf, spec, state, type Chain, type Spec, type State } from './schema.js';
 import { oddText, usable, usableTime, type Block } from './times.js';
+import { activeListCalls, observeValidating, type Validating } from './validating.js';
 
 /** What one read of a node on a chain found. */
 export interface Read {
@@ -24,6 +25,8 @@ export interface Read {
 export interface Observation {
   /** Keyed `node:chain`. */
   reads: Record<string, Outcome<Read>>;
+  /** By node; a node left out is taken as validating (as is one whose read failed). */
+  validating?: Validating;
 }
 
 const HOUR_S = 3600;
@@ -60,6 +63,8 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const pairs = s.nodeIds.flatMap((node) => chainsOf(s).map((chain) => ({ node, chain, key: keyOf(node, chain) })));
     const byKey = new Map(pairs.map((p) => [p.key, p]));
+    const lastStart = (node: string) => chainsOf(s).map((c) => state.safeParse(previous[keyOf(node, c)])).find((r) => r.success)?.data.periodStart;
+    const validating = observeValidating(s, { data, signal, now }, lastStart);
     const reads = await lookupEach(
       pairs.map((p) => p.key),
       LOOKUP_CONCURRENCY,
@@ -82,25 +87,30 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         return read;
       },
     );
-    return { reads };
+    return { reads, validating: await validating };
   },
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
     for (const node of s.nodeIds) {
+      const validating = observation.validating?.[node];
       for (const chain of chainsOf(s)) {
         const key = keyOf(node, chain);
         const before = previous[key];
         const read = observation.reads[key];
+        // A failed read of the list says nothing: what the state knew stands.
+        const periodStart = validating !== undefined && !isFailed(validating) ? validating : before?.periodStart;
         if (read === undefined || isFailed(read)) {
           keepFailed(result, key, before, read?.failed ?? 'not read');
+          const kept = before && withStart(before, periodStart);
+          if (kept) result.states[key] = kept;
           // As of its last read: time passing alone neither fires nor resolves it.
-          const held = before && silence(before, before.checkedAt, s);
+          const held = kept && silence(kept, kept.checkedAt, s);
           if (held) result.conditions?.push(held);
           continue;
         }
-        const st = next(node, chain, before, read, nowS);
+        const st = withStart(next(node, chain, before, read, nowS), periodStart);
         result.states[key] = st;
         const c = silence(st, nowS, s);
         if (c) result.conditions?.push(c);
@@ -127,10 +137,14 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
   },
 
   cost: (s) => ({
-    calls: s.nodeIds.flatMap((node) =>
-      chainsOf(s).map((chain) => apiCall('GET', `/v1/networks/${s.network}/blockchains/${chain}/nodes/${node}/blocks`, { pageSize: String(PAGE_SIZE), startTimestamp: 'now-1h' })),
-    ),
-    more: `up to ${s.maxPages} page${s.maxPages === 1 ? '' : 's'} per node and chain in a busy hour; one more call for a node and chain with no block in the last hour at the first poll or after a gap of over an hour`,
+    calls: [
+      ...s.nodeIds.flatMap((node) =>
+        chainsOf(s).map((chain) => apiCall('GET', `/v1/networks/${s.network}/blockchains/${chain}/nodes/${node}/blocks`, { pageSize: String(PAGE_SIZE), startTimestamp: 'now-1h' })),
+      ),
+      // Whether each node validates: the active list the validator kinds read (made once for all).
+      ...activeListCalls(s),
+    ],
+    more: `up to ${s.maxPages} page${s.maxPages === 1 ? '' : 's'} per node and chain in a busy hour; one more call for a node and chain with no block in the last hour at the first poll or after a gap of over an hour; one lookup (20 CU) per node that leaves the active list, and per node not listed at the first poll`,
   }),
 };
 
@@ -158,11 +172,23 @@ function next(node: string, chain: Chain, before: State | undefined, read: Read,
   return st;
 }
 
-/** What a silence alert says when it stops holding: the new block, as read now. */
+/** The state with what the list says of the node's validation (unchanged when it says nothing). */
+function withStart(st: State, periodStart: number | null | undefined): State {
+  return periodStart === undefined || st.periodStart === periodStart ? st : { ...st, periodStart };
+}
+
+/** What a silence alert says when it stops holding: the validation ended, or the new block, as read now. */
 function proposing(st: State, s: Spec): Resolution | undefined {
-  if (st.lastBlockAt === undefined) return undefined;
   const name = NAME[st.chain as Chain] ?? st.chain;
-  const block = `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`;
+  const last = st.lastBlockAt === undefined ? 'none listed' : `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`;
+  if (st.periodStart === null) {
+    return {
+      summary: `${st.nodeId}: validation ended; a node that does not validate proposes no blocks`,
+      details: { Node: st.nodeId, Network: s.network, Chain: name, Validation: `no active period listed (at ${isoSeconds(st.checkedAt)})`, 'Last proposed block': last },
+    };
+  }
+  if (st.lastBlockAt === undefined) return undefined;
+  const block = last;
   return {
     summary: `${st.nodeId} proposes ${name} blocks again: last at ${block}`,
     details: {
@@ -175,18 +201,26 @@ function proposing(st: State, s: Spec): Resolution | undefined {
   };
 }
 
-/** Firing while the node has proposed nothing on the chain for longer than silentFor, as of `atS`. */
+/**
+ * Firing while the validating node has proposed nothing on the chain for longer than
+ * silentFor, as of `atS`: since its last block, or since its validation started if later.
+ */
 function silence(st: State, atS: number, s: Spec): Condition | undefined {
+  if (st.periodStart === null) return undefined;
   const chain = st.chain as Chain;
   const limitMs = silentForOf(s, chain);
-  const sinceS = st.lastBlockAt ?? st.firstLookedAt;
+  const started = st.periodStart ?? 0;
+  const sinceS = Math.max(st.lastBlockAt ?? st.firstLookedAt, started);
   const silentMs = (atS - sinceS) * 1000;
   if (silentMs <= limitMs) return undefined;
   const node = st.nodeId;
   const name = NAME[chain] ?? st.chain;
   const limit = formatDuration(limitMs);
+  const lastText = st.lastBlockAt === undefined ? 'none listed' : `last at ${isoSeconds(st.lastBlockAt)}`;
   const summary =
-    st.lastBlockAt === undefined
+    started > (st.lastBlockAt ?? st.firstLookedAt)
+      ? `${node} has proposed no ${name} block since its validation started, ${isoSeconds(started)} (${formatElapsed(silentMs)}; ${lastText}), longer than silentFor ${limit}`
+      : st.lastBlockAt === undefined
       ? `${node} has proposed no ${name} block since avawatch first looked, ${isoSeconds(st.firstLookedAt)} (${formatElapsed(silentMs)}; the service lists none of its blocks), longer than silentFor ${limit}`
       : `${node} has proposed no ${name} block for ${formatElapsed(silentMs)} (last at ${isoSeconds(st.lastBlockAt)}), longer than silentFor ${limit}`;
   return {
@@ -202,6 +236,7 @@ function silence(st: State, atS: number, s: Spec): Condition | undefined {
       'Last proposed block':
         st.lastBlockAt === undefined ? `none listed (watched since ${isoSeconds(st.firstLookedAt)})` : `${isoSeconds(st.lastBlockAt)}${st.lastBlockNumber ? ` (block ${st.lastBlockNumber})` : ''}`,
       'Blocks in the last hour': `${st.hourCount}${st.hourComplete ? '' : ' or more'} (at ${isoSeconds(st.checkedAt)})`,
+      ...(started > 0 ? { 'Validating since': isoSeconds(started) } : {}),
       'Silent for': `longer than ${limit} (proposals follow stake weight: see silentFor in docs/rules.md)`,
       ...(st.oddBlock ? { 'Odd block time': oddText(st.oddBlock) } : {}),
     },

@@ -68,6 +68,11 @@ export const state = z.object({
   /** Blocks proposed in the hour before checkedAt; a lower bound when `hourComplete` is false. */
   hourCount: z.number(),
   hourComplete: z.boolean(),
+  /**
+   * When the node's active validation started (0: its start was no time); null when it does
+   * not validate (no silence alert then). Absent: not known (taken as validating).
+   */
+  periodStart: z.number().nullable().optional(),
   /** The last odd block time met, said in the alert's details until the node's newest block changes. */
   oddBlock: oddBlock.optional(),
 });

@@ -1,0 +1,79 @@
+import { apiCall, type ApiCall } from '../../api/catalog.js';
+import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type Network } from '../../api/data-api.js';
+import type { Validator } from '../../api/schemas.js';
+import { record } from '../../record.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import { isFailed, lookupEach, type Outcome } from '../lookup.js';
+import type { ObserveContext } from '../types.js';
+import { MAX_AHEAD_S } from './times.js';
+
+// Whether each node validates now: a node that does not proposes no block, so its silence is
+// no news. Read from the primary network's active list, the very call validator-status,
+// validation-end and validator-health make (shared within api.dedupeWindow). The list may
+// leave out a node the service still validates, so a node that leaves it (or was never
+// listed) is confirmed by its own lookup before it counts as not validating.
+
+/**
+ * When the node's active period started (unix s; 0 when its start is no time), null when it
+ * has none, or why it could not be read (then it is taken as validating, as before).
+ */
+export type Validating = Record<string, Outcome<number | null>>;
+
+const LOOKUP_CONCURRENCY = 2;
+/** No validation starts before 2020 (the networks' genesis). */
+const EARLIEST_S = 1_577_836_800;
+
+interface Spec {
+  network: string;
+  nodeIds: readonly string[];
+}
+
+export function activeListCalls(s: Spec): ApiCall[] {
+  const path = `/v1/networks/${s.network}/validators`;
+  return filterBatches(s.nodeIds, VALIDATOR_BATCH).map((nodeIds) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus: 'active', subnetId: PRIMARY_NETWORK })));
+}
+
+/**
+ * A failed list fails only the nodes it covers, a broken item only its node; neither fails
+ * the rule, whose blocks are read apart. `lastStart` is what the state says of a node.
+ */
+export async function observeValidating(s: Spec, { data, signal, now }: Pick<ObserveContext, 'data' | 'signal' | 'now'>, lastStart: (node: string) => number | null | undefined): Promise<Validating> {
+  const nowS = Math.floor(now.getTime() / 1000);
+  const network = s.network as Network;
+  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const lists = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
+    data.validatorList(network, { nodeIds: batches[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
+  const out: Validating = record();
+  const confirm: string[] = [];
+  for (const [i, list] of Object.entries(lists)) {
+    const nodeIds = batches[Number(i)] as string[];
+    if (isFailed(list)) {
+      for (const node of nodeIds) out[node] = list;
+      continue;
+    }
+    const broken = record<string>();
+    for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
+    for (const node of nodeIds) {
+      const start = startOf(list.periods.filter((v) => v.nodeId === node), nowS);
+      if (broken[node] !== undefined) out[node] = { failed: broken[node] };
+      else if (start !== null) out[node] = start;
+      // Unlisted and last seen not validating: nothing new to ask.
+      else if (lastStart(node) === null) out[node] = null;
+      else confirm.push(node);
+    }
+  }
+  if (confirm.length > 0) {
+    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (node) => data.validatorPeriods(network, node, signal), { partOfMore: true });
+    for (const [node, seen] of Object.entries(own)) out[node] = isFailed(seen) ? seen : seen === 'not-found' ? null : startOf(seen, nowS);
+  }
+  return out;
+}
+
+/** The start of the latest active primary-network period, 0 when it is no time; null when none is active. */
+function startOf(periods: readonly Validator[], nowS: number): number | null {
+  const active = periods.filter((v) => v.validationStatus === 'active' && v.subnetId === PRIMARY_NETWORK);
+  if (active.length === 0) return null;
+  const starts = active.map((v) => v.startTimestamp).filter((t) => Number.isFinite(t) && t >= EARLIEST_S && t <= nowS + MAX_AHEAD_S);
+  // An odd start (1e13, 1e308) must not hold a silent node quiet: counted from its last block.
+  return starts.length === active.length ? Math.max(...starts) : 0;
+}
