@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
 import { SEVERITIES } from '../types.js';
+import { alertRow } from './outbox.js';
 
 // Tables: samples (figures over time), and alerts read as a timeline. Pruned after history.keep.
 
@@ -36,20 +36,6 @@ export interface TimelineQuery {
   limit?: number;
 }
 
-const strings = z.record(z.string(), z.string());
-const entryRow = z.object({
-  id: z.number(),
-  created_at: z.number(),
-  rule: z.string(),
-  kind: z.string(),
-  status: z.enum(['firing', 'resolved', 'event']),
-  severity: z.enum(SEVERITIES),
-  subject: z.string(),
-  summary: z.string(),
-  labels: z.string(),
-  details: z.string(),
-});
-
 /** Newest first. */
 export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[] {
   const where = ['created_at >= ?', 'reminder = 0'];
@@ -59,11 +45,11 @@ export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[
     args.push(q.validator, q.validator, q.validator);
   }
   const rows = db
-    .prepare(`SELECT id, created_at, rule, kind, status, severity, subject, summary, labels, details FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .prepare(`SELECT id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
     .all(...args, q.limit ?? 1000);
   return rows.map((raw) => {
-    const r = entryRow.parse(raw);
-    return { id: r.id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: strings.parse(JSON.parse(r.labels)), details: strings.parse(JSON.parse(r.details)) };
+    const r = alertRow.parse(raw);
+    return { id: r.alert_id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: r.labels, details: r.details };
   });
 }
 

@@ -32,7 +32,8 @@ export interface OutboxRow {
 }
 
 const record = z.record(z.string(), z.string());
-const alertRow = z.object({
+/** An alerts row as read back (labels and details parsed). */
+export const alertRow = z.object({
   alert_id: z.number(),
   rule: z.string(),
   kind: z.string(),

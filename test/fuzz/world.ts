@@ -1,37 +1,20 @@
 import { createHash } from 'node:crypto';
 import { SimClock } from '../../src/sim/clock.js';
 import { World } from '../../src/sim/world.js';
+import { cb58Encode } from '../../src/inventory/cb58.js';
 
 // The fuzzer's world: four validators, their blocks and one aggregator probe, and the model of
 // what is true in it. The model is what the simulator serves when no distortion is active; the
 // daemon's alerts are held to it after every clean poll.
 
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** CB58: base58 of the bytes and the last 4 bytes of their sha256 (as NodeIDs and txHashes are written). */
-export function cb58(bytes: Buffer): string {
-  const data = Buffer.concat([bytes, createHash('sha256').update(bytes).digest().subarray(-4)]);
-  let n = BigInt(`0x${data.toString('hex')}`);
-  let out = '';
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of data) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
 function idBytes(seed: string, size: number): Buffer {
   return createHash('sha256').update(seed).digest().subarray(0, size);
 }
 
-export const NODES = ['a', 'b', 'c', 'd'].map((s) => `NodeID-${cb58(idBytes(`fuzz-node-${s}`, 20))}`);
+export const NODES = ['a', 'b', 'c', 'd'].map((s) => `NodeID-${cb58Encode(idBytes(`fuzz-node-${s}`, 20))}`);
 /** The one node whose validation started after Helicon: 90% of uptime earns its reward, not 80%. */
 export const HELICON_NODE = NODES[0] as string;
-export const SIG_TX = cb58(idBytes('fuzz-sig', 32));
+export const SIG_TX = cb58Encode(idBytes('fuzz-sig', 32));
 const DAY_S = 86_400;
 /** 2026-06-01T00:00:00Z: the world's start. */
 export const START_MS = Date.UTC(2026, 5, 1);
@@ -64,7 +47,7 @@ export interface Model {
 }
 
 export function txHashOf(node: string, period: number): string {
-  return cb58(idBytes(`${node}/period/${period}`, 32));
+  return cb58Encode(idBytes(`${node}/period/${period}`, 32));
 }
 
 export function initialModel(): Model {

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PROFILE_RULE_FILES } from '../../src/commands/init.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 
@@ -15,14 +16,8 @@ const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
 const STAKER = 'avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw';
 const KINDS = ['validator-status', 'validation-end', 'validator-health', 'delegation-end', 'block-production'];
 
-// The five validator-scoped kinds, none naming a NodeID: every one watches the whole inventory.
-const RULES = `rules:
-  - { name: status, kind: validator-status, every: 1m, severity: critical, network: mainnet, validators: all }
-  - { name: ending, kind: validation-end, every: 5m, severity: warning, network: mainnet, validators: all }
-  - { name: health, kind: validator-health, every: 1m, severity: warning, network: mainnet, validators: all }
-  - { name: delegations, kind: delegation-end, every: 5m, severity: warning, network: mainnet, warnBefore: 1d, notifyNew: true, validators: all }
-  - { name: blocks, kind: block-production, every: 5m, severity: warning, network: mainnet, silentFor: 3h, validators: all }
-`;
+// The shipped profile (rules/*.yaml): five validator-scoped kinds, none naming a NodeID, each watching the whole inventory.
+const PROFILE = PROFILE_RULE_FILES.map((f) => JSON.stringify(resolve('rules', f))).join(', ');
 
 const entry = (name: string, nodeId: string, team: string) => `  - { name: ${name}, nodeId: ${nodeId}, labels: { team: ${team}, region: eu } }\n`;
 
@@ -38,7 +33,6 @@ describe('an inventory of validators: once --json shows what each rule saw of ea
       proposedBlocks: [A, B, C].flatMap((nodeId) => (['p-chain', 'c-chain', 'x-chain'] as const).map((chain) => ({ nodeId, chain, perHour: 60 }))),
     };
     applyChange(sim.world, worldChange.parse(world), sim.world.clock.nowMs());
-    writeFileSync(join(dir, 'rules.yaml'), RULES);
   });
   afterEach(async () => {
     await sim.close();
@@ -47,7 +41,7 @@ describe('an inventory of validators: once --json shows what each rule saw of ea
 
   async function once(inventory: string): Promise<Array<Record<string, unknown>>> {
     const config = join(dir, 'avawatch.yaml');
-    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: [rules.yaml]\nvalidators:\n${inventory}`);
+    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: [${PROFILE}]\nvalidators:\n${inventory}`);
     const r = await run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } });
     return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   }
@@ -60,8 +54,8 @@ describe('an inventory of validators: once --json shows what each rule saw of ea
     const results = byType(first, 'result');
     expect(results.map((r) => `${r['kind'] as string} ${r['validator'] as string}`).sort()).toEqual(KINDS.flatMap((k) => [`${k} alpha`, `${k} beta`]).sort());
     for (const r of results) expect(r).toMatchObject({ ok: true, labels: { region: 'eu', team: r['validator'] === 'alpha' ? 'infra' : 'ops' } });
-    expect(results.find((r) => r['rule'] === 'status' && r['validator'] === 'alpha')).toMatchObject({ nodeId: A, state: { period: { status: 'active', txHash: `tx-${A.slice(-8)}` }, missing: false } });
-    expect(Object.keys(results.find((r) => r['rule'] === 'blocks' && r['validator'] === 'beta')?.['state'] as object).sort()).toEqual([`${B}:c-chain`, `${B}:p-chain`, `${B}:x-chain`]);
+    expect(results.find((r) => r['rule'] === 'my-validators' && r['validator'] === 'alpha')).toMatchObject({ nodeId: A, state: { period: { status: 'active', txHash: `tx-${A.slice(-8)}` }, missing: false } });
+    expect(Object.keys(results.find((r) => r['rule'] === 'block-production' && r['validator'] === 'beta')?.['state'] as object).sort()).toEqual([`${B}:c-chain`, `${B}:p-chain`, `${B}:x-chain`]);
     expect(results.find((r) => r['rule'] === 'delegations' && r['validator'] === 'alpha')).toMatchObject({ state: { [`dx-${A.slice(-8)}`]: { nodeId: A } } });
 
     // A third validator: one inventory entry, and every rule watches it from a silent baseline
@@ -73,7 +67,7 @@ describe('an inventory of validators: once --json shows what each rule saw of ea
 
     applyChange(sim.world, worldChange.parse({ validator: { nodeId: C, status: 'completed' } }), sim.world.clock.nowMs());
     const alerts = byType(await once(three), 'alert');
-    const status = alerts.find((a) => a['rule'] === 'status');
+    const status = alerts.find((a) => a['rule'] === 'my-validators');
     expect(status).toMatchObject({
       summary: `gamma (${C}) validation active → completed`,
       labels: expect.objectContaining({ validator: 'gamma', team: 'infra', region: 'eu', node: C }),

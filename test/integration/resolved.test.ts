@@ -57,12 +57,12 @@ ruleFiles: [rules.yaml]
     );
     app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
     await app.start();
-    await chat.waitForPosts(1, 15_000); // the uptime warning
+    await chat.waitForPosts(1, 40_000); // the uptime warning (a loaded machine: caps, not expectations)
     sim.world.setValidators('mainnet', NODE, [activeValidator({ ...period, uptimePerformance: 92.1 })]);
     sim.world.setValidators('mainnet', OTHER, [activeValidator(next)]);
     const seen = (r: SlackReceiver, word: string) => r.posts.some((p) => p.body.text.startsWith(`[${word}`));
-    await waitUntil(() => seen(chat, 'RESOLVED') && (seen(chat, 'EVENT') || seen(pager, 'EVENT')), 'the resolution and the event', 15_000);
-  }, 40_000);
+    await waitUntil(() => seen(chat, 'RESOLVED') && (seen(chat, 'EVENT') || seen(pager, 'EVENT')), 'the resolution and the event', 40_000);
+  }, 90_000);
 
   afterAll(async () => {
     await app.stop();
