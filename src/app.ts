@@ -202,7 +202,8 @@ export class App {
       limiters: this.#apis.limiters,
       ready: () => this.readiness(),
       timeline: (q) => this.store.timeline(q),
-      history: (series, entity, since) => this.store.samples(series, entity, since),
+      // At most a chart's worth of points per entity, however many samples the window holds.
+      history: (series, entity, since) => this.store.samples(series, entity, since, { until: (this.#opts.now?.() ?? new Date()).getTime(), points: 240 }),
       silences: () => this.store.silences((this.#opts.now?.() ?? new Date()).getTime()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),

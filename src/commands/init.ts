@@ -74,6 +74,7 @@ export const GROUPING = [
   '  groupBy: [rule]',
   '  routes:',
   '    # One happening, one message: alerts about the same validator within groupWait go out together.',
+  '    # It matches every alert about a validator: routes of your own (a team, critical only) go before it.',
   "    - matchRe: { validator: '.+' }",
   '      groupBy: [validator]',
   '      groupWait: 1m',

@@ -58,7 +58,7 @@ describe('loading the shipped config', () => {
     const loaded = loadConfig('config/avawatch.yaml', {});
     expect(loaded.rules.map((r) => r.name)).toEqual(['c-chain-tx-drop']);
     expect(loaded.warnings).toEqual([
-      'config/avawatch.yaml:33:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
+      'config/avawatch.yaml:34:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
       'config/avawatch.yaml: the inventory lists no validator, so 5 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production): add yours under validators: (or run avawatch init --node NodeID-…)',
     ]);
   });

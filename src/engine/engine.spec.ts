@@ -58,7 +58,7 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
     failures: new FailureCounts(),
     failingAfter: 2,
     failingSeverity: 'warning',
-    redact: (t) => t,
+    redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
   });
   return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
 }
@@ -101,6 +101,13 @@ describe('engine: fetch → evaluate → commit', () => {
     const firing = engine.firingFor(rule, 'slack', new Date());
     expect(firing.map((m) => [m.rule, m.kind, m.status, m.labels['alertname'], m.conditionKey])).toEqual([['r', 'rule-failing', 'firing', 'rule-failing', `entity:${A}`]]);
     expect(engine.firingFor(rule, 'email', new Date())).toEqual([]);
+  });
+
+  it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: new Error('502 Bad Gateway: x-glacier-api-key: gk-secret-key') };
+    const { engine, run } = setup(world);
+    await run();
+    expect(engine.view('r')?.failed).toEqual({ [B]: '502 Bad Gateway: x-glacier-api-key: [REDACTED]' });
   });
 
   it('a failure of every lookup fails the evaluation and changes nothing', async () => {

@@ -194,7 +194,8 @@ export class Engine {
     // Another process wrote meanwhile: read the file again next time.
     if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, revision: cached.revision + 1, states, json });
     else this.#cache.delete(rule.name);
-    this.#views.set(rule.name, { rule, states, at: now, failed });
+    // The service's error text, as shown by once --json: scrubbed as the log's is.
+    this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, this.#deps.redact(why)])) });
     metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
     this.#settled(rule, failed, now);
     return messages;

@@ -7,7 +7,8 @@ export type Explorers = Readonly<Record<string, string>>;
 export const DEFAULT_EXPLORERS: Explorers = { mainnet: 'https://subnets.avax.network', fuji: 'https://subnets-test.avax.network' };
 
 function base(explorers: Explorers, network: string | undefined): string | undefined {
-  const url = explorers[network ?? 'mainnet'] ?? explorers['mainnet'];
+  const net = network === 'testnet' ? 'fuji' : (network ?? 'mainnet');
+  const url = explorers[net] ?? explorers['mainnet'];
   return url?.replace(/\/+$/, '');
 }
 

@@ -116,7 +116,8 @@ function countBy(alerts: readonly FiringAlert[], keysOf: (a: FiringAlert) => Arr
 
 export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
   const rows = new Map<string, ValidatorRow>();
-  const key = (network: string, nodeId: string) => `${network}\u0000${nodeId}`;
+  // testnet is fuji: the inventory may say either, a rule the other.
+  const key = (network: string, nodeId: string) => `${network === 'testnet' ? 'fuji' : network}\u0000${nodeId}`;
   const starts = new Map<string, number>();
   const blank = (network: string, nodeId: string): ValidatorRow => ({
     network, nodeId, status: undefined, end: undefined, uptimePercent: undefined, version: undefined, rules: [],

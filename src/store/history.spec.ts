@@ -48,4 +48,20 @@ describe('history', () => {
     expect(store.pendingCount()).toBe(1);
     store.close();
   });
+
+  it('gives a chart at most its points from a window of thousands of samples, keeping the dip and the latest figure', () => {
+    const store = Store.open(join(dir, 'chart.db'));
+    const MIN = 60_000;
+    const many = Array.from({ length: 4320 }, (_, i) => ({ series: 'uptime_percent', entity: 'NodeID-A', at: i * 10 * MIN, value: i === 2000 ? 71.5 : 99 + (i % 7) / 10 }));
+    store.addSamples(many);
+    const until = 4320 * 10 * MIN;
+    const chart = store.samples('uptime_percent', 'NodeID-A', 0, { until, points: 240 });
+    expect(chart.length).toBeLessThanOrEqual(241);
+    expect(Math.min(...chart.map((s) => s.value))).toBe(71.5);
+    expect(chart.at(-1)).toEqual(many.at(-1));
+    expect(chart.map((s) => s.at)).toEqual([...chart.map((s) => s.at)].sort((a, b) => a - b));
+    // Fewer samples than points: each as it is.
+    expect(store.samples('uptime_percent', 'NodeID-A', until - 100 * MIN, { until, points: 240 })).toEqual(many.slice(-10));
+    store.close();
+  });
 });

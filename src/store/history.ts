@@ -68,8 +68,15 @@ export function lastSampleAt(db: Database.Database, series: string): Map<string,
 }
 
 /** Oldest first. */
-export function samples(db: Database.Database, series: string, entity: string, since: number): Sample[] {
-  return db.prepare('SELECT series, entity, at, value FROM samples WHERE series = ? AND entity = ? AND at >= ? ORDER BY at').all(series, entity, since) as Sample[];
+export function samples(db: Database.Database, series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
+  const where = 'FROM samples WHERE series = ? AND entity = ? AND at >= ?';
+  const { n } = db.prepare(`SELECT COUNT(*) AS n ${where}`).get(series, entity, since) as { n: number };
+  if (o.points === undefined || o.until === undefined || n <= o.points) return db.prepare(`SELECT series, entity, at, value ${where} ORDER BY at`).all(series, entity, since) as Sample[];
+  // A chart's worth: the lowest figure of each slice of the window (a dip stays visible), then the latest as it is.
+  const width = Math.max(1, Math.ceil((o.until - since) / o.points));
+  const buckets = db.prepare(`SELECT series, entity, MIN(at) AS at, MIN(value) AS value ${where} GROUP BY CAST((at - ?) / ? AS INTEGER) ORDER BY at`).all(series, entity, since, since, width) as Sample[];
+  const latest = db.prepare(`SELECT series, entity, at, value ${where} ORDER BY at DESC LIMIT 1`).get(series, entity, since) as Sample;
+  return [...buckets.filter((b) => b.at < latest.at), latest];
 }
 
 /**

@@ -209,8 +209,8 @@ export class Store {
   }
 
   /** One entity's samples of a series since `since`, oldest first. */
-  samples(series: string, entity: string, since: number): Sample[] {
-    return history.samples(this.#db, series, entity, since);
+  samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
+    return history.samples(this.#db, series, entity, since, o);
   }
 
   /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */

@@ -122,4 +122,9 @@ export const MIGRATIONS: readonly string[] = [
   -- Pruning by time reads samples by time (the primary key starts with the series).
   CREATE INDEX samples_by_time ON samples (at);
   `,
+  `
+  -- Pruning deletes alerts, and their outbox rows go with them (ON DELETE CASCADE): each delete
+  -- finds them by this index instead of scanning the outbox.
+  CREATE INDEX outbox_by_alert ON outbox (alert_id);
+  `,
 ];

@@ -245,6 +245,31 @@ describe('block-production observe', () => {
   });
 });
 
+describe('block-production observe: the validator list read beside the block reads', () => {
+  it('every block read failing fails the evaluation, and the list read that fails after it is never an unhandled rejection', async () => {
+    const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
+    let failList: (e: Error) => void = () => undefined;
+    const data = {
+      proposedBlocks: () => Promise.reject(new Error('503 from the blocks endpoint')),
+      validatorList: () => new Promise((_, reject) => (failList = reject)),
+    } as unknown as DataApi;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const own = new AbortController();
+      await expect(blockProduction.observe(one, { data, metrics: {} as MetricsApi, signal: own.signal, now: at(T), previous: {} })).rejects.toThrow('503 from the blocks endpoint');
+      // The engine ends the evaluation's own signal; the list read still under way then fails.
+      own.abort();
+      failList(new Error('aborted: the evaluation ended'));
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
 describe('block-production observe: whether each node validates', () => {
   const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
   const period = (txHash: string, start: number) => activeValidator({ nodeId: A, txHash, startTimestamp: start, endTimestamp: start + 200 * 86_400 });

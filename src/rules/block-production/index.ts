@@ -65,6 +65,8 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
     const byKey = new Map(pairs.map((p) => [p.key, p]));
     const lastStart = (node: string) => chainsOf(s).map((c) => state.safeParse(previous[keyOf(node, c)])).find((r) => r.success)?.data.periodStart;
     const validating = observeValidating(s, { data, signal, now }, lastStart);
+    // Awaited below; until then a rejection (the block reads failed first, a shutdown) must not go unhandled.
+    validating.catch(() => undefined);
     const reads = await lookupEach(
       pairs.map((p) => p.key),
       LOOKUP_CONCURRENCY,
