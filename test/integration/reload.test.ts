@@ -90,6 +90,28 @@ describe('reload while running', () => {
     expect(log).not.toContain('shutting down');
   }, 40_000);
 
+  it('a validator added to the inventory file is watched from a silent baseline by the rule that selects all, then alerted on by name', async () => {
+    const inventory = join(project.dir, 'inventory.yaml');
+    writeFileSync(inventory, `validators:\n  - { name: alpha, nodeId: ${NODE} }\n`);
+    writeFileSync(project.configFile, `${readFileSync(project.configFile, 'utf8')}\nvalidatorsFile: inventory.yaml\n`);
+    writeFileSync(rulesFile(), 'rules:\n  - { name: my-validators, kind: validator-status, every: 1s, severity: critical, validators: all }\n');
+    const url = await run();
+    await waitUntil(async () => (await metrics(url)).includes(`node_id="${NODE}"`), 'the baseline poll');
+
+    writeFileSync(inventory, `validators:\n  - { name: alpha, nodeId: ${NODE} }\n  - { name: beta, nodeId: ${OTHER} }\n`);
+    await waitUntil(() => log.includes('"msg":"config reloaded"'), 'the reload', 5_000);
+    expect(log).toContain('"changed":["my-validators"]');
+    await waitUntil(async () => (await metrics(url)).includes(`node_id="${OTHER}"`), 'the added validator polled');
+    // Its active validation is its baseline, not news: the committed evaluation made no alert.
+    const db = new Database(project.statePath, { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM alerts').get()).toEqual({ n: 0 });
+    db.close();
+
+    sim.world.setValidators('mainnet', OTHER, [completedValidator(period(OTHER))]);
+    const [post] = await slack.waitForPosts(1);
+    expect(postText(post!)).toContain(`beta (${OTHER}) validation active → completed`);
+  }, 30_000);
+
   it('with --no-watch, reloads on SIGHUP only', async () => {
     const url = await run('--no-watch');
     await waitUntil(async () => (await metrics(url)).includes('avawatch_validator_status{rule="my-validators",network="mainnet",node_id="NodeID-MFrZ'), 'the baseline poll');
