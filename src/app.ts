@@ -192,7 +192,7 @@ export class App {
   statusSnapshot(): Promise<StatusSnapshot> {
     return statusSnapshot({
       version: VERSION,
-      now: () => this.#opts.now?.() ?? new Date(),
+      now: () => this.#now(),
       rules: this.#loaded.rules,
       firing: () => firingAlerts(this.store),
       samples: (metric) => this.#engine.samples(metric),
@@ -203,8 +203,8 @@ export class App {
       ready: () => this.readiness(),
       timeline: (q) => this.store.timeline(q),
       // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, since, { until: (this.#opts.now?.() ?? new Date()).getTime(), points: 240 }),
-      silences: () => this.store.silences((this.#opts.now?.() ?? new Date()).getTime()),
+      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#now().getTime(), points: 240 }),
+      silences: () => this.store.silences(this.#now().getTime()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),
       redact: (text) => scrub(text, this.#loaded.secrets),
@@ -492,7 +492,7 @@ export class App {
 
   /** Starts the channels' own work beside delivery (Alertmanager's re-post) with what they need of the app. */
   #startChannels(): void {
-    const now = () => this.#opts.now?.() ?? new Date();
+    const now = () => this.#now();
     const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
     for (const notifier of this.#notifiers) {
       notifier.start?.({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiCall } from '../api/catalog.js';
+import { apiCall, type ApiCall } from '../api/catalog.js';
 import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type ValidatorListQuery } from '../api/data-api.js';
 import type { Validator } from '../api/schemas.js';
 import { record } from '../record.js';
@@ -45,11 +45,13 @@ interface Spec {
 
 /** The bulk lists, shared with every rule that watches the same nodes; confirmations are extra. */
 export function validatorLookups(s: Spec): Cost {
+  return { calls: validatorListCalls(s, LISTED), more: 'one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll' };
+}
+
+/** The list calls of these statuses, 100 nodes a call: the same request whichever rule makes it, so it is made once. */
+export function validatorListCalls(s: Spec, statuses: ReadonlyArray<ValidatorListQuery['validationStatus']>): ApiCall[] {
   const path = `/v1/networks/${s.network}/validators`;
-  const calls = filterBatches(s.nodeIds, VALIDATOR_BATCH).flatMap((nodeIds) =>
-    LISTED.map((validationStatus) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus, subnetId: s.subnetId }))),
-  );
-  return { calls, more: 'one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll' };
+  return filterBatches(s.nodeIds, VALIDATOR_BATCH).flatMap((nodeIds) => statuses.map((validationStatus) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus, subnetId: s.subnetId }))));
 }
 
 /**
@@ -120,7 +122,7 @@ function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[])
 }
 
 /** No validation starts before 2020 (the networks' genesis). */
-const EARLIEST_S = 1_577_836_800;
+export const EARLIEST_S = 1_577_836_800;
 /** Nor ends two years past now: a stake lasts a year at most (an auto-renewed one, a cycle). */
 const AHEAD_S = 2 * 365 * 86_400;
 

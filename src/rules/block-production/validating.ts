@@ -1,10 +1,11 @@
-import { apiCall, type ApiCall } from '../../api/catalog.js';
-import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type Network } from '../../api/data-api.js';
+import type { ApiCall } from '../../api/catalog.js';
+import { filterBatches, VALIDATOR_BATCH, type Network } from '../../api/data-api.js';
 import type { Validator } from '../../api/schemas.js';
 import { record } from '../../record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
+import { EARLIEST_S, validatorListCalls } from '../validators.js';
 import { MAX_AHEAD_S } from './times.js';
 
 // Whether each node validates now: a node that does not proposes no block, so its silence is
@@ -20,8 +21,6 @@ import { MAX_AHEAD_S } from './times.js';
 export type Validating = Record<string, Outcome<number | null>>;
 
 const LOOKUP_CONCURRENCY = 2;
-/** No validation starts before 2020 (the networks' genesis). */
-const EARLIEST_S = 1_577_836_800;
 
 interface Spec {
   network: string;
@@ -29,8 +28,7 @@ interface Spec {
 }
 
 export function activeListCalls(s: Spec): ApiCall[] {
-  const path = `/v1/networks/${s.network}/validators`;
-  return filterBatches(s.nodeIds, VALIDATOR_BATCH).map((nodeIds) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus: 'active', subnetId: PRIMARY_NETWORK })));
+  return validatorListCalls({ network: s.network as Network, nodeIds: s.nodeIds, subnetId: PRIMARY_NETWORK }, ['active']);
 }
 
 /**
@@ -53,8 +51,10 @@ export async function observeValidating(s: Spec, { data, signal, now }: Pick<Obs
     }
     const broken = record<string>();
     for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
+    const listed = record<Validator[]>();
+    for (const v of list.periods) (listed[v.nodeId] ??= []).push(v);
     for (const node of nodeIds) {
-      const start = startOf(list.periods.filter((v) => v.nodeId === node), nowS);
+      const start = startOf(listed[node] ?? [], nowS);
       if (broken[node] !== undefined) out[node] = { failed: broken[node] };
       else if (start !== null) out[node] = start;
       // Unlisted and last seen not validating: nothing new to ask.
