@@ -56,9 +56,11 @@ export async function runRuleTest(file: string): Promise<RuleTestResult> {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-test-'));
   const config = join(dir, 'avawatch.yaml');
   const ruleFiles = test.ruleFiles.map((f) => JSON.stringify(resolve(dirname(file), f)));
+  // `api: sim`: the inventory entry reads the simulated node of its NodeID (world `nodes:`).
+  const validators = test.validators?.map((v) => (v['api'] === 'sim' ? { ...v, api: `${sim.url}/node/${String(v['nodeId'])}` } : v));
   writeFileSync(
     config,
-    `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, timeout: 10s}\nstate: {path: ${JSON.stringify(join(dir, 'state.db'))}}\nruleFiles: [${ruleFiles.join(', ')}]\n${test.validators ? `validators: ${JSON.stringify(test.validators)}\n` : ''}`,
+    `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, timeout: 10s}\nstate: {path: ${JSON.stringify(join(dir, 'state.db'))}}\nruleFiles: [${ruleFiles.join(', ')}]\n${validators ? `validators: ${JSON.stringify(validators)}\n` : ''}`,
   );
   const results: StepResult[] = [];
   let app: App | undefined;

@@ -38,7 +38,7 @@ export const step = z.strictObject({
 
 export const ruleTestSchema = z.strictObject({
   ruleFiles: z.array(z.string()).min(1),
-  /** The inventory the rules select from (the config's `validators:`), as written there. */
+  /** The inventory the rules select from (the config's `validators:`), as written there; `api: sim` reads the simulated node of its NodeID. */
   validators: z.array(z.record(z.string(), z.unknown())).optional(),
   start: z.string().default('2026-01-01T00:00:00Z'),
   world: worldChange.default({}),

@@ -13,6 +13,7 @@ import { parseUnits } from '../token-amount.js';
 import { blockAt, INTERNAL_TX_TYPES } from './evm.js';
 import type { ValidationChange, World } from './world.js';
 import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
+import { applyNodeChange, nodeKeys } from './scenario-node.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
 const when = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -209,6 +210,8 @@ export const worldChange = z.strictObject({
   /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
   ...longTailChange(when),
   evmTransactions: z.array(evmTransaction).optional(),
+  /** The operators' own node APIs: nodes, node (src/sim/scenario-node.ts). */
+  ...nodeKeys(),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -304,6 +307,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   for (const a of [change.signatureAggregator ?? []].flat()) world.signatureAggregator.set(a.txHash, mergeDefined({}, { fail: a.fail, latencyMs: a.latencyMs }));
   applyPChainChange(world, change, at);
   applyLongTail(world.longTail, change, at);
+  applyNodeChange(world.nodes, change);
   for (const t of change.evmTransactions ?? []) {
     const timestamp = t.at ? at(t.at) : world.clock.now();
     world.evm.add({

@@ -8,6 +8,7 @@ import { SimClock } from './clock.js';
 import { error, ok, type Handler, type Reply } from './http.js';
 import { dataRoutes } from './routes-data.js';
 import { metricsRoutes } from './routes-metrics.js';
+import { nodeReply, type NodeReply } from './routes-node.js';
 import { applyChange, Timeline, worldChange, type BudgetOverride, type Scenario } from './scenario.js';
 import { World, type Fault } from './world.js';
 
@@ -27,6 +28,8 @@ export interface SimServer {
   budget: Budget;
   /** Every Data/Metrics API request served, in order (method, path and query). */
   requests: string[];
+  /** Every request to a simulated node's API (/node/{NodeID}/ext/…), apart: they spend no compute units. */
+  nodeRequests: string[];
   /** Applies the scenario events whose time has come; returns how many. */
   tick(): number;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const budget = new Budget({ ...DEFAULT_BUDGETS, ...scenario?.budget, ...options.budget });
   const random = seeded(options.seed ?? scenario?.seed ?? 1);
   const requests: string[] = [];
+  const nodeRequests: string[] = [];
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, error(500, String(err))));
@@ -58,6 +62,11 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sim');
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
+    if (url.pathname.startsWith('/node/')) {
+      timeline?.applyDue(world);
+      nodeRequests.push(`${req.method} ${url.pathname}`);
+      return sendNode(res, nodeReply(world.nodes, req.method ?? 'GET', url.pathname, body));
+    }
     if (body instanceof Error) return send(res, error(400, `malformed JSON body: ${body.message}`));
     if (url.pathname.startsWith('/_sim/')) return send(res, control(req.method ?? 'GET', url, body));
     timeline?.applyDue(world);
@@ -138,6 +147,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     world,
     budget,
     requests,
+    nodeRequests,
     tick: () => timeline?.applyDue(world) ?? 0,
     close: () =>
       new Promise((resolve) => {
@@ -152,6 +162,17 @@ function send(res: ServerResponse, reply: Reply, malformed = false): void {
   const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
   res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
   res.end(malformed ? text.slice(0, Math.floor(text.length / 2)) : text);
+}
+
+/** A simulated node's answer as it is; a node that is down drops the connection unanswered. */
+function sendNode(res: ServerResponse, reply: NodeReply): void {
+  if (res.destroyed) return;
+  if ('destroy' in reply) {
+    res.socket?.destroy();
+    return;
+  }
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
 }
 
 /** Waits `ms`; false when the connection closed meanwhile (nothing is left to answer). */

@@ -5,6 +5,7 @@ import { ProposedBlocks, SignatureAggregator } from './blocks.js';
 import { PChainWorld } from './pchain.js';
 import { LongTail } from './longtail.js';
 import { EvmLedger } from './evm.js';
+import { NodeWorld } from './node.js';
 import {
   delegatorItem,
   icmItem,
@@ -141,6 +142,8 @@ export class World {
   readonly signatureAggregator = new SignatureAggregator();
   /** EVM address activity (transactions, ERC-20 transfers, internal calls) per chain. */
   readonly evm = new EvmLedger();
+  /** The operators' own nodes: /node/{NodeID}/ext/health, info, metrics (src/sim/node.ts). */
+  readonly nodes = new NodeWorld(() => this.clock.nowMs());
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
 

@@ -1,0 +1,258 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpNodeApi, NodeApiError } from './node-api.js';
+
+// The node API client against a real loopback server answering as AvalancheGo does.
+
+type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+let server: Server | undefined;
+const seen: Array<{ method: string; url: string; authorization?: string | undefined; body: string }> = [];
+
+async function serve(answer: Answer): Promise<string> {
+  seen.length = 0;
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+      answer(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s) await new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    s.closeAllConnections();
+  });
+});
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(`${JSON.stringify(body)}\n`);
+}
+
+function rpc(result: unknown): Answer {
+  return (_req, res, body) => json(res, 200, { jsonrpc: '2.0', result, id: (JSON.parse(body) as { id: unknown }).id });
+}
+
+const signal = () => new AbortController().signal;
+const api = (timeoutMs = 2_000, extra: Partial<ConstructorParameters<typeof HttpNodeApi>[0]> = {}) => new HttpNodeApi({ timeoutMs, ...extra });
+
+async function failure(p: Promise<unknown>): Promise<NodeApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(NodeApiError);
+  return err as NodeApiError;
+}
+
+const UNHEALTHY = {
+  checks: {
+    C: { message: { engine: { consensus: {} } }, timestamp: '2026-01-01T00:00:00.123456789Z', duration: 5123 },
+    diskspace: {
+      message: { availableDiskBytes: 1, availableDiskPercentage: 7 },
+      error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)',
+      timestamp: '2026-01-01T00:00:30+02:00',
+      duration: 1000,
+      contiguousFailures: 4,
+      timeOfFirstFailure: '2026-01-01T00:00:00.5+02:00',
+    },
+    newCheck: { error: 'not yet run', timestamp: '0001-01-01T00:00:00Z', duration: 0 },
+  },
+  healthy: false,
+};
+
+describe('HttpNodeApi.health', () => {
+  it('reads a 200 healthy report and a 503 unhealthy one, the checks sorted by name', async () => {
+    let status = 200;
+    const base = await serve((_req, res) => json(res, status, status === 200 ? { checks: { network: { message: { connectedPeers: 60 }, timestamp: '2026-01-01T00:00:00Z', duration: 1 } }, healthy: true } : UNHEALTHY));
+    expect(await api().health(base, signal())).toEqual({ healthy: true, checks: [{ name: 'network', contiguousFailures: 0 }] });
+    status = 503;
+    expect(await api().health(base, signal())).toEqual({
+      healthy: false,
+      checks: [
+        { name: 'C', contiguousFailures: 0 },
+        {
+          name: 'diskspace',
+          error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)',
+          contiguousFailures: 4,
+          timeOfFirstFailure: '2025-12-31T22:00:00.500Z',
+        },
+        { name: 'newCheck', error: 'not yet run', contiguousFailures: 0, timeOfFirstFailure: undefined },
+      ],
+    });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /ext/health', 'GET /ext/health']);
+  });
+
+  it('keeps a path prefix and sends the userinfo as Basic auth, never in the URL', async () => {
+    const base = await serve((_req, res) => json(res, 200, { checks: {}, healthy: true }));
+    const withPrefix = base.replace('http://', 'http://ops:s3cret@') + '/node/NodeID-x/';
+    await api().health(withPrefix, signal());
+    expect(seen[0]?.url).toBe('/node/NodeID-x/ext/health');
+    expect(seen[0]?.authorization).toBe(`Basic ${Buffer.from('ops:s3cret').toString('base64')}`);
+  });
+
+  it('reads a body that is not JSON as invalid, and a 500 as unreachable', async () => {
+    let status = 200;
+    const base = await serve((_req, res) => {
+      res.writeHead(status, { 'content-type': 'text/html' });
+      res.end('<html>gateway</html>');
+    });
+    const invalid = await failure(api().health(base, signal()));
+    expect(invalid.kind).toBe('invalid');
+    expect(invalid.message).toBe(`node ${new URL(base).host} health: an answer that is not JSON`);
+    status = 500;
+    const down = await failure(api().health(base, signal()));
+    expect([down.kind, down.message]).toEqual(['unreachable', `node ${new URL(base).host} health: HTTP 500`]);
+  });
+
+  it('refuses a redirect', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' });
+      res.end();
+    });
+    const err = await failure(api().health(base, signal()));
+    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: HTTP 302 (a redirect: not followed)`]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('stops reading a body past the cap', async () => {
+    const codes: string[] = [];
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 64 && res.write(chunk)) sent++;
+        if (sent < 64) res.once('drain', more);
+        else res.end('{}');
+      };
+      more();
+    });
+    const err = await failure(api(2_000, { maxResponseBytes: 100_000, onResponse: (e, c) => codes.push(`${e} ${c}`) }).health(base, signal()));
+    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: answer larger than 100000 bytes`]);
+    expect(codes).toEqual(['health too_large']);
+  });
+
+  it('gives up at the whole-request deadline, even while the body trickles', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"checks":');
+      // never ends
+    });
+    const started = Date.now();
+    const err = await failure(api(200).health(base, signal()));
+    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: no complete answer within 200 ms`]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('HttpNodeApi info', () => {
+  it('calls the JSON-RPC methods and reads the strings-encoded numbers', async () => {
+    const results: Record<string, unknown> = {
+      'info.getNodeID': { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: '0xABCDEF', proofOfPossession: '0x00' } },
+      'info.getNodeVersion': { version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', rpcProtocolVersion: '45', gitCommit: 'x', vmVersions: {} },
+      'info.isBootstrapped': { isBootstrapped: false },
+      'info.uptime': { rewardingStakePercentage: '79.9876', weightedAveragePercentage: 98.5 },
+      'info.peers': { numPeers: '61', peers: [] },
+    };
+    const base = await serve((_req, res, body) => {
+      const call = JSON.parse(body) as { method: string; id: number };
+      json(res, 200, { jsonrpc: '2.0', result: results[call.method], id: call.id });
+    });
+    const a = api();
+    expect(await a.nodeId(base, signal())).toEqual({ nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', blsPublicKey: '0xabcdef' });
+    expect(await a.version(base, signal())).toBe('avalanchego/1.14.2');
+    expect(await a.isBootstrapped(base, 'C', signal())).toBe(false);
+    expect(await a.uptime(base, signal())).toEqual({ rewardingStakePercentage: 79.9876, weightedAveragePercentage: 98.5 });
+    expect(await a.peerCount(base, signal())).toBe(61);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(5).fill('POST /ext/info'));
+    expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
+  });
+
+  it('reads a node without nodePOP', async () => {
+    const base = await serve(rpc({ nodeID: 'NodeID-x', nodePOP: null }));
+    expect(await api().nodeId(base, signal())).toEqual({ nodeId: 'NodeID-x' });
+  });
+
+  it("throws the node's JSON-RPC error as rpc, with its message clipped", async () => {
+    const long = `couldn't get node uptime: node is not a validator ${'x'.repeat(1000)}`;
+    const base = await serve((_req, res) => json(res, 200, { jsonrpc: '2.0', error: { code: -32000, message: long, data: null }, id: 1 }));
+    const err = await failure(api().uptime(base, signal()));
+    expect(err.kind).toBe('rpc');
+    expect(err.message.startsWith(`node ${new URL(base).host} info.uptime: the node answered an error (-32000): couldn't get node uptime: node is not a validator x`)).toBe(true);
+    expect(err.message.length).toBeLessThan(400);
+  });
+
+  it('reads a percentage out of 0..100, or not a number, as invalid: no reading', async () => {
+    let figure: unknown = '100.0001';
+    const base = await serve((_req, res, body) => rpc({ rewardingStakePercentage: figure, weightedAveragePercentage: '50.0000' })(_req, res, body));
+    for (const bad of ['100.0001', '-1.0000', 'NaN', '+Inf', 'abc', null]) {
+      figure = bad;
+      const err = await failure(api().uptime(base, signal()));
+      expect(err.kind, String(bad)).toBe('invalid');
+      expect(err.message).toMatch(/info\.uptime: an answer that does not parse \(rewardingStakePercentage: /);
+    }
+  });
+
+  it('never names the userinfo, the path or the query of the URL in an error', async () => {
+    const base = await serve((req, res) => {
+      if (req.url?.includes('/ext/info')) return json(res, 200, { jsonrpc: '2.0', error: { code: -32000, message: 'nope', data: null }, id: 1 });
+      res.writeHead(404);
+      res.end();
+    });
+    const secretBase = base.replace('http://', 'http://admin:hunter2@') + '/private-prefix?token=t0psecret';
+    const messages = [
+      (await failure(api().health(secretBase, signal()))).message,
+      (await failure(api().uptime(secretBase, signal()))).message,
+      (await failure(api().metricsText(`${secretBase}`, signal()))).message,
+      (await failure(api().health('http://admin:hunter2@127.0.0.1:1/x?token=t0psecret', signal()))).message,
+      (await failure(api().health('not a url hunter2', signal()))).message,
+    ];
+    for (const m of messages) {
+      for (const secret of ['admin', 'hunter2', 't0psecret', 'private-prefix', 'http://']) expect(m).not.toContain(secret);
+    }
+    expect(messages[3]).toBe('node 127.0.0.1:1 health: network error (ECONNREFUSED)');
+    expect(seen.find((s) => s.url.includes('/ext/health'))?.url).toBe('/private-prefix/ext/health?token=t0psecret');
+  });
+});
+
+describe('HttpNodeApi.metricsText', () => {
+  it('reads the exposition at the URL as given, and caps it at maxMetricsBytes', async () => {
+    const text = '# TYPE avalanche_network_peers gauge\navalanche_network_peers 60\n';
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'content-length': String(Buffer.byteLength(text)) });
+      res.end(text);
+    });
+    expect(await api().metricsText(`${base}/ext/metrics`, signal())).toBe(text);
+    expect(seen[0]?.url).toBe('/ext/metrics');
+    const err = await failure(api(2_000, { maxMetricsBytes: 10 }).metricsText(`${base}/ext/metrics`, signal()));
+    expect(err.message).toBe(`node ${new URL(base).host} metrics: answer larger than 10 bytes`);
+  });
+
+  it('rules reading the same node share one read within shareMs; a caller that aborts leaves the others theirs', async () => {
+    let n = 0;
+    const base = await serve((_req, res) => {
+      n++;
+      setTimeout(() => res.end(`avalanche_network_peers ${n}\n`), 50);
+    });
+    const client = api(2_000, { shareMs: 60_000 });
+    const gone = new AbortController();
+    const reads = [client.metricsText(`${base}/ext/metrics`, signal()), client.metricsText(`${base}/ext/metrics`, gone.signal), client.metricsText(`${base}/ext/metrics`, signal())];
+    gone.abort(new Error('shutdown'));
+    const settled = await Promise.allSettled(reads);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : 'aborted'))).toEqual(['avalanche_network_peers 1\n', 'aborted', 'avalanche_network_peers 1\n']);
+    expect(await client.metricsText(`${base}/ext/metrics`, signal())).toBe('avalanche_network_peers 1\n');
+    expect(n).toBe(1);
+    expect(await api(2_000, { shareMs: 0 }).metricsText(`${base}/ext/metrics`, signal())).toBe('avalanche_network_peers 2\n');
+  });
+});

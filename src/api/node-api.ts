@@ -1,0 +1,310 @@
+import { request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { linkedSignal } from '../abort.js';
+import { setTimer } from '../timers.js';
+import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from './node-schemas.js';
+
+// The operator's own AvalancheGo node: /ext/health, the /ext/info JSON-RPC service and
+// /ext/metrics, read as the Go source answers them (docs/node-api-source.md, checked against
+// avalanchego 1.14.2 by test/contract/node.test.ts).
+
+/** One health check as the node reports it in /ext/health. */
+export interface HealthCheck {
+  /** The check's name: network, router, database, diskspace, bls, futureupgrade, bootstrapped, a chain's alias (P, X, C) or id, … */
+  name: string;
+  /** The check's error text; undefined when it passes. "not yet run" for a check registered but not run yet. */
+  error?: string | undefined;
+  /** Check runs in a row that failed (the node runs its checks every 30 s by default); 0 when it passes. */
+  contiguousFailures: number;
+  /** When it started failing, ISO 8601 (UTC, ms); undefined when it passes or the node's value is unreadable. */
+  timeOfFirstFailure?: string | undefined;
+}
+
+export interface HealthReport {
+  /** The node's own verdict: every reported check passes (it answers 200, else 503). */
+  healthy: boolean;
+  /** Every check, sorted by name. */
+  checks: HealthCheck[];
+}
+
+export interface NodeIdentity {
+  nodeId: string;
+  /** The BLS public key from nodePOP (0x + 96 lowercase hex digits), when the node reports one. */
+  blsPublicKey?: string | undefined;
+}
+
+export interface NodeUptime {
+  /** Percent (0..100) of stake that thinks this node meets the uptime requirement. */
+  rewardingStakePercentage: number;
+  /** Percent (0..100): the stake-weighted average uptime others observe. */
+  weightedAveragePercentage: number;
+}
+
+/** A call to a node that failed: why, in text that never holds the URL's credentials. */
+export class NodeApiError extends Error {
+  override readonly name = 'NodeApiError';
+  constructor(
+    message: string,
+    /** unreachable: no answer (network, timeout, HTTP error); invalid: an answer we cannot read; rpc: the node's own JSON-RPC error. */
+    readonly kind: 'unreachable' | 'invalid' | 'rpc',
+  ) {
+    super(message);
+  }
+}
+
+/** The operator's AvalancheGo node APIs. `base` is the node's API URL (http://host:9650, may carry a path prefix). */
+export interface NodeApi {
+  health(base: string, signal: AbortSignal): Promise<HealthReport>;
+  nodeId(base: string, signal: AbortSignal): Promise<NodeIdentity>;
+  /** e.g. "avalanchego/1.14.2" */
+  version(base: string, signal: AbortSignal): Promise<string>;
+  /** chain: an alias (P, X, C) or a blockchain id. */
+  isBootstrapped(base: string, chain: string, signal: AbortSignal): Promise<boolean>;
+  /** Throws `rpc` when the node is not a validator ("node is not a validator"); `invalid` for a figure outside 0..100. */
+  uptime(base: string, signal: AbortSignal): Promise<NodeUptime>;
+  peerCount(base: string, signal: AbortSignal): Promise<number>;
+  /** A Prometheus text exposition at this URL (the node's /ext/metrics, or any exporter's), capped in size. */
+  metricsText(url: string, signal: AbortSignal): Promise<string>;
+}
+
+export interface HttpNodeApiOptions {
+  dispatcher?: Dispatcher;
+  /** Whole-request deadline: headers and body together. */
+  timeoutMs: number;
+  /** Cap of a JSON answer (default 1 MiB). */
+  maxResponseBytes?: number;
+  /** Cap of a metrics exposition (default 32 MiB). */
+  maxMetricsBytes?: number;
+  /** A metrics read answered within this long answers an identical one (default 5 s; 0: never shared). */
+  shareMs?: number;
+  /** The clock reads are aged by (simulated in rule tests). */
+  now?: () => number;
+  /** endpoint: health, info.<method>, metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
+  onResponse?: (endpoint: string, code: string) => void;
+}
+
+const MIB = 1024 * 1024;
+/** How much of the node's JSON-RPC error message an error quotes. */
+const RPC_MESSAGE_CHARS = 300;
+
+interface Target {
+  url: URL;
+  /** host:port, the only part of the URL an error names. */
+  where: string;
+  headers: Record<string, string>;
+}
+
+interface Exchange {
+  endpoint: string;
+  target: Target;
+  signal: AbortSignal;
+  /** The statuses this endpoint answers normally (/ext/health: 200 and 503). */
+  accept: readonly number[];
+  maxBytes: number;
+  body?: unknown;
+}
+
+export class HttpNodeApi implements NodeApi {
+  readonly #o: Required<Omit<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>> & Pick<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>;
+  #id = 0;
+  readonly #metrics = new Map<string, { at: number | undefined; text: Promise<string> }>();
+
+  constructor(options: HttpNodeApiOptions) {
+    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, now: Date.now, ...options };
+  }
+
+  async health(base: string, signal: AbortSignal): Promise<HealthReport> {
+    const target = resolveTarget(base, '/ext/health');
+    const { status, text } = await this.#exchange({ endpoint: 'health', target, signal, accept: [200, 503], maxBytes: this.#o.maxResponseBytes });
+    const report = this.#parse('health', target, healthReply, parseJson('health', target, text, this.#o.onResponse));
+    // The body is the verdict; a 503 that says healthy (a proxy's doing) still reads as unhealthy.
+    return status === 503 ? { ...report, healthy: false } : report;
+  }
+
+  async nodeId(base: string, signal: AbortSignal): Promise<NodeIdentity> {
+    return this.#rpc(base, 'info.getNodeID', {}, nodeIdReply, signal);
+  }
+
+  async version(base: string, signal: AbortSignal): Promise<string> {
+    return this.#rpc(base, 'info.getNodeVersion', {}, nodeVersionReply, signal);
+  }
+
+  async isBootstrapped(base: string, chain: string, signal: AbortSignal): Promise<boolean> {
+    return this.#rpc(base, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
+  }
+
+  async uptime(base: string, signal: AbortSignal): Promise<NodeUptime> {
+    return this.#rpc(base, 'info.uptime', {}, uptimeReply, signal);
+  }
+
+  async peerCount(base: string, signal: AbortSignal): Promise<number> {
+    return this.#rpc(base, 'info.peers', {}, peersReply, signal);
+  }
+
+  /**
+   * Rules watching the same node read one exposition (several MB): a read in flight, or
+   * answered within `shareMs`, answers them all. Each caller still stops at its own signal;
+   * the shared read stops at its deadline.
+   */
+  async metricsText(url: string, signal: AbortSignal): Promise<string> {
+    const now = this.#o.now();
+    const hit = this.#metrics.get(url);
+    if (hit && (hit.at === undefined || now - hit.at < this.#o.shareMs)) return untilAborted(hit.text, signal);
+    const target = resolveTarget(url, '');
+    const entry: { at: number | undefined; text: Promise<string> } = { at: undefined, text: Promise.resolve('') };
+    entry.text = this.#exchange({ endpoint: 'metrics', target, signal: new AbortController().signal, accept: [200], maxBytes: this.#o.maxMetricsBytes }).then(
+      (r) => {
+        entry.at = this.#o.now();
+        // Kept only for the window: a big exposition is not held until the next poll.
+        setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs).unref();
+        return r.text;
+      },
+      (err: unknown) => {
+        this.#metrics.delete(url);
+        throw err;
+      },
+    );
+    this.#metrics.set(url, entry);
+    return untilAborted(entry.text, signal);
+  }
+
+  async #rpc<T>(base: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
+    const target = resolveTarget(base, '/ext/info');
+    const body = { jsonrpc: '2.0', id: ++this.#id, method, params };
+    const { text } = await this.#exchange({ endpoint: method, target, signal, accept: [200], maxBytes: this.#o.maxResponseBytes, body });
+    const envelope = this.#parse(method, target, rpcEnvelope, parseJson(method, target, text, this.#o.onResponse));
+    if (envelope.error) {
+      this.#o.onResponse?.(method, 'rpc_error');
+      const message = typeof envelope.error.message === 'string' ? envelope.error.message : JSON.stringify(envelope.error.message ?? null);
+      const code = typeof envelope.error.code === 'number' ? ` (${envelope.error.code})` : '';
+      throw new NodeApiError(`node ${target.where} ${method}: the node answered an error${code}: ${clip(message)}`, 'rpc');
+    }
+    return this.#parse(method, target, schema, envelope.result);
+  }
+
+  #parse<T>(endpoint: string, target: Target, schema: z.ZodType<T>, value: unknown): T {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    this.#o.onResponse?.(endpoint, 'invalid');
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    throw new NodeApiError(`node ${target.where} ${endpoint}: an answer that does not parse (${where}${issue?.message ?? 'invalid'})`, 'invalid');
+  }
+
+  async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
+    const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
+    const fail = (what: string, code: string): NodeApiError => {
+      this.#o.onResponse?.(x.endpoint, code);
+      return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, 'unreachable');
+    };
+    try {
+      const post = x.body !== undefined;
+      // undici's request follows no redirect: a 3xx comes back as itself and is refused below.
+      const res = await request(x.target.url, {
+        method: post ? 'POST' : 'GET',
+        ...(this.#o.dispatcher ? { dispatcher: this.#o.dispatcher } : {}),
+        headers: { accept: post ? 'application/json' : '*/*', ...(post ? { 'content-type': 'application/json' } : {}), ...x.target.headers },
+        ...(post ? { body: JSON.stringify(x.body) } : {}),
+        signal: deadline.signal,
+      });
+      if (!x.accept.includes(res.statusCode)) {
+        discard(res.body);
+        const redirect = res.statusCode >= 300 && res.statusCode < 400 ? ' (a redirect: not followed)' : '';
+        throw fail(`HTTP ${res.statusCode}${redirect}`, String(res.statusCode));
+      }
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > x.maxBytes) {
+        discard(res.body);
+        throw fail(`answer larger than ${x.maxBytes} bytes`, 'too_large');
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > x.maxBytes) {
+          discard(res.body);
+          throw fail(`answer larger than ${x.maxBytes} bytes`, 'too_large');
+        }
+        chunks.push(chunk as Buffer);
+      }
+      this.#o.onResponse?.(x.endpoint, String(res.statusCode));
+      return { status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') };
+    } catch (err) {
+      if (err instanceof NodeApiError) throw err;
+      if (deadline.timedOut) throw fail(`no complete answer within ${this.#o.timeoutMs} ms`, 'timeout');
+      if (x.signal.aborted) throw fail('aborted', 'aborted');
+      // Only the error's code: an undici message may quote the URL.
+      const cause = err as { code?: unknown; cause?: { code?: unknown } };
+      const code = typeof cause.code === 'string' ? cause.code : typeof cause.cause?.code === 'string' ? cause.cause.code : undefined;
+      throw fail(`network error (${code ?? (err instanceof Error ? err.name : 'unknown')})`, 'network_error');
+    } finally {
+      deadline.dispose();
+    }
+  }
+}
+
+function parseJson(endpoint: string, target: Target, text: string, onResponse: HttpNodeApiOptions['onResponse']): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    onResponse?.(endpoint, 'invalid');
+    throw new NodeApiError(`node ${target.where} ${endpoint}: an answer that is not JSON`, 'invalid');
+  }
+}
+
+/**
+ * The URL of `path` under `base`: appended to base's path (a proxy prefix stays), base's
+ * query kept. Userinfo becomes a Basic authorization header; no part of it, nor the path or
+ * query, is ever named in an error: only host:port.
+ */
+export function resolveTarget(base: string, path: string): Target {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new NodeApiError('node API: not a valid URL', 'invalid');
+  }
+  const where = url.host;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NodeApiError(`node ${where}: not an http(s) URL`, 'invalid');
+  const headers: Record<string, string> = {};
+  if (url.username !== '' || url.password !== '') {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    headers['authorization'] = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  url.hash = '';
+  url.pathname = url.pathname.replace(/\/+$/, '') + path;
+  return { url, where, headers };
+}
+
+/** Drops an answer's body unread: undici reports the abort as an error, which nobody awaits. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > RPC_MESSAGE_CHARS ? `${flat.slice(0, RPC_MESSAGE_CHARS)}…` : flat;
+}
+
+/** The shared promise, or the caller's abort, whichever comes first. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,148 @@
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpNodeApi, type NodeApiError } from '../api/node-api.js';
+import { SimClock } from './clock.js';
+import { SAMPLE_BLS_PUBLIC_KEY } from './node.js';
+import { scenarioSchema } from './scenario.js';
+import { startSim, type SimServer } from './server.js';
+import { World } from './world.js';
+
+// The node simulator through its HTTP routes, read by the real client.
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const START = Date.parse('2026-01-01T00:00:00Z');
+let sim: SimServer | undefined;
+
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+async function simWith(world: Record<string, unknown>, events: unknown[] = []): Promise<{ sim: SimServer; base: string }> {
+  sim = await startSim({ world: new World(new SimClock(START, 0)), scenario: scenarioSchema.parse({ start: '2026-01-01T00:00:00Z', speed: 0, world, events }) });
+  return { sim, base: `${sim.url}/node/${NODE}` };
+}
+
+const client = new HttpNodeApi({ timeoutMs: 2_000 });
+const signal = () => new AbortController().signal;
+
+describe('the node simulator', () => {
+  it('answers as a healthy 1.14 validator by default, apart from the data API', async () => {
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE }] });
+    const report = await client.health(base, signal());
+    expect(report.healthy).toBe(true);
+    expect(report.checks.map((c) => c.name)).toEqual(['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router']);
+    expect(await client.nodeId(base, signal())).toEqual({ nodeId: NODE, blsPublicKey: SAMPLE_BLS_PUBLIC_KEY });
+    expect(await client.version(base, signal())).toBe('avalanchego/1.14.1');
+    for (const chain of ['P', 'X', 'C', 'platform', '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5']) expect(await client.isBootstrapped(base, chain, signal())).toBe(true);
+    expect(await client.uptime(base, signal())).toEqual({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 });
+    expect(await client.peerCount(base, signal())).toBe(60);
+    const metrics = await client.metricsText(`${base}/ext/metrics`, signal());
+    expect(metrics).toContain('\navalanche_network_peers 60\n');
+    expect(metrics).toContain('avalanche_health_checks_failing{check="health",tag="all"} 0\n');
+    expect(sim.requests).toEqual([]);
+    expect(sim.nodeRequests).toHaveLength(11);
+    expect(sim.budget.spent).toEqual({ data: 0, metrics: 0 });
+  });
+
+  it('a disk filling: diskspace fails, counted per health request, from the time it started', async () => {
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, diskAvailablePercent: 40 }] }, [{ at: '+10m', node: { nodeId: NODE, diskAvailablePercent: 7.5 } }]);
+    expect((await client.health(base, signal())).healthy).toBe(true);
+    sim.world.clock.advance(10 * 60_000);
+    await client.health(base, signal());
+    sim.world.clock.advance(30_000);
+    const report = await client.health(base, signal());
+    expect(report.healthy).toBe(false);
+    expect(report.checks.filter((c) => c.error !== undefined)).toEqual([
+      {
+        name: 'diskspace',
+        error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)',
+        contiguousFailures: 2,
+        timeOfFirstFailure: '2026-01-01T00:10:00.000Z',
+      },
+    ]);
+    expect(await client.metricsText(`${base}/ext/metrics`, signal())).toContain('\navalanche_resource_tracker_disk_available_percentage 7.5\n');
+    sim.world.nodes.set({ nodeId: NODE, diskAvailablePercent: 2 });
+    expect((await client.health(base, signal())).checks.find((c) => c.name === 'diskspace')?.error).toBe(
+      'remaining available disk space percentage (2%) is below minimum required available space percentage (3%)',
+    );
+  });
+
+  it('a chain that stops being bootstrapped, and a failing check set and cleared', async () => {
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, failing: { router: 'too many outstanding requests' } }] });
+    sim.world.nodes.set({ nodeId: NODE, bootstrapped: { C: false } });
+    expect(await client.isBootstrapped(base, 'C', signal())).toBe(false);
+    expect(await client.isBootstrapped(base, 'P', signal())).toBe(true);
+    const failing = (await client.health(base, signal())).checks.filter((c) => c.error !== undefined).map((c) => [c.name, c.error]);
+    expect(failing).toEqual([
+      ['bootstrapped', 'subnets not bootstrapped'],
+      ['router', 'too many outstanding requests'],
+    ]);
+    const err = (await client.isBootstrapped(base, 'Q', signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect([err.kind, err.message]).toEqual(['rpc', `node ${new URL(sim.url).host} info.isBootstrapped: the node answered an error (-32000): there is no chain with alias/ID 'Q'`]);
+    sim.world.nodes.set({ nodeId: NODE, bootstrapped: { C: true }, failing: { router: null } });
+    expect((await client.health(base, signal())).healthy).toBe(true);
+  });
+
+  it('another NodeID, an old version, low rewarding stake, not a validator, no nodePOP', async () => {
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, reportsNodeId: OTHER, version: 'avalanchego/1.13.0', rewardingStake: 62.5, weightedAverage: 81.25, blsPublicKey: null }] });
+    expect(await client.nodeId(base, signal())).toEqual({ nodeId: OTHER });
+    expect(await client.version(base, signal())).toBe('avalanchego/1.13.0');
+    expect(await client.uptime(base, signal())).toEqual({ rewardingStakePercentage: 62.5, weightedAveragePercentage: 81.25 });
+    const res = await request(`${base}/ext/health`);
+    expect(res.headers['node-id']).toBe(OTHER);
+    await res.body.dump();
+    sim.world.nodes.set({ nodeId: NODE, validator: false });
+    const err = (await client.uptime(base, signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect([err.kind, err.message]).toMatchObject(['rpc', expect.stringContaining("couldn't get node uptime: node is not a validator")]);
+  });
+
+  it('the API down while the service still lists the node, and an unknown NodeID', async () => {
+    const { sim, base } = await simWith({
+      nodes: [{ nodeId: NODE, down: true }],
+      validations: [{ nodeId: NODE, txHash: 'a1', start: '-10d', end: '+10d' }],
+    });
+    const err = (await client.health(base, signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect(err.kind).toBe('unreachable');
+    expect(err.message).toMatch(/health: network error \((UND_ERR_SOCKET|ECONNRESET)\)$/);
+    const listed = await request(`${sim.url}/v1/networks/mainnet/validators/${NODE}`);
+    expect(listed.statusCode).toBe(200);
+    await listed.body.dump();
+    const unknown = (await client.health(`${sim.url}/node/${OTHER}`, signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect([unknown.kind, unknown.message]).toEqual(['unreachable', `node ${new URL(sim.url).host} health: HTTP 404`]);
+  });
+
+  it('answers an unknown method as gorilla/rpc does, and a GET on info with 405', async () => {
+    const { base } = await simWith({ nodes: [{ nodeId: NODE }] });
+    const res = await request(`${base}/ext/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'info.getTxFees', params: {} }) });
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.text()).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"rpc: can\'t find method \\"info.GetTxFees\\"","data":null},"id":7}\n');
+    const get = await request(`${base}/ext/info`);
+    expect(get.statusCode).toBe(405);
+    await get.body.dump();
+  });
+
+  it('overrides and adds metric series, keeping each family together', async () => {
+    const { base } = await simWith({
+      nodes: [{ nodeId: NODE, peers: 12, metrics: { 'avalanche_health_checks_failing{tag="all",check="health"}': 3, 'avalanche_snowman_polls_failed{chain="C"}': 250, custom_metric: 1.5 } }],
+    });
+    const text = await client.metricsText(`${base}/ext/metrics`, signal());
+    expect(text).toContain('avalanche_health_checks_failing{check="health",tag="all"} 3\n');
+    expect(text).toContain('avalanche_snowman_polls_failed{chain="C"} 250\n');
+    expect(text).toContain('# TYPE custom_metric untyped\ncustom_metric 1.5\n');
+    expect(text).toContain('\navalanche_network_peers 12\n');
+    const families = text.split('\n').filter((l) => l.startsWith('# TYPE')).map((l) => l.split(' ')[2]);
+    expect(new Set(families).size).toBe(families.length);
+  });
+
+  it('refuses a bad node key with its path', () => {
+    const result = scenarioSchema.safeParse({ world: { nodes: [{ nodeId: 'node-1', diskAvailablePercent: 140, metrics: { 'not a series': 1 } }] } });
+    expect(result.success).toBe(false);
+    const issues = result.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+    expect(issues).toContain('world.nodes.0.nodeId: expected NodeID-…');
+    expect(issues.some((i) => i.startsWith('world.nodes.0.diskAvailablePercent: '))).toBe(true);
+    expect(issues.some((i) => i.startsWith('world.nodes.0.metrics.not a series: ') || i.startsWith('world.nodes.0.metrics: '))).toBe(true);
+    expect(scenarioSchema.safeParse({ events: [{ at: '1m', node: { nodeId: NODE } }] }).error?.issues[0]?.message).toMatch(/^nothing to change: give one of down, /);
+  });
+});

@@ -1,0 +1,335 @@
+import { renderNodeMetrics } from './node-metrics.js';
+
+// Simulated AvalancheGo nodes: the operator's own node APIs (/ext/health, /ext/info,
+// /ext/metrics) as avalanchego 1.14.2 answers them (docs/node-api-source.md). Held to the
+// Go source by test/contract/node.test.ts.
+
+/** The BLS key the data simulator lists for every validation (samples.ts common()). */
+export const SAMPLE_BLS_PUBLIC_KEY = '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15';
+const SAMPLE_POP =
+  '0x86a3ab4c45cfe31cae34c1d06f212434ac71b1be6cfe046c80c162e057614a94a5bc9f1ded1a7029deb0ba4ca7c9b71411e293438691be79c2dbf19d1ca7c3eadb9c756246fc5de5b7b89511c7d7302ae051d9e03d7991138299b5ed6a570a98';
+export const DEFAULT_NODE_VERSION = 'avalanchego/1.14.1';
+/** The primary network's subnet ID and chain IDs (mainnet), with the aliases the node accepts. */
+export const PRIMARY_SUBNET = '11111111111111111111111111111111LpoYY';
+export const PRIMARY_CHAINS: Record<'P' | 'X' | 'C', { id: string; aliases: string[] }> = {
+  P: { id: PRIMARY_SUBNET, aliases: ['P', 'platform'] },
+  X: { id: '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM', aliases: ['X', 'avm'] },
+  C: { id: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', aliases: ['C', 'evm'] },
+};
+/** The node's default warning and shutdown thresholds of available disk space, percent. */
+const DISK_WARNING = 10;
+const DISK_REQUIRED = 3;
+
+/** What a scenario or a test may set on a node; undefined keeps the value, null resets it. */
+export interface NodeInput {
+  nodeId: string;
+  /** The connection is destroyed with no answer (the node or its API is down). */
+  down?: boolean | undefined;
+  /** The NodeID the node answers with (another staking key); null: its own again. */
+  reportsNodeId?: string | null | undefined;
+  /** nodePOP's publicKey; null: the node reports no nodePOP. */
+  blsPublicKey?: string | null | undefined;
+  version?: string | undefined;
+  /** Per chain (P, X, C, an alias or a blockchain id); each given replaces its value. */
+  bootstrapped?: Record<string, boolean> | undefined;
+  /** check name → its error text; null makes the check pass again. */
+  failing?: Record<string, string | null> | undefined;
+  rewardingStake?: number | undefined;
+  weightedAverage?: number | undefined;
+  /** false: info.uptime answers "node is not a validator". */
+  validator?: boolean | undefined;
+  peers?: number | undefined;
+  diskAvailablePercent?: number | undefined;
+  /** Series text (`avalanche_network_peers`, `name{label="v"}`) → value, over the rendered exposition; null removes an override. */
+  metrics?: Record<string, number | null> | undefined;
+}
+
+interface Failure {
+  error: string;
+  details?: unknown;
+  /** Simulated ms when it started failing. */
+  since: number;
+  /** Health requests answered while failing. */
+  count: number;
+}
+
+export interface SimNode {
+  nodeId: string;
+  down: boolean;
+  reportsNodeId: string | undefined;
+  blsPublicKey: string | null;
+  version: string;
+  bootstrapped: Record<string, boolean>;
+  /** Failing checks set explicitly (check → error). */
+  failing: Record<string, string>;
+  rewardingStake: number;
+  weightedAverage: number;
+  validator: boolean;
+  peers: number;
+  diskAvailablePercent: number;
+  metrics: Record<string, number>;
+  /** Simulated ms the node was declared (its counters grow from there). */
+  startedAt: number;
+}
+
+/** A JSON-RPC 2.0 answer as gorilla/rpc json2 writes it: always HTTP 200. */
+export type RpcAnswer = { result: unknown } | { error: { code: number; message: string; data: null } };
+
+/** The simulated nodes, by NodeID; the clock is the world's. */
+export class NodeWorld {
+  readonly #nodes = new Map<string, SimNode>();
+  readonly #failures = new Map<string, Map<string, Failure>>();
+
+  constructor(readonly nowMs: () => number) {}
+
+  /** Declares a node, or changes one already declared. */
+  set(input: NodeInput): SimNode {
+    const now = this.nowMs();
+    const node = this.#nodes.get(input.nodeId) ?? fresh(input.nodeId, now);
+    if (input.down !== undefined) node.down = input.down;
+    if (input.reportsNodeId !== undefined) node.reportsNodeId = input.reportsNodeId ?? undefined;
+    if (input.blsPublicKey !== undefined) node.blsPublicKey = input.blsPublicKey;
+    if (input.version !== undefined) node.version = input.version;
+    if (input.bootstrapped) node.bootstrapped = { ...node.bootstrapped, ...canonicalChains(input.bootstrapped) };
+    for (const [check, error] of Object.entries(input.failing ?? {})) {
+      if (error === null) delete node.failing[check];
+      else node.failing[check] = error;
+    }
+    if (input.rewardingStake !== undefined) node.rewardingStake = input.rewardingStake;
+    if (input.weightedAverage !== undefined) node.weightedAverage = input.weightedAverage;
+    if (input.validator !== undefined) node.validator = input.validator;
+    if (input.peers !== undefined) node.peers = input.peers;
+    if (input.diskAvailablePercent !== undefined) node.diskAvailablePercent = input.diskAvailablePercent;
+    for (const [series, value] of Object.entries(input.metrics ?? {})) {
+      if (value === null) delete node.metrics[series];
+      else node.metrics[series] = value;
+    }
+    this.#nodes.set(node.nodeId, node);
+    this.#refresh(node, now);
+    return node;
+  }
+
+  get(nodeId: string): SimNode | undefined {
+    return this.#nodes.get(nodeId);
+  }
+
+  remove(nodeId: string): void {
+    this.#nodes.delete(nodeId);
+    this.#failures.delete(nodeId);
+  }
+
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  /** GET /ext/health: the status (200, or 503 when a check fails) and the Go APIReply. Counts a run of every failing check. */
+  health(nodeId: string): { status: number; body: { checks: Record<string, unknown>; healthy: boolean } } | undefined {
+    const node = this.#nodes.get(nodeId);
+    if (!node) return undefined;
+    const now = this.nowMs();
+    const failures = this.#refresh(node, now);
+    const checks: Record<string, unknown> = {};
+    for (const name of checkNames(node, failures)) {
+      const failure = failures.get(name);
+      if (failure) failure.count++;
+      checks[name] = goResult(failure ? failure.details : passingDetails(node, name), now, failure);
+    }
+    const healthy = failures.size === 0;
+    return { status: healthy ? 200 : 503, body: { checks: sortKeys(checks), healthy } };
+  }
+
+  /** POST /ext/info: one JSON-RPC call. undefined: no such node. */
+  info(nodeId: string, method: string, params: Record<string, unknown>): RpcAnswer | undefined {
+    const node = this.#nodes.get(nodeId);
+    if (!node) return undefined;
+    return infoAnswer(node, method, params, this.nowMs());
+  }
+
+  /** GET /ext/metrics: a Prometheus text exposition with the node's real metric names. */
+  metrics(nodeId: string): string | undefined {
+    const node = this.#nodes.get(nodeId);
+    if (!node) return undefined;
+    return renderNodeMetrics(node, this.#refresh(node, this.nowMs()).size, this.nowMs());
+  }
+
+  /** The failing checks now: those set, plus what the state implies (disk, bootstrapping, no peers). */
+  #refresh(node: SimNode, now: number): Map<string, Failure> {
+    const current = this.#failures.get(node.nodeId) ?? new Map<string, Failure>();
+    const wanted = new Map<string, { error: string; details?: unknown }>();
+    const disk = Math.floor(node.diskAvailablePercent);
+    const diskDetails = diskspaceDetails(node);
+    if (disk < DISK_REQUIRED) {
+      wanted.set('diskspace', { error: `remaining available disk space percentage (${disk}%) is below minimum required available space percentage (${DISK_REQUIRED}%)`, details: diskDetails });
+    } else if (disk < DISK_WARNING) {
+      wanted.set('diskspace', { error: `remaining available disk space percentage (${disk}%) is below warning threshold available space percentage (${DISK_WARNING}%)`, details: diskDetails });
+    }
+    if (Object.values(node.bootstrapped).some((b) => !b)) wanted.set('bootstrapped', { error: 'subnets not bootstrapped', details: [PRIMARY_SUBNET] });
+    if (node.peers === 0) wanted.set('network', { error: 'not connected to a minimum of 1 peer(s) only 0', details: { connectedPeers: 0, sendFailRate: 0 } });
+    for (const [check, error] of Object.entries(node.failing)) wanted.set(check, { error, details: wanted.get(check)?.details });
+    for (const name of [...current.keys()]) if (!wanted.has(name)) current.delete(name);
+    for (const [name, w] of wanted) {
+      const prior = current.get(name);
+      current.set(name, prior ? { ...prior, error: w.error, details: w.details } : { ...w, since: now, count: 0 });
+    }
+    this.#failures.set(node.nodeId, current);
+    return current;
+  }
+}
+
+function fresh(nodeId: string, now: number): SimNode {
+  return {
+    nodeId,
+    down: false,
+    reportsNodeId: undefined,
+    blsPublicKey: SAMPLE_BLS_PUBLIC_KEY,
+    version: DEFAULT_NODE_VERSION,
+    bootstrapped: { P: true, X: true, C: true },
+    failing: {},
+    rewardingStake: 100,
+    weightedAverage: 100,
+    validator: true,
+    peers: 60,
+    diskAvailablePercent: 62,
+    metrics: {},
+    startedAt: now,
+  };
+}
+
+/** Aliases and the primary chains' ids fold onto P, X, C. */
+function canonicalChains(chains: Record<string, boolean>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(chains).map(([chain, value]) => [primaryAlias(chain) ?? chain, value]));
+}
+
+function primaryAlias(chain: string): 'P' | 'X' | 'C' | undefined {
+  for (const [alias, c] of Object.entries(PRIMARY_CHAINS)) {
+    if (c.id === chain || c.aliases.includes(chain)) return alias as 'P' | 'X' | 'C';
+  }
+  return undefined;
+}
+
+/** The checks a 1.14 node registers (node.go initHealthAPI, chains/manager.go), its chains', and any other set failing. */
+function checkNames(node: SimNode, failures: Map<string, Failure>): string[] {
+  const names = new Set(['network', 'router', 'database', 'diskspace', 'bls', 'futureupgrade', 'bootstrapped', ...Object.keys(node.bootstrapped), ...failures.keys()]);
+  return [...names].sort();
+}
+
+function diskspaceDetails(node: SimNode): Record<string, number> {
+  const total = 2_000_000_000_000;
+  return { availableDiskBytes: Math.floor((total * node.diskAvailablePercent) / 100), availableDiskPercentage: Math.floor(node.diskAvailablePercent) };
+}
+
+/** What a passing check's `message` holds (node.go, network.go, chains/manager.go); undefined: Go's nil, omitted. */
+function passingDetails(node: SimNode, name: string): unknown {
+  switch (name) {
+    case 'network':
+      return { connectedPeers: node.peers, sendFailRate: 0, timeSinceLastMsgReceived: '96.2ms', timeSinceLastMsgSent: '96.2ms' };
+    case 'router':
+      return { longestRunningRequest: '0s', outstandingRequests: 0 };
+    case 'database':
+      return undefined;
+    case 'diskspace':
+      return diskspaceDetails(node);
+    case 'bls':
+      return node.validator ? 'node has the correct BLS key' : 'node is not a validator';
+    case 'futureupgrade':
+      return { localUpgradeTime: '2025-11-19T16:00:00Z', modeUpgradeTime: '2025-11-19T16:00:00Z', modeUpgradeWeightPercentage: 100, numUpgradeTimes: 1 };
+    case 'bootstrapped':
+      return [];
+    default:
+      return { consensus: { lastAcceptedHeight: 0, outstandingBlocks: 0 }, networking: { percentConnected: 0.98 } };
+  }
+}
+
+/** health.Result as Go's encoder writes it: omitempty drops message, error, contiguousFailures and timeOfFirstFailure. */
+function goResult(details: unknown, now: number, failure: Failure | undefined): Record<string, unknown> {
+  return {
+    ...(details === undefined || details === null ? {} : { message: details }),
+    ...(failure ? { error: failure.error } : {}),
+    timestamp: goTime(now),
+    duration: 12_345,
+    ...(failure && failure.count > 0 ? { contiguousFailures: failure.count, timeOfFirstFailure: goTime(failure.since) } : {}),
+  };
+}
+
+/** Go's time.Time JSON (RFC 3339, fraction without trailing zeros), in UTC. */
+export function goTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.?0+Z$/, 'Z');
+}
+
+/** utils/json.Float64: a quoted string with four decimals. */
+export function goFloat64(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  return n.toFixed(4);
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function rpcError(message: string): RpcAnswer {
+  return { error: { code: -32000, message, data: null } };
+}
+
+/** info.* as api/info/service.go answers; an unknown method as gorilla/rpc does ("can't find method"). */
+function infoAnswer(node: SimNode, method: string, params: Record<string, unknown>, now: number): RpcAnswer {
+  switch (method) {
+    case 'info.getNodeID':
+      return {
+        result: {
+          nodeID: node.reportsNodeId ?? node.nodeId,
+          nodePOP: node.blsPublicKey === null ? null : { publicKey: node.blsPublicKey, proofOfPossession: SAMPLE_POP },
+        },
+      };
+    case 'info.getNodeVersion': {
+      const semver = node.version.replace(/^[^/]*\//, 'v');
+      return {
+        result: {
+          version: node.version,
+          databaseVersion: 'v1.4.5',
+          rpcProtocolVersion: '45',
+          gitCommit: '1cf1fc3d1711a09fde7319d2b48609c8cba93680',
+          vmVersions: { avm: semver, evm: 'v0.15.3', platform: semver },
+        },
+      };
+    }
+    case 'info.isBootstrapped': {
+      const chain = typeof params['chain'] === 'string' ? params['chain'] : '';
+      if (chain === '') return rpcError("argument 'chain' not given");
+      const key = primaryAlias(chain) ?? chain;
+      const state = node.bootstrapped[key];
+      if (state === undefined) return rpcError(`there is no chain with alias/ID '${chain}'`);
+      return { result: { isBootstrapped: state } };
+    }
+    case 'info.uptime':
+      if (!node.validator) return rpcError("couldn't get node uptime: node is not a validator");
+      return { result: { rewardingStakePercentage: goFloat64(node.rewardingStake), weightedAveragePercentage: goFloat64(node.weightedAverage) } };
+    case 'info.peers':
+      return { result: { numPeers: String(node.peers), peers: samplePeers(Math.min(node.peers, 3), now) } };
+    default: {
+      // The codec upper-cases the method's first letter before gorilla/rpc looks it up.
+      const [service = '', fn = ''] = method.split('.', 2);
+      if (/^[A-Z]/.test(fn)) return rpcError('method must start with a non-uppercase letter');
+      const goName = `${service}.${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
+      return rpcError(service === 'info' ? `rpc: can't find method "${goName}"` : `rpc: can't find service "${goName}"`);
+    }
+  }
+}
+
+/** peer.Info plus benched, as info.peers lists them. */
+function samplePeers(n: number, now: number): unknown[] {
+  return Array.from({ length: n }, (_, i) => ({
+    ip: `203.0.113.${10 + i}:9651`,
+    publicIP: `203.0.113.${10 + i}:9651`,
+    nodeID: ['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', 'NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN'][i] ?? `NodeID-${i}`,
+    version: DEFAULT_NODE_VERSION,
+    upgradeTime: 1_763_568_000,
+    lastSent: goTime(now - 120),
+    lastReceived: goTime(now - 95),
+    observedUptime: '100',
+    trackedSubnets: [],
+    supportedACPs: [],
+    objectedACPs: [],
+    benched: [],
+  }));
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { parseSeries } from './node-metrics.js';
+import type { NodeInput, NodeWorld } from './node.js';
+
+// The scenario keys of the simulated nodes' APIs (docs/simulator.md, "The node's APIs"):
+// `nodes:` declares them, `node:` changes one (declaring it if new).
+
+const percent = z.number().min(0).max(100);
+const nodeId = z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected NodeID-…');
+const series = z.string().refine((s) => parseSeries(s) !== undefined, { message: 'expected a series such as avalanche_network_peers or name{label="value"}' });
+
+const state = {
+  down: z.boolean().optional(),
+  /** Another NodeID (a restart with another staking key); null: its own again. */
+  reportsNodeId: nodeId.nullable().optional(),
+  /** null: no nodePOP. */
+  blsPublicKey: z.string().regex(/^0x[0-9a-fA-F]{96}$/, 'expected 0x and 96 hex digits').nullable().optional(),
+  version: z.string().min(1).optional(),
+  bootstrapped: z.record(z.string(), z.boolean()).optional(),
+  /** check → error text; null passes again. */
+  failing: z.record(z.string(), z.string().nullable()).optional(),
+  rewardingStake: percent.optional(),
+  weightedAverage: percent.optional(),
+  validator: z.boolean().optional(),
+  peers: z.number().int().min(0).optional(),
+  diskAvailablePercent: percent.optional(),
+  metrics: z.record(series, z.number().nullable()).optional(),
+};
+
+export function nodeKeys() {
+  return {
+    nodes: z.array(z.strictObject({ nodeId, ...state })).optional(),
+    node: z
+      .strictObject({ nodeId, ...state })
+      .refine((n) => Object.keys(n).length > 1, { message: `nothing to change: give one of ${Object.keys(state).join(', ')}` })
+      .optional(),
+  };
+}
+
+type Keys = ReturnType<typeof nodeKeys>;
+export type NodeChange = { [K in keyof Keys]?: z.output<Keys[K]> };
+
+export function applyNodeChange(nodes: NodeWorld, change: NodeChange): void {
+  for (const n of change.nodes ?? []) nodes.set(n satisfies NodeInput);
+  if (change.node) nodes.set(change.node);
+}

@@ -1,0 +1,318 @@
+import fc from 'fast-check';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpNodeApi, type NodeApiError } from '../../src/api/node-api.js';
+import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from '../../src/api/node-schemas.js';
+import { SimClock } from '../../src/sim/clock.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { World } from '../../src/sim/world.js';
+import {
+  APIReply,
+  AVALANCHEGO,
+  conformance,
+  GetNodeIDReply,
+  GetNodeVersionReply,
+  goString,
+  goTime,
+  goValue,
+  IsBootstrappedResponse,
+  PeersReply,
+  Result,
+  rpcResponse,
+  UptimeResponse,
+  type GenOptions,
+  type GoType,
+} from './node-go.js';
+
+// The node simulator and the node API parser held to AvalancheGo's own source (its reply
+// structs, transcribed in node-go.ts from the commit below), not to hand-written client
+// types. `npm test` runs a short seeded budget; AVAWATCH_CONTRACT_NODE_RUNS (and _SEED) run more.
+
+const RUNS = Number(process.env['AVAWATCH_CONTRACT_NODE_RUNS'] ?? 150);
+const SEED = process.env['AVAWATCH_CONTRACT_NODE_SEED'] === undefined ? 20_260_822 : Number(process.env['AVAWATCH_CONTRACT_NODE_SEED']);
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+/** The metric families avawatch's alerts read, with their type and label names (docs/node-api-source.md). */
+const METRICS: Record<string, { type: 'gauge' | 'counter'; labels: string[] }> = {
+  avalanche_resource_tracker_disk_available_percentage: { type: 'gauge', labels: [] },
+  avalanche_resource_tracker_disk_available_space: { type: 'gauge', labels: [] },
+  avalanche_health_checks_failing: { type: 'gauge', labels: ['check', 'tag'] },
+  avalanche_network_peers: { type: 'gauge', labels: [] },
+  avalanche_network_node_uptime_rewarding_stake: { type: 'gauge', labels: [] },
+  avalanche_network_node_uptime_weighted_average: { type: 'gauge', labels: [] },
+  avalanche_stake_percent_connected: { type: 'gauge', labels: ['chain'] },
+  avalanche_snowman_blks_processing: { type: 'gauge', labels: ['chain'] },
+  avalanche_snowman_blks_accepted_count: { type: 'counter', labels: ['chain'] },
+  avalanche_snowman_blks_rejected_count: { type: 'counter', labels: ['chain'] },
+  avalanche_snowman_polls_successful: { type: 'counter', labels: ['chain'] },
+  avalanche_snowman_polls_failed: { type: 'counter', labels: ['chain'] },
+  avalanche_benchlist_benched_num: { type: 'gauge', labels: ['chain'] },
+  avalanche_benchlist_benched_weight: { type: 'gauge', labels: ['chain'] },
+  avalanche_upgrade_time_until: { type: 'gauge', labels: [] },
+};
+
+let sim: SimServer | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+async function nodeSim(node: Record<string, unknown> = {}): Promise<string> {
+  sim = await startSim({ world: new World(new SimClock(Date.parse('2026-08-22T00:00:00Z'), 0)), scenario: { speed: 0, world: { nodes: [{ nodeId: NODE, ...node }] }, events: [] } as never });
+  return `${sim.url}/node/${NODE}`;
+}
+
+async function get(url: string): Promise<{ status: number; contentType: string; text: string }> {
+  const res = await request(url);
+  return { status: res.statusCode, contentType: String(res.headers['content-type']), text: await res.body.text() };
+}
+
+async function call(base: string, method: string, params: Record<string, unknown> = {}): Promise<{ status: number; text: string; json: unknown }> {
+  const res = await request(`${base}/ext/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const text = await res.body.text();
+  return { status: res.statusCode, text, json: JSON.parse(text) as unknown };
+}
+
+/** A simulator answer as Go writes it: the struct's fields and encodings, and a body ending in a newline. */
+function expectGo(text: string, type: GoType): unknown {
+  expect(text.endsWith('}\n'), 'Go encoder ends the body with a newline').toBe(true);
+  const value = JSON.parse(text) as unknown;
+  expect(conformance(value, type)).toEqual([]);
+  return value;
+}
+
+/** Prometheus text exposition: known families have their type and label names. */
+function expectExposition(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  const types = new Map<string, string>();
+  for (const line of text.trimEnd().split('\n')) {
+    const type = /^# TYPE (\S+) (gauge|counter|untyped|histogram|summary)$/.exec(line);
+    if (type) {
+      expect(types.has(type[1] as string), `${type[1]} has one TYPE line`).toBe(false);
+      types.set(type[1] as string, type[2] as string);
+      continue;
+    }
+    if (line.startsWith('# HELP ')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? (\S+)$/.exec(line);
+    expect(m, `a sample line: ${line}`).not.toBeNull();
+    const name = m?.[1] as string;
+    const labels = [...(m?.[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map((l) => l[1]);
+    const known = METRICS[name];
+    if (known) {
+      expect(types.get(name), name).toBe(known.type);
+      expect(labels.sort(), line).toEqual([...known.labels].sort());
+    }
+    samples.set(`${name}${m?.[2] ?? ''}`, m?.[5] === '+Inf' ? Infinity : Number(m?.[5]));
+  }
+  for (const name of Object.keys(METRICS)) expect(types.has(name), `the exposition has ${name}`).toBe(true);
+  return samples;
+}
+
+const client = new HttpNodeApi({ timeoutMs: 2_000 });
+const signal = () => new AbortController().signal;
+
+describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AVALANCHEGO.commit.slice(0, 12)}, gorilla/rpc ${AVALANCHEGO.gorillaRpc}) does`, () => {
+  it('/ext/health: 200 with a healthy APIReply; a disk filling: 503 with the same struct, diskspace failing in Go words', async () => {
+    const base = await nodeSim();
+    const healthy = await get(`${base}/ext/health`);
+    expect([healthy.status, healthy.contentType]).toEqual([200, 'application/json']);
+    expect((expectGo(healthy.text, APIReply) as { healthy: boolean }).healthy).toBe(true);
+    sim!.world.nodes.set({ nodeId: NODE, diskAvailablePercent: 8 });
+    await get(`${base}/ext/health`);
+    const sick = await get(`${base}/ext/health`);
+    expect(sick.status).toBe(503);
+    const reply = expectGo(sick.text, APIReply) as { healthy: boolean; checks: Record<string, { error?: string; contiguousFailures?: number; message?: unknown }> };
+    expect(reply.healthy).toBe(false);
+    expect(reply.checks['diskspace']).toMatchObject({
+      error: 'remaining available disk space percentage (8%) is below warning threshold available space percentage (10%)',
+      contiguousFailures: 2,
+      message: { availableDiskBytes: expect.any(Number), availableDiskPercentage: 8 },
+    });
+    expect(expectExposition((await get(`${base}/ext/metrics`)).text).get('avalanche_resource_tracker_disk_available_percentage')).toBe(8);
+  });
+
+  it('a chain that stops being bootstrapped: info.isBootstrapped false, the bootstrapped check failing, readiness 503', async () => {
+    const base = await nodeSim({ bootstrapped: { C: false } });
+    const answer = await call(base, 'info.isBootstrapped', { chain: 'C' });
+    expect(answer.status).toBe(200);
+    expect((expectGo(answer.text, rpcResponse(IsBootstrappedResponse)) as { result: unknown }).result).toEqual({ isBootstrapped: false });
+    const health = await get(`${base}/ext/health`);
+    expect(health.status).toBe(503);
+    expect((expectGo(health.text, APIReply) as { checks: Record<string, unknown> }).checks['bootstrapped']).toMatchObject({ error: 'subnets not bootstrapped', message: ['11111111111111111111111111111111LpoYY'] });
+    const readiness = await get(`${base}/ext/health/readiness`);
+    expect(readiness.status).toBe(503);
+    expectGo(readiness.text, APIReply);
+    const unknown = await call(base, 'info.isBootstrapped', { chain: 'Q' });
+    expect(expectGo(unknown.text, rpcResponse(IsBootstrappedResponse))).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: "there is no chain with alias/ID 'Q'", data: null }, id: 1 });
+  });
+
+  it('another NodeID: info.getNodeID and the node-id header name it, with a HexNC nodePOP', async () => {
+    const base = await nodeSim({ reportsNodeId: OTHER });
+    const answer = await call(base, 'info.getNodeID');
+    const value = expectGo(answer.text, rpcResponse(GetNodeIDReply)) as { result: { nodeID: string } };
+    expect(value.result.nodeID).toBe(OTHER);
+    expect((await request(`${base}/ext/health`).then(async (r) => (await r.body.dump(), r.headers['node-id'])))).toBe(OTHER);
+    sim!.world.nodes.set({ nodeId: NODE, blsPublicKey: null });
+    expect((expectGo((await call(base, 'info.getNodeID')).text, rpcResponse(GetNodeIDReply)) as { result: unknown }).result).toEqual({ nodeID: OTHER, nodePOP: null });
+  });
+
+  it('an old version: info.getNodeVersion', async () => {
+    const base = await nodeSim({ version: 'avalanchego/1.11.3' });
+    const value = expectGo((await call(base, 'info.getNodeVersion')).text, rpcResponse(GetNodeVersionReply)) as { result: { version: string } };
+    expect(value.result.version).toBe('avalanchego/1.11.3');
+  });
+
+  it('low rewarding stake: info.uptime with json.Float64 strings; not a validator: the Go error', async () => {
+    const base = await nodeSim({ rewardingStake: 61.23456, weightedAverage: 79.5 });
+    const value = expectGo((await call(base, 'info.uptime')).text, rpcResponse(UptimeResponse)) as { result: unknown };
+    expect(value.result).toEqual({ rewardingStakePercentage: '61.2346', weightedAveragePercentage: '79.5000' });
+    sim!.world.nodes.set({ nodeId: NODE, validator: false });
+    expect(expectGo((await call(base, 'info.uptime')).text, rpcResponse(UptimeResponse))).toMatchObject({ error: { code: -32000, message: "couldn't get node uptime: node is not a validator", data: null } });
+  });
+
+  it('info.peers: numPeers a json.Uint64 and peer.Info entries; an unknown method as gorilla/rpc answers it', async () => {
+    const base = await nodeSim({ peers: 42 });
+    const value = expectGo((await call(base, 'info.peers')).text, rpcResponse(PeersReply)) as { result: { numPeers: string } };
+    expect(value.result.numPeers).toBe('42');
+    const unknown = await call(base, 'info.acpz');
+    expect(unknown.status).toBe(200);
+    expect(unknown.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'rpc: can\'t find method "info.Acpz"', data: null }, id: 1 });
+  });
+
+  it('/ext/metrics: the source\'s metric names, types and labels', async () => {
+    const base = await nodeSim({ peers: 7 });
+    const samples = expectExposition((await get(`${base}/ext/metrics`)).text);
+    expect(samples.get('avalanche_network_peers')).toBe(7);
+    expect(samples.get('avalanche_health_checks_failing{check="health",tag="all"}')).toBe(0);
+  });
+
+  it('node down: the connection ends with no answer, read as unreachable', async () => {
+    const base = await nodeSim({ down: true });
+    for (const read of [() => client.health(base, signal()), () => client.uptime(base, signal()), () => client.metricsText(`${base}/ext/metrics`, signal())]) {
+      const err = (await read().catch((e: unknown) => e)) as NodeApiError;
+      expect(err.kind).toBe('unreachable');
+    }
+  });
+});
+
+// ---- generated answers: everything the Go source can write is accepted, with the right values.
+
+/** A Go time.Time text's instant, read without Date.parse: the parser's answer is checked against it. */
+function goInstant(text: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|([+-])(\d{2}):(\d{2}))$/.exec(text);
+  if (!m) throw new Error(`not a Go time: ${text}`);
+  const d = new Date(0);
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  d.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), Math.floor(Number(`0.${m[7] ?? '0'}`) * 1000 + 1e-7));
+  const offset = m[8] === 'Z' ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
+  return d.getTime() - offset * 60_000;
+}
+
+const options: fc.Arbitrary<GenOptions> = fc.record({ bare: fc.boolean(), extra: fc.boolean() });
+const resultMap: GoType = { go: 'map', value: Result };
+
+describe(`avawatch's node-schemas read every answer ${AVALANCHEGO.version}'s source can write`, () => {
+  it('health.APIReply: any check names, message JSON, errors, int64 failures, times in any zone, unknown fields', () => {
+    const reply = options.chain((o) =>
+      fc.tuple(goValue(resultMap, o), o.extra ? fc.jsonValue({ maxDepth: 2 }) : fc.constant(undefined)).map(([checks, more]) => {
+        const parsed = JSON.parse(checks) as Record<string, { error?: unknown }>;
+        const healthy = Object.values(parsed).every((c) => c.error === undefined || c.error === null);
+        return `{"checks":${checks},"healthy":${healthy}${more === undefined ? '' : `,"futureField":${JSON.stringify(more)}`}}\n`;
+      }),
+    );
+    fc.assert(
+      fc.property(reply, (text) => {
+        const raw = JSON.parse(text) as { checks: Record<string, Record<string, unknown>>; healthy: boolean };
+        const got = healthReply.parse(raw);
+        expect(got.healthy).toBe(raw.healthy);
+        const names = Object.keys(raw.checks).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(got.checks.map((c) => c.name)).toEqual(names);
+        for (const c of got.checks) {
+          const r = raw.checks[c.name] as Record<string, unknown>;
+          const error = typeof r['error'] === 'string' ? r['error'] : undefined;
+          expect(c.error).toBe(error);
+          expect(c.contiguousFailures).toBe(typeof r['contiguousFailures'] === 'number' ? Math.trunc(r['contiguousFailures']) : 0);
+          const first = r['timeOfFirstFailure'];
+          if (error === undefined || typeof first !== 'string') expect(c.timeOfFirstFailure).toBeUndefined();
+          else expect(Math.abs(Date.parse(c.timeOfFirstFailure ?? '') - goInstant(first))).toBeLessThanOrEqual(1);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('time.Time: RFC 3339 with nanoseconds and any offset reads as the same instant', () => {
+    fc.assert(
+      fc.property(goTime, (t) => {
+        const c = healthReply.parse({ checks: { x: { error: 'e', contiguousFailures: 1, timeOfFirstFailure: t.text } }, healthy: false }).checks[0];
+        expect(Date.parse(c?.timeOfFirstFailure ?? '')).toBe(t.ms);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  const rpc = <T>(type: GoType, schema: { parse: (v: unknown) => T }, check: (raw: Record<string, unknown>, got: T) => void) =>
+    fc.assert(
+      fc.property(
+        options.chain((o) => goValue(rpcResponse(type), o).map((t) => ({ t, o }))),
+        ({ t }) => {
+          const envelope = rpcEnvelope.parse(JSON.parse(t));
+          if (envelope.error) {
+            expect(typeof envelope.error.message === 'string').toBe(true);
+            return;
+          }
+          if (envelope.result === undefined) return; // neither result nor error: the client reads it as invalid
+          check(envelope.result as Record<string, unknown>, schema.parse(envelope.result));
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+
+  it('info.getNodeID, getNodeVersion, isBootstrapped, peers: every reply struct, numbers bare or quoted', () => {
+    rpc(GetNodeIDReply, nodeIdReply, (raw, got) => {
+      expect(got.nodeId).toBe(raw['nodeID']);
+      const pop = raw['nodePOP'] as { publicKey: string } | null;
+      expect(got.blsPublicKey).toBe(pop === null || pop.publicKey === '' ? undefined : pop.publicKey.toLowerCase());
+    });
+    rpc(GetNodeVersionReply, nodeVersionReply, (raw, got) => expect(got).toBe(raw['version']));
+    rpc(IsBootstrappedResponse, isBootstrappedReply, (raw, got) => expect(got).toBe(raw['isBootstrapped']));
+  });
+
+  it('info.peers: numPeers as Go writes it (any uint64 within 2^53 counts; beyond, no reading)', () => {
+    fc.assert(
+      fc.property(options.chain((o) => goValue(PeersReply, o)), (t) => {
+        const raw = JSON.parse(t) as { numPeers: string | number };
+        const n = Number(raw.numPeers);
+        const got = peersReply.safeParse(raw);
+        expect(got.success).toBe(Number.isSafeInteger(n));
+        if (got.success) expect(got.data).toBe(n);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('info.uptime: json.Float64 percentages read exactly; out of 0..100 or not finite is no reading', () => {
+    rpc(UptimeResponse, uptimeReply, (raw, got) => {
+      expect(got).toEqual({ rewardingStakePercentage: Number(raw['rewardingStakePercentage']), weightedAveragePercentage: Number(raw['weightedAveragePercentage']) });
+    });
+    const odd = fc.oneof(fc.constantFrom('"NaN"', '"+Inf"', '"-Inf"', '"100.0001"', '"-0.0001"', '""', 'null', '"1e999"'), fc.double({ min: 100.0001, max: 1e300 }).map((d) => `"${d.toFixed(4)}"`));
+    fc.assert(
+      fc.property(odd, (v) => {
+        expect(uptimeReply.safeParse(JSON.parse(`{"rewardingStakePercentage":${v},"weightedAveragePercentage":"50.0000"}`)).success, v).toBe(false);
+      }),
+      { seed: SEED, numRuns: Math.min(RUNS, 100) },
+    );
+  });
+
+  it('gorilla/rpc json2 errors: any code, any message, any data', () => {
+    const error = fc.record({ code: fc.integer(), message: fc.string(), data: fc.jsonValue({ maxDepth: 2 }) });
+    fc.assert(
+      fc.property(error, fc.jsonValue({ maxDepth: 1 }), (e, id) => {
+        const text = `{"jsonrpc":"2.0","error":{"code":${e.code},"message":${goString(e.message)},"data":${JSON.stringify(e.data)}},"id":${JSON.stringify(id)}}\n`;
+        expect(rpcEnvelope.parse(JSON.parse(text)).error?.message).toBe(e.message);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
