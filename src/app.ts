@@ -5,6 +5,8 @@ import { DataApi } from './api/data-api.js';
 import { budgetLimits, Limiter } from './api/limiter.js';
 import { HttpClient } from './api/http.js';
 import { MetricsApi } from './api/metrics-api.js';
+import { HttpNodeApi } from './api/node-api.js';
+import { Heartbeat } from './heartbeat/index.js';
 import { validatorResults, type ValidatorResult } from './inventory/results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -52,6 +54,9 @@ interface Apis {
   agent: Agent;
   data: DataApi;
   metricsApi: MetricsApi;
+  /** The operator's own nodes: their own agent, so a node that hangs holds no connection the service needs. */
+  nodeAgent: Agent;
+  node: HttpNodeApi;
   limiters: { data: Limiter; metrics: Limiter };
 }
 
@@ -80,6 +85,7 @@ export class App {
   #server: HttpServer | undefined;
   #scheduler: Scheduler | undefined;
   #watcher: ConfigWatcher | undefined;
+  #heartbeat: Heartbeat | undefined;
   #reloading: Promise<boolean> | undefined;
   #stopping = false;
   #reloadAgain = false;
@@ -107,6 +113,7 @@ export class App {
 
     this.#apis = this.#buildApis(config);
     this.#teardown.push(() => closeAgent(this.#apis.agent));
+    this.#teardown.push(() => closeAgent(this.#apis.nodeAgent));
     ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config, opts.loaded.secrets));
     this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
   }
@@ -167,6 +174,8 @@ export class App {
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
+    this.#startHeartbeat();
+    this.#teardown.push(() => this.#heartbeat?.stop());
     this.#teardown.push(async () => {
       this.#watcher?.close();
       this.#stopChannels();
@@ -293,6 +302,7 @@ export class App {
       }
     }
     const changed = (...keys: Array<keyof Config>) => keys.some((k) => stableJson(prev.config[k]) !== stableJson(next.config[k]));
+    const apisChanged = changed('api', 'nodeApi');
     const byName = new Map(prev.rules.map((r) => [r.name, r]));
     const removed = prev.rules.filter((r) => !next.rules.some((n) => n.name === r.name));
     const added = next.rules.filter((r) => !byName.has(r.name));
@@ -301,8 +311,8 @@ export class App {
     const retyped = modified.filter((r) => byName.get(r.name)?.kind !== r.kind);
 
     // Build first: whatever can throw does so before anything changes.
-    const rebuild = changed('api', 'route', 'receivers', 'timeIntervals', 'health');
-    const apis = changed('api') ? this.#buildApis(next.config) : this.#apis;
+    const rebuild = apisChanged || changed('route', 'receivers', 'timeIntervals', 'health');
+    const apis = apisChanged ? this.#buildApis(next.config) : this.#apis;
     const delivery = changed('receivers', 'delivery') ? this.#buildDelivery(next.config, next.secrets) : undefined;
     const engine = rebuild ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
 
@@ -311,7 +321,10 @@ export class App {
     await scheduler.remove((rebuild ? prev.rules : [...removed, ...modified]).map((r) => r.name));
     if (this.#stopping) return false;
     this.#loaded = next;
-    if (apis !== this.#apis) void closeAgent(this.#apis.agent);
+    if (apis !== this.#apis) {
+      void closeAgent(this.#apis.agent);
+      void closeAgent(this.#apis.nodeAgent);
+    }
     this.#apis = apis;
     this.#engine = engine;
     if (delivery) {
@@ -343,6 +356,7 @@ export class App {
     scheduler.start(starting);
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
+    if (stableJson(prev.config.heartbeat) !== stableJson(next.config.heartbeat)) this.#startHeartbeat();
     for (const warning of next.warnings) log.warn(warning);
     if (this.#watcher) this.#watch();
     log.info(
@@ -415,7 +429,21 @@ export class App {
     const metricsApi = new MetricsApi(
       new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
     );
-    return { agent, data, metricsApi, limiters };
+    const nodeAgent = new Agent({
+      connect: { timeout: config.nodeApi.connectTimeout },
+      headersTimeout: config.nodeApi.timeout,
+      bodyTimeout: config.nodeApi.timeout,
+      keepAliveTimeout: 30_000,
+      connections: 4,
+    });
+    const node = new HttpNodeApi({
+      dispatcher: nodeAgent,
+      timeoutMs: config.nodeApi.timeout,
+      ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}),
+      // The node's answers count apart: a node that does not answer is not the service down.
+      onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'node', endpoint, code }),
+    });
+    return { agent, data, metricsApi, limiters, nodeAgent, node };
   }
 
   /** A receiver a reload removed (or disabled) leaves /metrics with its series. */
@@ -460,6 +488,7 @@ export class App {
       store: this.store,
       data: apis.data,
       metricsApi: apis.metricsApi,
+      node: apis.node,
       metrics: this.metrics,
       log: this.#opts.log,
       targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
@@ -530,6 +559,60 @@ export class App {
 
   #now(): Date {
     return this.#opts.now?.() ?? new Date();
+  }
+
+  /** (Re)starts the dead man's switch from the current config; none without a URL. */
+  #startHeartbeat(): void {
+    this.#heartbeat?.stop();
+    this.#heartbeat = undefined;
+    const hb = this.#loaded.config.heartbeat;
+    if (!hb?.url) return;
+    const secrets = this.#loaded.secrets;
+    this.#heartbeat = new Heartbeat({
+      url: hb.url,
+      failUrl: hb.failUrl,
+      everyMs: hb.every,
+      timeoutMs: hb.timeout,
+      blindness: () => this.blindness(),
+      redact: (text) => scrub(text, secrets),
+      onPing: (outcome, error) => {
+        this.metrics.heartbeats.inc({ outcome });
+        if (outcome === 'error') this.#opts.log.warn({ error }, 'the heartbeat monitor did not take the ping; pinged again next cycle');
+        else this.metrics.heartbeatLastSuccess.set(Date.now() / 1000);
+      },
+    });
+    this.#heartbeat.start();
+  }
+
+  /** One heartbeat now (the daemon pings every heartbeat.every); undefined without a heartbeat. */
+  heartbeat(): ReturnType<Heartbeat['beat']> | undefined {
+    return this.#heartbeat?.beat();
+  }
+
+  /**
+   * Why avawatch is blind now: a rule whose last evaluation failed, a lookup that keeps
+   * failing, an API paused by a 429 or out of budget, the state file. `starting` until every
+   * interval rule has been evaluated once. A node whose API does not answer is not blindness:
+   * node-health says so itself, with the service's view.
+   */
+  blindness(): string[] | 'starting' {
+    const ready = this.readiness();
+    if (ready.problems.some((p) => p.startsWith('starting'))) return 'starting';
+    const out: string[] = [];
+    const names = new Set(this.#loaded.rules.map((r) => r.name));
+    for (const f of this.failures.failing(1)) if (names.has(f.rule)) out.push(`rule ${f.rule}: its last evaluation failed (${f.error})`);
+    for (const rule of this.#loaded.rules) {
+      const entities = this.failures.entities(rule.name);
+      const first = entities[0];
+      if (first) out.push(`rule ${rule.name}: ${entities.length} lookup(s) failing (${first.entity}: ${first.error})`);
+    }
+    const nowMs = this.#now().getTime();
+    for (const [api, limiter] of Object.entries(this.#apis.limiters)) {
+      if (limiter.pausedUntil > nowMs) out.push(`${api} API: paused after a 429 until ${new Date(limiter.pausedUntil).toISOString()}`);
+      else if (limiter.remainingDay() === 0) out.push(`${api} API: the day's compute units are spent`);
+    }
+    out.push(...ready.problems.filter((p) => p.startsWith('state file')));
+    return out;
   }
 
   /** After a committed evaluation (never a failed one): the figures the history keeps, when due. */

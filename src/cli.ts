@@ -127,6 +127,7 @@ program
       const name = a.api === 'data' ? `data API${tier}` : 'metrics API';
       console.log(`  ${name}  per minute ${share(a.perMinute, a.limits.perMinute)}  per day ${share(a.perDay, a.limits.perDay)}${a.over ? '  OVER BUDGET' : ''}`);
     }
+    if (budget.nodeCallsPerDay > 0) console.log(`  node APIs  ${budget.nodeCallsPerDay.toLocaleString('en-US')} calls a day to your own nodes, no compute units`);
     for (const r of budget.rules) {
       console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${r.more ? ` (${r.more})` : ''}`);
     }

@@ -44,6 +44,8 @@ export const validator = z.object({
   delegationCapacity: optionalAmount,
   uptimePerformance: optionalNumber,
   avalancheGoVersion: z.string().optional().catch(undefined),
+  // The BLS key the validation registered (node-health compares the node's own).
+  blsCredentials: z.object({ publicKey: z.string().optional().catch(undefined) }).optional().catch(undefined),
   validatorHealth: z
     .object({
       reachabilityPercent: optionalNumber,

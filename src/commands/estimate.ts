@@ -19,6 +19,8 @@ export interface BudgetEstimate {
   rules: Array<{ rule: string; perDay: number; more: string | undefined }>;
   /** Calls asked by more than one rule, made once. */
   shared: number;
+  /** Calls a day to the operators' own nodes (node-health, node-metrics): no compute units. */
+  nodeCallsPerDay: number;
 }
 
 /**
@@ -29,9 +31,11 @@ export interface BudgetEstimate {
 export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'data' | 'metrics', BudgetLimits>, from = new Date()): BudgetEstimate {
   const calls = new Map<string, { api: 'data' | 'metrics'; cu: number; intervals: Set<number>; cronRuns: number; askers: number }>();
   const perRule: BudgetEstimate['rules'] = [];
+  let nodeCallsPerDay = 0;
   for (const rule of rules) {
     const cost = ruleKind(rule.kind).cost(rule.spec as never);
     const runs = rule.every !== undefined ? DAY_MS / rule.every : cronRunsPerDay(rule.schedule as string, from);
+    nodeCallsPerDay += runs * (cost.nodeCalls ?? 0);
     perRule.push({ rule: rule.name, perDay: runs * cost.calls.reduce((sum, c) => sum + c.cu, 0), more: cost.more });
     for (const c of cost.calls) {
       const entry = calls.get(c.key) ?? { api: c.api, cu: c.cu, intervals: new Set<number>(), cronRuns: 0, askers: 0 };
@@ -54,7 +58,7 @@ export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'dat
     const minute = Math.round(perDay[api] / 1440);
     return { api, perMinute: minute, perDay: day, limits: limits[api], over: minute > limits[api].perMinute || day > limits[api].perDay };
   });
-  return { apis, rules: perRule, shared: [...calls.values()].filter((c) => c.askers > 1).length };
+  return { apis, rules: perRule, shared: [...calls.values()].filter((c) => c.askers > 1).length, nodeCallsPerDay: Math.round(nodeCallsPerDay) };
 }
 
 /** Distinct tick times in a day of the union of these intervals (inclusion–exclusion over lcms). */

@@ -87,6 +87,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const patterns = config?.ruleFiles ?? ruleFilesOf(source.data);
   const skipped: Array<{ file: string; placeholder: string }> = [];
   const idle: string[] = [];
+  const noApi: string[] = [];
   patterns.forEach((pattern, i) => {
     const files = globSync(pattern, { cwd: dirname(resolve(file)), absolute: true }).sort();
     // An example with placeholders is loaded only when named on its own, never swept up by a glob.
@@ -97,7 +98,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
-      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, idle, named ? undefined : skipped);
+      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, idle, noApi, named ? undefined : skipped);
       if (loadedRules === 'skipped') continue;
       ruleFiles.push(ruleFile);
       rules.push(...loadedRules);
@@ -112,10 +113,14 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   if (idle.length > 0) {
     warnings.push(`${shown}: the inventory lists no validator, so ${idle.length} rule(s) with "validators: all" watch nothing and are not loaded (${idle.join(', ')}): add yours under validators: (or run avawatch init --node NodeID-…)`);
   }
+  if (config.heartbeat && !config.heartbeat.url) warnings.push(`${shown}: heartbeat.url is empty: no heartbeat is sent`);
+  if (noApi.length > 0) {
+    warnings.push(`${shown}: no validator in the inventory declares its node's api URL, so ${noApi.length} rule(s) that read the node itself are not loaded (${noApi.join(', ')}): add api: http://127.0.0.1:9650 to a validator (docs/node.md)`);
+  }
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
-  for (const s of [config.server.auth?.token, config.server.auth?.password]) if (s) secrets.push(s);
+  for (const s of [config.server.auth?.token, config.server.auth?.password, config.heartbeat?.url, config.heartbeat?.failUrl]) if (s) secrets.push(s);
   for (const receiver of config.receivers) {
     for (const f of channel(receiver.type).secretFields) {
       const value = at(receiver, f.path)?.[f.key];
@@ -158,6 +163,7 @@ function loadRuleFile(
   warnings: string[],
   inventory: readonly InventoryValidator[] | undefined,
   idle: string[],
+  noApi: string[],
   skipped?: Array<{ file: string; placeholder: string }>,
 ): LoadedRule[] | 'skipped' {
   const shown = display(file);
@@ -189,7 +195,8 @@ function loadRuleFile(
     const kind = kindOf(raw);
     const selection = resolveSelector(raw, kind, inventory, locate);
     problems.push(...selection.problems);
-    if (selection.idle) idle.push(String((raw as { name?: unknown }).name));
+    if (selection.idle && selection.idleWhy === 'api') noApi.push(String((raw as { name?: unknown }).name));
+    else if (selection.idle) idle.push(String((raw as { name?: unknown }).name));
     if (selection.raw === undefined) return;
     const parsed = ruleSchema.safeParse(selection.raw);
     if (!parsed.success) {
@@ -233,6 +240,8 @@ function readSecretFiles(source: YamlSource, config: Config, dir: string): Confi
     { obj: config.api as Record<string, unknown>, path: ['api'], key: 'apiKey' },
     { obj: config.server.auth, path: ['server', 'auth'], key: 'token' },
     { obj: config.server.auth, path: ['server', 'auth'], key: 'password' },
+    { obj: config.heartbeat as Record<string, unknown> | undefined, path: ['heartbeat'], key: 'url', url: true },
+    { obj: config.heartbeat as Record<string, unknown> | undefined, path: ['heartbeat'], key: 'failUrl', url: true },
     ...config.receivers.flatMap((r, i) =>
       channel(r.type).secretFields.map((f) => ({ obj: at(r, f.path), path: ['receivers', i, ...f.path] as ConfigPath, key: f.key, url: f.url })),
     ),

@@ -5,7 +5,7 @@ import { digestSchema } from '../notify/digest.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
-import { durationMs, httpUrl, labelName, labels, name, secretString } from './fields.js';
+import { durationMs, httpUrl, labelName, labels, name, secretString, secretUrl } from './fields.js';
 import { inventory } from '../inventory/schema.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -214,6 +214,28 @@ export const configSchema = z.strictObject({
       sampleEvery: durationMs.default(600_000),
     })
     .prefault({}),
+  /** The operator's own AvalancheGo nodes, as node-health and node-metrics read them (no compute units). */
+  nodeApi: z
+    .strictObject({
+      /** Whole request, headers and body: a node that takes longer is "not answering". */
+      timeout: durationMs.default(10_000),
+      connectTimeout: durationMs.default(3_000),
+    })
+    .prefault({}),
+  /**
+   * A dead man's switch (healthchecks.io style): `url` is pinged after every `every` in which
+   * every source answered, `failUrl` (default: url + /fail) while one is blind. Both are secrets.
+   */
+  heartbeat: z
+    .strictObject({
+      url: secretUrl.optional(),
+      urlFile: z.string().min(1).optional(),
+      failUrl: secretUrl.optional(),
+      failUrlFile: z.string().min(1).optional(),
+      every: durationMs.refine((ms) => ms >= 10_000, 'must be at least 10s').default(60_000),
+      timeout: durationMs.default(10_000),
+    })
+    .optional(),
   /** Recurring windows (UTC) in which routes that name them mute their notifications. */
   timeIntervals: z.array(timeInterval).default([]),
   ruleFiles: z.array(z.string().min(1)).default([]),

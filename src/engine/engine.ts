@@ -8,6 +8,7 @@ import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
+import type { NodeApi } from '../api/node-api.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -25,6 +26,8 @@ export interface EngineDeps {
   store: Store;
   data: DataApi;
   metricsApi: MetricsApi;
+  /** The operator's own nodes' APIs (the kinds that read a node need it). */
+  node?: NodeApi;
   metrics: Metrics;
   log: Logger;
   /** Where an alert with these labels is queued (enabled receivers only). */
@@ -154,7 +157,7 @@ export class Engine {
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
     const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
+      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();

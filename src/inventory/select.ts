@@ -14,9 +14,11 @@ export interface Resolved {
   problems: ConfigProblem[];
   /** `validators: all` over an inventory with none on the rule's network: the rule watches nothing and is left out. */
   idle?: boolean;
+  /** Why it is idle: no validator on the network, or none that declares its node's `api`. */
+  idleWhy?: 'api';
 }
 
-const VALUES: Record<InventoryKey, (v: InventoryValidator) => readonly string[]> = {
+const VALUES: Record<Exclude<InventoryKey, 'urls'>, (v: InventoryValidator) => readonly string[]> = {
   nodeIds: (v) => [v.nodeId],
   validationIds: (v) => v.validationIds ?? [],
   rewardAddresses: (v) => v.rewardAddresses ?? [],
@@ -55,11 +57,26 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   const onNetwork = inventory.filter((v) => sameNetwork(v.network, network));
   // The shipped profile before the operator lists a validator: nothing to watch, not a mistake.
   if (selector === 'all' && onNetwork.length === 0 && kind.selects.every((k) => rule[k] === undefined)) return { raw: undefined, validators: {}, problems: [], idle: true };
+  // A node-API rule of the profile before any validator declares its API: nothing to read yet.
+  if (selector === 'all' && kind.selects.includes('urls') && rule['urls'] === undefined && onNetwork.every((v) => v.api === undefined)) {
+    return { raw: undefined, validators: {}, problems: [], idle: true, idleWhy: 'api' };
+  }
   const selected = onNetwork.filter(match);
   if (selected.length === 0) return { raw: rule, validators: {}, problems: [locate(['validators'], nothingSelected(selector, network, onNetwork))] };
   const problems: ConfigProblem[] = [];
   for (const key of kind.selects) {
     const explicit = rule[key];
+    if (key === 'urls') {
+      // NodeID → the node's own API: only validators that declare `api` have one to read.
+      if (explicit !== undefined && (explicit === null || typeof explicit !== 'object' || Array.isArray(explicit))) continue;
+      const urls = { ...(explicit as Record<string, unknown> | undefined), ...Object.fromEntries(selected.flatMap((v) => (v.api === undefined ? [] : [[v.nodeId, v.api]]))) };
+      if (Object.keys(urls).length === 0) {
+        problems.push(locate(['validators'], `the selected validators (${selected.map((v) => v.name).join(', ')}) declare no api URL in the inventory (api: http://127.0.0.1:9650)`));
+        continue;
+      }
+      rule[key] = urls;
+      continue;
+    }
     if (explicit !== undefined && !Array.isArray(explicit)) continue; // the kind's parse says what is wrong
     const values = [...new Set([...strings(explicit), ...selected.flatMap(VALUES[key])])];
     if (values.length === 0) {

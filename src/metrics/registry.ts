@@ -23,6 +23,8 @@ export interface Metrics {
   computeUnits: Counter<'api'>;
   apiDeduplicated: Counter<'api'>;
   apiInvalidItems: Counter<'api' | 'endpoint'>;
+  heartbeats: Counter<'outcome'>;
+  heartbeatLastSuccess: Gauge;
 }
 
 export interface MetricsSources {
@@ -171,6 +173,17 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'avawatch_api_invalid_items_total',
       help: 'List items that broke the contract and were left out: the node an item names fails alone (rule-failing names it); one that names no node is counted here and logged.',
       labelNames: ['api', 'endpoint'],
+      registers,
+    }),
+    heartbeats: new Counter({
+      name: 'avawatch_heartbeat_pings_total',
+      help: 'Pings of heartbeat.url (outcome ok), of its failure URL while a source is blind (outcome fail), and pings that got no 2xx (outcome error).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    heartbeatLastSuccess: new Gauge({
+      name: 'avawatch_heartbeat_last_success_timestamp_seconds',
+      help: 'When the heartbeat monitor last took a ping (either URL) with a 2xx.',
       registers,
     }),
     ruleConsecutiveFailures: new Gauge({

@@ -13,6 +13,8 @@ import { stakingActivity } from './staking-activity/index.js';
 import { subnetChanges } from './subnet-changes/index.js';
 import { endpoint } from './endpoint/index.js';
 import { addressActivity } from './address-activity/index.js';
+import { nodeHealth } from './node-health/index.js';
+import { nodeMetrics } from './node-metrics/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own types
@@ -33,6 +35,8 @@ export const ruleKinds = {
   [subnetChanges.kind]: subnetChanges,
   [endpoint.kind]: endpoint,
   [addressActivity.kind]: addressActivity,
+  [nodeHealth.kind]: nodeHealth,
+  [nodeMetrics.kind]: nodeMetrics,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

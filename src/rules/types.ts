@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
+import type { NodeApi } from '../api/node-api.js';
 import type { ApiCall } from '../api/catalog.js';
 import type { AlertDraft, Condition, GaugeDef, GaugeSample, Resolution } from '../types.js';
 import type { ExpressionRunner } from './endpoint/runner.js';
@@ -8,7 +9,7 @@ import type { ExpressionRunner } from './endpoint/runner.js';
 export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type News, type Resolution, type Severity } from '../types.js';
 
 /** A rule key an inventory validator can fill (see RuleKind.selects). */
-export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses';
+export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls';
 
 export interface Evaluation<S> {
   /** The complete new state of every entity the rule tracks; entities left out are dropped. */
@@ -33,6 +34,8 @@ export interface Evaluation<S> {
 export interface ObserveContext {
   data: DataApi;
   metrics: MetricsApi;
+  /** The operator's own AvalancheGo nodes (their APIs cost no compute units). The engine always gives it; a kind that reads no node never does. */
+  node?: NodeApi;
   signal: AbortSignal;
   /** The evaluation's clock (simulated in rule tests). */
   now: Date;
@@ -86,4 +89,6 @@ export interface Cost {
   calls: ApiCall[];
   /** What the estimate leaves out, e.g. further pages. */
   more?: string;
+  /** Calls to the operator's own nodes (their APIs, their metrics): free of compute units. */
+  nodeCalls?: number;
 }

@@ -5,7 +5,7 @@ import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
 import type { Spec, State } from './schema.js';
 import { levelsFor, tierOf as uptimeTier, type Tier } from './uptime.js';
-import { older, parseVersion, versionText } from './version.js';
+import { older, parseVersion, versionText } from '../semver.js';
 
 type Draft = Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> };
 

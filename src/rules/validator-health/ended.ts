@@ -3,7 +3,7 @@ import { CHECKS, fmt, keyOf } from './checks.js';
 import { benchedChains } from './read.js';
 import type { Spec, State } from './schema.js';
 import { rewardThreshold } from './uptime.js';
-import { parseVersion, versionText } from './version.js';
+import { parseVersion, versionText } from '../semver.js';
 
 // A check stops holding when the node's validation ends as well as when the node recovers.
 // Its condition's resolved text ("back above 86%") tells only the second: when the validation

@@ -4,7 +4,7 @@ import { CHECKS, fmt } from './checks.js';
 import { CHAINS } from './read.js';
 import type { Spec, State } from './schema.js';
 import { levelsFor } from './uptime.js';
-import { parseVersion, versionText } from './version.js';
+import { parseVersion, versionText } from '../semver.js';
 
 // A check that stops holding while the node still validates: the resolution says the figure
 // read now ("back at 92.1%"), never the one it fired with.

@@ -2,7 +2,7 @@ import type { Validator } from '../../api/schemas.js';
 import { navax } from '../../amount.js';
 import { toPeriod } from '../validators.js';
 import type { Spec, State } from './schema.js';
-import { parseVersion } from './version.js';
+import { parseVersion } from '../semver.js';
 
 // A node's figures from its current period. The service leaves optional fields out now and
 // then, and a figure out of its range is no reading: either way the last value of the same

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { avaxAmount, durationMs } from '../../config/fields.js';
 import { network, nodeIds } from '../fields.js';
 import { period } from '../validators.js';
-import { SEMVER } from './version.js';
+import { SEMVER } from '../semver.js';
 
 const percent = z.number().min(0).max(100);
 /** An ISO 8601 time with its zone, e.g. 2027-03-01T00:00:00Z. */

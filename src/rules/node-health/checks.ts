@@ -1,0 +1,220 @@
+import { formatDuration } from '../../config/duration.js';
+import { isoSeconds } from '../format.js';
+import type { Condition, Resolution } from '../types.js';
+import { older, parseVersion, versionText } from '../semver.js';
+import type { Spec, State } from './schema.js';
+
+// What holds for one node, from its state: a condition per check that is off. Keys are
+// `NodeID:check` (`NodeID:health:<name>`, `NodeID:bootstrapped:<chain>`), stable across polls.
+
+type Draft = Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> };
+
+/** The API's host and port: its path or credentials are never said. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
+const pct = (n: number) => `${Number(n.toFixed(2))}%`;
+
+/** The chain as operators say it: C-chain, or an L1 chain's id. */
+export function chainName(chain: string): string {
+  return /^[PXC]$/.test(chain) ? `${chain}-chain` : `chain ${chain}`;
+}
+
+/** The network's view, in words: what an unreachable API's alert says of the node. */
+function outsideText(st: State): string {
+  const o = st.outside;
+  if (!o) return 'the service has not been read yet';
+  if (!o.active) return 'the service lists no active validation of it';
+  const parts = ['listed active'];
+  if (o.uptime !== undefined) parts.push(`uptime ${pct(o.uptime)}${st.uptimeAtLoss !== undefined && o.uptime < st.uptimeAtLoss ? ` (${pct(st.uptimeAtLoss)} when the API stopped answering)` : ''}`);
+  if (o.reachability !== undefined) parts.push(`reachability ${pct(o.reachability)}`);
+  return parts.join(', ');
+}
+
+/**
+ * The one verdict on an API that does not answer, from inside and outside: the network still
+ * sees the node (warning: the watcher's path is broken), or it does not either (critical:
+ * the node is down), or nothing tells (the service did not answer: warning, never a page).
+ */
+export function verdict(st: State, s: Spec, serviceBlind: boolean): { tier: 'warning' | 'critical' | undefined; view: string; why?: string } {
+  if (s.outside === false) return { tier: undefined, view: 'not read (outside: false)' };
+  if (serviceBlind) return { tier: 'warning', view: 'unknown: the data service did not answer either' };
+  const o = st.outside;
+  if (!o) return { tier: 'warning', view: 'unknown: the service has not been read yet' };
+  if (!o.active) return { tier: 'critical', view: outsideText(st), why: 'the service lists no active validation of it' };
+  if (o.reachability !== undefined && o.reachability < s.outside.downBelow) return { tier: 'critical', view: outsideText(st), why: `its reachability is ${pct(o.reachability)}, under ${pct(s.outside.downBelow)}` };
+  // The service's uptime moves slowly: a point lost since the API went quiet is the node going down.
+  if (o.uptime !== undefined && st.uptimeAtLoss !== undefined && o.uptime <= st.uptimeAtLoss - 1) {
+    return { tier: 'critical', view: outsideText(st), why: `its uptime fell from ${pct(st.uptimeAtLoss)} to ${pct(o.uptime)}` };
+  }
+  return { tier: 'warning', view: outsideText(st) };
+}
+
+export function checks(node: string, url: string, st: State, s: Spec, nowS: number, serviceBlind: boolean): Condition[] {
+  const out: Condition[] = [];
+  const base = { Node: node, API: hostOf(url) };
+  const condition = (check: string, c: Draft, key = `${node}:${check}`): Condition => ({
+    ...c,
+    key,
+    subject: node,
+    labels: { node, network: s.network, check, ...c.labels },
+    details: { ...base, ...c.details },
+  });
+
+  if (st.unreachableSince !== undefined) {
+    const v = verdict(st, s, serviceBlind);
+    const since = `for ${formatDuration(Math.max(0, nowS - st.unreachableSince) * 1000)}`;
+    const details = { Error: st.unreachable ?? 'no answer', 'Not answering since': isoSeconds(st.unreachableSince), 'The network': v.view };
+    const summary =
+      v.tier === 'critical'
+        ? `${node} is down: its API at ${hostOf(url)} does not answer (${st.unreachable ?? 'no answer'}) and ${v.why ?? 'the network does not see it either'}`
+        : v.tier === 'warning'
+          ? v.view.startsWith('unknown')
+            ? `avawatch cannot reach ${node}'s API at ${hostOf(url)} (${st.unreachable ?? 'no answer'}) ${since}; the data service did not answer either: nothing tells whether the node is up`
+            : `avawatch cannot reach ${node}'s API at ${hostOf(url)} (${st.unreachable ?? 'no answer'}) ${since}; the network still sees it (${v.view})`
+          : `avawatch cannot reach ${node}'s API at ${hostOf(url)} (${st.unreachable ?? 'no answer'}) ${since}`;
+    out.push(
+      condition('api', {
+        summary,
+        resolvedSummary: `${node}'s API at ${hostOf(url)} answers again`,
+        ...(v.tier ? { severity: v.tier, tier: v.tier } : {}),
+        labels: { view: v.tier === 'critical' ? 'down' : v.view.startsWith('unknown') || v.tier === undefined ? 'unknown' : 'seen' },
+        details,
+      }),
+    );
+  }
+
+  // What the node said at its last answer holds while it does not answer.
+  if (st.nodeId !== undefined && st.nodeId !== node) {
+    out.push(
+      condition('node-id', {
+        summary: `${node}'s API at ${hostOf(url)} answers as ${st.nodeId}: a node started with another staking key validates nothing`,
+        resolvedSummary: `${node}'s API answers with its own NodeID again`,
+        severity: 'critical',
+        details: { Expected: node, Reported: st.nodeId },
+      }),
+    );
+  }
+
+  const listed = st.outside?.active ? st.outside.bls : undefined;
+  if (st.bls !== undefined && listed !== undefined && hexKey(st.bls) !== hexKey(listed)) {
+    out.push(
+      condition('bls-key', {
+        summary: `${node} runs with BLS key ${short(st.bls)}, not the ${short(listed)} its validation registered: it cannot sign warp messages as the validator`,
+        resolvedSummary: `${node} runs with its validation's BLS key again`,
+        severity: 'critical',
+        details: { 'Node reports': st.bls, 'Validation registered': listed },
+      }),
+    );
+  }
+
+  for (const [name, f] of Object.entries(st.failing ?? {})) {
+    const since = f.since === undefined ? '' : ` since ${f.since}`;
+    out.push(
+      condition(
+        'health',
+        {
+          summary: `${node}'s health check ${name} fails: ${f.error} (${f.contiguousFailures} failure${f.contiguousFailures === 1 ? '' : 's'} in a row${since})`,
+          resolvedSummary: `${node}'s health check ${name} passes again`,
+          labels: { health_check: name },
+          details: { Check: name, Error: f.error, ...(f.since ? { 'Failing since': f.since } : {}) },
+        },
+        `${node}:health:${name}`,
+      ),
+    );
+  }
+
+  for (const chain of s.chains) {
+    if (st.bootstrapped?.[chain] !== false) continue;
+    out.push(
+      condition(
+        'bootstrapped',
+        {
+          summary: `${node} is not bootstrapped on the ${chainName(chain)}: it does not validate it until it is`,
+          resolvedSummary: `${node} is bootstrapped on the ${chainName(chain)} again`,
+          labels: { chain },
+          details: { Chain: chainName(chain) },
+        },
+        `${node}:bootstrapped:${chain}`,
+      ),
+    );
+  }
+
+  const version = parseVersion(st.version);
+  const minimum = parseVersion(s.minVersion);
+  if (version && minimum && older(version, minimum)) {
+    out.push(
+      condition('version', {
+        summary: `${node} runs AvalancheGo ${versionText(version)}, older than the required ${versionText(minimum)}: upgrade it`,
+        resolvedSummary: `${node} runs AvalancheGo ${versionText(minimum)} or newer now`,
+        details: { Version: st.version ?? 'unknown', Required: `≥ ${versionText(minimum)}` },
+      }),
+    );
+  }
+
+  if (s.rewardingStake !== false && st.stakeTier !== undefined && st.rewardingStake !== undefined) {
+    const level = s.rewardingStake[st.stakeTier];
+    out.push(
+      condition('rewarding-stake', {
+        summary:
+          st.rewardingStake < level
+            ? `only ${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement, under ${pct(level)}: its reward is at risk`
+            : `only ${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement, not back above ${pct(level + s.rewardingStake.hysteresis)} yet: its reward is at risk`,
+        resolvedSummary: `${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement (above ${pct(s.rewardingStake.warning)})`,
+        severity: st.stakeTier,
+        tier: st.stakeTier,
+        labels: { threshold: st.stakeTier },
+        details: {
+          'Rewarding stake': pct(st.rewardingStake),
+          ...(st.weightedAverage !== undefined ? { 'Weighted average uptime': pct(st.weightedAverage) } : {}),
+          Levels: `warning under ${pct(s.rewardingStake.warning)}, critical under ${pct(s.rewardingStake.critical)}`,
+        },
+      }),
+    );
+  }
+
+  if (s.minPeers !== false && st.peers !== undefined && st.peers < s.minPeers) {
+    out.push(
+      condition('peers', {
+        summary: `${node} has ${st.peers} peer${st.peers === 1 ? '' : 's'}, under ${s.minPeers}`,
+        resolvedSummary: `${node} has ${s.minPeers} peers or more again`,
+        details: { Peers: String(st.peers), Minimum: String(s.minPeers) },
+      }),
+    );
+  }
+  return out;
+}
+
+/** The tier rewarding stake is in: entered under a level, left only above it + hysteresis. */
+export function stakeTier(stake: number, was: 'warning' | 'critical' | undefined, s: Spec): 'warning' | 'critical' | undefined {
+  if (s.rewardingStake === false) return undefined;
+  const l = s.rewardingStake;
+  if (stake < l.critical || (was === 'critical' && stake < l.critical + l.hysteresis)) return 'critical';
+  if (stake < l.warning || (was !== undefined && stake < l.warning + l.hysteresis)) return 'warning';
+  return undefined;
+}
+
+/** What a check that stopped holding says of now. */
+export function presentOf(key: string, st: State | undefined, s: Spec): Resolution | undefined {
+  if (!st) return undefined;
+  const node = key.slice(0, key.indexOf(':'));
+  if (key.endsWith(':rewarding-stake') && st.rewardingStake !== undefined) {
+    return { summary: `${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement${s.rewardingStake === false ? '' : ` (above ${pct(s.rewardingStake.warning)})`}`, details: { 'Rewarding stake': pct(st.rewardingStake) } };
+  }
+  if (key.endsWith(':peers') && st.peers !== undefined) return { summary: `${node} has ${st.peers} peers now`, details: { Peers: String(st.peers) } };
+  if (key.endsWith(':version') && st.version !== undefined) return { summary: `${node} runs ${st.version} now`, details: { Version: st.version } };
+  return undefined;
+}
+
+function hexKey(k: string): string {
+  return k.toLowerCase().replace(/^0x/, '');
+}
+
+function short(k: string): string {
+  return k.length > 20 ? `${k.slice(0, 12)}…${k.slice(-6)}` : k;
+}

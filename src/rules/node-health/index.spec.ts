@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
+import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-api.js';
+import { validator } from '../../api/schemas.js';
+import { activeValidator } from '../../sim/samples.js';
+import type { Condition } from '../types.js';
+import { nodeHealth } from './index.js';
+import type { NodeReading, Observation } from './observe.js';
+import { spec as specSchema, type State } from './schema.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const URL_A = 'http://10.0.0.5:9650';
+const URL_B = 'http://10.0.0.6:9650';
+const START = 1_750_000_000;
+const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
+const BLS = '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15';
+const listed = (over: Record<string, unknown> = {}) =>
+  validator.parse({ ...activeValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 }), ...over });
+
+const healthy: HealthReport = { healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }, { name: 'diskspace', contiguousFailures: 0 }] };
+function reading(over: Partial<NodeReading> = {}): NodeReading {
+  return {
+    health: healthy,
+    identity: { ok: { nodeId: NODE, blsPublicKey: BLS } },
+    version: { ok: 'avalanchego/1.14.2' },
+    bootstrapped: { P: { ok: true }, X: { ok: true }, C: { ok: true } },
+    uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 99.5 } },
+    peers: { ok: 60 },
+    ...over,
+  };
+}
+const down = { unreachable: 'ECONNREFUSED' };
+
+/** Evaluates one observation a minute, through the lifecycle as the engine does; returns what each step sent. */
+function run(s: ReturnType<typeof specSchema.parse>, observations: Observation[]) {
+  let states: Record<string, State> = {};
+  let active: ActiveAlert[] = [];
+  return observations.map((o, i) => {
+    const r = nodeHealth.evaluate(states, o, at(i), s);
+    states = r.states;
+    const next = advance(active, r.conditions ?? [], at(i).getTime(), undefined, (key) => r.resolvedAs?.(key));
+    active = next.active;
+    return { ...r, sent: next.notifications.map((n) => `${n.status} ${n.severity ?? '-'}: ${n.summary}`) };
+  });
+}
+
+const one = (node: Observation['nodes'][string], service?: Observation['service']): Observation => ({ nodes: { [NODE]: node }, ...(service === undefined ? {} : { service }) });
+const spec = (over: Record<string, unknown> = {}) => specSchema.parse({ urls: { [NODE]: URL_A }, ...over });
+
+describe('node-health', () => {
+  it('a failing health check fires naming the check and its error, and resolves when it passes', () => {
+    const disk = { name: 'diskspace', error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)', contiguousFailures: 3, timeOfFirstFailure: '2026-01-02T10:00:00Z' };
+    const failing: HealthReport = { healthy: false, checks: [{ name: 'C', contiguousFailures: 0 }, disk] };
+    const steps = run(spec(), [one(reading()), one(reading({ health: failing })), one(reading())]);
+    expect(steps[0]?.sent).toEqual([]);
+    expect(steps[1]?.sent).toEqual([`firing -: ${NODE}'s health check diskspace fails: ${disk.error} (3 failures in a row since 2026-01-02T10:00:00Z)`]);
+    expect(steps[1]?.conditions?.[0]?.labels).toMatchObject({ check: 'health', health_check: 'diskspace', node: NODE });
+    expect(steps[2]?.sent).toEqual([`resolved -: ${NODE}'s health check diskspace passes again`]);
+  });
+
+  it('a check the node added later is watched by its name; hostile names and errors are cut to size', () => {
+    const long = 'x'.repeat(5_000);
+    const failing: HealthReport = { healthy: false, checks: [{ name: 'someNewCheck', error: long, contiguousFailures: 1 }] };
+    const [step] = run(spec(), [one(reading({ health: failing }))]);
+    const c = step?.conditions?.[0] as Condition;
+    expect(c.key).toBe(`${NODE}:health:someNewCheck`);
+    expect(c.details['Error']?.length).toBe(500);
+  });
+
+  it('another NodeID behind the API is critical; a chain not bootstrapped fires per chain', () => {
+    const [step] = run(spec(), [one(reading({ identity: { ok: { nodeId: OTHER } }, bootstrapped: { P: { ok: true }, X: { ok: true }, C: { ok: false } } }))]);
+    expect(step?.sent).toEqual([
+      `firing critical: ${NODE}'s API at 10.0.0.5:9650 answers as ${OTHER}: a node started with another staking key validates nothing`,
+      `firing -: ${NODE} is not bootstrapped on the C-chain: it does not validate it until it is`,
+    ]);
+  });
+
+  it('a BLS key other than the one the service lists for the validation is critical', () => {
+    const other = `0x${'ab'.repeat(48)}`;
+    const [ok, wrong] = run(spec(), [
+      one(reading(), { [NODE]: [listed()] }),
+      one(reading({ identity: { ok: { nodeId: NODE, blsPublicKey: other } } }), { [NODE]: [listed()] }),
+    ]);
+    expect(ok?.sent).toEqual([]);
+    expect(wrong?.sent[0]).toMatch(/^firing critical: NodeID-\S+ runs with BLS key 0xababababab…ababab, not the 0x8f95423f71…282e15 its validation registered/);
+  });
+
+  it('rewarding stake: a warning under 90%, critical under 80%, with hysteresis; weighted average only as a gauge', () => {
+    const stake = (p: number) => one(reading({ uptime: { ok: { rewardingStakePercentage: p, weightedAveragePercentage: 97 } } }));
+    const steps = run(spec(), [stake(95), stake(89.5), stake(79), stake(80.5), stake(90.5), stake(91.2)]);
+    expect(steps.map((s) => s.sent)).toEqual([
+      [],
+      [`firing warning: only 89.5% of stake thinks ${NODE} meets the uptime requirement, under 90%: its reward is at risk`],
+      [`firing critical: only 79% of stake thinks ${NODE} meets the uptime requirement, under 80%: its reward is at risk`],
+      [],
+      [`firing warning: only 90.5% of stake thinks ${NODE} meets the uptime requirement, not back above 91% yet: its reward is at risk`],
+      [`resolved warning: 91.2% of stake thinks ${NODE} meets the uptime requirement (above 90%)`],
+    ]);
+    const gauges = nodeHealth.samples(spec(), steps[5]?.states as Record<string, State>, at(5));
+    expect(gauges.find((g) => g.metric === 'avawatch_node_weighted_uptime_percent')?.value).toBe(97);
+  });
+
+  it('version under minVersion fires; few peers fire', () => {
+    const [step] = run(spec({ minVersion: '1.14.1', minPeers: 10 }), [one(reading({ version: { ok: 'avalanchego/1.13.2' }, peers: { ok: 3 } }))]);
+    expect(step?.sent).toEqual([
+      `firing -: ${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`,
+      `firing -: ${NODE} has 3 peers, under 10`,
+    ]);
+  });
+
+  it('the API down while the network still sees the node: a warning naming both views; the service losing it too: critical', () => {
+    const seen = { [NODE]: [listed({ uptimePerformance: 99.1, validatorHealth: { reachabilityPercent: 100 } })] };
+    const lost = { [NODE]: [listed({ uptimePerformance: 99.0, validatorHealth: { reachabilityPercent: 20 } })] };
+    const steps = run(spec(), [one(reading(), seen), one(down, seen), one(down, lost), one(reading(), lost)]);
+    expect(steps[1]?.sent).toEqual([
+      `firing warning: avawatch cannot reach ${NODE}'s API at 10.0.0.5:9650 (ECONNREFUSED) for 0s; the network still sees it (listed active, uptime 99.1%, reachability 100%)`,
+    ]);
+    expect(steps[2]?.sent).toEqual([`firing critical: ${NODE} is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and its reachability is 20%, under 80%`]);
+    expect(steps[2]?.conditions?.[0]?.labels['view']).toBe('down');
+    expect(steps[3]?.sent).toEqual([`resolved critical: ${NODE}'s API at 10.0.0.5:9650 answers again`]);
+  });
+
+  it('the service uptime falling since the API went quiet, or no active validation listed, is the node down', () => {
+    const up = (u: number) => ({ [NODE]: [listed({ uptimePerformance: u })] });
+    const steps = run(spec(), [one(reading(), up(99.5)), one(down, up(99.4)), one(down, up(98.4))]);
+    expect(steps[1]?.conditions?.[0]?.severity).toBe('warning');
+    expect(steps[2]?.sent[0]).toContain('is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and its uptime fell from 99.5% to 98.4%');
+    const gone = run(spec(), [one(reading(), up(99.5)), one(down, { [NODE]: 'not-found' })]);
+    expect(gone[1]?.sent[0]).toContain('and the service lists no active validation of it');
+  });
+
+  it('both blind (the node and the service): a warning that says nothing tells, never a page', () => {
+    const steps = run(spec(), [one(reading(), { [NODE]: [listed()] }), one(down, { failed: 'data API: HTTP 503' })]);
+    expect(steps[1]?.sent).toEqual([
+      `firing warning: avawatch cannot reach ${NODE}'s API at 10.0.0.5:9650 (ECONNREFUSED) for 0s; the data service did not answer either: nothing tells whether the node is up`,
+    ]);
+  });
+
+  it('the service blind while the node is healthy reports nothing down', () => {
+    const steps = run(spec(), [one(reading(), { [NODE]: [listed()] }), one(reading(), { failed: 'data API: HTTP 503' }), one(reading(), { [NODE]: { failed: 'timeout' } })]);
+    expect(steps.flatMap((s) => s.sent)).toEqual([]);
+    expect(steps.flatMap((s) => s.conditions ?? [])).toEqual([]);
+  });
+
+  it('while the API does not answer, what it said last holds: no check resolves on silence', () => {
+    const failing: HealthReport = { healthy: false, checks: [{ name: 'bls', error: 'node has BLS key 0x1, but is registered to the validator set with 0x2', contiguousFailures: 1 }] };
+    const steps = run(spec(), [one(reading({ health: failing }), { [NODE]: [listed()] }), one(down, { [NODE]: [listed()] })]);
+    expect(steps[1]?.sent.filter((s) => s.startsWith('resolved'))).toEqual([]);
+    expect(steps[1]?.conditions?.map((c) => c.labels['check'])).toEqual(['api', 'health']);
+  });
+
+  it('an answer that cannot be read fails that node only and keeps its state; the other node is still judged', () => {
+    const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B } });
+    const first = nodeHealth.evaluate({}, { nodes: { [NODE]: reading({ peers: { ok: 2 } }), [OTHER]: reading({ identity: { ok: { nodeId: OTHER } } }) } }, at(0), s);
+    const second = nodeHealth.evaluate(first.states, { nodes: { [NODE]: { failed: '/ext/health: not JSON' }, [OTHER]: reading({ identity: { ok: { nodeId: OTHER } }, peers: { ok: 1 } }) } }, at(1), s);
+    expect(second.failed).toEqual({ [NODE]: '/ext/health: not JSON' });
+    expect(second.states[NODE]).toEqual(first.states[NODE]);
+    expect(second.conditions?.map((c) => c.key)).toEqual([`${NODE}:peers`, `${OTHER}:peers`]);
+  });
+
+  it("a figure whose call failed keeps its last value; the node's own 'no such figure' clears it", () => {
+    const s = spec();
+    const flaky = reading({ uptime: { error: new NodeApiError('timeout', 'unreachable') } });
+    const notValidator = reading({ uptime: { error: new NodeApiError('couldn\'t get node uptime: node is not a validator', 'rpc') } });
+    const steps = run(s, [one(reading({ uptime: { ok: { rewardingStakePercentage: 70, weightedAveragePercentage: 70 } } })), one(flaky), one(notValidator)]);
+    expect(steps[1]?.sent).toEqual([]);
+    expect(steps[1]?.states[NODE]?.rewardingStake).toBe(70);
+    expect(steps[2]?.states[NODE]?.rewardingStake).toBeUndefined();
+    expect(steps[2]?.sent[0]).toMatch(/^resolved/);
+  });
+
+  it('observe reads each node side by side and never asks an unreachable node the rest', async () => {
+    const asked: string[] = [];
+    const api: NodeApi = {
+      health: async (base) => {
+        asked.push(`${base} health`);
+        if (base === URL_B) throw new NodeApiError('10.0.0.6:9650: ECONNREFUSED', 'unreachable');
+        return healthy;
+      },
+      nodeId: async (base) => (asked.push(`${base} id`), { nodeId: NODE }),
+      version: async () => 'avalanchego/1.14.2',
+      isBootstrapped: async () => true,
+      uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
+      peerCount: async () => 5,
+      metricsText: async () => '',
+    };
+    const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B }, outside: false });
+    const o = await nodeHealth.observe(s, { node: api, signal: new AbortController().signal, now: at(0), previous: {} } as never);
+    expect(o.nodes[OTHER]).toEqual({ unreachable: '10.0.0.6:9650: ECONNREFUSED' });
+    expect(asked.filter((a) => a.startsWith(URL_B))).toEqual([`${URL_B} health`]);
+    expect(o.service).toBeUndefined();
+  });
+
+  it('check: node calls cost no compute units; the outside view is the validator rules\' shared list', () => {
+    const s = spec();
+    expect(nodeHealth.cost(s).nodeCalls).toBe(8);
+    expect(nodeHealth.cost(s).calls.map((c) => c.key)).toEqual([
+      expect.stringContaining('GET /v1/networks/mainnet/validators?'),
+      expect.stringContaining('GET /v1/networks/mainnet/validators?'),
+    ]);
+    expect(nodeHealth.cost(spec({ outside: false })).calls).toEqual([]);
+  });
+});

@@ -1,0 +1,206 @@
+import { record } from '../../record.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { currentPeriod, toPeriod, validatorLookups } from '../validators.js';
+import { checks, presentOf, stakeTier } from './checks.js';
+import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
+import { spec, state, type Spec, type State } from './schema.js';
+import type { Observation as ServiceObservation } from '../validators.js';
+
+/** One node's answer in the service's lists, once it is known not to have failed. */
+type ServiceSeen = Exclude<ServiceObservation[string], { failed: string }>;
+import { parseVersion } from '../semver.js';
+
+// The operator's own node, read from inside (its health, info and uptime APIs), with the
+// service's view of the same node beside it: when the API does not answer, the alert says
+// whether the network still sees the node (docs/node.md has the table of cases).
+
+/** Health checks kept per node, and the length of a name or error kept: the node's text is not ours to trust. */
+const MAX_CHECKS = 64;
+const MAX_NAME = 120;
+const MAX_ERROR = 500;
+
+const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node });
+
+export const nodeHealth: RuleKind<Spec, Observation, State> = {
+  kind: 'node-health',
+  labelNames: ['node', 'network', 'check', 'view', 'health_check', 'chain', 'threshold'],
+  spec,
+  selects: ['urls'],
+  state,
+  gauges: [
+    { name: 'avawatch_node_api_up', help: "1 when the node's own API answered at the last poll, 0 when it did not.", labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_health_checks_failing', help: "Health checks the node's /ext/health reports failing.", labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_health_check_failing', help: 'A failing health check of the node, by name (1 while it fails).', labelNames: ['rule', 'network', 'node_id', 'check'] },
+    { name: 'avawatch_node_bootstrapped', help: 'info.isBootstrapped of a chain on the node (1 bootstrapped, 0 not).', labelNames: ['rule', 'network', 'node_id', 'chain'] },
+    { name: 'avawatch_node_id_match', help: 'info.getNodeID on the node is the NodeID it is watched as (1) or another (0).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_version_info', help: 'AvalancheGo version the node reports (info.getNodeVersion; 1 for the version shown).', labelNames: ['rule', 'network', 'node_id', 'version'] },
+    { name: 'avawatch_node_rewarding_stake_percent', help: 'info.uptime rewardingStakePercentage: stake that thinks the node meets the uptime requirement (percent).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_weighted_uptime_percent', help: 'info.uptime weightedAveragePercentage: stake-weighted uptime the network observes (percent).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_peers', help: 'Peers the node is connected to (info.peers).', labelNames: ['rule', 'network', 'node_id'] },
+  ],
+
+  observe: observeNodes,
+
+  evaluate(previous, observation, now, s) {
+    const nowS = Math.floor(now.getTime() / 1000);
+    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    result.resolvedAs = (key) => presentOf(key, result.states[key.slice(0, key.indexOf(':'))], s);
+    const service = observation.service;
+    for (const [node, url] of Object.entries(s.urls)) {
+      const before = previous[node];
+      // A copy: `previous` is the engine's, never changed in place.
+      const st: State = structuredClone(before ?? {});
+      const fromService = service === undefined || isFailed(service) ? service : (service[node] ?? { failed: 'not in the lists read' });
+      const blind = fromService !== undefined && isFailed(fromService);
+      if (fromService !== undefined && !isFailed(fromService)) readService(st, fromService, before);
+
+      const seen = observation.nodes[node];
+      if (seen === undefined || isFailed(seen)) {
+        // An answer that could not be read: what the node said last holds, and the rule says it failed.
+        (result.failed as Record<string, string>)[node] = seen?.failed ?? 'not read';
+      } else if (isUnreachable(seen)) {
+        st.unreachable = seen.unreachable.slice(0, MAX_ERROR);
+        if (st.unreachableSince === undefined) {
+          st.unreachableSince = nowS;
+          const uptime = before?.outside?.uptime ?? st.outside?.uptime;
+          if (uptime !== undefined) st.uptimeAtLoss = uptime;
+        }
+      } else {
+        readNode(st, seen);
+        delete st.unreachable;
+        delete st.unreachableSince;
+        delete st.uptimeAtLoss;
+      }
+      const tier = st.rewardingStake === undefined ? undefined : stakeTier(st.rewardingStake, before?.stakeTier, s);
+      if (tier === undefined) delete st.stakeTier;
+      else st.stakeTier = tier;
+      result.states[node] = st;
+      result.conditions?.push(...checks(node, url, st, s, nowS, blind));
+    }
+    return result;
+  },
+
+  samples(s, states) {
+    const out: GaugeSample[] = [];
+    for (const [node, st] of Object.entries(states)) {
+      const labels = labelsOf(node, s);
+      out.push({ metric: 'avawatch_node_api_up', labels, value: st.unreachableSince === undefined ? 1 : 0 });
+      if (st.failing !== undefined) {
+        out.push({ metric: 'avawatch_node_health_checks_failing', labels, value: Object.keys(st.failing).length });
+        for (const check of Object.keys(st.failing)) out.push({ metric: 'avawatch_node_health_check_failing', labels: { ...labels, check }, value: 1 });
+      }
+      for (const [chain, ok] of Object.entries(st.bootstrapped ?? {})) out.push({ metric: 'avawatch_node_bootstrapped', labels: { ...labels, chain }, value: ok ? 1 : 0 });
+      if (st.nodeId !== undefined) out.push({ metric: 'avawatch_node_id_match', labels, value: st.nodeId === node ? 1 : 0 });
+      if (st.version !== undefined) out.push({ metric: 'avawatch_node_version_info', labels: { ...labels, version: st.version }, value: 1 });
+      if (st.rewardingStake !== undefined) out.push({ metric: 'avawatch_node_rewarding_stake_percent', labels, value: st.rewardingStake });
+      if (st.weightedAverage !== undefined) out.push({ metric: 'avawatch_node_weighted_uptime_percent', labels, value: st.weightedAverage });
+      if (st.peers !== undefined) out.push({ metric: 'avawatch_node_peers', labels, value: st.peers });
+    }
+    return out;
+  },
+
+  describe(s) {
+    const n = Object.keys(s.urls).length;
+    const parts = [`${s.network}, ${n} node${n === 1 ? '' : 's'}' own API${n === 1 ? '' : 's'}: health checks, bootstrapped on ${s.chains.join('/')}, NodeID`];
+    if (s.outside !== false) parts.push('BLS key');
+    if (s.minVersion) parts.push(`AvalancheGo ≥ ${s.minVersion}`);
+    if (s.rewardingStake !== false) parts.push(`rewarding stake warning under ${s.rewardingStake.warning}%, critical under ${s.rewardingStake.critical}%`);
+    if (s.minPeers !== false) parts.push(`peers ≥ ${s.minPeers}`);
+    parts.push(s.outside === false ? 'an API that does not answer fires at the rule severity' : "an API that does not answer is judged with the service's view");
+    return parts.join(', ');
+  },
+
+  cost(s) {
+    const nodes = Object.keys(s.urls);
+    // health, getNodeID, getNodeVersion, uptime, peers, and isBootstrapped per chain.
+    const nodeCalls = nodes.length * (5 + s.chains.length);
+    if (s.outside === false) return { calls: [], nodeCalls };
+    return { ...validatorLookups({ network: s.network, nodeIds: nodes, subnetId: PRIMARY_NETWORK }), nodeCalls };
+  },
+};
+
+/** The service's view: its current period of the node (the same bookkeeping as the validator rules). */
+function readService(st: State, seen: ServiceSeen, before: State | undefined): void {
+  if (seen === 'unchanged') {
+    st.outside = { active: false };
+    return;
+  }
+  if (seen === 'not-found' || seen.length === 0) {
+    st.period = before?.period ?? null;
+    st.missing = true;
+    st.outside = { active: false };
+    return;
+  }
+  const p = currentPeriod(seen);
+  // What this answer left out keeps the last value of the same validation only.
+  const kept = before?.period?.txHash === p.txHash ? before.outside : undefined;
+  st.period = toPeriod(p);
+  st.missing = false;
+  const active = p.validationStatus === 'active';
+  const uptime = percent(p.uptimePerformance) ?? kept?.uptime;
+  const reachability = percent(p.validatorHealth?.reachabilityPercent) ?? kept?.reachability;
+  const bls = p.blsCredentials?.publicKey ?? kept?.bls;
+  st.outside = { active, ...(active && uptime !== undefined ? { uptime } : {}), ...(active && reachability !== undefined ? { reachability } : {}), ...(bls !== undefined ? { bls } : {}) };
+}
+
+/** What the node said. A call that failed keeps its figure's last value; the node's own "no such figure" (an RPC error) clears it. */
+function readNode(st: State, r: NodeReading): void {
+  const failing = r.health.checks.filter((c) => c.error !== undefined).slice(0, MAX_CHECKS);
+  st.failing = Object.fromEntries(
+    failing.map((c) => [
+      c.name.slice(0, MAX_NAME),
+      { error: (c.error as string).slice(0, MAX_ERROR), contiguousFailures: c.contiguousFailures, ...(c.timeOfFirstFailure !== undefined ? { since: c.timeOfFirstFailure } : {}) },
+    ]),
+  );
+  const take = <T>(read: Read<T>, set: (value: T) => void, clear: () => void) => {
+    if ('ok' in read) set(read.ok);
+    else if (read.error.kind === 'rpc') clear();
+  };
+  take(
+    r.identity,
+    (id) => {
+      st.nodeId = id.nodeId;
+      if (id.blsPublicKey === undefined) delete st.bls;
+      else st.bls = id.blsPublicKey;
+    },
+    () => undefined,
+  );
+  take(
+    r.version,
+    (v) => {
+      if (parseVersion(v)) st.version = v.slice(0, MAX_NAME);
+    },
+    () => delete st.version,
+  );
+  const booted: Record<string, boolean> = { ...st.bootstrapped };
+  for (const [chain, read] of Object.entries(r.bootstrapped)) {
+    // The node's own error (no chain of that alias or id): it does not run the chain.
+    take(read, (ok) => (booted[chain] = ok), () => (booted[chain] = false));
+  }
+  st.bootstrapped = booted;
+  take(
+    r.uptime,
+    (u) => {
+      const rewarding = percent(u.rewardingStakePercentage);
+      const weighted = percent(u.weightedAveragePercentage);
+      if (rewarding !== undefined) st.rewardingStake = rewarding;
+      if (weighted !== undefined) st.weightedAverage = weighted;
+    },
+    () => {
+      delete st.rewardingStake;
+      delete st.weightedAverage;
+    },
+  );
+  take(
+    r.peers,
+    (n) => {
+      if (Number.isSafeInteger(n) && n >= 0) st.peers = n;
+    },
+    () => delete st.peers,
+  );
+}
+
+function percent(n: number | undefined): number | undefined {
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= 100 ? n : undefined;
+}

@@ -1,0 +1,115 @@
+import { NodeApiError, type HealthReport, type NodeApi, type NodeIdentity, type NodeUptime } from '../../api/node-api.js';
+import { linkedSignal } from '../../abort.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import { isFailed, type Failed } from '../lookup.js';
+import type { ObserveContext } from '../types.js';
+import { observeValidators, type Observation as ServiceObservation } from '../validators.js';
+import type { Spec, State } from './schema.js';
+
+// One node's own APIs, read together: /ext/health first (a node that does not answer it is
+// not asked the rest, so an unreachable node costs one timeout, not seven), then the info
+// calls side by side. A call that fails leaves its figure unread: the evaluation keeps the
+// last value, so one odd answer neither fires nor resolves anything.
+
+/** A figure read from the node, or why it could not be. */
+export type Read<T> = { ok: T } | { error: NodeApiError };
+
+export interface NodeReading {
+  health: HealthReport;
+  identity: Read<NodeIdentity>;
+  version: Read<string>;
+  bootstrapped: Record<string, Read<boolean>>;
+  uptime: Read<NodeUptime>;
+  peers: Read<number>;
+}
+
+/** The node's API did not answer (network, deadline, HTTP error): a fact to alert on, not a failed lookup. */
+export interface Unreachable {
+  unreachable: string;
+}
+
+export interface Observation {
+  /** NodeID → what its API said, or that it did not answer, or why its answer could not be read. */
+  nodes: Record<string, NodeReading | Unreachable | Failed>;
+  /** The service's view of the same nodes; undefined when the rule reads none (outside: false). */
+  service?: ServiceObservation | Failed;
+}
+
+// Each node's calls listen on a signal of their own: the rule's signal holds one listener per node in flight.
+const NODE_CONCURRENCY = 4;
+
+export async function observeNodes(s: Spec, ctx: ObserveContext): Promise<Observation> {
+  const api: NodeApi | undefined = ctx.node;
+  if (!api) throw new Error('node-health needs the node API client');
+  const node: NodeApi = api;
+  const ids = Object.keys(s.urls);
+  const nodes: Observation['nodes'] = {};
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < ids.length) {
+      const id = ids[next++] as string;
+      const own = linkedSignal(ctx.signal);
+      try {
+        nodes[id] = await readNode(node, s.urls[id] as string, s.chains, own.signal);
+      } finally {
+        own.dispose();
+      }
+    }
+  }
+  // Side by side, and both awaited at once: a rejection of either (shutdown) is never left unhandled.
+  const [service] = await Promise.all([
+    s.outside === false ? undefined : readService(s, ids, ctx),
+    Promise.all(Array.from({ length: Math.min(NODE_CONCURRENCY, ids.length) }, worker)),
+  ]);
+  return service === undefined ? { nodes } : { nodes, service };
+}
+
+async function readNode(api: NodeApi, base: string, chains: readonly string[], signal: AbortSignal): Promise<NodeReading | Unreachable | Failed> {
+  let health: HealthReport;
+  try {
+    health = await api.health(base, signal);
+  } catch (err) {
+    signal.throwIfAborted();
+    if (err instanceof NodeApiError && err.kind !== 'unreachable') return { failed: `/ext/health: ${err.message}` };
+    return { unreachable: err instanceof Error ? err.message : String(err) };
+  }
+  const read = async <T>(call: () => Promise<T>): Promise<Read<T>> => {
+    try {
+      return { ok: await call() };
+    } catch (err) {
+      signal.throwIfAborted();
+      return { error: err instanceof NodeApiError ? err : new NodeApiError(String(err), 'invalid') };
+    }
+  };
+  const [identity, version, uptime, peers, ...boot] = await Promise.all([
+    read(() => api.nodeId(base, signal)),
+    read(() => api.version(base, signal)),
+    read(() => api.uptime(base, signal)),
+    read(() => api.peerCount(base, signal)),
+    ...chains.map((c) => read(() => api.isBootstrapped(base, c, signal))),
+  ]);
+  const bootstrapped = Object.fromEntries(chains.map((c, i) => [c, boot[i] as Read<boolean>]));
+  return { health, identity, version, uptime, peers, bootstrapped };
+}
+
+/** The service's bulk lists (the validator rules' very calls, so shared with them); blind is not an error of the rule. */
+async function readService(s: Spec, ids: readonly string[], ctx: ObserveContext): Promise<ServiceObservation | Failed> {
+  // The lists' bookkeeping reads each node's last period: only states that hold one.
+  const previous: Record<string, unknown> = {};
+  for (const id of ids) {
+    const st = ctx.previous[id] as State | undefined;
+    if (st?.period !== undefined) previous[id] = { period: st.period, missing: st.missing };
+  }
+  try {
+    return await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous });
+  } catch (err) {
+    ctx.signal.throwIfAborted();
+    return { failed: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export function isUnreachable(v: unknown): v is Unreachable {
+  return typeof v === 'object' && v !== null && typeof (v as Unreachable).unreachable === 'string';
+}
+
+export { isFailed };

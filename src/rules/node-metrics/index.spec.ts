@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import { advance } from '../../alerts/lifecycle.js';
+import { NodeApiError, type NodeApi } from '../../api/node-api.js';
+import type { ObserveContext } from '../types.js';
+import { nodeMetrics, type Observation } from './index.js';
+import { metricsUrl, seriesOf } from './read.js';
+import { spec as specSchema, type State } from './schema.js';
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const T0 = 1_800_000_000;
+const at = (s: number) => new Date((T0 + s) * 1000);
+
+/** A NodeApi whose only answer is each URL's exposition (a function: its text now, or it throws). */
+function fakeNode(expositions: Record<string, string | (() => string)>): NodeApi & { read: string[] } {
+  const read: string[] = [];
+  const refuse = () => Promise.reject(new Error('not used by node-metrics'));
+  return {
+    read,
+    health: refuse,
+    nodeId: refuse,
+    version: refuse,
+    isBootstrapped: refuse,
+    uptime: refuse,
+    peerCount: refuse,
+    metricsText(url) {
+      read.push(url);
+      const e = expositions[url];
+      if (e === undefined) return Promise.reject(new NodeApiError(`${url}: connection refused`, 'unreachable'));
+      try {
+        return Promise.resolve(typeof e === 'function' ? e() : e);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  };
+}
+
+function ctx(node: NodeApi, now = at(0)): ObserveContext {
+  return { node, signal: new AbortController().signal, now, previous: {} } as unknown as ObserveContext;
+}
+
+const parse = (raw: Record<string, unknown>) => specSchema.parse({ urls: { [A]: 'http://a:9650' }, metric: 'avalanche_snowman_blks_processing', ...raw });
+
+/** Observe and evaluate one step, from the states of the last. */
+async function step(s: ReturnType<typeof parse>, node: NodeApi, previous: Record<string, State>, t: number) {
+  const observation = await nodeMetrics.observe(s, ctx(node, at(t)));
+  return nodeMetrics.evaluate(previous, observation, at(t), s);
+}
+
+const exposition = (lines: string[]) => `# HELP x y\n# TYPE x gauge\n${lines.join('\n')}\n`;
+
+describe('node-metrics', () => {
+  it('reads a node base at /ext/metrics; a path ending in /metrics as it is; a path prefix keeps its prefix', () => {
+    expect(metricsUrl('http://127.0.0.1:9650')).toBe('http://127.0.0.1:9650/ext/metrics');
+    expect(metricsUrl('http://127.0.0.1:9650/')).toBe('http://127.0.0.1:9650/ext/metrics');
+    expect(metricsUrl('http://127.0.0.1:8080/node/NodeID-x')).toBe('http://127.0.0.1:8080/node/NodeID-x/ext/metrics');
+    expect(metricsUrl('http://host:9650/ext/metrics')).toBe('http://host:9650/ext/metrics');
+    expect(metricsUrl('http://exporter:9100/metrics')).toBe('http://exporter:9100/metrics');
+  });
+
+  it('fires above a level, naming the node, the series, its value and the level', async () => {
+    const s = parse({ above: 15 });
+    const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} 20', 'avalanche_snowman_blks_processing{chain="P"} 2']) });
+    const r = await step(s, node, {}, 0);
+    expect(node.read).toEqual(['http://a:9650/ext/metrics']);
+    expect(r.conditions).toHaveLength(1);
+    expect(r.conditions?.[0]).toMatchObject({
+      key: `${A}:avalanche_snowman_blks_processing{chain="C"}`,
+      subject: `${A}:avalanche_snowman_blks_processing{chain="C"}`,
+      summary: `${A}: avalanche_snowman_blks_processing{chain="C"} is 20, above 15`,
+      labels: { node: A, metric: 'avalanche_snowman_blks_processing', series: '{chain="C"}', chain: 'C' },
+    });
+    expect(nodeMetrics.samples(s, r.states, at(0))).toEqual(
+      expect.arrayContaining([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_snowman_blks_processing', series: '{chain="C"}' }, value: 20 }]),
+    );
+  });
+
+  it('fires below a level, and resolves stating the value read now', async () => {
+    const s = parse({ metric: 'avalanche_resource_tracker_disk_available_percentage', below: 10 });
+    let value = 4;
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition([`avalanche_resource_tracker_disk_available_percentage ${value}`]) });
+    const low = await step(s, node, {}, 0);
+    expect(low.conditions?.[0]?.summary).toBe(`${A}: avalanche_resource_tracker_disk_available_percentage is 4, below 10`);
+    const fired = advance([], low.conditions ?? [], at(0).getTime());
+    value = 42.5;
+    const back = await step(s, node, low.states, 60);
+    expect(back.conditions).toEqual([]);
+    const [resolved] = advance(fired.active, back.conditions ?? [], at(60).getTime(), undefined, back.resolvedAs).notifications;
+    expect(resolved?.status).toBe('resolved');
+    expect(resolved?.summary).toBe(`${A}: avalanche_resource_tracker_disk_available_percentage is back at 42.5 (not below 10)`);
+  });
+
+  it('selects by label: exact text, an anchored ~regex, and "" for a label that is absent', async () => {
+    const text = exposition([
+      'avalanche_health_checks_failing{check="health",tag="all"} 3',
+      'avalanche_health_checks_failing{check="health",tag="application"} 1',
+      'avalanche_health_checks_failing{check="liveness",tag="all"} 5',
+      'avalanche_health_checks_failing{check="readiness",tag="allx"} 9',
+      'avalanche_health_checks_failing_total{check="health",tag="all"} 99',
+    ]);
+    const node = fakeNode({ 'http://a:9650/ext/metrics': text });
+    const keysOf = async (match: Record<string, string>) =>
+      (await step(parse({ metric: 'avalanche_health_checks_failing', match, above: 0 }), node, {}, 0)).conditions?.map((c) => c.labels['series']).sort();
+    expect(await keysOf({ check: 'health', tag: 'all' })).toEqual(['{check="health",tag="all"}']);
+    expect(await keysOf({ tag: '~all' })).toEqual(['{check="health",tag="all"}', '{check="liveness",tag="all"}']);
+    expect(await keysOf({ check: '~health|readiness' })).toEqual(['{check="health",tag="all"}', '{check="health",tag="application"}', '{check="readiness",tag="allx"}']);
+    expect(await keysOf({ chain: '', check: 'liveness' })).toEqual(['{check="liveness",tag="all"}']);
+    expect(await keysOf({ chain: 'C' })).toEqual([]);
+  });
+
+  it('rate: no verdict until the window is covered, then the per-second rate; a counter reset counts as Prometheus counts it', async () => {
+    const s = parse({ metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '3m', above: 0.5 });
+    let value = 100;
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition([`avalanche_snowman_polls_failed{chain="C"} ${value}`]) });
+    let states: Record<string, State> = {};
+    const values: Array<number | undefined> = [];
+    // 100, 160, then the node restarts (10), 70: an increase of 60 + 10 + 60 = 130 over 180s.
+    for (const [t, v] of [
+      [0, 100],
+      [60, 160],
+      [120, 10],
+      [180, 70],
+    ] as const) {
+      value = v;
+      const r = await step(s, node, states, t);
+      states = r.states;
+      values.push(Object.values(states)[0]?.value);
+      if (t < 180) expect(r.conditions, `no verdict at ${t}s`).toEqual([]);
+      else expect(r.conditions?.[0]?.summary).toBe(`${A}: rate of avalanche_snowman_polls_failed{chain="C"} over 3m is 0.7222/s, above 0.5/s`);
+    }
+    expect(values).toEqual([undefined, undefined, undefined, 130 / 180]);
+    // A minute later, with no new failure: the window (60s..240s) saw 10 + 60, back under 0.5/s.
+    const quiet = await step(s, node, states, 240);
+    expect(Object.values(quiet.states)[0]?.value).toBeCloseTo(70 / 180);
+    expect(quiet.conditions).toEqual([]);
+  });
+
+  it('rate: a firing alert stays while a window is not covered (a state with too few points gives no verdict)', async () => {
+    const s = parse({ metric: 'c', rate: '5m', above: 1 });
+    const key = `${A}:c{}`;
+    const previous: Record<string, State> = { [key]: { target: A, at: T0, labels: {}, value: 3, breach: true, points: [[T0, 1000]], raw: 1000 } };
+    const observation: Observation = { [A]: [{ labels: {}, value: 1010 }] };
+    const r = nodeMetrics.evaluate(previous, observation, at(60), s);
+    expect(r.conditions?.map((c) => c.key)).toEqual([key]);
+  });
+
+  it('one target failing does not blind another; the failed one keeps its state and its firing alert', async () => {
+    const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, above: 15 });
+    const high = exposition(['avalanche_snowman_blks_processing{chain="C"} 30']);
+    const both = await step(s, fakeNode({ 'http://a:9650/ext/metrics': high, 'http://b:9650/ext/metrics': high }), {}, 0);
+    expect(both.conditions?.map((c) => c.labels['node']).sort()).toEqual([A, B].sort());
+
+    const r = await step(s, fakeNode({ 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} 40']) }), both.states, 60);
+    expect(r.failed).toEqual({ [A]: 'http://a:9650/ext/metrics: connection refused' });
+    expect(r.states[`${A}:avalanche_snowman_blks_processing{chain="C"}`]).toEqual(both.states[`${A}:avalanche_snowman_blks_processing{chain="C"}`]);
+    expect(r.conditions?.map((c) => c.summary).sort()).toEqual([`${A}: avalanche_snowman_blks_processing{chain="C"} is 30, above 15`, `${B}: avalanche_snowman_blks_processing{chain="C"} is 40, above 15`]);
+  });
+
+  it('every target failing fails the evaluation', async () => {
+    await expect(step(parse({ above: 1 }), fakeNode({}), {}, 0)).rejects.toThrow('connection refused');
+  });
+
+  it('an exposition the parser cannot read fails its target only', async () => {
+    const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, above: 15 });
+    for (const bad of ['avalanche_snowman_blks_processing{chain=C} 1', 'avalanche_snowman_blks_processing{chain="C"} abc', 'avalanche_snowman_blks_processing{chain="C 1']) {
+      const node = fakeNode({ 'http://a:9650/ext/metrics': exposition([bad]), 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing 1']) });
+      const r = await step(s, node, {}, 0);
+      expect(Object.keys(r.failed ?? {}), bad).toEqual([A]);
+      expect(Object.keys(r.states)).toEqual([`${B}:avalanche_snowman_blks_processing{}`]);
+    }
+    const r = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} abc']), 'http://b:9650/ext/metrics': '' }), {}, 0);
+    expect(r.failed).toEqual({ [A]: 'avalanche_snowman_blks_processing: a sample value "abc" is not a number' });
+  });
+
+  it('a series the node stops exporting drops its state; its alert resolves saying so', async () => {
+    const s = parse({ above: 15 });
+    let lines = ['avalanche_snowman_blks_processing{chain="C"} 30', 'avalanche_snowman_blks_processing{chain="X"} 1'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
+    const first = await step(s, node, {}, 0);
+    const fired = advance([], first.conditions ?? [], at(0).getTime());
+    lines = ['avalanche_snowman_blks_processing{chain="X"} 1'];
+    const r = await step(s, node, first.states, 60);
+    expect(Object.keys(r.states)).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
+    const [resolved] = advance(fired.active, r.conditions ?? [], at(60).getTime(), undefined, r.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`${A}: avalanche_snowman_blks_processing{chain="C"} is no longer exported`);
+  });
+
+  it('a node exporting no matching series gives no verdict and keeps no state', async () => {
+    const r = await step(parse({ above: 1 }), fakeNode({ 'http://a:9650/ext/metrics': exposition(['other_metric 5']) }), {}, 0);
+    expect(r).toMatchObject({ states: {}, conditions: [], failed: {} });
+  });
+
+  it('aggregate: one value per target across its series', async () => {
+    const s = parse({ metric: 'avalanche_benchlist_benched_num', aggregate: 'sum', above: 1 });
+    const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_benchlist_benched_num{chain="C"} 1', 'avalanche_benchlist_benched_num{chain="P"} 1', 'avalanche_benchlist_benched_num{chain="X"} 0']) });
+    const r = await step(s, node, {}, 0);
+    expect(r.conditions?.map((c) => [c.key, c.summary, c.labels['series']])).toEqual([[`${A}:sum(avalanche_benchlist_benched_num)`, `${A}: sum of avalanche_benchlist_benched_num is 2, above 1`, 'sum']]);
+    expect(nodeMetrics.samples(s, r.states, at(0))).toEqual([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_benchlist_benched_num', series: 'sum' }, value: 2 }]);
+  });
+
+  it('a huge exposition parses quickly, keeping only the series of the metric', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 60_000; i++) lines.push(`avalanche_handler_messages{chain="C",op="op_${i}"} ${i}`, `avalanche_snowman_blks_processing_time{chain="c${i}"} 1`);
+    lines.push('avalanche_snowman_blks_processing{chain="C"} 7');
+    const text = exposition(lines);
+    expect(text.length).toBeGreaterThan(5_000_000);
+    const started = performance.now();
+    const series = seriesOf(text, 'avalanche_snowman_blks_processing');
+    const ms = performance.now() - started;
+    expect(series).toEqual([{ labels: { chain: 'C' }, value: 7 }]);
+    expect(ms, 'one event-loop turn on a 5 MB exposition').toBeLessThan(500);
+  });
+
+  it('reads escapes, +Inf and NaN as Prometheus does; a NaN keeps what the series had', async () => {
+    expect(seriesOf('m{path="C:\\\\DIR",q="say \\"hi\\""} +Inf\nm{a="1"} NaN\n', 'm')).toEqual([
+      { labels: { path: 'C:\\DIR', q: 'say "hi"' }, value: Infinity },
+      { labels: { a: '1' }, value: NaN },
+    ]);
+    const s = parse({ metric: 'm', above: 1 });
+    const key = `${A}:m{}`;
+    const r = nodeMetrics.evaluate({ [key]: { target: A, at: T0, labels: {}, value: 5, breach: true } }, { [A]: [{ labels: {}, value: NaN }] }, at(60), s);
+    expect(r.states[key]).toMatchObject({ value: 5, breach: true, at: T0 });
+    expect(r.conditions?.map((c) => c.key)).toEqual([key]);
+  });
+
+  it('its keys: exactly one level, a regex that compiles, a target at least; network defaults for validators: all', () => {
+    const problems = (raw: Record<string, unknown>) => specSchema.safeParse({ urls: { [A]: 'http://a:9650' }, metric: 'm', ...raw }).error?.issues.map((i) => i.message);
+    expect(problems({})).toEqual(['set exactly one of "above" or "below"']);
+    expect(problems({ above: 1, match: { tag: '~(' } })?.[0]).toMatch(/^"\(" is not a regular expression/);
+    expect(problems({ above: 1, urls: {} })?.[0]).toMatch(/list at least one target/);
+    expect(problems({ above: 1, metric: 'bad-name' })?.[0]).toMatch(/expected a Prometheus metric name/);
+    expect(parse({ above: 1 }).network).toBe('mainnet');
+  });
+
+  it('costs no compute units: one read of each node; describes itself in one line', () => {
+    const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '5m', aggregate: 'sum', above: 0.1 });
+    expect(nodeMetrics.cost(s)).toEqual({ calls: [], nodeCalls: 2 });
+    expect(nodeMetrics.describe(s)).toBe('sum(rate(avalanche_snowman_polls_failed{chain="C"}[5m])) > 0.1 on 2 nodes (a node exporting no matching series gives no verdict)');
+  });
+});
