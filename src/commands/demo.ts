@@ -19,10 +19,11 @@ const DEMO_DIR = fileURLToPath(new URL('../../config/demo/', import.meta.url));
 const SCHEDULE = [
   'now   an unknown node (validator-status)      +5s   an L1 validator with 20 days of balance left (l1-validator-balance)',
   '+10s  A ends within 30 s (validation-end)     +15s  a new stake of the team\'s address (staking-activity)',
-  '+20s  a stuck ICM message (icm-pending)       +25s  the export completes (export)',
+  '+20s  a stuck ICM message (icm-pending); C\'s disk fills: its diskspace check fails (node-health, node-metrics)',
+  '+25s  the export completes (export)',
   '+30s  B becomes active (validator-status)     +35s  two quiet hours on the C-chain (metric-threshold)',
   '+40s  A\'s validation ends                     +45s  a new delegation to C (delegation-end)',
-  '+50s  B\'s uptime warning (validator-health)   +55s  the signature aggregator fails (signature-aggregator)',
+  '+50s  B\'s uptime warning (validator-health)   +55s  the signature aggregator fails (signature-aggregator); C\'s disk is freed: resolved',
   '+60s  C proposes no block (block-production)  +65s  the L1\'s validator manager changes (subnet-changes)',
   '+70s  B\'s uptime resolved; a treasury deposit and a spam token named <!channel> (address-activity)',
   '+75s  a new contract (endpoint)               +80s  A\'s new period, the ICM message delivered: both resolve',

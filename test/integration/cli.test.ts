@@ -353,6 +353,9 @@ describe('avawatch demo', () => {
     expect(r.stdout).not.toContain('email ← to oncall@demo.invalid: [EVENT INFO]');
     expect(r.stdout).toMatch(/email ← to oncall@demo\.invalid: \[FIRING CRITICAL\] /);
     expect(r.stdout).toContain('slack ← [RESOLVED WARNING] demo-health: NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ uptime is back at 92% (above 91%)');
+    // The node's own view: its disk fills, its diskspace check fires by name, and resolves when space is freed.
+    expect(r.stdout).toMatch(/slack ← \[FIRING WARNING\] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace fails: remaining available disk space percentage \(7%\)/);
+    expect(r.stdout).toContain("slack ← [RESOLVED WARNING] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace passes again");
     // The hostile token symbol arrives escaped, and is printed as the text it is.
     expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
 
@@ -366,7 +369,7 @@ describe('avawatch demo', () => {
     expect([...rows.keys()].sort()).toEqual(Object.keys(ruleKinds).sort());
     for (const [kind, counts] of rows) expect(counts.reduce((a, b) => a + b), kind).toBeGreaterThan(0);
     expect([...rows.values()].reduce((n, [, resolved]) => n + (resolved ?? 0), 0)).toBeGreaterThanOrEqual(1);
-    expect(summary).toMatch(/\nEvery one of the 14 kinds fired\.\n$/);
+    expect(summary).toMatch(/\nEvery one of the 16 kinds fired\.\n$/);
   }, 150_000);
 });
 

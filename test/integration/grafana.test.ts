@@ -131,6 +131,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
         // rules/block-production.yaml's node proposes; rules/address-activity.yaml's treasury was paid.
         proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
         evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
+        // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails.
+        nodes: [{ nodeId: N1, diskAvailablePercent: 7 }],
       });
       applyChange(sim.world, change, sim.world.clock.nowMs());
       // One failed evaluation (a try and its one retry) for the failure counters.
@@ -138,7 +140,7 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
       slack = await startSlackReceiver();
       // One failed delivery attempt (retried, then delivered) for the delivery counters.
       slack.failNext({ status: 503, body: 'service_unavailable' });
-      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}}, {name: beta, nodeId: ${N2}}]\n` });
+      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]\n` });
       // Every example rule, as shipped, polled every second instead of every few minutes: the
       // L1 runway needs two reads, and the test must not wait for a 10m interval.
       for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {

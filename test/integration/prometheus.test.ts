@@ -30,6 +30,10 @@ const DOMAIN_GAUGES = [
   'avawatch_staking_active_transactions',
   'avawatch_subnet_is_l1',
   'avawatch_evm_address_newest_block',
+  'avawatch_node_api_up',
+  'avawatch_node_health_check_failing',
+  'avawatch_node_version_info',
+  'avawatch_node_metric_value',
 ];
 
 interface Sample {
@@ -77,6 +81,8 @@ describe('the /metrics exposition against promtool and a real Prometheus', () =>
           subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], isL1: true }],
           // The treasury of rules/address-activity.yaml received a deposit an hour ago.
           evmTransactions: [{ from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: 250, at: '-1h' }],
+          // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml), its disk nearly full.
+          nodes: [{ nodeId: N1, diskAvailablePercent: 7 }],
         },
       }),
     });
@@ -91,7 +97,7 @@ server: {listen: "127.0.0.1:0"}
 route: {receivers: [ops]}
 receivers:
   - {name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
-validators: [{name: alpha, nodeId: ${N1}}, {name: beta, nodeId: ${N2}}]
+validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]
 ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => JSON.stringify(join(RULES, f))).join(', ')}]
 `,
     );
