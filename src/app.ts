@@ -593,15 +593,18 @@ export class App {
    * Why avawatch is blind now: a rule whose last evaluation failed, a lookup that keeps
    * failing, an API paused by a 429 or out of budget, the state file. `starting` until every
    * interval rule has been evaluated once. A node whose API does not answer is not blindness:
-   * node-health says so itself, with the service's view.
+   * node-health says so itself, with the service's view (and node-metrics' failing reads of it
+   * are left out here for the same reason).
    */
   blindness(): string[] | 'starting' {
     const ready = this.readiness();
     if (ready.problems.some((p) => p.startsWith('starting'))) return 'starting';
     const out: string[] = [];
-    const names = new Set(this.#loaded.rules.map((r) => r.name));
+    // A rule that reads only the operators' nodes sees a node that is down, not a blind avawatch.
+    const services = this.#loaded.rules.filter((r) => ruleKind(r.kind).cost(r.spec as never).calls.length > 0 || !ruleKind(r.kind).selects?.includes('urls'));
+    const names = new Set(services.map((r) => r.name));
     for (const f of this.failures.failing(1)) if (names.has(f.rule)) out.push(`rule ${f.rule}: its last evaluation failed (${f.error})`);
-    for (const rule of this.#loaded.rules) {
+    for (const rule of services) {
       const entities = this.failures.entities(rule.name);
       const first = entities[0];
       if (first) out.push(`rule ${rule.name}: ${entities.length} lookup(s) failing (${first.entity}: ${first.error})`);

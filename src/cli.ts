@@ -84,11 +84,12 @@ program
   .option('--node <NodeID>', 'a validator of yours (repeat for more)', collect, [])
   .option('--name <name>', 'its name in alerts and on the page, one per --node in order (default validator-1, …)', collect, [])
   .addOption(new Option('--network <network>', 'the network of the --node validators').choices(['mainnet', 'fuji']).default('mainnet'))
+  .option('--api <url>', "its node's own API, e.g. http://127.0.0.1:9650, one per --node in order: adds node-health (docs/node.md)", collect, [])
   .option('--slack-webhook-url-file <file>', 'a file holding a Slack incoming webhook URL (the URL stays out of the config)')
-  .action(async (opts: { node: string[]; name: string[]; network: 'mainnet' | 'fuji'; slackWebhookUrlFile?: string }, cmd: Command) => {
+  .action(async (opts: { node: string[]; name: string[]; api: string[]; network: 'mainnet' | 'fuji'; slackWebhookUrlFile?: string }, cmd: Command) => {
     const { initCommand } = await import('./commands/init.js');
     const file = configPath(cmd.optsWithGlobals<GlobalOptions>().config, process.env);
-    process.exitCode = initCommand({ file, nodes: opts.node, names: opts.name, network: opts.network, ...(opts.slackWebhookUrlFile === undefined ? {} : { slackWebhookUrlFile: opts.slackWebhookUrlFile }) });
+    process.exitCode = initCommand({ file, nodes: opts.node, names: opts.name, apis: opts.api, network: opts.network, ...(opts.slackWebhookUrlFile === undefined ? {} : { slackWebhookUrlFile: opts.slackWebhookUrlFile }) });
   });
 
 program

@@ -32,7 +32,16 @@ describe('validator schema (live shapes)', () => {
   it('keeps an unknown status as itself, tolerates unknown fields and keeps only what it reads', () => {
     const parsed = validator.parse({ ...pendingValidator(period), validationStatus: 'exiting', somethingNew: { a: 1 } });
     expect(parsed.validationStatus).toBe('exiting');
-    expect(Object.keys(parsed).sort()).toEqual(['amountStaked', 'endTimestamp', 'nodeId', 'startTimestamp', 'subnetId', 'txHash', 'validationStatus']);
+    expect(Object.keys(parsed).sort()).toEqual(['amountStaked', 'blsCredentials', 'endTimestamp', 'nodeId', 'startTimestamp', 'subnetId', 'txHash', 'validationStatus']);
+    expect(parsed.blsCredentials).toEqual({ publicKey: expect.stringMatching(/^0x[0-9a-f]{96}$/) });
+  });
+
+  it('reads blsCredentials.publicKey for node-health, and any other shape of it as absent, never a failed response', () => {
+    for (const blsCredentials of [{}, null, 'n/a', { publicKey: 7 }]) {
+      const parsed = validator.safeParse({ ...activeValidator(period), blsCredentials });
+      expect(parsed.success, JSON.stringify(blsCredentials)).toBe(true);
+      expect(parsed.data?.blsCredentials?.publicKey, JSON.stringify(blsCredentials)).toBeUndefined();
+    }
   });
 
   it('reads only its fields: uptimePerformance as a number, or any other shape, never fails a response', () => {

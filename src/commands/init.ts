@@ -15,6 +15,8 @@ export interface InitOptions {
   /** One per node, in order; default `validator-1`, `validator-2`, … */
   names?: readonly string[];
   network: 'mainnet' | 'fuji';
+  /** Each node's own API (http://127.0.0.1:9650), one per node in order: node-health reads it. */
+  apis?: readonly string[];
   /** A file holding the Slack webhook URL (the URL itself never lands in the config). */
   slackWebhookUrlFile?: string;
   /** The package's rules/ directory (tests point elsewhere). */
@@ -31,6 +33,8 @@ export function writeInitConfig(o: InitOptions): string {
   if (existsSync(file)) throw new InitError(`${o.file} exists: init never overwrites a config; add your validators to its validators: list, or pass -c with a new file`);
   if (o.nodes.length === 0) throw new InitError('name at least one validator: --node NodeID-…');
   if (o.names && o.names.length > o.nodes.length) throw new InitError(`${o.names.length} --name for ${o.nodes.length} --node: give one name per node, in the same order`);
+  if (o.apis && o.apis.length > o.nodes.length) throw new InitError(`${o.apis.length} --api for ${o.nodes.length} --node: give one API URL per node, in the same order`);
+  for (const api of o.apis ?? []) if (!/^https?:\/\/[^\s/]+/.test(api)) throw new InitError(`--api ${api}: expected the node's API URL, such as http://127.0.0.1:9650`);
   const text = initConfigText({ ...o, file });
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text, { flag: 'wx' });
@@ -41,7 +45,14 @@ export function initConfigText(o: InitOptions): string {
   const dir = dirname(resolve(o.file));
   const rulesDir = o.rulesDir ?? fileURLToPath(new URL('../../rules/', import.meta.url));
   const ruleFile = (name: string) => yamlString(pathFrom(dir, resolve(rulesDir, name)));
-  const validators = o.nodes.map((nodeId, i) => [`  - name: ${yamlString(o.names?.[i] ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(nodeId)}`, `    network: ${o.network}`, `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'));
+  const api = (i: number) => {
+    const url = o.apis?.[i];
+    return url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it and rules/node-health.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health reads it (docs/node.md)`;
+  };
+  const validators = o.nodes.map((nodeId, i) =>
+    [`  - name: ${yamlString(o.names?.[i] ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(nodeId)}`, `    network: ${o.network}`, api(i), `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'),
+  );
+  const ruleFiles = (o.apis?.length ?? 0) > 0 ? [...PROFILE_RULE_FILES, 'node-health.yaml'] : PROFILE_RULE_FILES;
   const slack = o.slackWebhookUrlFile === undefined
     ? ['receivers: []                  # add one (docs/configuration.md#receivers): until then alerts are recorded, not sent', 'route:', '  receivers: []']
     : ['receivers:', '  - name: slack', '    type: slack', `    webhookUrlFile: ${yamlString(pathFrom(dir, resolve(o.slackWebhookUrlFile)))}`, 'route:', '  receivers: [slack]'];
@@ -61,7 +72,7 @@ export function initConfigText(o: InitOptions): string {
     ...slack,
     ...GROUPING,
     'ruleFiles:',
-    ...PROFILE_RULE_FILES.map((f) => `  - ${ruleFile(f)}`),
+    ...ruleFiles.map((f) => `  - ${ruleFile(f)}`),
     '',
   ].join('\n');
 }

@@ -58,22 +58,26 @@ describe('loading the shipped config', () => {
     const loaded = loadConfig('config/avawatch.yaml', {});
     expect(loaded.rules.map((r) => r.name)).toEqual(['c-chain-tx-drop']);
     expect(loaded.warnings).toEqual([
-      'config/avawatch.yaml:34:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
-      'config/avawatch.yaml: the inventory lists no validator, so 5 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production): add yours under validators: (or run avawatch init --node NodeID-…)',
+      'config/avawatch.yaml:35:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
+      'config/avawatch.yaml: the inventory lists no validator, so 16 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production, node-health and 10 more): add yours under validators: (or run avawatch init --node NodeID-…)',
     ]);
   });
 
   it('with one validator in its inventory, the shipped profile watches it in every read-only kind', () => {
     const text = readFileSync('config/avawatch.yaml', 'utf8')
-      .replace('validators: []', 'validators:\n  - { name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg }')
+      .replace('validators: []', 'validators:\n  - { name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg, api: "http://127.0.0.1:9650" }')
       .replaceAll('../rules/', `${resolve('rules')}/`);
     writeFileSync(join(tmp, 'avawatch.yaml'), text);
     const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
     // Only read-only rules over entities that exist on mainnet; every other example is a
     // placeholder that check names, and none of them writes (export) or probes (aggregator).
     const kinds = new Set(loaded.rules.map((r) => r.kind));
-    expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'validation-end', 'validator-health', 'validator-status']);
-    for (const rule of loaded.rules.filter((r) => r.kind !== 'metric-threshold')) expect(rule.spec['nodeIds']).toEqual(['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg']);
+    expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'node-health', 'node-metrics', 'validation-end', 'validator-health', 'validator-status']);
+    for (const rule of loaded.rules.filter((r) => r.kind !== 'metric-threshold')) {
+      // The node's own rules read its API; the others its NodeID.
+      if (rule.kind.startsWith('node-')) expect(rule.spec['urls']).toEqual({ 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg': 'http://127.0.0.1:9650' });
+      else expect(rule.spec['nodeIds']).toEqual(['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg']);
+    }
     const examples = notLoadedExamples(loaded).map((e) => e.file);
     const shipped = readdirSync('rules').filter((f) => f.endsWith('.yaml')).map((f) => `rules/${f}`);
     expect([...loaded.ruleFiles.map((f) => relative(process.cwd(), f)), ...examples].sort()).toEqual(shipped.sort());

@@ -111,11 +111,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   warnings.push(...deliveryWarnings);
   if (problems.length > 0 || !config) throw new ConfigError(sortProblems(problems));
   if (idle.length > 0) {
-    warnings.push(`${shown}: the inventory lists no validator, so ${idle.length} rule(s) with "validators: all" watch nothing and are not loaded (${idle.join(', ')}): add yours under validators: (or run avawatch init --node NodeID-…)`);
+    warnings.push(`${shown}: the inventory lists no validator, so ${idle.length} rule(s) with "validators: all" watch nothing and are not loaded (${someOf(idle)}): add yours under validators: (or run avawatch init --node NodeID-…)`);
   }
   if (config.heartbeat && !config.heartbeat.url) warnings.push(`${shown}: heartbeat.url is empty: no heartbeat is sent`);
   if (noApi.length > 0) {
-    warnings.push(`${shown}: no validator in the inventory declares its node's api URL, so ${noApi.length} rule(s) that read the node itself are not loaded (${noApi.join(', ')}): add api: http://127.0.0.1:9650 to a validator (docs/node.md)`);
+    warnings.push(`${shown}: no validator in the inventory declares its node's api URL, so ${noApi.length} rule(s) that read the node itself are not loaded (${someOf(noApi)}): add api: http://127.0.0.1:9650 to a validator (docs/node.md)`);
   }
   if (rules.length === 0) warnings.push(`${shown}: no rules loaded: nothing will be watched`);
 
@@ -384,4 +384,9 @@ function at(receiver: object, path: readonly string[]): Record<string, unknown> 
   let obj: unknown = receiver;
   for (const key of path) obj = typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
   return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>) : undefined;
+}
+
+/** The first names of a list, and how many more: a warning stays one readable line. */
+function someOf(names: readonly string[], shown = 6): string {
+  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
 }

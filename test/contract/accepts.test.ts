@@ -8,6 +8,7 @@ import { MockAgent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DataApi } from '../../src/api/data-api.js';
+import type { NodeApi } from '../../src/api/node-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
 import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
@@ -249,6 +250,17 @@ function blockRange(q: URLSearchParams, listed: Json): Reply {
 /** The node the profile's examples watch here (in a config, the inventory's). */
 const PROFILE_NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
+/** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
+const HEALTHY_NODE: NodeApi = {
+  health: async () => ({ healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] }),
+  nodeId: async () => ({ nodeId: PROFILE_NODE }),
+  version: async () => 'avalanchego/1.14.2',
+  isBootstrapped: async () => true,
+  uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
+  peerCount: async () => 60,
+  metricsText: async () => 'avalanche_network_peers 60\n',
+};
+
 /** The rule files' examples, parsed as the config loader parses a rule: one per kind. */
 function exampleRules(): Map<string, Record<string, unknown>> {
   const dir = fileURLToPath(new URL('../../rules/', import.meta.url));
@@ -259,7 +271,8 @@ function exampleRules(): Map<string, Record<string, unknown>> {
       const kind = (raw as { kind?: unknown }).kind;
       // The profile's rules select the inventory (`validators: all`): one validator stands in for it.
       const { validators: selects, ...rest } = raw as Record<string, unknown>;
-      const rule = selects === undefined ? rest : { network: 'mainnet', nodeIds: [PROFILE_NODE], ...rest };
+      const selected = ruleKind(String(kind)).selects?.includes('urls') ? { urls: { [PROFILE_NODE]: 'http://127.0.0.1:9650' } } : { nodeIds: [PROFILE_NODE] };
+      const rule = selects === undefined ? rest : { network: 'mainnet', ...selected, ...rest };
       if (typeof kind === 'string' && !out.has(kind)) out.set(kind, ruleSchema.parse(rule) as Record<string, unknown>);
     }
   }
@@ -294,7 +307,7 @@ describe(`rules on generated responses of @avalanche-sdk/chainkit ${SDK_VERSION}
     const spec = examples.get(name);
     if (!spec) throw new Error(`no example rule of kind ${name} in rules/*.yaml`);
     const read = async (previous: Record<string, unknown>): Promise<Evaluation<unknown>> => {
-      const observation: unknown = await kind.observe(spec, { data, metrics, signal: new AbortController().signal, now: NOW, previous, expressions });
+      const observation: unknown = await kind.observe(spec, { data, metrics, node: HEALTHY_NODE, signal: new AbortController().signal, now: NOW, previous, expressions });
       return kind.evaluate(previous, observation, NOW, spec) as Evaluation<unknown>;
     };
     await fc.assert(

@@ -45,7 +45,7 @@ describe('avawatch check', () => {
     expect(r.stdout).toContain(`rule files: ${SHIPPED.files}, rules: 1\n`);
     expect(SHIPPED.rules).toContain('my-validators');
     expect(r.stdout).not.toContain('my-validators');
-    expect(r.stderr).toContain('5 rule(s) with \\"validators: all\\" watch nothing and are not loaded');
+    expect(r.stderr).toContain('16 rule(s) with \\"validators: all\\" watch nothing and are not loaded');
     expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
     // The examples with placeholders are named, not loaded: the export one would start real jobs.
     expect(r.stdout).toMatch(/examples not loaded: \d+ \(placeholders: copy one, replace them, add it to ruleFiles\)\n/);
@@ -59,7 +59,7 @@ describe('avawatch check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-shard-'));
     const files = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
     // Each named on its own: a glob would skip the examples marked placeholder.
-    writeFileSync(join(dir, 'avawatch.yaml'), `validators: [{name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg}]\nruleFiles: [${files.map((f) => JSON.stringify(join(process.cwd(), 'rules', f))).join(', ')}]\n`);
+    writeFileSync(join(dir, 'avawatch.yaml'), `validators: [{name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg, api: "http://127.0.0.1:9650"}]\nruleFiles: [${files.map((f) => JSON.stringify(join(process.cwd(), 'rules', f))).join(', ')}]\n`);
     const all = files.flatMap((f) => (parseYaml(readFileSync(`rules/${f}`, 'utf8')) as { rules: Array<{ name: string }> }).rules.map((r) => r.name));
     const shards = await Promise.all(['1/2', '2/2'].map((s) => avawatch(['check', '-c', join(dir, 'avawatch.yaml'), '--shard', s])));
     rmSync(dir, { recursive: true, force: true });

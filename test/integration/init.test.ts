@@ -40,4 +40,17 @@ describe('avawatch init', () => {
     expect(r.stderr).toContain(`--node ${typo}: ${typo}: checksum does not match (a typo?)`);
     expect(existsSync(join(dir, 'typo.yaml'))).toBe(false);
   });
+
+  it("--api declares the node's own API and adds node-health, which check counts as free calls", async () => {
+    const made = await avawatch(['-c', 'node.yaml', 'init', '--node', A, '--name', 'alpha', '--api', 'http://127.0.0.1:9650'], { cwd: dir });
+    expect(made.stderr).toBe('');
+    expect(made.stdout).toContain('wrote node.yaml: 1 validator(s), 6 rules');
+    expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toContain('    api: http://127.0.0.1:9650   # node-health reads it (docs/node.md)');
+    const check = await avawatch(['-c', 'node.yaml', 'check'], { cwd: dir });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/ {2}node-health {2}node-health {2}every 1m {2}warning {2}mainnet, 1 node's own API: health checks/);
+    expect(check.stdout).toContain('node APIs  11,520 calls a day to your own nodes, no compute units');
+    const wrong = await avawatch(['-c', 'wrong.yaml', 'init', '--node', A, '--api', '127.0.0.1:9650'], { cwd: dir });
+    expect([wrong.code, wrong.stderr.trim()]).toEqual([1, "avawatch: --api 127.0.0.1:9650: expected the node's API URL, such as http://127.0.0.1:9650"]);
+  });
 });

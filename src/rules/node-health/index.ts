@@ -102,7 +102,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
 
   describe(s) {
     const n = Object.keys(s.urls).length;
-    const parts = [`${s.network}, ${n} node${n === 1 ? '' : 's'}' own API${n === 1 ? '' : 's'}: health checks, bootstrapped on ${s.chains.join('/')}, NodeID`];
+    const parts = [`${s.network}, ${n === 1 ? "1 node's own API" : `${n} nodes' own APIs`}: health checks, bootstrapped on ${s.chains.join('/')}, NodeID`];
     if (s.outside !== false) parts.push('BLS key');
     if (s.minVersion) parts.push(`AvalancheGo ≥ ${s.minVersion}`);
     if (s.rewardingStake !== false) parts.push(`rewarding stake warning under ${s.rewardingStake.warning}%, critical under ${s.rewardingStake.critical}%`);
