@@ -600,8 +600,8 @@ export class App {
     const ready = this.readiness();
     if (ready.problems.some((p) => p.startsWith('starting'))) return 'starting';
     const out: string[] = [];
-    // A rule that reads only the operators' nodes sees a node that is down, not a blind avawatch.
-    const services = this.#loaded.rules.filter((r) => ruleKind(r.kind).cost(r.spec as never).calls.length > 0 || !ruleKind(r.kind).selects?.includes('urls'));
+    // A rule that reads the operators' nodes sees a node that is down or odd, not a blind avawatch.
+    const services = this.#loaded.rules.filter((r) => !ruleKind(r.kind).selects?.includes('urls'));
     const names = new Set(services.map((r) => r.name));
     for (const f of this.failures.failing(1)) if (names.has(f.rule)) out.push(`rule ${f.rule}: its last evaluation failed (${f.error})`);
     for (const rule of services) {
@@ -705,7 +705,12 @@ async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> 
 
 /** JSON that sees secrets' values and bigints, to tell whether a config section changed. */
 function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v instanceof Secret ? `secret:${v.reveal()}` : typeof v === 'bigint' ? `${v}n` : v));
+  // The holder's own value: JSON.stringify has already turned a Secret into "<secret>" (its
+  // toJSON) by the time a replacer sees `v`, so a rotated key or URL would look unchanged.
+  return JSON.stringify(value, function (this: Record<string, unknown>, k, v: unknown) {
+    const raw = this[k];
+    return raw instanceof Secret ? `secret:${raw.reveal()}` : typeof v === 'bigint' ? `${v}n` : v;
+  });
 }
 
 /** The same rule: what it watches and how it alerts (where in its file it sits does not count). */

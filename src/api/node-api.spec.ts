@@ -159,7 +159,7 @@ describe('HttpNodeApi.health', () => {
 describe('HttpNodeApi info', () => {
   it('calls the JSON-RPC methods and reads the strings-encoded numbers', async () => {
     const results: Record<string, unknown> = {
-      'info.getNodeID': { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: '0xABCDEF', proofOfPossession: '0x00' } },
+      'info.getNodeID': { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: `0x${'AB'.repeat(48)}`, proofOfPossession: '0x00' } },
       'info.getNodeVersion': { version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', rpcProtocolVersion: '45', gitCommit: 'x', vmVersions: {} },
       'info.isBootstrapped': { isBootstrapped: false },
       'info.uptime': { rewardingStakePercentage: '79.9876', weightedAveragePercentage: 98.5 },
@@ -170,7 +170,7 @@ describe('HttpNodeApi info', () => {
       json(res, 200, { jsonrpc: '2.0', result: results[call.method], id: call.id });
     });
     const a = api();
-    expect(await a.nodeId(base, signal())).toEqual({ nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', blsPublicKey: '0xabcdef' });
+    expect(await a.nodeId(base, signal())).toEqual({ nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', blsPublicKey: `0x${'ab'.repeat(48)}` });
     expect(await a.version(base, signal())).toBe('avalanchego/1.14.2');
     expect(await a.isBootstrapped(base, 'C', signal())).toBe(false);
     expect(await a.uptime(base, signal())).toEqual({ rewardingStakePercentage: 79.9876, weightedAveragePercentage: 98.5 });
@@ -179,9 +179,16 @@ describe('HttpNodeApi info', () => {
     expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
   });
 
-  it('reads a node without nodePOP', async () => {
-    const base = await serve(rpc({ nodeID: 'NodeID-x', nodePOP: null }));
-    expect(await api().nodeId(base, signal())).toEqual({ nodeId: 'NodeID-x' });
+  it('reads a node without nodePOP, or with a key of another shape, as one that reports no key; a NodeID that is none is invalid', async () => {
+    const id = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+    for (const nodePOP of [null, { publicKey: '0xabcdef' }, { publicKey: 7 }, 'n/a']) {
+      const base = await serve(rpc({ nodeID: id, nodePOP }));
+      expect(await api().nodeId(base, signal()), JSON.stringify(nodePOP)).toEqual({ nodeId: id });
+      await new Promise<void>((r) => server?.close(() => r()));
+    }
+    const base = await serve(rpc({ nodeID: `NodeID-${'x'.repeat(5000)}` }));
+    const err = await failure(api().nodeId(base, signal()));
+    expect([err.kind, err.message.length < 200]).toEqual(['invalid', true]);
   });
 
   it("throws the node's JSON-RPC error as rpc, with its message clipped", async () => {

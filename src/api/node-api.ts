@@ -164,6 +164,8 @@ export class HttpNodeApi implements NodeApi {
         throw err;
       },
     );
+    // Each caller handles its own copy; this one keeps a read nobody awaits any more from crashing the process.
+    entry.text.catch(() => undefined);
     this.#metrics.set(url, entry);
     return untilAborted(entry.text, signal);
   }
@@ -187,7 +189,8 @@ export class HttpNodeApi implements NodeApi {
     if (parsed.success) return parsed.data;
     this.#o.onResponse?.(endpoint, 'invalid');
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    // The path may hold a name the node chose (a health check's): clipped as its text is.
+    const where = issue && issue.path.length > 0 ? `${clip(issue.path.map(String).join('.'), 120)}: ` : '';
     throw new NodeApiError(`node ${target.where} ${endpoint}: an answer that does not parse (${where}${issue?.message ?? 'invalid'})`, 'invalid');
   }
 
@@ -285,9 +288,9 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
-function clip(text: string): string {
+function clip(text: string, chars = RPC_MESSAGE_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > RPC_MESSAGE_CHARS ? `${flat.slice(0, RPC_MESSAGE_CHARS)}…` : flat;
+  return flat.length > chars ? `${flat.slice(0, chars)}…` : flat;
 }
 
 /** The shared promise, or the caller's abort, whichever comes first. */

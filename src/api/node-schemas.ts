@@ -80,12 +80,14 @@ export const rpcEnvelope = z.looseObject({
 /** info.getNodeID: {nodeID, nodePOP: {publicKey, proofOfPossession} | null}. */
 export const nodeIdReply = z
   .looseObject({
-    nodeID: z.string().min(1),
-    nodePOP: z.looseObject({ publicKey: z.string().optional() }).nullish(),
+    // ids.NodeID's text: NodeID- and CB58 (a hostile length never reaches an alert).
+    nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'expected NodeID-…'),
+    // formatting.HexNC: 0x and 96 hex digits; another shape is no key read (never a failed answer).
+    nodePOP: z.looseObject({ publicKey: z.string().optional().catch(undefined) }).nullish().catch(undefined),
   })
   .transform((r): { nodeId: string; blsPublicKey?: string } => {
     const key = r.nodePOP?.publicKey;
-    return key === undefined || key === '' ? { nodeId: r.nodeID } : { nodeId: r.nodeID, blsPublicKey: key.toLowerCase() };
+    return key === undefined || !/^0x[0-9a-fA-F]{96}$/.test(key) ? { nodeId: r.nodeID } : { nodeId: r.nodeID, blsPublicKey: key.toLowerCase() };
   });
 
 /** info.getNodeVersion: {version: "avalanchego/1.14.2", databaseVersion, rpcProtocolVersion, gitCommit, vmVersions}. */

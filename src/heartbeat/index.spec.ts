@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Secret, scrub } from '../config/secret.js';
-import { Heartbeat, type HeartbeatOptions } from './index.js';
+import { failUrlOf, Heartbeat, type HeartbeatOptions } from './index.js';
 
 // A healthchecks.io stand-in on loopback: the path of each ping, its body, and the status it answers.
 let server: Server;
@@ -62,6 +62,23 @@ describe('heartbeat', () => {
     expect(refused.outcome).toBe('error');
     expect(JSON.stringify([refused, errors])).not.toContain('5f3c-secret-uuid');
     server = createServer().listen(0); // closed again by afterEach
+  });
+
+  it("the default failure URL is /fail after the path, before a query (healthchecks.io's ?create=1)", () => {
+    expect(failUrlOf('https://hc-ping.com/key/slug?create=1')).toBe('https://hc-ping.com/key/slug/fail?create=1');
+    expect(failUrlOf('https://hc-ping.com/5f3c/')).toBe('https://hc-ping.com/5f3c/fail');
+  });
+
+  it('a ping cut short by stop() (shutdown, a reload) is no monitor error', async () => {
+    const errors: string[] = [];
+    server.removeAllListeners('request');
+    server.on('request', () => undefined); // never answers
+    const hb = heartbeat(() => [], { onPing: (o) => errors.push(o) });
+    const beat = hb.beat();
+    await new Promise((r) => setTimeout(r, 50));
+    hb.stop();
+    expect(await beat).toEqual({ outcome: 'skipped' });
+    expect(errors).toEqual([]);
   });
 
   it('the daemon pings every `every`, on its own timer', async () => {

@@ -52,16 +52,23 @@ export class Heartbeat {
   }
 
   async #ping(): Promise<Beat> {
-    const blind = this.#o.blindness();
-    if (blind === 'starting') return { outcome: 'skipped' };
+    let blind: readonly string[] | 'starting';
+    try {
+      blind = this.#o.blindness();
+    } catch (err) {
+      blind = [`avawatch could not tell its own state: ${err instanceof Error ? err.message : String(err)}`];
+    }
+    if (blind === 'starting' || this.#stopping.signal.aborted) return { outcome: 'skipped' };
     const outcome = blind.length === 0 ? 'ok' : 'fail';
-    const url = outcome === 'ok' ? this.#o.url.reveal() : (this.#o.failUrl?.reveal() ?? `${this.#o.url.reveal().replace(/\/+$/, '')}/fail`);
+    const url = outcome === 'ok' ? this.#o.url.reveal() : (this.#o.failUrl?.reveal() ?? failUrlOf(this.#o.url.reveal()));
     // The monitor shows the body beside the ping: why, for a person reading it there.
     const body = JSON.stringify({ status: outcome === 'ok' ? 'every source answered' : 'blind', blind: blind.slice(0, 20).map((b) => this.#o.redact(b).slice(0, 300)) });
     try {
       const res = await postForAnswer(url, body, { prefix: 'heartbeat', timeoutMs: this.#o.timeoutMs, signal: this.#stopping.signal });
       if (res.status < 200 || res.status >= 300) throw new Error(`heartbeat: HTTP ${res.status}`);
     } catch (err) {
+      // Stopped mid-ping (shutdown, a reload): not the monitor's failure.
+      if (this.#stopping.signal.aborted) return { outcome: 'skipped' };
       const error = this.#o.redact(err instanceof Error ? err.message : String(err));
       this.#o.onPing?.('error', error);
       return { outcome: 'error', error };
@@ -75,4 +82,11 @@ export class Heartbeat {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** healthchecks.io's failure signal: /fail after the path, before any query (`?create=1`). */
+export function failUrlOf(url: string): string {
+  const u = new URL(url);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/fail`;
+  return u.href;
 }

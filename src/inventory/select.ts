@@ -69,7 +69,8 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
     if (key === 'urls') {
       // NodeID → the node's own API: only validators that declare `api` have one to read.
       if (explicit !== undefined && (explicit === null || typeof explicit !== 'object' || Array.isArray(explicit))) continue;
-      const urls = { ...(explicit as Record<string, unknown> | undefined), ...Object.fromEntries(selected.flatMap((v) => (v.api === undefined ? [] : [[v.nodeId, v.api]]))) };
+      // A URL the rule names itself wins over the inventory's.
+      const urls = { ...Object.fromEntries(selected.flatMap((v) => (v.api === undefined ? [] : [[v.nodeId, v.api]]))), ...(explicit as Record<string, unknown> | undefined) };
       if (Object.keys(urls).length === 0) {
         problems.push(locate(['validators'], `the selected validators (${selected.map((v) => v.name).join(', ')}) declare no api URL in the inventory (api: http://127.0.0.1:9650)`));
         continue;

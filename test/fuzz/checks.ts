@@ -100,7 +100,7 @@ export function falseNotifications(alerts: readonly AlertMessage[], probeFailure
   return alerts.filter((a) => a.labels['alertname'] !== 'rule-failing' && !(probeFailuresAllowed && a.rule === 'sig'));
 }
 
-const MODELLED = new Set(['health', 'blocks']);
+const MODELLED = new Set(['health', 'blocks', 'node']);
 
 /** Which `rule/key` the store has firing now, with severity. */
 export async function firingNow(d: Daemon): Promise<Map<string, string>> {

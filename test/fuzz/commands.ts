@@ -5,7 +5,7 @@ import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificati
 import { settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
-import { addBlock, NODES, syncNode, txHashOf, type Model } from './world.js';
+import { addBlock, NODES, syncNode, syncNodeApi, txHashOf, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
 // the running daemon. Every step ends with the invariants of checks.ts.
@@ -73,6 +73,8 @@ export class Advance implements Cmd {
 
 export type Change =
   | { what: 'uptime'; node: string; value: number }
+  | { what: 'api-failing' | 'api-other'; node: string; value: boolean }
+  | { what: 'api-stake'; node: string; value: number }
   | { what: 'version'; node: string; value: string }
   | { what: 'capacity'; node: string; value: string }
   | { what: 'block' | 'end' | 'restake'; node: string };
@@ -83,6 +85,7 @@ function apply(model: Model, run: Run, c: Change): void {
   if (!n) return;
   const nowS = Math.floor(model.nowMs / 1000);
   if (c.what === 'block') return addBlock(run.d.world, n, nowS);
+  if (c.what === 'api-failing' || c.what === 'api-other' || c.what === 'api-stake') return applyApi(model, run, n, c);
   if (c.what === 'end') {
     if (n.status !== 'active') return;
     n.status = 'completed';
@@ -99,6 +102,17 @@ function apply(model: Model, run: Run, c: Change): void {
   if (c.what === 'version') n.version = c.value;
   if (c.what === 'capacity') n.capacity = c.value;
   syncNode(run.d.world, n, false);
+}
+
+/** The node's own view changes; a condition's holding starts now (or goes on, or ends). */
+function applyApi(model: Model, run: Run, n: NodeModel, c: Extract<Change, { what: 'api-failing' | 'api-other' | 'api-stake' }>): void {
+  const what = c.what === 'api-failing' ? 'failing' : c.what === 'api-other' ? 'other' : 'stake';
+  if (c.what === 'api-stake') n.api.stake = c.value;
+  else n.api[what as 'failing' | 'other'] = c.value;
+  const holds = what === 'stake' ? n.api.stake < 90 : n.api[what as 'failing' | 'other'];
+  if (!holds) delete n.api.since[what];
+  else n.api.since[what] ??= model.nowMs;
+  syncNodeApi(run.d.world, n);
 }
 
 const short = (node: string) => node.slice(7, 12);
@@ -256,7 +270,7 @@ const itemsBlip: fc.Arbitrary<Distortion> = fc.oneof(
   fc.constant<Distortion>({ kind: 'items', list: 'validators', how: 'flood' }),
 );
 
-const match = some('.', '/validators', '/blocks$', '/signatureAggregator');
+const match = some('.', '/validators', '/blocks$', '/signatureAggregator', '/ext/health$', '/ext/info$');
 const httpBlip: fc.Arbitrary<Distortion> = fc.oneof(
   fc.record({ kind: fc.constant('http' as const), match, status: fc.constant(429), headers: some({ 'retry-after': '1' }, { 'retry-after': '30' }, { 'retry-after': '3000000' }, { 'retry-after': 'soon' }) }),
   fc.record({ kind: fc.constant('http' as const), match, status: some(500, 502, 503) }),
@@ -271,6 +285,8 @@ const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ what: fc.constant('version' as const), node, value: some('avalanchego/1.14.1', 'avalanchego/1.13.2', 'avalanchego/1.14.0-rc.3') }),
   fc.record({ what: fc.constant('capacity' as const), node, value: some('500000000000', '6948766000000000') }),
   fc.record({ what: some<'block' | 'end' | 'restake'>('block', 'block', 'end', 'restake'), node }),
+  fc.record({ what: some<'api-failing' | 'api-other'>('api-failing', 'api-other'), node, value: fc.boolean() }),
+  fc.record({ what: fc.constant('api-stake' as const), node, value: some(100, 85, 70) }),
 );
 
 const misbehaviour: fc.Arbitrary<Misbehaviour> = fc.oneof(

@@ -10,7 +10,7 @@ import type { World } from '../../src/sim/world.js';
 import type { AlertMessage } from '../../src/types.js';
 import { PROVIDERS, startProvider, PAGERDUTY_KEY, TELEGRAM_TOKEN, type Provider, type ProviderStandIn } from './receivers.js';
 import { startHostileService, type HostileService } from './service.js';
-import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
+import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODE_FOR_MS, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
 
 // The daemon under the fuzzer: the real App (its store, HTTP server, delivery workers and
 // channels), in this process so its clock can be the simulator's, polled by the fuzzer
@@ -43,7 +43,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-export function rulesYaml(): string {
+export function rulesYaml(serviceUrl: string): string {
   const nodes = `[${NODES.join(', ')}]`;
   // Expressions whose cost follows a number from the chain: cheap at 12 delegators, a runaway
   // at 300,000,000 (both within the contract). Never true: any alert from them is a defect.
@@ -75,6 +75,14 @@ export function rulesYaml(): string {
     minDelegationCapacity: 1000
     rewardUptime: {heliconTime: "${new Date(HELICON_S * 1000).toISOString()}"}
   - {name: blocks, kind: block-production, schedule: "${NEVER}", severity: warning, network: mainnet, nodeIds: ${nodes}, chains: [p-chain], silentFor: ${SILENT_FOR_S / 3600}h}
+  - name: node
+    kind: node-health
+    schedule: "${NEVER}"
+    severity: warning
+    network: mainnet
+    for: ${NODE_FOR_MS / 1000}s
+    minPeers: false
+    urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}
   - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
 `;
 }
@@ -93,6 +101,7 @@ function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, P
   maxResponseBytes: ${MAX_RESPONSE_BYTES}
   dedupeWindow: 0s
   budget: {perMinute: 1000000000000, perDay: 1000000000000000}
+nodeApi: {timeout: ${API_TIMEOUT_MS}ms, connectTimeout: 500ms}
 state: {path: ${statePath}}
 server: {listen: "127.0.0.1:0"}
 route:
@@ -124,7 +133,7 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-fuzz-'));
   const statePath = join(dir, 'state.db');
   writeFileSync(join(dir, 'avawatch.yaml'), configYaml(service.url, statePath, providers));
-  writeFileSync(join(dir, 'rules.yaml'), rulesYaml());
+  writeFileSync(join(dir, 'rules.yaml'), rulesYaml(service.url));
   const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
   const sink = createLogger('info', false);
   sink.setSecrets(loaded.secrets);

@@ -31,4 +31,16 @@ export const REGRESSIONS: Array<[string, Array<fc.AsyncCommand<Model, Run>>]> = 
   ['a status in capitals is a status change', [new Blip([{ kind: 'field', list: 'validators', field: 'validationStatus', edge: { set: 'ACTIVE' }, node: A }])]],
   ['an end time in milliseconds resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { scale: 1000 }, node: D }])]],
   ['an end time of 1e13 (read as milliseconds: the year 2286) resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { set: 1e13 }, node: D }])]],
+  // The node view (issue 25): what its model says, over its `for`, and odd answers of the node's own API.
+  ['node-health: another NodeID behind the API is critical once it held for its `for`', [new Real({ what: 'api-other', node: B, value: true }), new Advance(5 * 60_000)]],
+  [
+    'node-health: a failing check and a stake warning hold through an API answering HTML, then a timeout',
+    [
+      new Real({ what: 'api-failing', node: C, value: true }),
+      new Real({ what: 'api-stake', node: C, value: 85 }),
+      new Advance(5 * 60_000),
+      new Blip([{ kind: 'http', match: '/ext/health$', status: 200, body: '<html>upstream</html>' }]),
+      new Blip([{ kind: 'http', match: '/ext/info$', status: 200, delayMs: 2_000 }]),
+    ],
+  ],
 ];

@@ -38,7 +38,25 @@ export interface NodeModel {
   /** The newest P-chain block the node proposed (unix s). */
   lastBlock: number;
   periods: number;
+  /** What the node's own API says (node-health). */
+  api: NodeApiModel;
 }
+
+/** The node's own view: a failing health check, another NodeID behind the API, the stake that would reward it. */
+export interface NodeApiModel {
+  failing: boolean;
+  other: boolean;
+  /** Percent: 100, 85 (a warning) or 70 (critical): no value near a level, so hysteresis never decides. */
+  stake: number;
+  /** Since when (ms) each condition has held: node-health fires after NODE_FOR_MS. */
+  since: Partial<Record<'failing' | 'other' | 'stake', number>>;
+}
+
+/** node-health's `for`: a condition fires once it has held this long. */
+export const NODE_FOR_MS = 2 * 60_000;
+/** The NodeID a node restarted with another staking key answers with. */
+export const STRANGER = `NodeID-${cb58Encode(idBytes('fuzz-stranger', 20))}`;
+export const FAILING_CHECK = 'database';
 
 /** What is true; the daemon is held to it. */
 export interface Model {
@@ -60,7 +78,7 @@ export function initialModel(): Model {
     // Something fires from the start, so odd answers meet firing alerts: b runs an old version, c has little capacity left.
     const version = i === 1 ? 'avalanchego/1.13.2' : 'avalanchego/1.14.1';
     const capacity = i === 2 ? '500000000000' : '6948766000000000';
-    return { nodeId, txHash: txHashOf(nodeId, 0), status: 'active', start, end, uptime: 99.5, version, capacity, lastBlock: now - 600, periods: 0 };
+    return { nodeId, txHash: txHashOf(nodeId, 0), status: 'active', start, end, uptime: 99.5, version, capacity, lastBlock: now - 600, periods: 0, api: { failing: false, other: false, stake: 100, since: {} } };
   });
   return { nowMs: START_MS, nodes };
 }
@@ -73,7 +91,18 @@ export function buildWorld(model: Model): World {
     world.proposedBlocks.add({ network: 'mainnet', nodeId: n.nodeId, chain: 'p-chain', times: [n.lastBlock] });
   }
   world.signatureAggregator.set(SIG_TX, { fail: null });
+  for (const n of model.nodes) syncNodeApi(world, n);
   return world;
+}
+
+/** Writes a node's own API model into the simulated node. */
+export function syncNodeApi(world: World, n: NodeModel): void {
+  world.nodes.set({
+    nodeId: n.nodeId,
+    failing: { [FAILING_CHECK]: n.api.failing ? 'database closed' : null },
+    reportsNodeId: n.api.other ? STRANGER : null,
+    rewardingStake: n.api.stake,
+  });
 }
 
 function periodInput(n: NodeModel) {
@@ -141,6 +170,16 @@ export function expected(model: Model): Expected {
       if (n.uptime < rewardThreshold(n)) firing.set(`health/${node}:uptime`, 'critical');
       else if (n.uptime < 97) unsure.add(`health/${node}:uptime`);
     }
+    // The node's own view, each condition once it has held for node-health's `for`.
+    const held = (what: 'failing' | 'other' | 'stake', key: string, severity: string | undefined) => {
+      const since = n.api.since[what];
+      if (since === undefined) return;
+      if (model.nowMs - since >= NODE_FOR_MS) firing.set(`node/${node}:${key}`, severity);
+      else unsure.add(`node/${node}:${key}`);
+    };
+    if (n.api.failing) held('failing', `health:${FAILING_CHECK}`, undefined);
+    if (n.api.other) held('other', 'node-id', 'critical');
+    if (n.api.stake < 90) held('stake', 'rewarding-stake', n.api.stake < 80 ? 'critical' : 'warning');
     // A node that does not validate proposes nothing: only a validating one is silent, since
     // its last block or its period's start (a re-stake), whichever is later.
     if (n.status !== 'active') continue;

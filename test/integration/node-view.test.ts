@@ -145,6 +145,12 @@ describe('heartbeat: a dead man\'s switch on loopback', () => {
     await app.once();
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok' });
     expect(pings).toEqual(['/ping/0c1d-uuid', '/ping/0c1d-uuid', '/ping/0c1d-uuid/fail', '/ping/0c1d-uuid']);
+
+    // A rotated URL takes effect at a reload (a secret's change is a change).
+    writeFileSync(config, readFileSync(config, 'utf8').replace('/ping/0c1d-uuid', '/ping/new-uuid'));
+    expect(await app.reload('test')).toBe(true);
+    expect(await app.heartbeat()).toMatchObject({ outcome: 'ok' });
+    expect(pings.at(-1)).toBe('/ping/new-uuid');
     const exposition = await app.metrics.render();
     expect(exposition).toMatch(/avawatch_heartbeat_pings_total\{outcome="fail"\} 1/);
     expect(exposition).not.toContain('0c1d-uuid');

@@ -2,7 +2,7 @@ import { formatDuration } from '../../config/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
 import { older, parseVersion, versionText } from '../semver.js';
-import type { Spec, State } from './schema.js';
+import type { Spec, State, Verdict } from './schema.js';
 
 // What holds for one node, from its state: a condition per check that is off. Keys are
 // `NodeID:check` (`NodeID:health:<name>`, `NodeID:bootstrapped:<chain>`), stable across polls.
@@ -41,9 +41,10 @@ function outsideText(st: State): string {
  * sees the node (warning: the watcher's path is broken), or it does not either (critical:
  * the node is down), or nothing tells (the service did not answer: warning, never a page).
  */
-export function verdict(st: State, s: Spec, serviceBlind: boolean): { tier: 'warning' | 'critical' | undefined; view: string; why?: string } {
-  if (s.outside === false) return { tier: undefined, view: 'not read (outside: false)' };
-  if (serviceBlind) return { tier: 'warning', view: 'unknown: the data service did not answer either' };
+export function verdict(st: State, s: Spec, serviceBlind: boolean): Verdict {
+  if (s.outside === false) return { view: 'not read (outside: false)' };
+  // The service not answering for a poll changes nothing of what it said last.
+  if (serviceBlind) return st.apiVerdict ?? { tier: 'warning', view: 'unknown: the data service did not answer either' };
   const o = st.outside;
   if (!o) return { tier: 'warning', view: 'unknown: the service has not been read yet' };
   if (!o.active) return { tier: 'critical', view: outsideText(st), why: 'the service lists no active validation of it' };
@@ -55,7 +56,7 @@ export function verdict(st: State, s: Spec, serviceBlind: boolean): { tier: 'war
   return { tier: 'warning', view: outsideText(st) };
 }
 
-export function checks(node: string, url: string, st: State, s: Spec, nowS: number, serviceBlind: boolean): Condition[] {
+export function checks(node: string, url: string, st: State, s: Spec, nowS: number): Condition[] {
   const out: Condition[] = [];
   const base = { Node: node, API: hostOf(url) };
   const condition = (check: string, c: Draft, key = `${node}:${check}`): Condition => ({
@@ -67,7 +68,7 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
   });
 
   if (st.unreachableSince !== undefined) {
-    const v = verdict(st, s, serviceBlind);
+    const v = st.apiVerdict ?? verdict(st, s, false);
     const since = `for ${formatDuration(Math.max(0, nowS - st.unreachableSince) * 1000)}`;
     const details = { Error: st.unreachable ?? 'no answer', 'Not answering since': isoSeconds(st.unreachableSince), 'The network': v.view };
     const summary =
@@ -203,6 +204,10 @@ export function stakeTier(stake: number, was: 'warning' | 'critical' | undefined
 export function presentOf(key: string, st: State | undefined, s: Spec): Resolution | undefined {
   if (!st) return undefined;
   const node = key.slice(0, key.indexOf(':'));
+  if (key.endsWith(':rewarding-stake') && st.rewardingStake === undefined) {
+    const why = st.rpcErrors?.['uptime']?.error;
+    return { summary: `${node} no longer reports the share of stake that would reward it${why ? ` (info.uptime: ${why})` : ''}` };
+  }
   if (key.endsWith(':rewarding-stake') && st.rewardingStake !== undefined) {
     return { summary: `${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement${s.rewardingStake === false ? '' : ` (above ${pct(s.rewardingStake.warning)})`}`, details: { 'Rewarding stake': pct(st.rewardingStake) } };
   }

@@ -137,6 +137,15 @@ describe('node-health', () => {
     ]);
   });
 
+  it('a verdict stands while the service is blind for a poll: no downgrade and back again', () => {
+    const lost = { [NODE]: [listed({ validatorHealth: { reachabilityPercent: 20 } })] };
+    const steps = run(spec(), [one(reading(), { [NODE]: [listed()] }), one(down, lost), one(down, { failed: 'data API: HTTP 503' }), one(down, lost)]);
+    expect(steps[1]?.sent).toHaveLength(1);
+    expect(steps[1]?.conditions?.[0]?.severity).toBe('critical');
+    expect(steps[2]?.conditions?.[0]?.severity).toBe('critical');
+    expect([steps[2]?.sent, steps[3]?.sent]).toEqual([[], []]);
+  });
+
   it('the service blind while the node is healthy reports nothing down', () => {
     const steps = run(spec(), [one(reading(), { [NODE]: [listed()] }), one(reading(), { failed: 'data API: HTTP 503' }), one(reading(), { [NODE]: { failed: 'timeout' } })]);
     expect(steps.flatMap((s) => s.sent)).toEqual([]);
@@ -159,15 +168,26 @@ describe('node-health', () => {
     expect(second.conditions?.map((c) => c.key)).toEqual([`${NODE}:peers`, `${OTHER}:peers`]);
   });
 
-  it("a figure whose call failed keeps its last value; the node's own 'no such figure' clears it", () => {
+  it("a figure whose call failed keeps its last value and fails the node; the node's own refusal clears it only when it keeps refusing", () => {
     const s = spec();
-    const flaky = reading({ uptime: { error: new NodeApiError('timeout', 'unreachable') } });
-    const notValidator = reading({ uptime: { error: new NodeApiError('couldn\'t get node uptime: node is not a validator', 'rpc') } });
-    const steps = run(s, [one(reading({ uptime: { ok: { rewardingStakePercentage: 70, weightedAveragePercentage: 70 } } })), one(flaky), one(notValidator)]);
+    const flaky = reading({ uptime: { error: new NodeApiError('node 10.0.0.5:9650 info.uptime: no answer within 10000 ms', 'unreachable') } });
+    const notValidator = reading({ uptime: { error: new NodeApiError("couldn't get node uptime: node is not a validator", 'rpc') } });
+    const steps = run(s, [one(reading({ uptime: { ok: { rewardingStakePercentage: 70, weightedAveragePercentage: 70 } } })), one(flaky), one(notValidator), one(notValidator), one(notValidator)]);
     expect(steps[1]?.sent).toEqual([]);
     expect(steps[1]?.states[NODE]?.rewardingStake).toBe(70);
-    expect(steps[2]?.states[NODE]?.rewardingStake).toBeUndefined();
-    expect(steps[2]?.sent[0]).toMatch(/^resolved/);
+    expect(steps[1]?.failed).toEqual({ [NODE]: 'node 10.0.0.5:9650 info.uptime: no answer within 10000 ms' });
+    // One refusal, two: the figure stands (and so does its alert).
+    expect([steps[2]?.sent, steps[3]?.sent]).toEqual([[], []]);
+    expect(steps[3]?.states[NODE]?.rewardingStake).toBe(70);
+    expect(steps[4]?.states[NODE]?.rewardingStake).toBeUndefined();
+    expect(steps[4]?.sent).toEqual([`resolved critical: ${NODE} no longer reports the share of stake that would reward it (info.uptime: couldn't get node uptime: node is not a validator)`]);
+  });
+
+  it('a failing check one answer leaves out still fails; one left out answer after answer is dropped', () => {
+    const failing: HealthReport = { healthy: false, checks: [{ name: 'C', contiguousFailures: 0 }, { name: 'diskspace', error: 'remaining available disk space percentage (7%) is below …', contiguousFailures: 2 }] };
+    const without: HealthReport = { healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] };
+    const steps = run(spec(), [one(reading({ health: failing })), one(reading({ health: without })), one(reading({ health: failing })), one(reading({ health: without })), one(reading({ health: without })), one(reading({ health: without }))]);
+    expect(steps.map((x) => x.sent.map((t) => t.slice(0, 8)))).toEqual([['firing -'], [], [], [], [], ['resolved']]);
   });
 
   it('observe reads each node side by side and never asks an unreachable node the rest', async () => {

@@ -2,7 +2,7 @@ import { record } from '../../record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, toPeriod, validatorLookups } from '../validators.js';
-import { checks, presentOf, stakeTier } from './checks.js';
+import { checks, presentOf, stakeTier, verdict } from './checks.js';
 import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import type { Observation as ServiceObservation } from '../validators.js';
@@ -67,16 +67,20 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
           if (uptime !== undefined) st.uptimeAtLoss = uptime;
         }
       } else {
-        readNode(st, seen);
+        const failures = readNode(st, seen, before);
+        // Calls that failed kept their figures: the node is reported failing, its other figures judged.
+        if (failures.length > 0) (result.failed as Record<string, string>)[node] = failures.slice(0, 3).join('; ');
         delete st.unreachable;
         delete st.unreachableSince;
         delete st.uptimeAtLoss;
       }
+      if (st.unreachableSince === undefined) delete st.apiVerdict;
+      else st.apiVerdict = verdict(st, s, blind);
       const tier = st.rewardingStake === undefined ? undefined : stakeTier(st.rewardingStake, before?.stakeTier, s);
       if (tier === undefined) delete st.stakeTier;
       else st.stakeTier = tier;
       result.states[node] = st;
-      result.conditions?.push(...checks(node, url, st, s, nowS, blind));
+      result.conditions?.push(...checks(node, url, st, s, nowS));
     }
     return result;
   },
@@ -144,20 +148,40 @@ function readService(st: State, seen: ServiceSeen, before: State | undefined): v
   st.outside = { active, ...(active && uptime !== undefined ? { uptime } : {}), ...(active && reachability !== undefined ? { reachability } : {}), ...(bls !== undefined ? { bls } : {}) };
 }
 
-/** What the node said. A call that failed keeps its figure's last value; the node's own "no such figure" (an RPC error) clears it. */
-function readNode(st: State, r: NodeReading): void {
-  const failing = r.health.checks.filter((c) => c.error !== undefined).slice(0, MAX_CHECKS);
-  st.failing = Object.fromEntries(
-    failing.map((c) => [
-      c.name.slice(0, MAX_NAME),
-      { error: (c.error as string).slice(0, MAX_ERROR), contiguousFailures: c.contiguousFailures, ...(c.timeOfFirstFailure !== undefined ? { since: c.timeOfFirstFailure } : {}) },
-    ]),
-  );
-  const take = <T>(read: Read<T>, set: (value: T) => void, clear: () => void) => {
-    if ('ok' in read) set(read.ok);
-    else if (read.error.kind === 'rpc') clear();
+/** Answers in a row after which a figure the node keeps refusing, or a failing check it keeps leaving out, is gone. */
+const GONE_AFTER = 3;
+
+/**
+ * What the node said. A call that failed keeps its figure's last value (and is returned, to
+ * fail the node: a stale figure must be seen as stale); the node's own refusal (a JSON-RPC
+ * error, e.g. "node is not a validator") clears the figure once it has refused GONE_AFTER
+ * times in a row. So one odd answer neither fires nor resolves anything.
+ */
+function readNode(st: State, r: NodeReading, before: State | undefined): string[] {
+  const failures: string[] = [];
+  const failing: NonNullable<State['failing']> = {};
+  const listed = new Set(r.health.checks.map((c) => c.name.slice(0, MAX_NAME)));
+  for (const c of r.health.checks) {
+    if (c.error === undefined || Object.keys(failing).length >= MAX_CHECKS) continue;
+    failing[c.name.slice(0, MAX_NAME)] = { error: c.error.slice(0, MAX_ERROR), contiguousFailures: c.contiguousFailures, ...(c.timeOfFirstFailure !== undefined ? { since: c.timeOfFirstFailure } : {}) };
+  }
+  // A failing check this answer leaves out (neither passing nor failing) still fails, for a while.
+  for (const [name, was] of Object.entries(before?.failing ?? {})) {
+    if (listed.has(name) || (was.absent ?? 0) + 1 >= GONE_AFTER) continue;
+    failing[name] = { ...was, absent: (was.absent ?? 0) + 1 };
+  }
+  st.failing = failing;
+
+  const rpc: NonNullable<State['rpcErrors']> = {};
+  const take = <T>(figure: string, read: Read<T>, set: (value: T) => void, clear: () => void) => {
+    if ('ok' in read) return set(read.ok);
+    if (read.error.kind !== 'rpc') return void failures.push(read.error.message);
+    const count = (before?.rpcErrors?.[figure]?.count ?? 0) + 1;
+    rpc[figure] = { count, error: read.error.message.slice(0, MAX_ERROR) };
+    if (count >= GONE_AFTER) clear();
   };
   take(
+    'nodeId',
     r.identity,
     (id) => {
       st.nodeId = id.nodeId;
@@ -167,6 +191,7 @@ function readNode(st: State, r: NodeReading): void {
     () => undefined,
   );
   take(
+    'version',
     r.version,
     (v) => {
       if (parseVersion(v)) st.version = v.slice(0, MAX_NAME);
@@ -175,11 +200,12 @@ function readNode(st: State, r: NodeReading): void {
   );
   const booted: Record<string, boolean> = { ...st.bootstrapped };
   for (const [chain, read] of Object.entries(r.bootstrapped)) {
-    // The node's own error (no chain of that alias or id): it does not run the chain.
-    take(read, (ok) => (booted[chain] = ok), () => (booted[chain] = false));
+    // The node's own error, again and again (no chain of that alias or id): it does not run the chain.
+    take(`bootstrapped:${chain}`, read, (ok) => (booted[chain] = ok), () => (booted[chain] = false));
   }
   st.bootstrapped = booted;
   take(
+    'uptime',
     r.uptime,
     (u) => {
       const rewarding = percent(u.rewardingStakePercentage);
@@ -193,12 +219,16 @@ function readNode(st: State, r: NodeReading): void {
     },
   );
   take(
+    'peers',
     r.peers,
     (n) => {
       if (Number.isSafeInteger(n) && n >= 0) st.peers = n;
     },
     () => delete st.peers,
   );
+  if (Object.keys(rpc).length > 0) st.rpcErrors = rpc;
+  else delete st.rpcErrors;
+  return failures;
 }
 
 function percent(n: number | undefined): number | undefined {

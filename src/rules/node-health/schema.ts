@@ -41,7 +41,8 @@ export const spec = z
   });
 export type Spec = z.output<typeof spec>;
 
-const failingCheck = z.object({ error: z.string(), contiguousFailures: z.number(), since: z.string().optional() });
+/** `absent`: answers in a row that left the check out (it is dropped after a few; one odd answer resolves nothing). */
+const failingCheck = z.object({ error: z.string(), contiguousFailures: z.number(), since: z.string().optional(), absent: z.number().optional() });
 
 /** What the service says of the node (its active validation), at the last read that answered. */
 const outsideView = z.object({
@@ -68,6 +69,8 @@ export const state = z.object({
   rewardingStake: z.number().optional(),
   weightedAverage: z.number().optional(),
   peers: z.number().optional(),
+  /** The node's own JSON-RPC errors in a row, per figure: a figure it keeps refusing is cleared, one refusal is not. */
+  rpcErrors: z.record(z.string(), z.object({ count: z.number(), error: z.string() })).optional(),
   /** The rewarding-stake alert's tier: where the next poll's hysteresis starts from. */
   stakeTier: z.enum(['warning', 'critical']).optional(),
   // The service's view (shared with validator-status's bookkeeping: the same list reads).
@@ -76,6 +79,9 @@ export const state = z.object({
   outside: outsideView.optional(),
   /** The service's uptime when the API stopped answering: lower now is the node going down. */
   uptimeAtLoss: z.number().optional(),
+  /** The last verdict on a silent API made with the service's view: it stands while the service is blind too. */
+  apiVerdict: z.object({ tier: z.enum(['warning', 'critical']).optional(), view: z.string(), why: z.string().optional() }).optional(),
 });
 export type State = z.output<typeof state>;
 export type OutsideView = z.output<typeof outsideView>;
+export type Verdict = NonNullable<State['apiVerdict']>;

@@ -173,17 +173,37 @@ describe('node-metrics', () => {
     expect(r.failed).toEqual({ [A]: 'avalanche_snowman_blks_processing: a sample value "abc" is not a number' });
   });
 
-  it('a series the node stops exporting drops its state; its alert resolves saying so', async () => {
+  it('a series the node stops exporting keeps its alert for two reads (an empty answer resolves nothing), then drops it, saying so', async () => {
     const s = parse({ above: 15 });
     let lines = ['avalanche_snowman_blks_processing{chain="C"} 30', 'avalanche_snowman_blks_processing{chain="X"} 1'];
     const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
     const first = await step(s, node, {}, 0);
-    const fired = advance([], first.conditions ?? [], at(0).getTime());
+    let active = advance([], first.conditions ?? [], at(0).getTime()).active;
     lines = ['avalanche_snowman_blks_processing{chain="X"} 1'];
-    const r = await step(s, node, first.states, 60);
-    expect(Object.keys(r.states)).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
-    const [resolved] = advance(fired.active, r.conditions ?? [], at(60).getTime(), undefined, r.resolvedAs).notifications;
-    expect(resolved?.summary).toBe(`${A}: avalanche_snowman_blks_processing{chain="C"} is no longer exported`);
+    let states = first.states;
+    const sent: string[] = [];
+    for (const minute of [1, 2, 3]) {
+      const r = await step(s, node, states, minute * 60);
+      states = r.states;
+      const next = advance(active, r.conditions ?? [], at(minute * 60).getTime(), undefined, r.resolvedAs);
+      active = next.active;
+      sent.push(...next.notifications.map((n) => `${minute}: ${n.status} ${n.summary}`));
+    }
+    expect(Object.keys(states)).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
+    expect(sent).toEqual([`3: resolved ${A}: avalanche_snowman_blks_processing{chain="C"} is no longer exported`]);
+  });
+
+  it('a hostile exposition is bounded: too many series fail the node, long label values are clipped, a broken line is not quoted whole', async () => {
+    // B answers well: A's answer fails A alone.
+    const s = parse({ above: 15, urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' } });
+    const withB = (a: string) => fakeNode({ 'http://a:9650/ext/metrics': a, 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing 1']) });
+    const many = Array.from({ length: 1_001 }, (_, i) => `avalanche_snowman_blks_processing{chain="c${i}"} 1`);
+    const wide = await step(s, withB(exposition(many)), {}, 0);
+    expect(wide.failed?.[A]).toBe('avalanche_snowman_blks_processing: 1001 series, more than the 1000 a rule reads: narrow it with match:');
+    const long = await step(s, withB(exposition([`avalanche_snowman_blks_processing{chain="${'x'.repeat(100_000)}"} 30`])), {}, 0);
+    expect(long.conditions?.[0]?.labels['chain']?.length).toBe(201);
+    const broken = await step(s, withB(`avalanche_snowman_blks_processing{chain="C ${'y'.repeat(100_000)}\n`), {}, 0);
+    expect(broken.failed?.[A]?.length).toBeLessThan(400);
   });
 
   it('a node exporting no matching series gives no verdict and keeps no state', async () => {

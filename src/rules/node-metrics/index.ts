@@ -10,6 +10,9 @@ import { spec, state, type Spec, type State } from './schema.js';
 /** Target (a key of `urls`) → the series of the metric that match, or why it could not be read. */
 export type Observation = Record<string, Outcome<Series[]>>;
 
+/** Reads in a row without a series after which it is gone. */
+const GONE_AFTER = 3;
+
 /** Targets read at once: each is one HTTP read of the operator's own node. */
 const CONCURRENCY = 8;
 
@@ -80,9 +83,16 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
         if (values.length > 0 || was) result.states[key] = st;
         verdict(result, presents, s, key, st, nowS);
       }
-      // A series the node no longer exports keeps no state; an alert on it resolves saying so.
+      // A series the node no longer exports keeps its state for a few reads (a restart, an empty
+      // answer), then none; an alert on it resolves saying so.
       for (const [key, st] of mine) {
         if (key in result.states) continue;
+        const absent = (st.absent ?? 0) + 1;
+        if (absent < GONE_AFTER) {
+          result.states[key] = { ...st, absent };
+          if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
+          continue;
+        }
         gone.set(key, { summary: `${target}: ${describeSeries(s, st)} is no longer exported`, details: { Node: target, Series: describeSeries(s, st) } });
       }
     }
@@ -205,7 +215,8 @@ function matchText(match: Readonly<Record<string, string>>): string {
 
 function fold(how: NonNullable<Spec['aggregate']>, values: number[]): number {
   if (how === 'sum') return values.reduce((a, b) => a + b, 0);
-  return how === 'min' ? Math.min(...values) : Math.max(...values);
+  // reduce, not Math.min(...values): a spread of 100k values overflows the stack.
+  return how === 'min' ? values.reduce((a, b) => Math.min(a, b), Infinity) : values.reduce((a, b) => Math.max(a, b), -Infinity);
 }
 
 /** A label set listed twice in one exposition: the last one counts (as a scrape would fail, but a verdict is still possible). */

@@ -41,10 +41,30 @@ export function seriesOf(text: string, metric: string): Series[] {
     lines.push(text.slice(at, end < 0 ? undefined : end).replace(/\r$/, ''));
   }
   if (lines.length === 0) return [];
-  const out: Series[] = [];
-  for (const family of parsePrometheusTextFormat(`${lines.join('\n')}\n`)) {
-    for (const sample of family.metrics) out.push({ labels: { ...sample.labels }, value: numberOf(metric, sample.value ?? '') });
+  if (lines.length > MAX_SERIES) throw new Error(`${metric}: ${lines.length} series, more than the ${MAX_SERIES} a rule reads: narrow it with match:`);
+  let families: ReturnType<typeof parsePrometheusTextFormat>;
+  try {
+    families = parsePrometheusTextFormat(`${lines.join('\n')}\n`);
+  } catch (err) {
+    // The parser quotes the whole line: the exposition's text is not ours to repeat at length.
+    const text = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+    throw new Error(`${metric}: a line that does not parse (${text.length > 200 ? `${text.slice(0, 200)}…` : text})`);
   }
+  const out: Series[] = [];
+  for (const family of families) {
+    for (const sample of family.metrics) out.push({ labels: clipped(sample.labels), value: numberOf(metric, sample.value ?? '') });
+  }
+  return out;
+}
+
+/** Series of one metric a rule reads from one exposition; more is a rule too wide (or a hostile answer). */
+export const MAX_SERIES = 1_000;
+const MAX_LABEL = 200;
+
+/** Label names and values as long as an alert label may be. */
+function clipped(labels: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels ?? {})) out[k.slice(0, MAX_LABEL)] = v.length > MAX_LABEL ? `${v.slice(0, MAX_LABEL)}…` : v;
   return out;
 }
 

@@ -60,6 +60,8 @@ export const state = z.object({
    * list loses no increase; `raw` is the counter as last read, to see the next reset.
    */
   points: z.array(z.tuple([z.number(), z.number()])).optional(),
+  /** Reads in a row that listed the target but not this series: dropped after a few (one odd answer resolves nothing). */
+  absent: z.number().optional(),
   raw: z.number().optional(),
 });
 export type State = z.output<typeof state>;
