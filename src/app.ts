@@ -375,13 +375,7 @@ export class App {
   }
 
   #buildApis(config: Config): Apis {
-    const agent = new Agent({
-      connect: { timeout: config.api.connectTimeout },
-      headersTimeout: config.api.timeout,
-      bodyTimeout: config.api.timeout,
-      keepAliveTimeout: 30_000,
-      connections: 16,
-    });
+    const agent = agentOf(config.api, 16);
     const httpOptions = {
       dispatcher: agent,
       timeoutMs: config.api.timeout,
@@ -429,13 +423,7 @@ export class App {
     const metricsApi = new MetricsApi(
       new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
     );
-    const nodeAgent = new Agent({
-      connect: { timeout: config.nodeApi.connectTimeout },
-      headersTimeout: config.nodeApi.timeout,
-      bodyTimeout: config.nodeApi.timeout,
-      keepAliveTimeout: 30_000,
-      connections: 4,
-    });
+    const nodeAgent = agentOf(config.nodeApi, 4);
     const node = new HttpNodeApi({
       dispatcher: nodeAgent,
       timeoutMs: config.nodeApi.timeout,
@@ -694,6 +682,11 @@ export function startingText(rules: readonly string[]): string {
 /** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */
 function apiAnswered(code: string): boolean {
   return /^[1-4]\d\d$/.test(code) && code !== '429';
+}
+
+/** Connections with the deadlines of one API's config. */
+function agentOf(o: { connectTimeout: number; timeout: number }, connections: number): Agent {
+  return new Agent({ connect: { timeout: o.connectTimeout }, headersTimeout: o.timeout, bodyTimeout: o.timeout, keepAliveTimeout: 30_000, connections });
 }
 
 async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {

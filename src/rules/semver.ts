@@ -40,3 +40,18 @@ function comparePart(a: string, b: string): number {
   if (na !== nb) return na ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * What a node older than `minVersion` says (validator-health reads the service's view of it,
+ * node-health the node's own): undefined when it is not older, or either version is unknown.
+ */
+export function versionTooOld(node: string, reported: string | undefined, minVersion: string | undefined): { summary: string; resolvedSummary: string; details: Record<string, string> } | undefined {
+  const version = parseVersion(reported);
+  const minimum = parseVersion(minVersion);
+  if (!version || !minimum || !older(version, minimum)) return undefined;
+  return {
+    summary: `${node} runs AvalancheGo ${versionText(version)}, older than the required ${versionText(minimum)}: upgrade it`,
+    resolvedSummary: `${node} runs AvalancheGo ${versionText(minimum)} or newer now`,
+    details: { Version: reported ?? 'unknown', Required: `≥ ${versionText(minimum)}` },
+  };
+}

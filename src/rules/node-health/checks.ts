@@ -1,7 +1,7 @@
 import { formatDuration } from '../../config/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
-import { older, parseVersion, versionText } from '../semver.js';
+import { versionTooOld } from '../semver.js';
 import type { Spec, State, Verdict } from './schema.js';
 
 // What holds for one node, from its state: a condition per check that is off. Keys are
@@ -146,17 +146,8 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
     );
   }
 
-  const version = parseVersion(st.version);
-  const minimum = parseVersion(s.minVersion);
-  if (version && minimum && older(version, minimum)) {
-    out.push(
-      condition('version', {
-        summary: `${node} runs AvalancheGo ${versionText(version)}, older than the required ${versionText(minimum)}: upgrade it`,
-        resolvedSummary: `${node} runs AvalancheGo ${versionText(minimum)} or newer now`,
-        details: { Version: st.version ?? 'unknown', Required: `≥ ${versionText(minimum)}` },
-      }),
-    );
-  }
+  const old = versionTooOld(node, st.version, s.minVersion);
+  if (old) out.push(condition('version', old));
 
   if (s.rewardingStake !== false && st.stakeTier !== undefined && st.rewardingStake !== undefined) {
     const level = s.rewardingStake[st.stakeTier];

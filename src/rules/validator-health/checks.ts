@@ -5,7 +5,7 @@ import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
 import type { Spec, State } from './schema.js';
 import { levelsFor, tierOf as uptimeTier, type Tier } from './uptime.js';
-import { older, parseVersion, versionText } from '../semver.js';
+import { versionTooOld } from '../semver.js';
 
 type Draft = Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> };
 
@@ -57,17 +57,8 @@ export function checks(node: string, st: State, before: State | undefined, nowS:
     );
   }
 
-  const version = parseVersion(st.version);
-  const minimum = parseVersion(s.minVersion);
-  if (version && minimum && older(version, minimum)) {
-    out.push(
-      condition('version', {
-        summary: `${node} runs AvalancheGo ${versionText(version)}, older than the required ${versionText(minimum)}: upgrade it`,
-        resolvedSummary: `${node} runs AvalancheGo ${versionText(minimum)} or newer now`,
-        details: { Version: st.version ?? 'unknown', Required: `≥ ${versionText(minimum)}` },
-      }),
-    );
-  }
+  const old = versionTooOld(node, st.version, s.minVersion);
+  if (old) out.push(condition('version', old));
 
   const capacity = st.capacity === undefined ? undefined : navax(st.capacity);
   if (s.minDelegationCapacity !== undefined && capacity !== undefined && capacity < s.minDelegationCapacity) {
