@@ -58,6 +58,9 @@ ruleFiles: [rules.yaml]
     app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
     await app.start();
     await chat.waitForPosts(1, 40_000); // the uptime warning (a loaded machine: caps, not expectations)
+    // Both rules have their baseline before the world changes: else the status rule's first
+    // poll may already see the new period (a baseline, silent) on a loaded machine.
+    await waitUntil(() => app.readiness().ready, 'every rule evaluated once', 40_000);
     sim.world.setValidators('mainnet', NODE, [activeValidator({ ...period, uptimePerformance: 92.1 })]);
     sim.world.setValidators('mainnet', OTHER, [activeValidator(next)]);
     const seen = (r: SlackReceiver, word: string) => r.posts.some((p) => p.body.text.startsWith(`[${word}`));
