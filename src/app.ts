@@ -555,14 +555,13 @@ export class App {
     this.#heartbeat = undefined;
     const hb = this.#loaded.config.heartbeat;
     if (!hb?.url) return;
-    const secrets = this.#loaded.secrets;
     this.#heartbeat = new Heartbeat({
       url: hb.url,
       failUrl: hb.failUrl,
       everyMs: hb.every,
       timeoutMs: hb.timeout,
       blindness: () => this.blindness(),
-      redact: (text) => scrub(text, secrets),
+      redact: (text) => scrub(text, this.#loaded.secrets),
       onPing: (outcome, error) => {
         this.metrics.heartbeats.inc({ outcome });
         if (outcome === 'error') this.#opts.log.warn({ error }, 'the heartbeat monitor did not take the ping; pinged again next cycle');

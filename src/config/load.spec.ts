@@ -129,6 +129,13 @@ describe('loading the shipped config', () => {
     expect(loaded.warnings).toEqual([`${config}: no rules loaded: nothing will be watched`]);
   });
 
+  it("a node API's credentials (http://user:pass@host) and the heartbeat URLs are secrets too", () => {
+    const config = join(tmp, 'node-secrets.yaml');
+    writeFileSync(config, `validators: [{name: alpha, nodeId: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg, api: "http://watch:n0de%2Fpass@10.0.0.5:9650"}]\nheartbeat: {url: "https://hc-ping.com/uuid-1"}\nruleFiles: ["${resolve('rules/node-health.yaml')}"]\n`);
+    const loaded = loadConfig(config, {});
+    expect(loaded.secrets.map((x) => x.reveal()).sort()).toEqual(['https://hc-ping.com/uuid-1', 'n0de/pass']);
+  });
+
   it('names a secret file it cannot read, and refuses both forms at once', () => {
     const config = join(tmp, 'bad-files.yaml');
     writeFileSync(config, 'receivers:\n  - {name: s, type: slack, webhookUrlFile: nope.url}\n  - {name: t, type: slack, webhookUrl: "https://x.example/a", webhookUrlFile: nope.url}\n');

@@ -121,6 +121,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
   for (const s of [config.server.auth?.token, config.server.auth?.password, config.heartbeat?.url, config.heartbeat?.failUrl]) if (s) secrets.push(s);
+  // A node's API behind a proxy may carry credentials (http://user:pass@host): never shown either.
+  for (const rule of rules) for (const url of Object.values((rule.spec as { urls?: Record<string, string> }).urls ?? {})) secrets.push(...urlCredentials(url));
   for (const receiver of config.receivers) {
     for (const f of channel(receiver.type).secretFields) {
       const value = at(receiver, f.path)?.[f.key];
@@ -389,4 +391,14 @@ function at(receiver: object, path: readonly string[]): Record<string, unknown> 
 /** The first names of a list, and how many more: a warning stays one readable line. */
 function someOf(names: readonly string[], shown = 6): string {
   return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
+}
+
+/** The password of a URL's userinfo, as a secret (none without one). */
+function urlCredentials(url: string): Secret[] {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? [] : [new Secret(password)];
+  } catch {
+    return [];
+  }
 }

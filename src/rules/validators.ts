@@ -121,6 +121,11 @@ function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[])
   return !listed.some((v) => v.txHash === p.txHash);
 }
 
+/** A percent in 0..100, else undefined: a figure out of range is no reading (the last one stands). */
+export function percentOrNone(n: number | undefined): number | undefined {
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= 100 ? n : undefined;
+}
+
 /** No validation starts before 2020 (the networks' genesis). */
 export const EARLIEST_S = 1_577_836_800;
 /** Nor ends two years past now: a stake lasts a year at most (an auto-renewed one, a cycle). */

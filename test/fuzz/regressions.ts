@@ -32,6 +32,16 @@ export const REGRESSIONS: Array<[string, Array<fc.AsyncCommand<Model, Run>>]> = 
   ['an end time in milliseconds resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { scale: 1000 }, node: D }])]],
   ['an end time of 1e13 (read as milliseconds: the year 2286) resolves the end warning', [new Blip([{ kind: 'field', list: 'validators', field: 'endTimestamp', edge: { set: 1e13 }, node: D }])]],
   // The node view (issue 25): what its model says, over its `for`, and odd answers of the node's own API.
+  [
+    'node-health: one answer leaving out a failing check, or giving rewarding stake as 1e13, resolves nothing',
+    [
+      new Real({ what: 'api-failing', node: A, value: true }),
+      new Real({ what: 'api-stake', node: A, value: 70 }),
+      new Advance(5 * 60_000),
+      new Blip([{ kind: 'node', match: '/ext/health$', field: 'checks.database', edge: { omit: true } }]),
+      new Blip([{ kind: 'node', match: '/ext/info$', field: 'result.rewardingStakePercentage', edge: { set: '1e13' } }]),
+    ],
+  ],
   ['node-health: another NodeID behind the API is critical once it held for its `for`', [new Real({ what: 'api-other', node: B, value: true }), new Advance(5 * 60_000)]],
   [
     'node-health: a failing check and a stake warning hold through an API answering HTML, then a timeout',

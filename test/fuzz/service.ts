@@ -15,6 +15,8 @@ export type Distortion =
   | { kind: 'field'; list: 'validators' | 'blocks'; node?: string; field: string; edge: Edge; match?: string }
   /** The items of a list repeated, reversed, flooded (40,000 other items added) or one node's dropped. */
   | { kind: 'items'; list: 'validators' | 'blocks'; how: 'repeat' | 'reverse' | 'flood' | 'drop'; node?: string; match?: string }
+  /** One field of a node's own answer (`result.rewardingStakePercentage` of /ext/info, `checks.database` of /ext/health). */
+  | { kind: 'node'; match: string; field: string; edge: Edge }
   /** Every request whose path matches gets this answer instead. */
   | { kind: 'http'; match: string; status: number; body?: string; headers?: Record<string, string>; delayMs?: number; echoHeaders?: boolean; hugeBytes?: number };
 
@@ -52,8 +54,9 @@ export async function startHostileService(upstream: string): Promise<HostileServ
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
     const up = await fetch(`${upstream}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) });
     let text = await up.text();
-    const here = active.filter((d) => d.kind === 'http' || (matches(d.match, url.pathname) && (d.list !== 'blocks' || d.node === undefined || url.pathname.includes(`/nodes/${d.node}/`))));
-    const reshaped = here.length > 0 && up.ok ? reshape(text, here) : undefined;
+    const here = active.filter((d) => d.kind === 'http' || (matches(d.match, url.pathname) && (d.kind === 'node' || d.list !== 'blocks' || d.node === undefined || url.pathname.includes(`/nodes/${d.node}/`))));
+    // A node's report is JSON at 503 too (unhealthy): its fields are as open to distortion.
+    const reshaped = here.length > 0 && (up.ok || here.some((d) => d.kind === 'node')) ? reshape(text, here) : undefined;
     if (reshaped !== undefined) {
       text = reshaped;
       served.distorted++;
@@ -133,6 +136,11 @@ function reshape(text: string, distortions: readonly Distortion[]): string | und
   let changed = false;
   for (const d of distortions) {
     if (d.kind === 'http') continue;
+    if (d.kind === 'node') {
+      setPath(body, d.field, d.edge);
+      changed = true;
+      continue;
+    }
     const items = body[d.list];
     if (!Array.isArray(items)) continue;
     // A validator item names its node; a block list is one node's (its path says whose).

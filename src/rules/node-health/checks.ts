@@ -67,8 +67,8 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
     details: { ...base, ...c.details },
   });
 
-  if (st.unreachableSince !== undefined) {
-    const v = st.apiVerdict ?? verdict(st, s, false);
+  const v = st.apiVerdict;
+  if (st.unreachableSince !== undefined && v) {
     const since = `for ${formatDuration(Math.max(0, nowS - st.unreachableSince) * 1000)}`;
     const details = { Error: st.unreachable ?? 'no answer', 'Not answering since': isoSeconds(st.unreachableSince), 'The network': v.view };
     const summary =

@@ -1,7 +1,7 @@
 import { record } from '../../record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, toPeriod, validatorLookups } from '../validators.js';
+import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../validators.js';
 import { checks, presentOf, stakeTier, verdict } from './checks.js';
 import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
 import { spec, state, type Spec, type State } from './schema.js';
@@ -142,8 +142,8 @@ function readService(st: State, seen: ServiceSeen, before: State | undefined): v
   st.period = toPeriod(p);
   st.missing = false;
   const active = p.validationStatus === 'active';
-  const uptime = percent(p.uptimePerformance) ?? kept?.uptime;
-  const reachability = percent(p.validatorHealth?.reachabilityPercent) ?? kept?.reachability;
+  const uptime = percentOrNone(p.uptimePerformance) ?? kept?.uptime;
+  const reachability = percentOrNone(p.validatorHealth?.reachabilityPercent) ?? kept?.reachability;
   const bls = p.blsCredentials?.publicKey ?? kept?.bls;
   st.outside = { active, ...(active && uptime !== undefined ? { uptime } : {}), ...(active && reachability !== undefined ? { reachability } : {}), ...(bls !== undefined ? { bls } : {}) };
 }
@@ -208,8 +208,8 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
     'uptime',
     r.uptime,
     (u) => {
-      const rewarding = percent(u.rewardingStakePercentage);
-      const weighted = percent(u.weightedAveragePercentage);
+      const rewarding = percentOrNone(u.rewardingStakePercentage);
+      const weighted = percentOrNone(u.weightedAveragePercentage);
       if (rewarding !== undefined) st.rewardingStake = rewarding;
       if (weighted !== undefined) st.weightedAverage = weighted;
     },
@@ -229,8 +229,4 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
   if (Object.keys(rpc).length > 0) st.rpcErrors = rpc;
   else delete st.rpcErrors;
   return failures;
-}
-
-function percent(n: number | undefined): number | undefined {
-  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= 100 ? n : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Validator } from '../../api/schemas.js';
 import { navax } from '../../amount.js';
-import { toPeriod } from '../validators.js';
+import { percentOrNone, toPeriod } from '../validators.js';
 import type { Spec, State } from './schema.js';
 import { parseVersion } from '../semver.js';
 
@@ -12,11 +12,6 @@ export const CHAINS = ['P', 'X', 'C'] as const;
 
 /** All the AVAX there will ever be (720 million), in nAVAX: an amount above it is no reading. */
 const MAX_NAVAX = 720_000_000n * 1_000_000_000n;
-
-/** A percent in 0..100, else undefined. */
-function percent(n: number | undefined): number | undefined {
-  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= 100 ? n : undefined;
-}
 
 /** nAVAX text of a whole amount no larger than the supply, else undefined. */
 function amount(text: string | undefined): string | undefined {
@@ -35,14 +30,14 @@ export function read(v: Validator, before: State | undefined, nowS: number, s: S
   // What this poll left out keeps the last value, within the same validation only.
   const kept = before?.period?.txHash === v.txHash ? before : undefined;
   const h = v.validatorHealth;
-  st.uptime = percent(v.uptimePerformance) ?? kept?.uptime;
+  st.uptime = percentOrNone(v.uptimePerformance) ?? kept?.uptime;
   const benched = {
-    P: percent(h?.benchedPChainRequestsPercent) ?? kept?.benched?.P,
-    X: percent(h?.benchedXChainRequestsPercent) ?? kept?.benched?.X,
-    C: percent(h?.benchedCChainRequestsPercent) ?? kept?.benched?.C,
+    P: percentOrNone(h?.benchedPChainRequestsPercent) ?? kept?.benched?.P,
+    X: percentOrNone(h?.benchedXChainRequestsPercent) ?? kept?.benched?.X,
+    C: percentOrNone(h?.benchedCChainRequestsPercent) ?? kept?.benched?.C,
   };
   if (CHAINS.some((c) => benched[c] !== undefined)) st.benched = Object.fromEntries(CHAINS.flatMap((c) => (benched[c] === undefined ? [] : [[c, benched[c]]])));
-  st.reachability = percent(h?.reachabilityPercent) ?? kept?.reachability;
+  st.reachability = percentOrNone(h?.reachabilityPercent) ?? kept?.reachability;
   st.version = version(v.avalancheGoVersion) ?? kept?.version;
   st.staked = amount(v.amountStaked) ?? kept?.staked;
   st.delegated = amount(v.amountDelegated) ?? kept?.delegated;
