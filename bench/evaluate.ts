@@ -8,7 +8,7 @@ import type { MetricsApi } from '../src/api/metrics-api.js';
 import { validator, type Validator } from '../src/api/schemas.js';
 import type { LoadedRule } from '../src/config/load.js';
 import { configSchema, ruleSchema, type RuleCommon } from '../src/config/schema.js';
-import { scrub, Secret } from '../src/config/secret.js';
+import { scrub, Secret } from '../src/base/secret.js';
 import { Engine } from '../src/engine/engine.js';
 import { FailureCounts } from '../src/engine/failing.js';
 import { createMetrics } from '../src/metrics/registry.js';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { App } from '../src/app.js';
+import { App } from '../src/app/app.js';
 import { testNodeId } from '../test/helpers/node-ids.js';
 import { loadConfig } from '../src/config/load.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';

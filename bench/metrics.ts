@@ -2,7 +2,7 @@ import { PRIMARY_NETWORK } from '../src/rules/fields.js';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { createMetrics } from '../src/metrics/registry.js';
-import { startHttpServer } from '../src/metrics/server.js';
+import { startHttpServer } from '../src/server/server.js';
 import { ruleKinds } from '../src/rules/registry.js';
 import { validatorStatus } from '../src/rules/validator-status/index.js';
 import type { State } from '../src/rules/validator-status/schema.js';
@@ -82,7 +82,7 @@ export async function metricsBench(): Promise<BenchResult> {
       '| measure | min | p50 | p95 | max |',
       '|---|---|---|---|---|',
       `| \`render()\` | ${ms(Math.min(...times))} | ${ms(med)} | ${ms(percentile(times, 95))} | ${ms(Math.max(...times))} |`,
-      `| GET /metrics over loopback (\`src/metrics/server.ts\`) | ${ms(Math.min(...scrapes))} | ${ms(median(scrapes))} | ${ms(percentile(scrapes, 95))} | ${ms(Math.max(...scrapes))} |`,
+      `| GET /metrics over loopback (\`src/server/server.ts\`) | ${ms(Math.min(...scrapes))} | ${ms(median(scrapes))} | ${ms(percentile(scrapes, 95))} | ${ms(Math.max(...scrapes))} |`,
       '',
       `Body: ${(body.length / 1024).toFixed(0)} KiB, ${lines.length.toLocaleString('en-US')} series in all (${ruleSeries.toLocaleString('en-US')} of them rule gauges).`,
     ],

@@ -1,22 +1,22 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
 import { Command, Option } from 'commander';
-import { App } from './app.js';
-import { formatDuration, parseDuration } from './config/duration.js';
+import { App } from './app/app.js';
+import { formatDuration, parseDuration } from './base/duration.js';
 import { ConfigError, configPath, loadConfig, notLoadedExamples, type LoadedConfig } from './config/load.js';
-import { describeAccess } from './config/listen.js';
-import { inShard, parseShard } from './config/shard.js';
-import { estimateBudget } from './commands/estimate.js';
+import { describeAccess } from './base/listen.js';
+import { inShard, parseShard } from './base/shard.js';
+import { estimateBudget } from './engine/estimate.js';
 import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
 import type { HistoryOptions } from './commands/history.js';
 import type { SimCommandOptions } from './commands/sim.js';
-import { createLogger, type LogSink } from './log.js';
-import { channel } from './notify/registry.js';
+import { createLogger, type LogSink } from './base/log.js';
+import { channel } from './channels/registry.js';
 import { ruleKind } from './rules/registry.js';
-import { VERSION } from './version.js';
+import { VERSION } from './base/version.js';
 
 // Argument parsing and printing only; the work happens in App. The simulator, demo, rule
 // tests and schema load when asked for: the daemon does not carry them (memory, start-up).

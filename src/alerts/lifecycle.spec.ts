@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../types.js';
+import type { Condition } from '../base/types.js';
 import { advance, type ActiveAlert, type LifecycleOptions } from './lifecycle.js';
 
 const c = (key: string, tier = '', summary = `${key} is low`): Condition => ({ key, subject: key, summary, labels: { node: key }, details: { Node: key }, tier });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { formatDuration } from '../config/duration.js';
-import { NEWS, SEVERITIES, type AlertDraft, type Condition, type Resolution } from '../types.js';
+import { formatDuration } from '../base/duration.js';
+import { NEWS, SEVERITIES, type AlertDraft, type Condition, type Resolution } from '../base/types.js';
 import type { ActiveRow } from '../store/index.js';
 
 const text = z.record(z.string(), z.string());

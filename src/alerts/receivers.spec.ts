@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../types.js';
+import type { Condition } from '../base/types.js';
 import { advance, type ActiveAlert } from './lifecycle.js';
 import { planNotifications, type PlanInput } from './receivers.js';
 import type { Target } from './route.js';

@@ -1,6 +1,6 @@
 import { toDraft, type ActiveAlert } from './lifecycle.js';
 import type { Target } from './route.js';
-import type { AlertDraft } from '../types.js';
+import type { AlertDraft } from '../base/types.js';
 
 /** One notification with where it goes: its final labels and its targets (muted ones say why). */
 export interface Planned {

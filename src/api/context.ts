@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Severity } from '../types.js';
+import type { Severity } from '../base/types.js';
 
 /** Who is asking: set around a rule's observation, read by the HTTP client below it. */
 export interface RequestContext {

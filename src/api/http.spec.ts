@@ -4,7 +4,7 @@ import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
 import { requestContext } from './context.js';
-import { parseRetryAfter } from '../retry.js';
+import { parseRetryAfter } from '../base/retry.js';
 import { HttpClient, type HttpClientOptions } from './http.js';
 import { Limiter } from './limiter.js';
 

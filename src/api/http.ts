@@ -1,10 +1,10 @@
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { linkedSignal } from '../abort.js';
+import { linkedSignal } from '../base/abort.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
-import { parseRetryAfter, retryableStatus } from '../retry.js';
-import { setTimer, sleep } from '../timers.js';
+import { parseRetryAfter, retryableStatus } from '../base/retry.js';
+import { setTimer, sleep } from '../base/timers.js';
 import { BudgetExhaustedError, RateLimitedError, type Limiter, type Reservation } from './limiter.js';
 import { errorBody } from './schemas.js';
 

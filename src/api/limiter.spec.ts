@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resetWaitMs } from '../retry.js';
+import { resetWaitMs } from '../base/retry.js';
 import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
 
 describe('compute-unit limiter', () => {

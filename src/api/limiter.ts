@@ -1,6 +1,6 @@
-import { resetWaitMs } from '../retry.js';
-import { setTimer } from '../timers.js';
-import { SEVERITIES, type Severity } from '../types.js';
+import { resetWaitMs } from '../base/retry.js';
+import { setTimer } from '../base/timers.js';
+import { SEVERITIES, type Severity } from '../base/types.js';
 
 export interface BudgetLimits {
   perMinute: number;

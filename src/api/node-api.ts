@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { linkedSignal } from '../abort.js';
-import { setTimer } from '../timers.js';
+import { linkedSignal } from '../base/abort.js';
+import { setTimer } from '../base/timers.js';
 import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from './node-schemas.js';
 
 // The operator's own AvalancheGo node: /ext/health, the /ext/info JSON-RPC service and

@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 /**
  * nAVAX amounts, heights: the contract says "string" (decimal digits in practice). Kept as
- * text so nothing is rounded; read them with `navax()` (src/amount.ts), which tolerates the rest.
+ * text so nothing is rounded; read them with `navax()` (src/base/amount.ts), which tolerates the rest.
  */
 const amount = z.string();
 

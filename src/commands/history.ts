@@ -1,4 +1,4 @@
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../base/duration.js';
 import type { LoadedConfig } from '../config/load.js';
 import { SAMPLED } from '../history/sampler.js';
 import { Store, type HistoryEntry } from '../store/index.js';

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { firingAlerts } from '../alerts/view.js';
 import type { LoadedConfig } from '../config/load.js';
-import { scrub } from '../config/secret.js';
-import { channel } from '../notify/registry.js';
-import { DeliveryError, type AlertMessage } from '../notify/types.js';
+import { scrub } from '../base/secret.js';
+import { channel } from '../channels/registry.js';
+import { DeliveryError, type AlertMessage } from '../channels/types.js';
 import { Store } from '../store/index.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { formatDuration } from '../config/duration.js';
-import { avaxAmount, durationMs, secretString, secretUrl } from '../config/fields.js';
+import { formatDuration } from '../base/duration.js';
+import { avaxAmount, durationMs, secretString, secretUrl } from '../base/fields.js';
 import { configSchema, ruleFileSchema, ruleSchema } from '../config/schema.js';
-import { channels } from '../notify/registry.js';
+import { channels } from '../channels/registry.js';
 import { ruleKind } from '../rules/registry.js';
 
 type Json = Record<string, unknown>;
@@ -12,7 +12,7 @@ export type SchemaName = 'config' | 'rules';
 export const SCHEMA_NAMES: readonly SchemaName[] = ['config', 'rules'];
 
 const DURATION = '^(?:\\d+(?:ms|s|m|h|d|w))+$';
-// What the loader substitutes in every string scalar before validation (src/config/interpolate.ts).
+// What the loader substitutes in every string scalar before validation (src/base/interpolate.ts).
 const INTERPOLATION = '\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
 
 const SECTIONS: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { producibleLabels } from '../alerts/labels.js';
 import { formatMatcher, parseMatcher } from '../alerts/silence.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../base/duration.js';
 import type { LoadedConfig } from '../config/load.js';
 import { Store } from '../store/index.js';
 

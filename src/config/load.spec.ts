@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, configPath, loadConfig, notLoadedExamples } from './load.js';
-import { formatProblem } from './source.js';
+import { formatProblem } from '../base/source.js';
 import { ruleKinds } from '../rules/registry.js';
 
 const FIXTURES = 'test/fixtures/config';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { channels } from '../notify/registry.js';
-import type { ReceiverBase } from '../notify/types.js';
-import { digestSchema } from '../notify/digest.js';
+import { channels } from '../channels/registry.js';
+import type { ReceiverBase } from '../channels/types.js';
+import { digestSchema } from '../channels/digest.js';
 import { ruleKinds } from '../rules/registry.js';
-import { SEVERITIES } from '../types.js';
+import { SEVERITIES } from '../base/types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
-import { durationMs, httpUrl, labelName, labels, name, secretString, secretUrl } from './fields.js';
+import { durationMs, httpUrl, labelName, labels, name, secretString, secretUrl } from '../base/fields.js';
 import { inventory } from '../inventory/schema.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;

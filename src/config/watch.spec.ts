@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import type { LoadedConfig } from './load.js';
 import { watchConfig, type ConfigWatcher } from './watch.js';
 

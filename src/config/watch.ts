@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import type { LoadedConfig } from './load.js';
 
 export interface ConfigWatcher {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { slackGroupMessage, slackMessage } from '../notify/slack/message.js';
-import type { AlertMessage } from '../types.js';
+import { slackGroupMessage, slackMessage } from '../channels/slack/message.js';
+import type { AlertMessage } from '../base/types.js';
 import { alertsOf, messageLines } from './slack-printer.js';
 
 const alert: AlertMessage = {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AlertMessage } from '../types.js';
+import type { AlertMessage } from '../base/types.js';
 
 /** One alert as a printed message showed it. */
 export interface PrintedAlert {
@@ -16,7 +16,7 @@ export interface PrintingReceiver {
   close(): Promise<void>;
 }
 
-/** The parts of a Block Kit payload the printer reads (src/notify/slack/message.ts writes them). */
+/** The parts of a Block Kit payload the printer reads (src/channels/slack/message.ts writes them). */
 interface SlackBody {
   text?: string;
   blocks?: Array<{ type?: string; text?: { text?: string }; fields?: Array<{ text: string }>; elements?: Array<{ text?: string }> }>;

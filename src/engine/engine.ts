@@ -1,5 +1,5 @@
-import { linkedSignal } from '../abort.js';
-import { formatElapsed } from '../config/duration.js';
+import { linkedSignal } from '../base/abort.js';
+import { formatElapsed } from '../base/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
@@ -10,15 +10,15 @@ import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { NodeApi } from '../api/node-api.js';
 import type { LoadedRule } from '../config/load.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { AlertMessage } from '../types.js';
+import type { AlertMessage } from '../base/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
-import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../types.js';
+import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../base/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
-import { record } from '../record.js';
+import { record } from '../base/record.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
 

@@ -1,5 +1,5 @@
 import type { LoadedRule } from '../config/load.js';
-import type { Condition, Severity } from '../types.js';
+import type { Condition, Severity } from '../base/types.js';
 
 /**
  * A rule's rule-failing alert is kept in the store under this name (rule names cannot

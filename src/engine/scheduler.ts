@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
 import type { LoadedRule } from '../config/load.js';
-import type { Logger } from '../log.js';
-import { setTimer } from '../timers.js';
+import type { Logger } from '../base/log.js';
+import { setTimer } from '../base/timers.js';
 
 export interface SchedulerDeps {
   log: Logger;

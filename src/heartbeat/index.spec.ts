@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Secret, scrub } from '../config/secret.js';
+import { Secret, scrub } from '../base/secret.js';
 import { failUrlOf, Heartbeat, type HeartbeatOptions } from './index.js';
 
 // A healthchecks.io stand-in on loopback: the path of each ping, its body, and the status it answers.

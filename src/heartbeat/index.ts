@@ -1,6 +1,6 @@
-import type { Secret } from '../config/secret.js';
-import { postForAnswer } from '../notify/post-json.js';
-import { setTimer } from '../timers.js';
+import type { Secret } from '../base/secret.js';
+import { postForAnswer } from '../channels/post-json.js';
+import { setTimer } from '../base/timers.js';
 
 // A dead man's switch: something that is not avawatch hears from it every `every`, on one URL
 // while every source answered and on the failure URL while one is blind. Silence there means

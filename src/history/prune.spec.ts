@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { Store } from '../store/index.js';
 import { PRUNE_EVERY_MS, startPruning } from './prune.js';
 

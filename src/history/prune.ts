@@ -1,5 +1,5 @@
-import type { Logger } from '../log.js';
-import { pause, setTimer } from '../timers.js';
+import type { Logger } from '../base/log.js';
+import { pause, setTimer } from '../base/timers.js';
 
 export const PRUNE_EVERY_MS = 3_600_000;
 /** Rows of each table deleted in one transaction: the main thread is never held long. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
-import type { GaugeSample } from '../types.js';
+import type { GaugeSample } from '../base/types.js';
 import { Sampler, type RuleSampling } from './sampler.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avawatch-sampler-'));

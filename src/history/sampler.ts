@@ -1,5 +1,5 @@
 import type { Sample } from '../store/index.js';
-import type { GaugeSample } from '../types.js';
+import type { GaugeSample } from '../base/types.js';
 
 /**
  * The figures kept over time, from the gauges of the rules' committed state. The status

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { issuesToProblems, valueAt } from '../config/issues.js';
-import type { Config } from '../config/schema.js';
-import { YamlSource, type ConfigProblem } from '../config/source.js';
+import { issuesToProblems, valueAt } from '../base/issues.js';
+import { YamlSource, type ConfigProblem } from '../base/source.js';
 import { inventory, inventoryFile, type InventoryValidator } from './schema.js';
 
 export interface InventoryRead {
@@ -18,7 +17,7 @@ export interface InventoryRead {
  * the config; its problems point into that file). When the config did not parse, a
  * `validators:` list that parses on its own is still used, so its rules are checked.
  */
-export function readInventory(source: YamlSource, config: Config | undefined, dir: string, env: NodeJS.ProcessEnv, display: (file: string) => string): InventoryRead {
+export function readInventory(source: YamlSource, config: { validators?: InventoryValidator[] | undefined; validatorsFile?: string | undefined } | undefined, dir: string, env: NodeJS.ProcessEnv, display: (file: string) => string): InventoryRead {
   if (!config) {
     if (valueAt(source.data, ['validatorsFile']) !== undefined) return { validators: undefined, problems: [] };
     const parsed = inventory.safeParse(valueAt(source.data, ['validators']) ?? []);

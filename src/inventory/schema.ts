@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl, labelName, name } from '../config/fields.js';
+import { httpUrl, labelName, name } from '../base/fields.js';
 import { network, nodeId, type Network } from '../rules/fields.js';
 
 /** Labels avawatch sets itself: an inventory label of that name would be overwritten or confuse routing. */

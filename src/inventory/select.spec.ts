@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { formatProblem } from '../config/source.js';
+import { formatProblem } from '../base/source.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'avawatch-inventory-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

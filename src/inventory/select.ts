@@ -1,7 +1,7 @@
 import { NETWORKS, type Network } from '../rules/fields.js';
 import type { AnyRuleKind } from '../rules/registry.js';
 import type { InventoryKey } from '../rules/types.js';
-import type { ConfigPath, ConfigProblem } from '../config/source.js';
+import type { ConfigPath, ConfigProblem } from '../base/source.js';
 import { sameNetwork, type InventoryValidator } from './schema.js';
 
 /** The inventory validators a rule is about, by NodeID: the ones its alerts are named after. */

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Limiter } from '../api/limiter.js';
-import type { GaugeDef, GaugeSample } from '../types.js';
+import type { GaugeDef, GaugeSample } from '../base/types.js';
 
 export interface Metrics {
   registry: Registry;

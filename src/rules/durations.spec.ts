@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatElapsed } from '../config/duration.js';
+import { formatDuration, formatElapsed } from '../base/duration.js';
 import { exportKind } from './export/index.js';
 import { spec as exportSpec } from './export/schema.js';
 import { validator } from '../api/schemas.js';

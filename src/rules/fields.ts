@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nodeIdProblem } from '../inventory/cb58.js';
+import { nodeIdProblem } from '../base/cb58.js';
 
 // Keys several rule kinds share.
 

@@ -3,10 +3,10 @@ import type { DataApi } from '../api/data-api.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { NodeApi } from '../api/node-api.js';
 import type { ApiCall } from '../api/catalog.js';
-import type { AlertDraft, Condition, GaugeDef, GaugeSample, Resolution } from '../types.js';
+import type { AlertDraft, Condition, GaugeDef, GaugeSample, Resolution } from '../base/types.js';
 import type { ExpressionRunner } from './endpoint/runner.js';
 
-export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type News, type Resolution, type Severity } from '../types.js';
+export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type News, type Resolution, type Severity } from '../base/types.js';
 
 /** A rule key an inventory validator can fill (see RuleKind.selects). */
 export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls';

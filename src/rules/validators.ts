@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiCall, type ApiCall } from '../api/catalog.js';
 import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type ValidatorListQuery } from '../api/data-api.js';
 import type { Validator } from '../api/schemas.js';
-import { record } from '../record.js';
+import { record } from '../base/record.js';
 import { PRIMARY_NETWORK, type Network } from './fields.js';
 import { isFailed, lookupEach, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext } from './types.js';

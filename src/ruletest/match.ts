@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { AlertMessage } from '../types.js';
+import type { AlertMessage } from '../base/types.js';
 import type { ExpectedAlert } from './schema.js';
 
 export function matches(expected: ExpectedAlert, actual: AlertMessage): boolean {

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { App } from '../app.js';
-import { parseDuration } from '../config/duration.js';
-import { issuesToProblems } from '../config/issues.js';
+import { App } from '../app/app.js';
+import { parseDuration } from '../base/duration.js';
+import { issuesToProblems } from '../base/issues.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { YamlSource } from '../config/source.js';
+import { YamlSource } from '../base/source.js';
 import { errorText } from '../engine/engine.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { SimClock } from '../sim/clock.js';
 import { applyChange } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';

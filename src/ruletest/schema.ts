@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { labels } from '../config/fields.js';
+import { labels } from '../base/fields.js';
 import { worldChange } from '../sim/scenario.js';
-import { SEVERITIES } from '../types.js';
+import { SEVERITIES } from '../base/types.js';
 
 const offset = z.union([z.string(), z.number()]).transform(String);
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../base/duration.js';
 import { Budget, DEFAULT_BUDGETS } from './budget.js';
 import { SimClock } from './clock.js';
 import { error, ok, type Handler, type Reply } from './http.js';

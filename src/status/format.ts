@@ -1,4 +1,4 @@
-import { formatElapsed } from '../config/duration.js';
+import { formatElapsed } from '../base/duration.js';
 import { html, type SafeHtml } from './escape.js';
 
 // Helpers every section of the page shares: times, numbers, tables, caps.

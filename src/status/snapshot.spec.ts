@@ -6,7 +6,7 @@ import type { HistoryEntry } from '../store/index.js';
 import { Limiter } from '../api/limiter.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
-import type { GaugeSample } from '../types.js';
+import type { GaugeSample } from '../base/types.js';
 import { statusSnapshot, type StatusSources } from './snapshot.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';

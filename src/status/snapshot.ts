@@ -1,14 +1,14 @@
 import type { FiringAlert } from '../alerts/view.js';
 import type { Limiter } from '../api/limiter.js';
-import { estimateBudget } from '../commands/estimate.js';
-import { formatDuration } from '../config/duration.js';
+import { estimateBudget } from '../engine/estimate.js';
+import { formatDuration } from '../base/duration.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import type { Metrics } from '../metrics/registry.js';
 import { ruleKind } from '../rules/registry.js';
 import type { HistoryEntry, Sample, Silence, TimelineQuery } from '../store/index.js';
 import type { ReceiverStats } from '../store/outbox.js';
-import type { GaugeSample } from '../types.js';
+import type { GaugeSample } from '../base/types.js';
 import { dataSourceRows, receiverRows, type DataSourceRow, type ReceiverConfig, type ReceiverRow } from './health.js';
 import { DEFAULT_EXPLORERS, type Explorers } from './links.js';
 import { l1ValidatorRows, validatorRows, type InventoryEntry, type L1ValidatorRow, type ValidatorRow } from './validators.js';

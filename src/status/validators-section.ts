@@ -1,4 +1,4 @@
-import { formatElapsed } from '../config/duration.js';
+import { formatElapsed } from '../base/duration.js';
 import { renderChart } from './chart.js';
 import { html, type SafeHtml } from './escape.js';
 import { capped, count, round, since } from './format.js';

@@ -1,12 +1,12 @@
 import type { FiringAlert } from '../alerts/view.js';
-import { navaxToAvax } from '../amount.js';
+import { navaxToAvax } from '../base/amount.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import { levelsFor } from '../rules/validator-health/uptime.js';
 import type { Spec as HealthSpec } from '../rules/validator-health/schema.js';
 import type { Spec as L1Spec } from '../rules/l1-validator-balance/schema.js';
 import type { Sample } from '../store/history.js';
-import type { GaugeSample } from '../types.js';
+import type { GaugeSample } from '../base/types.js';
 import { MAX_ROWS } from './format.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SEVERITIES } from '../types.js';
+import type { SEVERITIES } from '../base/types.js';
 import { alertRow } from './outbox.js';
 
 // Tables: samples (figures over time), and alerts read as a timeline. Pruned after history.keep.

@@ -103,7 +103,7 @@ describe('Store', () => {
     const path = join(dir, 'lease.db');
     const daemon = Store.open(path);
     const other = Store.open(path);
-    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }] }], 1_000);
+    daemon.commitEvaluation('r', {}, [{ ...alert, targets: [{ receiver: 'slack-a', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }] }], 1_000);
     const [row] = daemon.claimDue('slack-a', 1_000, 10, 60_000);
     expect(row).toBeDefined();
     expect(other.claimDue('slack-a', 2_000, 10, 60_000)).toEqual([]);

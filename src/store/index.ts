@@ -20,6 +20,7 @@ import { loadStates, stateRows, writeStates, type StateDiff } from './states.js'
 
 export { StateConflictError, StoreError } from './errors.js';
 export { StateDiff } from './states.js';
+export { DIGEST_GROUP } from './outbox.js';
 export type { ActiveRow } from './active.js';
 export type { NewAlert, OutboxRow, ReceiverStats } from './outbox.js';
 export type { Matcher, Silence } from './silences.js';

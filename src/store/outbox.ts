@@ -1,16 +1,29 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { Target } from '../alerts/route.js';
-import type { AlertMessage } from '../types.js';
-import { SEVERITIES } from '../types.js';
-import { DIGEST_GROUP } from '../notify/digest.js';
+import type { AlertMessage } from '../base/types.js';
+import { SEVERITIES } from '../base/types.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).
 
+/** The group key of a receiver's digest rows: they wait for their slot together. */
+export const DIGEST_GROUP = 'digest';
+
+/** Where a new alert is queued: one outbox row per target (routing builds these). */
+export interface OutboxTarget {
+  receiver: string;
+  groupKey: string;
+  groupWaitMs: number;
+  groupIntervalMs: number;
+  /** Recorded as muted, not sent. */
+  mutedBy?: string;
+  /** The digest slot (unix ms) the row waits for. */
+  digestAt?: number;
+}
+
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
   /** Where to queue it; empty records it without sending. */
-  targets: readonly Target[];
+  targets: readonly OutboxTarget[];
   /** A reminder of a state alert still firing (left out of the history's timeline). */
   reminder?: boolean;
 }

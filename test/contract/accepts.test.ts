@@ -19,7 +19,7 @@ import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
 import { wireArbitrary } from './arbitrary.js';
-import { record } from '../../src/record.js';
+import { record } from '../../src/base/record.js';
 import { ExpressionRunner } from '../../src/rules/endpoint/runner.js';
 
 // avawatch's readers held to the service's published contract: Ava Labs' SDK, generated

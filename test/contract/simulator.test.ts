@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/config/duration.js';
+import { parseDuration } from '../../src/base/duration.js';
 import { loadRuleTest } from '../../src/ruletest/runner.js';
 import { SimClock } from '../../src/sim/clock.js';
 import { applyChange, loadScenario, worldChange, type WorldChange } from '../../src/sim/scenario.js';

@@ -1,4 +1,4 @@
-import type { AlertMessage } from '../../src/types.js';
+import type { AlertMessage } from '../../src/base/types.js';
 import { API_TIMEOUT_MS, DELIVERY, DELIVERY_WAIT_CAP_MS, outboxRows, type Daemon } from './daemon.js';
 import { leaks, MAX_TIMER_MS, stateFileText, type LoopWatch, type Timers } from './probes.js';
 import { PROVIDERS } from './receivers.js';

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
-import type { AlertMessage } from '../../src/types.js';
+import type { AlertMessage } from '../../src/base/types.js';
 import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificationsOf, timersCapped, truthHolds, Violation, type Judged, type Watch } from './checks.js';
 import { settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SimClock } from '../../src/sim/clock.js';
 import { World } from '../../src/sim/world.js';
-import { cb58Encode } from '../../src/inventory/cb58.js';
+import { cb58Encode } from '../../src/base/cb58.js';
 
 // The fuzzer's world: four validators, their blocks and one aggregator probe, and the model of
 // what is true in it. The model is what the simulator serves when no distortion is active; the

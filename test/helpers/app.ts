@@ -1,7 +1,7 @@
 import { vi } from 'vitest';
-import { App } from '../../src/app.js';
+import { App } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/base/log.js';
 
 /** Collects what the process writes to stderr (the JSON log) until vi.restoreAllMocks(). */
 export function captureStderr(): string[] {

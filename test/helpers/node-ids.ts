@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cb58Encode } from '../../src/inventory/cb58.js';
+import { cb58Encode } from '../../src/base/cb58.js';
 
 /**
  * A valid NodeID (its CB58 checksum matches) made from a seed, for fixtures that need many

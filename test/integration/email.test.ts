@@ -1,15 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app.js';
+import { App } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config/load.js';
-import { Secret } from '../../src/config/secret.js';
-import { createLogger } from '../../src/log.js';
+import { Secret } from '../../src/base/secret.js';
+import { createLogger } from '../../src/base/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { writeProject } from '../helpers/harness.js';
 import { waitUntil } from '../helpers/wait.js';
-import { emailChannel, type EmailReceiver } from '../../src/notify/email/index.js';
-import { DeliveryError, type AlertMessage } from '../../src/notify/types.js';
+import { emailChannel, type EmailReceiver } from '../../src/channels/email/index.js';
+import { DeliveryError, type AlertMessage } from '../../src/channels/types.js';
 import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 
 const alert: AlertMessage = {

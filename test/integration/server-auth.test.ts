@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/app.js';
 import { captureStderr, startApp } from '../helpers/app.js';
 import { avawatch } from '../helpers/cli.js';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';

@@ -1,10 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
-import type { DeliveryError} from '../../src/notify/types.js';
-import { type AlertMessage } from '../../src/notify/types.js';
-import { signature, webhookChannel, type WebhookReceiver } from '../../src/notify/webhook/index.js';
+import { Secret } from '../../src/base/secret.js';
+import type { DeliveryError} from '../../src/channels/types.js';
+import { type AlertMessage } from '../../src/channels/types.js';
+import { signature, webhookChannel, type WebhookReceiver } from '../../src/channels/webhook/index.js';
 
 const alert: AlertMessage = {
   alertId: 3,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { firingAlerts } from '../../src/alerts/view.js';
-import { App } from '../../src/app.js';
+import { App } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/base/log.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import type { Fault } from '../../src/sim/world.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';

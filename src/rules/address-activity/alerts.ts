@@ -1,4 +1,4 @@
-import { ceilUnits, formatUnits, usableDecimals } from '../../token-amount.js';
+import { ceilUnits, formatUnits, usableDecimals } from '../../base/token-amount.js';
 import { isoSeconds } from '../format.js';
 import type { AlertDraft } from '../types.js';
 import type { Placed } from './activity.js';

@@ -3,7 +3,7 @@ import type { BlockRangeQuery, DataApi } from '../../api/data-api.js';
 import { erc20Transfer, evmTransaction, internalTransaction } from '../../api/schemas.js';
 import { EvmLedger, type EvmTxInput, type Listed } from '../../sim/evm.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import type { Evaluation } from '../types.js';
 import { addressActivity } from './index.js';
 import { spec as specSchema, type State } from './schema.js';

@@ -1,6 +1,6 @@
 import { apiCall } from '../../api/catalog.js';
 import type { BlockRangeQuery, DataApi } from '../../api/data-api.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { fromErc20, fromInternals, fromTransactions } from './activity.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TOKEN_AMOUNT } from '../../token-amount.js';
+import { TOKEN_AMOUNT } from '../../base/token-amount.js';
 
 export const LISTS = ['native', 'erc20', 'internal'] as const;
 export type List = (typeof LISTS)[number];

@@ -1,7 +1,7 @@
 import type { Network } from '../../api/data-api.js';
 import { apiCall } from '../../api/catalog.js';
-import { formatDuration, formatElapsed } from '../../config/duration.js';
-import { record } from '../../record.js';
+import { formatDuration, formatElapsed } from '../../base/duration.js';
+import { record } from '../../base/record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';

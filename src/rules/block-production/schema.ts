@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 import { network, nodeIds } from '../fields.js';
 
 export const CHAINS = ['p-chain', 'c-chain', 'x-chain'] as const;

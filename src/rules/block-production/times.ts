@@ -1,4 +1,4 @@
-import { formatElapsed } from '../../config/duration.js';
+import { formatElapsed } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { OddBlock } from './schema.js';
 

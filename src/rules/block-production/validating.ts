@@ -1,7 +1,7 @@
 import type { ApiCall } from '../../api/catalog.js';
 import { filterBatches, VALIDATOR_BATCH, type Network } from '../../api/data-api.js';
 import type { Validator } from '../../api/schemas.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { ObserveContext } from '../types.js';

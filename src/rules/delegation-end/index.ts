@@ -1,13 +1,13 @@
 import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { filterBatches } from '../../api/data-api.js';
-import { avaxText, navax, navaxToAvax } from '../../amount.js';
-import { formatDuration, formatElapsed } from '../../config/duration.js';
+import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
+import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export interface Observation {
   /** Active delegations read this time: all of them for a baseline, else the newest ones. */

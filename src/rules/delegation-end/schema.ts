@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 import { network, nodeId } from '../fields.js';
 
 // P-chain addresses come back bare (avax1…); filters may carry P-/X-: compare them bare.

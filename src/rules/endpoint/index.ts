@@ -1,6 +1,6 @@
 import { apiCall } from '../../api/catalog.js';
 import { collectPages } from '../../api/paginate.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import type { AlertDraft, Condition, GaugeSample, RuleKind } from '../types.js';
 import { oneLine } from './expr.js';
 import { readPage, type ItemRead, type Listed } from './page.js';

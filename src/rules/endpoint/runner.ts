@@ -2,8 +2,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatDuration } from '../../config/duration.js';
-import { setTimer } from '../../timers.js';
+import { formatDuration } from '../../base/duration.js';
+import { setTimer } from '../../base/timers.js';
 import type { ListRequest, ListResult, TextsRequest, TextsResult } from './read.js';
 import type { Reply, Request } from './sandbox.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 import { compileError, templateErrors } from './expr.js';
 import { paramError, pathError, placeholders } from './path.js';
 

@@ -2,11 +2,11 @@ import { Cron } from 'croner';
 import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { Operation } from '../../api/schemas.js';
-import { formatDuration, formatElapsed, parseDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed, parseDuration } from '../../base/duration.js';
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export interface Observation {
   /** An export this evaluation started, with the dates it asked for. */

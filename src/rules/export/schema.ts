@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { parseDuration } from '../../config/duration.js';
-import { durationMs } from '../../config/fields.js';
+import { parseDuration } from '../../base/duration.js';
+import { durationMs } from '../../base/fields.js';
 
 /** `2026-01-31`, or relative to the start of the export: `-1d`, `-7d`, `0d`. */
 const exportDate = z.string().refine((d) => /^\d{4}-\d{2}-\d{2}$/.test(d) || parseDuration(d.replace(/^[+-]/, '')) !== undefined, 'expected YYYY-MM-DD or a relative date such as -1d');

@@ -1,11 +1,11 @@
 import type { IcmMessage } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { formatDuration, formatElapsed } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export interface Observation {
   /** Per address: the messages read and whether the list ended within maxPages, or why its lookup failed. */

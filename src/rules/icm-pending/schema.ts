@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 import { network } from '../fields.js';
 
 const evmAddress = z

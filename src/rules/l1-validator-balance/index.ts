@@ -1,11 +1,11 @@
 import type { L1Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { formatAvax, navaxToAvax } from '../../amount.js';
-import { formatDuration, formatElapsed } from '../../config/duration.js';
+import { formatAvax, navaxToAvax } from '../../base/amount.js';
+import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export interface Observation {
   active: L1Validator[];

@@ -1,7 +1,7 @@
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../../api/catalog.js';
 import { apiCall } from '../../api/catalog.js';
 import type { MetricPoint } from '../../api/schemas.js';
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration } from '../../base/duration.js';
 import type { Condition, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';

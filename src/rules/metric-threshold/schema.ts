@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { METRICS, supportedIntervals, TIME_INTERVALS } from '../../api/catalog.js';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 
 export const spec = z
   .strictObject({

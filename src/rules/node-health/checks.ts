@@ -1,4 +1,4 @@
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
 import { versionTooOld } from '../semver.js';

@@ -1,4 +1,4 @@
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../validators.js';

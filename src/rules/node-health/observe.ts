@@ -1,5 +1,5 @@
 import { NodeApiError, type HealthReport, type NodeApi, type NodeIdentity, type NodeUptime } from '../../api/node-api.js';
-import { linkedSignal } from '../../abort.js';
+import { linkedSignal } from '../../base/abort.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';

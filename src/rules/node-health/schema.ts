@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from '../../config/fields.js';
+import { httpUrl } from '../../base/fields.js';
 import { network, nodeId } from '../fields.js';
 import { period } from '../validators.js';
 import { SEMVER } from '../semver.js';

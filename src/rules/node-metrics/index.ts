@@ -1,5 +1,5 @@
-import { formatDuration } from '../../config/duration.js';
-import { record } from '../../record.js';
+import { formatDuration } from '../../base/duration.js';
+import { record } from '../../base/record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs, httpUrl } from '../../config/fields.js';
+import { durationMs, httpUrl } from '../../base/fields.js';
 import { network } from '../fields.js';
 
 /** A Prometheus metric name, and a label name. */

@@ -5,7 +5,7 @@ import { HttpClient } from '../../api/http.js';
 import { Limiter } from '../../api/limiter.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import { signatureAggregator as kind, type Observation } from './index.js';
 import { spec as specSchema, type State } from './schema.js';

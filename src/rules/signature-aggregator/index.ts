@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { DataApi, Network } from '../../api/data-api.js';
 import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';

@@ -1,8 +1,8 @@
 import type { StakingTransaction } from '../../api/schemas.js';
 import { apiCall, AVAX_ASSET_ID } from '../../api/catalog.js';
 import { filterBatches } from '../../api/data-api.js';
-import { avaxText, navax, navaxToAvax } from '../../amount.js';
-import { record } from '../../record.js';
+import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
+import { record } from '../../base/record.js';
 import { isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';

@@ -1,6 +1,6 @@
 import type { Subnet } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 import { keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';

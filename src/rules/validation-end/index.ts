@@ -1,11 +1,11 @@
-import { formatDuration, formatElapsed } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../base/duration.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { keepFailed } from '../lookup.js';
 import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',

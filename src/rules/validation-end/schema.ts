@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from '../../config/fields.js';
+import { durationMs } from '../../base/fields.js';
 import { network, nodeIds, subnetId } from '../fields.js';
 import { period } from '../validators.js';
 

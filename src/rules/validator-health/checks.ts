@@ -1,5 +1,5 @@
-import { avaxText, formatAvax, navax } from '../../amount.js';
-import { formatDuration } from '../../config/duration.js';
+import { avaxText, formatAvax, navax } from '../../base/amount.js';
+import { formatDuration } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';

@@ -1,4 +1,4 @@
-import { avaxText } from '../../amount.js';
+import { avaxText } from '../../base/amount.js';
 import { CHECKS, fmt, keyOf } from './checks.js';
 import { benchedChains } from './read.js';
 import type { Spec, State } from './schema.js';

@@ -1,6 +1,6 @@
-import { formatAvax, navax, navaxToAvax } from '../../amount.js';
-import { formatDuration } from '../../config/duration.js';
-import { record } from '../../record.js';
+import { formatAvax, navax, navaxToAvax } from '../../base/amount.js';
+import { formatDuration } from '../../base/duration.js';
+import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';

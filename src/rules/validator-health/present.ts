@@ -1,4 +1,4 @@
-import { avaxText, formatAvax } from '../../amount.js';
+import { avaxText, formatAvax } from '../../base/amount.js';
 import type { Resolution } from '../types.js';
 import { CHECKS, fmt } from './checks.js';
 import { CHAINS } from './read.js';

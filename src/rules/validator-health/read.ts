@@ -1,5 +1,5 @@
 import type { Validator } from '../../api/schemas.js';
-import { navax } from '../../amount.js';
+import { navax } from '../../base/amount.js';
 import { percentOrNone, toPeriod } from '../validators.js';
 import type { Spec, State } from './schema.js';
 import { parseVersion } from '../semver.js';

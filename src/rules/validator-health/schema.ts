@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { avaxAmount, durationMs } from '../../config/fields.js';
+import { avaxAmount, durationMs } from '../../base/fields.js';
 import { network, nodeIds } from '../fields.js';
 import { period } from '../validators.js';
 import { SEMVER } from '../semver.js';

@@ -1,11 +1,11 @@
 import type { Validator } from '../../api/schemas.js';
-import { avaxText, navax } from '../../amount.js';
+import { avaxText, navax } from '../../base/amount.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, News, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../record.js';
+import { record } from '../../base/record.js';
 
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',

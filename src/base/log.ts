@@ -1,0 +1,34 @@
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { scrub, type Secret } from './secret.js';
+
+export type { Logger };
+
+export interface LogSink {
+  log: Logger;
+  /** Every line is scrubbed of these values before it is written: a backstop to Secret. */
+  setSecrets(secrets: readonly Secret[]): void;
+}
+
+/** JSON lines on stderr; readable lines when stderr is a terminal. stdout stays for command output. */
+export function createLogger(level: string, readable = process.stderr.isTTY === true): LogSink {
+  let secrets: readonly Secret[] = [];
+  const scrubbed = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const line = String(chunk);
+      process.stderr.write(secrets.length > 0 ? scrub(line, secrets) : line);
+      done();
+    },
+  });
+  const destination = readable
+    ? pretty({ destination: scrubbed, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+    : scrubbed;
+  const log = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  return {
+    log,
+    setSecrets(next) {
+      secrets = next;
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { durationMs, httpUrl } from '../../base/fields.js';
+import { postJson } from '../post-json.js';
+import { PostedAlerts, type PostableAlert } from './posted.js';
+import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
+
+export interface AlertmanagerReceiver extends ReceiverBase {
+  type: 'alertmanager';
+  /** One Alertmanager, or every peer of a cluster (each gets every alert; the cluster deduplicates). */
+  url: string | string[];
+  /** Firing alerts are posted again at their rule's first evaluation this long after their last post. */
+  resendInterval: number;
+  /** Where generatorURL points (default: this daemon's /api/v1/alerts). */
+  externalUrl?: string | undefined;
+  timeout: number;
+  minInterval: number;
+}
+
+/** Alertmanager wants label names for annotation keys: "Period ends" → period_ends. */
+function annotationKey(name: string): string {
+  const key = name.replace(/[^a-zA-Z0-9_]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
+  return /^[a-z_]/.test(key) ? key : `_${key}`;
+}
+
+/** The labels Alertmanager identifies an alert by. */
+export function amLabels(a: AlertMessage): Record<string, string> {
+  return { alertname: a.rule, ...a.labels, subject: a.subject };
+}
+
+/**
+ * The alerts in Alertmanager's API v2 shape. A firing alert (or an event) ends `ttlMs`
+ * from now unless posted again; a resolved one ends now.
+ */
+export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: AlertMessage) => number; generatorURL: string }, now = Date.now()): PostableAlert[] {
+  return alerts.map((a) => {
+    const annotations: Record<string, string> = { summary: a.summary, kind: a.kind };
+    for (const [k, v] of Object.entries(a.details)) annotations[annotationKey(k)] = v;
+    const endsAt = a.status === 'resolved' ? new Date(now) : new Date(now + o.ttlMs(a));
+    return { labels: amLabels(a), annotations, startsAt: a.at, endsAt: endsAt.toISOString(), generatorURL: o.generatorURL };
+  });
+}
+
+export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
+  type: 'alertmanager',
+  schema: z.strictObject({
+    url: z.union([httpUrl, z.array(httpUrl).min(1, 'list at least one Alertmanager URL (every peer of a cluster)')]),
+    resendInterval: durationMs.default(60_000),
+    externalUrl: httpUrl.optional(),
+    timeout: durationMs.default(10_000),
+    minInterval: durationMs.default(0),
+  }),
+  disabledReason: () => undefined,
+  secretFields: [],
+  create: (r) => new AlertmanagerNotifier(r),
+};
+
+export class AlertmanagerNotifier implements Notifier {
+  readonly type = 'alertmanager';
+  /** An alert posted twice is one alert (its labels): it is re-posted every resendInterval anyway. */
+  readonly idempotent = true;
+  readonly name: string;
+  readonly minIntervalMs: number;
+  readonly timeoutMs: number;
+  generatorURL: string;
+  #ctx: ChannelContext | undefined;
+  #abort = new AbortController();
+  readonly #posted = new PostedAlerts();
+  /** Rules evaluated since the last re-post began. */
+  readonly #evaluated = new Set<string>();
+  #reposting = false;
+
+  constructor(readonly receiver: AlertmanagerReceiver) {
+    this.name = receiver.name;
+    this.minIntervalMs = receiver.minInterval;
+    this.timeoutMs = receiver.timeout;
+    this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
+  }
+
+  start(ctx: ChannelContext): void {
+    this.generatorURL = this.receiver.externalUrl ?? ctx.alertsUrl ?? this.generatorURL;
+    this.stop();
+    this.#ctx = ctx;
+    this.#abort = new AbortController();
+  }
+
+  stop(): void {
+    this.#ctx = undefined;
+    this.#evaluated.clear();
+    this.#abort.abort();
+  }
+
+  /**
+   * After each evaluation of a rule (a failed or skipped one too: a failed poll is no
+   * resolution), its firing alerts are posted again once resendInterval has passed since
+   * their last post, and at once when their labels changed. Never from a timer: in HA, an
+   * instance that has not polled since another one resolved an alert would post it firing
+   * after the resolution, and Alertmanager keeps the newest post.
+   */
+  evaluated(rule: string): void {
+    if (!this.#ctx) return;
+    this.#evaluated.add(rule);
+    if (!this.#reposting) void this.#repost();
+  }
+
+  /**
+   * One re-post at a time, of every rule evaluated meanwhile: rules whose evaluations end
+   * together (answers they share) make one post, and a slow Alertmanager never piles up
+   * posts. What fires is read when the post is made, so it is never older than the store.
+   */
+  async #repost(): Promise<void> {
+    this.#reposting = true;
+    try {
+      for (;;) {
+        await new Promise((r) => setImmediate(r));
+        const ctx = this.#ctx;
+        if (!ctx || this.#evaluated.size === 0) return;
+        const rules = [...this.#evaluated];
+        this.#evaluated.clear();
+        const signal = this.#abort.signal;
+        try {
+          const now = Date.now();
+          const due = rules.flatMap((rule) => this.#posted.due(rule, ctx.firing(rule, ctx.now()), amLabels, now, this.receiver.resendInterval));
+          if (due.length > 0) await this.send(due, signal);
+        } catch (err) {
+          if (!signal.aborted) ctx.failed(err);
+        }
+      }
+    } finally {
+      this.#reposting = false;
+    }
+  }
+
+  /**
+   * Posts to every peer, as Prometheus does: delivered when at least one accepted, since
+   * every peer holds the alert, and the peers share their notification log, so one
+   * notifies. All failing: the first peer's error. A state alert whose labels changed since
+   * its last post (an escalation) ends its old label set in the same post, so Alertmanager
+   * never keeps the old one firing until it times out and then reports it resolved.
+   */
+  async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const postable = postableAlerts(alerts, { ttlMs: (a) => this.#ttlMs(a.rule), generatorURL: this.generatorURL }, now);
+    const body = JSON.stringify([...postable, ...this.#posted.replaced(alerts, postable, now)]);
+    const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];
+    const posts = urls.map((url, i) =>
+      postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
+        prefix: `alertmanager receiver "${this.name}"${urls.length > 1 ? ` (peer ${i + 1} of ${urls.length})` : ''}`,
+        timeoutMs: this.receiver.timeout,
+        signal,
+      }),
+    );
+    // The first peer to accept is enough: a black-holed one must not hold up the receiver.
+    try {
+      await Promise.any(posts);
+    } catch (err) {
+      const errors = (err as AggregateError).errors as unknown[];
+      throw errors.find((e) => e instanceof DeliveryError && e.retryable) ?? errors[0];
+    }
+    this.#posted.record(alerts, postable, now);
+  }
+
+  /**
+   * A firing alert lives three resend intervals, or three times the wait for its rule's
+   * next evaluation (where it is posted again) when that is longer.
+   */
+  #ttlMs(rule: string): number {
+    return 3 * Math.max(this.receiver.resendInterval, this.#ctx?.untilNext(rule) ?? 0);
+  }
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { AlertMessage } from '../base/types.js';
+import { digestMessage, digestPattern, digestSchema, digestSlot, nextDigestAt } from './digest.js';
+
+const daily = digestSchema.parse({ at: '09:00', location: 'Europe/Paris' });
+
+function message(rule: string, summary: string, o: Partial<AlertMessage> = {}): AlertMessage {
+  return { alertId: 1, rule, kind: 'k', status: 'event', severity: 'info', subject: 's', summary, labels: {}, details: {}, at: '2026-01-05T10:00:00.000Z', ...o };
+}
+
+describe('digest slots', () => {
+  it('is 09:00 on the wall clock of its location, summer and winter', () => {
+    expect(nextDigestAt(daily, Date.parse('2026-01-05T09:30:00Z'))).toBe(Date.parse('2026-01-06T08:00:00Z'));
+    expect(nextDigestAt(daily, Date.parse('2026-07-05T06:00:00Z'))).toBe(Date.parse('2026-07-05T07:00:00Z'));
+    // The morning clocks move forward: 09:00 is still 09:00 in Paris.
+    expect(nextDigestAt(daily, Date.parse('2026-03-29T06:00:00Z'))).toBe(Date.parse('2026-03-29T07:00:00Z'));
+  });
+
+  it('a slot is strictly after now: a notification made at 09:00 waits for the next one', () => {
+    expect(nextDigestAt(daily, Date.parse('2026-01-06T08:00:00Z'))).toBe(Date.parse('2026-01-07T08:00:00Z'));
+  });
+
+  it('every 6h from 07:30 UTC: 01:30, 07:30, 13:30, 19:30', () => {
+    const d = digestSchema.parse({ every: '6h', at: '07:30' });
+    expect(digestPattern(d)).toBe('0 30 1,7,13,19 * * *');
+    expect(nextDigestAt(d, Date.parse('2026-01-05T14:00:00Z'))).toBe(Date.parse('2026-01-05T19:30:00Z'));
+  });
+
+  it('only the chosen severities wait; without a digest nothing does', () => {
+    const now = Date.parse('2026-01-05T09:30:00Z');
+    expect(digestSlot(daily, 'info', now)).toBe(Date.parse('2026-01-06T08:00:00Z'));
+    expect(digestSlot(daily, 'critical', now)).toBeUndefined();
+    expect(digestSlot(undefined, 'info', now)).toBeUndefined();
+  });
+
+  it('says what is wrong with a setting', () => {
+    const issues = (input: unknown) => digestSchema.safeParse(input).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(issues({ every: '5h' })).toEqual(['every: must be a whole number of hours that divides a day: 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h']);
+    expect(issues({ at: '9am' })).toEqual(['at: expected HH:MM (24-hour), e.g. "09:00"']);
+    expect(issues({ location: 'Mars/Olympus' })).toEqual(['location: "Mars/Olympus" is not a time zone known to this system (an IANA name such as Europe/Paris or UTC)']);
+    expect(issues({ severities: [] })?.[0]).toMatch(/^severities: /);
+  });
+});
+
+describe('the digest message', () => {
+  it('counts by rule, busiest first, quoting the latest summaries', () => {
+    const messages = [
+      ...Array.from({ length: 5 }, (_, i) => message('staking', `stake ${i}`)),
+      message('exports', 'export done', { status: 'resolved', severity: 'warning' }),
+    ];
+    const m = digestMessage('ops', messages, daily);
+    expect(m.summary).toBe('Digest for ops: 6 notification(s) since 2026-01-05T10:00:00.000Z (staking 5, exports 1)');
+    expect(m.severity).toBe('warning');
+    expect(m.status).toBe('event');
+    expect(m.details).toEqual({
+      'staking: 5': '• stake 4 · • stake 3 · • stake 2 (+2 more)',
+      'exports: 1': '[resolved] export done',
+      Digest: 'every 1d at 09:00 Europe/Paris',
+    });
+  });
+});

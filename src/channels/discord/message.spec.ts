@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { Secret } from '../../base/secret.js';
+import type { AlertMessage } from '../types.js';
+import { classify } from './index.js';
+import { DISCORD_LIMITS as L, discordPayload, embedSize, type DiscordPayload } from './message.js';
+
+const alert: AlertMessage = {
+  alertId: 1,
+  rule: 'my-validators',
+  kind: 'validator-status',
+  status: 'firing',
+  severity: 'critical',
+  subject: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
+  summary: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed',
+  labels: {},
+  details: { Node: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', Change: 'active → completed' },
+  at: '2026-01-01T00:00:05.000Z',
+};
+
+const HOSTILE = '**bold** __u__ ~~s~~ ||spoiler|| `code` > quote # head - list [x](https://evil.example) <@123> <@&456> <#789> @everyone @here :skull: line\r\nbreak';
+const LONG = `HTTP 500: ${'the service said <nothing> & *more* '.repeat(300)}`;
+
+/** Every text Discord renders as markdown, with where it sits. */
+function texts(p: DiscordPayload): Array<[string, string]> {
+  return [
+    ['content', p.content],
+    ...p.embeds.flatMap((e, i): Array<[string, string]> => [
+      [`embed ${i} title`, e.title],
+      ...(e.description === undefined ? [] : ([[`embed ${i} description`, e.description]] as Array<[string, string]>)),
+      ...e.fields.flatMap((f, j): Array<[string, string]> => [
+        [`embed ${i} field ${j} name`, f.name],
+        [`embed ${i} field ${j} value`, f.value],
+      ]),
+    ]),
+  ];
+}
+
+/** Checks every limit Discord enforces on a webhook message. */
+function withinLimits(p: DiscordPayload): void {
+  expect(p.content.length).toBeLessThanOrEqual(L.content);
+  expect(p.embeds.length).toBeLessThanOrEqual(L.embeds);
+  expect(p.embeds.reduce((n, e) => n + embedSize(e), 0)).toBeLessThanOrEqual(L.embedsTotal);
+  for (const e of p.embeds) {
+    expect(e.title.length).toBeLessThanOrEqual(L.title);
+    expect(e.description?.length ?? 0).toBeLessThanOrEqual(L.description);
+    expect(e.footer.text.length).toBeLessThanOrEqual(L.footer);
+    expect(e.fields.length).toBeLessThanOrEqual(L.fields);
+    for (const f of e.fields) {
+      expect(f.name.length).toBeGreaterThan(0);
+      expect(f.value.length).toBeGreaterThan(0);
+      expect(f.name.length).toBeLessThanOrEqual(L.fieldName);
+      expect(f.value.length).toBeLessThanOrEqual(L.fieldValue);
+    }
+  }
+}
+
+describe('Discord message', () => {
+  it('a content line, and an embed with the facts, colour and time; nothing can mention', () => {
+    expect(discordPayload([alert])).toEqual({
+      content: '🔴 **FIRING CRITICAL** · my\\-validators: NodeID\\-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed',
+      allowed_mentions: { parse: [] },
+      embeds: [
+        {
+          title: 'FIRING CRITICAL · NodeID\\-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed',
+          color: 0xe01e5a,
+          fields: [
+            { name: 'Rule', value: 'my\\-validators', inline: true },
+            { name: 'Severity', value: 'critical', inline: true },
+            { name: 'Node', value: 'NodeID\\-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', inline: false },
+            { name: 'Change', value: 'active → completed', inline: true },
+          ],
+          footer: { text: 'avawatch · validator-status' },
+          timestamp: '2026-01-01T00:00:05.000Z',
+        },
+      ],
+    });
+  });
+
+  it('makes hostile chain text inert: every markdown character escaped, no mention, no link, one line', () => {
+    const p = discordPayload([{ ...alert, summary: HOSTILE, details: { 'Reward token': HOSTILE } }]);
+    for (const [where, text] of texts(p)) {
+      // Outside avawatch's own ** in the content, each markdown character is escaped.
+      const own = where === 'content' ? text.replace(/^🔴 \*\*FIRING CRITICAL\*\* · my\\-validators: /, '') : text;
+      expect(own.replace(/\\[\\*_~`|>#\-[\]()<:.+]/g, ''), where).not.toMatch(/[*_~`|>#[\]()<:]/);
+      expect(text, where).not.toMatch(/@(everyone|here)|<@[!&]?\d+>|<#\d+>|\r|\n/);
+    }
+    expect(JSON.stringify(p)).not.toMatch(/@everyone|@here|<@[!&]?\d+>|https:\/\//);
+    expect(p.embeds[0]!.fields.find((f) => f.name === 'Reward token')!.value).toContain('\\<@\u200b123\\> \\<@\u200b&456\\> \\<\\#789\\> @\u200beveryone @\u200bhere \\:skull\\: line break');
+  });
+
+  it('stays within every limit with a 10,000-character error and forty details', () => {
+    const details = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`Detail ${i}`, LONG]));
+    const p = discordPayload([{ ...alert, summary: LONG, details }]);
+    withinLimits(p);
+    expect(p.embeds[0]!.title.endsWith('…')).toBe(true);
+    expect(p.embeds[0]!.description!.endsWith('…')).toBe(true);
+    expect(p.embeds[0]!.footer.text).toMatch(/^avawatch · validator-status · \d+ more details$/);
+  });
+
+  it('a storm: ten embeds within 6,000 characters, the rest counted in the content', () => {
+    const alerts = Array.from({ length: 200 }, (_, i) => ({ ...alert, alertId: i, summary: `${HOSTILE} ${i} ${LONG}`, details: { Error: LONG } }));
+    const p = discordPayload(alerts);
+    withinLimits(p);
+    expect(p.embeds).toHaveLength(10);
+    expect(p.content).toBe('🔴 **200 alerts** · my\\-validators\n+190 more');
+  });
+});
+
+describe('Discord errors', () => {
+  const url = new Secret('https://discord.com/api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123');
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers), text: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  it('429 waits retry_after (seconds, a float) from the body, else X-RateLimit-Reset-After', () => {
+    expect(classify('p', answer(204, ''), url)).toBeUndefined();
+    expect(classify('p', answer(429, { message: 'You are being rate limited.', retry_after: 1.234, global: false }, { 'retry-after': '2' }), url)).toMatchObject({
+      retryable: true,
+      retryAfterMs: 1234,
+      message: 'p: HTTP 429: You are being rate limited.',
+    });
+    expect(classify('p', answer(429, '', { 'x-ratelimit-reset-after': '0.5', 'retry-after': '1' }), url)).toMatchObject({ retryAfterMs: 500 });
+  });
+
+  it('400, 401, 403 and 404 are permanent, with Discord\'s message and the first invalid field', () => {
+    expect(classify('p', answer(404, { message: 'Unknown Webhook', code: 10015 }), url)).toMatchObject({ retryable: false, reason: 'http_404', message: 'p: HTTP 404: Unknown Webhook (code 10015)' });
+    const invalid = { code: 50035, errors: { embeds: { '0': { description: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 4096 or fewer in length.' }] } } } }, message: 'Invalid Form Body' };
+    expect(classify('p', answer(400, invalid), url)?.message).toBe('p: HTTP 400: Invalid Form Body (code 50035): embeds.0.description: Must be 4096 or fewer in length.');
+    expect(classify('p', answer(401, { message: '401: Unauthorized', code: 0 }), url)).toMatchObject({ retryable: false });
+    expect(classify('p', answer(503, 'upstream connect error'), url)).toMatchObject({ retryable: true, message: 'p: HTTP 503 (body not shown)' });
+  });
+
+  it('never shows the webhook token, even when the answer quotes it', () => {
+    const e = classify('p', answer(404, { message: 'Unknown Webhook /api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123', code: 10015 }), url);
+    expect(e?.message).not.toContain('SeCrEtWebhookToken_abcdefXYZ123');
+    expect(e?.message).toContain('<secret>');
+    // Quoted where the 120-character cut falls: no part of the token is left either.
+    const padded = classify('p', answer(401, { message: `${'x'.repeat(70)} /api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123`, code: 0 }), url);
+    expect(padded?.message).not.toMatch(/SeCrEt|123456789012345678/);
+  });
+});

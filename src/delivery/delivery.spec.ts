@@ -1,0 +1,235 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../base/log.js';
+import { createMetrics } from '../metrics/registry.js';
+import { Store, type NewAlert } from '../store/index.js';
+import { Delivery, type DeliveryOptions } from './delivery.js';
+import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
+
+/** A notifier of our own interface that records groups and fails as told. */
+class FakeNotifier implements Notifier {
+  readonly type = 'fake';
+  readonly minIntervalMs = 0;
+  readonly timeoutMs = 1_000;
+  readonly groups: string[][] = [];
+  /** Copies sent, answered or not. */
+  sent = 0;
+  failWith: DeliveryError | undefined;
+  constructor(
+    readonly name: string,
+    readonly idempotent = false,
+  ) {}
+  async send(alerts: readonly AlertMessage[]): Promise<void> {
+    this.sent++;
+    if (this.failWith) throw this.failWith;
+    this.groups.push(alerts.map((a) => a.subject));
+  }
+}
+
+const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs = 0): NewAlert => ({
+  rule: 'r',
+  kind: 'k',
+  status: 'event',
+  severity: 'warning',
+  subject,
+  summary: `${subject} changed`,
+  labels: {},
+  details: {},
+  targets: [{ receiver: 'fake', groupKey, groupWaitMs, groupIntervalMs }],
+});
+
+describe('delivery', () => {
+  let dir: string;
+  let store: Store;
+  let clock: number;
+  let notifier: FakeNotifier;
+  let delivery: Delivery;
+  let metrics: ReturnType<typeof createMetrics>;
+  const newMetrics = () => createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
+  /** A Delivery over this test's store, notifier and clock. */
+  const make = (options: Partial<DeliveryOptions> = {}): Delivery =>
+    new Delivery({
+      store,
+      notifiers: [notifier],
+      metrics,
+      log: createLogger('silent', false).log,
+      options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 60_000, ...options },
+      now: () => clock,
+      random: () => 1,
+    });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-delivery-'));
+    store = Store.open(join(dir, 's.db'));
+    clock = 1_000_000;
+    notifier = new FakeNotifier('fake');
+    metrics = newMetrics();
+    delivery = make();
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends one message per group, in order', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g1'), alert('b', 'g2'), alert('c', 'g1')], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a', 'c'], ['b']]);
+    expect(store.outbox('sent')).toHaveLength(3);
+  });
+
+  it('counts groupWait from the group’s first alert, so a late member joins the same message', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g', 30_000)], clock);
+    clock += 3_000;
+    store.commitEvaluation('r', {}, [alert('b', 'g', 30_000)], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([]);
+    clock += 27_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a', 'b']]);
+  });
+
+  it('a group inside its groupInterval waits without holding up other groups', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g1', 0, 60_000)], clock);
+    await delivery.drain(1_000);
+    clock += 1_000;
+    store.commitEvaluation('r', {}, [alert('c', 'g1', 0, 60_000), alert('d', 'g2', 0, 60_000)], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a'], ['d']]);
+    clock += 60_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a'], ['d'], ['c']]);
+  });
+
+  it('groupInterval counts from a delivery, not a failed attempt', async () => {
+    store.commitEvaluation('r', {}, [alert('a', 'g1', 0, 60_000)], clock);
+    notifier.failWith = new DeliveryError('busy', 'http_429', true, 1_000);
+    await delivery.drain(1_000);
+    notifier.failWith = undefined;
+    clock += 1_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a']]);
+  });
+
+  it('retries a retryable failure with backoff, honouring Retry-After as the least wait', async () => {
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    notifier.failWith = new DeliveryError('busy', 'http_429', true, 5_000);
+    await delivery.drain(1_000);
+    const [row] = store.outbox('pending');
+    expect(row).toMatchObject({ attempts: 1, lastError: 'busy' });
+    expect(store.nextDue('fake')).toBe(clock + 5_000); // max(backoff 1 s, Retry-After 5 s)
+    notifier.failWith = undefined;
+    clock += 5_000;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a']]);
+  });
+
+  it('dead-letters a permanent failure with its reason', async () => {
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
+    await delivery.drain(1_000);
+    expect(store.outbox('dead')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'HTTP 410: archived' })]);
+  });
+
+  it('dead-letters what stays undelivered past maxAge, saying how old it really is, and counts it', async () => {
+    delivery = make({ maxAgeMs: 90_000, backoffMaxMs: 60_000 });
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+    for (let i = 0; i < 1_000 && store.outbox('pending').length > 0; i++) {
+      await delivery.drain(1_000);
+      clock = Math.max(clock + 1, store.nextDue('fake') ?? clock);
+    }
+    // Attempts at 0, 1, 3, 7, 15, 31 and 63 s; the next, due at 123 s, finds it past maxAge.
+    expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 2m; last error: HTTP 503' })]);
+    const failed = await metrics.notificationsFailed.get();
+    expect(failed.values.find((v) => v.labels.reason === 'expired')?.value).toBe(1);
+  });
+
+  it('a wait that will take a row past maxAge does not dead-letter it early: it expires at its real age', async () => {
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    clock += 30_000;
+    notifier.failWith = new DeliveryError('busy', 'http_429', true, 50_000);
+    await delivery.drain(1_000);
+    // 30 s old, next attempt in 50 s: past the 60 s maxAge, but not dead yet.
+    expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'busy' })]);
+    clock += 50_000;
+    await delivery.drain(1_000);
+    expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 1m; last error: busy' })]);
+  });
+
+  it("a provider asking to wait 25 h gets delivery.maxRetryAfter: the attempt fails naming the ask, nothing is dead-lettered, the receiver is back after 10m", async () => {
+    delivery = make({ maxAgeMs: 86_400_000 });
+    store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2')], clock);
+    notifier.failWith = new DeliveryError('telegram receiver "fake": HTTP 429: Too Many Requests: retry after 90000', 'http_429', true, 90_000_000);
+    await delivery.drain(1_000);
+    const error = 'telegram receiver "fake": HTTP 429: Too Many Requests: retry after 90000; fake asked to wait 1d1h, longer than delivery.maxRetryAfter 10m';
+    expect(store.outbox('dead')).toEqual([]);
+    // The failed group waits; the other was not tried (the receiver waits as a whole).
+    expect(store.outbox('pending').map((r) => [r.summary, r.attempts, r.lastError])).toEqual([
+      ['b changed', 0, null],
+      ['a changed', 1, error],
+    ]);
+    notifier.failWith = undefined;
+    clock += 599_999;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([]);
+    clock += 1;
+    store.commitEvaluation('r', {}, [alert('c', 'g3')], clock);
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
+    expect(store.outbox('sent')).toHaveLength(3);
+  });
+
+  describe('an attempt sent without an answer (the receiver may have it)', () => {
+    const noAnswer = new DeliveryError('webhook receiver "fake": no answer within 10000 ms after the request was sent (it may have been delivered)', 'timeout', true, undefined, true);
+    const refused = new DeliveryError('webhook receiver "fake": ECONNREFUSED', 'network', true);
+
+    /** One attempt per error (undefined: accepted), the clock moved past each wait. */
+    async function attempt(d: Delivery, ...errors: Array<DeliveryError | undefined>): Promise<void> {
+      for (const err of errors) {
+        notifier.failWith = err;
+        await d.drain(1_000);
+        clock += 10_000;
+      }
+    }
+
+    it('is sent once more, never a third time: the row is dead-lettered as unconfirmed, also across a restart', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1 })]);
+      // A restart between the two: what counts is in the state file.
+      await attempt(make(), noAnswer);
+      expect(notifier.sent).toBe(2);
+      expect(store.outbox('dead')).toEqual([
+        expect.objectContaining({
+          attempts: 2,
+          lastError: `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${noAnswer.message}`,
+        }),
+      ]);
+      await attempt(delivery, undefined);
+      expect(notifier.sent).toBe(2);
+      const failed = await metrics.notificationsFailed.get();
+      expect(failed.values.find((v) => v.labels.reason === 'unconfirmed')?.value).toBe(1);
+    });
+
+    it('an attempt that never left (connection refused) does not count: retried as usual', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer, refused, refused, refused);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 4, lastError: refused.message })]);
+      await attempt(delivery, undefined);
+      expect(notifier.groups).toEqual([['a']]);
+      expect(store.outbox('sent')).toHaveLength(1);
+    });
+
+    it('an idempotent channel (PagerDuty: dedup_key) retries it freely', async () => {
+      notifier = new FakeNotifier('fake', true);
+      delivery = make();
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await attempt(delivery, noAnswer, noAnswer, noAnswer, noAnswer, undefined);
+      expect(notifier.sent).toBe(5);
+      expect(store.outbox('sent')).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,281 @@
+import { muteReason } from '../alerts/silence.js';
+import type { Logger } from '../base/log.js';
+import type { Metrics } from '../metrics/registry.js';
+import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
+import { formatElapsed } from '../base/duration.js';
+import { pause, setTimer } from '../base/timers.js';
+import { retryWait, type RetryPolicy } from './backoff.js';
+import { digestMessage, type DigestConfig } from '../channels/digest.js';
+import { DeliveryError, type Notifier } from '../channels/types.js';
+
+export interface DeliveryOptions extends RetryPolicy {
+  /** A row older than this (counted from its creation, or its digest slot) is dead-lettered. */
+  maxAgeMs: number;
+}
+
+export interface DeliveryDeps {
+  store: Store;
+  notifiers: readonly Notifier[];
+  metrics: Metrics;
+  log: Logger;
+  options: DeliveryOptions;
+  now?: () => number;
+  random?: () => number;
+  /**
+   * Removes secrets (and any part of one) from an error before it is stored in the outbox
+   * or logged: a backstop to channels never putting an answer's body in their errors.
+   */
+  redact?: (text: string) => string;
+  /** A receiver's digest settings (named in its digest message). */
+  digestOf?: (receiver: string) => DigestConfig | undefined;
+}
+
+/** Rows claimed at once: a storm up to this size goes out as one message per group. */
+const BATCH = 500;
+const IDLE_MS = 30_000;
+/** A claimed row is held this much longer than its channel's longest attempt. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** Failure reasons every channel can report (HTTP and SMTP codes appear when first seen). */
+export const COMMON_REASONS = ['timeout', 'network', 'expired'] as const;
+/** A row given up after its second attempt sent without an answer (not for idempotent channels). */
+export const UNCONFIRMED = 'unconfirmed';
+
+/**
+ * The one place that retries. Each receiver has its own worker, so a slow or dead receiver
+ * never delays another. A row is marked sent only after its channel accepted it:
+ * at-least-once, with at most one duplicate per crash and one per attempt that was sent
+ * but got no answer (then the row is sent once more, never a third time).
+ */
+export class Delivery {
+  readonly #deps: Required<DeliveryDeps>;
+  readonly #wakers = new Map<string, () => void>();
+  /** A receiver that failed retryably is left alone until then (Retry-After or backoff). */
+  readonly #pausedUntil = new Map<string, number>();
+  /** When each (receiver, group) may get its next message: its last delivery + groupInterval. */
+  readonly #readyAt = new Map<string, number>();
+  readonly #abort = new AbortController();
+  #workers: Promise<void>[] = [];
+  #stopped = false;
+
+  constructor(deps: DeliveryDeps) {
+    this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
+    // Every series exists at 0 from the start, so increase() sees the first one.
+    for (const { name: receiver, idempotent } of deps.notifiers) {
+      deps.metrics.notifications.inc({ receiver }, 0);
+      for (const reason of [...COMMON_REASONS, ...(idempotent ? [] : [UNCONFIRMED])]) deps.metrics.notificationsFailed.inc({ receiver, reason }, 0);
+    }
+  }
+
+  start(): void {
+    this.#workers = this.#deps.notifiers.map((n) => this.#worker(n));
+  }
+
+  /** After a reload: a receiver's Retry-After pause and each group's groupInterval still hold. */
+  inherit(from: Delivery): void {
+    for (const [k, v] of from.#pausedUntil) this.#pausedUntil.set(k, v);
+    for (const [k, v] of from.#readyAt) this.#readyAt.set(k, v);
+  }
+
+  /** New rows were committed: look now instead of at the next timer. */
+  kick(): void {
+    for (const wake of this.#wakers.values()) wake();
+  }
+
+  /** Stops the workers; an attempt still running after graceMs is aborted (and retried next start). */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.#stopped = true;
+    this.kick();
+    const timer = setTimer(() => this.#abort.abort(), graceMs);
+    await Promise.allSettled(this.#workers);
+    clearTimeout(timer);
+  }
+
+  /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
+  async drain(deadlineMs: number): Promise<number> {
+    const end = this.#deps.now() + deadlineMs;
+    await Promise.all(
+      this.#deps.notifiers.map(async (n) => {
+        while (this.#deps.now() <= end && this.#paused(n.name) === 0) {
+          const { sent } = await this.#round(n, () => this.#deps.now() > end);
+          if (sent === 0) return;
+        }
+      }),
+    );
+    return this.#deps.store.pendingCount();
+  }
+
+  async #worker(notifier: Notifier): Promise<void> {
+    const { store, log } = this.#deps;
+    while (!this.#stopped) {
+      try {
+        const paused = this.#paused(notifier.name);
+        if (paused > 0) {
+          await this.#idle(notifier.name, paused);
+          continue;
+        }
+        const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
+        if (claimed === 0) {
+          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.now() + IDLE_MS);
+          await this.#idle(notifier.name, next - this.#deps.now());
+        }
+      } catch (err) {
+        log.error({ receiver: notifier.name, err: String(err) }, 'delivery loop error; retrying in 1s');
+        await this.#idle(notifier.name, 1_000);
+      }
+    }
+  }
+
+  /**
+   * Claims the due rows of a receiver and sends one message per group. Groups still inside
+   * their groupInterval, and whatever is left when `stop()` says so or the receiver fails,
+   * are handed back.
+   */
+  async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; throttled: string[]; wakeAt?: number }> {
+    const { store } = this.#deps;
+    // Groups still inside their groupInterval are not claimed, so they never block the others.
+    let wakeAt: number | undefined;
+    const throttled: string[] = [];
+    for (const [key, ready] of this.#readyAt) {
+      const [receiver, group] = key.split('\u0000') as [string, string];
+      if (receiver !== notifier.name) continue;
+      if (ready <= this.#deps.now()) this.#readyAt.delete(key);
+      else {
+        throttled.push(group);
+        wakeAt = Math.min(wakeAt ?? ready, ready);
+      }
+    }
+    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const groups = groupRows(rows);
+    // Groups go out one after another: the lease covers the last one too, so another
+    // process (`once --send` beside the daemon) never takes a row still on its way.
+    if (groups.length > 1) {
+      const each = notifier.timeoutMs + notifier.minIntervalMs;
+      store.extendLease(rows.map((r) => r.id), this.#deps.now() + groups.length * each + LEASE_MARGIN_MS);
+    }
+    let sent = 0;
+    for (const group of groups) {
+      if (stop() || this.#paused(notifier.name) > 0) {
+        for (const row of group) store.release(row.id);
+        continue;
+      }
+      await this.#deliver(notifier, group);
+      sent++;
+      await pause(notifier.minIntervalMs, this.#abort.signal);
+    }
+    return { claimed: rows.length, sent, throttled, ...(wakeAt === undefined ? {} : { wakeAt }) };
+  }
+
+  async #deliver(notifier: Notifier, group: OutboxRow[]): Promise<void> {
+    const { store, metrics, log, options } = this.#deps;
+    const receiver = notifier.name;
+    const now = this.#deps.now();
+    // Rows past maxAge are dead letters, whatever happens to the rest of the group.
+    let live = group.filter((row) => {
+      if (now - bornAt(row) <= options.maxAgeMs) return true;
+      this.#expire(row, row.lastError, now);
+      return false;
+    });
+    const digest = group[0]?.groupKey === DIGEST_GROUP && group[0].digestAt !== undefined;
+    // A digest's rows waited for hours: a silence added meanwhile still mutes them.
+    if (digest) live = this.#unsilenced(live, now);
+    if (live.length === 0) return;
+    const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
+    try {
+      const messages = live.map((r) => r.message);
+      await notifier.send(digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
+      const done = this.#deps.now();
+      if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
+      for (const row of live) store.markSent(row.id, done);
+      metrics.notifications.inc({ receiver }, live.length);
+      log.info(ctx, live.length === 1 ? 'notification delivered' : 'notification group delivered');
+      return;
+    } catch (err) {
+      if (this.#abort.signal.aborted) {
+        for (const row of live) store.release(row.id); // shutdown: the rows stay pending for the next start
+        return;
+      }
+      const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
+      const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs, failure.maybeDelivered);
+      metrics.notificationsFailed.inc({ receiver, reason: error.reason });
+      const at = this.#deps.now();
+      if (!error.retryable) {
+        for (const row of live) store.markDead(row.id, error.message, at);
+        log.error({ ...ctx, reason: error.reason, error: error.message }, 'notification failed permanently; dead-lettered');
+        return;
+      }
+      const attempts = Math.max(...live.map((r) => r.attempts));
+      const { waitMs: wait, note } = retryWait(options, attempts, error.retryAfterMs, this.#deps.random(), notifier.type);
+      const message = error.message + note;
+      // Sent, but no answer: the receiver may have it. One more copy, never a third.
+      const unknown = error.maybeDelivered && notifier.idempotent !== true;
+      // Dead for age only when a row really is older than maxAge; a wait that will take it
+      // past maxAge is no reason (its next claim expires it, with its real age).
+      for (const row of live) {
+        if (unknown && row.unknownOutcomes >= 1) this.#unconfirmed(row, message, at);
+        else if (at - bornAt(row) > options.maxAgeMs) this.#expire(row, message, at);
+        else store.markRetry(row.id, at + wait, message, at, unknown);
+      }
+      this.#pausedUntil.set(receiver, at + wait);
+      log.warn({ ...ctx, reason: error.reason, error: message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
+    }
+  }
+
+  #unsilenced(rows: OutboxRow[], now: number): OutboxRow[] {
+    const silences = this.#deps.store.silences(now);
+    return rows.filter((row) => {
+      const reason = muteReason(row.message.labels, [], silences, [], new Date(now));
+      if (reason) this.#deps.store.markMuted(row.id, reason, now);
+      return reason === undefined;
+    });
+  }
+
+  /** Sent twice, answered neither time: it may have been delivered, and a third copy is not sent. */
+  #unconfirmed(row: OutboxRow, lastError: string, now: number): void {
+    const { store, metrics, log } = this.#deps;
+    store.markDead(row.id, `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`, now);
+    metrics.notificationsFailed.inc({ receiver: row.receiver, reason: UNCONFIRMED });
+    log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: UNCONFIRMED, error: lastError }, 'notification sent twice without an answer; not sent again');
+  }
+
+  /** Dead for age: the text says how old the row really is, and why it never got through. */
+  #expire(row: OutboxRow, lastError: string | undefined, now: number): void {
+    const { store, metrics, log } = this.#deps;
+    const why = lastError === undefined ? 'no attempt was made' : `last error: ${lastError}`;
+    store.markDead(row.id, `undelivered after ${formatElapsed(now - bornAt(row))}; ${why}`, now);
+    metrics.notificationsFailed.inc({ receiver: row.receiver, reason: 'expired' });
+    log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: 'expired', error: lastError }, 'notification expired; dead-lettered');
+  }
+
+  /** Milliseconds the receiver is still paused for after a retryable failure. */
+  #paused(receiver: string): number {
+    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.now());
+  }
+
+  #idle(receiver: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimer(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakers.set(receiver, done);
+    });
+  }
+}
+
+/** Where a row's age counts from: a digest row was due only at its slot. */
+function bornAt(row: OutboxRow): number {
+  return Math.max(row.createdAt, row.digestAt ?? 0);
+}
+
+/** Rows by group key, in the order of their first row. */
+function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
+  const groups = new Map<string, OutboxRow[]>();
+  for (const row of rows) {
+    const list = groups.get(row.groupKey) ?? [];
+    list.push(row);
+    groups.set(row.groupKey, list);
+  }
+  return [...groups.values()];
+}
