@@ -43,8 +43,8 @@ export const avaxAmount = z.union([z.string(), z.number()]).transform((v, ctx) =
   }
 });
 
-/** Keys whose values are credentials: never echoed in an error. */
-export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'webhookUrl', 'password', 'pass', 'secret', 'token', 'url', 'botToken', 'routingKey']);
+/** Keys whose values are credentials: never echoed in an error. The channels add their own (config/schema.ts). */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'password', 'secret', 'token', 'url']);
 
 export const secretString = z.string().transform((v) => (v === '' ? undefined : new Secret(v)));
 

@@ -7,6 +7,7 @@ export function issuesToProblems(
   source: YamlSource,
   issues: readonly z.core.$ZodIssue[],
   prefix: ConfigPath = [],
+  secretKeys: ReadonlySet<string> = SECRET_KEYS,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const issue of issues) {
@@ -24,7 +25,7 @@ export function issuesToProblems(
     }
     const last = path.findLast((p) => typeof p === 'string');
     const value = valueAt(source.data, path);
-    problems.push(source.problem(path, describe(issue, SECRET_KEYS.has(String(last)) ? hidden(value) : value)));
+    problems.push(source.problem(path, describe(issue, secretKeys.has(String(last)) ? hidden(value) : value)));
   }
   return problems;
 }

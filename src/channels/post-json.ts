@@ -36,9 +36,17 @@ const SENT = ' after the request was sent (it may have been delivered)';
 export async function postJson(url: string, body: string, o: PostOptions): Promise<void> {
   const res = await postForAnswer(url, body, o);
   if (res.status >= 200 && res.status < 300) return;
-  const retryable = retryableStatus(res.status);
-  const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
-  throw new DeliveryError(`${o.prefix}: HTTP ${res.status}${bodyDetail(res.text)}`, `http_${res.status}`, retryable, wait);
+  throw httpFailure(o.prefix, res, bodyDetail(res.text));
+}
+
+/**
+ * A provider's failing answer, the one way every channel reports it: `HTTP <status><detail>`,
+ * retried for 408, 429 and 5xx; a 429 waits what the provider asked in its body
+ * (`providerWaitMs`), else its Retry-After. `detail` must already be scrubbed.
+ */
+export function httpFailure(prefix: string, res: { status: number; headers: Headers }, detail: string, providerWaitMs?: number): DeliveryError {
+  const wait = res.status === 429 ? (providerWaitMs ?? parseRetryAfter(res.headers.get('retry-after'))) : undefined;
+  return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
 }
 
 /**

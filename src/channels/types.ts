@@ -64,6 +64,11 @@ export interface Channel<C extends ReceiverBase> {
    * with a `…File` variant the loader reads from a file. They never print and are scrubbed.
    */
   secretFields: readonly SecretField[];
+  /**
+   * Whether the receiver may take a `digest`. Not one that keeps an incident or alert per
+   * notification (PagerDuty, Alertmanager): a digest would open one nothing resolves.
+   */
+  digests: boolean;
   create(config: C): Notifier;
 }
 

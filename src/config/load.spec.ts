@@ -5,18 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, configPath, loadConfig, notLoadedExamples } from './load.js';
 import { formatProblem } from '../base/source.js';
 import { ruleKinds } from '../rules/registry.js';
+import { expectedProblems } from '../../test/helpers/fixtures.js';
 
 const FIXTURES = 'test/fixtures/config';
 const tmp = mkdtempSync(join(tmpdir(), 'avawatch-config-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Each fixture states the exact problems it must produce in `# expect: line:col: path: message` lines. */
-function expected(file: string): string[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('# expect: '))
-    .map((l) => `${file}:${l.slice('# expect: '.length)}`);
-}
+/** Each fixture states the exact problems it must produce (test/helpers/fixtures.ts). */
+const expected = expectedProblems;
 
 function problemsOf(file: string): string[] {
   try {

@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../channels/registry.js';
 import { issuesToProblems, valueAt } from '../base/issues.js';
-import { configSchema, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type RuleCommon } from './schema.js';
+import { CONFIG_SECRET_KEYS, configSchema, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type RuleCommon } from './schema.js';
 import { isLoopback } from '../base/listen.js';
 import { Secret } from '../base/secret.js';
 import { parseDuration } from '../base/duration.js';
@@ -77,7 +77,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const problems = [...source.problems];
   const warnings: string[] = [];
   const parsed = source.syntaxOk ? configSchema.safeParse(source.data ?? {}) : undefined;
-  if (parsed && !parsed.success) problems.push(...issuesToProblems(source, parsed.error.issues));
+  if (parsed && !parsed.success) problems.push(...issuesToProblems(source, parsed.error.issues, [], CONFIG_SECRET_KEYS));
   const config = parsed?.success ? parsed.data : undefined;
   const inventory = readInventory(source, config, dirname(resolve(file)), env, display);
   problems.push(...inventory.problems);
@@ -178,7 +178,7 @@ function loadRuleFile(
   }
   const frame = ruleFileSchema.safeParse(source.data);
   if (!frame.success) {
-    problems.push(...issuesToProblems(source, frame.error.issues));
+    problems.push(...issuesToProblems(source, frame.error.issues, [], CONFIG_SECRET_KEYS));
     return [];
   }
   if (frame.data.placeholder && skipped) {
@@ -204,7 +204,7 @@ function loadRuleFile(
     if (!parsed.success) {
       // A selector that failed already said why the keys it fills are missing.
       const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
-      problems.push(...issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i]));
+      problems.push(...issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i], CONFIG_SECRET_KEYS));
       return;
     }
     const [line, col] = source.position(['rules', i]);

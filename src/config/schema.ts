@@ -5,7 +5,7 @@ import { digestSchema } from '../channels/digest.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../base/types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
-import { durationMs, httpUrl, labelName, labels, name, secretString, secretUrl } from '../base/fields.js';
+import { durationMs, httpUrl, labelName, labels, name, SECRET_KEYS, secretString, secretUrl } from '../base/fields.js';
 import { inventory } from '../inventory/schema.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -137,19 +137,20 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
   }),
 ) as unknown as z.ZodType<ChildRoute>;
 
-const NO_DIGEST = new Set(['pagerduty', 'alertmanager']);
+/** Keys whose values are never echoed in a config error: the core ones and every channel's secret fields. */
+export const CONFIG_SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_KEYS, ...Object.values(channels).flatMap((c) => c.secretFields.map((f) => f.key))]);
 
 function receiverSchema() {
-  // `digest`: notifications of its severities wait for one message a period. Not for receivers
-  // that keep an incident or alert per notification: a digest would open one nothing resolves.
+  // `digest`: notifications of its severities wait for one message a period, where the
+  // channel takes one (Channel.digests).
   const base = { name, type: z.string() };
   const variants = Object.values(channels).map((c) =>
     c.schema.extend({
       ...base,
       type: z.literal(c.type),
-      digest: NO_DIGEST.has(c.type)
-        ? z.unknown().refine(() => false, { error: `a ${c.type} receiver keeps an incident per alert, which a digest would never resolve: give the digest to another receiver` }).optional()
-        : digestSchema.optional(),
+      digest: c.digests
+        ? digestSchema.optional()
+        : z.unknown().refine(() => false, { error: `a ${c.type} receiver keeps an incident per alert, which a digest would never resolve: give the digest to another receiver` }).optional(),
     }),
   );
   const union = z.discriminatedUnion('type', variants as unknown as [z.ZodObject, ...z.ZodObject[]]);

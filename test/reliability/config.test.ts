@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { avawatch } from '../helpers/cli.js';
+import { expectedProblems } from '../helpers/fixtures.js';
 
 // Every bad config and rule file fixture through the real CLI: `avawatch check` prints
 // exactly the fixture's `# expect:` lines as file:line:col: path: message, then the count,
@@ -13,13 +14,8 @@ const FIXTURES = 'test/fixtures/config';
 const tmp = mkdtempSync(join(tmpdir(), 'avawatch-config-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** The fixture's `# expect: line:col: path: message` lines, prefixed with its path as the CLI prints it. */
-function expected(file: string): string[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('# expect: '))
-    .map((l) => `${file}:${l.slice('# expect: '.length)}`);
-}
+/** Each fixture states the exact problems it must produce (test/helpers/fixtures.ts). */
+const expected = expectedProblems;
 
 /** A rule file fixture is checked through a config that loads it and nothing else (as load.spec.ts does). */
 function wrap(file: string): string {

@@ -50,6 +50,7 @@ export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: () => undefined,
+  digests: false,
   secretFields: [],
   create: (r) => new AlertmanagerNotifier(r),
 };

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { durationMs, secretUrl } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
-import { parseRetryAfter, retryableStatus } from '../../base/retry.js';
 import { sleep } from '../../base/timers.js';
-import { bodyDetail, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
+import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { discordPayload } from './message.js';
@@ -34,6 +33,7 @@ export const discordChannel: Channel<DiscordReceiver> = {
     minInterval: durationMs.default(2_000),
   }),
   disabledReason: (r) => (r.webhookUrl ? undefined : 'webhookUrl is empty'),
+  digests: true,
   secretFields: [{ path: [], key: 'webhookUrl', url: true }],
   create: (r) => new DiscordNotifier(r),
 };
@@ -90,12 +90,8 @@ export function classify(prefix: string, res: JsonAnswer, url: Secret): Delivery
     const field = firstFormError(body.errors, clean);
     detail = `: ${clean(body.message).slice(0, 120)}${body.code === undefined ? '' : ` (code ${body.code})`}${field ? `: ${field}` : ''}`;
   }
-  let wait: number | undefined;
-  if (res.status === 429) {
-    const retryAfter = body?.retry_after;
-    wait = retryAfter !== undefined && retryAfter > 0 ? Math.ceil(retryAfter * 1000) : (resetAfterMs(res) ?? parseRetryAfter(res.headers.get('retry-after')));
-  }
-  return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
+  const retryAfter = body?.retry_after;
+  return httpFailure(prefix, res, detail, retryAfter !== undefined && retryAfter > 0 ? Math.ceil(retryAfter * 1000) : resetAfterMs(res));
 }
 
 /** `embeds.0.description: Must be 4096 or fewer in length.` from Discord's nested `errors`. */

@@ -38,6 +38,7 @@ export const emailChannel: Channel<EmailReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: (r) => (r.smtp.host.trim() === '' ? 'smtp.host is empty' : undefined),
+  digests: true,
   secretFields: [{ path: ['smtp', 'auth'], key: 'pass', url: false }],
   create: (r) => new EmailNotifier(r),
 };

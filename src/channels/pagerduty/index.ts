@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { linkedSignal } from '../../base/abort.js';
 import { durationMs, httpUrl, secretString } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
-import { parseRetryAfter, retryableStatus } from '../../base/retry.js';
-import { bodyDetail, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
+import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { dedupKey, eventBody, pagerDutyEvent } from './event.js';
@@ -35,6 +34,7 @@ export const pagerdutyChannel: Channel<PagerDutyReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: (r) => (r.routingKey ? undefined : 'routingKey is empty'),
+  digests: false,
   secretFields: [{ path: [], key: 'routingKey', url: false }],
   create: (r) => new PagerDutyNotifier(r),
 };
@@ -117,6 +117,5 @@ export function classify(prefix: string, res: JsonAnswer, key: Secret): Delivery
     const clean = (text: string) => oneLine(scrub(text, [key]));
     detail = `: ${clean(body.message).slice(0, 120)}${first ? `: ${clean(first).slice(0, 160)}` : ''}`;
   }
-  const wait = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
-  return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
+  return httpFailure(prefix, res, detail);
 }

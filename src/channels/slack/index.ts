@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { durationMs, secretUrl } from '../../base/fields.js';
 import type { Secret } from '../../base/secret.js';
-import { parseRetryAfter, retryableStatus } from '../../base/retry.js';
-import { bodyDetail, postForAnswer, type JsonAnswer } from '../post-json.js';
+import { bodyDetail, httpFailure, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackGroupMessage, slackMessage } from './message.js';
 
@@ -31,6 +30,7 @@ export const slackChannel: Channel<SlackReceiver> = {
     minInterval: durationMs.default(1_000),
   }),
   disabledReason: (r) => (r.webhookUrl ? undefined : 'webhookUrl is empty'),
+  digests: true,
   secretFields: [{ path: [], key: 'webhookUrl', url: true }],
   create: (r) => new SlackNotifier(r),
 };
@@ -67,6 +67,5 @@ function classify(prefix: string, res: JsonAnswer): DeliveryError | undefined {
   const detail = bodyDetail(res.text);
   const permanent = PERMANENT.get(status);
   if (permanent) return new DeliveryError(`${prefix}: HTTP ${status}: ${permanent}${detail}`, `http_${status}`, false);
-  const wait = status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
-  return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryableStatus(status), wait);
+  return httpFailure(prefix, res, detail);
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { durationMs, httpUrl, secretString } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
-import { parseRetryAfter, retryableStatus } from '../../base/retry.js';
-import { bodyDetail, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
+import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
 import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { telegramText } from './message.js';
@@ -39,6 +38,7 @@ export const telegramChannel: Channel<TelegramReceiver> = {
     minInterval: durationMs.default(3_000),
   }),
   disabledReason: (r) => (!r.botToken ? 'botToken is empty' : r.chatId.trim() === '' ? 'chatId is empty' : undefined),
+  digests: true,
   secretFields: [{ path: [], key: 'botToken', url: false }],
   create: (r) => new TelegramNotifier(r),
 };
@@ -90,7 +90,6 @@ export function classify(prefix: string, res: JsonAnswer, token: Secret): Delive
   const migrated = answer?.parameters?.migrate_to_chat_id;
   if (migrated !== undefined) detail += ` (the group is now a supergroup: set chatId to ${migrated})`;
   const retryAfter = answer?.parameters?.retry_after;
-  const wait = status === 429 ? (retryAfter !== undefined && retryAfter > 0 ? retryAfter * 1000 : parseRetryAfter(res.headers.get('retry-after'))) : undefined;
-  return new DeliveryError(`${prefix}: HTTP ${status}${detail}`, `http_${status}`, retryableStatus(status), wait);
+  return httpFailure(prefix, { status, headers: res.headers }, detail, retryAfter !== undefined && retryAfter > 0 ? retryAfter * 1000 : undefined);
 }
 

@@ -52,6 +52,7 @@ export const webhookChannel: Channel<WebhookReceiver> = {
     minInterval: durationMs.default(0),
   }),
   disabledReason: (r) => (r.url ? undefined : 'url is empty'),
+  digests: true,
   secretFields: [
     { path: [], key: 'url', url: true },
     { path: [], key: 'secret', url: false },
