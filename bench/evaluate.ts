@@ -16,6 +16,7 @@ import { ruleKinds } from '../src/rules/registry.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
 import { Store } from '../src/store/index.js';
 import { benchLogger, median, ms, nodeId, period, type BenchResult, type Figure } from './lib.js';
+import { scheduleOf } from '../src/base/schedule.js';
 
 const STEADY_CYCLES = 5;
 const SECRETS = [new Secret('bench-api-key-3f9a1c7e5b')];
@@ -132,8 +133,10 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
       fake.periods.set(nodeId(i), [validator.parse(activeValidator(period(i, nowS)))]);
     }
     const parsed = ruleSchema.parse({ name: 'bench', kind, every: '30s', severity: 'critical', network: 'mainnet', nodeIds: ids }) as Record<string, unknown>;
+    const { every, schedule, ...common } = parsed as unknown as RuleCommon;
     const rule: LoadedRule = {
-      ...(parsed as unknown as RuleCommon),
+      ...common,
+      schedule: scheduleOf({ every, schedule }),
       spec: parsed,
       file: 'bench',
       line: 1,

@@ -2,7 +2,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { Command, Option } from 'commander';
 import { App } from './app/app.js';
-import { formatDuration, parseDuration } from './base/duration.js';
+import { parseDuration } from './base/duration.js';
 import { ConfigError, configPath, loadConfig, notLoadedExamples, type LoadedConfig } from './config/load.js';
 import { describeAccess } from './base/listen.js';
 import { inShard, parseShard } from './base/shard.js';
@@ -17,6 +17,7 @@ import { createLogger, type LogSink } from './base/log.js';
 import { channel } from './channels/registry.js';
 import { ruleKind } from './rules/registry.js';
 import { VERSION } from './base/version.js';
+import { describeSchedule } from './base/schedule.js';
 
 // Argument parsing and printing only; the work happens in App. The simulator, demo, rule
 // tests and schema load when asked for: the daemon does not carry them (memory, start-up).
@@ -104,7 +105,7 @@ program
     console.log(`config ${loaded.file}: OK`);
     console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${all.rules.length}${opts.shard ? `, in shard ${opts.shard}: ${loaded.rules.length}` : ''}`);
     for (const rule of loaded.rules) {
-      const when = rule.every !== undefined ? `every ${formatDuration(rule.every)}` : `schedule "${rule.schedule}"`;
+      const when = describeSchedule(rule.schedule);
       const receivers = (rule.receivers ?? config.route.receivers).join(', ') || '(none)';
       const about = ruleKind(rule.kind).describe(rule.spec);
       console.log(`  ${rule.name}  ${rule.kind}  ${when}  ${rule.severity}  ${about}  → ${receivers}`);

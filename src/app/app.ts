@@ -1,5 +1,4 @@
 import type { Counter } from 'prom-client';
-import { Cron } from 'croner';
 import { Agent } from 'undici';
 import { DataApi } from '../api/data-api.js';
 import { budgetLimits, Limiter } from '../api/limiter.js';
@@ -10,7 +9,8 @@ import { Heartbeat } from '../heartbeat/index.js';
 import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { scrub, Secret } from '../base/secret.js';
+import type { Secret } from '../base/secret.js';
+import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
 import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
@@ -34,6 +34,8 @@ import { renderStatusPage } from '../status/page.js';
 import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
 import { Store } from '../store/index.js';
 import { VERSION } from '../base/version.js';
+import { periodMs, untilNext } from '../base/schedule.js';
+import { planReload, stableJson } from './reload.js';
 
 export interface AppOptions {
   loaded: LoadedConfig;
@@ -231,7 +233,7 @@ export class App {
    */
   readiness(): { ready: boolean; problems: string[] } {
     const problems: string[] = [];
-    const waiting = this.#loaded.rules.filter((r) => r.schedule === undefined && !this.#looked.has(r.name)).map((r) => r.name);
+    const waiting = this.#loaded.rules.filter((r) => periodMs(r.schedule) !== undefined && !this.#looked.has(r.name)).map((r) => r.name);
     if (waiting.length > 0) problems.push(startingText(waiting));
     try {
       this.store.ping();
@@ -292,33 +294,20 @@ export class App {
     }
   }
 
-  async #apply(next: LoadedConfig, scheduler: Scheduler, reason: string): Promise<boolean> {
+  async #apply(file: LoadedConfig, scheduler: Scheduler, reason: string): Promise<boolean> {
     const { log } = this.#opts;
-    const prev = this.#loaded;
-    for (const key of ['state', 'server'] as const) {
-      if (stableJson(prev.config[key]) !== stableJson(next.config[key])) {
-        log.warn({ key }, `${key} changed: it takes effect at the next restart`);
-        next.config[key] = prev.config[key] as never;
-      }
-    }
-    const changed = (...keys: Array<keyof Config>) => keys.some((k) => stableJson(prev.config[k]) !== stableJson(next.config[k]));
-    const apisChanged = changed('api', 'nodeApi');
-    const byName = new Map(prev.rules.map((r) => [r.name, r]));
-    const removed = prev.rules.filter((r) => !next.rules.some((n) => n.name === r.name));
-    const added = next.rules.filter((r) => !byName.has(r.name));
-    const modified = next.rules.filter((r) => byName.has(r.name) && !sameRule(byName.get(r.name) as LoadedRule, r));
-    // A rule that changed kind cannot read its old state: it starts afresh, as a new rule.
-    const retyped = modified.filter((r) => byName.get(r.name)?.kind !== r.kind);
+    const plan = planReload(this.#loaded, file);
+    const { next, added, removed, modified } = plan;
+    for (const key of plan.restartOnly) log.warn({ key }, `${key} changed: it takes effect at the next restart`);
 
     // Build first: whatever can throw does so before anything changes.
-    const rebuild = apisChanged || changed('route', 'receivers', 'timeIntervals', 'health');
-    const apis = apisChanged ? this.#buildApis(next.config) : this.#apis;
-    const delivery = changed('receivers', 'delivery') ? this.#buildDelivery(next.config, next.secrets) : undefined;
-    const engine = rebuild ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
+    const apis = plan.apis ? this.#buildApis(next.config) : this.#apis;
+    const delivery = plan.delivery ? this.#buildDelivery(next.config, next.secrets) : undefined;
+    const engine = plan.engine ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
 
     // Nothing evaluates on the old config past this point: a new engine waits for every
     // running evaluation (it routes and fetches differently); otherwise the changed rules'.
-    await scheduler.remove((rebuild ? prev.rules : [...removed, ...modified]).map((r) => r.name));
+    await scheduler.remove(plan.stop);
     if (this.#stopping) return false;
     this.#loaded = next;
     if (apis !== this.#apis) {
@@ -339,8 +328,8 @@ export class App {
       this.#delivery.start();
       this.#startChannels();
     }
-    this.#stopExpressions([...removed, ...retyped].map((r) => r.name));
-    for (const rule of [...removed, ...retyped]) {
+    this.#stopExpressions(plan.forget.map((r) => r.name));
+    for (const rule of plan.forget) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
       this.#looked.delete(rule.name);
@@ -351,12 +340,11 @@ export class App {
         metric.remove({ rule: rule.name });
       }
     }
-    const starting = rebuild ? next.rules : [...added, ...modified];
-    for (const rule of starting) this.#engine.restore(rule);
-    scheduler.start(starting);
+    for (const rule of plan.start) this.#engine.restore(rule);
+    scheduler.start(plan.start);
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
-    if (stableJson(prev.config.heartbeat) !== stableJson(next.config.heartbeat)) this.#startHeartbeat();
+    if (plan.heartbeat) this.#startHeartbeat();
     for (const warning of next.warnings) log.warn(warning);
     if (this.#watcher) this.#watch();
     log.info(
@@ -521,7 +509,7 @@ export class App {
         },
         untilNext: (name) => {
           const r = rule(name);
-          return r ? untilNextEvaluation(r) : undefined;
+          return r ? untilNextEvaluation(r, now().getTime()) : undefined;
         },
         failed: (err) => {
           this.metrics.notificationsFailed.inc({ receiver: notifier.name, reason: err instanceof DeliveryError ? err.reason : 'error' });
@@ -667,9 +655,8 @@ export class App {
 }
 
 /** How long until the rule's next evaluation: its interval, or until its next cron time. */
-function untilNextEvaluation(rule: LoadedRule): number | undefined {
-  if (rule.schedule === undefined) return rule.every;
-  return new Cron(rule.schedule, { paused: true }).msToNext() ?? undefined;
+function untilNextEvaluation(rule: LoadedRule, now: number): number | undefined {
+  return untilNext(rule.schedule, now);
 }
 
 /** `starting: 2 rules not evaluated yet (a, b)`, naming the first few. */
@@ -693,20 +680,4 @@ async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> 
   const timer = setTimeout(() => void agent.destroy(), waitMs);
   await closed.catch(() => undefined);
   clearTimeout(timer);
-}
-
-/** JSON that sees secrets' values and bigints, to tell whether a config section changed. */
-function stableJson(value: unknown): string {
-  // The holder's own value: JSON.stringify has already turned a Secret into "<secret>" (its
-  // toJSON) by the time a replacer sees `v`, so a rotated key or URL would look unchanged.
-  return JSON.stringify(value, function (this: Record<string, unknown>, k, v: unknown) {
-    const raw = this[k];
-    return raw instanceof Secret ? `secret:${raw.reveal()}` : typeof v === 'bigint' ? `${v}n` : v;
-  });
-}
-
-/** The same rule: what it watches and how it alerts (where in its file it sits does not count). */
-function sameRule(a: LoadedRule, b: LoadedRule): boolean {
-  // An inventory change (a validator's name or labels) changes what the rule's alerts say.
-  return a.kind === b.kind && stableJson(a.spec) === stableJson(b.spec) && stableJson(a.validators ?? {}) === stableJson(b.validators ?? {});
 }

@@ -8,6 +8,7 @@ import { CONFIG_SECRET_KEYS, configSchema, ruleFileSchema, ruleSchema, type Chil
 import { isLoopback } from '../base/listen.js';
 import { Secret } from '../base/secret.js';
 import { parseDuration } from '../base/duration.js';
+import { scheduleOf, type Schedule } from '../base/schedule.js';
 import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from '../base/source.js';
 import { ruleKinds } from '../rules/registry.js';
 import type { AnyRuleKind } from '../rules/registry.js';
@@ -15,7 +16,9 @@ import { readInventory } from '../inventory/load.js';
 import { resolveSelector, type RuleValidators } from '../inventory/select.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 
-export interface LoadedRule extends RuleCommon {
+export interface LoadedRule extends Omit<RuleCommon, 'every' | 'schedule'> {
+  /** When it runs: its `every` or its `schedule`, one value (base/schedule.ts). */
+  schedule: Schedule;
   /** The whole parsed rule: common keys and the kind's own. */
   spec: Record<string, unknown>;
   file: string;
@@ -208,8 +211,8 @@ function loadRuleFile(
       return;
     }
     const [line, col] = source.position(['rules', i]);
-    const common = parsed.data as unknown as RuleCommon;
-    rules.push({ ...common, spec: parsed.data as Record<string, unknown>, validators: selection.validators, file: shown, line, col, locate });
+    const { every, schedule, ...common } = parsed.data as unknown as RuleCommon;
+    rules.push({ ...common, schedule: scheduleOf({ every, schedule }), spec: parsed.data as Record<string, unknown>, validators: selection.validators, file: shown, line, col, locate });
   });
   return rules;
 }

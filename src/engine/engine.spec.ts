@@ -18,6 +18,7 @@ const rule = {
   name: 'r',
   kind: 'validator-status',
   severity: 'critical',
+  schedule: { everyMs: 60_000 },
   spec: { network: 'mainnet', nodeIds: [A, B], subnetId: PRIMARY_NETWORK },
   file: 'rules.yaml',
   line: 1,

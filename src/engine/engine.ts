@@ -21,6 +21,7 @@ import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence,
 import { record } from '../base/record.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
+import { periodMs } from '../base/schedule.js';
 
 export interface EngineDeps {
   store: Store;
@@ -155,7 +156,7 @@ export class Engine {
     const previous = cached.states;
     const observedAt = this.#deps.now?.() ?? new Date();
     // A shared answer must be fresh for this rule too: younger than half its interval.
-    const context = { severity: rule.severity, maxAgeMs: rule.every === undefined ? Infinity : rule.every / 2 };
+    const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
       kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
     );

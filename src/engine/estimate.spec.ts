@@ -3,12 +3,13 @@ import type { LoadedRule } from '../config/load.js';
 import { estimateBudget, ticksPerDay } from './estimate.js';
 import { TIERS } from '../api/limiter.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
+import { scheduleOf } from '../base/schedule.js';
 
 const limits = { data: TIERS.unauthenticated, metrics: { perMinute: 8_000, perDay: 1_200_000 } };
 const nodes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `NodeID-${from + i}`);
 
 function rule(name: string, kind: string, spec: Record<string, unknown>, when: { every?: number; schedule?: string }): LoadedRule {
-  return { name, kind, severity: 'critical', ...when, spec: { ...spec, kind, name, ...when } } as unknown as LoadedRule;
+  return { name, kind, severity: 'critical', schedule: scheduleOf(when), spec: { ...spec, kind, name, ...when } } as unknown as LoadedRule;
 }
 
 describe('compute-unit estimate', () => {
@@ -23,7 +24,7 @@ describe('compute-unit estimate', () => {
     expect(estimateBudget([status, ending], limits).apis[0]?.perMinute).toBe(40);
     expect(estimateBudget([status, ending], limits).shared).toBe(2);
     // Every 60 s and every 90 s: ticks at multiples of either (lcm 180 s): 1/60 + 1/90 − 1/180 per second.
-    const slower = { ...ending, every: 90_000 } as LoadedRule;
+    const slower: LoadedRule = { ...ending, schedule: { everyMs: 90_000 } };
     expect(ticksPerDay([60_000, 90_000])).toBe(1440 + 960 - 480);
     expect(estimateBudget([status, slower], limits).apis[0]?.perDay).toBe(2 * 20 * 1920);
   });
@@ -53,7 +54,7 @@ describe('compute-unit estimate', () => {
     const many = rule('many', 'validator-status', { network: 'mainnet', nodeIds: nodes(10_000) }, { every: 10_000 });
     expect(estimateBudget([many], limits).apis[0]).toMatchObject({ perMinute: 24_000, over: true });
     expect(estimateBudget([many], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(true);
-    expect(estimateBudget([{ ...many, every: 60_000 } as LoadedRule], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(false);
+    expect(estimateBudget([{ ...many, schedule: { everyMs: 60_000 } }], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(false);
   });
 
   it('counts cron rules by their runs in a day and the Metrics API apart', () => {

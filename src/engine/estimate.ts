@@ -1,7 +1,7 @@
-import { Cron } from 'croner';
 import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import type { BudgetLimits } from '../api/limiter.js';
+import { periodMs, runsPerDay } from '../base/schedule.js';
 
 const DAY_MS = 86_400_000;
 
@@ -34,13 +34,14 @@ export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'dat
   let nodeCallsPerDay = 0;
   for (const rule of rules) {
     const cost = ruleKind(rule.kind).cost(rule.spec as never);
-    const runs = rule.every !== undefined ? DAY_MS / rule.every : cronRunsPerDay(rule.schedule as string, from);
+    const runs = runsPerDay(rule.schedule, from);
+    const period = periodMs(rule.schedule);
     nodeCallsPerDay += runs * (cost.nodeCalls ?? 0);
     perRule.push({ rule: rule.name, perDay: runs * cost.calls.reduce((sum, c) => sum + c.cu, 0), more: cost.more });
     for (const c of cost.calls) {
       const entry = calls.get(c.key) ?? { api: c.api, cu: c.cu, intervals: new Set<number>(), cronRuns: 0, askers: 0 };
       entry.askers++;
-      if (rule.every !== undefined) entry.intervals.add(rule.every);
+      if (period !== undefined) entry.intervals.add(period);
       else entry.cronRuns += runs;
       calls.set(c.key, entry);
     }
@@ -81,15 +82,6 @@ export function ticksPerDay(intervals: readonly number[]): number {
   return total;
 }
 
-function cronRunsPerDay(pattern: string, from: Date): number {
-  const job = new Cron(pattern, { paused: true });
-  const end = from.getTime() + DAY_MS;
-  let count = 0;
-  let at: Date | null = from;
-  while (count < 86_400 && (at = job.nextRun(at)) !== null && at.getTime() <= end) count++;
-  job.stop();
-  return count;
-}
 
 function lcm(a: number, b: number): number {
   const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));

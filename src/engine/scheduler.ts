@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
+import { nextRun, periodMs } from '../base/schedule.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../base/log.js';
 import { setTimer } from '../base/timers.js';
@@ -89,16 +90,16 @@ export class Scheduler {
     this.#abort.signal.addEventListener('abort', () => abort.abort(), { once: true, signal: abort.signal });
     const job: Job = { rule, abort, running: new Set() };
     this.#jobs.set(rule.name, job);
-    if (rule.schedule !== undefined) {
-      job.cron = this.#cron(job);
+    const { schedule } = rule;
+    if ('cron' in schedule) {
+      job.cron = this.#cron(job, schedule.cron);
       return;
     }
-    const every = rule.every ?? 60_000;
+    const every = schedule.everyMs;
     const next = (first: boolean): void => {
       if (job.stopped || this.#abort.signal.aborted) return;
-      // A timer may fire a few ms early: the multiple just passed is not the next one.
-      let wait = every - (Date.now() % every);
-      if (wait < Math.min(every / 10, 1_000)) wait += every;
+      const now = Date.now();
+      const wait = (nextRun(schedule, now) ?? now + every) - now;
       // Not twice in quick succession right after the first run.
       job.timer = setTimer(() => {
         void this.#tick(job);
@@ -117,7 +118,7 @@ export class Scheduler {
       const runningForMs = Date.now() - (job.startedAt ?? Date.now());
       this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
       // A rule held past its interval is not seeing on time: that counts as failing.
-      if (runningForMs >= (job.rule.every ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
+      if (runningForMs >= (periodMs(job.rule.schedule) ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
     job.startedAt = Date.now();
@@ -132,11 +133,11 @@ export class Scheduler {
     }
   }
 
-  #cron(job: Job): Cron {
+  #cron(job: Job, pattern: string): Cron {
     const { rule } = job;
     const tick = () => this.#tick(job);
     // No croner `name`: its registry is process-global. #tick skips a run while one is going.
     const options = { catch: (err: unknown) => this.#deps.log.error({ rule: rule.name, error: String(err) }, 'scheduler error') };
-    return new Cron(rule.schedule as string, options, tick);
+    return new Cron(pattern, options, tick);
   }
 }

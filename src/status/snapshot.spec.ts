@@ -13,7 +13,7 @@ const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 
 function rule(name: string, kind: string, spec: Record<string, unknown>): LoadedRule {
-  return { name, kind, severity: 'warning', every: 60_000, spec: { ...(ruleKind(kind).spec.parse(spec) as object), name, kind } } as unknown as LoadedRule;
+  return { name, kind, severity: 'warning', schedule: { everyMs: 60_000 }, spec: { ...(ruleKind(kind).spec.parse(spec) as object), name, kind } } as unknown as LoadedRule;
 }
 
 function sources(samples: GaugeSample[], firing: FiringAlert[] = []): StatusSources {

@@ -1,7 +1,6 @@
 import type { FiringAlert } from '../alerts/view.js';
 import type { Limiter } from '../api/limiter.js';
 import { estimateBudget } from '../engine/estimate.js';
-import { formatDuration } from '../base/duration.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -12,6 +11,7 @@ import type { GaugeSample } from '../base/types.js';
 import { dataSourceRows, receiverRows, type DataSourceRow, type ReceiverConfig, type ReceiverRow } from './health.js';
 import { DEFAULT_EXPLORERS, type Explorers } from './links.js';
 import { l1ValidatorRows, validatorRows, type InventoryEntry, type L1ValidatorRow, type ValidatorRow } from './validators.js';
+import { describeSchedule } from '../base/schedule.js';
 
 export type { Chart, InventoryEntry, L1ValidatorRow, ValidatorRow, Verdict } from './validators.js';
 export type { DataSourceRow, ReceiverRow } from './health.js';
@@ -126,7 +126,7 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     return {
       name: rule.name,
       kind: rule.kind,
-      when: rule.every !== undefined ? `every ${formatDuration(rule.every)}` : `schedule ${rule.schedule ?? ''}`,
+      when: describeSchedule(rule.schedule),
       severity: rule.severity,
       lastSuccess: lastSuccess.get(rule.name),
       failuresInARow: failing.get(rule.name)?.count ?? 0,

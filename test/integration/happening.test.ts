@@ -11,6 +11,7 @@ import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { World } from '../../src/sim/world.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { periodMs } from '../../src/base/schedule.js';
 
 // The shipped profile (rules/*.yaml with `validators: all`) and the shipped grouping, on the
 // simulator's clock: a validation ending and its re-stake, as one receiver reads them.
@@ -69,7 +70,7 @@ async function start(): Promise<Run> {
   const minutes = async (n: number) => {
     for (let i = 0; i < n; i++) {
       const m = Math.round((world.clock.nowMs() - START) / MINUTE);
-      const due = loaded.rules.filter((r) => m % Math.round((r.every ?? MINUTE) / MINUTE) === 0).map((r) => r.name);
+      const due = loaded.rules.filter((r) => m % Math.round((periodMs(r.schedule) ?? MINUTE) / MINUTE) === 0).map((r) => r.name);
       const { failures } = await app.once(due);
       expect(failures.map((f) => `${f.rule}: ${String(f.error)}`)).toEqual([]);
       await app.delivery.drain(0);

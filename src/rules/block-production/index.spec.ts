@@ -292,7 +292,7 @@ describe('block-production observe: whether each node validates', () => {
   const stateWith = (periodStart: number | null): Record<string, unknown> => ({ [`${A}:c-chain`]: { nodeId: A, chain: 'c-chain', firstLookedAt: T - 600, checkedAt: T - 300, lastBlockAt: T - 60, hourCount: 1, hourComplete: true, periodStart } });
 
   it('check counts the active list once with validator-health polling every minute: block-production every 5 min adds only its block reads', () => {
-    const rule = (name: string, kind: string, spec: Record<string, unknown>, every: number) => ({ name, kind, severity: 'warning', every, spec: { ...spec, kind, name, every } }) as unknown as LoadedRule;
+    const rule = (name: string, kind: string, spec: Record<string, unknown>, every: number) => ({ name, kind, severity: 'warning', schedule: { everyMs: every }, spec: { ...spec, kind, name, every } }) as unknown as LoadedRule;
     const health = rule('health', 'validator-health', { network: 'mainnet', nodeIds: [A, B] }, 60_000);
     const blocksRule = rule('blocks', 'block-production', { ...one, nodeIds: [B, A] }, 300_000);
     const limits = { data: TIERS.unauthenticated, metrics: TIERS.unauthenticated };
