@@ -25,13 +25,14 @@ export async function callsBench(): Promise<BenchResult> {
     rules.push(ruleYaml({ name: `ending-${r}`, kind: 'validation-end', every: `${EVERY_S}s`, severity: 'warning', nodeIds: ending }));
   }
   const project = writeProject({ simUrl: sim.url, rules: rules.join('') });
-  const { log, warnings } = benchLogger();
+  const logs = benchLogger();
+  const { warnings } = logs;
   // Node's own warnings while the daemon runs (e.g. MaxListenersExceededWarning).
   const processWarnings: string[] = [];
   const onWarning = (w: Error) => processWarnings.push(`${w.name}: ${w.message}`);
   process.on('warning', onWarning);
   const recorder = new BurstRecorder(sim, 2_000);
-  const app = await startApp(project.configFile, log);
+  const app = await startApp(project.configFile, logs);
   try {
     // The start run, then STEADY_CYCLES cycles on the wall clock's multiples of `every`.
     const bursts = await waitUntil(() => {

@@ -65,8 +65,8 @@ ruleFiles: [rules.yaml]
     condition: ${JSON.stringify(s.condition)}
 `,
   );
-  const { log } = benchLogger();
-  const app = await startApp(join(dir, 'avawatch.yaml'), log);
+  const logs = benchLogger();
+  const app = await startApp(join(dir, 'avawatch.yaml'), logs);
   const samples: number[] = [];
   try {
     // From the start: the first evaluation writes every item's state, the heaviest commit.

@@ -274,7 +274,8 @@ async function measure(seed: (sim: SimServer) => void, rules: string): Promise<R
   const sim = await startSim({ budget: SIM_BUDGET });
   seed(sim);
   const project = writeProject({ simUrl: sim.url, rules });
-  const { log, warnings } = benchLogger();
+  const logs = benchLogger();
+  const { warnings } = logs;
   try {
     // As `avawatch check` does: the config and its rule files through the loader, then the estimate.
     const loaded = loadConfig(project.configFile, {});
@@ -283,7 +284,7 @@ async function measure(seed: (sim: SimServer) => void, rules: string): Promise<R
     const period = EVERY_S * 1000;
     await sleep(period - (Date.now() % period) + 300);
     const recorder = new BurstRecorder(sim, GAP_MS);
-    const app = await startApp(project.configFile, log);
+    const app = await startApp(project.configFile, logs);
     try {
       const want = STEADY_CYCLES + 1;
       const end = Date.now() + (STEADY_CYCLES + 3) * period;

@@ -74,8 +74,9 @@ async function measure(everyS: number, changes: number): Promise<Run> {
   const slack = await startSlackStub();
   const ids = Array.from({ length: NODES }, (_, i) => nodeId(i));
   const project = writeProject({ simUrl: sim.url, webhookUrl: slack.webhookUrl, rules: ruleYaml({ name: 'latency', kind: 'validator-status', every: `${everyS}s`, nodeIds: ids }) });
-  const { log, warnings } = benchLogger();
-  const app = await startApp(project.configFile, log);
+  const logs = benchLogger();
+  const { warnings } = logs;
+  const app = await startApp(project.configFile, logs);
   const samples: number[] = [];
   const afterTick: number[] = [];
   const everyMs = everyS * 1000;

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { App } from '../src/app/app.js';
+import type { App } from '../src/app/app.js';
+import { composeApp } from '../src/app/compose.js';
 import { testNodeId } from '../test/helpers/node-ids.js';
 import { loadConfig } from '../src/config/load.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
@@ -177,10 +178,10 @@ ${r.nodeIds.map((id) => `      - ${id}`).join('\n')}
 `;
 }
 
-/** The real App on a config file, with the bench logger. */
-export async function startApp(configFile: string, log: Logger): Promise<App> {
+/** The real App on a config file, its warnings and errors kept in `log`. */
+export async function startApp(configFile: string, log: BenchLog): Promise<App> {
   const loaded = loadConfig(configFile, {});
-  const app = new App({ loaded, log });
+  const { app } = composeApp(loaded, { logLevel: 'warn', readable: false, write: (line) => log.warnings.push(line.trim()) });
   await app.start();
   return app;
 }

@@ -65,8 +65,9 @@ async function storm(ruleCount: number): Promise<Storm> {
   // Two App.once() a moment apart: without this the second would be answered from the
   // first's shared GETs (api.dedupeWindow), which a cron rule (maxAge unbounded) accepts.
   const project = writeProject({ simUrl: sim.url, webhookUrl: slack.webhookUrl, rules, api: ['dedupeWindow: 0s'] });
-  const { log, warnings } = benchLogger();
-  const app = await startApp(project.configFile, log);
+  const logs = benchLogger();
+  const { warnings } = logs;
+  const app = await startApp(project.configFile, logs);
   try {
     const baseline = await app.once();
     if (baseline.failures.length > 0 || baseline.alerts.length > 0) throw new Error(`baseline: ${baseline.failures.length} failures, ${baseline.alerts.length} alerts`);

@@ -1,25 +1,18 @@
 #!/usr/bin/env node
-import { setFlagsFromString } from 'node:v8';
 import { Command, Option } from 'commander';
-import { App } from './app/app.js';
 import { parseDuration } from './base/duration.js';
-import { ConfigError, configPath, loadConfig, notLoadedExamples, type LoadedConfig } from './config/load.js';
-import { describeAccess } from './base/listen.js';
+import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { logWarnings } from './commands/warnings.js';
 import { inShard, parseShard } from './base/shard.js';
-import { estimateBudget } from './engine/estimate.js';
-import { budgetLimits } from './api/limiter.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
 import type { HistoryOptions } from './commands/history.js';
 import type { SimCommandOptions } from './commands/sim.js';
 import { createLogger, type LogSink } from './base/log.js';
-import { channel } from './channels/registry.js';
-import { ruleKind } from './rules/registry.js';
 import { VERSION } from './base/version.js';
-import { describeSchedule } from './base/schedule.js';
 
-// Argument parsing and printing only; the work happens in App. The simulator, demo, rule
+// Argument parsing only; the work happens in commands/ and App. The simulator, demo, rule
 // tests and schema load when asked for: the daemon does not carry them (memory, start-up).
 
 interface GlobalOptions {
@@ -42,41 +35,9 @@ program
   .option('--shard <I/N>', 'evaluate only shard I of N of the rules (split by rule name; every instance gets the same rules and config)')
   .option('--no-watch', 'do not reload when the config or a rule file changes (SIGHUP still reloads)')
   .action(async (opts: { shard?: string; watch: boolean }, cmd: Command) => {
-    // A daemon that polls: V8 sizes its heap for memory rather than allocation speed
-    // (a young generation of 16 MB, not 32, at 10,000 nodes; BENCHMARKS.md, memory).
-    setFlagsFromString('--optimize-for-size');
     const ofShard = shardFilter(opts.shard);
-    const { loaded, sink } = load(cmd, true);
-    const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
-    if (shard) sink.log.info({ shard: `${shard.index}/${shard.count}`, rules: ofShard(loaded).rules.map((r) => r.name) }, 'evaluating one shard of the rules');
-    const globals = cmd.optsWithGlobals<GlobalOptions>();
-    let secrets = loaded.secrets;
-    const reload = (): LoadedConfig => {
-      const next = loadConfig(loaded.file, process.env);
-      // Old secrets stay scrubbed: a request made before the reload may still log.
-      secrets = [...secrets, ...next.secrets.filter((n) => !secrets.some((s) => s.reveal() === n.reveal()))];
-      sink.setSecrets(secrets);
-      if (globals.logLevel === undefined) sink.log.level = next.config.log.level;
-      return ofShard(next);
-    };
-    const app = new App({ loaded: ofShard(loaded), log: sink.log, reload, watch: opts.watch });
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      sink.log.info({ signal }, 'shutting down');
-      const force = setTimeout(() => {
-        sink.log.error('shutdown took longer than 10s; exiting');
-        process.exit(1);
-      }, 10_000);
-      force.unref();
-      void app.stop().then(() => process.exit(0));
-    };
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    // Handled from the start: unhandled, SIGHUP would end the process.
-    process.on('SIGHUP', () => void app.reload('SIGHUP'));
-    await app.start();
+    const { runCommand } = await import('./commands/run.js');
+    await runCommand(readConfig(cmd), { ofShard, shard: opts.shard === undefined ? undefined : parseShard(opts.shard), watch: opts.watch, logLevel: cmd.optsWithGlobals<GlobalOptions>().logLevel });
   });
 
 program
@@ -97,49 +58,12 @@ program
   .command('check')
   .description('validate the config and rule files and summarise them; never calls the network')
   .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
-  .action((opts: { shard?: string }, cmd: Command) => {
+  .action(async (opts: { shard?: string }, cmd: Command) => {
     const ofShard = shardFilter(opts.shard);
     const all = load(cmd, true).loaded;
-    const loaded = ofShard(all);
-    const { config } = loaded;
-    console.log(`config ${loaded.file}: OK`);
-    console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${all.rules.length}${opts.shard ? `, in shard ${opts.shard}: ${loaded.rules.length}` : ''}`);
-    for (const rule of loaded.rules) {
-      const when = describeSchedule(rule.schedule);
-      const receivers = (rule.receivers ?? config.route.receivers).join(', ') || '(none)';
-      const about = ruleKind(rule.kind).describe(rule.spec);
-      console.log(`  ${rule.name}  ${rule.kind}  ${when}  ${rule.severity}  ${about}  → ${receivers}`);
-    }
-    const examples = notLoadedExamples(all);
-    if (examples.length > 0) {
-      console.log(`examples not loaded: ${examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);
-      for (const e of examples) console.log(`  ${e.file}  ${e.placeholder}`);
-    }
-    console.log(`receivers: ${config.receivers.length}`);
-    for (const r of config.receivers) {
-      const reason = channel(r.type).disabledReason(r);
-      console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
-    }
-    console.log(`server: ${config.server.listen}  ${describeAccess(config.server)}`);
-    const budget = estimateBudget(loaded.rules, { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget });
-    const tier = typeof config.api.budget === 'string' ? ` (${config.api.budget})` : '';
-    console.log(`compute units, estimated in steady state${budget.shared > 0 ? `; ${budget.shared} call(s) asked by several rules are made once` : ''}:`);
-    for (const a of budget.apis) {
-      const share = (n: number, of: number) => `${n.toLocaleString('en-US')} of ${of.toLocaleString('en-US')} (${Math.round((100 * n) / of)}%)`;
-      const name = a.api === 'data' ? `data API${tier}` : 'metrics API';
-      console.log(`  ${name}  per minute ${share(a.perMinute, a.limits.perMinute)}  per day ${share(a.perDay, a.limits.perDay)}${a.over ? '  OVER BUDGET' : ''}`);
-    }
-    if (budget.nodeCallsPerDay > 0) console.log(`  node APIs  ${budget.nodeCallsPerDay.toLocaleString('en-US')} calls a day to your own nodes, no compute units`);
-    for (const r of budget.rules) {
-      console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${r.more ? ` (${r.more})` : ''}`);
-    }
-    const over = budget.apis.filter((a) => a.over);
-    if (over.length > 0) {
-      const what = over.map((a) => `${a.api} API: ${a.perMinute.toLocaleString('en-US')} CU/min, ${a.perDay.toLocaleString('en-US')} CU/day against ${a.limits.perMinute.toLocaleString('en-US')}/min, ${a.limits.perDay.toLocaleString('en-US')}/day`);
-      // Not fail(): process.exit() would cut off the summary still on its way down a pipe.
-      console.error(`avawatch: the rules would spend more compute units than the budget allows (${what.join('; ')}): poll less often, watch fewer entities, or set api.budget to your plan`);
-      process.exitCode = 1;
-    }
+    const { checkCommand } = await import('./commands/check.js');
+    // Not fail() when over budget: process.exit() would cut off the summary still on its way down a pipe.
+    if (!checkCommand(all, ofShard(all), opts.shard)) process.exitCode = 1;
   });
 
 program
@@ -150,33 +74,13 @@ program
   .option('--send', 'deliver due notifications now (otherwise they wait in the outbox for the daemon)')
   .option('--send-timeout <duration>', 'how long --send may take', '30s')
   .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
-    const { loaded, sink } = load(cmd, opts.send === true);
+    const loaded = readConfig(cmd);
     if (opts.rule !== undefined && !loaded.rules.some((r) => r.name === opts.rule)) {
       fail(`no rule named "${opts.rule}"; rules: ${loaded.rules.map((r) => r.name).join(', ') || '(none)'}`);
     }
-    const app = new App({ loaded, log: sink.log });
-    try {
-      const { alerts, failures, results } = await app.once(opts.rule === undefined ? [] : [opts.rule]);
-      for (const a of alerts) {
-        if (opts.json) {
-          const { alertId: _id, ...rest } = a;
-          console.log(JSON.stringify({ type: 'alert', ...rest }));
-        } else {
-          console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${a.subject}: ${a.summary}`);
-        }
-      }
-      // What each rule saw of each inventory validator, ok or not, beside the alerts.
-      if (opts.json) for (const r of results) console.log(JSON.stringify(r));
-      const left = opts.send ? await app.delivery.drain(parseSeconds(opts.sendTimeout)) : app.store.pendingCount();
-      if (left > 0) {
-        const why = opts.send ? 'could not be delivered yet' : 'not sent (use --send)';
-        console.error(`${left} notification(s) ${why}: they wait in the outbox for the daemon`);
-      }
-      for (const f of failures) console.error(`rule ${f.rule} failed: ${errorText(f.error)}`);
-      process.exitCode = failures.length > 0 ? 1 : 0;
-    } finally {
-      await app.stop();
-    }
+    const sendTimeoutMs = parseSeconds(opts.sendTimeout);
+    const { onceCommand } = await import('./commands/once.js');
+    process.exitCode = await onceCommand(loaded, { rule: opts.rule, json: opts.json, send: opts.send, sendTimeoutMs, logLevel: cmd.optsWithGlobals<GlobalOptions>().logLevel });
   });
 
 program
@@ -311,13 +215,11 @@ program
     }
   });
 
-/** `sends`: the command delivers (or checks) notifications, so warnings about receivers concern it. */
-function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSink } {
-  const globals = cmd.optsWithGlobals<GlobalOptions>();
-  const file = configPath(globals.config, process.env);
-  let loaded: LoadedConfig;
+/** The config, or its problems printed and exit 1. */
+function readConfig(cmd: Command): LoadedConfig {
+  const file = configPath(cmd.optsWithGlobals<GlobalOptions>().config, process.env);
   try {
-    loaded = loadConfig(file, process.env);
+    return loadConfig(file, process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -326,10 +228,14 @@ function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSin
     }
     throw err;
   }
-  const sink = createLogger(globals.logLevel ?? loaded.config.log.level);
+}
+
+/** For the commands that build no App. `sends`: the command delivers (or checks) notifications, so warnings about receivers concern it. */
+function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSink } {
+  const loaded = readConfig(cmd);
+  const sink = createLogger(cmd.optsWithGlobals<GlobalOptions>().logLevel ?? loaded.config.log.level);
   sink.setSecrets(loaded.secrets);
-  const unused = new Set(sends ? [] : (loaded.deliveryWarnings ?? []));
-  for (const warning of loaded.warnings) if (!unused.has(warning)) sink.log.warn(warning);
+  logWarnings(sink.log, loaded, sends);
   return { loaded, sink };
 }
 

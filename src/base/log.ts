@@ -11,13 +11,18 @@ export interface LogSink {
   setSecrets(secrets: readonly Secret[]): void;
 }
 
-/** JSON lines on stderr; readable lines when stderr is a terminal. stdout stays for command output. */
-export function createLogger(level: string, readable = process.stderr.isTTY === true): LogSink {
+/**
+ * JSON lines on stderr; readable lines when stderr is a terminal. stdout stays for command
+ * output. `write` takes the scrubbed lines instead of stderr (the benchmark counts warnings).
+ */
+export function createLogger(level: string, readable = process.stderr.isTTY === true, write?: (line: string) => void): LogSink {
   let secrets: readonly Secret[] = [];
   const scrubbed = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       const line = String(chunk);
-      process.stderr.write(secrets.length > 0 ? scrub(line, secrets) : line);
+      const clean = secrets.length > 0 ? scrub(line, secrets) : line;
+      if (write) write(clean);
+      else process.stderr.write(clean);
       done();
     },
   });

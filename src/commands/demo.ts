@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from '../app/app.js';
+import { composeApp } from '../app/compose.js';
 import { loadConfig } from '../config/load.js';
 import { startSlackPrinter } from '../demo/slack-printer.js';
 import { startSmtpPrinter } from '../demo/smtp-printer.js';
 import { summaryLines } from '../demo/summary.js';
-import { createLogger } from '../base/log.js';
 import { ruleKinds } from '../rules/registry.js';
 import { loadScenario } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';
@@ -49,9 +48,7 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
     AVAWATCH_DEMO_STATE: join(state, 'avawatch.db'),
   };
   const loaded = loadConfig(join(DEMO_DIR, 'avawatch.yaml'), env);
-  const sink = createLogger(loaded.config.log.level);
-  sink.setSecrets(loaded.secrets);
-  const app = new App({ loaded, log: sink.log });
+  const { app } = composeApp(loaded);
   await app.start();
 
   console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { App } from '../app/app.js';
+import type { App } from '../app/app.js';
+import { composeApp } from '../app/compose.js';
 import { parseDuration } from '../base/duration.js';
 import { issuesToProblems } from '../base/issues.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { YamlSource } from '../base/source.js';
 import { errorText } from '../engine/engine.js';
-import { createLogger } from '../base/log.js';
 import { SimClock } from '../sim/clock.js';
 import { applyChange } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';
@@ -66,7 +66,7 @@ export async function runRuleTest(file: string): Promise<RuleTestResult> {
   let app: App | undefined;
   try {
     const loaded = loadConfig(config, process.env, { skipReceiverCheck: true });
-    const make = () => new App({ loaded, log: createLogger('silent', false).log, now: () => new Date(world.clock.nowMs()) });
+    const make = () => composeApp(loaded, { logLevel: 'silent', readable: false, now: () => new Date(world.clock.nowMs()) }).app;
     app = make();
     for (const [i, step] of test.steps.entries()) {
       const target = startMs + (offsetMs(step.at) ?? 0);

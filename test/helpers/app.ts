@@ -1,7 +1,7 @@
 import { vi } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 
 /** Collects what the process writes to stderr (the JSON log) until vi.restoreAllMocks(). */
 export function captureStderr(): string[] {
@@ -15,10 +15,7 @@ export function captureStderr(): string[] {
 
 /** The daemon in this process, from a config file on disk, logging with its secrets scrubbed. */
 export async function startApp(configFile: string, level = 'info'): Promise<App> {
-  const loaded = loadConfig(configFile, {});
-  const sink = createLogger(level, false);
-  sink.setSecrets(loaded.secrets);
-  const app = new App({ loaded, log: sink.log });
+  const { app } = composeApp(loadConfig(configFile, {}), { logLevel: level, readable: false });
   await app.start();
   return app;
 }

@@ -1,0 +1,54 @@
+import type { LoadedConfig } from '../config/load.js';
+import { createLogger, type LogSink } from '../base/log.js';
+import type { Secret } from '../base/secret.js';
+import { App } from './app.js';
+
+export interface ComposeOptions {
+  /** Overrides log.level (the CLI's --log-level): a reload then keeps it. */
+  logLevel?: string | undefined;
+  /** Readable lines instead of JSON (default: when stderr is a terminal). */
+  readable?: boolean;
+  /** The config read again for a reload (throws ConfigError when it is invalid). */
+  reload?: () => LoadedConfig;
+  /** Reload when the config or a rule file changes on disk. */
+  watch?: boolean;
+  /** The App's clock (rule tests and the demo run on simulated time). */
+  now?: () => Date;
+  /** The log's lines, scrubbed, instead of stderr (the benchmark counts warnings). */
+  write?: (line: string) => void;
+}
+
+export interface Composed {
+  app: App;
+  sink: LogSink;
+}
+
+/**
+ * The one way an App is built (the CLI's run and once, the demo, rule tests, test helpers,
+ * the benchmark): its log sink at the config's level, scrubbed of the config's secrets, and
+ * after a reload of the new ones too (a request made before it may still log an old one).
+ */
+export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Composed {
+  const sink = createLogger(o.logLevel ?? loaded.config.log.level, o.readable, o.write);
+  let secrets: readonly Secret[] = loaded.secrets;
+  sink.setSecrets(secrets);
+  const { reload } = o;
+  const app = new App({
+    loaded,
+    log: sink.log,
+    ...(o.now ? { now: o.now } : {}),
+    ...(o.watch === undefined ? {} : { watch: o.watch }),
+    ...(reload
+      ? {
+          reload: () => {
+            const next = reload();
+            secrets = [...secrets, ...next.secrets.filter((n) => !secrets.some((s) => s.reveal() === n.reveal()))];
+            sink.setSecrets(secrets);
+            if (o.logLevel === undefined) sink.log.level = next.config.log.level;
+            return next;
+          },
+        }
+      : {}),
+  });
+  return { app, sink };
+}

@@ -1,0 +1,51 @@
+import type { LoadedConfig } from '../config/load.js';
+import { notLoadedExamples } from '../config/load.js';
+import { describeAccess } from '../base/listen.js';
+import { describeSchedule } from '../base/schedule.js';
+import { budgetLimits } from '../api/limiter.js';
+import { channel } from '../channels/registry.js';
+import { estimateBudget } from '../engine/estimate.js';
+import { ruleKind } from '../rules/registry.js';
+
+/**
+ * `avawatch check`: the config summarised, its rules, receivers and the compute units they
+ * would spend; never calls the network. False when the rules would spend more than the budget.
+ */
+export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: string | undefined): boolean {
+  const { config } = loaded;
+  console.log(`config ${loaded.file}: OK`);
+  console.log(`rule files: ${loaded.ruleFiles.length}, rules: ${all.rules.length}${shard ? `, in shard ${shard}: ${loaded.rules.length}` : ''}`);
+  for (const rule of loaded.rules) {
+    const receivers = (rule.receivers ?? config.route.receivers).join(', ') || '(none)';
+    const about = ruleKind(rule.kind).describe(rule.spec);
+    console.log(`  ${rule.name}  ${rule.kind}  ${describeSchedule(rule.schedule)}  ${rule.severity}  ${about}  → ${receivers}`);
+  }
+  const examples = notLoadedExamples(all);
+  if (examples.length > 0) {
+    console.log(`examples not loaded: ${examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);
+    for (const e of examples) console.log(`  ${e.file}  ${e.placeholder}`);
+  }
+  console.log(`receivers: ${config.receivers.length}`);
+  for (const r of config.receivers) {
+    const reason = channel(r.type).disabledReason(r);
+    console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
+  }
+  console.log(`server: ${config.server.listen}  ${describeAccess(config.server)}`);
+  const budget = estimateBudget(loaded.rules, { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget });
+  const tier = typeof config.api.budget === 'string' ? ` (${config.api.budget})` : '';
+  console.log(`compute units, estimated in steady state${budget.shared > 0 ? `; ${budget.shared} call(s) asked by several rules are made once` : ''}:`);
+  for (const a of budget.apis) {
+    const share = (n: number, of: number) => `${n.toLocaleString('en-US')} of ${of.toLocaleString('en-US')} (${Math.round((100 * n) / of)}%)`;
+    const name = a.api === 'data' ? `data API${tier}` : 'metrics API';
+    console.log(`  ${name}  per minute ${share(a.perMinute, a.limits.perMinute)}  per day ${share(a.perDay, a.limits.perDay)}${a.over ? '  OVER BUDGET' : ''}`);
+  }
+  if (budget.nodeCallsPerDay > 0) console.log(`  node APIs  ${budget.nodeCallsPerDay.toLocaleString('en-US')} calls a day to your own nodes, no compute units`);
+  for (const r of budget.rules) {
+    console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${r.more ? ` (${r.more})` : ''}`);
+  }
+  const over = budget.apis.filter((a) => a.over);
+  if (over.length === 0) return true;
+  const what = over.map((a) => `${a.api} API: ${a.perMinute.toLocaleString('en-US')} CU/min, ${a.perDay.toLocaleString('en-US')} CU/day against ${a.limits.perMinute.toLocaleString('en-US')}/min, ${a.limits.perDay.toLocaleString('en-US')}/day`);
+  console.error(`avawatch: the rules would spend more compute units than the budget allows (${what.join('; ')}): poll less often, watch fewer entities, or set api.budget to your plan`);
+  return false;
+}
