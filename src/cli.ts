@@ -185,11 +185,14 @@ program
   .command('demo')
   .description('one-command demo: simulator, daemon and a printing Slack receiver on loopback; no network, no credentials')
   .option('--for <duration>', 'stop by itself after this long (e.g. 90s)')
-  .action(async (opts: { for?: string }) => {
+  .option('--speed <n>', 'run the scenario n times faster: its world, the daemon\'s clock and the rules\' polls (1 to 10)', '1')
+  .action(async (opts: { for?: string; speed: string }) => {
     const forMs = opts.for === undefined ? undefined : parseDuration(opts.for);
     if (opts.for !== undefined && forMs === undefined) fail(`--for: "${opts.for}" is not a duration such as 90s or 2m`);
+    const speed = Number(opts.speed);
+    if (!(speed >= 1 && speed <= 10)) fail(`--speed: "${opts.speed}" is not a number from 1 to 10`);
     const { demoCommand } = await import('./commands/demo.js');
-    await demoCommand({ forMs });
+    await demoCommand({ forMs, speed });
   });
 
 program

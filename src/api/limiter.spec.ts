@@ -101,6 +101,24 @@ describe('compute-unit limiter', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("on the daemon's clock: a jump past a 429's pause ends it at once; a clock that stands still holds a request no longer than the pause", async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, now: () => clock });
+    limiter.observe({ 'retry-after': '30' }, 429);
+    expect(limiter.pausedUntil).toBe(clock + 30_000);
+    clock += 30_000;
+    const jumped = race(limiter, 1, 20);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(jumped.at).toEqual([0]);
+    limiter.observe({ 'retry-after': '30' }, 429);
+    const { at, all } = race(limiter, 1, 20);
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(at).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await all;
+    expect(at[0]).toBeGreaterThanOrEqual(30_000);
+  });
+
   it('learns a lower limit from ratelimit-limit, and what others spent never blocks the spreading window', async () => {
     const limiter = new Limiter({ limits: { perMinute: 10_000_000, perDay: 1_000_000_000 } });
     limiter.observe({ 'ratelimit-limit': '6000', 'ratelimit-remaining': '3000' }, 200);

@@ -62,6 +62,11 @@ export interface LimiterOptions {
   limits: BudgetLimits;
   /** The longest a request waits out a 429's pause (api.maxRetryAfter); a longer pause fails it at once. */
   maxWaitMs?: number;
+  /**
+   * The daemon's clock (default: the wall clock). The limiter's time follows it, but never
+   * runs slower than the wall clock: a clock that stands still (a rule test between steps)
+   * cannot hold a request for ever, and one that jumps ahead ends a pause at once.
+   */
   now?: () => number;
 }
 
@@ -105,7 +110,7 @@ export class Limiter {
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
-    this.#now = o.now ?? Date.now;
+    this.#now = o.now ? notSlowerThanWallClock(o.now) : Date.now;
     this.#maxWaitMs = o.maxWaitMs ?? Infinity;
   }
 
@@ -283,4 +288,22 @@ export class Limiter {
 
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * `clock`, or where it lags, the time since it last moved on the wall clock: the clock's
+ * value once it catches up. Never goes back.
+ */
+function notSlowerThanWallClock(clock: () => number): () => number {
+  let anchor = clock();
+  let anchorReal = Date.now();
+  return () => {
+    const now = clock();
+    const real = Date.now();
+    const walked = anchor + (real - anchorReal);
+    if (now < walked) return walked;
+    anchor = now;
+    anchorReal = real;
+    return now;
+  };
 }

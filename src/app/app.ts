@@ -1,7 +1,7 @@
 import type { Counter } from 'prom-client';
 import { Agent } from 'undici';
 import { DataApi } from '../api/data-api.js';
-import { budgetLimits, Limiter } from '../api/limiter.js';
+import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
 import { HttpClient } from '../api/http.js';
 import { MetricsApi } from '../api/metrics-api.js';
 import { HttpNodeApi } from '../api/node-api.js';
@@ -373,13 +373,16 @@ export class App {
       backoffMaxMs: config.api.retryBackoffMax,
       maxRetryAfterMs: config.api.maxRetryAfter,
     };
+    // On the App's clock: a 429's pause ends when that clock says so.
+    const newLimiter = (limits: BudgetLimits) =>
+      new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}) });
     const limiters = {
-      data: this.#apis?.limiters.data ?? new Limiter({ limits: budgetLimits(config.api.budget), maxWaitMs: config.api.maxRetryAfter }),
-      metrics: this.#apis?.limiters.metrics ?? new Limiter({ limits: config.api.metricsBudget, maxWaitMs: config.api.maxRetryAfter }),
+      data: this.#apis?.limiters.data ?? newLimiter(budgetLimits(config.api.budget)),
+      metrics: this.#apis?.limiters.metrics ?? newLimiter(config.api.metricsBudget),
     };
     // A reload keeps what was spent unless the budget itself changed.
-    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = new Limiter({ limits: budgetLimits(config.api.budget), maxWaitMs: config.api.maxRetryAfter });
-    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = new Limiter({ limits: config.api.metricsBudget, maxWaitMs: config.api.maxRetryAfter });
+    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = newLimiter(budgetLimits(config.api.budget));
+    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = newLimiter(config.api.metricsBudget);
     for (const [api, limiter] of Object.entries(limiters)) limiter.onSpend = (cu) => this.metrics.computeUnits.inc({ api }, cu);
     const observe = (api: 'data' | 'metrics') => ({
       onResponse: (endpoint: string, code: string) => {

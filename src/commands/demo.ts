@@ -9,6 +9,7 @@ import { startSmtpPrinter } from '../demo/smtp-printer.js';
 import { summaryLines } from '../demo/summary.js';
 import { ruleKinds } from '../rules/registry.js';
 import { loadScenario } from '../sim/scenario.js';
+import { DEFAULT_BUDGETS, type BudgetLimits } from '../sim/budget.js';
 import { startSim } from '../sim/server.js';
 
 /** config/demo beside src/ and dist/. */
@@ -32,12 +33,18 @@ const SCHEDULE = [
  * `avawatch demo`: the simulator, the daemon and a printing Slack receiver, all on
  * loopback; alerts show up in the terminal as they arrive. No network, no credentials.
  */
-export async function demoCommand(opts: { forMs?: number | undefined }): Promise<void> {
+export async function demoCommand(opts: { forMs?: number | undefined; speed?: number }): Promise<void> {
+  const speed = opts.speed ?? 1;
   const stamp = () => new Date().toISOString().slice(11, 19);
   const print = (line: string) => console.log(`${stamp()} ${line}`);
   const kinds = Object.keys(ruleKinds);
   const state = mkdtempSync(join(tmpdir(), 'avawatch-demo-'));
-  const sim = await startSim({ scenario: loadScenario(join(DEMO_DIR, 'scenario.yaml')) });
+  const scenario = loadScenario(join(DEMO_DIR, 'scenario.yaml'));
+  // The simulated service meters compute units per real minute: at n× speed the daemon's
+  // minute (on the simulated clock) passes n times in one.
+  const metered = { ...DEFAULT_BUDGETS, ...scenario.budget };
+  const budget = { data: perRealMinute(metered.data, speed), metrics: perRealMinute(metered.metrics, speed) };
+  const sim = await startSim({ scenario: { ...scenario, speed: scenario.speed * speed }, budget });
   const slack = await startSlackPrinter(print);
   const smtp = await startSmtpPrinter(print);
   const env = {
@@ -48,7 +55,10 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
     AVAWATCH_DEMO_STATE: join(state, 'avawatch.db'),
   };
   const loaded = loadConfig(join(DEMO_DIR, 'avawatch.yaml'), env);
-  const { app } = composeApp(loaded);
+  // At --speed n the rules poll n times as often on a clock n times as fast: they see what
+  // they would see at speed 1 (the same polls between two changes), only sooner.
+  for (const rule of loaded.rules) if ('everyMs' in rule.schedule) rule.schedule = { everyMs: rule.schedule.everyMs / speed };
+  const { app } = composeApp(loaded, { now: () => new Date(sim.world.clock.nowMs()) });
   await app.start();
 
   console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');
@@ -57,10 +67,10 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to Slack, critical ones by email too)`);
   console.log(`  status page                     ${app.url}/   (open it in a browser while the demo runs)`);
   console.log(`  metrics                         ${app.url}/metrics`);
-  console.log(`  expect:\n${SCHEDULE.map((l) => `    ${l}`).join('\n')}`);
+  console.log(`  expect${speed === 1 ? '' : ` (at ${speed}× speed: these times pass ${speed} times faster)`}:\n${SCHEDULE.map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
-  const ticker = setInterval(() => sim.tick(), 500);
+  const ticker = setInterval(() => sim.tick(), 500 / speed);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -73,5 +83,9 @@ export async function demoCommand(opts: { forMs?: number | undefined }): Promise
   await sim.close();
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
-  console.log(summaryLines(kinds, slack.alerts, 'the scenario has every kind fire by about +85s').join('\n'));
+  console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(85 / speed)}s`).join('\n'));
+}
+
+function perRealMinute(limits: BudgetLimits, speed: number): BudgetLimits {
+  return { perMinute: limits.perMinute * speed, perDay: limits.perDay * speed };
 }

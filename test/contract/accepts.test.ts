@@ -28,8 +28,10 @@ import { ExpressionRunner } from '../../src/rules/endpoint/runner.js';
 // parse, and no rule may throw on them or read an identical second answer as a change.
 
 const SDK_VERSION = (createRequire(import.meta.url)('@avalanche-sdk/chainkit/package.json') as { version: string }).version;
-const SEED = 20_260_115;
-const RUNS = 1000;
+// `npm test` runs a short seeded budget; AVAWATCH_CONTRACT_RUNS (and _SEED) run more: `.ci/run`
+// runs 1000 per property (docs/testing.md).
+const SEED = process.env['AVAWATCH_CONTRACT_SEED'] === undefined ? 20_260_115 : Number(process.env['AVAWATCH_CONTRACT_SEED']);
+const RUNS = Number(process.env['AVAWATCH_CONTRACT_RUNS'] ?? 50);
 
 /** Each response type: the SDK's schema (the contract) and avawatch's reader of it. */
 const RESPONSES = {
