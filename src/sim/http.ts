@@ -20,6 +20,18 @@ export interface Ctx {
 
 export type Handler = (ctx: Ctx) => Reply;
 
+/** One endpoint: its method, its path pattern (groups are the params), its handler. */
+export type Route = [method: string, path: RegExp, handler: Handler];
+
+/**
+ * One area of the service the simulator serves (P-Chain, EVM addresses, metrics…): its
+ * routes. Areas register in areas.ts, in the order their routes are tried.
+ */
+export interface SimArea {
+  name: string;
+  routes: readonly Route[];
+}
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',

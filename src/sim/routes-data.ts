@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
-import { evmAddressRoutes } from './routes-evm.js';
-import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply } from './http.js';
+import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply, type SimArea } from './http.js';
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
 import { proposedBlockItem } from './samples.js';
-import { listStaking, listSubnets } from './routes-pchain.js';
-import { assetTransactions, blockTransactions, deployments, nftTokens } from './routes-longtail.js';
 
 const network = z.enum(NETWORKS);
 
@@ -245,8 +242,12 @@ const proposedBlocks = withNetwork((ctx, net) => {
 
 const empty = (key: string, extra: Record<string, unknown> = {}): Handler => (ctx) => list(ctx, [], key, extra);
 
-/** Every Data API endpoint of the interface; the ones avawatch does not poll answer with valid, empty shapes. */
-export const dataRoutes: Array<[string, RegExp, Handler]> = [
+/**
+ * The Data API's validators, delegators, L1 validators, proposed blocks, ICM, operations and
+ * the signature aggregator; the EVM lists avawatch does not read answer with valid, empty
+ * shapes (after the EVM area's own routes).
+ */
+export const dataArea: SimArea = { name: 'data', routes: [
   ['GET', /^\/v1\/networks\/([^/]+)\/validators\/([^/]+)$/, validators],
   ['GET', /^\/v1\/networks\/([^/]+)\/validators$/, validatorList],
   ['GET', /^\/v1\/networks\/([^/]+)\/delegators$/, delegators],
@@ -254,15 +255,8 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/v1\/icm\/addresses\/([^/]+)\/messages$/, icmMessages],
   ['POST', /^\/v1\/operations\/transactions:export$/, startExport],
   ['GET', /^\/v1\/operations\/([^/]+)$/, getOperation],
-  ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, listSubnets],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, listStaking],
-  ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, assetTransactions],
   ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/nodes\/([^/]+)\/blocks$/, proposedBlocks],
-  ...evmAddressRoutes,
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions(?::list(?:Erc20|Erc721|Erc1155|Internals))?$/, empty('transactions')],
-  ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, deployments],
-  ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, blockTransactions],
-  ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, nftTokens],
   [
     'GET',
     /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/transactions:getDeployment$/,
@@ -279,4 +273,4 @@ export const dataRoutes: Array<[string, RegExp, Handler]> = [
       return a.latencyMs > 0 ? { ...reply, delayMs: a.latencyMs } : reply;
     }),
   ],
-];
+] };

@@ -1,4 +1,4 @@
-import { error, isReply, ok, paginate, type Ctx, type Handler } from './http.js';
+import { error, isReply, ok, paginate, type Ctx, type Handler, type SimArea } from './http.js';
 
 // The per-address EVM lists (src/sim/evm.ts holds what they list): startBlock inclusive,
 // endBlock exclusive, newest first.
@@ -37,9 +37,9 @@ function addressList(which: 'transactions' | 'erc20Transfers' | 'internalTransac
   };
 }
 
-/** Before the routes-data catch-all that answers the other EVM lists (ERC-721, ERC-1155) empty. */
-export const evmAddressRoutes: Array<[string, RegExp, Handler]> = [
+/** An address's native, ERC-20 and internal lists; before the data area's catch-all that answers the other EVM lists (ERC-721, ERC-1155) empty. */
+export const evmArea: SimArea = { name: 'evm addresses', routes: [
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions$/, addressList('transactions')],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions:listErc20$/, addressList('erc20Transfers')],
   ['GET', /^\/v1\/chains\/([^/]+)\/addresses\/([^/]+)\/transactions:listInternals$/, addressList('internalTransactions')],
-];
+] };

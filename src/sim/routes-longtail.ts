@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORKS } from '../rules/fields.js';
-import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type PageLimits } from './http.js';
+import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type PageLimits, type SimArea } from './http.js';
 
 // The long-tail Data API lists (src/sim/longtail.ts holds their items), paged as the service pages.
 
@@ -14,16 +14,16 @@ function list(ctx: Ctx, items: readonly unknown[], key: string, extra: Record<st
 
 const param = (ctx: Ctx, i: number): string => decodeURIComponent(ctx.params[i] ?? '');
 
-export const nftTokens: Handler = (ctx) => list(ctx, ctx.world.longTail.nftTokens(param(ctx, 0), param(ctx, 1)), 'tokens');
+const nftTokens: Handler = (ctx) => list(ctx, ctx.world.longTail.nftTokens(param(ctx, 0), param(ctx, 1)), 'tokens');
 
-export const deployments: Handler = (ctx) => list(ctx, ctx.world.longTail.deployedBy(param(ctx, 0), param(ctx, 1)), 'contracts');
+const deployments: Handler = (ctx) => list(ctx, ctx.world.longTail.deployedBy(param(ctx, 0), param(ctx, 1)), 'contracts');
 
 // pageSize 0..100, default 0: the service's own range for this list (0 reads as 1 here).
-export const blockTransactions: Handler = (ctx) => list(ctx, ctx.world.longTail.blockTransactions(param(ctx, 0), param(ctx, 1)), 'transactions', {}, { min: 0, max: 100, def: 0 });
+const blockTransactions: Handler = (ctx) => list(ctx, ctx.world.longTail.blockTransactions(param(ctx, 0), param(ctx, 1)), 'transactions', {}, { min: 0, max: 100, def: 0 });
 
 const TIMESTAMP = /^\d+$/;
 
-export const assetTransactions: Handler = (ctx) => {
+const assetTransactions: Handler = (ctx) => {
   const net = network.safeParse(ctx.params[0]);
   if (!net.success) return error(400, [`network must be one of the following values: ${NETWORKS.join(', ')}`]);
   const q = ctx.url.searchParams;
@@ -33,4 +33,15 @@ export const assetTransactions: Handler = (ctx) => {
   const time = (k: string) => (q.has(k) ? Number(q.get(k)) : undefined);
   const items = ctx.world.longTail.assetTransactions(net.data, param(ctx, 2), { txTypes, start: time('startTimestamp'), end: time('endTimestamp') });
   return list(ctx, items, 'transactions', { chainInfo: { chainName: 'x-chain', network: net.data } });
+};
+
+/** The endpoints the endpoint kind reads from the long tail: assets, deployments, block transactions, NFTs. */
+export const longTailArea: SimArea = {
+  name: 'long tail',
+  routes: [
+    ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/assets\/([^/]+)\/transactions$/, assetTransactions],
+    ['GET', /^\/v1\/chains\/([^/]+)\/contracts\/([^/]+)\/deployments$/, deployments],
+    ['GET', /^\/v1\/chains\/([^/]+)\/blocks\/([^/]+)\/transactions$/, blockTransactions],
+    ['GET', /^\/v1\/chains\/([^/]+)\/nfts\/collections\/([^/]+)\/tokens$/, nftTokens],
+  ],
 };

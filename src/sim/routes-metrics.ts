@@ -1,5 +1,5 @@
 import { METRICS, supportedIntervals, TIME_INTERVALS, type MetricName, type TimeInterval } from '../api/catalog.js';
-import { error, isReply, ok, paginate, type Handler } from './http.js';
+import { error, isReply, ok, paginate, type Handler, type SimArea } from './http.js';
 
 const DEFAULT_SPAN = { hour: 100 * 3600, day: 100 * 86_400, week: 100 * 604_800, month: 100 * 2_678_400 } as const;
 
@@ -25,7 +25,8 @@ const legacyAvgTps: Handler = (ctx) => {
   return ok({ results: points, status: 200, lastRun: now });
 };
 
-export const metricsRoutes: Array<[string, RegExp, Handler]> = [
+/** The Metrics API's chain metrics and the legacy average TPS. */
+export const metricsArea: SimArea = { name: 'metrics', routes: [
   ['GET', /^\/v2\/chains\/([^/]+)\/metrics\/([^/]+)$/, chainMetric],
   ['GET', /^\/v1\/avg_tps\/([^/]+)$/, legacyAvgTps],
-];
+] };

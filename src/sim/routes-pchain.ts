@@ -1,6 +1,6 @@
 import type { Network } from '../api/data-api.js';
 import { NETWORKS } from '../rules/fields.js';
-import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type PageLimits, type Reply } from './http.js';
+import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type PageLimits, type Reply, type SimArea } from './http.js';
 import { stakingItem, subnetItem } from './pchain.js';
 
 // The routes of the simulated P-chain: staking transactions (listStaking) and subnets.
@@ -46,7 +46,7 @@ function list(ctx: Ctx, items: readonly unknown[], key: string, extra: Record<st
  * comma-separated), with a block time within start/endTimestamp; newest block first unless
  * sortOrder=asc, equal times by txHash.
  */
-export const listStaking: Handler = (ctx) => {
+const listStaking: Handler = (ctx) => {
   const net = networkOf(ctx);
   if (isReply(net)) return net;
   const q = ctx.url.searchParams;
@@ -69,7 +69,7 @@ export const listStaking: Handler = (ctx) => {
 };
 
 /** Every listed subnet of the network, oldest first unless sortOrder=desc; pages of up to 10,000. */
-export const listSubnets: Handler = (ctx) => {
+const listSubnets: Handler = (ctx) => {
   const net = networkOf(ctx);
   if (isReply(net)) return net;
   const sortOrder = ctx.url.searchParams.get('sortOrder');
@@ -80,4 +80,13 @@ export const listSubnets: Handler = (ctx) => {
     .sort((a, b) => order * (a.createBlockTimestamp - b.createBlockTimestamp) || compareText(a.subnetId, b.subnetId))
     .map(subnetItem);
   return list(ctx, items, 'subnets', {}, SUBNET_LIMITS);
+};
+
+/** The P-Chain's subnets and staking transactions. */
+export const pchainArea: SimArea = {
+  name: 'pchain',
+  routes: [
+    ['GET', /^\/v1\/networks\/([^/]+)\/subnets$/, listSubnets],
+    ['GET', /^\/v1\/networks\/([^/]+)\/blockchains\/([^/]+)\/transactions:listStaking$/, listStaking],
+  ],
 };

@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { parseDuration } from '../base/duration.js';
 import { Budget, DEFAULT_BUDGETS } from './budget.js';
 import { SimClock } from './clock.js';
-import { error, ok, type Handler, type Reply } from './http.js';
-import { dataRoutes } from './routes-data.js';
-import { metricsRoutes } from './routes-metrics.js';
+import { error, ok, type Reply } from './http.js';
+import { SIM_ROUTES } from './areas.js';
 import { nodeReply, type NodeReply } from './routes-node.js';
 import { applyChange, Timeline, worldChange, type BudgetOverride, type Scenario } from './scenario.js';
 import { World, type Fault } from './world.js';
@@ -34,8 +33,6 @@ export interface SimServer {
   tick(): number;
   close(): Promise<void>;
 }
-
-const ROUTES: Array<[string, RegExp, Handler]> = [...dataRoutes, ...metricsRoutes];
 
 // A bad pattern is refused here, not thrown later by the request it was meant to fail.
 const queuedFault = z.looseObject({ status: z.number(), pathMatches: z.string().refine(isPattern, 'not a regular expression').optional() });
@@ -88,7 +85,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     if (s.latencyMs > 0) await sleep(s.latencyMs);
     if (s.errorRate > 0 && random() < s.errorRate) return send(res, { ...error(random() < 0.5 ? 503 : 500, 'simulated failure'), headers: charge.headers });
 
-    const route = ROUTES.find(([method, pattern]) => method === req.method && pattern.test(url.pathname));
+    const route = SIM_ROUTES.find(([method, pattern]) => method === req.method && pattern.test(url.pathname));
     if (!route) return send(res, error(404, `Cannot ${req.method} ${url.pathname}`));
     const params = (route[1].exec(url.pathname) ?? []).slice(1);
     const reply = route[2]({ world, method: req.method ?? 'GET', url, params, body });

@@ -1,7 +1,6 @@
 import { METRICS, supportedIntervals } from '../../src/api/catalog.js';
 import type { Network } from '../../src/api/data-api.js';
-import { dataRoutes } from '../../src/sim/routes-data.js';
-import { metricsRoutes } from '../../src/sim/routes-metrics.js';
+import { SIM_ROUTES as ROUTES } from '../../src/sim/areas.js';
 import { blockAt } from '../../src/sim/evm.js';
 import type { WorldChange } from '../../src/sim/scenario.js';
 import type { SimServer } from '../../src/sim/server.js';
@@ -10,7 +9,7 @@ import { contractFor, describeIssues, errorSchema, unknownFields, type Contract 
 // A walk through every endpoint of the simulator, with parameters that reach the world's
 // entities and every page of every list; each answer is read with its SDK schema.
 
-export const SIM_ROUTES = [...dataRoutes, ...metricsRoutes];
+export const SIM_ROUTES = ROUTES;
 const UNKNOWN_NODE = 'NodeID-111111111111111111116DBWJs';
 const EXPORT_TYPES = ['TRANSACTION_EXPORT_EVM', 'TRANSACTION_EXPORT_PRIMARY_NETWORK', 'TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING', 'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE'];
 /** A report longer than this hides the pattern instead of showing it. */
