@@ -87,7 +87,7 @@ export function advance(
       } else {
         const repeatMs = typeof o.repeatMs === 'function' ? o.repeatMs(c) : o.repeatMs;
         if (repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= repeatMs) {
-          notifications.push({ ...toDraft(c, 'firing', { Reminder: 'still firing', ...since }), reminder: true });
+          notifications.push(reminderDraft(c, startedAt));
           entry.notifiedAt = now;
         }
       }
@@ -126,6 +126,11 @@ function resolvedDraft(gone: ActiveAlert): AlertDraft {
   for (const [key, value] of Object.entries(c.details)) if (present[key] !== value) fired[WHEN_FIRED + key] = value;
   const summary = c.resolvedSummary ?? `resolved: ${c.summary}`;
   return toDraft({ ...c, summary, details: present }, 'resolved', { ...fired, 'Fired at': new Date(gone.startedAt).toISOString() });
+}
+
+/** A firing alert said again: a reminder (left out of the history's timeline). */
+export function reminderDraft(c: Condition, startedAt: number): AlertDraft {
+  return { ...toDraft(c, 'firing', { Reminder: 'still firing', 'Firing since': new Date(startedAt).toISOString() }), reminder: true };
 }
 
 export function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Record<string, string>): AlertDraft {

@@ -15,6 +15,11 @@ export interface Target {
   mutedBy?: string;
   /** The receiver's digest slot (unix ms) this notification waits for; undefined: sent as usual. */
   digestAt?: number;
+  /**
+   * The receiver forgets a firing alert it does not hear of again within this (Alertmanager's
+   * resendInterval): reminders reach it this often, whatever the repeat interval.
+   */
+  resendMs?: number;
 }
 
 interface Settings {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inTimeInterval, muteReason, parseMatcher, silenceMatches } from './silence.js';
+import { inTimeInterval, parseMatcher, silenceMatches } from './silence.js';
+import { mute } from './pipeline.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -38,8 +39,8 @@ describe('silences and mute windows', () => {
 
   it('says why a notification is muted', () => {
     const silence = { id: 4, matchers: [parseMatcher('node=A')], startsAt: 0, endsAt: Date.parse('2026-01-01T02:00:00Z'), comment: 'upgrade', createdBy: 'me', createdAt: 0 };
-    expect(muteReason({ node: 'A' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBe('silenced by #4 until 2026-01-01T02:00:00.000Z: upgrade');
-    expect(muteReason({ node: 'B' }, ['maint'], [silence], [{ name: 'maint', times: [{ start: '00:00', end: '03:00' }], location: 'UTC' }], at('2026-01-01T01:00:00Z'))).toBe('muted by time interval maint');
-    expect(muteReason({ node: 'B' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBeUndefined();
+    expect(mute({ node: 'A' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBe('silenced by #4 until 2026-01-01T02:00:00.000Z: upgrade');
+    expect(mute({ node: 'B' }, ['maint'], [silence], [{ name: 'maint', times: [{ start: '00:00', end: '03:00' }], location: 'UTC' }], at('2026-01-01T01:00:00Z'))).toBe('muted by time interval maint');
+    expect(mute({ node: 'B' }, [], [silence], [], at('2026-01-01T01:00:00Z'))).toBeUndefined();
   });
 });

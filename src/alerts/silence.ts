@@ -49,23 +49,3 @@ function toMinute(hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number);
   return (h ?? 0) * 60 + (m ?? 0);
 }
-
-/**
- * Why a notification with these labels, routed with these mute windows, is muted now, or
- * undefined when it is not.
- */
-export function muteReason(
-  labels: Record<string, string>,
-  muteTimeIntervals: readonly string[],
-  silences: readonly Silence[],
-  timeIntervals: readonly TimeIntervalConfig[],
-  now: Date,
-): string | undefined {
-  const silence = silences.find((s) => silenceMatches(s, labels));
-  if (silence) return `silenced by #${silence.id} until ${new Date(silence.endsAt).toISOString()}: ${silence.comment}`;
-  for (const name of muteTimeIntervals) {
-    const ti = timeIntervals.find((t) => t.name === name);
-    if (ti && inTimeInterval(ti, now)) return `muted by time interval ${name}`;
-  }
-  return undefined;
-}

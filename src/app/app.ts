@@ -24,7 +24,7 @@ import { startHttpServer, type HttpServer } from '../server/server.js';
 import { Delivery } from '../delivery/delivery.js';
 import { digestSlot } from '../channels/digest.js';
 import { channel } from '../channels/registry.js';
-import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
+import type { AlertMessage, Notifier } from '../channels/types.js';
 import { ruleKind, ruleKinds } from '../rules/registry.js';
 import { ExpressionRunner } from '../rules/endpoint/runner.js';
 import { explorersOf } from '../status/links.js';
@@ -163,16 +163,10 @@ export class App {
           return alerts;
         } finally {
           // Shutdown or a reload cut it short: the rule has not looked yet.
-          if (!signal.aborted) {
-            this.#looked.add(rule.name);
-            this.#evaluated(rule);
-          }
+          if (!signal.aborted) this.#looked.add(rule.name);
         }
       },
-      onSkip: (rule, runningForMs) => {
-        this.#engine.skipped(rule, runningForMs);
-        this.#evaluated(rule);
-      },
+      onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
@@ -463,6 +457,11 @@ export class App {
 
   #buildEngine(config: Config, apis: Apis, notifiers: readonly Notifier[], secrets: readonly Secret[]): Engine {
     const enabled = new Set(notifiers.map((n) => n.name));
+    // Receivers that forget a firing alert they stop hearing of (Alertmanager), and how soon.
+    const resendOf = new Map(config.receivers.flatMap((r) => {
+      const ms = channel(r.type).resendInterval?.(r as never);
+      return ms === undefined ? [] : [[r.name, ms] as const];
+    }));
     return new Engine({
       store: this.store,
       data: apis.data,
@@ -470,7 +469,13 @@ export class App {
       node: apis.node,
       metrics: this.metrics,
       log: this.#opts.log,
-      targetsFor: (rule, labels) => resolveRoutes(config.route, labels, rule.receivers).filter((t) => enabled.has(t.receiver)),
+      targetsFor: (rule, labels) =>
+        resolveRoutes(config.route, labels, rule.receivers)
+          .filter((t) => enabled.has(t.receiver))
+          .map((t) => {
+            const resendMs = resendOf.get(t.receiver);
+            return resendMs === undefined ? t : { ...t, resendMs };
+          }),
       digestAt: (receiver, severity, now) => digestSlot(config.receivers.find((r) => r.name === receiver)?.digest, severity, now),
       repeatIntervalMs: config.route.repeatInterval,
       timeIntervals: config.timeIntervals,
@@ -498,7 +503,7 @@ export class App {
     }
   }
 
-  /** Starts the channels' own work beside delivery (Alertmanager's re-post) with what they need of the app. */
+  /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */
   #startChannels(): void {
     const now = () => this.#now();
     const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
@@ -506,33 +511,11 @@ export class App {
       notifier.start?.({
         now,
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
-        firing: (name, at) => {
-          const r = rule(name);
-          return r ? this.#engine.firingFor(r, notifier.name, at) : [];
-        },
         untilNext: (name) => {
           const r = rule(name);
           return r ? untilNextEvaluation(r, now().getTime()) : undefined;
         },
-        failed: (err) => {
-          this.metrics.notificationsFailed.inc({ receiver: notifier.name, reason: err instanceof DeliveryError ? err.reason : 'error' });
-          this.#opts.log.warn({ receiver: notifier.name, error: errorText(err) }, `${notifier.type} receiver's re-post failed; it posts again after the rule's next evaluation`);
-        },
       });
-    }
-  }
-
-  /**
-   * A rule's evaluation ended (committed, failed or skipped): channels that re-post what
-   * fires (Alertmanager) do it now, from this instance's own view, never from a timer.
-   */
-  #evaluated(rule: LoadedRule): void {
-    for (const notifier of this.#notifiers) {
-      try {
-        notifier.evaluated?.(rule.name);
-      } catch (err) {
-        this.#opts.log.error({ receiver: notifier.name, rule: rule.name, error: errorText(err) }, 'channel could not re-post after an evaluation');
-      }
     }
   }
 
@@ -636,9 +619,8 @@ export class App {
       } catch (error) {
         failures.push({ rule: rule.name, error });
       }
-      // As after a scheduled evaluation: the rule has looked, and channels re-post (a started daemon's).
+      // As after a scheduled evaluation: the rule has looked.
       this.#looked.add(rule.name);
-      this.#evaluated(rule);
     }
     return { alerts, failures, results };
   }

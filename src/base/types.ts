@@ -85,6 +85,8 @@ export interface AlertMessage {
    * events and for rows written before it was stored.
    */
   conditionKey?: string;
+  /** A firing alert said again (its repeat or resend interval passed), not a change. */
+  reminder?: boolean;
 }
 
 /** One gauge sample derived from committed state. */

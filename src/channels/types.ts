@@ -39,11 +39,9 @@ export interface Notifier {
    */
   readonly idempotent?: boolean;
   send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void>;
-  /** Work of the channel's own beside delivery (Alertmanager's re-post), started with delivery. */
+  /** What the app tells the channel once it listens (Alertmanager's generatorURL, its alerts' lifetime). */
   start?(ctx: ChannelContext): void;
   stop?(): void;
-  /** A rule's evaluation ended (committed, failed or skipped): Alertmanager re-posts its firing alerts. */
-  evaluated?(rule: string): void;
 }
 
 export interface ReceiverBase {
@@ -69,6 +67,11 @@ export interface Channel<C extends ReceiverBase> {
    * notification (PagerDuty, Alertmanager): a digest would open one nothing resolves.
    */
   digests: boolean;
+  /**
+   * A receiver that forgets a firing alert not sent again within this (Alertmanager's
+   * resendInterval): the lifecycle's reminders reach it this often, as outbox rows.
+   */
+  resendInterval?: (config: C) => number;
   create(config: C): Notifier;
 }
 
@@ -80,15 +83,11 @@ export interface SecretField {
   url: boolean;
 }
 
-/** What the app offers a channel that has work of its own beside delivery. */
+/** What the app offers a channel that needs to know of it. */
 export interface ChannelContext {
   now: () => Date;
   /** This daemon's /api/v1/alerts, once it listens. */
   alertsUrl: string | undefined;
-  /** The rule's state alerts (and its rule-failing ones) firing now that reach this receiver unmuted. */
-  firing: (rule: string, now: Date) => AlertMessage[];
   /** How long until the rule is evaluated again (ms); undefined for a rule no longer configured. */
   untilNext: (rule: string) => number | undefined;
-  /** An attempt of its own failed: the app counts and logs it. */
-  failed: (err: unknown) => void;
 }

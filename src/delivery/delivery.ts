@@ -1,4 +1,4 @@
-import { muteReason } from '../alerts/silence.js';
+import { mute } from '../alerts/pipeline.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
 import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
@@ -224,7 +224,7 @@ export class Delivery {
   #unsilenced(rows: OutboxRow[], now: number): OutboxRow[] {
     const silences = this.#deps.store.silences(now);
     return rows.filter((row) => {
-      const reason = muteReason(row.message.labels, [], silences, [], new Date(now));
+      const reason = mute(row.message.labels, [], silences, [], new Date(now));
       if (reason) this.#deps.store.markMuted(row.id, reason, now);
       return reason === undefined;
     });

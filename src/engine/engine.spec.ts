@@ -30,7 +30,7 @@ const rule = {
  * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
  * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }]) {
+function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date) {
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
@@ -60,6 +60,7 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
     failingAfter: 2,
     failingSeverity: 'warning',
     redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
+    ...(now ? { now } : {}),
   });
   return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
 }
@@ -92,16 +93,52 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(store.activeAlerts()).toEqual([]);
   });
 
-  it('firingFor: the rule\'s firing alerts, its rule-failing ones included, each with its condition key (what Alertmanager re-posts)', async () => {
-    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
-    const { engine, run } = setup(world);
-    await run();
-    world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
-    await run();
-    await run();
-    const firing = engine.firingFor(rule, 'slack', new Date());
-    expect(firing.map((m) => [m.rule, m.kind, m.status, m.labels['alertname'], m.conditionKey])).toEqual([['r', 'rule-failing', 'firing', 'rule-failing', `entity:${A}`]]);
-    expect(engine.firingFor(rule, 'email', new Date())).toEqual([]);
+  describe('a receiver that forgets a firing alert it stops hearing of (Alertmanager\'s resendInterval)', () => {
+    const HOUR = 3_600_000;
+    const targets: EngineDeps['targetsFor'] = () => [
+      { receiver: 'am', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, resendMs: 60_000, muteTimeIntervals: [] },
+      { receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, muteTimeIntervals: [] },
+    ];
+    /** The outbox rows queued since the last look, by receiver, reminders marked (claimed, so each is seen once). */
+    const queued = (store: Store) =>
+      ['am', 'slack'].flatMap((receiver) =>
+        store.claimDue(receiver, Number.MAX_SAFE_INTEGER, 100, 1).map((r) => `${receiver} ${r.message.status}${r.message.details['Reminder'] ? ' reminder' : ''}`),
+      );
+
+    it('hears of it again at the first evaluation a resend interval after its last; the others wait for their repeat', async () => {
+      const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+      let now = Date.UTC(2026, 10, 26, 12);
+      const { store, run } = setup(world, targets, () => new Date(now));
+      await run();
+      world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
+      await run();
+      await run(); // A's lookup failed twice: rule-failing fires, to both
+      expect(queued(store)).toEqual(['am firing', 'slack firing']);
+      now += 30_000;
+      await run();
+      expect(queued(store)).toEqual([]);
+      now += 31_000;
+      await run();
+      expect(queued(store)).toEqual(['am firing reminder']);
+      now += 30_000;
+      await run();
+      expect(queued(store)).toEqual([]);
+    });
+
+    it('hears of it from evaluations that fail too: a failed poll is no resolution', async () => {
+      const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+      let now = Date.UTC(2026, 10, 26, 12);
+      const { store, run } = setup(world, targets, () => new Date(now));
+      await run();
+      world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
+      await run();
+      await run();
+      expect(queued(store)).toEqual(['am firing', 'slack firing']);
+      world[B] = new Error('data API GET …/NodeID-MF: HTTP 503'); // every lookup fails: the evaluation fails
+      now += 61_000;
+      await expect(run()).rejects.toThrow('HTTP 503');
+      expect(queued(store)).toEqual(['am firing reminder']);
+    });
   });
 
   it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {

@@ -1,9 +1,9 @@
 import { linkedSignal } from '../base/abort.js';
 import { formatElapsed } from '../base/duration.js';
 import { requestContext } from '../api/context.js';
-import { advance, conditionSchema, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { advance, conditionSchema, reminderDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
-import { muteReason } from '../alerts/silence.js';
+import { alertLabels, mute } from '../alerts/pipeline.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
 import type { DataApi } from '../api/data-api.js';
@@ -168,7 +168,7 @@ export class Engine {
     const effective = conditions?.map((raw) => {
       const c = nameValidator(rule.validators, raw);
       const severity = severityOf(rule, c);
-      return scrubCondition({ ...c, severity, labels: { ...rule.labels, ...c.labels, rule: rule.name, severity } }, this.#deps.redact);
+      return scrubCondition({ ...c, severity, labels: alertLabels(rule, c.labels, severity) }, this.#deps.redact);
     });
     const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), this.#deps.redact));
     const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolved) : undefined;
@@ -218,9 +218,9 @@ export class Engine {
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: now.getTime(),
-      labelsOf: (a) => ({ ...rule.labels, ...a.labels, rule: rule.name, severity: a.severity ?? rule.severity }),
+      labelsOf: (a) => alertLabels(rule, a.labels, a.severity ?? rule.severity),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),
-      repeatMs: (t) => rule.repeatInterval ?? t.repeatMs,
+      repeatMs: (t) => repeatOf(rule, t),
     });
     const drafts: NewAlert[] = planned.map(({ draft: a, labels, targets }) => ({
       rule: rule.name,
@@ -240,7 +240,7 @@ export class Engine {
     const at = now.toISOString();
     return drafts.map((d, i) => {
       // The condition key is for channels (read back from the outbox), not `once --json`.
-      const { targets: _t, conditionKey: _k, reminder: _r, ...message } = d;
+      const { targets: _t, conditionKey: _k, ...message } = d;
       return { ...message, alertId: ids[i] ?? 0, at };
     });
   }
@@ -263,12 +263,34 @@ export class Engine {
     const now = this.#deps.now?.() ?? new Date();
     const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
+    try {
+      this.#resend(rule, now);
+    } catch (e) {
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not queue the firing alerts again for the receivers that expire them');
+    }
     if (run.count < failingAfter) return;
     try {
       // Entities that were failing before stay as they were: this evaluation saw none of them.
       this.#advanceFailing(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
+    }
+  }
+
+  /**
+   * A failed poll is no resolution: what fires still reaches, on time, the receivers that
+   * forget a firing alert they stop hearing of (Alertmanager's resendInterval), as reminder
+   * rows. Nothing else changes.
+   */
+  #resend(rule: LoadedRule, now: Date): void {
+    for (const storeRule of [rule.name, FAILING_PREFIX + rule.name]) {
+      const active = this.#loadActive(rule, storeRule);
+      const drafts = active.flatMap((a) => {
+        if (a.state !== 'firing') return [];
+        const receivers = this.#deps.targetsFor(rule, a.condition.labels).filter((t) => t.resendMs !== undefined).map((t) => t.receiver);
+        return receivers.length > 0 ? [{ ...reminderDraft(a.condition, a.startedAt), onlyReceivers: receivers }] : [];
+      });
+      if (drafts.length > 0) this.#commit(rule, storeRule, new StateDiff([], []), drafts, active, now);
     }
   }
 
@@ -312,31 +334,10 @@ export class Engine {
     else this.#failingStored.delete(rule.name);
   }
 
-  /**
-   * The rule's state alerts and rule-failing alerts firing now that reach `receiver`
-   * unmuted, as messages (Alertmanager's re-post after each evaluation of the rule).
-   */
-  firingFor(rule: LoadedRule, receiver: string, now: Date): AlertMessage[] {
-    const { store } = this.#deps;
-    const silences = store.silences(now.getTime());
-    return [rule.name, FAILING_PREFIX + rule.name].flatMap((storeRule) =>
-      store.loadActive(storeRule).flatMap((row) => {
-        const c = conditionSchema.safeParse(row.condition);
-        if (row.state !== 'firing' || !c.success) return [];
-        const { labels } = c.data;
-        const targets = this.targets(rule, labels, now, silences).filter((t) => t.receiver === receiver);
-        if (targets.length === 0 || targets.every((t) => t.mutedBy)) return [];
-        const kind = labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind;
-        const at = new Date(row.startedAt).toISOString();
-        return [{ alertId: 0, rule: rule.name, kind, status: 'firing' as const, severity: c.data.severity ?? rule.severity, subject: c.data.subject, summary: c.data.summary, labels, details: c.data.details, at, conditionKey: row.key }];
-      }),
-    );
-  }
-
   /** Where an alert with these labels goes now, each target with why it is muted, if it is. */
   targets(rule: LoadedRule, labels: Record<string, string>, now: Date, silences: readonly Silence[] = this.#deps.store.silences(now.getTime())): Target[] {
     return this.#deps.targetsFor(rule, labels).map((t) => {
-      const mutedBy = muteReason(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
+      const mutedBy = mute(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
       const digestAt = this.#deps.digestAt?.(t.receiver, labels['severity'] ?? '', now.getTime());
       return { ...t, ...(mutedBy ? { mutedBy } : {}), ...(digestAt === undefined ? {} : { digestAt }) };
     });
@@ -349,7 +350,7 @@ export class Engine {
       forMs: ownFor ? 0 : (rule.for ?? 0),
       keepFiringForMs: rule.keepFiringFor ?? 0,
       // The shortest interval among the condition's receivers; each then filters for its own.
-      repeatMs: rule.repeatInterval ?? ((c) => this.#shortestRepeat(rule, c.labels)),
+      repeatMs: (c) => this.#shortestRepeat(rule, c.labels),
       sendResolved: rule.sendResolved ?? true,
     };
   }
@@ -357,8 +358,8 @@ export class Engine {
   #shortestRepeat(rule: LoadedRule, labels: Record<string, string>): number {
     const targets = this.#deps.targetsFor(rule, labels);
     // No receiver (rule tests, a disabled receiver): the root route's interval still paces it.
-    if (targets.length === 0) return this.#deps.repeatIntervalMs;
-    const repeats = targets.map((t) => t.repeatMs).filter((ms) => ms > 0);
+    if (targets.length === 0) return rule.repeatInterval ?? this.#deps.repeatIntervalMs;
+    const repeats = targets.map((t) => repeatOf(rule, t)).filter((ms) => ms > 0);
     return repeats.length > 0 ? Math.min(...repeats) : 0;
   }
 
@@ -436,4 +437,13 @@ function byMetric(rule: string, samples: GaugeSample[]): Map<string, GaugeSample
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * How often a firing alert reaches this receiver again: a receiver that forgets what it
+ * stops hearing of (Alertmanager) at its resend interval; others at the rule's
+ * repeatInterval, else the route's.
+ */
+function repeatOf(rule: LoadedRule, t: Target): number {
+  return t.resendMs ?? rule.repeatInterval ?? t.repeatMs;
 }

@@ -112,8 +112,10 @@ export async function firingNow(d: Daemon): Promise<Map<string, string>> {
 export interface Judged {
   /** `rule/key` → the model's verdict at the last clean check: firing severity or '' (not firing). */
   verdict: Map<string, string>;
-  /** Notifications per `rule/key` since then. */
+  /** Notifications per `rule/key` since then (reminders apart: they are no change). */
   since: Map<string, AlertMessage[]>;
+  /** Reminders per `rule/key` since then: only of what still fires. */
+  reminded?: Map<string, AlertMessage[]>;
 }
 
 export function keyOf(a: AlertMessage): string | undefined {
@@ -149,6 +151,9 @@ export async function truthHolds(d: Daemon, model: Model, judged: Judged, failed
     if (should !== '' && should !== 'any' && is !== should) fail(`${step}: ${key} fires as ${is}, but ${should} is what the model says`);
     const before = judged.verdict.get(key);
     const sent = judged.since.get(key) ?? [];
+    const reminders = judged.reminded?.get(key) ?? [];
+    if (reminders.length > 0 && before === '' && should === '') fail(`${step}: ${key} was reminded of though the model says it neither fired nor fires: ${notificationsOf(reminders).join(' | ')}`);
+    judged.reminded?.delete(key);
     if (before !== undefined) {
       const changed = (before === '') !== (should === '') || (before !== 'any' && should !== 'any' && before !== should);
       if (!changed && sent.length > 0) fail(`${step}: ${key} sent ${sent.length} notification(s) though nothing changed: ${notificationsOf(sent).join(' | ')}`);

@@ -37,7 +37,9 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
   run.d.notifications.push(...alerts);
   for (const a of alerts) {
     const key = keyOf(a);
-    if (key) run.judged.since.set(key, [...(run.judged.since.get(key) ?? []), a]);
+    // A reminder (a repeat, Alertmanager's resend) says again what fires: no change to count.
+    const into = a.reminder ? (run.judged.reminded ??= new Map()) : run.judged.since;
+    if (key) into.set(key, [...(into.get(key) ?? []), a]);
   }
   const failed = new Set(failures.map((f) => f.rule));
   await settleDelivery(run.d);

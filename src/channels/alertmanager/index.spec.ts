@@ -29,14 +29,11 @@ describe('alertmanager channel', () => {
   let server: Server;
   let posts: PostableAlert[][];
   let notifier: AlertmanagerNotifier;
-  let firing: AlertMessage[];
-  const failed = vi.fn();
 
   beforeEach(async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(T0);
     posts = [];
-    firing = [];
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -48,7 +45,7 @@ describe('alertmanager channel', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     notifier = new AlertmanagerNotifier({ name: 'am', type: 'alertmanager', url, resendInterval: MINUTE, timeout: 5_000, minInterval: 0 });
-    const ctx: ChannelContext = { now: () => new Date(), alertsUrl: undefined, firing: () => firing, untilNext: () => 5 * MINUTE, failed };
+    const ctx: ChannelContext = { now: () => new Date(), alertsUrl: undefined, untilNext: () => 5 * MINUTE };
     notifier.start(ctx);
   });
 
@@ -92,51 +89,13 @@ describe('alertmanager channel', () => {
     expect(shown(posts[2])).toEqual([`3d ends ${new Date(T0 + 15 * MINUTE).toISOString()}`]);
   });
 
-  it('re-posts only after an evaluation: once resendInterval has passed since its last post, or at once when its labels changed', async () => {
-    const send = vi.spyOn(notifier, 'send');
-    /** The n-th post made and answered (vi.waitFor would move the faked clock). */
-    const posted = async (n: number) => {
-      for (let i = 0; i < 500 && send.mock.calls.length < n; i++) await new Promise((r) => setTimeout(r, 5));
-      expect(send).toHaveBeenCalledTimes(n);
-      await send.mock.results[n - 1]?.value;
-    };
-    /** The re-post loop has looked (it waits one turn to gather evaluations that end together). */
-    const looked = async () => {
-      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-    };
-    firing = [ending('14d')];
-    notifier.evaluated('ending'); // never posted by this process: now
-    await posted(1);
-    vi.setSystemTime(T0 + 30_000);
-    notifier.evaluated('ending'); // posted 30 s ago
-    await looked();
-    expect(send).toHaveBeenCalledTimes(1);
-    firing = [ending('3d')];
-    notifier.evaluated('ending'); // relabelled: now, ending the old label set
-    await posted(2);
-    expect(shown(posts[1])).toEqual([`3d ends ${new Date(T0 + 30_000 + 15 * MINUTE).toISOString()}`, `14d ends ${new Date(T0 + 30_000).toISOString()}`]);
-    vi.setSystemTime(T0 + 30_000 + MINUTE);
-    notifier.evaluated('ending'); // a resend interval later
-    await posted(3);
-    expect(shown(posts[2])).toEqual([`3d ends ${new Date(T0 + 30_000 + MINUTE + 15 * MINUTE).toISOString()}`]);
-    expect(failed).not.toHaveBeenCalled();
-  });
-
-  it('evaluations that end together make one post, of every rule that has something due', async () => {
-    const send = vi.spyOn(notifier, 'send');
-    notifier.stop();
-    notifier.start({ now: () => new Date(), alertsUrl: undefined, firing: (rule) => [{ ...ending('3d'), rule }], untilNext: () => undefined, failed });
-    for (const rule of ['a', 'b', 'c']) notifier.evaluated(rule);
-    await vi.waitFor(() => expect(posts).toHaveLength(1));
-    expect(send).toHaveBeenCalledTimes(1);
-    expect(posts[0]?.map((a) => a.labels['alertname'])).toEqual(['a', 'b', 'c']);
-  });
-
-  it('posts nothing after stop', () => {
-    const send = vi.spyOn(notifier, 'send');
-    firing = [ending('3d')];
-    notifier.stop();
-    notifier.evaluated('ending');
-    expect(send).not.toHaveBeenCalled();
+  it('links each alert to this daemon once started, and to externalUrl when set', async () => {
+    notifier.start({ now: () => new Date(), alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
+    await notifier.send([ending('3d')], new AbortController().signal);
+    expect(posts[0]?.[0]?.generatorURL).toBe('http://10.0.0.5:9464/api/v1/alerts');
+    const own = new AlertmanagerNotifier({ ...notifier.receiver, externalUrl: 'https://avawatch.example/api/v1/alerts' });
+    own.start({ now: () => new Date(), alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
+    await own.send([ending('3d')], new AbortController().signal);
+    expect(posts[1]?.[0]?.generatorURL).toBe('https://avawatch.example/api/v1/alerts');
   });
 });

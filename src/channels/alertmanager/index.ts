@@ -8,7 +8,10 @@ export interface AlertmanagerReceiver extends ReceiverBase {
   type: 'alertmanager';
   /** One Alertmanager, or every peer of a cluster (each gets every alert; the cluster deduplicates). */
   url: string | string[];
-  /** Firing alerts are posted again at their rule's first evaluation this long after their last post. */
+  /**
+   * A firing alert is sent again at its rule's first evaluation this long after its last
+   * send (a reminder row in the outbox): Alertmanager expires one it stops hearing of.
+   */
   resendInterval: number;
   /** Where generatorURL points (default: this daemon's /api/v1/alerts). */
   externalUrl?: string | undefined;
@@ -51,84 +54,37 @@ export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
   }),
   disabledReason: () => undefined,
   digests: false,
+  resendInterval: (r) => r.resendInterval,
   secretFields: [],
   create: (r) => new AlertmanagerNotifier(r),
 };
 
 export class AlertmanagerNotifier implements Notifier {
   readonly type = 'alertmanager';
-  /** An alert posted twice is one alert (its labels): it is re-posted every resendInterval anyway. */
+  /** An alert posted twice is one alert (its labels): it is sent again every resendInterval anyway. */
   readonly idempotent = true;
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
   generatorURL: string;
   #ctx: ChannelContext | undefined;
-  #abort = new AbortController();
-  readonly #posted = new PostedAlerts();
-  /** Rules evaluated since the last re-post began. */
-  readonly #evaluated = new Set<string>();
-  #reposting = false;
+  readonly #posted: PostedAlerts;
 
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
     this.timeoutMs = receiver.timeout;
     this.generatorURL = receiver.externalUrl ?? 'http://127.0.0.1:9464/api/v1/alerts';
+    this.#posted = new PostedAlerts(receiver.resendInterval);
   }
 
   start(ctx: ChannelContext): void {
     this.generatorURL = this.receiver.externalUrl ?? ctx.alertsUrl ?? this.generatorURL;
-    this.stop();
     this.#ctx = ctx;
-    this.#abort = new AbortController();
   }
 
   stop(): void {
     this.#ctx = undefined;
-    this.#evaluated.clear();
-    this.#abort.abort();
-  }
-
-  /**
-   * After each evaluation of a rule (a failed or skipped one too: a failed poll is no
-   * resolution), its firing alerts are posted again once resendInterval has passed since
-   * their last post, and at once when their labels changed. Never from a timer: in HA, an
-   * instance that has not polled since another one resolved an alert would post it firing
-   * after the resolution, and Alertmanager keeps the newest post.
-   */
-  evaluated(rule: string): void {
-    if (!this.#ctx) return;
-    this.#evaluated.add(rule);
-    if (!this.#reposting) void this.#repost();
-  }
-
-  /**
-   * One re-post at a time, of every rule evaluated meanwhile: rules whose evaluations end
-   * together (answers they share) make one post, and a slow Alertmanager never piles up
-   * posts. What fires is read when the post is made, so it is never older than the store.
-   */
-  async #repost(): Promise<void> {
-    this.#reposting = true;
-    try {
-      for (;;) {
-        await new Promise((r) => setImmediate(r));
-        const ctx = this.#ctx;
-        if (!ctx || this.#evaluated.size === 0) return;
-        const rules = [...this.#evaluated];
-        this.#evaluated.clear();
-        const signal = this.#abort.signal;
-        try {
-          const now = Date.now();
-          const due = rules.flatMap((rule) => this.#posted.due(rule, ctx.firing(rule, ctx.now()), amLabels, now, this.receiver.resendInterval));
-          if (due.length > 0) await this.send(due, signal);
-        } catch (err) {
-          if (!signal.aborted) ctx.failed(err);
-        }
-      }
-    } finally {
-      this.#reposting = false;
-    }
   }
 
   /**

@@ -20,34 +20,16 @@ interface Posted {
 
 /**
  * What this process last posted of each state alert (by rule, then alertname and condition
- * key): when, to re-post on time, and with which labels, to end a label set its
- * condition left (an escalation changes `threshold`). In memory: after a restart the first
+ * key): with which labels, to end a label set its condition left (an escalation changes
+ * `threshold`). In memory: after a restart the first
  * post of each alert is the reference again.
  */
 export class PostedAlerts {
   readonly #byRule = new Map<string, Map<string, Posted>>();
   #sweptAt = 0;
 
-  /**
-   * The rule's firing alerts to post now: never posted, relabelled, or last posted at
-   * least `resendMs` ago. The rule's alerts not in `firing` (resolved, muted) are forgotten.
-   */
-  due(rule: string, firing: readonly AlertMessage[], labelsOf: (m: AlertMessage) => Record<string, string>, now: number, resendMs: number): AlertMessage[] {
-    this.#sweep(now, resendMs);
-    const before = this.#byRule.get(rule);
-    const kept = new Map<string, Posted>();
-    const due: AlertMessage[] = [];
-    for (const m of firing) {
-      const labels = labelsOf(m);
-      const key = identity(m, labels);
-      const posted = key === undefined ? undefined : before?.get(key);
-      if (key !== undefined && posted) kept.set(key, posted);
-      if (!posted || posted.fingerprint !== fingerprint(labels) || now - posted.at >= resendMs) due.push(m);
-    }
-    if (kept.size > 0) this.#byRule.set(rule, kept);
-    else this.#byRule.delete(rule);
-    return due;
-  }
+  /** `sweepEveryMs`: how often alerts past their endsAt are dropped (the receiver's resendInterval). */
+  constructor(private readonly sweepEveryMs: number) {}
 
   /**
    * The label sets a post leaves behind, each ended at `now`: for each state alert in it,
@@ -78,6 +60,7 @@ export class PostedAlerts {
 
   /** After Alertmanager accepted a post that started at `at`: firing alerts are remembered, resolved ones forgotten. */
   record(messages: readonly AlertMessage[], postable: readonly PostableAlert[], at: number): void {
+    this.#sweep(at, this.sweepEveryMs);
     messages.forEach((m, i) => {
       const alert = postable[i];
       const key = alert ? identity(m, alert.labels) : undefined;
