@@ -5,6 +5,7 @@ import { scrub } from '../base/secret.js';
 import { channel } from '../channels/registry.js';
 import { DeliveryError, type AlertMessage } from '../channels/types.js';
 import { Store } from '../store/index.js';
+import { attempt } from '../delivery/delivery.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
 export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
@@ -69,7 +70,7 @@ export async function notifyTestCommand(loaded: LoadedConfig, name: string): Pro
     at: new Date().toISOString(),
   };
   try {
-    await c.create(receiver).send([message], new AbortController().signal);
+    await attempt(c.create(receiver), [message], new AbortController().signal);
     console.log(`sent a test message to ${name} (${receiver.type})`);
     return true;
   } catch (err) {

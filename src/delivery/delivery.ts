@@ -6,7 +6,7 @@ import { formatElapsed } from '../base/duration.js';
 import { pause, setTimer } from '../base/timers.js';
 import { retryWait, type RetryPolicy } from './backoff.js';
 import { digestMessage, type DigestConfig } from '../channels/digest.js';
-import { DeliveryError, type Notifier } from '../channels/types.js';
+import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
 export interface DeliveryOptions extends RetryPolicy {
   /** A row older than this (counted from its creation, or its digest slot) is dead-lettered. */
@@ -183,7 +183,7 @@ export class Delivery {
     const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
     try {
       const messages = live.map((r) => r.message);
-      await notifier.send(digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
+      await attempt(notifier, digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
       const done = this.#deps.now();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
@@ -278,4 +278,12 @@ function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
     groups.set(row.groupKey, list);
   }
   return [...groups.values()];
+}
+
+/**
+ * One attempt at one message, the only call of a channel's send: delivery's, and `avawatch
+ * notify-test`'s (which reports the outcome instead of retrying).
+ */
+export async function attempt(notifier: Notifier, messages: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
+  await notifier.send(messages, signal);
 }
