@@ -6,7 +6,7 @@ import { channels } from './registry.js';
 // a registered channel lacks its docs, its place in the channel contract test, or the
 // `…File` variant of a secret it declares.
 describe('channel registry', () => {
-  const folders = readdirSync('src/notify', { withFileTypes: true })
+  const folders = readdirSync('src/channels', { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name);
   const docs = readFileSync('docs/delivery.md', 'utf8').toLowerCase();
