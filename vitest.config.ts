@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration tests bind loopback ports and spawn the CLI; two cores, so keep it modest.
@@ -10,5 +9,10 @@ export default defineConfig({
     // A process a test starts from src/ (the endpoint rules' expression process) runs TypeScript.
     execArgv: ['--import', new URL('./test/helpers/ts-loader.mjs', import.meta.url).href],
     reporters: ['default', './test/summary-reporter.ts'],
+    projects: [
+      // Unit specs share their workers' module graph (no re-import of src per file).
+      { extends: true, test: { name: 'unit', include: ['src/**/*.spec.ts'], isolate: false } },
+      { extends: true, test: { name: 'test', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });

@@ -225,8 +225,7 @@ function readConfig(cmd: Command): LoadedConfig {
     return loadConfig(file, process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
-      console.error(`${err.problems.length} problem(s) found; nothing was started`);
+      console.error(err.report());
       process.exit(1);
     }
     throw err;

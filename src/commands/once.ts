@@ -10,6 +10,8 @@ export interface OnceOptions {
   send?: boolean | undefined;
   sendTimeoutMs: number;
   logLevel?: string | undefined;
+  /** The App's clock (tests run it on the simulator's); default the wall clock. */
+  now?: () => Date;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface OnceOptions {
  * alerts printed. The exit code: 1 when a rule failed.
  */
 export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise<number> {
-  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel });
+  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel, ...(o.now ? { now: o.now } : {}) });
   logWarnings(sink.log, loaded, o.send === true);
   try {
     const { alerts, failures, results } = await app.once(o.rule === undefined ? [] : [o.rule]);

@@ -53,6 +53,11 @@ export class ConfigError extends Error {
   constructor(readonly problems: ConfigProblem[]) {
     super(problems.map(formatProblem).join('\n'));
   }
+
+  /** What the CLI prints (to stderr) before it exits 1: each problem on a line, then the count. */
+  report(): string {
+    return `${this.message}\n${this.problems.length} problem(s) found; nothing was started`;
+  }
 }
 
 export const DEFAULT_CONFIG_PATH = 'config/avawatch.yaml';

@@ -60,7 +60,7 @@ export function rulesYaml(serviceUrl: string): string {
     items: validators
     key: nodeId
     mode: condition
-    expressionTimeout: 2s
+    expressionTimeout: 1s
     condition: ${JSON.stringify(condition)}`;
   return `rules:
   - {name: status, kind: validator-status, schedule: "${NEVER}", severity: critical, network: mainnet, nodeIds: ${nodes}}

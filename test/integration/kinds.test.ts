@@ -3,9 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { COMMON_LABELS } from '../../src/alerts/labels.js';
+import { onceCommand } from '../../src/commands/once.js';
+import { loadConfig } from '../../src/config/load.js';
 import { ruleKind } from '../../src/rules/registry.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
@@ -19,14 +21,12 @@ interface Case {
   world: Record<string, unknown>;
   change: (sim: SimServer) => void;
   expected: Array<Record<string, unknown>>;
-  /** Time to let pass before the second run (a check's `for`). */
+  /** Time to let pass (on the simulator's clock, the daemon's too) before the second run (a check's `for`). */
   waitMs?: number;
   /** Alerts that may also come, depending on timing. */
   mayAlso?: Array<Record<string, unknown>>;
   /** Runs after the change that must send nothing before the one expected to alert (a run of failures). */
   quietRuns?: number;
-  /** This case's own test timeout (it waits long). */
-  timeoutMs?: number;
 }
 
 const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -124,7 +124,6 @@ const cases: Record<string, Case> = {
     },
     change: () => undefined,
     waitMs: BASELINE_MARGIN_S * 1000 + 500,
-    timeoutMs: 40_000,
     expected: [{ rule: 'block-production', kind: 'block-production', status: 'firing', subject: N, labels: expect.objectContaining({ chain: 'c-chain', node: N }), summary: expect.stringMatching(/ has proposed no C-chain block for 3h\d*m? ?\(last at .*\), longer than silentFor 3h$/) }],
   },
   'block-production (a failed read)': {
@@ -132,7 +131,8 @@ const cases: Record<string, Case> = {
     // Nothing listed on either chain: silent since the first run. The C-chain reads then fail.
     world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active' }] },
     change: (sim) => sim.world.faults.push(...Array.from({ length: 4 }, () => ({ status: 503, pathIncludes: `/blockchains/c-chain/nodes/${N}/blocks` }))),
-    waitMs: 2_500,
+    // Past silentFor (2s) even in whole seconds: the rule reads times in seconds.
+    waitMs: 3_500,
     expected: [{ rule: 'silent', kind: 'block-production', status: 'firing', subject: N, labels: expect.objectContaining({ chain: 'p-chain' }), summary: expect.stringMatching(/has proposed no P-chain block since avawatch first looked, .* the service lists none of its blocks/) }],
   },
   'signature-aggregator': {
@@ -141,7 +141,6 @@ const cases: Record<string, Case> = {
     // The aggregator fails: the third failed probe in a row fires.
     change: (sim) => change(sim, { signatureAggregator: { txHash: TX, fail: 503 } }),
     quietRuns: 2,
-    timeoutMs: 40_000,
     expected: [{ rule: 'signature-aggregator', kind: 'signature-aggregator', status: 'firing', severity: 'critical', subject: TX, summary: expect.stringMatching(/failed 3 probes in a row for .*: HTTP 503: Failed to aggregate signatures/) }],
   },
   'signature-aggregator (our key refused)': {
@@ -214,14 +213,48 @@ function change(sim: SimServer, c: Record<string, unknown>): void {
   applyChange(sim.world, worldChange.parse(c), sim.world.clock.nowMs());
 }
 
-/** `avawatch once --json` (plus `args`) of a config that loads `ruleFile` against the simulator; never throws. */
-function onceOf(sim: SimServer, dir: string, ruleFile: string, inventory: string[], ...args: string[]): () => Promise<{ code: number; stdout: string; stderr: string }> {
+interface Once {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The config of a case: `ruleFile` against the simulator, the case's nodes as the inventory. */
+function configOf(sim: SimServer, dir: string, ruleFile: string, inventory: string[]): string {
   const config = join(dir, 'avawatch.yaml');
   // The shipped profile watches the inventory (validators: all): the case's nodes, named.
   const validators = inventory.map((nodeId, i) => `{name: ${['alpha', 'beta'][i] ?? `v${i}`}, nodeId: ${nodeId}}`);
   writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nruleFiles: ["${resolve(ruleFile)}"]\nvalidators: [${validators.join(', ')}]\n`);
+  return config;
+}
+
+/**
+ * `avawatch once --json` (plus `--rule`) of a case's config: the command the CLI runs, in this
+ * process and on the simulator's clock, so a case moves that clock instead of waiting (the
+ * CLI itself is run by the last test below and by cli.test.ts). What it printed; never throws.
+ */
+function onceOf(sim: SimServer, dir: string, ruleFile: string, inventory: string[], rule?: string): () => Promise<Once> {
+  const config = configOf(sim, dir, ruleFile, inventory);
+  return async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`));
+    vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`));
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0);
+    try {
+      const code = await onceCommand(loadConfig(config, {}), { json: true, rule, sendTimeoutMs: 0, now: () => new Date(sim.world.clock.nowMs()) });
+      return { code, stdout: out.join(''), stderr: err.join('') };
+    } finally {
+      vi.restoreAllMocks();
+    }
+  };
+}
+
+/** The real `avawatch once --json`, a process of its own (on the wall clock). */
+function cliOnceOf(sim: SimServer, dir: string, ruleFile: string, inventory: string[]): () => Promise<Once> {
+  const config = configOf(sim, dir, ruleFile, inventory);
   return () =>
-    run(process.execPath, [CLI, '-c', config, 'once', '--json', ...args], { env: { PATH: process.env['PATH'] ?? '' } }).then(
+    run(process.execPath, [CLI, '-c', config, 'once', '--json'], { env: { PATH: process.env['PATH'] ?? '' } }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
@@ -251,7 +284,7 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       };
       expect(await once()).toBe('');
       c.change(sim);
-      if (c.waitMs) await new Promise((r) => setTimeout(r, c.waitMs));
+      if (c.waitMs) sim.world.clock.advance(c.waitMs);
       for (let i = 0; i < (c.quietRuns ?? 0); i++) expect(await once()).toBe('');
       const lines = (await once()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       const optional = lines.filter((l) => (c.mayAlso ?? []).some((m) => expect.objectContaining(m).asymmetricMatch(l)));
@@ -259,7 +292,7 @@ describe('avawatch once --json for every rule kind, against the simulator', () =
       for (const l of lines) expect(Object.keys(l)).toEqual(expect.arrayContaining(['rule', 'kind', 'status', 'severity', 'subject', 'summary', 'labels']));
       // `silence add` refuses label names no kind declares: every label an alert carries is declared.
       for (const l of lines) expect(undeclared(l, c.ruleFile), `labels of ${String(l['summary'])}`).toEqual([]);
-    }, c.timeoutMs);
+    });
   }
 });
 
@@ -298,7 +331,7 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
     sim = await startSim();
     const COLLECTION = '0x71B5Ac9C7e9fbdC5D1A5B5E1A1E0a5C5c5A5d5E5';
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 1, minted: '-2d' }] });
-    const once = onceOf(sim, dir, 'rules/endpoint.yaml', [], '--rule', 'nft-minted');
+    const once = onceOf(sim, dir, 'rules/endpoint.yaml', [], 'nft-minted');
     expect((await once()).stdout).toBe('');
     change(sim, { nfts: [{ collection: COLLECTION, tokenId: 2, minted: '-1s' }] });
     sim.world.faults.push({ status: 200, body: JSON.stringify({ tokens: 'none' }), pathIncludes: '/nfts/collections/' });
@@ -308,6 +341,29 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
     // The next good read tells the mint once: the failed read neither lost the baseline nor took the token as seen.
     const lines = (await once()).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([expect.objectContaining({ rule: 'nft-minted', status: 'event', subject: '2' })]);
+  });
+});
+
+describe('avawatch once --json, the CLI itself', () => {
+  let sim: SimServer | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-kind-cli-'));
+  afterEach(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a process of its own prints nothing on a healthy baseline, then the alerts of the change, one JSON object a line', async () => {
+    const c = cases['validator-health'] as Case;
+    sim = await startSim();
+    change(sim, c.world);
+    const once = cliOnceOf(sim, dir, c.ruleFile, [N]);
+    const baseline = await once();
+    expect([baseline.code, baseline.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('{"type":"result"'))], baseline.stderr).toEqual([0, []]);
+    c.change(sim);
+    const after = await once();
+    expect(after.code, after.stderr).toBe(0);
+    const lines = after.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('{"type":"result"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual(c.expected.map((e) => expect.objectContaining({ type: 'alert', ...e })));
   });
 });
 
