@@ -8,9 +8,14 @@ import { isFailed, lookupEach, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext } from './types.js';
 
 // What the kinds that read validators (validator-status, validation-end) share: the active
-// and pending periods of their nodes in bulk (one call per 100 nodes and status, the same
-// calls for every rule that watches the same nodes), and a node's own lookup only when the
-// lists cannot tell: the period it had is no longer listed, or it has never been seen.
+// periods of their nodes in bulk (one call per 100 nodes, the same calls for every rule that
+// watches the same nodes), and a node's own lookup only when the list cannot tell: the
+// period it had is no longer listed, or it has never been seen.
+//
+// Only `active` is listed: since Durango (ACP-41, "Remove Pending Stakers") a staker starts
+// when its transaction is accepted, so the P-chain has no pending set and the service's
+// `pending` list can only be empty (docs/rules.md, "How validators are read"). A pending
+// period the service still shows comes from the node's own lookup.
 
 /**
  * NodeID → its periods on the rule's subnet (from the lists, or all of them from its own
@@ -20,7 +25,7 @@ import type { Cost, ObserveContext } from './types.js';
 export type Observation = Record<string, Outcome<Validator[] | 'not-found' | 'unchanged'>>;
 
 const LOOKUP_CONCURRENCY = 4;
-const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active', 'pending'];
+const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active'];
 
 /** The validation period avawatch last saw as a node's current one. */
 export const period = z.object({
@@ -45,7 +50,7 @@ interface Spec {
 
 /** The bulk lists, shared with every rule that watches the same nodes; confirmations are extra. */
 export function validatorLookups(s: Spec): Cost {
-  return { calls: validatorListCalls(s, LISTED), more: 'one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll' };
+  return { calls: validatorListCalls(s, LISTED), more: 'one lookup (20 CU) per node whose period leaves the list, and per node not listed at the first poll' };
 }
 
 /** The list calls of these statuses, 100 nodes a call: the same request whichever rule makes it, so it is made once. */
@@ -69,7 +74,7 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
     const nodeIds = batches[Number(i)] as string[];
     const periods: Validator[] = [];
     const broken = record<string>();
-    // One status after the other: at most one parsed page per batch is alive at once.
+    // One status after the other (if ever more than one): at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
       const list = await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
       for (const v of list.periods) if (v.subnetId === s.subnetId) periods.push(v);
@@ -96,7 +101,7 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
       }
       const last = previous[node] as Tracked | undefined;
       const periods = steady(listed[node] ?? [], last, nowS);
-      if (needsOwnLookup(last, periods)) confirm.push(node);
+      if (needsOwnLookup(last, periods, nowS)) confirm.push(node);
       else out[node] = periods.length > 0 ? periods : 'unchanged';
     }
   }
@@ -110,15 +115,19 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
 }
 
 /**
- * Never seen and not listed (completed, removed or unknown: only its own lookup says); or
- * its last period was live and is listed no more (ended, or only left out of the list).
- * A node last seen finished (or not known) that is still unlisted has nothing new to say.
+ * Never seen and not listed (completed, removed, pending or unknown: only its own lookup
+ * says); or its last period was live and is listed no more (ended, or only left out of the
+ * list). A node last seen finished (or not known) that is still unlisted has nothing new to
+ * say: its next validation starts active (ACP-41), so the list shows it. A period last seen
+ * pending is in no list: it is asked again only once its start has passed (it can become
+ * active no sooner, and then the list shows it; if not, its own lookup says what it is).
  */
-function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[]): boolean {
+function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[], nowS: number): boolean {
   if (last === undefined) return listed.length === 0;
   const p = last.period;
   if (p === null || last.missing === true || p.status === 'completed' || p.status === 'removed') return false;
-  return !listed.some((v) => v.txHash === p.txHash);
+  if (listed.some((v) => v.txHash === p.txHash)) return false;
+  return p.status !== 'pending' || p.startTimestamp <= nowS;
 }
 
 /** A percent in 0..100, else undefined: a figure out of range is no reading (the last one stands). */
