@@ -25,6 +25,8 @@ import type { Cost, ObserveContext } from './types.js';
 export type Observation = Record<string, Outcome<Validator[] | 'not-found' | 'unchanged'>>;
 
 const LOOKUP_CONCURRENCY = 4;
+/** A node with no listed period (shared: never changed). */
+const NONE: Validator[] = [];
 const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active'];
 
 /** The validation period avawatch last saw as a node's current one. */
@@ -59,6 +61,18 @@ export function validatorListCalls(s: Spec, statuses: ReadonlyArray<ValidatorLis
   return filterBatches(s.nodeIds, VALIDATOR_BATCH).flatMap((nodeIds) => statuses.map((validationStatus) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus, subnetId: s.subnetId }))));
 }
 
+/** The batches of each watched set, made once: a rule's nodeIds are the same array every poll. */
+const batchCache = new WeakMap<readonly string[], string[][]>();
+
+function batchesOf(nodeIds: readonly string[]): string[][] {
+  let batches = batchCache.get(nodeIds);
+  if (batches === undefined) {
+    batches = filterBatches(nodeIds, VALIDATOR_BATCH);
+    batchCache.set(nodeIds, batches);
+  }
+  return batches;
+}
+
 /**
  * Every listed node's periods on the rule's subnet. A node is confirmed by its own lookup
  * before anything is concluded from its absence: the lists may leave out a node the
@@ -69,16 +83,22 @@ export function validatorListCalls(s: Spec, statuses: ReadonlyArray<ValidatorLis
  */
 export async function observeValidators(s: Spec, { data, signal, previous, now }: ObserveContext): Promise<Observation> {
   const nowS = Math.floor(now.getTime() / 1000);
-  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const batches = batchesOf(s.nodeIds);
   const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
     const nodeIds = batches[Number(i)] as string[];
-    const periods: Validator[] = [];
-    const broken = record<string>();
+    // Each node's periods, grouped as they come (a Map: a record per batch is a dictionary to build).
+    const periods = new Map<string, Validator[]>();
+    let broken: Map<string, string> | undefined;
     // One status after the other (if ever more than one): at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
       const list = await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
-      for (const v of list.periods) if (v.subnetId === s.subnetId) periods.push(v);
-      for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
+      for (const v of list.periods) {
+        if (v.subnetId !== s.subnetId) continue;
+        const mine = periods.get(v.nodeId);
+        if (mine === undefined) periods.set(v.nodeId, [v]);
+        else mine.push(v);
+      }
+      for (const b of list.broken) if (b.nodeId !== undefined && !(broken ??= new Map()).has(b.nodeId)) broken.set(b.nodeId, b.reason);
     }
     return { periods, broken };
   });
@@ -91,16 +111,14 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
       for (const node of nodeIds) out[node] = read;
       continue;
     }
-    const listed = record<Validator[]>();
-    for (const v of read.periods) (listed[v.nodeId] ??= []).push(v);
     for (const node of nodeIds) {
-      const broken = read.broken[node];
+      const broken = read.broken?.get(node);
       if (broken !== undefined) {
         out[node] = { failed: broken };
         continue;
       }
       const last = previous[node] as Tracked | undefined;
-      const periods = steady(listed[node] ?? [], last, nowS);
+      const periods = steady(read.periods.get(node) ?? NONE, last, nowS);
       if (needsOwnLookup(last, periods, nowS)) confirm.push(node);
       else out[node] = periods.length > 0 ? periods : 'unchanged';
     }
@@ -126,7 +144,7 @@ function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[],
   if (last === undefined) return listed.length === 0;
   const p = last.period;
   if (p === null || last.missing === true || p.status === 'completed' || p.status === 'removed') return false;
-  if (listed.some((v) => v.txHash === p.txHash)) return false;
+  for (const v of listed) if (v.txHash === p.txHash) return false;
   return p.status !== 'pending' || p.startTimestamp <= nowS;
 }
 
@@ -148,9 +166,18 @@ const AHEAD_S = 2 * 365 * 86_400;
  */
 export function steady(periods: Validator[], last: Tracked | undefined, nowS: number): Validator[] {
   const known = last?.period;
-  // The same period must be one: a txHash listed twice says nothing about which it was.
-  if (!known || periods.filter((v) => v.txHash === known.txHash).length !== 1) return periods;
+  if (!known) return periods;
   const plausible = (t: number) => Number.isFinite(t) && t >= EARLIEST_S && t <= nowS + AHEAD_S;
+  // The same period must be one: a txHash listed twice says nothing about which it was.
+  // Counted in a loop, and nothing copied when its times are plausible: this runs per node per poll.
+  let same: Validator | undefined;
+  let count = 0;
+  for (const v of periods) {
+    if (v.txHash !== known.txHash) continue;
+    same = v;
+    count++;
+  }
+  if (count !== 1 || same === undefined || (plausible(same.startTimestamp) && plausible(same.endTimestamp))) return periods;
   return periods.map((v) => {
     if (v.txHash !== known.txHash || (plausible(v.startTimestamp) && plausible(v.endTimestamp))) return v;
     return { ...v, startTimestamp: plausible(v.startTimestamp) ? v.startTimestamp : known.startTimestamp, endTimestamp: plausible(v.endTimestamp) ? v.endTimestamp : known.endTimestamp };
@@ -164,11 +191,18 @@ export function subnetText(s: { subnetId: string }): string {
 
 /** The active period if there is one, else the one that started last. */
 export function currentPeriod(periods: readonly Validator[]): Validator {
+  // Almost always one period (the list's): no copy to sort.
+  if (periods.length === 1) return periods[0] as Validator;
   const byStart = [...periods].sort((a, b) => b.startTimestamp - a.startTimestamp);
   const active = byStart.find((p) => p.validationStatus === 'active');
   const chosen = active ?? byStart[0];
   if (!chosen) throw new Error('currentPeriod needs at least one period');
   return chosen;
+}
+
+/** Whether the period kept is this one as listed: the fields a Period holds, all equal. */
+export function samePeriod(p: Period | null, v: Validator): boolean {
+  return p !== null && p.txHash === v.txHash && p.status === v.validationStatus && p.startTimestamp === v.startTimestamp && p.endTimestamp === v.endTimestamp;
 }
 
 export function toPeriod(v: Validator): Period {
