@@ -152,6 +152,7 @@ export class Engine {
     const { data, metricsApi, metrics } = this.#deps;
     const kind = ruleKind(rule.kind);
     const cached = this.#loadStates(rule);
+    const revision = cached.revision;
     const previous = cached.states;
     const observedAt = this.#deps.now?.() ?? new Date();
     // A shared answer must be fresh for this rule too: younger than half its interval.
@@ -177,6 +178,9 @@ export class Engine {
     // The cache is updated in place, only where a state changed: at 100k entities a new record
     // and map of every state each cycle were most of its work. Until the commit holds it is
     // not what the file has, so any failure drops it and the file is read again.
+    // An evaluation of the same rule in this process committed meanwhile (`once` beside the
+    // schedule): the kept states changed under this one, which is evaluated again.
+    if (this.#cache.get(rule.name) !== cached || cached.revision !== revision) throw new StateConflictError(`the state of rule "${rule.name}" changed since it was read (revision ${revision} → ${cached.revision})`);
     const { states, json } = cached;
     const storedCount = json.size;
     const upsert: Array<[string, string]> = [];
@@ -212,7 +216,7 @@ export class Engine {
       // Every state left was evaluated now: its text is exactly its JSON.
       cached.exact = true;
       const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
-      messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, cached.revision);
+      messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, revision);
     } catch (err) {
       this.#cache.delete(rule.name);
       throw err;
