@@ -61,7 +61,7 @@ export async function callsBench(): Promise<BenchResult> {
       ],
       details: [
         `Real App (\`src/app.ts\`) against the simulator: ${NODES.toLocaleString('en-US')} nodes, ${RULES_PER_KIND} validator-status and ${RULES_PER_KIND} validation-end rules of ${PER_RULE} nodes each, every ${EVERY_S}s (the validation-end rules offset by ${PER_RULE / 2} nodes: every node is watched by 2 rules, ${2 * NODES} rule-node pairs). Default \`api.dedupeWindow\` (5s); \`api.budget\` and the simulator's budget ${SIM_BUDGET.data.perMinute.toLocaleString('en-US')} CU/min, so nothing throttles.`,
-        'A cycle is a burst of requests at the simulator (`sim.requests`) separated from the next by ≥ 2 s without one. Minimum: one call per distinct query. Each rule of 100 nodes asks 2 bulk lists (active, pending); the offset rules ask other lists than the validator-status rules, so 40 distinct lists a cycle, where per-node lookups made 1,000 (see the fleet benchmark for rules that watch the same nodes).',
+        'A cycle is a burst of requests at the simulator (`sim.requests`) separated from the next by ≥ 2 s without one. Minimum: one call per distinct query. Each rule of 100 nodes asks 1 bulk list (active; no pending list since ACP-41); the offset rules ask other lists than the validator-status rules, so 20 distinct lists a cycle, where per-node lookups made 1,000 (see the fleet benchmark for rules that watch the same nodes).',
         '',
         '| cycle | calls | distinct URLs | calls / distinct | burst duration |',
         '|---|---|---|---|---|',

@@ -28,8 +28,9 @@ const GAP_MS = 2_000;
 const DAY_S = 86_400;
 
 const NO_KEY = TIERS.unauthenticated;
-const TARGET_CU_PER_NODE = 0.5;
-const TARGET_DAY_SHARE = 0.6;
+/** The floor: one 20 CU page of active periods per 100 nodes (no pending list since ACP-41; it was 0.40 with it). */
+const TARGET_CU_PER_NODE = 0.2;
+const TARGET_DAY_SHARE = 0.24;
 const RATIO_LOW = 0.9;
 const RATIO_HIGH = 1.1;
 

@@ -158,6 +158,35 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(store.loadStates('r')).toEqual(before);
   });
 
+  it('a commit that fails keeps nothing of that evaluation: the states kept between cycles are dropped, and the change is found again', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run } = setup(world);
+    await run();
+    await run(); // the states now come from the engine's own last commit
+    world[A] = 'completed';
+    const commit = store.commitEvaluation.bind(store);
+    store.commitEvaluation = () => {
+      throw new Error('disk I/O error');
+    };
+    await expect(run()).rejects.toThrow('disk I/O error');
+    store.commitEvaluation = commit;
+    expect((await run()).map((a) => a.summary)).toEqual([`${A} validation active → completed`]);
+    expect(await run()).toEqual([]);
+    expect(store.loadStates('r')[A]).toMatchObject({ period: { status: 'completed' } });
+  });
+
+  it('two evaluations of the same rule at once (once beside the schedule): the change is reported once, the later is evaluated again', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run } = setup(world);
+    await run();
+    await run();
+    world[A] = 'completed';
+    const both = await Promise.all([run(), run()]);
+    expect(both.flat().map((a) => a.summary)).toEqual([`${A} validation active → completed`]);
+    expect(store.outbox('pending')).toHaveLength(1);
+    expect(await run()).toEqual([]);
+  });
+
   it('good and neutral news go at info (or the rule\'s severities), never to a route for critical only; bad news at the rule\'s severity', async () => {
     const { route } = configSchema.parse({ route: { receivers: ['chat'], routes: [{ match: { severity: 'critical' }, receivers: ['pager'] }] } });
     const world: Record<string, string | Error> = { [A]: 'pending', [B]: 'active' };

@@ -153,6 +153,7 @@ export class Engine {
     const { data, metricsApi, metrics } = this.#deps;
     const kind = ruleKind(rule.kind);
     const cached = this.#loadStates(rule);
+    const revision = cached.revision;
     const previous = cached.states;
     const observedAt = this.#deps.now?.() ?? new Date();
     // A shared answer must be fresh for this rule too: younger than half its interval.
@@ -175,28 +176,54 @@ export class Engine {
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     // A state may keep the service's text (an error message): scrubbed as the alerts are.
-    const states = record<unknown>();
-    const json = new Map<string, string>();
+    // The cache is updated in place, only where a state changed: at 100k entities a new record
+    // and map of every state each cycle were most of its work. Until the commit holds it is
+    // not what the file has, so any failure drops it and the file is read again.
+    // An evaluation of the same rule in this process committed meanwhile (`once` beside the
+    // schedule): the kept states changed under this one, which is evaluated again.
+    if (this.#cache.get(rule.name) !== cached || cached.revision !== revision) throw new StateConflictError(`the state of rule "${rule.name}" changed since it was read (revision ${revision} → ${cached.revision})`);
+    const { states, json } = cached;
+    const storedCount = json.size;
     const upsert: Array<[string, string]> = [];
-    for (const [entity, raw] of Object.entries(evaluated)) {
-      const stored = cached.json.get(entity);
-      const text = JSON.stringify(raw);
-      // As stored (and the stored text was scrubbed): nothing in it to scrub, nothing to write.
-      if (text === stored) {
-        states[entity] = raw;
-        json.set(entity, text);
-        continue;
+    let kept = 0;
+    let messages: AlertMessage[];
+    try {
+      // `evaluated` has no prototype (record()): for…in walks its own keys, without an array of pairs.
+      for (const entity in evaluated) {
+        const raw = evaluated[entity];
+        const stored = json.get(entity);
+        if (stored !== undefined) kept++;
+        // The very state the cache holds (the kind changed nothing): its stored text, already
+        // scrubbed; nothing to encode, compare or write.
+        if (stored !== undefined && cached.exact && raw === previous[entity]) continue;
+        const text = JSON.stringify(raw);
+        // As stored (and the stored text was scrubbed): nothing in it to scrub, nothing to write.
+        if (text === stored) {
+          states[entity] = raw;
+          continue;
+        }
+        const clean = scrubState(raw, this.#deps.redact, text);
+        states[entity] = clean.state;
+        json.set(entity, clean.json);
+        if (stored !== clean.json) upsert.push([entity, clean.json]);
       }
-      const clean = scrubState(raw, this.#deps.redact, text);
-      states[entity] = clean.state;
-      json.set(entity, clean.json);
-      if (stored !== clean.json) upsert.push([entity, clean.json]);
+      // Every stored entity evaluated again: nothing to remove, no walk over the stored ones.
+      const remove: string[] = [];
+      if (kept !== storedCount) for (const entity of json.keys()) if (!Object.hasOwn(evaluated, entity)) remove.push(entity);
+      for (const entity of remove) {
+        json.delete(entity);
+        delete states[entity];
+      }
+      // Every state left was evaluated now: its text is exactly its JSON.
+      cached.exact = true;
+      const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
+      messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, revision);
+    } catch (err) {
+      this.#cache.delete(rule.name);
+      throw err;
     }
-    const remove = [...cached.json.keys()].filter((entity) => !json.has(entity));
-    const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
-    const messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, cached.revision);
     // Another process wrote meanwhile: read the file again next time.
-    if (this.#deps.store.dataVersion() === cached.version) this.#cache.set(rule.name, { version: cached.version, revision: cached.revision + 1, states, json });
+    if (this.#deps.store.dataVersion() === cached.version) cached.revision += 1;
     else this.#cache.delete(rule.name);
     // The service's error text, as shown by once --json: scrubbed as the log's is.
     this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, this.#deps.redact(why)])) });
@@ -388,7 +415,7 @@ export class Engine {
       states[entity] = parsed.data;
       json.set(entity, state);
     }
-    const loaded = { version, revision, states, json };
+    const loaded = { version, revision, states, json, exact: false };
     this.#cache.set(rule.name, loaded);
     return loaded;
   }
@@ -402,6 +429,8 @@ interface CachedStates {
   states: Record<string, unknown>;
   /** Each entity's state as stored, to write only what changed. */
   json: Map<string, string>;
+  /** Each state's JSON is exactly its stored text (kept from this process's commit, not parsed from the file). */
+  exact: boolean;
 }
 
 interface RuleView {

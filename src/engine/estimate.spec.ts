@@ -13,20 +13,20 @@ function rule(name: string, kind: string, spec: Record<string, unknown>, when: {
 }
 
 describe('compute-unit estimate', () => {
-  it('counts the bulk lists of validators: 2 nodes every 30 s are one list of active and one of pending periods, 80 CU a minute', () => {
+  it('counts the bulk list of validators: 2 nodes every 30 s are one list of active periods (no pending list: ACP-41), 40 CU a minute', () => {
     const e = estimateBudget([rule('v', 'validator-status', { network: 'mainnet', nodeIds: nodes(2) }, { every: 30_000 })], limits);
-    expect(e.apis[0]).toMatchObject({ api: 'data', perMinute: 80, perDay: 115_200, over: false });
+    expect(e.apis[0]).toMatchObject({ api: 'data', perMinute: 40, perDay: 57_600, over: false });
   });
 
   it('counts the lists of rules watching the same nodes once when they poll on the same ticks, and the union of ticks otherwise', () => {
     const status = rule('status', 'validator-status', { network: 'mainnet', nodeIds: nodes(10) }, { every: 60_000 });
     const ending = rule('ending', 'validation-end', { network: 'mainnet', nodeIds: nodes(10).reverse(), warnBefore: [86_400_000] }, { every: 60_000 });
-    expect(estimateBudget([status, ending], limits).apis[0]?.perMinute).toBe(40);
-    expect(estimateBudget([status, ending], limits).shared).toBe(2);
+    expect(estimateBudget([status, ending], limits).apis[0]?.perMinute).toBe(20);
+    expect(estimateBudget([status, ending], limits).shared).toBe(1);
     // Every 60 s and every 90 s: ticks at multiples of either (lcm 180 s): 1/60 + 1/90 − 1/180 per second.
     const slower: LoadedRule = { ...ending, schedule: { everyMs: 90_000 } };
     expect(ticksPerDay([60_000, 90_000])).toBe(1440 + 960 - 480);
-    expect(estimateBudget([status, slower], limits).apis[0]?.perDay).toBe(2 * 20 * 1920);
+    expect(estimateBudget([status, slower], limits).apis[0]?.perDay).toBe(20 * 1920);
   });
 
   it('validator-health reads the same lists: with validator-status and validation-end on the same nodes, one lookup per batch', () => {
@@ -37,7 +37,7 @@ describe('compute-unit estimate', () => {
       rule('e', 'validation-end', { ...spec, warnBefore: [86_400_000] }, { every: 60_000 }),
       rule('h', 'validator-health', { ...spec, uptime: { warning: 90, critical: 85, hysteresis: 1 } }, { every: 60_000 }),
     ];
-    expect(estimateBudget(three, limits).apis[0]?.perMinute).toBe(40);
+    expect(estimateBudget(three, limits).apis[0]?.perMinute).toBe(20);
   });
 
   it('100 nodes under validator-status, validation-end and delegation-end every 30 s fit the no-key budget, per minute and per day', () => {
@@ -46,15 +46,16 @@ describe('compute-unit estimate', () => {
       [rule('s', 'validator-status', spec, { every: 30_000 }), rule('e', 'validation-end', { ...spec, warnBefore: [86_400_000] }, { every: 30_000 }), rule('d', 'delegation-end', spec, { every: 30_000 })],
       limits,
     );
-    // 2 lists of 100 validators and 1 page of the newest delegations of 100 nodes: 60 CU a cycle.
-    expect(e.apis[0]).toMatchObject({ perMinute: 120, perDay: 172_800, over: false });
+    // 1 list of 100 active validators and 1 page of the newest delegations of 100 nodes: 40 CU a cycle.
+    expect(e.apis[0]).toMatchObject({ perMinute: 80, perDay: 115_200, over: false });
   });
 
-  it('is over budget when polling 10,000 nodes every 10 s without a key (24,000 CU a minute)', () => {
+  it('is over budget when polling 10,000 nodes every 10 s without a key (12,000 CU a minute)', () => {
     const many = rule('many', 'validator-status', { network: 'mainnet', nodeIds: nodes(10_000) }, { every: 10_000 });
-    expect(estimateBudget([many], limits).apis[0]).toMatchObject({ perMinute: 24_000, over: true });
-    expect(estimateBudget([many], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(true);
-    expect(estimateBudget([{ ...many, schedule: { everyMs: 60_000 } }], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(false);
+    expect(estimateBudget([many], limits).apis[0]).toMatchObject({ perMinute: 12_000, over: true });
+    // Pro (20,000 CU a minute, 25,000,000 a day) carries it: 17,280,000 CU a day; every 5 s it would not.
+    expect(estimateBudget([many], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(false);
+    expect(estimateBudget([{ ...many, schedule: { everyMs: 5_000 } }], { ...limits, data: TIERS.pro }).apis[0]?.over).toBe(true);
   });
 
   it('counts cron rules by their runs in a day and the Metrics API apart', () => {

@@ -42,12 +42,42 @@ const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, wa
 const ctx = (data: unknown, previous: Record<string, unknown>) => ({ data, previous, signal: new AbortController().signal, now }) as never;
 
 describe('validators read in bulk', () => {
-  it('reads 150 active nodes in 2 batches × 2 statuses and asks no node alone', async () => {
+  it('reads 150 active nodes in 2 batches of the active list (no pending list: ACP-41) and asks no node alone', async () => {
     const { data, calls } = fakeData(nodes.map((n) => period(n, 'active')));
     const seen = await observeValidators(spec, ctx(data, {}));
-    expect(calls.sort()).toEqual(['list active 100', 'list active 50', 'list pending 100', 'list pending 50']);
+    expect(calls.sort()).toEqual(['list active 100', 'list active 50']);
     expect(Object.keys(seen)).toHaveLength(150);
-    expect(validatorLookups(spec).calls).toHaveLength(4);
+    expect(validatorLookups(spec).calls).toHaveLength(2);
+    expect(validatorLookups(spec).calls.every((c) => c.key.includes('validationStatus=active'))).toBe(true);
+  });
+
+  it('a node in no list is asked alone; a pending period is not asked again before its start, and its start is reported from the list', async () => {
+    const [waiting] = nodes as [string];
+    const startS = now.getTime() / 1000 + 600;
+    const pending = validator.parse(validatorSample.pending({ nodeId: waiting, txHash: 'tx-next', startTimestamp: startS, endTimestamp: startS + 30 * 86_400 }));
+    const others = nodes.slice(1).map((n) => period(n, 'active'));
+    // The first poll: listed nowhere, so its own lookup (every period, any status) says pending.
+    const first = fakeData(others, { [waiting]: [pending] });
+    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(first.data, {})), now, spec);
+    expect(first.calls.filter((c) => c.startsWith('own'))).toEqual([`own ${waiting}`]);
+    expect(base.states[waiting]).toMatchObject({ period: { txHash: 'tx-next', status: 'pending' }, missing: false });
+    // Until its start: nothing to ask (it cannot be active sooner), nothing changes, no list but active.
+    const before = fakeData(others, { [waiting]: [pending] });
+    const held = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(before.data, base.states)), now, spec);
+    expect(before.calls.sort()).toEqual(['list active 100', 'list active 50']);
+    expect(held.alerts).toEqual([]);
+    expect(held.states[waiting]).toEqual(base.states[waiting]);
+    // Its start passed and the list shows it: reported from the list, not asked alone.
+    const later = new Date((startS + 60) * 1000);
+    const started = fakeData([...others, { ...pending, validationStatus: 'active' } as Validator]);
+    const seen = await observeValidators(spec, { ...(ctx(started.data, held.states) as object), now: later } as never);
+    expect(started.calls.some((c) => c.startsWith('own'))).toBe(false);
+    expect(validatorStatus.evaluate(held.states, seen, later, spec).alerts.map((a) => a.summary)).toEqual([`${waiting} validation pending → active`]);
+    // Its start passed and no list shows it: its own lookup says what it is (here: still pending).
+    const unlisted = fakeData(others, { [waiting]: [pending] });
+    const asked = validatorStatus.evaluate(held.states, await observeValidators(spec, { ...(ctx(unlisted.data, held.states) as object), now: later } as never), later, spec);
+    expect(unlisted.calls.filter((c) => c.startsWith('own'))).toEqual([`own ${waiting}`]);
+    expect(asked.alerts).toEqual([]);
   });
 
   it('a node absent from the lists whose own lookup says active is not reported', async () => {
@@ -80,10 +110,10 @@ describe('validators read in bulk', () => {
     }
     expect(reported).toEqual([`${ending} validation active → completed`]);
     expect(ownCalls).toEqual([1, 0, 0]);
-    // Its next validation shows up in the lists: seen without asking it alone.
-    const { data, calls } = fakeData([...all.slice(1), period(ending, 'pending', 'tx-next')]);
+    // Its next validation starts active (ACP-41) and shows up in the list: seen without asking it alone.
+    const { data, calls } = fakeData([...all.slice(1), period(ending, 'active', 'tx-next')]);
     const back = validatorStatus.evaluate(states, await observeValidators(spec, ctx(data, states)), now, spec);
-    expect(back.alerts.map((a) => a.summary)).toEqual([`${ending} validation completed → pending (new validation period)`]);
+    expect(back.alerts.map((a) => a.summary)).toEqual([`${ending} validation completed → active (new validation period)`]);
     expect(calls.some((c) => c.startsWith('own'))).toBe(false);
   });
 

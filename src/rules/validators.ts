@@ -8,9 +8,14 @@ import { isFailed, lookupEach, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext } from './types.js';
 
 // What the kinds that read validators (validator-status, validation-end) share: the active
-// and pending periods of their nodes in bulk (one call per 100 nodes and status, the same
-// calls for every rule that watches the same nodes), and a node's own lookup only when the
-// lists cannot tell: the period it had is no longer listed, or it has never been seen.
+// periods of their nodes in bulk (one call per 100 nodes, the same calls for every rule that
+// watches the same nodes), and a node's own lookup only when the list cannot tell: the
+// period it had is no longer listed, or it has never been seen.
+//
+// Only `active` is listed: since Durango (ACP-41, "Remove Pending Stakers") a staker starts
+// when its transaction is accepted, so the P-chain has no pending set and the service's
+// `pending` list can only be empty (docs/rules.md, "How validators are read"). A pending
+// period the service still shows comes from the node's own lookup.
 
 /**
  * NodeID → its periods on the rule's subnet (from the lists, or all of them from its own
@@ -20,7 +25,9 @@ import type { Cost, ObserveContext } from './types.js';
 export type Observation = Record<string, Outcome<Validator[] | 'not-found' | 'unchanged'>>;
 
 const LOOKUP_CONCURRENCY = 4;
-const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active', 'pending'];
+/** A node with no listed period (shared: never changed). */
+const NONE: Validator[] = [];
+const LISTED: ReadonlyArray<ValidatorListQuery['validationStatus']> = ['active'];
 
 /** The validation period avawatch last saw as a node's current one. */
 export const period = z.object({
@@ -45,13 +52,25 @@ interface Spec {
 
 /** The bulk lists, shared with every rule that watches the same nodes; confirmations are extra. */
 export function validatorLookups(s: Spec): Cost {
-  return { calls: validatorListCalls(s, LISTED), more: 'one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll' };
+  return { calls: validatorListCalls(s, LISTED), more: 'one lookup (20 CU) per node whose period leaves the list, and per node not listed at the first poll' };
 }
 
 /** The list calls of these statuses, 100 nodes a call: the same request whichever rule makes it, so it is made once. */
 export function validatorListCalls(s: Spec, statuses: ReadonlyArray<ValidatorListQuery['validationStatus']>): ApiCall[] {
   const path = `/v1/networks/${s.network}/validators`;
   return filterBatches(s.nodeIds, VALIDATOR_BATCH).flatMap((nodeIds) => statuses.map((validationStatus) => apiCall('GET', path, validatorListQuery({ nodeIds, validationStatus, subnetId: s.subnetId }))));
+}
+
+/** The batches of each watched set, made once: a rule's nodeIds are the same array every poll. */
+const batchCache = new WeakMap<readonly string[], string[][]>();
+
+function batchesOf(nodeIds: readonly string[]): string[][] {
+  let batches = batchCache.get(nodeIds);
+  if (batches === undefined) {
+    batches = filterBatches(nodeIds, VALIDATOR_BATCH);
+    batchCache.set(nodeIds, batches);
+  }
+  return batches;
 }
 
 /**
@@ -64,16 +83,22 @@ export function validatorListCalls(s: Spec, statuses: ReadonlyArray<ValidatorLis
  */
 export async function observeValidators(s: Spec, { data, signal, previous, now }: ObserveContext): Promise<Observation> {
   const nowS = Math.floor(now.getTime() / 1000);
-  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const batches = batchesOf(s.nodeIds);
   const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
     const nodeIds = batches[Number(i)] as string[];
-    const periods: Validator[] = [];
-    const broken = record<string>();
-    // One status after the other: at most one parsed page per batch is alive at once.
+    // Each node's periods, grouped as they come (a Map: a record per batch is a dictionary to build).
+    const periods = new Map<string, Validator[]>();
+    let broken: Map<string, string> | undefined;
+    // One status after the other (if ever more than one): at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
       const list = await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
-      for (const v of list.periods) if (v.subnetId === s.subnetId) periods.push(v);
-      for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
+      for (const v of list.periods) {
+        if (v.subnetId !== s.subnetId) continue;
+        const mine = periods.get(v.nodeId);
+        if (mine === undefined) periods.set(v.nodeId, [v]);
+        else mine.push(v);
+      }
+      for (const b of list.broken) if (b.nodeId !== undefined && !(broken ??= new Map()).has(b.nodeId)) broken.set(b.nodeId, b.reason);
     }
     return { periods, broken };
   });
@@ -86,17 +111,15 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
       for (const node of nodeIds) out[node] = read;
       continue;
     }
-    const listed = record<Validator[]>();
-    for (const v of read.periods) (listed[v.nodeId] ??= []).push(v);
     for (const node of nodeIds) {
-      const broken = read.broken[node];
+      const broken = read.broken?.get(node);
       if (broken !== undefined) {
         out[node] = { failed: broken };
         continue;
       }
       const last = previous[node] as Tracked | undefined;
-      const periods = steady(listed[node] ?? [], last, nowS);
-      if (needsOwnLookup(last, periods)) confirm.push(node);
+      const periods = steady(read.periods.get(node) ?? NONE, last, nowS);
+      if (needsOwnLookup(last, periods, nowS)) confirm.push(node);
       else out[node] = periods.length > 0 ? periods : 'unchanged';
     }
   }
@@ -110,15 +133,19 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
 }
 
 /**
- * Never seen and not listed (completed, removed or unknown: only its own lookup says); or
- * its last period was live and is listed no more (ended, or only left out of the list).
- * A node last seen finished (or not known) that is still unlisted has nothing new to say.
+ * Never seen and not listed (completed, removed, pending or unknown: only its own lookup
+ * says); or its last period was live and is listed no more (ended, or only left out of the
+ * list). A node last seen finished (or not known) that is still unlisted has nothing new to
+ * say: its next validation starts active (ACP-41), so the list shows it. A period last seen
+ * pending is in no list: it is asked again only once its start has passed (it can become
+ * active no sooner, and then the list shows it; if not, its own lookup says what it is).
  */
-function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[]): boolean {
+function needsOwnLookup(last: Tracked | undefined, listed: readonly Validator[], nowS: number): boolean {
   if (last === undefined) return listed.length === 0;
   const p = last.period;
   if (p === null || last.missing === true || p.status === 'completed' || p.status === 'removed') return false;
-  return !listed.some((v) => v.txHash === p.txHash);
+  for (const v of listed) if (v.txHash === p.txHash) return false;
+  return p.status !== 'pending' || p.startTimestamp <= nowS;
 }
 
 /** A percent in 0..100, else undefined: a figure out of range is no reading (the last one stands). */
@@ -139,9 +166,18 @@ const AHEAD_S = 2 * 365 * 86_400;
  */
 export function steady(periods: Validator[], last: Tracked | undefined, nowS: number): Validator[] {
   const known = last?.period;
-  // The same period must be one: a txHash listed twice says nothing about which it was.
-  if (!known || periods.filter((v) => v.txHash === known.txHash).length !== 1) return periods;
+  if (!known) return periods;
   const plausible = (t: number) => Number.isFinite(t) && t >= EARLIEST_S && t <= nowS + AHEAD_S;
+  // The same period must be one: a txHash listed twice says nothing about which it was.
+  // Counted in a loop, and nothing copied when its times are plausible: this runs per node per poll.
+  let same: Validator | undefined;
+  let count = 0;
+  for (const v of periods) {
+    if (v.txHash !== known.txHash) continue;
+    same = v;
+    count++;
+  }
+  if (count !== 1 || same === undefined || (plausible(same.startTimestamp) && plausible(same.endTimestamp))) return periods;
   return periods.map((v) => {
     if (v.txHash !== known.txHash || (plausible(v.startTimestamp) && plausible(v.endTimestamp))) return v;
     return { ...v, startTimestamp: plausible(v.startTimestamp) ? v.startTimestamp : known.startTimestamp, endTimestamp: plausible(v.endTimestamp) ? v.endTimestamp : known.endTimestamp };
@@ -155,11 +191,18 @@ export function subnetText(s: { subnetId: string }): string {
 
 /** The active period if there is one, else the one that started last. */
 export function currentPeriod(periods: readonly Validator[]): Validator {
+  // Almost always one period (the list's): no copy to sort.
+  if (periods.length === 1) return periods[0] as Validator;
   const byStart = [...periods].sort((a, b) => b.startTimestamp - a.startTimestamp);
   const active = byStart.find((p) => p.validationStatus === 'active');
   const chosen = active ?? byStart[0];
   if (!chosen) throw new Error('currentPeriod needs at least one period');
   return chosen;
+}
+
+/** Whether the period kept is this one as listed: the fields a Period holds, all equal. */
+export function samePeriod(p: Period | null, v: Validator): boolean {
+  return p !== null && p.txHash === v.txHash && p.status === v.validationStatus && p.startTimestamp === v.startTimestamp && p.endTimestamp === v.endTimestamp;
 }
 
 export function toPeriod(v: Validator): Period {

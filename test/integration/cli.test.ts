@@ -74,20 +74,20 @@ describe('avawatch check', () => {
   });
 
   it('estimates compute units against the budget and refuses an over-budget rule set, naming the way out', async () => {
-    // Validators are read in bulk (an active and a pending list of 100 nodes a call, 20 CU
-    // each): 10,000 nodes every 10 s are 200 calls a poll, 24,000 CU a minute.
+    // Validators are read in bulk (the active list of 100 nodes a call, 20 CU each; no pending
+    // list since ACP-41): 10,000 nodes every 10 s are 100 calls a poll, 12,000 CU a minute.
     const many = Array.from({ length: 10_000 }, (_, i) => testNodeId(i));
     const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: many, every: '10s' });
     try {
       const over = await avawatch(['-c', project.configFile, 'check']);
       expect(over.code).toBe(1);
-      expect(over.stdout).toContain('  data API (unauthenticated)  per minute 24,000 of 6,000 (400%)  per day 34,560,000 of 1,200,000 (2880%)  OVER BUDGET\n');
-      expect(over.stderr).toContain('avawatch: the rules would spend more compute units than the budget allows (data API: 24,000 CU/min, 34,560,000 CU/day against 6,000/min, 1,200,000/day): poll less often, watch fewer entities, or set api.budget to your plan\n');
+      expect(over.stdout).toContain('  data API (unauthenticated)  per minute 12,000 of 6,000 (200%)  per day 17,280,000 of 1,200,000 (1440%)  OVER BUDGET\n');
+      expect(over.stderr).toContain('avawatch: the rules would spend more compute units than the budget allows (data API: 12,000 CU/min, 17,280,000 CU/day against 6,000/min, 1,200,000/day): poll less often, watch fewer entities, or set api.budget to your plan\n');
       writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('api:\n', 'api:\n  budget: {perMinute: 30000, perDay: 40000000}\n'));
       const fits = await avawatch(['-c', project.configFile, 'check']);
       expect(fits.code).toBe(0);
-      expect(fits.stdout).toContain('  data API  per minute 24,000 of 30,000 (80%)  per day 34,560,000 of 40,000,000 (86%)\n');
-      expect(fits.stdout).toContain('  my-validators  34,560,000/day (one lookup (20 CU) per node whose period leaves the lists, and per node not listed at the first poll)\n');
+      expect(fits.stdout).toContain('  data API  per minute 12,000 of 30,000 (40%)  per day 17,280,000 of 40,000,000 (43%)\n');
+      expect(fits.stdout).toContain('  my-validators  17,280,000/day (one lookup (20 CU) per node whose period leaves the list, and per node not listed at the first poll)\n');
     } finally {
       project.cleanup();
     }

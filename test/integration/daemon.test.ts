@@ -140,7 +140,8 @@ describe('daemon: validator status end to end', () => {
     expect(stderr.join('')).toMatch(/"reason":"http_429".*"retryInMs":(1\d{3}|[2-9]\d{3})/);
 
     slack.failNext({ status: 404, body: 'no_service' });
-    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), pendingValidator({ ...cur, txHash: 'PeNdingTxHash9zUvWmS8fDkP1aRtYqLc9HeBn2XoJgKi7Ab', startTimestamp: cur.endTimestamp + 100 })]);
+    // Its next validation starts active (ACP-41: no pending period since Durango) and shows up in the list.
+    sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), activeValidator({ ...cur, txHash: 'NextTxHash9zUvWmS8fDkP1aRtYqLc9HeBn2XoJgKi7Ab', startTimestamp: cur.endTimestamp + 100 })]);
     const dead = await waitUntil(() => a.store.outbox('dead')[0], 'a dead letter');
     expect(dead.lastError).toBe('slack receiver "ops-slack": HTTP 404: webhook or channel not found (no_service)');
     expect(dead.attempts).toBe(1);

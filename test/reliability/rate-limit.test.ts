@@ -75,7 +75,7 @@ describe('a 429 never stalls everything silently', () => {
 
   it('an evaluation held past its interval counts as failing instead of being skipped silently', async () => {
     // Every bulk call that asks for A hangs 4 s (under the 10 s timeout): each tick meanwhile
-    // is skipped. A poll makes two such calls (active, then pending).
+    // is skipped. A poll makes one such call (the active list).
     project.cleanup();
     project = writeProject({ dataUrl: sim.url, nodeIds: [], timeout: '10s', rules: { 'rules.yaml': RULES } });
     const a = await start();

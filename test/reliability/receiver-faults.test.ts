@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { App } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/base/log.js';
-import { activeValidator, completedValidator, pendingValidator } from '../../src/sim/samples.js';
+import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { freePort } from '../helpers/alertmanager.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
@@ -25,7 +25,7 @@ type Finished = (fn: () => Promise<void> | void) => void;
 interface Ctx {
   sim: SimServer;
   app: App;
-  /** Makes the validator's next change happen (active → completed, then a new pending period). */
+  /** Makes the validator's next change happen (active → completed, then a new period: active from its start, ACP-41). */
   change(step?: 1 | 2): void;
   /** Every outbox row ended delivered or dead with a reason; none pending or lost. */
   settled(): Array<{ state: string; lastError: string | null; attempts: number; receiver: string }>;
@@ -63,7 +63,7 @@ ruleFiles: [rules.yaml]
     app,
     change(step = 1) {
       const next = { ...period, txHash: 'tx-reliability-2', startTimestamp: period.endTimestamp + 60, endTimestamp: period.endTimestamp + 86_400 * 30 };
-      sim.world.setValidators('mainnet', NODE, step === 1 ? [completedValidator(period)] : [completedValidator(period), pendingValidator(next)]);
+      sim.world.setValidators('mainnet', NODE, step === 1 ? [completedValidator(period)] : [completedValidator(period), activeValidator(next)]);
     },
     settled() {
       const rows = app.store.outbox();

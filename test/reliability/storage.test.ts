@@ -4,7 +4,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync, rmSync, write
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activeValidator, completedValidator, pendingValidator } from '../../src/sim/samples.js';
+import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { avawatch, CLI, startDaemon, type CliOptions, type Daemon } from '../helpers/cli.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
@@ -106,7 +106,7 @@ describe('the state file', () => {
       const holder = new Database(project.statePath, { timeout: 5_000 });
       try {
         holder.exec('BEGIN EXCLUSIVE');
-        sim.world.setValidators('mainnet', NODE, [completedValidator(period), pendingValidator(next)]);
+        sim.world.setValidators('mainnet', NODE, [completedValidator(period), activeValidator(next)]);
         await waitUntil(() => /"rule":"my-validators","error":"database is locked","msg":"rule evaluation failed; state unchanged"/.test(d.log()), 'a commit refused by the lock', 15_000);
         expect(slack.posts).toEqual([]);
       } finally {
@@ -116,7 +116,7 @@ describe('the state file', () => {
       await slack.waitForPosts(1, 15_000);
       const seen = sim.requests.length;
       await waitUntil(() => sim.requests.length >= seen + 2, 'two more polls', 15_000);
-      expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation completed → pending (new validation period)`]);
+      expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation completed → active (new validation period)`]);
     }, 45_000);
   });
 

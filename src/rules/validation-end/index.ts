@@ -3,7 +3,7 @@ import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '.
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { keepFailed } from '../lookup.js';
-import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
+import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
 
@@ -36,8 +36,16 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
         p = last;
       } else {
         // A node that drops out of the list keeps its last period: never read as "ended".
-        p = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? last : toPeriod(currentPeriod(seen));
-        result.states[node] = { period: p };
+        const chosen = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? undefined : currentPeriod(seen);
+        const before = previous[node];
+        // Nothing changed: the state it had, as it was (no new object per node per cycle).
+        if (before !== undefined && (chosen === undefined || samePeriod(last, chosen))) {
+          p = last;
+          result.states[node] = before;
+        } else {
+          p = chosen === undefined ? last : toPeriod(chosen);
+          result.states[node] = { period: p };
+        }
       }
       const c = p ? ending(node, p, nowS, s) : undefined;
       if (c) result.conditions?.push(c);

@@ -3,7 +3,7 @@ import { avaxText, navax } from '../../base/amount.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, News, RuleKind } from '../types.js';
-import { currentPeriod, observeValidators, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
+import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
 
@@ -61,6 +61,11 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
       }
 
       const chosen = currentPeriod(seen);
+      // Nothing changed: the state it had, as it was (no new object per node per cycle).
+      if (before !== undefined && before.missing === false && samePeriod(before.period, chosen)) {
+        result.states[node] = before;
+        continue;
+      }
       const current = toPeriod(chosen);
       result.states[node] = { period: current, missing: false };
       // The first observation is the baseline; a node first seen unlisted reports its listing.
