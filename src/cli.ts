@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { parseDuration } from './base/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
 import { logWarnings } from './commands/warnings.js';
-import { inShard, parseShard } from './base/shard.js';
+import { inShard, parseShard, type Shard } from './base/shard.js';
 import { errorText } from './engine/engine.js';
 import { alertsCommand, notifyTestCommand, outboxCommand } from './commands/inspect.js';
 import { silenceAdd, silenceExpire, silenceList, type SilenceAddOptions } from './commands/silence.js';
@@ -35,9 +35,9 @@ program
   .option('--shard <I/N>', 'evaluate only shard I of N of the rules (split by rule name; every instance gets the same rules and config)')
   .option('--no-watch', 'do not reload when the config or a rule file changes (SIGHUP still reloads)')
   .action(async (opts: { shard?: string; watch: boolean }, cmd: Command) => {
-    const ofShard = shardFilter(opts.shard);
+    const { ofShard, shard } = shardOf(opts.shard);
     const { runCommand } = await import('./commands/run.js');
-    await runCommand(readConfig(cmd), { ofShard, shard: opts.shard === undefined ? undefined : parseShard(opts.shard), watch: opts.watch, logLevel: cmd.optsWithGlobals<GlobalOptions>().logLevel });
+    await runCommand(readConfig(cmd), { ofShard, shard, watch: opts.watch, logLevel: cmd.optsWithGlobals<GlobalOptions>().logLevel });
   });
 
 program
@@ -59,7 +59,7 @@ program
   .description('validate the config and rule files and summarise them; never calls the network')
   .option('--shard <I/N>', 'list only the rules `run --shard I/N` would evaluate')
   .action(async (opts: { shard?: string }, cmd: Command) => {
-    const ofShard = shardFilter(opts.shard);
+    const { ofShard } = shardOf(opts.shard);
     const all = load(cmd, true).loaded;
     const { checkCommand } = await import('./commands/check.js');
     // Not fail() when over budget: process.exit() would cut off the summary still on its way down a pipe.
@@ -241,11 +241,11 @@ function load(cmd: Command, sends = false): { loaded: LoadedConfig; sink: LogSin
   return { loaded, sink };
 }
 
-/** --shard I/N: keeps the rules of that shard (all rules without the option). */
-function shardFilter(text: string | undefined): (l: LoadedConfig) => LoadedConfig {
-  if (text === undefined) return (l) => l;
+/** --shard I/N: that shard, and a filter keeping its rules (all rules without the option). */
+function shardOf(text: string | undefined): { shard?: Shard; ofShard: (l: LoadedConfig) => LoadedConfig } {
+  if (text === undefined) return { ofShard: (l) => l };
   const shard = parseShard(text) ?? fail(`--shard: "${text}" is not I/N with 1 ≤ I ≤ N, e.g. 1/3`);
-  return (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) });
+  return { shard, ofShard: (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) }) };
 }
 
 /** A repeatable option's values. */

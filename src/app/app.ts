@@ -513,7 +513,7 @@ export class App {
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
         untilNext: (name) => {
           const r = rule(name);
-          return r ? untilNextEvaluation(r, now().getTime()) : undefined;
+          return r ? untilNext(r.schedule, now().getTime()) : undefined;
         },
       });
     }
@@ -639,10 +639,6 @@ export class App {
   }
 }
 
-/** How long until the rule's next evaluation: its interval, or until its next cron time. */
-function untilNextEvaluation(rule: LoadedRule, now: number): number | undefined {
-  return untilNext(rule.schedule, now);
-}
 
 /** `starting: 2 rules not evaluated yet (a, b)`, naming the first few. */
 export function startingText(rules: readonly string[]): string {
