@@ -4,7 +4,7 @@
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
-# ---- build: compiles TypeScript and the better-sqlite3 native module -------------------
+# ---- build: bundles the TypeScript and compiles the better-sqlite3 native module ------
 FROM ${NODE_IMAGE} AS build
 # better-sqlite3 compiles with node-gyp when no prebuilt binary fits.
 RUN apt-get update \
@@ -15,7 +15,7 @@ WORKDIR /app
 # honours it on npm versions that gate install scripts and runs all of them on older ones.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json rolldown.config.ts ./
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../base/version.js';
 import { composeApp } from '../app/compose.js';
 import { loadConfig } from '../config/load.js';
 import { startSlackPrinter } from '../demo/slack-printer.js';
@@ -12,8 +12,7 @@ import { loadScenario } from '../sim/scenario.js';
 import { DEFAULT_BUDGETS, type BudgetLimits } from '../sim/budget.js';
 import { startSim } from '../sim/server.js';
 
-/** config/demo beside src/ and dist/. */
-const DEMO_DIR = fileURLToPath(new URL('../../config/demo/', import.meta.url));
+const DEMO_DIR = join(PACKAGE_ROOT, 'config', 'demo');
 
 /** What config/demo/scenario.yaml makes happen, and when (each alert follows at the next 5 s poll). */
 const SCHEDULE = [

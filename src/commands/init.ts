@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../base/version.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 
 // `avawatch init`: a working config for one's own validators, watched by the shipped profile.
@@ -43,7 +43,7 @@ export function writeInitConfig(o: InitOptions): string {
 
 export function initConfigText(o: InitOptions): string {
   const dir = dirname(resolve(o.file));
-  const rulesDir = o.rulesDir ?? fileURLToPath(new URL('../../rules/', import.meta.url));
+  const rulesDir = o.rulesDir ?? join(PACKAGE_ROOT, 'rules');
   const ruleFile = (name: string) => yamlString(pathFrom(dir, resolve(rulesDir, name)));
   const api = (i: number) => {
     const url = o.apis?.[i];
