@@ -1,15 +1,13 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it, vi } from 'vitest';
-import { baseline, commandsOf, families, type Run } from './commands.js';
-import { REGRESSIONS } from './regressions.js';
-import { startDaemon } from './daemon.js';
-import type { Model } from './world.js';
-import { watchLoop, watchTimers } from './probes.js';
+import { describe, it } from 'vitest';
+import { commandsOf, families } from './commands.js';
+import { captureLogs, replay } from './replay.js';
 
 // The daemon-level invariant fuzzer (docs/operations.md, "How avawatch is tested"): the real
 // App against the simulator behind a hostile service, delivering to six misbehaving
 // providers, over sequences of polls, clock steps, real changes and odd answers.
 // `npm test` runs a short seeded budget; AVAWATCH_FUZZ_RUNS (and _COMMANDS, _SEED) run more.
+// The cases it once found are replayed in regressions.test.ts.
 
 const RUNS = Number(process.env['AVAWATCH_FUZZ_RUNS'] ?? 6);
 const COMMANDS = Number(process.env['AVAWATCH_FUZZ_COMMANDS'] ?? 16);
@@ -17,41 +15,11 @@ const STEPS = process.env['AVAWATCH_FUZZ_STEPS']?.split(',') ?? Object.keys(fami
 const SEED = process.env['AVAWATCH_FUZZ_SEED'] === undefined ? 20261125 : Number(process.env['AVAWATCH_FUZZ_SEED']);
 
 describe('the daemon over sequences of odd answers (invariant fuzzer)', () => {
-  const logs: string[] = [];
-
-  beforeAll(() => {
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      logs.push(String(chunk));
-      return true;
-    });
-  });
-  afterAll(() => {
-    vi.restoreAllMocks();
-  });
-
-  /** One daemon over these steps, every invariant checked after each. */
-  async function replay(steps: Iterable<fc.AsyncCommand<Model, Run>>): Promise<void> {
-    const timers = watchTimers();
-    const loop = watchLoop();
-    const { daemon, model } = await startDaemon(logs);
-    const run: Run = { d: daemon, w: { loop, timers }, judged: { verdict: new Map(), since: new Map() }, steps: 0 };
-    try {
-      await baseline(model, run);
-      await fc.asyncModelRun(() => ({ model, real: run }), steps);
-    } finally {
-      await daemon.close();
-      loop.stop();
-      timers.restore();
-    }
-  }
-
-  it.each(REGRESSIONS)('stays fixed: %s', async (_name, steps) => {
-    await replay(steps);
-  }, 60_000);
+  const logs = captureLogs();
 
   it(`keeps every invariant (${RUNS} runs of up to ${COMMANDS} steps, seed ${SEED})`, { timeout: Math.max(300_000, RUNS * COMMANDS * 20_000) }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commandsOf(STEPS), { maxCommands: COMMANDS }), (cmds) => replay(cmds)),
+      fc.asyncProperty(fc.commands(commandsOf(STEPS), { maxCommands: COMMANDS }), (cmds) => replay(logs, cmds)),
       { numRuns: RUNS, seed: SEED, endOnFailure: process.env['AVAWATCH_FUZZ_NO_SHRINK'] !== undefined },
     );
   });

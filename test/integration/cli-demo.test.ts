@@ -1,0 +1,81 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ruleKinds } from '../../src/rules/registry.js';
+import { avawatch } from '../helpers/cli.js';
+import { writeProject } from '../helpers/harness.js';
+
+// `avawatch test` (the shipped rule tests) and `avawatch demo`, each its own process.
+
+const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+describe('avawatch test', () => {
+  it('passes the shipped rule tests, one for every example rule file', async () => {
+    const rules = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
+    const tests = readdirSync('rules/tests').filter((f) => f.endsWith('.test.yaml'));
+    expect(tests.map((t) => t.replace('.test.yaml', '.yaml')).sort()).toEqual(rules.sort());
+    const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (10 steps)\n');
+    expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
+    // A rule test per kind, each over simulated days: it grows with the kinds.
+  }, 60_000);
+
+  it('fails a wrong expectation with a readable diff and a non-zero exit', async () => {
+    const r = await avawatch(['test', 'test/fixtures/ruletests/wrong-expectation.test.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL test/fixtures/ruletests/wrong-expectation.test.yaml\n  step 2 (at 1h):\n    expected, not produced:\n    - rule: my-validators\n');
+    expect(r.stdout).toContain('    -     status: removed\n    produced, not expected:\n    + rule: my-validators\n');
+    expect(r.stdout).toContain('    +   summary: alpha (NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg) validation active → completed\n');
+    expect(r.stdout).toMatch(/0 passed, 1 failed\n$/);
+  });
+
+  it('reports a broken test file with file:line:col', async () => {
+    const project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: [NODE] });
+    const file = join(project.dir, 'broken.test.yaml');
+    writeFileSync(file, 'ruleFiles: [rules/validators.yaml]\nsteps:\n  - at: soon\n    expect:\n      - rule: my-validators\n        status: fired\n');
+    const r = await avawatch(['test', file], { cwd: project.dir });
+    project.cleanup();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`broken.test.yaml:6:17: steps[0].expect[0].status: expected one of firing, resolved, event, got "fired"`);
+  });
+});
+
+describe('avawatch demo', () => {
+  // At 8× speed the scenario's 90 s pass in about 11 s: the same world, the same polls between two changes.
+  it('at 8× speed, within 14 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
+    const r = await avawatch(['demo', '--for', '14s', '--speed', '8'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  expect (at 8× speed: these times pass 8 times faster):\n');
+    expect(r.stdout).toMatch(/status page\s+http:\/\/127\.0\.0\.1:\d+\/\s/);
+    expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');
+    // A validation ending is neutral news: info in Slack, never mailed to on-call (the critical route); a bad one is.
+    expect(r.stdout).toContain('slack ← [EVENT INFO] demo-validators: NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg validation active → completed');
+    expect(r.stdout).not.toContain('email ← to oncall@demo.invalid: [EVENT INFO]');
+    expect(r.stdout).toMatch(/email ← to oncall@demo\.invalid: \[FIRING CRITICAL\] /);
+    expect(r.stdout).toContain('slack ← [RESOLVED WARNING] demo-health: NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ uptime is back at 92% (above 91%)');
+    // The node's own view: its disk fills, its diskspace check fires by name, and resolves when space is freed.
+    expect(r.stdout).toMatch(/slack ← \[FIRING WARNING\] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace fails: remaining available disk space percentage \(7%\)/);
+    expect(r.stdout).toContain("slack ← [RESOLVED WARNING] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace passes again");
+    // The hostile token symbol arrives escaped, and is printed as the text it is.
+    expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
+
+    const done = /avawatch demo: done; (\d+) Slack message\(s\) and (\d+) email\(s\) received\.\n/.exec(r.stdout);
+    expect(done, r.stdout).not.toBeNull();
+    expect(Number(done?.[1])).toBe(r.stdout.match(/^\d\d:\d\d:\d\d slack ← /gm)?.length);
+    expect(Number(done?.[2])).toBe(r.stdout.match(/^\d\d:\d\d:\d\d email ← /gm)?.length);
+    // The summary: a row per kind, each with something it printed.
+    const summary = r.stdout.slice(r.stdout.indexOf('What the Slack receiver printed, per rule kind:'));
+    const rows = new Map([...summary.matchAll(/^ {2}([a-z0-9-]+)\s+(\d+)\s+(\d+)\s+(\d+)$/gm)].map((m) => [m[1], m.slice(2).map(Number)]));
+    expect([...rows.keys()].sort()).toEqual(Object.keys(ruleKinds).sort());
+    for (const [kind, counts] of rows) expect(counts.reduce((a, b) => a + b), kind).toBeGreaterThan(0);
+    expect([...rows.values()].reduce((n, [, resolved]) => n + (resolved ?? 0), 0)).toBeGreaterThanOrEqual(1);
+    expect(summary).toMatch(/\nEvery one of the 16 kinds fired\.\n$/);
+  }, 70_000);
+
+  it('refuses a --speed that is not a number from 1 to 10', async () => {
+    const r = await avawatch(['demo', '--speed', '0']);
+    expect([r.code, r.stderr]).toEqual([1, 'avawatch: --speed: "0" is not a number from 1 to 10\n']);
+  });
+});
