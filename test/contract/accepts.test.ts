@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { MockAgent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { DataApi } from '../../src/api/data-api.js';
+import { DataApi } from '../../src/api/data/index.js';
 import type { NodeApi } from '../../src/api/node-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';

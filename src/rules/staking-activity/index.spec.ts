@@ -134,7 +134,7 @@ describe('staking-activity reads what changed', () => {
 
   async function poll(items: StakingTransaction[], previous: Record<string, unknown>) {
     const { data, pages } = fakeData(items);
-    const observation = await stakingActivity.observe(s, { data, previous, now, signal: new AbortController().signal } as never);
+    const observation = await stakingActivity.observe(s, { data: { primary: data }, previous, now, signal: new AbortController().signal } as never);
     return { result: stakingActivity.evaluate(previous as never, observation, now, s), pages: pages() };
   }
 

@@ -134,13 +134,13 @@ describe('subnet-changes reads the list', () => {
           const page = items.slice(p * 2, p * 2 + 2);
           pages++;
           out.push(...page);
-          if (q.enough?.(page)) return { subnets: out, complete: true };
-          if (pages >= maxPages && (p + 1) * 2 < items.length) return { subnets: out, complete: false };
+          if (q.enough?.(page)) return { items: out, complete: true };
+          if (pages >= maxPages && (p + 1) * 2 < items.length) return { items: out, complete: false };
         }
-        return { subnets: out, complete: true };
+        return { items: out, complete: true };
       },
     };
-    return { data, pages: () => pages };
+    return { data: { primary: data }, pages: () => pages };
   }
   const others = (n: number) => Array.from({ length: n }, (_, i) => item({ subnetId: `Other${i}`.padEnd(40, 'x') }));
   const observe = (data: unknown) => subnetChanges.observe(s, { data, previous: {}, now, signal: new AbortController().signal } as never);

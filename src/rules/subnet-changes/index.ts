@@ -30,7 +30,7 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     const wanted = new Set(s.subnetIds);
     const found = new Set<string>();
     // A failed page fails the whole read (it throws): a list never read whole proves no absence.
-    const { subnets, complete } = await data.subnets(
+    const { items: subnets, complete } = await data.primary.subnets(
       s.network,
       {
         pageSize: s.pageSize,
@@ -47,7 +47,7 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     for (const id of s.subnetIds) {
       if (out.subnets[id]) continue;
       if (complete) out.absent.push(id);
-      else out.failed[id] = `not in the first ${data.options.maxPages} pages of the subnet list (${s.pageSize.toLocaleString('en-US')} a page): raise api.maxPages`;
+      else out.failed[id] = `not in the first ${data.primary.options.maxPages} pages of the subnet list (${s.pageSize.toLocaleString('en-US')} a page): raise api.maxPages`;
     }
     return out;
   },
