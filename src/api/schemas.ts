@@ -7,6 +7,10 @@ import { pageOf } from './parse.js';
 // a field avawatch does not read can never fail a response, nor stays in memory (unknown
 // fields are dropped as the answer is read), and status values the service adds later parse
 // as their own text.
+//
+// The schemas of endpoints more than one part reads are here; a kind that alone reads an
+// endpoint keeps its schema in its folder (staking-activity, subnet-changes), built from the
+// field readers below, and reads it through its area's generic `list` (src/api/data/reader.ts).
 
 /**
  * nAVAX amounts, heights: the contract says "string" (decimal digits in practice). Kept as
@@ -139,47 +143,6 @@ export const proposedBlocksPage = pageOf('blocks', proposedBlock);
 
 // ---- Signature aggregator: only that a signed message came back is read.
 export const signatureAggregation = z.object({ signedMessage: z.string() });
-// ---- P-chain staking transactions (transactions:listStaking): the fields staking-activity
-// shows. A figure in another shape reads as absent: a transaction is never lost over one.
-const assetAmount = z.object({ assetId: z.string(), amount });
-const utxoOwners = z.object({ addresses: z.array(z.string()) });
-export const stakingTransaction = z.object({
-  txHash: z.string(),
-  txType: z.string(),
-  blockTimestamp: seconds,
-  nodeId: z.string().optional().catch(undefined),
-  amountStaked: z.array(assetAmount).optional().catch(undefined),
-  startTimestamp: optionalNumber,
-  endTimestamp: optionalNumber,
-  rewardTxHash: z.string().optional().catch(undefined),
-  // Whose transaction it is: the service does not say which of the addresses asked for matched.
-  rewardAddresses: z.array(z.string()).optional().catch(undefined),
-  consumedUtxos: z.array(utxoOwners).optional().catch(undefined),
-  emittedUtxos: z.array(utxoOwners).optional().catch(undefined),
-});
-export type StakingTransaction = z.output<typeof stakingTransaction>;
-export const stakingTransactionsPage = pageOf('transactions', stakingTransaction);
-
-// ---- Subnets (GET /subnets): ownership, L1 conversion, validator manager, blockchains.
-// ownerAddresses/threshold/locktime are deprecated copies of subnetOwnershipInfo: read as a fallback.
-const owners = z.object({ addresses: z.array(z.string()), threshold: z.number(), locktime: z.number() });
-export const subnet = z.object({
-  subnetId: z.string(),
-  isL1: z.boolean().optional().catch(undefined),
-  l1ConversionTransactionHash: z.string().optional().catch(undefined),
-  l1ValidatorManagerDetails: z.object({ blockchainId: z.string(), contractAddress: z.string() }).optional().catch(undefined),
-  subnetOwnershipInfo: owners.optional().catch(undefined),
-  ownerAddresses: z.array(z.string()).optional().catch(undefined),
-  threshold: optionalNumber,
-  locktime: optionalNumber,
-  // genesisData (an EVM genesis, or encoded text) is never read.
-  blockchains: z
-    .array(z.object({ blockchainId: z.string(), blockchainName: z.string(), vmId: z.string(), evmChainId: optionalNumber }))
-    .optional()
-    .catch(undefined),
-});
-export type Subnet = z.output<typeof subnet>;
-export const subnetsPage = pageOf('subnets', subnet);
 // ---- EVM address activity (native transactions, ERC-20 transfers, internal transactions).
 // Heights and values are decimal strings; token name and symbol come from contracts anyone
 // can deploy: hostile text, and decimals may be anything such a contract says.

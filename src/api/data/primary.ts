@@ -1,24 +1,11 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http.js';
 import { issueText } from '../parse.js';
-import {
-  delegator,
-  l1Validator,
-  proposedBlock,
-  stakingTransaction,
-  subnet,
-  validator,
-  type Delegator,
-  type L1Validator,
-  type ProposedBlock,
-  type StakingTransaction,
-  type Subnet,
-  type Validator,
-} from '../schemas.js';
-import { AreaReader, type DataApiOptions, type Listed, type Network } from './reader.js';
+import { delegator, l1Validator, proposedBlock, validator, type Delegator, type L1Validator, type ProposedBlock, type Validator } from '../schemas.js';
+import { AreaReader, type DataApiOptions, type Network } from './reader.js';
 
-// The primary network (the interface's §4.5): validators, delegators, L1 validators, the
-// blocks a node proposed, staking transactions and subnets, under /v1/networks/{network}/.
+// The primary network (the interface's §4.5): validators, delegators, L1 validators and the
+// blocks a node proposed, under /v1/networks/{network}/.
 
 /** A list item that breaks the contract: whose it is, if it says, and why it was left out. */
 export interface BrokenItem {
@@ -49,20 +36,6 @@ export interface DelegatorQuery {
   enough?: (page: readonly Delegator[]) => boolean;
   /** Read at most this many pages instead of failing past them. */
   pages?: number;
-}
-
-export interface StakingQuery {
-  /** One call's worth (see `filterBatches`), bare or P-/X- prefixed. */
-  addresses: readonly string[];
-  /** Newest first: read no further once a page says so (it reaches what the caller knows). */
-  enough?: (page: readonly StakingTransaction[]) => boolean;
-}
-
-export interface SubnetsQuery {
-  /** 1..10000 subnets a page. */
-  pageSize: number;
-  /** Read no further once a page says so (every subnet wanted was found). */
-  enough?: (page: readonly Subnet[]) => boolean;
 }
 
 export interface L1Query {
@@ -173,39 +146,6 @@ export class PrimaryNetwork extends AreaReader {
       signal,
     });
     return { blocks: items, complete };
-  }
-
-  /** Staking transactions of these addresses, newest first. 100 CU a call on the live service. */
-  async stakingTransactions(network: Network, q: StakingQuery, signal?: AbortSignal): Promise<StakingTransaction[]> {
-    const { items } = await this.list({
-      endpoint: '/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking',
-      params: { network, blockchainId: 'p-chain' },
-      query: { addresses: q.addresses.join(','), sortOrder: 'desc' },
-      items: 'transactions',
-      item: stakingTransaction,
-      // api.maxPages bounds the pages of each address in the filter, not of all together.
-      maxPages: this.options.maxPages * Math.max(1, q.addresses.length),
-      ...(q.enough ? { enough: q.enough } : {}),
-      signal,
-    });
-    return items;
-  }
-
-  /**
-   * The network's subnets, newest first, up to api.maxPages pages; `complete` says whether the
-   * list ended (or `enough` stopped it) within them: only a complete list tells a subnet is absent.
-   */
-  async subnets(network: Network, q: SubnetsQuery, signal?: AbortSignal): Promise<Listed<Subnet>> {
-    return this.list({
-      endpoint: '/v1/networks/{network}/subnets',
-      params: { network },
-      query: { pageSize: String(q.pageSize), sortOrder: 'desc' },
-      items: 'subnets',
-      item: subnet,
-      partial: true,
-      ...(q.enough ? { enough: q.enough } : {}),
-      signal,
-    });
   }
 }
 

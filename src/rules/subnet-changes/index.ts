@@ -1,9 +1,9 @@
-import type { Subnet } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { record } from '../../base/record.js';
 import { keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
+import { listSubnets, type Subnet } from './read.js';
 import { spec, state, type Blockchain, type Facts, type Owners, type Spec, type State } from './schema.js';
 
 export interface Observation {
@@ -30,7 +30,8 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     const wanted = new Set(s.subnetIds);
     const found = new Set<string>();
     // A failed page fails the whole read (it throws): a list never read whole proves no absence.
-    const { items: subnets, complete } = await data.primary.subnets(
+    const { items: subnets, complete } = await listSubnets(
+      data.primary,
       s.network,
       {
         pageSize: s.pageSize,
