@@ -49,7 +49,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
   gauges: [
     {
       name: 'avawatch_node_last_proposed_block_timestamp_seconds',
-      help: 'When a watched node last proposed a block on the chain (unix seconds), as far as the service lists.',
+      help: 'When a watched node last proposed a block on the chain (p-chain, c-chain, x-chain; unix seconds); absent while the service lists none.',
       labelNames: ['rule', 'network', 'node_id', 'chain'],
     },
     {

@@ -37,8 +37,8 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
   spec,
   state,
   gauges: [
-    { name: 'avawatch_signature_aggregator_probe_latency_seconds', help: 'How long the last probe of the signature aggregator took (seconds), failed or not.', labelNames: ['rule', 'network', 'tx_hash'] },
-    { name: 'avawatch_signature_aggregator_probe_success', help: 'Whether the last probe of the signature aggregator returned a signed message (1) or failed (0).', labelNames: ['rule', 'network', 'tx_hash'] },
+    { name: 'avawatch_signature_aggregator_probe_latency_seconds', help: 'How long the last probe of the signature aggregator took from the moment it was sent (seconds), failed or not.', labelNames: ['rule', 'network', 'tx_hash'] },
+    { name: 'avawatch_signature_aggregator_probe_success', help: 'Whether the last probe of the signature aggregator returned a signed message (1) or failed (0); a probe not counted (a 429) leaves it as it was.', labelNames: ['rule', 'network', 'tx_hash'] },
   ],
 
   async observe(s, { data, signal }) {
