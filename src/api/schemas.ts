@@ -8,9 +8,9 @@ import { pageOf } from './parse.js';
 // fields are dropped as the answer is read), and status values the service adds later parse
 // as their own text.
 //
-// The schemas of endpoints more than one part reads are here; a kind that alone reads an
-// endpoint keeps its schema in its folder (staking-activity, subnet-changes), built from the
-// field readers below, and reads it through its area's generic `list` (src/api/data/reader.ts).
+// The area readers' schemas are here (src/api/data/). A kind that alone reads an endpoint
+// may keep its schema in its own folder instead, built from the field readers below, and
+// read it through the generic `list` or `get` of the endpoint's area (data/reader.ts).
 
 /**
  * nAVAX amounts, heights: the contract says "string" (decimal digits in practice). Kept as
