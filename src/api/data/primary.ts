@@ -45,6 +45,9 @@ export interface L1Query {
   includeInactive?: boolean;
 }
 
+/** The bulk list's items, each read on its own below (one schema for every call: pages are made once per item schema). */
+const anyItem = z.unknown();
+
 export class PrimaryNetwork extends AreaReader {
   constructor(http: HttpClient, options: DataApiOptions) {
     super(http, options, { name: 'primary network', prefix: '/v1/networks/{network}/' });
@@ -77,7 +80,7 @@ export class PrimaryNetwork extends AreaReader {
   async validatorList(network: Network, q: ValidatorListQuery, signal?: AbortSignal): Promise<ValidatorList> {
     const endpoint = '/v1/networks/{network}/validators';
     const path = `/v1/networks/${network}/validators`;
-    const { items } = await this.list({ endpoint, params: { network }, query: validatorListQuery(q), items: 'validators', item: z.unknown(), signal });
+    const { items } = await this.list({ endpoint, params: { network }, query: validatorListQuery(q), items: 'validators', item: anyItem, signal });
     const wanted = new Set(q.nodeIds);
     const out: ValidatorList = { periods: [], broken: [] };
     for (const [i, item] of items.entries()) {
