@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { resolveRoutes } from '../src/alerts/route.js';
-import { filterBatches, VALIDATOR_BATCH, type DataApi, type Network, type ValidatorList } from '../src/api/data-api.js';
+import { filterBatches, VALIDATOR_BATCH } from '../src/api/data/filters.js';
+import type { DataApi } from '../src/api/data/index.js';
+import type { ValidatorList } from '../src/api/data/primary.js';
+import type { Network } from '../src/api/data/reader.js';
 import type { MetricsApi } from '../src/api/metrics-api.js';
 import { validator, type Validator } from '../src/api/schemas.js';
 import type { LoadedRule } from '../src/config/load.js';
@@ -25,8 +28,8 @@ const SECRETS = [new Secret('bench-api-key-3f9a1c7e5b')];
 const TARGET_STEADY_MS = 250;
 const TARGET_CHANGED_MS = 350;
 
-/** The Data API, in process: the same answers every call, no HTTP (our own interface). */
-class FakeDataApi {
+/** The Data API's primary-network reader, in process: the same answers every call, no HTTP (our own interface). */
+class FakePrimaryNetwork {
   readonly periods = new Map<string, Validator[]>();
   calls = 0;
   firstCall = 0;
@@ -147,7 +150,7 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
   const store = Store.open(join(dir, 'state.db'));
   try {
     const nowS = Math.floor(Date.now() / 1000);
-    const fake = new FakeDataApi();
+    const fake = new FakePrimaryNetwork();
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       ids.push(nodeId(i));
@@ -178,7 +181,7 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
     });
     const engine = new Engine({
       store,
-      data: fake as unknown as DataApi,
+      data: { primary: fake } as unknown as DataApi,
       metricsApi: {} as MetricsApi,
       metrics,
       log: benchLogger().log,
@@ -288,7 +291,7 @@ function openLean(file: string, ids: readonly string[]): Lean {
  * pick the active period, compare its fields, collect the changes, write them in one
  * transaction), on the same fake API. Returns its time in ms.
  */
-async function leanCycle(lean: Lean, fake: FakeDataApi): Promise<number> {
+async function leanCycle(lean: Lean, fake: FakePrimaryNetwork): Promise<number> {
   const t = performance.now();
   const byNode = new Map<string, Validator[]>();
   for (const nodeIds of lean.batches) {

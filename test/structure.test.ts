@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ruleKinds } from '../src/rules/registry.js';
 
 // The import graph of src/ (type imports too): one way down through the layers.
 function sources(dir: string): string[] {
@@ -101,5 +103,107 @@ describe('the import graph of src/', () => {
       file.startsWith('src/api/') ? targets.filter((t) => /^src\/(rules|engine|channels|delivery|config)\//.test(t)).map((t) => `${file} → ${t}`) : [],
     );
     expect(wrong).toEqual([]);
+  });
+});
+
+// ---- A kind is its folder and one registry line. Its own files outside the folder are its
+// example in rules/ and its rule test in rules/tests/ (registry.spec.ts asks for both); the
+// lists of every kind (docs/rules.md, README.md's table, docs/metrics.md's gauges, the JSON
+// schema) are generated from the registry. What else names a kind is listed below, with why.
+
+const KINDS = Object.keys(ruleKinds);
+const EXPRESSIONS = "the endpoint kind's expression process: the app keeps one per rule across reloads, the engine hands it to observe (ObserveContext.expressions)";
+const PROFILE = "the shipped profile: the example rule files `avawatch init` writes (a choice among the kinds' examples, not a list of kinds)";
+const STATUS_PAGE = "the status page's validator and L1 rows read these rules' specs (the reward threshold, the L1 balance limits)";
+
+/** Where src/ names a kind outside its folder and the registry (`file → kind`), and why. */
+const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
+  'src/app/app.ts → endpoint': EXPRESSIONS,
+  'src/engine/engine.ts → endpoint': EXPRESSIONS,
+  'src/rules/types.ts → endpoint': EXPRESSIONS,
+  'src/commands/init.ts → validator-status': PROFILE,
+  'src/commands/init.ts → validation-end': PROFILE,
+  'src/commands/init.ts → validator-health': PROFILE,
+  'src/commands/init.ts → delegation-end': PROFILE,
+  'src/commands/init.ts → block-production': PROFILE,
+  'src/commands/init.ts → node-health': PROFILE,
+  'src/status/validators.ts → validator-health': STATUS_PAGE,
+  'src/status/validators.ts → l1-validator-balance': STATUS_PAGE,
+};
+
+/** Hand-written files that name every kind, and why they may. */
+const LISTS_EVERY_KIND: Readonly<Record<string, string>> = {
+  'src/rules/registry.ts': 'the registry',
+  'src/rules/README.md': "the map of the interface, endpoint by endpoint, and the kind that watches each (docs-map.test.ts holds it to the SDK's operations)",
+  'config/demo/rules.yaml': 'the demo: a rule of each kind (cli.test.ts holds it to the registry: every kind fires)',
+  'src/commands/demo.ts': "the demo's timeline, what config/demo/scenario.yaml makes each kind say",
+  'docs/grafana/avawatch.json': 'the dashboard: a panel per gauge (grafana.test.ts holds it to the registry)',
+};
+
+/** The kinds of each example rule file of rules/, by file name. */
+const exampleKinds = new Map(
+  readdirSync('rules')
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => [f, [...readFileSync(join('rules', f), 'utf8').matchAll(/^\s*(?:- )?kind: ([\w-]+)$/gm)].map((m) => m[1] as string)] as const),
+);
+
+/** Whether a string literal stands for a kind: compared with a `kind`, a `kind:` value, or looked up in the registry. */
+function kindPosition(node: ts.Node): boolean {
+  const parent = node.parent;
+  const isKind = (e: ts.Node) => /(^|\.)kind$/.test(e.getText());
+  if (ts.isBinaryExpression(parent)) return isKind(parent.left === node ? parent.right : parent.left);
+  if (ts.isCaseClause(parent)) return isKind(parent.parent.parent.expression);
+  if (ts.isPropertyAssignment(parent)) return parent.name.getText() === 'kind';
+  if (ts.isCallExpression(parent)) return /(^|\.)ruleKind$/.test(parent.expression.getText());
+  if (ts.isElementAccessExpression(parent)) return /(^|\.)ruleKinds$/.test(parent.expression.getText());
+  return false;
+}
+
+/** The kinds a file of src/ names in its code (comments and other text aside): `file → kind`. */
+function kindsNamedIn(file: string): string[] {
+  const named = new Set<string>();
+  for (const target of graph.get(file) ?? []) {
+    const kind = /^src\/rules\/([^/]+)\//.exec(target)?.[1];
+    if (kind !== undefined) named.add(kind);
+  }
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node)) {
+      if (KINDS.includes(node.text) && kindPosition(node)) named.add(node.text);
+      // A rule file of rules/ by name: the kinds in it.
+      for (const kind of /\.yaml$/.test(node.text) ? (exampleKinds.get(basename(node.text)) ?? []) : []) named.add(kind);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const own = /^src\/rules\/([^/]+)\//.exec(file)?.[1];
+  return [...named].filter((k) => k !== own).map((k) => `${file} → ${k}`);
+}
+
+/** Text files of the repository, outside what is not source (dependencies, builds, the state). */
+function repositoryFiles(dir = '.'): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = dir === '.' ? name : join(dir, name);
+    if (['node_modules', 'dist', 'dist-bench', 'data', 'coverage', 'test-artifacts'].includes(path) || name.startsWith('.')) return [];
+    if (statSync(path).isDirectory()) return repositoryFiles(path);
+    return /\.(ts|js|mjs|md|ya?ml|json|sh)$/.test(name) || name === 'Dockerfile' ? [path] : [];
+  });
+}
+
+describe('a kind is its folder and one registry line', () => {
+  it('src/ names a kind outside its folder and the registry only where NAMED_OUTSIDE says why', () => {
+    const named = files.filter((f) => f !== 'src/rules/registry.ts').flatMap(kindsNamedIn);
+    expect(named.sort(), 'a new place that names a kind: derive it from the registry, or say why in NAMED_OUTSIDE').toEqual(Object.keys(NAMED_OUTSIDE).sort());
+  });
+
+  it('no hand-written file outside the tests lists every kind: such lists are generated from the registry', () => {
+    const generated = new Set(['docs/rules.md', 'docs/schema/rules.schema.json']);
+    const lists = repositoryFiles().filter((file) => {
+      if (file.startsWith('test/') || /\.spec\.ts$/.test(file) || generated.has(file) || /^src\/rules\/[^/]+\//.test(file)) return false;
+      // README.md's and docs/metrics.md's generated parts (registry.spec.ts writes them).
+      const text = readFileSync(file, 'utf8').replace(/<!-- Generated [\s\S]*?<!-- End of the generated [^>]*-->/g, '');
+      return KINDS.every((kind) => new RegExp(`(?<![\\w-])${kind}(?![\\w-])`).test(text));
+    });
+    expect(lists.sort(), 'a new list of every kind: generate it from the registry, or say why in LISTS_EVERY_KIND').toEqual(Object.keys(LISTS_EVERY_KIND).sort());
   });
 });

@@ -1,7 +1,7 @@
 import type { HttpClient } from './http.js';
 import type { TimeInterval } from './catalog.js';
 import { collectPages } from './paginate.js';
-import { parse } from './data-api.js';
+import { parse } from './parse.js';
 import { metricsPage, type MetricPoint } from './schemas.js';
 
 /** The Metrics API (no key, its own budget). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf } from './parse.js';
 
 // Tolerant readers of the live service's answers. The contract is Ava Labs' SDK generated
 // from the live specification (@avalanche-sdk/chainkit; test/contract/ holds avawatch to
@@ -6,29 +7,33 @@ import { z } from 'zod';
 // a field avawatch does not read can never fail a response, nor stays in memory (unknown
 // fields are dropped as the answer is read), and status values the service adds later parse
 // as their own text.
+//
+// The area readers' schemas are here (src/api/data/). A kind that alone reads an endpoint
+// may keep its schema in its own folder instead, built from the field readers below, and
+// read it through the generic `list` or `get` of the endpoint's area (data/reader.ts).
 
 /**
  * nAVAX amounts, heights: the contract says "string" (decimal digits in practice). Kept as
  * text so nothing is rounded; read them with `navax()` (src/base/amount.ts), which tolerates the rest.
  */
-const amount = z.string();
+export const amount = z.string();
 
 /**
  * Seconds since the epoch; the contract says "number" (an integer in practice). A value past
  * 1e12 can only be milliseconds (1e12 s is the year 33658): read as seconds. Any number is
  * accepted; what is implausible is the reading kind's to judge (validators.ts).
  */
-const seconds = z.number().transform((v) => (v > 1e12 && v < 1e15 ? Math.floor(v / 1000) : v));
+export const seconds = z.number().transform((v) => (v > 1e12 && v < 1e15 ? Math.floor(v / 1000) : v));
 
 /** A status the service writes in lower case: another case of the same word is the same status. */
-const status = z.string().transform((v) => v.toLowerCase());
+export const status = z.string().transform((v) => v.toLowerCase());
 
 /**
  * A figure a rule shows but does not need: one in another shape than the contract's is read
  * as absent, never a failed answer (a node's health must not blind its status).
  */
-const optionalNumber = z.number().optional().catch(undefined);
-const optionalAmount = amount.optional().catch(undefined);
+export const optionalNumber = z.number().optional().catch(undefined);
+export const optionalAmount = amount.optional().catch(undefined);
 
 // ---- Validators: one item per validation period, keyed by validationStatus.
 export const validator = z.object({
@@ -61,19 +66,7 @@ export const validator = z.object({
 });
 export type Validator = z.output<typeof validator>;
 
-export const validatorsPage = z.object({
-  validators: z.array(validator),
-  nextPageToken: z.string().optional(),
-});
-
-/**
- * A page of the bulk list whose items are read one by one (DataApi.validatorList): an item
- * that breaks the contract fails its own node, not the page and every node in it.
- */
-export const validatorsPageOfItems = z.object({
-  validators: z.array(z.unknown()),
-  nextPageToken: z.string().optional(),
-});
+export const validatorsPage = pageOf('validators', validator);
 
 /** The one error shape of every error status. */
 export const errorBody = z.object({
@@ -95,7 +88,7 @@ export const delegator = z.object({
   netReward: amount.optional(),
 });
 export type Delegator = z.output<typeof delegator>;
-export const delegatorsPage = z.object({ delegators: z.array(delegator), nextPageToken: z.string().optional() });
+export const delegatorsPage = pageOf('delegators', delegator);
 
 // ---- L1 validators: remainingBalance (nAVAX) is a JSON number here, not a string.
 export const l1Validator = z.object({
@@ -106,10 +99,7 @@ export const l1Validator = z.object({
   remainingBalance: z.number().transform((n) => BigInt(Math.trunc(n)).toString()),
 });
 export type L1Validator = z.output<typeof l1Validator>;
-export const l1ValidatorsPage = z.object({
-  validators: z.array(l1Validator),
-  nextPageToken: z.string().optional(),
-});
+export const l1ValidatorsPage = pageOf('validators', l1Validator);
 
 // ---- ICM messages: keyed by status; delivered_source_not_indexed has no sourceTransaction.
 export const icmMessage = z.object({
@@ -122,7 +112,7 @@ export const icmMessage = z.object({
   rewardDetails: z.object({ name: z.string().optional(), symbol: z.string().optional() }).optional(),
 });
 export type IcmMessage = z.output<typeof icmMessage>;
-export const icmMessagesPage = z.object({ messages: z.array(icmMessage), nextPageToken: z.string().optional() });
+export const icmMessagesPage = pageOf('messages', icmMessage);
 
 // ---- Operations (transaction export).
 export const operation = z.object({
@@ -139,7 +129,7 @@ export type Operation = z.output<typeof operation>;
 
 // ---- Chain metrics (Metrics API).
 export const metricPoint = z.object({ value: z.number(), timestamp: seconds });
-export const metricsPage = z.object({ results: z.array(metricPoint), nextPageToken: z.string().optional() });
+export const metricsPage = pageOf('results', metricPoint);
 export type MetricPoint = z.output<typeof metricPoint>;
 
 // ---- Blocks a node proposed on a primary-network chain (newest first).
@@ -149,51 +139,10 @@ export const proposedBlock = z.object({
   blockTimestamp: z.number(),
 });
 export type ProposedBlock = z.output<typeof proposedBlock>;
-export const proposedBlocksPage = z.object({ blocks: z.array(proposedBlock), nextPageToken: z.string().optional() });
+export const proposedBlocksPage = pageOf('blocks', proposedBlock);
 
 // ---- Signature aggregator: only that a signed message came back is read.
 export const signatureAggregation = z.object({ signedMessage: z.string() });
-// ---- P-chain staking transactions (transactions:listStaking): the fields staking-activity
-// shows. A figure in another shape reads as absent: a transaction is never lost over one.
-const assetAmount = z.object({ assetId: z.string(), amount });
-const utxoOwners = z.object({ addresses: z.array(z.string()) });
-export const stakingTransaction = z.object({
-  txHash: z.string(),
-  txType: z.string(),
-  blockTimestamp: seconds,
-  nodeId: z.string().optional().catch(undefined),
-  amountStaked: z.array(assetAmount).optional().catch(undefined),
-  startTimestamp: optionalNumber,
-  endTimestamp: optionalNumber,
-  rewardTxHash: z.string().optional().catch(undefined),
-  // Whose transaction it is: the service does not say which of the addresses asked for matched.
-  rewardAddresses: z.array(z.string()).optional().catch(undefined),
-  consumedUtxos: z.array(utxoOwners).optional().catch(undefined),
-  emittedUtxos: z.array(utxoOwners).optional().catch(undefined),
-});
-export type StakingTransaction = z.output<typeof stakingTransaction>;
-export const stakingTransactionsPage = z.object({ transactions: z.array(stakingTransaction), nextPageToken: z.string().optional() });
-
-// ---- Subnets (GET /subnets): ownership, L1 conversion, validator manager, blockchains.
-// ownerAddresses/threshold/locktime are deprecated copies of subnetOwnershipInfo: read as a fallback.
-const owners = z.object({ addresses: z.array(z.string()), threshold: z.number(), locktime: z.number() });
-export const subnet = z.object({
-  subnetId: z.string(),
-  isL1: z.boolean().optional().catch(undefined),
-  l1ConversionTransactionHash: z.string().optional().catch(undefined),
-  l1ValidatorManagerDetails: z.object({ blockchainId: z.string(), contractAddress: z.string() }).optional().catch(undefined),
-  subnetOwnershipInfo: owners.optional().catch(undefined),
-  ownerAddresses: z.array(z.string()).optional().catch(undefined),
-  threshold: optionalNumber,
-  locktime: optionalNumber,
-  // genesisData (an EVM genesis, or encoded text) is never read.
-  blockchains: z
-    .array(z.object({ blockchainId: z.string(), blockchainName: z.string(), vmId: z.string(), evmChainId: optionalNumber }))
-    .optional()
-    .catch(undefined),
-});
-export type Subnet = z.output<typeof subnet>;
-export const subnetsPage = z.object({ subnets: z.array(subnet), nextPageToken: z.string().optional() });
 // ---- EVM address activity (native transactions, ERC-20 transfers, internal transactions).
 // Heights and values are decimal strings; token name and symbol come from contracts anyone
 // can deploy: hostile text, and decimals may be anything such a contract says.
@@ -204,7 +153,7 @@ export const evmTransaction = z.object({
   nativeTransaction: z.object({ ...inBlock, txStatus: z.string(), from: richAddress, to: richAddress, value: amount }),
 });
 export type EvmTransaction = z.output<typeof evmTransaction>;
-export const evmTransactionsPage = z.object({ transactions: z.array(evmTransaction), nextPageToken: z.string().optional() });
+export const evmTransactionsPage = pageOf('transactions', evmTransaction);
 
 export const erc20Transfer = z.object({
   ...inBlock,
@@ -215,8 +164,8 @@ export const erc20Transfer = z.object({
   erc20Token: z.object({ address: z.string(), name: z.string(), symbol: z.string(), decimals: z.number() }),
 });
 export type Erc20Transfer = z.output<typeof erc20Transfer>;
-export const erc20TransfersPage = z.object({ transactions: z.array(erc20Transfer), nextPageToken: z.string().optional() });
+export const erc20TransfersPage = pageOf('transactions', erc20Transfer);
 
 export const internalTransaction = z.object({ ...inBlock, from: richAddress, to: richAddress, value: amount, internalTxType: z.string(), isReverted: z.boolean() });
 export type InternalTransaction = z.output<typeof internalTransaction>;
-export const internalTransactionsPage = z.object({ transactions: z.array(internalTransaction), nextPageToken: z.string().optional() });
+export const internalTransactionsPage = pageOf('transactions', internalTransaction);

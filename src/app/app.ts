@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
 import { Agent } from 'undici';
-import { DataApi } from '../api/data-api.js';
+import { DataApi } from '../api/data/index.js';
 import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
 import { HttpClient } from '../api/http.js';
 import { MetricsApi } from '../api/metrics-api.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DataApi } from '../api/data-api.js';
+import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { Validator } from '../api/schemas.js';
 import type { LoadedRule } from '../config/load.js';
@@ -34,15 +34,17 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
-    validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
-      const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
-      if (failing.length === q.nodeIds.length) throw failing[0];
-      return { periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)), broken: [] };
-    },
-    validatorPeriods: async (_net: string, node: string) => {
-      const status = world[node];
-      if (status instanceof Error) throw status;
-      return status === undefined ? 'not-found' : [period(node, status)];
+    primary: {
+      validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
+        const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
+        if (failing.length === q.nodeIds.length) throw failing[0];
+        return { periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)), broken: [] };
+      },
+      validatorPeriods: async (_net: string, node: string) => {
+        const status = world[node];
+        if (status instanceof Error) throw status;
+        return status === undefined ? 'not-found' : [period(node, status)];
+      },
     },
   } as unknown as DataApi;
   const logs: string[] = [];

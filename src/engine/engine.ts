@@ -6,7 +6,7 @@ import { planNotifications } from '../alerts/receivers.js';
 import { alertLabels, mute } from '../alerts/pipeline.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
 import type { Target } from '../alerts/route.js';
-import type { DataApi } from '../api/data-api.js';
+import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { NodeApi } from '../api/node-api.js';
 import type { LoadedRule } from '../config/load.js';

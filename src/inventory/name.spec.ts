@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveRoutes } from '../alerts/route.js';
-import type { DataApi } from '../api/data-api.js';
+import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { Validator } from '../api/schemas.js';
 import { loadConfig } from '../config/load.js';
@@ -43,11 +43,13 @@ function setup(world: Record<string, string>) {
   const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
   const store = Store.open(':memory:');
   const data = {
-    validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => ({
-      periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)),
-      broken: [],
-    }),
-    validatorPeriods: async (_net: string, node: string) => (world[node] === undefined ? 'not-found' : [period(node, world[node])]),
+    primary: {
+      validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => ({
+        periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)),
+        broken: [],
+      }),
+      validatorPeriods: async (_net: string, node: string) => (world[node] === undefined ? 'not-found' : [period(node, world[node])]),
+    },
   } as unknown as DataApi;
   const quiet = () => undefined;
   const engine = new Engine({

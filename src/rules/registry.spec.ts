@@ -22,6 +22,27 @@ describe('rule kind registry', () => {
     await expect(joined).toMatchFileSnapshot('../../docs/rules.md');
   });
 
+  // The lists of kinds elsewhere are generated from the registry too, between their markers:
+  // README.md's table of kinds (each kind's "What it tells you") and docs/metrics.md's gauges.
+  it('README.md lists every kind with what it tells you, from its README', async () => {
+    const rows = Object.keys(ruleKinds).map((kind) => {
+      const summary = /^> \*\*What it tells you:\*\* (.+)$/m.exec(own(kind))?.[1];
+      if (summary === undefined) throw new Error(`src/rules/${kind}/README.md: no "> **What it tells you:** …" line under its heading`);
+      // The kinds' READMEs link from docs/ (they are joined into docs/rules.md).
+      return `  | \`${kind}\` | ${summary.replace(/\]\((?![a-z]+:|#|\/)/g, '](docs/')} |`;
+    });
+    const table = ['  | kind | what it tells you |', '  |---|---|', ...rows].join('\n');
+    await expect(withGenerated('README.md', "  <!-- Generated from each kind's README", '  <!-- End of the generated kinds. -->', table)).toMatchFileSnapshot('../../README.md');
+  });
+
+  it("docs/metrics.md lists every kind's gauges, from the registry", async () => {
+    const rows = Object.entries(ruleKinds).flatMap(([kind, k]) =>
+      k.gauges.map((g, i) => `| \`${g.name}\` | gauge | ${g.labelNames.map((l) => `\`${l}\``).join(', ')} | ${g.help.replace(/\.$/, '')}${i === 0 ? ` (\`${kind}\`)` : ''} |`),
+    );
+    const table = ['| metric | type | labels | meaning |', '|---|---|---|---|', ...rows].join('\n');
+    await expect(withGenerated('docs/metrics.md', "<!-- Generated from each kind's gauges", '<!-- End of the generated gauges. -->', table)).toMatchFileSnapshot('../../docs/metrics.md');
+  });
+
   it('registers every rule folder under its folder name', () => {
     expect(Object.keys(ruleKinds).sort()).toEqual(folders.sort());
   });
@@ -42,3 +63,12 @@ describe('rule kind registry', () => {
     });
   }
 });
+
+/** `file` as it is, with the lines between the line that opens with `begin` and the line `end` replaced by `generated`. */
+function withGenerated(file: string, begin: string, end: string, generated: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const from = lines.findIndex((l) => l.startsWith(begin));
+  const to = lines.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file}: the generated part is marked by a line opening with "${begin}" and the line "${end}"`);
+  return [...lines.slice(0, from + 1), generated, ...lines.slice(to)].join('\n');
+}

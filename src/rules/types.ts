@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DataApi } from '../api/data-api.js';
+import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { NodeApi } from '../api/node-api.js';
 import type { ApiCall } from '../api/catalog.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BrokenItem } from '../api/data-api.js';
+import type { BrokenItem } from '../api/data/primary.js';
 import { validator, type Validator } from '../api/schemas.js';
 import { validatorSample } from '../sim/samples.js';
 import { PRIMARY_NETWORK } from './fields.js';
@@ -39,7 +39,7 @@ function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-fo
 
 const spec = statusSpec.parse({ network: 'mainnet', nodeIds: nodes });
 const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
-const ctx = (data: unknown, previous: Record<string, unknown>) => ({ data, previous, signal: new AbortController().signal, now }) as never;
+const ctx = (primary: unknown, previous: Record<string, unknown>) => ({ data: { primary }, previous, signal: new AbortController().signal, now }) as never;
 
 describe('validators read in bulk', () => {
   it('reads 150 active nodes in 2 batches of the active list (no pending list: ACP-41) and asks no node alone', async () => {

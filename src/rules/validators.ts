@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiCall, type ApiCall } from '../api/catalog.js';
-import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type ValidatorListQuery } from '../api/data-api.js';
+import { filterBatches, VALIDATOR_BATCH } from '../api/data/filters.js';
+import { validatorListQuery, type ValidatorListQuery } from '../api/data/primary.js';
 import type { Validator } from '../api/schemas.js';
 import { record } from '../base/record.js';
 import { PRIMARY_NETWORK, type Network } from './fields.js';
@@ -91,7 +92,7 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
     let broken: Map<string, string> | undefined;
     // One status after the other (if ever more than one): at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
-      const list = await data.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
+      const list = await data.primary.validatorList(s.network, { nodeIds, validationStatus, subnetId: s.subnetId }, signal);
       for (const v of list.periods) {
         if (v.subnetId !== s.subnetId) continue;
         const mine = periods.get(v.nodeId);
@@ -124,7 +125,7 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
     }
   }
   if (confirm.length > 0) {
-    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal), { partOfMore: true });
+    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.primary.validatorPeriods(s.network, id, signal), { partOfMore: true });
     for (const [node, seen] of Object.entries(own)) {
       out[node] = Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous[node] as Tracked | undefined, nowS) : seen;
     }

@@ -1,4 +1,4 @@
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import type { PrimaryChain } from './samples.js';
 
 // The world's proposed blocks (block-production) and the signature aggregator's outcomes

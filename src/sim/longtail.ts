@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import { NETWORKS } from '../rules/fields.js';
 
 // The long tail of the Data API that no dedicated kind reads but the `endpoint` kind can

@@ -1,4 +1,4 @@
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import { AVAX_ASSET_ID } from '../api/catalog.js';
 
 // The simulated P-chain's staking transactions and subnets (World.pchain), rendered field for

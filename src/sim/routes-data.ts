@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply, type SimArea } from './http.js';
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';

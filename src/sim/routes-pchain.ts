@@ -1,4 +1,4 @@
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type PageLimits, type Reply, type SimArea } from './http.js';
 import { stakingItem, subnetItem } from './pchain.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import type { World } from './world.js';
 
 // The scenario keys of the simulated P-chain (docs/simulator.md): staking transactions and

@@ -1,4 +1,4 @@
-import type { Network } from '../api/data-api.js';
+import type { Network } from '../api/data/reader.js';
 import { intervalStart, nextIntervalStart, type TimeInterval } from '../api/catalog.js';
 import { SimClock } from './clock.js';
 import { ProposedBlocks, SignatureAggregator } from './blocks.js';

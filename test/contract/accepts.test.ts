@@ -7,13 +7,15 @@ import fc from 'fast-check';
 import { MockAgent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { DataApi } from '../../src/api/data-api.js';
+import { DataApi } from '../../src/api/data/index.js';
 import type { NodeApi } from '../../src/api/node-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
 import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
 import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
-import { stakingTransactionsPage, subnetsPage } from '../../src/api/schemas.js';
+import { pageOf } from '../../src/api/parse.js';
+import { stakingTransaction } from '../../src/rules/staking-activity/read.js';
+import { subnet } from '../../src/rules/subnet-changes/read.js';
 import { erc20TransfersPage, evmTransactionsPage, internalTransactionsPage } from '../../src/api/schemas.js';
 import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
@@ -43,8 +45,8 @@ const RESPONSES = {
   metrics: { contract: 'MetricsApiResponse', sdk: sdk.MetricsApiResponse$inboundSchema, ours: 'metricsPage', schema: metricsPage },
   proposedBlocks: { contract: 'ListPrimaryNetworkBlocksResponse', sdk: sdk.ListPrimaryNetworkBlocksResponse$inboundSchema, ours: 'proposedBlocksPage', schema: proposedBlocksPage },
   signatureAggregation: { contract: 'SignatureAggregationResponse', sdk: sdk.SignatureAggregationResponse$inboundSchema, ours: 'signatureAggregation', schema: signatureAggregation },
-  stakingTransactions: { contract: 'ListPChainTransactionsResponse', sdk: sdk.ListPChainTransactionsResponse$inboundSchema, ours: 'stakingTransactionsPage', schema: stakingTransactionsPage },
-  subnets: { contract: 'ListSubnetsResponse', sdk: sdk.ListSubnetsResponse$inboundSchema, ours: 'subnetsPage', schema: subnetsPage },
+  stakingTransactions: { contract: 'ListPChainTransactionsResponse', sdk: sdk.ListPChainTransactionsResponse$inboundSchema, ours: 'stakingTransactionsPage (staking-activity/read.ts)', schema: pageOf('transactions', stakingTransaction) },
+  subnets: { contract: 'ListSubnetsResponse', sdk: sdk.ListSubnetsResponse$inboundSchema, ours: 'subnetsPage (subnet-changes/read.ts)', schema: pageOf('subnets', subnet) },
   evmTransactions: { contract: 'ListTransactionDetailsResponse', sdk: sdk.ListTransactionDetailsResponse$inboundSchema, ours: 'evmTransactionsPage', schema: evmTransactionsPage },
   erc20Transfers: { contract: 'ListErc20TransactionsResponse', sdk: sdk.ListErc20TransactionsResponse$inboundSchema, ours: 'erc20TransfersPage', schema: erc20TransfersPage },
   internalTransactions: {

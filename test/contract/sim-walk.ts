@@ -1,5 +1,5 @@
 import { METRICS, supportedIntervals } from '../../src/api/catalog.js';
-import type { Network } from '../../src/api/data-api.js';
+import type { Network } from '../../src/api/data/reader.js';
 import { SIM_ROUTES as ROUTES } from '../../src/sim/areas.js';
 import { blockAt } from '../../src/sim/evm.js';
 import type { WorldChange } from '../../src/sim/scenario.js';

@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeEach } from 'vitest';
-import { DataApi } from '../../src/api/data-api.js';
+import { DataApi } from '../../src/api/data/index.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
 import { endpoint } from '../../src/rules/endpoint/index.js';

@@ -1,4 +1,4 @@
-import type { BlockRangeQuery } from '../../api/data-api.js';
+import type { BlockRangeQuery } from '../../api/data/evm.js';
 import { currentKey, isPlaced, type Activity, type Placed } from './activity.js';
 import type { List, State } from './schema.js';
 

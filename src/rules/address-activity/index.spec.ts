@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BlockRangeQuery, DataApi } from '../../api/data-api.js';
+import type { BlockRangeQuery } from '../../api/data/evm.js';
+import type { DataApi } from '../../api/data/index.js';
 import { erc20Transfer, evmTransaction, internalTransaction } from '../../api/schemas.js';
 import { EvmLedger, type EvmTxInput, type Listed } from '../../sim/evm.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
@@ -33,7 +34,7 @@ function service(ledger: EvmLedger, o: { pageSize?: number; failing?: Set<string
     addressErc20Transfers: (c: string, a: string, q: BlockRangeQuery) => serve('erc20', ledger.erc20Transfers(c, a), q, (x) => erc20Transfer.parse(x)),
     addressInternalTransactions: (c: string, a: string, q: BlockRangeQuery) => serve('internal', ledger.internalTransactions(c, a), q, (x) => internalTransaction.parse(x)),
   };
-  return { data: data as unknown as DataApi, calls };
+  return { data: { evm: data } as unknown as DataApi, calls };
 }
 
 async function poll(previous: Record<string, State>, data: DataApi, s = spec()): Promise<Evaluation<State>> {

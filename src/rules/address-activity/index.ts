@@ -1,5 +1,5 @@
 import { apiCall } from '../../api/catalog.js';
-import type { BlockRangeQuery, DataApi } from '../../api/data-api.js';
+import type { BlockRangeQuery, Evm } from '../../api/data/evm.js';
 import { record } from '../../base/record.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
@@ -40,7 +40,7 @@ export const addressActivity: RuleKind<Spec, Observation, State> = {
     // Each list of each address is its own lookup: one that fails keeps its cursor and blinds no other.
     const reads = await lookupEach(entitiesOf(s), LOOKUP_CONCURRENCY, signal, (entity) => {
       const { address, list } = parseEntity(entity);
-      return readList(data, s.chainId, address, list, readQuery(prev[entity], list, s.maxPages), signal);
+      return readList(data.evm, s.chainId, address, list, readQuery(prev[entity], list, s.maxPages), signal);
     });
     return { reads };
   },
@@ -120,18 +120,18 @@ function parseEntity(entity: string): { address: string; list: List } {
   return { address: address as string, list: list as List };
 }
 
-async function readList(data: DataApi, chainId: string, address: string, list: List, q: BlockRangeQuery, signal: AbortSignal): Promise<Read> {
+async function readList(evm: Evm, chainId: string, address: string, list: List, q: BlockRangeQuery, signal: AbortSignal): Promise<Read> {
   switch (list) {
     case 'native': {
-      const r = await data.addressTransactions(chainId, address, q, signal);
+      const r = await evm.addressTransactions(chainId, address, q, signal);
       return { items: fromTransactions(r.items), complete: r.complete };
     }
     case 'erc20': {
-      const r = await data.addressErc20Transfers(chainId, address, q, signal);
+      const r = await evm.addressErc20Transfers(chainId, address, q, signal);
       return { items: fromErc20(r.items), complete: r.complete };
     }
     case 'internal': {
-      const r = await data.addressInternalTransactions(chainId, address, q, signal);
+      const r = await evm.addressInternalTransactions(chainId, address, q, signal);
       return { items: fromInternals(r.items), complete: r.complete };
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validatorListQuery, type DataApi, type ValidatorListQuery } from '../../api/data-api.js';
+import type { DataApi } from '../../api/data/index.js';
+import { validatorListQuery, type ValidatorListQuery } from '../../api/data/primary.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
 import { record } from '../../base/record.js';
@@ -213,9 +214,11 @@ describe('block-production observe', () => {
   function fakeData(answers: Array<Array<{ blockTimestamp: number; blockNumber: string }>>) {
     const calls: Array<{ startTimestamp?: number; pageSize: number }> = [];
     const data = {
-      proposedBlocks: (_n: string, _c: string, _node: string, q: { startTimestamp?: number; pageSize: number }) => {
-        calls.push({ ...(q.startTimestamp === undefined ? {} : { startTimestamp: q.startTimestamp }), pageSize: q.pageSize });
-        return Promise.resolve({ blocks: answers.shift() ?? [], complete: true });
+      primary: {
+        proposedBlocks: (_n: string, _c: string, _node: string, q: { startTimestamp?: number; pageSize: number }) => {
+          calls.push({ ...(q.startTimestamp === undefined ? {} : { startTimestamp: q.startTimestamp }), pageSize: q.pageSize });
+          return Promise.resolve({ blocks: answers.shift() ?? [], complete: true });
+        },
       },
     } as unknown as DataApi;
     return { data, calls };
@@ -250,8 +253,10 @@ describe('block-production observe: the validator list read beside the block rea
     const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
     let failList: (e: Error) => void = () => undefined;
     const data = {
-      proposedBlocks: () => Promise.reject(new Error('503 from the blocks endpoint')),
-      validatorList: () => new Promise((_, reject) => (failList = reject)),
+      primary: {
+        proposedBlocks: () => Promise.reject(new Error('503 from the blocks endpoint')),
+        validatorList: () => new Promise((_, reject) => (failList = reject)),
+      },
     } as unknown as DataApi;
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
@@ -276,14 +281,16 @@ describe('block-production observe: whether each node validates', () => {
   function fakeData(listed: Array<ReturnType<typeof period>>, own: Array<ReturnType<typeof period>> | 'not-found') {
     const asked: string[] = [];
     const data = {
-      proposedBlocks: () => Promise.resolve({ blocks: [{ blockTimestamp: T - 60, blockNumber: '9' }], complete: true }),
-      validatorList: (network: string, q: ValidatorListQuery) => {
-        asked.push(`GET /v1/networks/${network}/validators?${new URLSearchParams(validatorListQuery(q)).toString().replaceAll('%2C', ',')}`);
-        return Promise.resolve({ periods: listed, broken: [] });
-      },
-      validatorPeriods: (_n: string, node: string) => {
-        asked.push(`own ${node}`);
-        return Promise.resolve(own);
+      primary: {
+        proposedBlocks: () => Promise.resolve({ blocks: [{ blockTimestamp: T - 60, blockNumber: '9' }], complete: true }),
+        validatorList: (network: string, q: ValidatorListQuery) => {
+          asked.push(`GET /v1/networks/${network}/validators?${new URLSearchParams(validatorListQuery(q)).toString().replaceAll('%2C', ',')}`);
+          return Promise.resolve({ periods: listed, broken: [] });
+        },
+        validatorPeriods: (_n: string, node: string) => {
+          asked.push(`own ${node}`);
+          return Promise.resolve(own);
+        },
       },
     } as unknown as DataApi;
     return { data, asked };

@@ -1,4 +1,4 @@
-import type { Network } from '../../api/data-api.js';
+import type { Network } from '../../api/data/reader.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { record } from '../../base/record.js';
@@ -49,7 +49,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
   gauges: [
     {
       name: 'avawatch_node_last_proposed_block_timestamp_seconds',
-      help: 'When a watched node last proposed a block on the chain (unix seconds), as far as the service lists.',
+      help: 'When a watched node last proposed a block on the chain (p-chain, c-chain, x-chain; unix seconds); absent while the service lists none.',
       labelNames: ['rule', 'network', 'node_id', 'chain'],
     },
     {
@@ -74,7 +74,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
       async (key): Promise<Read> => {
         const { node, chain } = byKey.get(key) as { node: string; chain: Chain };
         const since = nowS - HOUR_S;
-        const hour = await data.proposedBlocks(s.network as Network, chain, node, { startTimestamp: since, pageSize: PAGE_SIZE, pages: s.maxPages }, signal);
+        const hour = await data.primary.proposedBlocks(s.network as Network, chain, node, { startTimestamp: since, pageSize: PAGE_SIZE, pages: s.maxPages }, signal);
         const read: Read = { hour: hour.blocks.map((b) => ({ at: b.blockTimestamp, number: b.blockNumber })), complete: hour.complete };
         const before = state.safeParse(previous[key]);
         // An empty hour keeps the last block known only if the last read was within the hour,
@@ -83,7 +83,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         const known = before.success ? before.data.lastBlockAt : undefined;
         const trusted = known === undefined || (usableTime(known, nowS) ?? Infinity) < since;
         if (usable(read.hour, nowS).blocks.length === 0 && !(covered && trusted)) {
-          const newest = (await data.proposedBlocks(s.network as Network, chain, node, { pageSize: 1, pages: 1 }, signal)).blocks[0];
+          const newest = (await data.primary.proposedBlocks(s.network as Network, chain, node, { pageSize: 1, pages: 1 }, signal)).blocks[0];
           read.newest = newest ? { at: newest.blockTimestamp, number: newest.blockNumber } : null;
         }
         return read;

@@ -1,5 +1,6 @@
 import type { ApiCall } from '../../api/catalog.js';
-import { filterBatches, VALIDATOR_BATCH, type Network } from '../../api/data-api.js';
+import { filterBatches, VALIDATOR_BATCH } from '../../api/data/filters.js';
+import type { Network } from '../../api/data/reader.js';
 import type { Validator } from '../../api/schemas.js';
 import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
@@ -40,7 +41,7 @@ export async function observeValidating(s: Spec, { data, signal, now }: Pick<Obs
   const network = s.network as Network;
   const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
   const lists = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
-    data.validatorList(network, { nodeIds: batches[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
+    data.primary.validatorList(network, { nodeIds: batches[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
   const out: Validating = record();
   const confirm: string[] = [];
   for (const [i, list] of Object.entries(lists)) {
@@ -63,7 +64,7 @@ export async function observeValidating(s: Spec, { data, signal, now }: Pick<Obs
     }
   }
   if (confirm.length > 0) {
-    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (node) => data.validatorPeriods(network, node, signal), { partOfMore: true });
+    const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (node) => data.primary.validatorPeriods(network, node, signal), { partOfMore: true });
     for (const [node, seen] of Object.entries(own)) out[node] = isFailed(seen) ? seen : seen === 'not-found' ? null : startOf(seen, nowS);
   }
   return out;

@@ -155,7 +155,7 @@ describe('delegation-end reads what changed', () => {
 
   async function poll(items: Delegator[], previous: Record<string, unknown>, at = now) {
     const { data, pages } = fakeData(() => items);
-    const observation = await delegationEnd.observe(s, { data, previous, now: at, signal: new AbortController().signal } as never);
+    const observation = await delegationEnd.observe(s, { data: { primary: data }, previous, now: at, signal: new AbortController().signal } as never);
     return { result: delegationEnd.evaluate(previous as never, observation, at, s), pages };
   }
 

@@ -1,6 +1,6 @@
 import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
-import { filterBatches } from '../../api/data-api.js';
+import { filterBatches } from '../../api/data/filters.js';
 import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
 import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
@@ -52,7 +52,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const b = batches[Number(i)] as Batch;
       const whole = entitiesOf(b).some((e) => !known.has(e));
       const enough = whole ? undefined : (page: readonly Delegator[]) => page.some((d) => tracked.has(d.txHash));
-      return data.delegators(s.network, { ...b, delegationStatus: 'active', ...(enough ? { enough } : {}) }, signal);
+      return data.primary.delegators(s.network, { ...b, delegationStatus: 'active', ...(enough ? { enough } : {}) }, signal);
     });
     const failed: Record<string, string> = record();
     const read: string[] = [];
@@ -76,7 +76,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const oldest = Math.min(...[...wanted.values()].map((st) => st.startTimestamp));
       const seen = new Set<string>();
       const listed = await attempt(signal, () =>
-        data.delegators(
+        data.primary.delegators(
           s.network,
           {
             nodeIds,

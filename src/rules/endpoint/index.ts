@@ -29,7 +29,7 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,
   gauges: [
-    { name: 'avawatch_endpoint_items', help: 'Items an endpoint rule read at its last evaluation.', labelNames: ['rule'] },
+    { name: 'avawatch_endpoint_items', help: 'Items an endpoint rule read (after its filter) at its last evaluation.', labelNames: ['rule'] },
     { name: 'avawatch_endpoint_condition_items', help: "Items for which an endpoint rule's condition holds (condition mode).", labelNames: ['rule'] },
   ],
 

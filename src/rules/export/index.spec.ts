@@ -48,11 +48,11 @@ describe('export', () => {
     expect(cancelled.states['export']?.status).toBe('CANCELLED');
     // Not polled again: the next slot starts the next export.
     const calls: string[] = [];
-    const data = {
-      operation: async (id: string) => (calls.push(`poll ${id}`), op('CANCELLED')),
+    const operations = {
+      status: async (id: string) => (calls.push(`poll ${id}`), op('CANCELLED')),
       startExport: async () => (calls.push('start'), op('RUNNING', { operationId: 'op-2' })),
     };
-    const ctx = (t: number) => ({ data, previous: cancelled.states, now: new Date(t * 1000), signal: new AbortController().signal }) as never;
+    const ctx = (t: number) => ({ data: { operations }, previous: cancelled.states, now: new Date(t * 1000), signal: new AbortController().signal }) as never;
     expect(await exportKind.observe(scheduled, ctx(T + 800))).toEqual({});
     expect((await exportKind.observe(scheduled, ctx(T + 3600))).started?.operationId).toBe('op-2');
     expect(calls).toEqual(['start']);
@@ -66,15 +66,15 @@ describe('export', () => {
     });
     const bodies: Array<Record<string, unknown>> = [];
     let n = 0;
-    const data = {
+    const operations = {
       startExport: async (body: Record<string, unknown>) => (bodies.push(body), op('RUNNING', { operationId: `op-${++n}` })),
-      operation: async (id: string) => op('COMPLETED_WITH_WARNING', { operationId: id, metadata: { code: 'WarnTruncatedExport', downloadUrl: 'https://x/y.csv', nextDate: '2026-01-05' } }),
+      status: async (id: string) => op('COMPLETED_WITH_WARNING', { operationId: id, metadata: { code: 'WarnTruncatedExport', downloadUrl: 'https://x/y.csv', nextDate: '2026-01-05' } }),
     };
     let states: Record<string, State> = {};
     const summaries: string[] = [];
     for (let i = 0; i < 12; i++) {
       const now = new Date((T + i * 60) * 1000);
-      const observation = await exportKind.observe(truncating, { data, previous: states, now, signal: new AbortController().signal } as never);
+      const observation = await exportKind.observe(truncating, { data: { operations }, previous: states, now, signal: new AbortController().signal } as never);
       const result = exportKind.evaluate(states, observation, now, truncating);
       states = result.states;
       summaries.push(...result.alerts.map((a) => a.summary));
@@ -89,17 +89,17 @@ describe('export', () => {
   it('an export whose start got no answer in time is reported as maybe started, and not POSTed again before the next slot', async () => {
     const daily = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1d' });
     const posts: number[] = [];
-    const data = {
+    const operations = {
       startExport: async () => {
         posts.push(posts.length);
         if (posts.length === 1) throw new ApiError('data API POST /v1/operations/transactions:export: no complete response within 10000 ms', { api: 'data', endpoint: 'x', code: 'timeout', retryable: true });
         return op('RUNNING', { operationId: 'op-2' });
       },
-      operation: async () => op('RUNNING'),
+      status: async () => op('RUNNING'),
     };
     const step = async (states: Record<string, State>, t: number) => {
       const now = new Date(t * 1000);
-      return exportKind.evaluate(states, await exportKind.observe(daily, { data, previous: states, now, signal: new AbortController().signal } as never), now, daily);
+      return exportKind.evaluate(states, await exportKind.observe(daily, { data: { operations }, previous: states, now, signal: new AbortController().signal } as never), now, daily);
     };
     const first = await step({}, T);
     expect(first.alerts.map((a) => [a.severity, a.summary])).toEqual([
@@ -114,12 +114,12 @@ describe('export', () => {
 
   it('a start the service refused (a 400) fails the poll: nothing is recorded, the next evaluation tries again', async () => {
     const daily = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1d' });
-    const data = {
+    const operations = {
       startExport: async () => {
         throw new ApiError('data API POST /v1/operations/transactions:export: HTTP 400: bad addresses', { api: 'data', endpoint: 'x', code: '400', status: 400, retryable: false });
       },
     };
-    await expect(exportKind.observe(daily, { data, previous: {}, now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
+    await expect(exportKind.observe(daily, { data: { operations }, previous: {}, now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
   });
 
   it('a completed export is good news: info, unless the rule says otherwise', () => {

@@ -40,14 +40,14 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     // A running export (also after a restart) is polled, never started again.
     const watching = st?.operationId && st.status === RUNNING ? st.operationId : s.operationId && !st ? s.operationId : undefined;
-    if (watching) return { polled: await data.operation(watching, signal) };
+    if (watching) return { polled: await data.operations.status(watching, signal) };
     if (s.operationId || !s.request) return {};
     const followUp = st?.continueFrom ? { firstDate: st.continueFrom, lastDate: st.lastDate } : undefined;
     if (!followUp && !due(s, st, nowS)) return {};
     const body = requestBody(s, nowS, followUp);
     const request = { firstDate: (body['firstDate'] as string | undefined) ?? null, lastDate: (body['lastDate'] as string | undefined) ?? null };
     try {
-      return { started: await data.startExport(body, signal), request };
+      return { started: await data.operations.startExport(body, signal), request };
     } catch (err) {
       signal.throwIfAborted();
       // Refused for sure: the poll fails and the next evaluation tries again.

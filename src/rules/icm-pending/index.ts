@@ -29,7 +29,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal }) {
-    const results = await lookupEach(s.addresses, LOOKUP_CONCURRENCY, signal, (address) => data.icmMessages(address, s.network, s.maxPages, signal));
+    const results = await lookupEach(s.addresses, LOOKUP_CONCURRENCY, signal, (address) => data.icm.messages(address, s.network, s.maxPages, signal));
     return { byAddress: results };
   },
 

@@ -43,11 +43,11 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     const active: L1Validator[] = [];
     const failed: Record<string, string> = {};
     // A whole subnet is one list: it is read whole or the evaluation fails.
-    if (s.subnetId !== undefined) active.push(...(await data.l1Validators(s.network, { subnetId: s.subnetId }, signal)));
+    if (s.subnetId !== undefined) active.push(...(await data.primary.l1Validators(s.network, { subnetId: s.subnetId }, signal)));
     else {
       const byId = s.validationIds !== undefined;
       const results = await lookupEach(s.validationIds ?? s.nodeIds ?? [], LOOKUP_CONCURRENCY, signal, (key) =>
-        data.l1Validators(s.network, byId ? { validationId: key } : { nodeId: key }, signal),
+        data.primary.l1Validators(s.network, byId ? { validationId: key } : { nodeId: key }, signal),
       );
       for (const [key, read] of Object.entries(results)) {
         if (isFailed(read)) failed[key] = read.failed;
@@ -137,10 +137,10 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
 
 /** A validator that left the list: still active when asked by its own id (missed by paging), or listed inactive? */
 async function confirmGone(data: ObserveContext['data'], s: Spec, id: string, signal: AbortSignal): Promise<{ still: L1Validator } | { gone: L1Validator | 'unlisted' }> {
-  const own = (await data.l1Validators(s.network, { validationId: id }, signal)).find((v) => v.validationId === id);
+  const own = (await data.primary.l1Validators(s.network, { validationId: id }, signal)).find((v) => v.validationId === id);
   if (own) return { still: own };
   // Not active: confirm with the inactive ones before saying so.
-  const listed = await data.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
+  const listed = await data.primary.l1Validators(s.network, { validationId: id, includeInactive: true }, signal);
   return { gone: listed.find((v) => v.validationId === id) ?? 'unlisted' };
 }
 

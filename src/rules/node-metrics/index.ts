@@ -30,7 +30,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   gauges: [
     {
       name: 'avawatch_node_metric_value',
-      help: "Latest value a node-metrics rule judged: the series' level, or its per-second rate over the rule's window.",
+      help: "Latest value a node-metrics rule judged: the series' level, or its per-second rate over the rule's window; series is the series' labels as text.",
       labelNames: ['rule', 'node_id', 'metric', 'series'],
     },
   ],

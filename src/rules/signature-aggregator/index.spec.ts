@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataApi } from '../../api/data-api.js';
+import { DataApi } from '../../api/data/index.js';
 import { HttpClient } from '../../api/http.js';
 import { Limiter } from '../../api/limiter.js';
 import type { MetricsApi } from '../../api/metrics-api.js';

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { DataApi, Network } from '../../api/data-api.js';
+import type { Network } from '../../api/data/reader.js';
+import type { SignatureAggregator } from '../../api/data/signatures.js';
 import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import { record } from '../../base/record.js';
@@ -36,12 +37,12 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
   spec,
   state,
   gauges: [
-    { name: 'avawatch_signature_aggregator_probe_latency_seconds', help: 'How long the last probe of the signature aggregator took (seconds), failed or not.', labelNames: ['rule', 'network', 'tx_hash'] },
-    { name: 'avawatch_signature_aggregator_probe_success', help: 'Whether the last probe of the signature aggregator returned a signed message (1) or failed (0).', labelNames: ['rule', 'network', 'tx_hash'] },
+    { name: 'avawatch_signature_aggregator_probe_latency_seconds', help: 'How long the last probe of the signature aggregator took from the moment it was sent (seconds), failed or not.', labelNames: ['rule', 'network', 'tx_hash'] },
+    { name: 'avawatch_signature_aggregator_probe_success', help: 'Whether the last probe of the signature aggregator returned a signed message (1) or failed (0); a probe not counted (a 429) leaves it as it was.', labelNames: ['rule', 'network', 'tx_hash'] },
   ],
 
   async observe(s, { data, signal }) {
-    return { probes: await lookupEach(s.txHashes, LOOKUP_CONCURRENCY, signal, (tx) => probe(data, s.network as Network, tx, signal)) };
+    return { probes: await lookupEach(s.txHashes, LOOKUP_CONCURRENCY, signal, (tx) => probe(data.signatures, s.network as Network, tx, signal)) };
   },
 
   evaluate(previous, observation, now, s) {
@@ -97,12 +98,12 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
  * a dropped connection, an answer without a signed message or with an empty one), or a throw when it says nothing
  * about the aggregator (our shutdown or budget, the service refusing our key).
  */
-async function probe(data: DataApi, network: Network, tx: string, signal: AbortSignal): Promise<Probe> {
+async function probe(aggregator: SignatureAggregator, network: Network, tx: string, signal: AbortSignal): Promise<Probe> {
   // From the moment it is sent: a wait for our own budget is not the aggregator's latency.
   let started = performance.now();
   const latency = () => Math.round(performance.now() - started) / 1000;
   try {
-    const answer = await data.aggregateSignatures(network, tx, signal, () => (started = performance.now()));
+    const answer = await aggregator.aggregate(network, tx, signal, () => (started = performance.now()));
     // A 201 that signs nothing is the aggregator failing, however well-formed the JSON.
     if (answer.signedMessage.trim() === '') return { ok: false, latency: latency(), how: 'malformed', error: 'malformed answer: the signed message is empty' };
     return { ok: true, latency: latency() };

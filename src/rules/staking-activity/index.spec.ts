@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stakingTransaction, type StakingTransaction } from '../../api/schemas.js';
+import { stakingTransaction, type StakingTransaction } from './read.js';
 import { stakingItem, type StakingInput } from '../../sim/pchain.js';
 import { stakingActivity, toSeen, type Observation } from './index.js';
 import { spec as specSchema, type Spec } from './schema.js';
@@ -110,13 +110,15 @@ describe('staking-activity', () => {
 });
 
 describe('staking-activity reads what changed', () => {
-  type Query = { addresses: readonly string[]; enough?: (page: readonly StakingTransaction[]) => boolean };
-  /** A DataApi stand-in that pages newest first (100 a page) and honours `enough`, counting pages read. */
+  type Request = { query: { addresses: string }; enough?: (page: readonly StakingTransaction[]) => boolean };
+  /** The primary network's reader, as the kind's read.ts asks it: pages newest first (100 a page), honours `enough`, counts pages read. */
   function fakeData(items: StakingTransaction[]) {
     let pages = 0;
-    const data = {
-      stakingTransactions: async (_: string, q: Query) => {
-        const all = items.filter((t) => t.rewardAddresses?.some((a) => q.addresses.includes(a))).sort((a, b) => b.blockTimestamp - a.blockTimestamp);
+    const primary = {
+      options: { maxPages: 10 },
+      list: async (q: Request) => {
+        const addresses = q.query.addresses.split(',');
+        const all = items.filter((t) => t.rewardAddresses?.some((a) => addresses.includes(a))).sort((a, b) => b.blockTimestamp - a.blockTimestamp);
         const out: StakingTransaction[] = [];
         for (let p = 0; p * 100 < all.length || p === 0; p++) {
           const page = all.slice(p * 100, p * 100 + 100);
@@ -124,10 +126,10 @@ describe('staking-activity reads what changed', () => {
           out.push(...page);
           if (q.enough?.(page)) break;
         }
-        return out;
+        return { items: out, complete: true };
       },
     };
-    return { data, pages: () => pages };
+    return { data: { primary }, pages: () => pages };
   }
   const many = (n: number, from: number) => Array.from({ length: n }, (_, i) => tx(`t${from + i}`, { blockTimestamp: T0 + from + i }));
   const s = spec();

@@ -1,11 +1,11 @@
-import type { StakingTransaction } from '../../api/schemas.js';
 import { apiCall, AVAX_ASSET_ID } from '../../api/catalog.js';
-import { filterBatches } from '../../api/data-api.js';
+import { filterBatches } from '../../api/data/filters.js';
 import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
 import { record } from '../../base/record.js';
 import { isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
+import { stakingTransactions, type StakingTransaction } from './read.js';
 import { BASELINE_KEY, spec, state, type Marker, type Spec, type State, type TransactionState } from './schema.js';
 
 /** A staking transaction as the rule reads it: AVAX staked, and the watched addresses it concerns. */
@@ -49,7 +49,7 @@ export const stakingActivity: RuleKind<Spec, Observation, State> = {
       const whole = addresses.some((a) => !known.has(a));
       const floor = Math.min(...addresses.map((a) => marker.newest[a] ?? Number.NEGATIVE_INFINITY));
       const enough = (page: readonly StakingTransaction[]) => page.some((t) => tracked.has(t.txHash) || t.blockTimestamp < floor);
-      return data.stakingTransactions(s.network, { addresses, ...(whole ? {} : { enough }) }, signal);
+      return stakingTransactions(data.primary, s.network, { addresses, ...(whole ? {} : { enough }) }, signal);
     });
     const failed = record<string>();
     const read: string[] = [];

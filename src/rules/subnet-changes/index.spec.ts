@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { subnet, type Subnet } from '../../api/schemas.js';
+import { subnet, type Subnet } from './read.js';
 import { subnetItem, type SubnetInput } from '../../sim/pchain.js';
 import { severityOf } from '../../engine/engine.js';
 import { factsOf, subnetChanges, type Observation } from './index.js';
@@ -123,24 +123,27 @@ describe('subnet-changes', () => {
 });
 
 describe('subnet-changes reads the list', () => {
-  /** A DataApi stand-in: pages of 2, honouring `enough` and the page bound, counting pages. */
+  /** The primary network's reader, as the kind's read.ts asks it: pages of 2, honouring `enough` and the page bound (`partial`), counting pages. */
   function fakeData(items: Subnet[], maxPages: number) {
     let pages = 0;
-    const data = {
+    const primary = {
       options: { maxPages },
-      subnets: async (_: string, q: { enough?: (page: readonly Subnet[]) => boolean }) => {
+      list: async (q: { partial?: boolean; enough?: (page: readonly Subnet[]) => boolean }) => {
         const out: Subnet[] = [];
         for (let p = 0; p * 2 < items.length; p++) {
           const page = items.slice(p * 2, p * 2 + 2);
           pages++;
           out.push(...page);
-          if (q.enough?.(page)) return { subnets: out, complete: true };
-          if (pages >= maxPages && (p + 1) * 2 < items.length) return { subnets: out, complete: false };
+          if (q.enough?.(page)) return { items: out, complete: true };
+          if (pages >= maxPages && (p + 1) * 2 < items.length) {
+            if (q.partial !== true) throw new Error(`more than ${maxPages} pages`);
+            return { items: out, complete: false };
+          }
         }
-        return { subnets: out, complete: true };
+        return { items: out, complete: true };
       },
     };
-    return { data, pages: () => pages };
+    return { data: { primary }, pages: () => pages };
   }
   const others = (n: number) => Array.from({ length: n }, (_, i) => item({ subnetId: `Other${i}`.padEnd(40, 'x') }));
   const observe = (data: unknown) => subnetChanges.observe(s, { data, previous: {}, now, signal: new AbortController().signal } as never);

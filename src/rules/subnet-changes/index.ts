@@ -1,9 +1,9 @@
-import type { Subnet } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { record } from '../../base/record.js';
 import { keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
+import { listSubnets, type Subnet } from './read.js';
 import { spec, state, type Blockchain, type Facts, type Owners, type Spec, type State } from './schema.js';
 
 export interface Observation {
@@ -30,7 +30,8 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     const wanted = new Set(s.subnetIds);
     const found = new Set<string>();
     // A failed page fails the whole read (it throws): a list never read whole proves no absence.
-    const { subnets, complete } = await data.subnets(
+    const { items: subnets, complete } = await listSubnets(
+      data.primary,
       s.network,
       {
         pageSize: s.pageSize,
@@ -47,7 +48,7 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
     for (const id of s.subnetIds) {
       if (out.subnets[id]) continue;
       if (complete) out.absent.push(id);
-      else out.failed[id] = `not in the first ${data.options.maxPages} pages of the subnet list (${s.pageSize.toLocaleString('en-US')} a page): raise api.maxPages`;
+      else out.failed[id] = `not in the first ${data.primary.options.maxPages} pages of the subnet list (${s.pageSize.toLocaleString('en-US')} a page): raise api.maxPages`;
     }
     return out;
   },

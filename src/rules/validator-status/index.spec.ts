@@ -120,7 +120,7 @@ describe('validator-status evaluation', () => {
     const other = validator.parse({ ...validatorSample.active({ ...B, txHash: 'txL1', startTimestamp: B.startTimestamp + 10 }), subnetId: L1, endTimestamp: now.getTime() / 1000 + 5 * 86_400 });
     // The lists answer with every subnet's periods of that status (as without a subnetId filter).
     const data = { validatorList: async (_: string, q: { validationStatus: string }) => ({ periods: [other, primary].filter((p) => p.validationStatus === q.validationStatus), broken: [] }) };
-    const ctx = { data, signal: new AbortController().signal, previous: {}, now } as never;
+    const ctx = { data: { primary: data }, signal: new AbortController().signal, previous: {}, now } as never;
     const seen = await observeValidators(spec, ctx);
     const base = validatorStatus.evaluate({}, { [NODE]: [primary] }, now, spec);
     expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);

@@ -2,15 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { activeValidator, completedValidator } from '../sim/samples.js';
-import { startSim, type SimServer } from '../sim/server.js';
-import { DataApi, FILTER_CHARS, filterBatches, VALIDATOR_BATCH } from './data-api.js';
-import { HttpClient } from './http.js';
+import { activeValidator, completedValidator } from '../../sim/samples.js';
+import { startSim, type SimServer } from '../../sim/server.js';
+import { HttpClient } from '../http.js';
+import { PrimaryNetwork } from './primary.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const agent = new Agent();
 
-function api(baseUrl: string, pageSize = 100): DataApi {
+function api(baseUrl: string, pageSize = 100): PrimaryNetwork {
   const http = new HttpClient({
     api: 'data',
     baseUrl,
@@ -23,10 +23,10 @@ function api(baseUrl: string, pageSize = 100): DataApi {
     backoffMaxMs: 1,
     maxRetryAfterMs: 1,
   });
-  return new DataApi(http, { pageSize, maxPages: 10 });
+  return new PrimaryNetwork(http, { pageSize, maxPages: 10 });
 }
 
-describe('DataApi.validatorPeriods', () => {
+describe('PrimaryNetwork.validatorPeriods', () => {
   let sim: SimServer | undefined;
   let server: Server | undefined;
   afterEach(async () => {
@@ -87,7 +87,7 @@ describe('DataApi.validatorPeriods', () => {
   });
 });
 
-describe('DataApi.validatorList (bulk)', () => {
+describe('PrimaryNetwork.validatorList (bulk)', () => {
   let server: Server | undefined;
   afterEach(async () => {
     server?.closeAllConnections();
@@ -137,7 +137,7 @@ describe('DataApi.validatorList (bulk)', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const reported: string[] = [];
     const http = api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`).http;
-    const data = new DataApi(http, { pageSize: 100, maxPages: 10, onBrokenItem: (endpoint, nodeId, reason) => reported.push(`${endpoint} ${nodeId ?? '-'}: ${reason}`) });
+    const data = new PrimaryNetwork(http, { pageSize: 100, maxPages: 10, onBrokenItem: (endpoint, nodeId, reason) => reported.push(`${endpoint} ${nodeId ?? '-'}: ${reason}`) });
     const listed = await data.validatorList('mainnet', { nodeIds: [NODE, fine, other], validationStatus: 'active', subnetId: '11111111111111111111111111111111LpoYY' });
     expect(listed.periods.map((v) => v.nodeId)).toEqual([fine, other]);
     expect(listed.broken).toEqual([
@@ -148,31 +148,5 @@ describe('DataApi.validatorList (bulk)', () => {
     // The lookalike's item is another node's: not reported.
     expect(reported).toHaveLength(3);
     expect(reported[0]).toMatch(/^\/v1\/networks\/\{network\}\/validators NodeID-7X/);
-  });
-});
-
-describe('filterBatches', () => {
-  const ids = (n: number, length = 40) => Array.from({ length: n }, (_, i) => `NodeID-${String(i).padStart(length - 7, '0')}`);
-
-  it('splits sorted ids into batches whose URL stays under 8 KB', () => {
-    for (const length of [40, 120]) {
-      const batches = filterBatches(ids(1_000, length).reverse(), Number.POSITIVE_INFINITY);
-      expect(batches.flat()).toEqual(ids(1_000, length));
-      for (const b of batches) {
-        const url = new URL('https://data-api.avax.network/v1/networks/mainnet/delegators');
-        url.searchParams.set('nodeIds', b.join(','));
-        url.searchParams.set('delegationStatus', 'completed');
-        url.searchParams.set('sortOrder', 'desc');
-        url.searchParams.set('pageSize', '100');
-        url.searchParams.set('pageToken', 'x'.repeat(200));
-        expect(url.href.length).toBeLessThan(8_192);
-      }
-      // Full batches: no more calls than the URL limit forces.
-      expect(batches.length).toBe(Math.ceil((1_000 * (length + 3)) / (FILTER_CHARS + 3)));
-    }
-  });
-
-  it('caps a batch at the page size and drops repeated ids', () => {
-    expect(filterBatches([...ids(250), ...ids(250)], VALIDATOR_BATCH).map((b) => b.length)).toEqual([100, 100, 50]);
   });
 });
