@@ -104,7 +104,7 @@ async function twoReceivers(route: string, start: string) {
     `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(clock.now) });
+  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, clock: { now: () => clock.now } });
   /** One evaluation at the clock's time, and delivery of what it queued. */
   const tick = async () => {
     const result = await app.once();
