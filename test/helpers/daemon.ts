@@ -3,7 +3,7 @@ import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
-import { writeProject, type ProjectOptions, type TempProject } from './harness.js';
+import { writeFiles, writeProject, type ProjectOptions, type ProjectUrls, type TempProject } from './harness.js';
 import { startSlackReceiver, type SlackReceiver } from './slack-receiver.js';
 
 // The whole daemon in this process on a fake clock, in the manner of got's
@@ -12,8 +12,8 @@ import { startSlackReceiver, type SlackReceiver } from './slack-receiver.js';
 // every second, a Retry-After or an API timeout then cost what the work costs, not the wait.
 
 export interface DaemonOptions {
-  /** The config and rules (writeProject's options, the URLs filled in). */
-  project: Omit<ProjectOptions, 'dataUrl' | 'webhookUrl'>;
+  /** The config and rules: writeProject's options (the URLs filled in), or the files themselves (avawatch.yaml and the rest). */
+  project: Omit<ProjectOptions, 'dataUrl' | 'webhookUrl'> | ((p: ProjectUrls) => Record<string, string>);
   sim?: SimOptions;
   /** Called before the App starts: the world as the daemon first sees it. */
   before?: (d: Daemon) => void | Promise<void>;
@@ -44,6 +44,11 @@ export interface Daemon {
   advance(ms: number): Promise<void>;
   /** Pumps fake time until check() is truthy (its value), or fails naming `what`. */
   until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, o?: UntilOptions): Promise<T>;
+  /**
+   * Brings fake time up to the wall clock at least. A process the test starts (the CLI)
+   * reads the real one: what it writes (a silence's start) is then not in the daemon's future.
+   */
+  catchUp(): Promise<void>;
   /** Pumps fake time until the promise settles: its result. */
   settle<T>(p: Promise<T>, what: string, o?: UntilOptions): Promise<T>;
 }
@@ -108,9 +113,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
     parts.push(() => sim.close());
     const slack = await startSlackReceiver({ wait: (check, what, ms) => until(check, what, ms === undefined ? {} : { within: ms }) });
     parts.push(() => slack.close());
-    const project = writeProject({ ...o.project, dataUrl: sim.url, webhookUrl: slack.webhookUrl });
+    const urls = { dataUrl: sim.url, webhookUrl: slack.webhookUrl };
+    const project = typeof o.project === 'function' ? writeFiles(o.project, urls) : writeProject({ ...o.project, ...urls });
     parts.push(() => project.cleanup());
     parts.push(stopApp);
+    const advance = async (ms: number): Promise<void> => {
+      const end = Date.now() + ms;
+      while (Date.now() < end) await step(Math.min(STEP_MS, end - Date.now()));
+    };
     const d: Daemon & { stop(): Promise<void> } = {
       sim,
       slack,
@@ -134,10 +144,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
         return app;
       },
       stopApp,
-      advance: async (ms) => {
-        const end = Date.now() + ms;
-        while (Date.now() < end) await step(Math.min(STEP_MS, end - Date.now()));
-      },
+      advance,
+      // performance is not faked: its origin plus its now is the wall clock.
+      catchUp: () => advance(performance.timeOrigin + performance.now() - Date.now()),
       until,
       settle,
       stop,
