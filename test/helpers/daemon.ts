@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
+import { MAX_TIMER_MS } from '../../src/base/timers.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { writeFiles, writeProject, type ProjectOptions, type ProjectUrls, type TempProject } from './harness.js';
@@ -36,6 +37,8 @@ export interface Daemon {
   readonly app: App;
   /** Every log line of every App started, as written (JSON). */
   logs: string[];
+  /** The names of the process warnings emitted meanwhile (TimeoutOverflowWarning, …). */
+  warnings: string[];
   /** Starts an App on the project's config as it is on disk now (another, after stopApp()). */
   start(): Promise<App>;
   /** Stops the running App (fake time moves while it drains). */
@@ -60,6 +63,19 @@ const DEFAULT_WITHIN_MS = 30_000;
 // setImmediate, nextTick, queueMicrotask and performance stay real: loopback I/O must flow.
 const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] as const;
 
+/**
+ * Node warns when a timer's delay overflows (and fires it after 1 ms); a fake timer only
+ * does the latter. Warn as Node does, so a test still sees it.
+ */
+function warnOnOverflow(): void {
+  const fake = globalThis.setTimeout;
+  const checked = (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (ms !== undefined && ms > MAX_TIMER_MS) process.emitWarning(`${ms} does not fit into a 32-bit signed integer.`, 'TimeoutOverflowWarning');
+    return fake(fn, ms, ...args);
+  };
+  globalThis.setTimeout = Object.assign(checked, fake) as typeof setTimeout;
+}
+
 /** A turn of the real event loop: sockets read and written, their callbacks run. */
 const realTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -82,7 +98,11 @@ async function pumpUntil<T>(check: () => T | undefined | false | Promise<T | und
 /** Starts the fixture; `stop` tears it down whatever happened (also restoring real timers). */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): Promise<void> }> {
   vi.useFakeTimers({ toFake: [...FAKED] });
-  const parts: Array<() => Promise<void> | void> = [() => void vi.useRealTimers()];
+  warnOnOverflow();
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w.name);
+  process.on('warning', onWarning);
+  const parts: Array<() => Promise<void> | void> = [() => void vi.useRealTimers(), () => void process.off('warning', onWarning)];
   let app: App | undefined;
   const logs: string[] = [];
   const until = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, u?: UntilOptions) => pumpUntil(check, what, u);
@@ -130,6 +150,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
         return app;
       },
       logs,
+      warnings,
       async start() {
         await stopApp();
         const composed = composeApp(loadConfig(project.configFile, {}), {
