@@ -11,7 +11,11 @@ export interface SchedulerDeps {
   run: (rule: LoadedRule, signal: AbortSignal) => Promise<unknown>;
   /** A tick skipped because the rule's last evaluation still runs, for this long. */
   onSkip?: (rule: LoadedRule, runningForMs: number) => void;
-  /** The App's clock: interval rules tick on its multiples of their interval. */
+  /**
+   * The clock its timers run on (the wall clock; a test fakes both together): the waits it
+   * computes and how long an evaluation has run are timer milliseconds. Not the App's clock,
+   * which the demo runs n times faster than its timers.
+   */
   clock: Clock;
   random?: () => number;
 }
@@ -32,7 +36,7 @@ interface Job {
 }
 
 /**
- * Interval rules run once at start, then on the clock's multiples of their interval:
+ * Interval rules run once at start, then on the wall clock's multiples of their interval:
  * rules with the same interval poll together, so what they both ask is asked once (the
  * HTTP client shares identical requests). Cron rules are croner jobs. Either way an
  * evaluation still running when the next is due skips that one.
