@@ -12,6 +12,7 @@ import type { MetricsApi } from '../src/api/metrics-api.js';
 import { validator, type Validator } from '../src/api/schemas.js';
 import type { LoadedRule } from '../src/config/load.js';
 import { configSchema, ruleSchema, type RuleCommon } from '../src/config/schema.js';
+import { systemClock } from '../src/base/clock.js';
 import { scrub, Secret } from '../src/base/secret.js';
 import { Engine } from '../src/engine/engine.js';
 import { FailureCounts } from '../src/engine/failing.js';
@@ -193,6 +194,7 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
       failingSeverity: config.health.failingSeverity,
       // As with an API key configured: every alert and state is scrubbed of it.
       redact: (t) => scrub(t, SECRETS),
+      clock: systemClock,
     });
     ref.engine = engine;
     // Time spent in the store and in the kind, by wrapping their methods (this process only).

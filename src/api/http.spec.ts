@@ -7,6 +7,7 @@ import { requestContext } from './context.js';
 import { parseRetryAfter } from '../base/retry.js';
 import { HttpClient, type HttpClientOptions } from './http.js';
 import { Limiter } from './limiter.js';
+import { systemClock } from '../base/clock.js';
 
 type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };
 
@@ -49,6 +50,7 @@ describe('HttpClient against a real local server', () => {
       backoffInitialMs: 100,
       backoffMaxMs: 1_000,
       maxRetryAfterMs: 10_000,
+      clock: systemClock,
       random: () => 1,
       sleep: async (ms) => {
         sleeps.push(ms);
@@ -127,18 +129,18 @@ describe('HttpClient against a real local server', () => {
   });
 
   it('waits for compute units before each attempt and tells the limiter what the service said', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 }, clock: systemClock });
     replies = [{ status: 200, body: '{}', headers: { 'ratelimit-remaining': '100' } }];
     await client({ limiter }).getJson({ endpoint: '/v1/networks/{network}/validators/{nodeId}', path: '/v1/networks/mainnet/validators/NodeID-1' });
     expect(limiter.remainingDay()).toBe(980);
     expect(limiter.remainingMinute()).toBe(100);
-    const spent = new Limiter({ limits: { perMinute: 6_000, perDay: 10 } });
+    const spent = new Limiter({ limits: { perMinute: 6_000, perDay: 10 }, clock: systemClock });
     await expect(client({ limiter: spent }).getJson(req)).rejects.toThrow("data API GET /v1/x/abc: the day's budget of 10 compute units is spent");
     expect(seen).toHaveLength(1);
   });
 
   it('counts compute units only for attempts the service answered: a timeout, a refused connection and an abort give theirs back', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 }, clock: systemClock });
     const counted: number[] = [];
     limiter.onSpend = (cu) => counted.push(cu);
     const validators = { endpoint: '/v1/networks/{network}/validators/{nodeId}', path: '/v1/networks/mainnet/validators/NodeID-1' };

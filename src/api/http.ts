@@ -1,5 +1,6 @@
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { linkedSignal } from '../base/abort.js';
+import type { Clock } from '../base/clock.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError } from './errors.js';
@@ -29,8 +30,8 @@ export interface HttpClientOptions {
   dedupeWindowMs?: number;
   /** Called when a GET was answered by a recent or in-flight identical one. */
   onDedupe?: (endpoint: string) => void;
-  /** The clock answers are aged by (simulated in rule tests). */
-  now?: () => number;
+  /** The clock answers are aged by (the App's: simulated in rule tests). */
+  clock: Clock;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
@@ -90,7 +91,7 @@ export class HttpClient {
   #pruner: NodeJS.Timeout | undefined;
 
   constructor(options: HttpClientOptions) {
-    this.#o = { random: Math.random, sleep, dedupeWindowMs: 0, now: Date.now, ...options };
+    this.#o = { random: Math.random, sleep, dedupeWindowMs: 0, ...options };
   }
 
   /**
@@ -102,7 +103,7 @@ export class HttpClient {
     const window = Math.min(this.#o.dedupeWindowMs, requestContext.getStore()?.maxAgeMs ?? Infinity);
     if (req.body !== undefined || req.probe === true || window <= 0) return (await this.#withRetries(req)).json;
     const key = this.#url(req).href;
-    const now = this.#o.now();
+    const now = this.#o.clock.now();
     const hit = this.#recent.get(key);
     if (hit && (hit.at === undefined || now - hit.at <= window)) {
       this.#o.onDedupe?.(req.endpoint);
@@ -126,7 +127,7 @@ export class HttpClient {
     this.#recent.set(key, entry);
     try {
       const { json } = await call;
-      entry.at = this.#o.now();
+      entry.at = this.#o.clock.now();
       return json;
     } catch (err) {
       this.#recent.delete(key);
@@ -136,7 +137,7 @@ export class HttpClient {
 
   #prune(): void {
     this.#pruner = undefined;
-    const now = this.#o.now();
+    const now = this.#o.clock.now();
     for (const [k, r] of this.#recent) {
       if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
     }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetWaitMs } from '../base/retry.js';
 import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
+import { systemClock } from '../base/clock.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {
@@ -19,7 +20,7 @@ describe('compute-unit limiter', () => {
   }
 
   it('spreads a burst: at most a sixth of the minute in any 10 s, never over the minute', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, clock: systemClock });
     const { at, all } = race(limiter, 600, 20); // 12,000 CU: two minutes' worth
     await vi.advanceTimersByTimeAsync(130_000);
     await all;
@@ -31,7 +32,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('when the minute runs short, info waits first, then warning; critical spends to the end', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, clock: systemClock });
     // Spend 4,600 of 6,000 over the first 46 s.
     const spent = race(limiter, 230, 20);
     await vi.advanceTimersByTimeAsync(47_000);
@@ -47,7 +48,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('takes the service at its word: a lower ratelimit-remaining counts as spent, a 429 pauses everyone until its reset', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, clock: systemClock });
     limiter.observe({ 'ratelimit-remaining': '2000' }, 200);
     expect(limiter.remainingMinute()).toBe(2_000);
     limiter.observe({ 'ratelimit-remaining': '0', 'ratelimit-reset': '7', 'retry-after': '7' }, 429);
@@ -60,7 +61,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('a pause longer than maxRetryAfter fails every request at once instead of holding it, and a queued one too', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000 });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: systemClock });
     const queued = limiter.acquire(7_000).catch((e: unknown) => e); // waits for the window
     limiter.observe({ 'ratelimit-reset': '600' }, 429);
     expect(await queued).toBeInstanceOf(RateLimitedError);
@@ -84,7 +85,7 @@ describe('compute-unit limiter', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000 });
+      const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: systemClock });
       limiter.observe({ 'ratelimit-reset': String(Math.floor(now / 1000) + 20) }, 429);
       const { at, all } = race(limiter, 1, 20);
       await vi.advanceTimersByTimeAsync(19_000);
@@ -103,7 +104,7 @@ describe('compute-unit limiter', () => {
 
   it("on the daemon's clock: a jump past a 429's pause ends it at once; a clock that stands still holds a request no longer than the pause", async () => {
     let clock = Date.UTC(2026, 0, 1);
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, now: () => clock });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: { now: () => clock } });
     limiter.observe({ 'retry-after': '30' }, 429);
     expect(limiter.pausedUntil).toBe(clock + 30_000);
     clock += 30_000;
@@ -120,7 +121,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('learns a lower limit from ratelimit-limit, and what others spent never blocks the spreading window', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 10_000_000, perDay: 1_000_000_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 10_000_000, perDay: 1_000_000_000 }, clock: systemClock });
     limiter.observe({ 'ratelimit-limit': '6000', 'ratelimit-remaining': '3000' }, 200);
     expect(limiter.perMinute).toBe(6_000);
     expect(limiter.remainingMinute()).toBe(3_000);
@@ -132,7 +133,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('refuses loudly once the day is spent, and renews at 00:00 UTC', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 1_000_000, perDay: 100 } });
+    const limiter = new Limiter({ limits: { perMinute: 1_000_000, perDay: 100 }, clock: systemClock });
     await race(limiter, 5, 20).all;
     await expect(limiter.acquire(20)).rejects.toThrow(BudgetExhaustedError);
     await expect(limiter.acquire(20)).rejects.toThrow("the day's budget of 100 compute units is spent; it renews at 00:00 UTC");
@@ -142,7 +143,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('an unanswered request gives its compute units back, and the one waiting for them goes at once', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 }, clock: systemClock });
     const spent: number[] = [];
     limiter.onSpend = (cu) => spent.push(cu);
     const first = await limiter.acquire(10);
@@ -158,7 +159,7 @@ describe('compute-unit limiter', () => {
   });
 
   it('an aborted wait leaves the queue', async () => {
-    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 } });
+    const limiter = new Limiter({ limits: { perMinute: 60, perDay: 1_000 }, clock: systemClock });
     await limiter.acquire(10);
     const abort = new AbortController();
     const waiting = limiter.acquire(10, 'critical', abort.signal);

@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.js';
 import { resetWaitMs } from '../base/retry.js';
 import { setTimer } from '../base/timers.js';
 import { SEVERITIES, type Severity } from '../base/types.js';
@@ -63,11 +64,11 @@ export interface LimiterOptions {
   /** The longest a request waits out a 429's pause (api.maxRetryAfter); a longer pause fails it at once. */
   maxWaitMs?: number;
   /**
-   * The daemon's clock (default: the wall clock). The limiter's time follows it, but never
-   * runs slower than the wall clock: a clock that stands still (a rule test between steps)
-   * cannot hold a request for ever, and one that jumps ahead ends a pause at once.
+   * The App's clock. The limiter's time follows it, but never runs slower than the wall
+   * clock: a clock that stands still (a rule test between steps) cannot hold a request for
+   * ever, and one that jumps ahead ends a pause at once.
    */
-  now?: () => number;
+  clock: Clock;
 }
 
 const MAX_PAUSE_MS = 86_400_000;
@@ -110,7 +111,7 @@ export class Limiter {
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
-    this.#now = o.now ? notSlowerThanWallClock(o.now) : Date.now;
+    this.#now = notSlowerThanWallClock(o.clock);
     this.#maxWaitMs = o.maxWaitMs ?? Infinity;
   }
 
@@ -292,13 +293,14 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /**
  * `clock`, or where it lags, the time since it last moved on the wall clock: the clock's
- * value once it catches up. Never goes back.
+ * value once it catches up. Never goes back. The wall clock is Date's, the one the limiter's
+ * timers run on (a test fakes both together).
  */
-function notSlowerThanWallClock(clock: () => number): () => number {
-  let anchor = clock();
+function notSlowerThanWallClock(clock: Clock): () => number {
+  let anchor = clock.now();
   let anchorReal = Date.now();
   return () => {
-    const now = clock();
+    const now = clock.now();
     const real = Date.now();
     const walked = anchor + (real - anchorReal);
     if (now < walked) return walked;

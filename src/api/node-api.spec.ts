@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpNodeApi, NodeApiError } from './node-api.js';
+import { systemClock } from '../base/clock.js';
 
 // The node API client against a real loopback server answering as AvalancheGo does.
 
@@ -44,7 +45,7 @@ function rpc(result: unknown): Answer {
 }
 
 const signal = () => new AbortController().signal;
-const api = (timeoutMs = 2_000, extra: Partial<ConstructorParameters<typeof HttpNodeApi>[0]> = {}) => new HttpNodeApi({ timeoutMs, ...extra });
+const api = (timeoutMs = 2_000, extra: Partial<ConstructorParameters<typeof HttpNodeApi>[0]> = {}) => new HttpNodeApi({ timeoutMs, clock: systemClock, ...extra });
 
 async function failure(p: Promise<unknown>): Promise<NodeApiError> {
   const err = await p.then(

@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
+import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
 import { setTimer } from '../base/timers.js';
 import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from './node-schemas.js';
@@ -77,8 +78,8 @@ export interface HttpNodeApiOptions {
   maxMetricsBytes?: number;
   /** A metrics read answered within this long answers an identical one (default 5 s; 0: never shared). */
   shareMs?: number;
-  /** The clock reads are aged by (simulated in rule tests). */
-  now?: () => number;
+  /** The clock reads are aged by (the App's: simulated in rule tests). */
+  clock: Clock;
   /** endpoint: health, info.<method>, metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
   onResponse?: (endpoint: string, code: string) => void;
 }
@@ -110,7 +111,7 @@ export class HttpNodeApi implements NodeApi {
   readonly #metrics = new Map<string, { at: number | undefined; text: Promise<string> }>();
 
   constructor(options: HttpNodeApiOptions) {
-    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, now: Date.now, ...options };
+    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, ...options };
   }
 
   async health(base: string, signal: AbortSignal): Promise<HealthReport> {
@@ -147,14 +148,14 @@ export class HttpNodeApi implements NodeApi {
    * the shared read stops at its deadline.
    */
   async metricsText(url: string, signal: AbortSignal): Promise<string> {
-    const now = this.#o.now();
+    const now = this.#o.clock.now();
     const hit = this.#metrics.get(url);
     if (hit && (hit.at === undefined || now - hit.at < this.#o.shareMs)) return untilAborted(hit.text, signal);
     const target = resolveTarget(url, '');
     const entry: { at: number | undefined; text: Promise<string> } = { at: undefined, text: Promise.resolve('') };
     entry.text = this.#exchange({ endpoint: 'metrics', target, signal: new AbortController().signal, accept: [200], maxBytes: this.#o.maxMetricsBytes }).then(
       (r) => {
-        entry.at = this.#o.now();
+        entry.at = this.#o.clock.now();
         // Kept only for the window: a big exposition is not held until the next poll.
         setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs).unref();
         return r.text;

@@ -9,6 +9,7 @@ import { Heartbeat } from '../heartbeat/index.js';
 import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import type { Secret } from '../base/secret.js';
 import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
@@ -40,8 +41,11 @@ import { planReload, stableJson } from './reload.js';
 export interface AppOptions {
   loaded: LoadedConfig;
   log: Logger;
-  /** The engine's clock (rule tests run on simulated time). */
-  now?: () => Date;
+  /**
+   * The one clock of every part the App builds (default: the wall clock). Rule tests and
+   * the demo run on the simulator's time.
+   */
+  clock?: Clock;
   /** Reads the config again for a reload; throws ConfigError when it is invalid. */
   reload?: () => LoadedConfig;
   /** Reload when the config or a rule file changes on disk. */
@@ -77,6 +81,7 @@ export class App {
   /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
   readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
+  readonly #clock: Clock;
   readonly #teardown: Array<() => Promise<void> | void> = [];
   readonly #sampler: Sampler;
   #loaded: LoadedConfig;
@@ -94,6 +99,7 @@ export class App {
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
     this.#loaded = opts.loaded;
     const { config } = opts.loaded;
     this.store = Store.open(config.state.path);
@@ -111,7 +117,7 @@ export class App {
       budgets: () => Object.entries(this.#apis.limiters).map(([api, limiter]) => ({ api, limiter })),
     });
     this.metrics.configReloadSuccessful.set(1);
-    this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
+    this.metrics.configReloadSuccessTime.set(this.#clock.now() / 1000);
 
     this.#apis = this.#buildApis(config);
     this.#teardown.push(() => closeAgent(this.#apis.agent));
@@ -138,7 +144,7 @@ export class App {
     const loaded = this.#loaded;
     this.#pruneUnconfigured();
     this.#teardown.push(
-      startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, now: () => this.#now().getTime(), log }),
+      startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }),
     );
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(
@@ -167,6 +173,8 @@ export class App {
         }
       },
       onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
+      // Its timers' clock, not the App's: in the demo that one runs n times faster than they do.
+      clock: systemClock,
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
@@ -208,8 +216,8 @@ export class App {
       ready: () => this.readiness(),
       timeline: (q) => this.store.timeline(q),
       // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#now().getTime(), points: 240 }),
-      silences: () => this.store.silences(this.#now().getTime()),
+      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.now(), points: 240 }),
+      silences: () => this.store.silences(this.#clock.now()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),
       redact: (text) => scrub(text, this.#loaded.secrets),
@@ -337,7 +345,7 @@ export class App {
     for (const rule of plan.start) this.#engine.restore(rule);
     scheduler.start(plan.start);
     this.metrics.configReloadSuccessful.set(1);
-    this.metrics.configReloadSuccessTime.set(Date.now() / 1000);
+    this.metrics.configReloadSuccessTime.set(this.#clock.now() / 1000);
     if (plan.heartbeat) this.#startHeartbeat();
     for (const warning of next.warnings) log.warn(warning);
     if (this.#watcher) this.#watch();
@@ -368,8 +376,7 @@ export class App {
       maxRetryAfterMs: config.api.maxRetryAfter,
     };
     // On the App's clock: a 429's pause ends when that clock says so.
-    const newLimiter = (limits: BudgetLimits) =>
-      new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}) });
+    const newLimiter = (limits: BudgetLimits) => new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, clock: this.#clock });
     const limiters = {
       data: this.#apis?.limiters.data ?? newLimiter(budgetLimits(config.api.budget)),
       metrics: this.#apis?.limiters.metrics ?? newLimiter(config.api.metricsBudget),
@@ -386,7 +393,7 @@ export class App {
       onDedupe: () => this.metrics.apiDeduplicated.inc({ api }),
       limiter: limiters[api],
       dedupeWindowMs: config.api.dedupeWindow,
-      ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}),
+      clock: this.#clock,
     });
     const http = new HttpClient({
       ...httpOptions,
@@ -412,7 +419,7 @@ export class App {
     const node = new HttpNodeApi({
       dispatcher: nodeAgent,
       timeoutMs: config.nodeApi.timeout,
-      ...(this.#opts.now ? { now: () => (this.#opts.now as () => Date)().getTime() } : {}),
+      clock: this.#clock,
       // The node's answers count apart: a node that does not answer is not the service down.
       onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'node', endpoint, code }),
     });
@@ -435,7 +442,6 @@ export class App {
       const c = channel(receiver.type);
       if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
     }
-    const now = this.#opts.now;
     const delivery = new Delivery({
       store: this.store,
       notifiers,
@@ -449,8 +455,7 @@ export class App {
       },
       redact: (text) => scrub(text, secrets),
       digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
-      // One clock for the engine and delivery: row ages are measured on the time they were made with.
-      ...(now ? { now: () => now().getTime() } : {}),
+      clock: this.#clock,
     });
     return { delivery, notifiers };
   }
@@ -486,7 +491,7 @@ export class App {
       // Always the current delivery, also after a reload swapped it.
       onQueued: () => this.#delivery.kick(),
       expressionsFor: (rule) => this.#expressionsOf(rule),
-      ...(this.#opts.now ? { now: this.#opts.now } : {}),
+      clock: this.#clock,
     });
   }
 
@@ -513,14 +518,14 @@ export class App {
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
         untilNext: (name) => {
           const r = rule(name);
-          return r ? untilNext(r.schedule, now().getTime()) : undefined;
+          return r ? untilNext(r.schedule, this.#clock.now()) : undefined;
         },
       });
     }
   }
 
   #now(): Date {
-    return this.#opts.now?.() ?? new Date();
+    return new Date(this.#clock.now());
   }
 
   /** (Re)starts the dead man's switch from the current config; none without a URL. */
@@ -539,7 +544,7 @@ export class App {
       onPing: (outcome, error) => {
         this.metrics.heartbeats.inc({ outcome });
         if (outcome === 'error') this.#opts.log.warn({ error }, 'the heartbeat monitor did not take the ping; pinged again next cycle');
-        else this.metrics.heartbeatLastSuccess.set(Date.now() / 1000);
+        else this.metrics.heartbeatLastSuccess.set(this.#clock.now() / 1000);
       },
     });
     this.#heartbeat.start();
@@ -570,7 +575,7 @@ export class App {
       const first = entities[0];
       if (first) out.push(`rule ${rule.name}: ${entities.length} lookup(s) failing (${first.entity}: ${first.error})`);
     }
-    const nowMs = this.#now().getTime();
+    const nowMs = this.#clock.now();
     for (const [api, limiter] of Object.entries(this.#apis.limiters)) {
       if (limiter.pausedUntil > nowMs) out.push(`${api} API: paused after a 429 until ${new Date(limiter.pausedUntil).toISOString()}`);
       else if (limiter.remainingDay() === 0) out.push(`${api} API: the day's compute units are spent`);
@@ -587,7 +592,7 @@ export class App {
         gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
         samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
         failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
-        now: this.#now().getTime(),
+        now: this.#clock.now(),
         everyMs: this.#loaded.config.history.sampleEvery,
       });
     } catch (err) {

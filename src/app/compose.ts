@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createLogger, type LogSink } from '../base/log.js';
 import type { Secret } from '../base/secret.js';
@@ -12,8 +13,8 @@ export interface ComposeOptions {
   reload?: () => LoadedConfig;
   /** Reload when the config or a rule file changes on disk. */
   watch?: boolean;
-  /** The App's clock (rule tests and the demo run on simulated time). */
-  now?: () => Date;
+  /** The App's clock (rule tests and the demo run on simulated time; default the wall clock). */
+  clock?: Clock;
   /** The log's lines, scrubbed, instead of stderr (the benchmark counts warnings). */
   write?: (line: string) => void;
 }
@@ -36,7 +37,7 @@ export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Compos
   const app = new App({
     loaded,
     log: sink.log,
-    ...(o.now ? { now: o.now } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
     ...(o.watch === undefined ? {} : { watch: o.watch }),
     ...(reload
       ? {

@@ -1,5 +1,5 @@
-// Every timer of the daemon is scheduled here. A leaf: it imports nothing of ours.
-import { setTimeout as sleepFor } from 'node:timers/promises';
+// Every timer of the daemon is scheduled here, on the global setTimeout: a test that fakes
+// timers fakes them all (node:timers/promises is not faked). A leaf: it imports nothing of ours.
 
 /**
  * setTimeout's ceiling (about 24.8 days). Node runs a longer delay after 1 ms instead, with
@@ -23,7 +23,23 @@ export function setTimer(fn: () => void, ms: number): NodeJS.Timeout {
 
 /** Resolves after `ms` (clamped); rejects with an AbortError when `signal` aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return sleepFor(timerDelay(ms), undefined, signal ? { signal } : {});
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal));
+    };
+    const timer = setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** As node:timers/promises rejects: name AbortError, the signal's reason as the cause. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
 /** Resolves after `ms` (clamped), or as soon as `signal` aborts: never rejects. */

@@ -57,7 +57,7 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   // At --speed n the rules poll n times as often on a clock n times as fast: they see what
   // they would see at speed 1 (the same polls between two changes), only sooner.
   for (const rule of loaded.rules) if ('everyMs' in rule.schedule) rule.schedule = { everyMs: rule.schedule.everyMs / speed };
-  const { app } = composeApp(loaded, { now: () => new Date(sim.world.clock.nowMs()) });
+  const { app } = composeApp(loaded, { clock: sim.world.clock.asClock() });
   await app.start();
 
   console.log('avawatch demo: a simulated chain, the daemon, a Slack receiver and an SMTP server, all on this machine.');

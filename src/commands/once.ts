@@ -1,4 +1,5 @@
 import { composeApp } from '../app/compose.js';
+import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { errorText } from '../engine/engine.js';
 import { logWarnings } from './warnings.js';
@@ -11,7 +12,7 @@ export interface OnceOptions {
   sendTimeoutMs: number;
   logLevel?: string | undefined;
   /** The App's clock (tests run it on the simulator's); default the wall clock. */
-  now?: () => Date;
+  clock?: Clock;
 }
 
 /**
@@ -19,7 +20,7 @@ export interface OnceOptions {
  * alerts printed. The exit code: 1 when a rule failed.
  */
 export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise<number> {
-  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel, ...(o.now ? { now: o.now } : {}) });
+  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel, ...(o.clock ? { clock: o.clock } : {}) });
   logWarnings(sink.log, loaded, o.send === true);
   try {
     const { alerts, failures, results } = await app.once(o.rule === undefined ? [] : [o.rule]);

@@ -56,7 +56,7 @@ describe('delivery', () => {
       metrics,
       log: createLogger('silent', false).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 60_000, ...options },
-      now: () => clock,
+      clock: { now: () => clock },
       random: () => 1,
     });
 

@@ -1,4 +1,5 @@
 import { mute } from '../alerts/pipeline.js';
+import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
 import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
@@ -19,7 +20,8 @@ export interface DeliveryDeps {
   metrics: Metrics;
   log: Logger;
   options: DeliveryOptions;
-  now?: () => number;
+  /** The engine's clock: a row's age is measured on the time it was made with. */
+  clock: Clock;
   random?: () => number;
   /**
    * Removes secrets (and any part of one) from an error before it is stored in the outbox
@@ -59,7 +61,7 @@ export class Delivery {
   #stopped = false;
 
   constructor(deps: DeliveryDeps) {
-    this.#deps = { now: Date.now, random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
+    this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -93,11 +95,11 @@ export class Delivery {
 
   /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
   async drain(deadlineMs: number): Promise<number> {
-    const end = this.#deps.now() + deadlineMs;
+    const end = this.#deps.clock.now() + deadlineMs;
     await Promise.all(
       this.#deps.notifiers.map(async (n) => {
-        while (this.#deps.now() <= end && this.#paused(n.name) === 0) {
-          const { sent } = await this.#round(n, () => this.#deps.now() > end);
+        while (this.#deps.clock.now() <= end && this.#paused(n.name) === 0) {
+          const { sent } = await this.#round(n, () => this.#deps.clock.now() > end);
           if (sent === 0) return;
         }
       }),
@@ -116,8 +118,8 @@ export class Delivery {
         }
         const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
-          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.now() + IDLE_MS);
-          await this.#idle(notifier.name, next - this.#deps.now());
+          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.now() + IDLE_MS);
+          await this.#idle(notifier.name, next - this.#deps.clock.now());
         }
       } catch (err) {
         log.error({ receiver: notifier.name, err: String(err) }, 'delivery loop error; retrying in 1s');
@@ -139,19 +141,19 @@ export class Delivery {
     for (const [key, ready] of this.#readyAt) {
       const [receiver, group] = key.split('\u0000') as [string, string];
       if (receiver !== notifier.name) continue;
-      if (ready <= this.#deps.now()) this.#readyAt.delete(key);
+      if (ready <= this.#deps.clock.now()) this.#readyAt.delete(key);
       else {
         throttled.push(group);
         wakeAt = Math.min(wakeAt ?? ready, ready);
       }
     }
-    const rows = store.claimDue(notifier.name, this.#deps.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const rows = store.claimDue(notifier.name, this.#deps.clock.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
     const groups = groupRows(rows);
     // Groups go out one after another: the lease covers the last one too, so another
     // process (`once --send` beside the daemon) never takes a row still on its way.
     if (groups.length > 1) {
       const each = notifier.timeoutMs + notifier.minIntervalMs;
-      store.extendLease(rows.map((r) => r.id), this.#deps.now() + groups.length * each + LEASE_MARGIN_MS);
+      store.extendLease(rows.map((r) => r.id), this.#deps.clock.now() + groups.length * each + LEASE_MARGIN_MS);
     }
     let sent = 0;
     for (const group of groups) {
@@ -169,7 +171,7 @@ export class Delivery {
   async #deliver(notifier: Notifier, group: OutboxRow[]): Promise<void> {
     const { store, metrics, log, options } = this.#deps;
     const receiver = notifier.name;
-    const now = this.#deps.now();
+    const now = this.#deps.clock.now();
     // Rows past maxAge are dead letters, whatever happens to the rest of the group.
     let live = group.filter((row) => {
       if (now - bornAt(row) <= options.maxAgeMs) return true;
@@ -184,7 +186,7 @@ export class Delivery {
     try {
       const messages = live.map((r) => r.message);
       await attempt(notifier, digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
-      const done = this.#deps.now();
+      const done = this.#deps.clock.now();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
       metrics.notifications.inc({ receiver }, live.length);
@@ -198,7 +200,7 @@ export class Delivery {
       const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
       const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs, failure.maybeDelivered);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
-      const at = this.#deps.now();
+      const at = this.#deps.clock.now();
       if (!error.retryable) {
         for (const row of live) store.markDead(row.id, error.message, at);
         log.error({ ...ctx, reason: error.reason, error: error.message }, 'notification failed permanently; dead-lettered');
@@ -249,7 +251,7 @@ export class Delivery {
 
   /** Milliseconds the receiver is still paused for after a retryable failure. */
   #paused(receiver: string): number {
-    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.now());
+    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.clock.now());
   }
 
   #idle(receiver: string, ms: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { linkedSignal } from '../base/abort.js';
+import type { Clock } from '../base/clock.js';
 import { formatElapsed } from '../base/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, reminderDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
@@ -49,7 +50,8 @@ export interface EngineDeps {
   onQueued?: () => void;
   /** The rule's own expression process (kept by the app across reloads); endpoint rules need one. */
   expressionsFor?: (rule: string) => ExpressionRunner;
-  now?: () => Date;
+  /** The App's clock: observations, states and outbox rows are stamped with it. */
+  clock: Clock;
 }
 
 /**
@@ -70,6 +72,10 @@ export class Engine {
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
+  }
+
+  #now(): Date {
+    return new Date(this.#deps.clock.now());
   }
 
   /** One gauge's samples over every rule, from committed state. */
@@ -99,7 +105,7 @@ export class Engine {
     // Counters exist at 0 from the start, so increase() sees the first failure.
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
-    this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#deps.now?.() ?? new Date() });
+    this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#now() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
@@ -155,14 +161,14 @@ export class Engine {
     const cached = this.#loadStates(rule);
     const revision = cached.revision;
     const previous = cached.states;
-    const observedAt = this.#deps.now?.() ?? new Date();
+    const observedAt = this.#now();
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
       kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
-    const now = this.#deps.now?.() ?? new Date();
+    const now = this.#now();
     const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
@@ -287,7 +293,7 @@ export class Engine {
   /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */
   #failed(rule: LoadedRule, err: unknown, skipped = false): void {
     const { failures, failingAfter, failingSeverity, metrics, log } = this.#deps;
-    const now = this.#deps.now?.() ?? new Date();
+    const now = this.#now();
     const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
     try {

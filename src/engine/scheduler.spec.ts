@@ -3,6 +3,7 @@ import type { LoadedRule } from '../config/load.js';
 import { createLogger } from '../base/log.js';
 import type { Schedule } from '../base/schedule.js';
 import { Scheduler } from './scheduler.js';
+import { systemClock } from '../base/clock.js';
 
 // The scheduler on fake timers: Date and setTimeout both move only when the test says.
 const START = new Date(2026, 10, 26, 12, 0, 10).getTime(); // 10 s past a minute, local time
@@ -22,6 +23,7 @@ function scheduler(o: { hold?: (rule: string) => boolean } = {}) {
   const s = new Scheduler({
     log: createLogger('silent', false).log,
     random: () => 0,
+    clock: systemClock,
     onSkip: (r, runningForMs) => skipped.push({ rule: r.name, runningForMs }),
     run: (r, signal) =>
       new Promise<void>((resolve) => {

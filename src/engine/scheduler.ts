@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
+import type { Clock } from '../base/clock.js';
 import { nextRun, periodMs } from '../base/schedule.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../base/log.js';
@@ -10,6 +11,12 @@ export interface SchedulerDeps {
   run: (rule: LoadedRule, signal: AbortSignal) => Promise<unknown>;
   /** A tick skipped because the rule's last evaluation still runs, for this long. */
   onSkip?: (rule: LoadedRule, runningForMs: number) => void;
+  /**
+   * The clock its timers run on (the wall clock; a test fakes both together): the waits it
+   * computes and how long an evaluation has run are timer milliseconds. Not the App's clock,
+   * which the demo runs n times faster than its timers.
+   */
+  clock: Clock;
   random?: () => number;
 }
 
@@ -98,7 +105,7 @@ export class Scheduler {
     const every = schedule.everyMs;
     const next = (first: boolean): void => {
       if (job.stopped || this.#abort.signal.aborted) return;
-      const now = Date.now();
+      const now = this.#deps.clock.now();
       const wait = (nextRun(schedule, now) ?? now + every) - now;
       // Not twice in quick succession right after the first run.
       job.timer = setTimer(() => {
@@ -115,13 +122,14 @@ export class Scheduler {
 
   async #tick(job: Job): Promise<void> {
     if (job.running.size > 0) {
-      const runningForMs = Date.now() - (job.startedAt ?? Date.now());
+      const now = this.#deps.clock.now();
+      const runningForMs = now - (job.startedAt ?? now);
       this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
       // A rule held past its interval is not seeing on time: that counts as failing.
       if (runningForMs >= (periodMs(job.rule.schedule) ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
-    job.startedAt = Date.now();
+    job.startedAt = this.#deps.clock.now();
     const run = this.#deps.run(job.rule, job.abort.signal);
     job.running.add(run);
     try {

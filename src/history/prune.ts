@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import { pause, setTimer } from '../base/timers.js';
 
@@ -9,8 +10,8 @@ export interface PruneOptions {
   store: { pruneHistory(before: number, limit?: number): { samples: number; alerts: number } };
   /** history.keep, read at each run (a reload may change it). */
   keepMs: () => number;
-  /** The app's clock, unix ms. */
-  now: () => number;
+  /** The App's clock. */
+  clock: Clock;
   log: Logger;
 }
 
@@ -31,7 +32,7 @@ export function startPruning(o: PruneOptions): () => void {
 
 /** One pruning, in batches with a turn of the event loop between them. */
 export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<{ samples: number; alerts: number }> {
-  const before = o.now() - o.keepMs();
+  const before = o.clock.now() - o.keepMs();
   const total = { samples: 0, alerts: 0 };
   try {
     for (;;) {

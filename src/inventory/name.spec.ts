@@ -12,6 +12,7 @@ import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
+import { systemClock } from '../base/clock.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -65,6 +66,7 @@ function setup(world: Record<string, string>) {
     failingAfter: 2,
     failingSeverity: 'warning',
     redact: (t) => t,
+    clock: systemClock,
   });
   const rule = loaded.rules[0]!;
   return { store, run: () => engine.evaluate(rule, new AbortController().signal) };

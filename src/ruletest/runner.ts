@@ -66,7 +66,7 @@ export async function runRuleTest(file: string): Promise<RuleTestResult> {
   let app: App | undefined;
   try {
     const loaded = loadConfig(config, process.env, { skipReceiverCheck: true });
-    const make = () => composeApp(loaded, { logLevel: 'silent', readable: false, now: () => new Date(world.clock.nowMs()) }).app;
+    const make = () => composeApp(loaded, { logLevel: 'silent', readable: false, clock: world.clock.asClock() }).app;
     app = make();
     for (const [i, step] of test.steps.entries()) {
       const target = startMs + (offsetMs(step.at) ?? 0);

@@ -1,3 +1,5 @@
+import type { Clock } from '../base/clock.js';
+
 /**
  * The simulated clock: `speed` simulated seconds per real second from `startMs`, plus
  * whatever advance() added. Speed 0 stands still: only advance() moves it (tests).
@@ -18,6 +20,11 @@ export class SimClock {
   /** Unix seconds, as the service writes timestamps. */
   now(): number {
     return Math.floor(this.nowMs() / 1000);
+  }
+
+  /** This clock as the App's Clock, in unix ms (its own now() is seconds: not one to pass). */
+  asClock(): Clock {
+    return { now: () => this.nowMs() };
   }
 
   advance(ms: number): void {

@@ -6,6 +6,7 @@ import { SAMPLE_BLS_PUBLIC_KEY } from './node.js';
 import { scenarioSchema } from './scenario.js';
 import { startSim, type SimServer } from './server.js';
 import { World } from './world.js';
+import { systemClock } from '../base/clock.js';
 
 // The node simulator through its HTTP routes, read by the real client.
 
@@ -24,7 +25,7 @@ async function simWith(world: Record<string, unknown>, events: unknown[] = []): 
   return { sim, base: `${sim.url}/node/${NODE}` };
 }
 
-const client = new HttpNodeApi({ timeoutMs: 2_000 });
+const client = new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
 const signal = () => new AbortController().signal;
 
 describe('the node simulator', () => {

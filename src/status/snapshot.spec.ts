@@ -8,6 +8,7 @@ import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { GaugeSample } from '../base/types.js';
 import { statusSnapshot, type StatusSources } from './snapshot.js';
+import { systemClock } from '../base/clock.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -18,7 +19,7 @@ function rule(name: string, kind: string, spec: Record<string, unknown>): Loaded
 
 function sources(samples: GaugeSample[], firing: FiringAlert[] = []): StatusSources {
   const metrics = createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
-  const limiter = () => new Limiter({ limits: { perMinute: 100, perDay: 1000 }, maxWaitMs: 0 });
+  const limiter = () => new Limiter({ limits: { perMinute: 100, perDay: 1000 }, maxWaitMs: 0, clock: systemClock });
   return {
     version: 't',
     now: () => new Date('2026-03-02T12:00:00Z'),

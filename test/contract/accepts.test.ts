@@ -23,6 +23,7 @@ import type { Evaluation } from '../../src/rules/types.js';
 import { wireArbitrary } from './arbitrary.js';
 import { record } from '../../src/base/record.js';
 import { ExpressionRunner } from '../../src/rules/endpoint/runner.js';
+import { systemClock } from '../../src/base/clock.js';
 
 // avawatch's readers held to the service's published contract: Ava Labs' SDK, generated
 // from the live OpenAPI specification. Every response the contract allows, and the ones it
@@ -299,7 +300,7 @@ describe(`rules on generated responses of @avalanche-sdk/chainkit ${SDK_VERSION}
   }
   afterAll(() => agent.close());
   const http = (api: string, baseUrl: string) =>
-    new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: 10_000, maxResponseBytes: 64_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
+    new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: 10_000, maxResponseBytes: 64_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1, clock: systemClock });
   const data = new DataApi(http('data', DATA_URL), { pageSize: 100, maxPages: 10 });
   const metrics = new MetricsApi(http('metrics', METRICS_URL));
   const examples = exampleRules();

@@ -23,6 +23,7 @@ import {
   type GenOptions,
   type GoType,
 } from './node-go.js';
+import { systemClock } from '../../src/base/clock.js';
 
 // The node simulator and the node API parser held to AvalancheGo's own source (its reply
 // structs, transcribed in node-go.ts from the commit below), not to hand-written client
@@ -109,7 +110,7 @@ function expectExposition(text: string): Map<string, number> {
   return samples;
 }
 
-const client = new HttpNodeApi({ timeoutMs: 2_000 });
+const client = new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
 const signal = () => new AbortController().signal;
 
 describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AVALANCHEGO.commit.slice(0, 12)}, gorilla/rpc ${AVALANCHEGO.gorillaRpc}) does`, () => {

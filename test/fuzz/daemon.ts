@@ -138,7 +138,7 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
   const sink = createLogger('info', false);
   sink.setSecrets(loaded.secrets);
   logs.length = 0;
-  const app = new App({ loaded, log: sink.log, now: () => new Date(world.clock.nowMs()) });
+  const app = new App({ loaded, log: sink.log, clock: world.clock.asClock() });
   await app.start();
   const db = new Database(statePath, { readonly: true, fileMustExist: true });
   const secrets = [API_KEY, HOOK_SECRET, ...PROVIDERS.flatMap((p) => providers[p].secrets)];

@@ -18,7 +18,7 @@ export function withEndpointRule(o: { timeoutMs?: number } = {}) {
   const agent = new Agent();
   const expressions = new ExpressionRunner();
   const http = (baseUrl: string, api: string) =>
-    new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: o.timeoutMs ?? 5_000, maxResponseBytes: 20_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
+    new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: o.timeoutMs ?? 5_000, maxResponseBytes: 20_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1, clock: fixture.sim.world.clock.asClock() });
   const fixture = {
     sim: undefined as unknown as SimServer,
     previous: {} as Record<string, State>,

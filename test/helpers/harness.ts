@@ -67,6 +67,21 @@ ${o.extraConfig ?? ''}`,
   return { dir, configFile, statePath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Where a project's files point: the simulator, the Slack receiver, the state file. */
+export interface ProjectUrls {
+  dataUrl: string;
+  webhookUrl: string;
+  statePath: string;
+}
+
+/** A project whose files (name → text, the config as avawatch.yaml) the test writes itself. */
+export function writeFiles(files: (p: ProjectUrls) => Record<string, string>, urls: Omit<ProjectUrls, 'statePath'>): TempProject {
+  const dir = mkdtempSync(join(tmpdir(), 'avawatch-'));
+  const statePath = join(dir, 'state.db');
+  for (const [name, text] of Object.entries(files({ ...urls, statePath }))) writeFileSync(join(dir, name), text);
+  return { dir, configFile: join(dir, 'avawatch.yaml'), statePath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 export function writeRules(dir: string, o: Pick<ProjectOptions, 'every' | 'nodeIds' | 'network'>): void {
   const rules = join(dir, 'rules');
   mkdirSync(rules, { recursive: true });

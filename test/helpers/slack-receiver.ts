@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitUntil, type Wait } from './wait.js';
 
 export interface SlackPost {
   path: string;
@@ -29,14 +30,20 @@ export interface SlackReceiver {
   onReceived(cb: ((post: SlackPost) => void) | undefined): void;
   /** Called right after a post was answered 200 (in the same handler, before the sender reads the answer). */
   onAnswered(cb: ((post: SlackPost) => void) | undefined): void;
+  /** Waits (with the receiver's `wait`: real time, or a fake clock's pump) for `count` accepted posts. */
   waitForPosts(count: number, timeoutMs?: number): Promise<SlackPost[]>;
   close(): Promise<void>;
 }
 
 export const WEBHOOK_SECRET_PATH = '/services/T00000000/B00000000/XXXXsecretXXXXtokenXXXX';
 
-/** A Slack incoming-webhook stand-in on loopback that records every accepted post. */
-export async function startSlackReceiver(): Promise<SlackReceiver> {
+/**
+ * A Slack incoming-webhook stand-in on loopback that records every accepted post. `wait`
+ * polls a condition for waitForPosts (default: on real time; the daemon fixture passes its
+ * fake clock's pump).
+ */
+export async function startSlackReceiver(o: { wait?: Wait } = {}): Promise<SlackReceiver> {
+  const wait = o.wait ?? waitUntil;
   const posts: SlackPost[] = [];
   const queue: Array<{ status: number; body?: string; retryAfter?: number }> = [];
   let always: number | undefined;
@@ -104,12 +111,11 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
       alwaysBody = body;
     },
     async waitForPosts(count, timeoutMs = 10_000) {
-      const end = Date.now() + timeoutMs;
-      while (posts.length < count) {
-        if (Date.now() > end) throw new Error(`expected ${count} Slack post(s), got ${posts.length} within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 25));
+      try {
+        return await wait(() => posts.length >= count && posts, `${count} Slack post(s)`, timeoutMs);
+      } catch {
+        throw new Error(`expected ${count} Slack post(s), got ${posts.length} within ${timeoutMs} ms`);
       }
-      return posts;
     },
     close: () =>
       new Promise((resolve) => {

@@ -1,4 +1,7 @@
 /** Polls until check() gives a truthy value (awaiting it); fails naming what it waited for. */
+export type Wait = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number) => Promise<T>;
+
+/** A Wait on real time. */
 export async function waitUntil<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,

@@ -51,7 +51,7 @@ ruleFiles: [rules.yaml]
   - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${ENDING}]}
 `,
     );
-    const start = () => new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(clock.now) });
+    const start = () => new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, clock: { now: () => clock.now } });
     let app = start();
     const digests = () => slack.posts.map((p) => JSON.stringify(p.body)).filter((text) => text.includes('Digest for'));
     const tick = async () => {

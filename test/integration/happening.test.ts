@@ -65,7 +65,7 @@ async function start(): Promise<Run> {
     ].join('\n'),
   );
   const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-  const app = new App({ loaded, log: createLogger('silent', false).log, now: () => new Date(world.clock.nowMs()) });
+  const app = new App({ loaded, log: createLogger('silent', false).log, clock: world.clock.asClock() });
   cleanup.push(() => app.stop());
   const minutes = async (n: number) => {
     for (let i = 0; i < n; i++) {

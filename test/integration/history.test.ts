@@ -51,7 +51,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     uptime(OTHER, 99.9);
     const t0 = Date.now() - 30 * MIN;
     let now = t0;
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('fatal', false).log, now: () => new Date(now) });
+    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('fatal', false).log, clock: { now: () => now } });
     try {
       expect((await app.once()).failures).toEqual([]);
       uptime(NODE, 84);

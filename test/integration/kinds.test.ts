@@ -243,7 +243,7 @@ function onceOf(sim: SimServer, dir: string, ruleFile: string, inventory: string
     vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`));
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0);
     try {
-      const code = await onceCommand(loadConfig(config, {}), { json: true, rule, sendTimeoutMs: 0, now: () => new Date(sim.world.clock.nowMs()) });
+      const code = await onceCommand(loadConfig(config, {}), { json: true, rule, sendTimeoutMs: 0, clock: sim.world.clock.asClock() });
       return { code, stdout: out.join(''), stderr: err.join('') };
     } finally {
       vi.restoreAllMocks();

@@ -3,58 +3,69 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
+import { withDaemon } from '../helpers/daemon.js';
+import type { ProjectUrls } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 
+/** The config: the validation-end rule on A and B, every second; one Slack receiver, `ops`. */
+const files = ({ dataUrl, webhookUrl, statePath }: ProjectUrls) => ({
+  'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}\nstate: {path: "${statePath}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [ops]}\nreceivers: [{name: ops, type: slack, webhookUrl: "${webhookUrl}", minInterval: 10ms}]\nruleFiles: [rules.yaml]\n`,
+  'rules.yaml': `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${A}, ${B}]}\n`,
+});
+
+function setEnd(sim: SimServer, days: number): void {
+  const now = sim.world.clock.now();
+  for (const n of [A, B]) sim.world.setValidators('mainnet', n, [activeValidator({ nodeId: n, txHash: `p-${n.slice(-3)}`, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+}
+
+const cliOf = (config: string) => async (...args: string[]) => (await run(process.execPath, [CLI, '-c', config, ...args], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
+
 describe('silences', () => {
-  let sim: SimServer;
-  let slack: SlackReceiver;
-  let dir: string;
-  let config: string;
-
-  beforeEach(async () => {
-    sim = await startSim();
-    slack = await startSlackReceiver();
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-silence-'));
-    config = join(dir, 'avawatch.yaml');
-    writeFileSync(config, `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [ops]}\nreceivers: [{name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}]\nruleFiles: [rules.yaml]\n`);
-    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${A}, ${B}]}\n`);
-    setEnd(20);
-  });
-  afterEach(async () => {
-    await sim.close();
-    await slack.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  function setEnd(days: number): void {
-    const now = sim.world.clock.now();
-    for (const n of [A, B]) sim.world.setValidators('mainnet', n, [activeValidator({ nodeId: n, txHash: `p-${n.slice(-3)}`, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+  // The tests of the CLI alone: a simulator and a receiver on real time, the config pointing at them.
+  let sim: SimServer | undefined;
+  let slack: SlackReceiver | undefined;
+  let dir: string | undefined;
+  let config = '';
+  const cli = (...args: string[]) => cliOf(config)(...args);
+  async function cliProject(): Promise<void> {
+    const s = (sim = await startSim());
+    const r = (slack = await startSlackReceiver());
+    const d = (dir = mkdtempSync(join(tmpdir(), 'avawatch-silence-')));
+    config = join(d, 'avawatch.yaml');
+    for (const [name, text] of Object.entries(files({ dataUrl: s.url, webhookUrl: r.webhookUrl, statePath: join(d, 'state.db') }))) writeFileSync(join(d, name), text);
+    setEnd(s, 20);
   }
-  const cli = async (...args: string[]) => (await run(process.execPath, [CLI, '-c', config, ...args], { env: { PATH: process.env['PATH'] ?? '' } })).stdout;
+  afterEach(async () => {
+    await sim?.close();
+    await slack?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    [sim, slack, dir] = [undefined, undefined, undefined];
+  });
 
-  it('mutes what it matches and nothing else, records the muted notification, and notifies a still-firing alert when it ends', async () => {
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
-    try {
-      await app.start();
-      await waitUntil(() => Object.keys(app.store.loadStates('ending')).length === 2, 'the baseline');
+  it('mutes what it matches and nothing else, records the muted notification, and notifies a still-firing alert when it ends', () =>
+    // The daemon on a fake clock; the CLI, a process of its own, on the wall clock: catchUp() before the daemon reads what it wrote.
+    withDaemon({ project: files, logLevel: 'error', before: (d) => setEnd(d.sim, 20) }, async (d) => {
+      const { app, slack } = d;
+      const cli = cliOf(d.project.configFile);
+      await d.until(() => Object.keys(app.store.loadStates('ending')).length === 2, 'the baseline');
       expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '4s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
         new RegExp(`^silence #1 until \\S+: node=${A}, rule=ending\\n$`),
       );
       expect(await cli('silence', 'list')).toMatch(new RegExp(`^#1 active  until \\S+  node=${A}, rule=ending  "node upgrade" \\(ops\\)\\n$`));
+      await d.catchUp();
 
-      setEnd(2); // both validations now end within 3 days: both alerts fire
+      setEnd(d.sim, 2); // both validations now end within 3 days: both alerts fire
       await slack.waitForPosts(1);
       expect(slack.posts[0]!.body.text).toMatch(new RegExp(`^\\[FIRING CRITICAL\\] ending: ${B} validation ends in (2d|1d23h)`));
       expect(slack.posts[0]!.body.text).not.toContain(A);
@@ -65,14 +76,12 @@ describe('silences', () => {
       await slack.waitForPosts(2, 10_000);
       expect(slack.posts[1]!.body.text).toContain(`[FIRING CRITICAL] ending: ${A} validation ends in`);
       expect(JSON.stringify(slack.posts[1]!.body.blocks)).toContain('the mute has ended');
-      await new Promise((r) => setTimeout(r, 2_500));
+      await d.advance(2_500);
       expect(slack.posts).toHaveLength(2);
-    } finally {
-      await app.stop();
-    }
-  }, 30_000);
+    }));
 
   it('refuses a label no rule or kind produces, naming the labels that exist, unless --force', async () => {
+    await cliProject();
     const refused = await run(process.execPath, [CLI, '-c', config, 'silence', 'add', '--match', `nodeid=${A}`, '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^avawatch: no configured rule or kind produces the label "nodeid": the silence would mute nothing\. Labels alerts carry: .*\bnode, .*\(--force adds it anyway\)\n$/);
@@ -82,6 +91,7 @@ describe('silences', () => {
   });
 
   it('expires a silence on demand', async () => {
+    await cliProject();
     await cli('silence', 'add', '--match', 'rule=ending', '--for', '1h', '--comment', 'x');
     expect(await cli('silence', 'expire', '#1')).toBe('silence #1 expired\n');
     expect(await cli('silence', 'list')).toBe('no silences in force\n');
@@ -104,7 +114,7 @@ async function twoReceivers(route: string, start: string) {
     `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, now: () => new Date(clock.now) });
+  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, clock: { now: () => clock.now } });
   /** One evaluation at the clock's time, and delivery of what it queued. */
   const tick = async () => {
     const result = await app.once();

@@ -64,7 +64,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     );
     captureStderr();
     const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-    app = new App({ loaded, log: createLogger('info', false).log, now: () => new Date(Date.now() + aheadMs) });
+    app = new App({ loaded, log: createLogger('info', false).log, clock: { now: () => Date.now() + aheadMs } });
     await app.start();
     // Three rules fire; the runway needs two reads of the balance.
     await waitUntil(() => new Set(firingAlerts(app.store).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);

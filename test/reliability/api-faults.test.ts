@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { firingAlerts } from '../../src/alerts/view.js';
-import { App } from '../../src/app/app.js';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
+import type { App } from '../../src/app/app.js';
 import type { Fault } from '../../src/sim/world.js';
-import { writeProject, type TempProject } from '../helpers/harness.js';
-import { startSlackReceiver, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
+import type { SlackPost, SlackReceiver } from '../helpers/slack-receiver.js';
 
 // Every way the Data API can fail, against a paginated kind (delegation-end) whose state a
 // list cut short would corrupt. Past its baseline the rule reads the newest delegations
@@ -32,40 +28,32 @@ const RULES = `rules:
 type States = Record<string, unknown>;
 const EXPIRED = JSON.stringify({ message: 'Page token has expired, restart from the first page', error: 'Bad Request', statusCode: 400 });
 
-interface Ctx {
-  sim: SimServer;
-  slack: SlackReceiver;
-  app: App;
-}
+type Ctx = Daemon;
 
 /**
- * A simulator with three delegations, a Slack receiver and the daemon past its baseline;
- * torn down after the test (the test's own onTestFinished: the tests run concurrently).
+ * A simulator with three delegations, a Slack receiver and the daemon past its baseline, on
+ * a fake clock; torn down after the test.
  */
 async function setup(onTestFinished: (fn: () => Promise<void>) => void): Promise<Ctx> {
-  const sim = await startSim();
-  const slack = await startSlackReceiver();
-  const now = sim.world.clock.now();
-  for (const n of [1, 2, 3]) {
-    sim.world.addDelegation(
-      'mainnet',
-      { txHash: `d${n}-${'x'.repeat(40)}`, nodeId: NODE, rewardAddresses: [ADDRESS], amountDelegated: `${n}000000000000`, startTimestamp: now - n * 86_400, endTimestamp: now + 90 * 86_400 },
-      'active',
-    );
-  }
-  // pageSize 1: a poll reads three pages, so a fault can hit the walk part-way.
-  const project: TempProject = writeProject({ dataUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [], rules: { 'delegations.yaml': RULES }, api: 'pageSize: 1', timeout: '1s', retries: 1 });
-  const app = new App({ loaded: loadConfig(project.configFile, {}), log: createLogger(process.env['RELIABILITY_LOG'] ?? 'silent', false).log });
-  onTestFinished(async () => {
-    await app.stop();
-    await sim.close();
-    await slack.close();
-    project.cleanup();
+  const d = await startDaemon({
+    // pageSize 1: a poll reads three pages, so a fault can hit the walk part-way.
+    project: { nodeIds: [], rules: { 'delegations.yaml': RULES }, api: 'pageSize: 1', timeout: '1s', retries: 1 },
+    logLevel: process.env['RELIABILITY_LOG'] ?? 'silent',
+    before: ({ sim }) => {
+      const now = sim.world.clock.now();
+      for (const n of [1, 2, 3]) {
+        sim.world.addDelegation(
+          'mainnet',
+          { txHash: `d${n}-${'x'.repeat(40)}`, nodeId: NODE, rewardAddresses: [ADDRESS], amountDelegated: `${n}000000000000`, startTimestamp: now - n * 86_400, endTimestamp: now + 90 * 86_400 },
+          'active',
+        );
+      }
+    },
   });
-  await app.start();
+  onTestFinished(() => d.stop());
   // The baseline: the three delegations and the baseline marker.
-  await waitUntil(() => Object.keys(app.store.loadStates(RULE)).length === 4, 'the baseline poll');
-  return { sim, slack, app };
+  await d.until(() => Object.keys(d.app.store.loadStates(RULE)).length === 4, 'the baseline poll');
+  return d;
 }
 
 /**
@@ -97,9 +85,9 @@ const apiAnswers = async (a: App, code: string) =>
   (await a.metrics.apiRequests.get()).values.filter((v) => v.labels.endpoint === '/v1/networks/{network}/delegators' && v.labels.code === code).reduce((n, v) => n + v.value, 0);
 
 /** Waits for `n` more evaluations to finish (the one under way, if any, does not count). */
-async function polls(a: App, n: number): Promise<void> {
-  const target = (await counter(a, 'ruleEvaluations')) + n + 1;
-  await waitUntil(async () => (await counter(a, 'ruleEvaluations')) >= target, `${n} more polls`, 15_000);
+async function polls(d: Daemon, n: number): Promise<void> {
+  const target = (await counter(d.app, 'ruleEvaluations')) + n + 1;
+  await d.until(async () => (await counter(d.app, 'ruleEvaluations')) >= target, `${n} more polls`, { within: 15_000 });
 }
 
 /** What each Slack post was: the rule-failing alert, its resolution, or anything else (a false alert). */
@@ -114,7 +102,8 @@ const seen = (slack: SlackReceiver) =>
  * faults running out) lets it recover, which resolves the alert and records what the
  * service lists (`after`), still with nothing else sent.
  */
-async function blindThenRecovered({ app: a, slack }: Ctx, { before, after }: { before: States; after: States }, error: string | RegExp, clear?: () => void): Promise<void> {
+async function blindThenRecovered(d: Ctx, { before, after }: { before: States; after: States }, error: string | RegExp, clear?: () => void): Promise<void> {
+  const { app: a, slack } = d;
   const [blind] = await slack.waitForPosts(1, 30_000);
   const text = blind!.body.text;
   expect(text).toContain(`rule "${RULE}" is blind: its last 3 evaluations failed (`);
@@ -129,15 +118,15 @@ async function blindThenRecovered({ app: a, slack }: Ctx, { before, after }: { b
 
   clear?.();
   await slack.waitForPosts(2, 30_000);
-  await polls(a, 1);
+  await polls(d, 1);
   expect(seen(slack)).toEqual(['blind', 'recovered']);
   expect(a.store.loadStates(RULE)).toEqual(after);
   expect(firingAlerts(a.store)).toEqual([]);
   expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
 }
 
-// Each test runs its own simulator, receiver and daemon: they run side by side.
-describe.concurrent('Data API faults: nothing false, nothing changed, counted, and blind after three', () => {
+// Each test runs its own simulator, receiver and daemon, one after another: they share the fake clock.
+describe('Data API faults: nothing false, nothing changed, counted, and blind after three', () => {
   const times = (n: number, f: Fault): Fault[] => Array.from({ length: n }, () => ({ ...f }));
   // Each evaluation makes two attempts (retries: 1) at a retryable fault, one at a permanent one.
   const onLaterPage = { pathIncludes: PATH, pageToken: true } as const;
@@ -202,8 +191,8 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const limited = { status: 429, retryAfter: 1, body: '{"message":"Rate limit exceeded","statusCode":429}', ...onLaterPage };
     c.sim.world.faults.push({ ...limited });
     const waited = arrive(c, before, 'w');
-    await waitUntil(async () => (await apiAnswers(c.app, '429')) === 1, 'the 429');
-    await polls(c.app, 1);
+    await c.until(async () => (await apiAnswers(c.app, '429')) === 1, 'the 429');
+    await polls(c, 1);
     // The poll itself succeeds (it read the new delegations whole); only the tick it overran
     // while waiting (every: 1s) counts as held, and one held tick is far from rule-failing.
     expect(await counter(c.app, 'ruleFailures')).toBeLessThanOrEqual(1);
@@ -232,8 +221,8 @@ describe.concurrent('Data API faults: nothing false, nothing changed, counted, a
     const before = c.app.store.loadStates(RULE);
     c.sim.world.faults.push({ status: 400, body: EXPIRED, ...onLaterPage });
     const after = arrive(c, before, 'n');
-    await waitUntil(async () => (await apiAnswers(c.app, '400')) === 1, 'the expired token');
-    await polls(c.app, 1);
+    await c.until(async () => (await apiAnswers(c.app, '400')) === 1, 'the expired token');
+    await polls(c, 1);
     expect(await counter(c.app, 'ruleFailures')).toBe(0);
     expect(c.slack.posts).toEqual([]);
     // The restarted walk read both new delegations.

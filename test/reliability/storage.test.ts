@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { avawatch, CLI, startDaemon, type CliOptions, type Daemon } from '../helpers/cli.js';
+import { avawatch, CLI, type CliOptions } from '../helpers/cli.js';
+import { withDaemon, type Daemon } from '../helpers/daemon.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // The state file locked, read-only or damaged: avawatch says so loudly, naming the file,
 // exits non-zero, and never replaces, resets or rewrites it (so no alert is replayed).
@@ -36,7 +36,23 @@ describe('the state file', () => {
   let project: TempProject;
   /** A state file with a baseline and one notification already delivered. */
   let good: Buffer;
-  const daemons: Daemon[] = [];
+
+  /**
+   * The daemon in this process, on a fake clock, with a simulator and receiver of its own
+   * (the validator completed, as here) and the good state file.
+   */
+  const onGoodFile = (body: (d: Daemon) => Promise<void>) =>
+    withDaemon(
+      {
+        project: { nodeIds: [NODE] },
+        before: (d) => {
+          d.sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
+          mkdirSync(dirname(d.project.statePath), { recursive: true });
+          writeFileSync(d.project.statePath, good);
+        },
+      },
+      body,
+    );
 
   beforeAll(async () => {
     sim = await startSim();
@@ -64,8 +80,7 @@ describe('the state file', () => {
     slack.posts.length = 0;
   });
 
-  afterEach(async () => {
-    for (const d of daemons.splice(0)) await d.kill();
+  afterEach(() => {
     chmodSync(dirname(project.statePath), 0o755);
     chmodSync(project.statePath, 0o644);
   });
@@ -97,27 +112,27 @@ describe('the state file', () => {
       expect(slack.posts).toEqual([]);
     }, 30_000);
 
-    it('taken while the daemon runs: the change is not lost, and is delivered once after the lock is released', async () => {
-      const d = startDaemon(project.configFile, { cwd: project.dir });
-      daemons.push(d);
-      await d.started();
-      const polled = sim.requests.length;
-      await waitUntil(() => sim.requests.length >= polled + 2, 'two polls');
-      const holder = new Database(project.statePath, { timeout: 5_000 });
-      try {
-        holder.exec('BEGIN EXCLUSIVE');
-        sim.world.setValidators('mainnet', NODE, [completedValidator(period), activeValidator(next)]);
-        await waitUntil(() => /"rule":"my-validators","error":"database is locked","msg":"rule evaluation failed; state unchanged"/.test(d.log()), 'a commit refused by the lock', 15_000);
-        expect(slack.posts).toEqual([]);
-      } finally {
-        holder.exec('ROLLBACK');
-        holder.close();
-      }
-      await slack.waitForPosts(1, 15_000);
-      const seen = sim.requests.length;
-      await waitUntil(() => sim.requests.length >= seen + 2, 'two more polls', 15_000);
-      expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation completed → active (new validation period)`]);
-    }, 45_000);
+    // The daemon in this process: its commit waits out the busy timeout (5 s, in SQLite) holding the event loop.
+    it('taken while the daemon runs: the change is not lost, and is delivered once after the lock is released', () =>
+      onGoodFile(async ({ sim, slack, project: p, ...d }) => {
+        const polled = sim.requests.length;
+        await d.until(() => sim.requests.length >= polled + 2, 'two polls');
+        const holder = new Database(p.statePath, { timeout: 5_000 });
+        try {
+          holder.exec('BEGIN EXCLUSIVE');
+          sim.world.setValidators('mainnet', NODE, [completedValidator(period), activeValidator(next)]);
+          // The next poll (within a second) meets the lock; each poll then holds the loop 5 s of real time.
+          await d.until(() => /"rule":"my-validators","error":"database is locked","msg":"rule evaluation failed; state unchanged"/.test(d.logs.join('')), 'a commit refused by the lock', { within: 3_000 });
+          expect(slack.posts).toEqual([]);
+        } finally {
+          holder.exec('ROLLBACK');
+          holder.close();
+        }
+        await slack.waitForPosts(1, 15_000);
+        const seen = sim.requests.length;
+        await d.until(() => sim.requests.length >= seen + 2, 'two more polls', { within: 15_000 });
+        expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${NODE} validation completed → active (new validation period)`]);
+      }), 30_000);
   });
 
   describe('read-only (file 0444, directory 0555)', () => {
@@ -170,12 +185,10 @@ describe('the state file', () => {
     }
   });
 
-  it('the good file, by contrast, runs: no alert replayed', async () => {
-    const d = startDaemon(project.configFile, { cwd: project.dir });
-    daemons.push(d);
-    await d.started();
-    const polled = sim.requests.length;
-    await waitUntil(() => sim.requests.length >= polled + 2, 'two polls');
-    expect(slack.posts).toEqual([]);
-  }, 20_000);
+  it('the good file, by contrast, runs: no alert replayed', () =>
+    onGoodFile(async (d) => {
+      const polled = d.sim.requests.length;
+      await d.until(() => d.sim.requests.length >= polled + 2, 'two polls');
+      expect(d.slack.posts).toEqual([]);
+    }));
 });

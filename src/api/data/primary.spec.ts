@@ -6,6 +6,7 @@ import { activeValidator, completedValidator } from '../../sim/samples.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import { HttpClient } from '../http.js';
 import { PrimaryNetwork } from './primary.js';
+import { systemClock } from '../../base/clock.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const agent = new Agent();
@@ -22,6 +23,7 @@ function api(baseUrl: string, pageSize = 100): PrimaryNetwork {
     backoffInitialMs: 1,
     backoffMaxMs: 1,
     maxRetryAfterMs: 1,
+    clock: systemClock,
   });
   return new PrimaryNetwork(http, { pageSize, maxPages: 10 });
 }

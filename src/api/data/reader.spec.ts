@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { systemClock } from '../../base/clock.js';
 import { HttpClient } from '../http.js';
 import { AreaReader } from './reader.js';
 
@@ -32,7 +33,7 @@ describe('AreaReader: the generic get and list a kind calls from its own folder'
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const http = new HttpClient({ api: 'data', baseUrl, dispatcher: agent, headers: {}, timeoutMs: 2_000, maxResponseBytes: 1_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1 });
+    const http = new HttpClient({ api: 'data', baseUrl, dispatcher: agent, headers: {}, timeoutMs: 2_000, maxResponseBytes: 1_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1, clock: systemClock });
     return new AreaReader(http, { pageSize: 50, maxPages }, PRIMARY);
   }
   const request = { endpoint: '/v1/networks/{network}/blockchains/{blockchainId}/chains', params: { network: 'fuji', blockchainId: 'a/b' }, items: 'chains', item: blockchain };

@@ -9,6 +9,7 @@ import { record } from '../../base/record.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import { signatureAggregator as kind, type Observation } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
+import { systemClock } from '../../base/clock.js';
 
 const TX = '2sJ6UoPSrqkpdcNWvNFnudjRJdvxVLdXgDaGGD4mfhJm5aULHF';
 const TX2 = '2Xz6kLZ5n2Y8mL5M6d6nqR2HtV2o2p5yWkfaQ7ChzZkwSwbVhN';
@@ -29,6 +30,7 @@ function api(sim: SimServer, o: { timeoutMs?: number; limiter?: Limiter } = {}):
     backoffMaxMs: 1,
     maxRetryAfterMs: 1,
     dedupeWindowMs: 60_000,
+    clock: systemClock,
     ...(o.limiter ? { limiter: o.limiter } : {}),
   });
   return new DataApi(http, { pageSize: 100, maxPages: 10 });
@@ -129,7 +131,7 @@ describe('signature-aggregator', () => {
     // The other txHash was probed meanwhile: its second failure fires.
     expect(limited.conditions?.map((c) => c.key)).toEqual([TX2]);
     // Every probe held back by our budget: nothing was measured, the evaluation fails.
-    const spent = new Limiter({ limits: { perMinute: 1_000, perDay: 10 } });
+    const spent = new Limiter({ limits: { perMinute: 1_000, perDay: 10 }, clock: systemClock });
     await expect(observe(api(sim, { limiter: spent }), both)).rejects.toThrow(/budget of 10 compute units is spent/);
   });
 
