@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim } from '../../src/sim/server.js';
 import { expectEmailInert, expectSlackInert, HOSTILE } from '../helpers/hostile.js';
@@ -46,7 +45,7 @@ ruleFiles: [rules.yaml]
 `,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: address-activity, every: 1s, severity: info, chainId: 43114, addresses: ["${WALLET}"], lists: [erc20]}\n`);
-    const app = new App({ loaded: loadConfig(join(dir, 'avawatch.yaml'), {}), log: createLogger('silent', false).log });
+    const app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'silent', readable: false }).app;
     onTestFinished(() => app.stop());
     await app.start();
     await waitUntil(() => app.store.loadStates(RULE)[`43114/${WALLET}/erc20`], 'the baseline');

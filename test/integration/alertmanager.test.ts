@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
@@ -36,7 +36,7 @@ describe('alertmanager receiver against a real Alertmanager', () => {
       `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [am]}\nreceivers: [{name: am, type: alertmanager, url: "${am.url}", resendInterval: 2s}]\nruleFiles: [rules.yaml]\n`,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}], labels: {team: validators}}\n`);
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     await app.start();
     return app;
   }

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
@@ -71,7 +71,7 @@ ruleFiles: [rules.yaml]
 `,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-    app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     await app.start();
     // firing, then (3 s later) a reminder, then resolved by a new validation period.
     await slack.waitForPosts(2, 15_000);

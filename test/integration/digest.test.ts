@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { startSlackReceiver } from '../helpers/slack-receiver.js';
@@ -51,7 +50,7 @@ ruleFiles: [rules.yaml]
   - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${ENDING}]}
 `,
     );
-    const start = () => new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, clock: { now: () => clock.now } });
+    const start = () => composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: { now: () => clock.now } }).app;
     let app = start();
     const digests = () => slack.posts.map((p) => JSON.stringify(p.body)).filter((text) => text.includes('Digest for'));
     const tick = async () => {

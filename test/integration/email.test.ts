@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Secret } from '../../src/base/secret.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { writeProject } from '../helpers/harness.js';
@@ -143,9 +142,7 @@ describe('daemon with an email receiver', () => {
       return true;
     });
     const loaded = loadConfig(project.configFile, { SMTP_PASS: 'SmtpPassw0rd-secret' });
-    const sink = createLogger('debug', false);
-    sink.setSecrets(loaded.secrets);
-    const app = new App({ loaded, log: sink.log });
+    const { app, sink: log } = composeApp(loaded, { logLevel: 'debug', readable: false });
     try {
       await app.start();
       await waitUntil(() => app.store.loadStates('my-validators')[node], 'the baseline');
@@ -153,7 +150,7 @@ describe('daemon with an email receiver', () => {
       sim.world.setValidators('mainnet', node, [completedValidator(period)]);
       const [mail] = await smtp.waitFor(1, 15_000);
       expect(mail!.subject).toBe(`[EVENT INFO] my-validators: ${node} validation active → completed`);
-      sink.log.info({ receivers: loaded.config.receivers }, 'config dump for the test');
+      log.log.info({ receivers: loaded.config.receivers }, 'config dump for the test');
       const text = logged.join('');
       expect(text).toContain('"reason":"smtp_451"');
       expect(text).toContain('config dump for the test');

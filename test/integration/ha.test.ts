@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { freePort, startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
@@ -101,7 +101,7 @@ ruleFiles: [rules.yaml]
     );
     // The same rule on both instances: identical labels, so Alertmanager sees one alert.
     writeFileSync(join(home, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: ${every}, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-    const app = new App({ loaded: loadConfig(join(home, 'avawatch.yaml'), {}), log: createLogger('error', false).log });
+    const app = composeApp(loadConfig(join(home, 'avawatch.yaml'), {}), { logLevel: 'error', readable: false }).app;
     apps.push(app);
     await app.start();
     return app;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { GROUPING } from '../../src/commands/init.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { SimClock } from '../../src/sim/clock.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
@@ -65,7 +65,7 @@ async function start(): Promise<Run> {
     ].join('\n'),
   );
   const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-  const app = new App({ loaded, log: createLogger('silent', false).log, clock: world.clock.asClock() });
+  const app = composeApp(loaded, { logLevel: 'silent', readable: false, clock: world.clock.asClock() }).app;
   cleanup.push(() => app.stop());
   const minutes = async (n: number) => {
     for (let i = 0; i < n; i++) {

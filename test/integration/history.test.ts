@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { Store } from '../../src/store/index.js';
@@ -51,7 +50,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     uptime(OTHER, 99.9);
     const t0 = Date.now() - 30 * MIN;
     let now = t0;
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('fatal', false).log, clock: { now: () => now } });
+    const app = composeApp(loadConfig(config, {}), { logLevel: 'fatal', readable: false, clock: { now: () => now } }).app;
     try {
       expect((await app.once()).failures).toEqual([]);
       uptime(NODE, 84);

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { scenarioSchema } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { promtoolCheckMetrics, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
@@ -101,7 +101,7 @@ validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: 
 ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => JSON.stringify(join(RULES, f))).join(', ')}]
 `,
     );
-    app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     await app.start();
     target = new URL(app.url as string).host;
     // The first evaluation of every rule (each starts within its jitter, at most 5 s).

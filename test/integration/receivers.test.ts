@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN, telegramPlain } from '../helpers/chat-providers.js';
 import { avawatch } from '../helpers/cli.js';
@@ -84,7 +84,7 @@ ruleFiles: [rules.yaml]
   - {name: icm-one, kind: icm-pending, every: 1s, severity: critical, network: mainnet, addresses: ["${ONE}"], olderThan: 15m}
 `,
     );
-    app = new App({ loaded: loadConfig(config, env()), log: createLogger('silent', false).log });
+    app = composeApp(loadConfig(config, env()), { logLevel: 'silent', readable: false }).app;
     await app.start();
     await waitUntil(() => telegram.accepted().length >= 2 && discord.accepted().length >= 2 && pagerduty.accepted().length >= STORM_SIZE + 1, 'both groups at every receiver', 20_000);
   }, 40_000);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator, pendingValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -55,7 +55,7 @@ ruleFiles: [rules.yaml]
   - {name: status, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${OTHER}]}
 `,
     );
-    app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     await app.start();
     await chat.waitForPosts(1, 40_000); // the uptime warning (a loaded machine: caps, not expectations)
     // Both rules have their baseline before the world changes: else the status rule's first

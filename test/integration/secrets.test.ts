@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { DISCORD_PATH, PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
@@ -83,9 +82,7 @@ ruleFiles: [rules.yaml]
       return true;
     });
     const loaded = loadConfig(config, { KEY: SECRETS.apiKey, SLACK: `${slack.webhookUrl}`, HMAC: SECRETS.hookSecret, PASS: SECRETS.smtpPass, TG: TELEGRAM_TOKEN, DISCORD: discord.webhookUrl, PD: PAGERDUTY_KEY });
-    const sink = createLogger('debug', false);
-    sink.setSecrets(loaded.secrets);
-    const app = new App({ loaded, log: sink.log });
+    const { app, sink } = composeApp(loaded, { logLevel: 'debug', readable: false });
     cleanups.push(() => app.stop());
     await app.start();
     // Every receiver fails: Slack 500, webhook 503, SMTP 535 (wrong password).

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
@@ -114,7 +113,7 @@ async function twoReceivers(route: string, start: string) {
     `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-  const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log, clock: { now: () => clock.now } });
+  const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: { now: () => clock.now } }).app;
   /** One evaluation at the clock's time, and delivery of what it queued. */
   const tick = async () => {
     const result = await app.once();

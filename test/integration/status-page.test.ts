@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { ruleKind } from '../../src/rules/registry.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
@@ -64,7 +64,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     );
     captureStderr();
     const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-    app = new App({ loaded, log: createLogger('info', false).log, clock: { now: () => Date.now() + aheadMs } });
+    app = composeApp(loaded, { logLevel: 'info', readable: false, clock: { now: () => Date.now() + aheadMs } }).app;
     await app.start();
     // Three rules fire; the runway needs two reads of the balance.
     await waitUntil(() => new Set(firingAlerts(app.store).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
@@ -63,7 +62,7 @@ ruleFiles: [rules.yaml]
   };
 
   it('GET /api/v1/alerts, avawatch_alerts_firing and `avawatch alerts` show what is firing', async () => {
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('error', false).log });
+    const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     try {
       await app.start();
       await slack.waitForPosts(1);

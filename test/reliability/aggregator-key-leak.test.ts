@@ -2,10 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { startSim } from '../../src/sim/server.js';
 import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -53,9 +52,7 @@ ruleFiles: [rules.yaml]
     // Every probe meets the gateway while the test reads what the alert reached.
     sim.world.faults.push(...Array.from({ length: 200 }, () => ({ status: 502, pathIncludes: '/signatureAggregator/', echoHeaders: true })));
     const loaded = loadConfig(config, { KEY: API_KEY });
-    const sink = createLogger('debug', false);
-    sink.setSecrets(loaded.secrets);
-    const app = new App({ loaded, log: sink.log });
+    const { app } = composeApp(loaded, { logLevel: 'debug', readable: false });
     cleanups.push(() => app.stop());
     await app.start();
 

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
@@ -42,7 +42,7 @@ ruleFiles: [rules.yaml]
 `,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-  const app = new App({ loaded: loadConfig(config, {}), log: createLogger(process.env['RELIABILITY_LOG'] ?? 'silent', false).log });
+  const app = composeApp(loadConfig(config, {}), { logLevel: process.env['RELIABILITY_LOG'] ?? 'silent', readable: false }).app;
   onTestFinished(async () => {
     await app.stop();
     await sim.close();

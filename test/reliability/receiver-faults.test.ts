@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { freePort } from '../helpers/alertmanager.js';
@@ -50,7 +50,7 @@ ruleFiles: [rules.yaml]
 `,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-  const app = new App({ loaded: loadConfig(config, {}), log: createLogger(process.env['RELIABILITY_LOG'] ?? 'silent', false).log });
+  const app = composeApp(loadConfig(config, {}), { logLevel: process.env['RELIABILITY_LOG'] ?? 'silent', readable: false }).app;
   onTestFinished(async () => {
     await app.stop();
     await sim.close();

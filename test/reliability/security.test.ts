@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { startSim } from '../../src/sim/server.js';
 import { expectEmailInert, expectSlackInert } from '../helpers/hostile.js';
 import { postFacts, startSlackReceiver } from '../helpers/slack-receiver.js';
@@ -73,7 +72,7 @@ ruleFiles: [rules.yaml]
 `,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: icm-stuck, kind: icm-pending, every: 1s, severity: warning, network: mainnet, addresses: ["${ADDRESS}"], olderThan: 15m}\n`);
-    const app = new App({ loaded: loadConfig(config, {}), log: createLogger('silent', false).log });
+    const app = composeApp(loadConfig(config, {}), { logLevel: 'silent', readable: false }).app;
     onTestFinished(() => app.stop());
     await app.start();
     // One message per ICM message (groupBy message_id), so each shows its own details.

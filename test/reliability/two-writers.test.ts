@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/base/log.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { avawatch } from '../helpers/cli.js';
@@ -38,7 +38,7 @@ describe('two writers on one state file never send the same event twice', () => 
     writeFileSync(onceConfig, readFileSync(project.configFile, 'utf8').replace(forDaemon.url, forOnce.url));
 
     const loaded = loadConfig(project.configFile, {});
-    app = new App({ loaded, log: createLogger('error', false).log });
+    app = composeApp(loaded, { logLevel: 'error', readable: false }).app;
     await app.start();
     const a = app;
     await waitUntil(() => a.store.loadStates(RULE)[NODE], 'the baseline');
