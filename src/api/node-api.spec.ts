@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { HttpNodeApi, NodeApiError } from './node-api.js';
 import { systemClock } from '../base/clock.js';
 
@@ -178,6 +179,18 @@ describe('HttpNodeApi info', () => {
     expect(await a.peerCount(base, signal())).toBe(61);
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(5).fill('POST /ext/info'));
     expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
+  });
+
+  it("calls any method at the path given with the caller's schema: fields it does not read never fail it, a field it reads that is wrong does", async () => {
+    const base = await serve(rpc({ height: '1234567', future: { anything: true } }));
+    const height = z.object({ height: z.coerce.number().int().nonnegative() });
+    expect(await api().rpc(`${base}/prefix`, '/ext/bc/P', 'platform.getHeight', {}, height, signal())).toEqual({ height: 1234567 });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /prefix/ext/bc/P']);
+    expect(JSON.parse(seen[0]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'platform.getHeight', params: {} });
+    await new Promise<void>((r) => server?.close(() => r()));
+    const bad = await serve(rpc({ height: 'tall' }));
+    const err = await failure(api().rpc(bad, '/ext/bc/P', 'platform.getHeight', {}, height, signal()));
+    expect([err.kind, err.message]).toEqual(['invalid', `node ${new URL(bad).host} platform.getHeight: an answer that does not parse (height: Invalid input: expected number, received NaN)`]);
   });
 
   it('reads a node without nodePOP, or with a key of another shape, as one that reports no key; a NodeID that is none is invalid', async () => {

@@ -66,6 +66,12 @@ export interface NodeApi {
   peerCount(base: string, signal: AbortSignal): Promise<number>;
   /** A Prometheus text exposition at this URL (the node's /ext/metrics, or any exporter's), capped in size. */
   metricsText(url: string, signal: AbortSignal): Promise<string>;
+  /**
+   * Any JSON-RPC method the node serves at `path` (`/ext/info`, `/ext/bc/P`, …), its result
+   * read with the caller's schema of only the fields it reads: a kind that reads a method no
+   * other kind reads keeps its schema in its own folder. Fails as the methods above do.
+   */
+  rpc<T>(base: string, path: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T>;
 }
 
 export interface HttpNodeApiOptions {
@@ -85,6 +91,8 @@ export interface HttpNodeApiOptions {
 }
 
 const MIB = 1024 * 1024;
+/** The info API's JSON-RPC endpoint. */
+const INFO = '/ext/info';
 /** How much of the node's JSON-RPC error message an error quotes. */
 const RPC_MESSAGE_CHARS = 300;
 
@@ -123,23 +131,23 @@ export class HttpNodeApi implements NodeApi {
   }
 
   async nodeId(base: string, signal: AbortSignal): Promise<NodeIdentity> {
-    return this.#rpc(base, 'info.getNodeID', {}, nodeIdReply, signal);
+    return this.rpc(base, INFO, 'info.getNodeID', {}, nodeIdReply, signal);
   }
 
   async version(base: string, signal: AbortSignal): Promise<string> {
-    return this.#rpc(base, 'info.getNodeVersion', {}, nodeVersionReply, signal);
+    return this.rpc(base, INFO, 'info.getNodeVersion', {}, nodeVersionReply, signal);
   }
 
   async isBootstrapped(base: string, chain: string, signal: AbortSignal): Promise<boolean> {
-    return this.#rpc(base, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
+    return this.rpc(base, INFO, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
   }
 
   async uptime(base: string, signal: AbortSignal): Promise<NodeUptime> {
-    return this.#rpc(base, 'info.uptime', {}, uptimeReply, signal);
+    return this.rpc(base, INFO, 'info.uptime', {}, uptimeReply, signal);
   }
 
   async peerCount(base: string, signal: AbortSignal): Promise<number> {
-    return this.#rpc(base, 'info.peers', {}, peersReply, signal);
+    return this.rpc(base, INFO, 'info.peers', {}, peersReply, signal);
   }
 
   /**
@@ -171,8 +179,8 @@ export class HttpNodeApi implements NodeApi {
     return untilAborted(entry.text, signal);
   }
 
-  async #rpc<T>(base: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
-    const target = resolveTarget(base, '/ext/info');
+  async rpc<T>(base: string, path: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
+    const target = resolveTarget(base, path);
     const body = { jsonrpc: '2.0', id: ++this.#id, method, params };
     const { text } = await this.#exchange({ endpoint: method, target, signal, accept: [200], maxBytes: this.#o.maxResponseBytes, body });
     const envelope = this.#parse(method, target, rpcEnvelope, parseJson(method, target, text, this.#o.onResponse));

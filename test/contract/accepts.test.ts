@@ -264,6 +264,7 @@ const HEALTHY_NODE: NodeApi = {
   uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
   peerCount: async () => 60,
   metricsText: async () => 'avalanche_network_peers 60\n',
+  rpc: () => Promise.reject(new Error('no kind reads another method yet')),
 };
 
 /** The rule files' examples, parsed as the config loader parses a rule: one per kind. */

@@ -204,6 +204,7 @@ describe('node-health', () => {
       uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
       peerCount: async () => 5,
       metricsText: async () => '',
+      rpc: () => Promise.reject(new Error('not used by node-health')),
     };
     const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B }, outside: false });
     const o = await nodeHealth.observe(s, { node: api, signal: new AbortController().signal, now: at(0), previous: {} } as never);

@@ -23,6 +23,7 @@ function fakeNode(expositions: Record<string, string | (() => string)>): NodeApi
     isBootstrapped: refuse,
     uptime: refuse,
     peerCount: refuse,
+    rpc: refuse,
     metricsText(url) {
       read.push(url);
       const e = expositions[url];
