@@ -84,14 +84,15 @@ export class PrimaryNetwork extends AreaReader {
     const wanted = new Set(q.nodeIds);
     const out: ValidatorList = { periods: [], broken: [] };
     for (const [i, item] of items.entries()) {
+      const nodeId = readNodeId(item);
+      // Another node's item (a substring match): not ours to read, nor to report. Skipped
+      // before its parse: a page can list tens of thousands of them (all on the main thread).
+      if (nodeId !== undefined && !wanted.has(nodeId)) continue;
       const parsed = validator.safeParse(item);
       if (parsed.success) {
-        if (wanted.has(parsed.data.nodeId)) out.periods.push(parsed.data);
+        out.periods.push(parsed.data);
         continue;
       }
-      const nodeId = readNodeId(item);
-      // Another node's item (a substring match): not ours to report.
-      if (nodeId !== undefined && !wanted.has(nodeId)) continue;
       const reason = `data API ${path}: unexpected item validators[${i}]${nodeId === undefined ? '' : ` of ${nodeId}`}: ${issueText(parsed.error, 'item')}`;
       out.broken.push({ nodeId, reason });
       this.options.onBrokenItem?.(endpoint, nodeId, reason);
