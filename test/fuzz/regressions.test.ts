@@ -1,14 +1,7 @@
-import { describe, it } from 'vitest';
-import { REGRESSIONS } from './regressions.js';
-import { captureLogs, replay } from './replay.js';
+import { describeRegressions } from './replay.js';
 
 // What the invariant fuzzer (daemon.test.ts) once found, replayed on every run whatever its
-// random budget draws: a file of its own, so the two run side by side.
+// random budget draws. Half of them here, half in regressions-2.test.ts: two files, so
+// two workers share them (each replay is a whole daemon, mostly waiting on its providers).
 
-describe('the daemon over sequences of odd answers (invariant fuzzer)', () => {
-  const logs = captureLogs();
-
-  it.each(REGRESSIONS)('stays fixed: %s', async (_name, steps) => {
-    await replay(logs, steps);
-  }, 60_000);
-});
+describeRegressions(0);

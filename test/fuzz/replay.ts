@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, vi } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { baseline, type Run } from './commands.js';
 import { startDaemon } from './daemon.js';
+import { REGRESSIONS } from './regressions.js';
 import type { Model } from './world.js';
 import { watchLoop, watchTimers } from './probes.js';
 
@@ -34,4 +35,14 @@ export async function replay(logs: string[], steps: Iterable<fc.AsyncCommand<Mod
     loop.stop();
     timers.restore();
   }
+}
+
+/** Replays every other case of REGRESSIONS, from `half` (0 or 1): the two halves are two files. */
+export function describeRegressions(half: 0 | 1): void {
+  describe('the daemon over sequences of odd answers (invariant fuzzer)', () => {
+    const logs = captureLogs();
+    it.each(REGRESSIONS.filter((_, i) => i % 2 === half))('stays fixed: %s', async (_name, steps) => {
+      await replay(logs, steps);
+    }, 60_000);
+  });
 }
