@@ -12,8 +12,12 @@ export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeS
 export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls';
 
 export interface Evaluation<S> {
-  /** The complete new state of every entity the rule tracks; entities left out are dropped. */
-  states: Record<string, S>;
+  /**
+   * The complete new state of every entity the rule tracks; entities left out are dropped.
+   * A Map (as `previous` is): a rule may track 100k entities, and a record of that many keys
+   * is a dictionary to build, look up and walk each poll.
+   */
+  states: Map<string, S>;
   /** Events: delivered once each. */
   alerts: AlertDraft[];
   /** What holds now (state alerts); omitted by kinds that only send events. */
@@ -40,7 +44,7 @@ export interface ObserveContext {
   /** The evaluation's clock (simulated in rule tests). */
   now: Date;
   /** The states committed by the last evaluation (what the rule is tracking). */
-  previous: Readonly<Record<string, unknown>>;
+  previous: ReadonlyMap<string, unknown>;
   /**
    * The rule's own expression process (endpoint rules' JSONata): one per rule, so one rule's
    * runaway never holds another's evaluation. The engine always gives one; a kind that runs
@@ -75,9 +79,9 @@ export interface RuleKind<Spec, Obs, S> {
   gauges: readonly GaugeDef[];
   observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
   /** Pure. `previous` is never changed in place: the engine keeps it between evaluations. */
-  evaluate(previous: Readonly<Record<string, S>>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
+  evaluate(previous: ReadonlyMap<string, S>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
   /** Gauges from committed state; `now` is the evaluation time (or the start, when restoring). */
-  samples(spec: Spec, states: Readonly<Record<string, S>>, now: Date): GaugeSample[];
+  samples(spec: Spec, states: ReadonlyMap<string, S>, now: Date): GaugeSample[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */

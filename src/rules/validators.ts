@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { apiCall, type ApiCall } from '../api/catalog.js';
 import { filterBatches, VALIDATOR_BATCH, validatorListQuery, type ValidatorListQuery } from '../api/data-api.js';
 import type { Validator } from '../api/schemas.js';
-import { record } from '../base/record.js';
 import { PRIMARY_NETWORK, type Network } from './fields.js';
 import { isFailed, lookupEach, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext } from './types.js';
@@ -22,7 +21,8 @@ import type { Cost, ObserveContext } from './types.js';
  * lookup), `not-found` (its own lookup answered 404), `unchanged` (listed nowhere, as when
  * last seen: nothing to ask), or why it could not be read.
  */
-export type Observation = Record<string, Outcome<Validator[] | 'not-found' | 'unchanged'>>;
+export type Observation = Map<string, Seen>;
+export type Seen = Outcome<Validator[] | 'not-found' | 'unchanged'>;
 
 const LOOKUP_CONCURRENCY = 4;
 /** A node with no listed period (shared: never changed). */
@@ -103,30 +103,30 @@ export async function observeValidators(s: Spec, { data, signal, previous, now }
     return { periods, broken };
   });
 
-  const out: Observation = record();
+  const out: Observation = new Map();
   const confirm: string[] = [];
   for (const [i, read] of Object.entries(reads)) {
     const nodeIds = batches[Number(i)] as string[];
     if (isFailed(read)) {
-      for (const node of nodeIds) out[node] = read;
+      for (const node of nodeIds) out.set(node, read);
       continue;
     }
     for (const node of nodeIds) {
       const broken = read.broken?.get(node);
       if (broken !== undefined) {
-        out[node] = { failed: broken };
+        out.set(node, { failed: broken });
         continue;
       }
-      const last = previous[node] as Tracked | undefined;
+      const last = previous.get(node) as Tracked | undefined;
       const periods = steady(read.periods.get(node) ?? NONE, last, nowS);
       if (needsOwnLookup(last, periods, nowS)) confirm.push(node);
-      else out[node] = periods.length > 0 ? periods : 'unchanged';
+      else out.set(node, periods.length > 0 ? periods : 'unchanged');
     }
   }
   if (confirm.length > 0) {
     const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (id) => data.validatorPeriods(s.network, id, signal), { partOfMore: true });
     for (const [node, seen] of Object.entries(own)) {
-      out[node] = Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous[node] as Tracked | undefined, nowS) : seen;
+      out.set(node, Array.isArray(seen) ? steady(seen.filter((p) => p.subnetId === s.subnetId), previous.get(node) as Tracked | undefined, nowS) : seen);
     }
   }
   return out;

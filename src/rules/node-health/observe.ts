@@ -95,10 +95,10 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
 /** The service's bulk lists (the validator rules' very calls, so shared with them); blind is not an error of the rule. */
 async function readService(s: Spec, ids: readonly string[], ctx: ObserveContext): Promise<ServiceObservation | Failed> {
   // The lists' bookkeeping reads each node's last period: only states that hold one.
-  const previous: Record<string, unknown> = {};
+  const previous = new Map<string, unknown>();
   for (const id of ids) {
-    const st = ctx.previous[id] as State | undefined;
-    if (st?.period !== undefined) previous[id] = { period: st.period, missing: st.missing };
+    const st = ctx.previous.get(id) as State | undefined;
+    if (st?.period !== undefined) previous.set(id, { period: st.period, missing: st.missing });
   }
   try {
     return await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous });

@@ -24,42 +24,42 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
     for (const node of s.nodeIds) {
-      const seen = observation[node];
-      const last = previous[node]?.period ?? null;
+      const seen = observation.get(node);
+      const before = previous.get(node);
+      const last = before?.period ?? null;
       let p: Period | null;
       // A failed lookup keeps what held: its alert neither resolves nor changes.
       if (isFailed(seen)) {
-        keepFailed(result, node, previous[node], seen.failed);
+        keepFailed(result, node, before, seen.failed);
         p = last;
       } else {
         // A node that drops out of the list keeps its last period: never read as "ended".
         const chosen = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? undefined : currentPeriod(seen);
-        const before = previous[node];
         // Nothing changed: the state it had, as it was (no new object per node per cycle).
         if (before !== undefined && (chosen === undefined || samePeriod(last, chosen))) {
           p = last;
-          result.states[node] = before;
+          result.states.set(node, before);
         } else {
           p = chosen === undefined ? last : toPeriod(chosen);
-          result.states[node] = { period: p };
+          result.states.set(node, { period: p });
         }
       }
       const c = p ? ending(node, p, nowS, s) : undefined;
       if (c) result.conditions?.push(c);
     }
     result.resolvedAs = (node) => {
-      const now = Object.hasOwn(result.states, node) ? result.states[node]?.period : undefined;
-      return now ? renewed(node, previous[node]?.period ?? null, now, s) : undefined;
+      const now = result.states.get(node)?.period;
+      return now ? renewed(node, previous.get(node)?.period ?? null, now, s) : undefined;
     };
     return result;
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       if (st.period) {
         out.push({ metric: 'avawatch_validation_end_timestamp_seconds', labels: { network: s.network, node_id: node }, value: st.period.endTimestamp });
       }

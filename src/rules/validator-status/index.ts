@@ -39,23 +39,23 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], failed: record() };
     for (const node of s.nodeIds) {
-      const before = previous[node];
-      const seen = observation[node];
+      const before = previous.get(node);
+      const seen = observation.get(node);
       if (seen === undefined) throw new Error(`no observation for ${node}`);
       if (isFailed(seen)) {
         keepFailed(result, node, before, seen.failed);
         continue;
       }
       if (seen === 'unchanged') {
-        if (before) result.states[node] = before;
+        if (before) result.states.set(node, before);
         continue;
       }
       const labels = { node, network: s.network };
 
       if (seen === 'not-found' || seen.length === 0) {
-        result.states[node] = { period: before?.period ?? null, missing: true };
+        result.states.set(node, { period: before?.period ?? null, missing: true });
         if (!before?.missing) result.alerts.push(notListed(node, s, before?.period ?? null));
         continue;
       }
@@ -63,11 +63,11 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
       const chosen = currentPeriod(seen);
       // Nothing changed: the state it had, as it was (no new object per node per cycle).
       if (before !== undefined && before.missing === false && samePeriod(before.period, chosen)) {
-        result.states[node] = before;
+        result.states.set(node, before);
         continue;
       }
       const current = toPeriod(chosen);
-      result.states[node] = { period: current, missing: false };
+      result.states.set(node, { period: current, missing: false });
       // The first observation is the baseline; a node first seen unlisted reports its listing.
       if (before === undefined) continue;
       const change = describeChange(before.period, current);
@@ -78,7 +78,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       const base = { network: s.network, node_id: node };
       out.push({ metric: 'avawatch_validator_listed', labels: base, value: st.missing ? 0 : 1 });
       if (!st.period) continue;
