@@ -21,6 +21,8 @@ import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence,
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
+import type { RuleMemo } from '../rules/types.js';
+import { ruleMemo } from './memo.js';
 
 export interface EngineDeps {
   store: Store;
@@ -66,6 +68,8 @@ export class Engine {
   readonly #views = new Map<string, RuleView>();
   /** Rules with a rule-failing alert in the store (firing, or pending its resolution). */
   readonly #failingStored = new Set<string>();
+  /** What each rule's kind derived from its spec: per loaded rule, so a reload starts afresh. */
+  readonly #memos = new WeakMap<LoadedRule, RuleMemo>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -85,6 +89,12 @@ export class Engine {
   #viewSamples(view: RuleView, metric: string): readonly GaugeSample[] {
     view.byMetric ??= byMetric(view.rule.name, ruleKind(view.rule.kind).samples(view.rule.spec, view.states, view.at));
     return view.byMetric.get(metric) ?? [];
+  }
+
+  #memoOf(rule: LoadedRule): RuleMemo {
+    let memo = this.#memos.get(rule);
+    if (memo === undefined) this.#memos.set(rule, (memo = ruleMemo()));
+    return memo;
   }
 
   #expressionsOf(rule: LoadedRule): { expressions?: ExpressionRunner } {
@@ -158,7 +168,7 @@ export class Engine {
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
+      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, memo: this.#memoOf(rule), ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();

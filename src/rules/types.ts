@@ -51,6 +51,18 @@ export interface ObserveContext {
    * no expressions never reads it.
    */
   expressions?: ExpressionRunner;
+  /**
+   * What the kind derives from the rule's spec alone (the batches of its nodeIds), kept with
+   * the rule between its polls: a reload makes new rules, and new memos. The engine always
+   * gives one; without it (a kind's own tests) it is made again each poll.
+   */
+  memo?: RuleMemo;
+}
+
+/** Values derived from parts of one rule's spec, each made once (see ObserveContext.memo). */
+export interface RuleMemo {
+  /** What `make` made from `key` (an object of the spec, such as its nodeIds) the first time it was asked. */
+  of<T>(key: object, make: () => T): T;
 }
 
 /**

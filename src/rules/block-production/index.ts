@@ -59,12 +59,12 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  async observe(s, { data, signal, now, previous }) {
+  async observe(s, { data, signal, now, previous, memo }) {
     const nowS = Math.floor(now.getTime() / 1000);
     const pairs = s.nodeIds.flatMap((node) => chainsOf(s).map((chain) => ({ node, chain, key: keyOf(node, chain) })));
     const byKey = new Map(pairs.map((p) => [p.key, p]));
     const lastStart = (node: string) => chainsOf(s).map((c) => state.safeParse(previous.get(keyOf(node, c)))).find((r) => r.success)?.data.periodStart;
-    const validating = observeValidating(s, { data, signal, now }, lastStart);
+    const validating = observeValidating(s, { data, signal, now, ...(memo ? { memo } : {}) }, lastStart);
     // Awaited below; until then a rejection (the block reads failed first, a shutdown) must not go unhandled.
     validating.catch(() => undefined);
     const reads = await lookupEach(

@@ -1,10 +1,10 @@
 import type { ApiCall } from '../../api/catalog.js';
-import { filterBatches, VALIDATOR_BATCH, type Network } from '../../api/data-api.js';
+import type { Network } from '../../api/data-api.js';
 import type { Validator } from '../../api/schemas.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
-import { EARLIEST_S, validatorListCalls } from '../validators.js';
+import { batchesOf, EARLIEST_S, validatorListCalls } from '../validators.js';
 import { MAX_AHEAD_S } from './times.js';
 
 // Whether each node validates now: a node that does not proposes no block, so its silence is
@@ -34,10 +34,10 @@ export function activeListCalls(s: Spec): ApiCall[] {
  * A failed list fails only the nodes it covers, a broken item only its node; neither fails
  * the rule, whose blocks are read apart. `lastStart` is what the state says of a node.
  */
-export async function observeValidating(s: Spec, { data, signal, now }: Pick<ObserveContext, 'data' | 'signal' | 'now'>, lastStart: (node: string) => number | null | undefined): Promise<Validating> {
+export async function observeValidating(s: Spec, { data, signal, now, memo }: Pick<ObserveContext, 'data' | 'signal' | 'now' | 'memo'>, lastStart: (node: string) => number | null | undefined): Promise<Validating> {
   const nowS = Math.floor(now.getTime() / 1000);
   const network = s.network as Network;
-  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const batches = batchesOf(s.nodeIds, memo).lists;
   const lists = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
     data.validatorList(network, { nodeIds: batches[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
   const out: Validating = new Map();

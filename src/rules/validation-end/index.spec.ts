@@ -15,7 +15,7 @@ const active = [validator.parse(validatorSample.active(period))];
 /** Evaluates at `daysLeft` before the end and runs the lifecycle, as the engine does. */
 function at(daysLeft: number, seen = active, prev: ReadonlyMap<string, State> = new Map(), firing: ActiveAlert[] = []) {
   const now = new Date((END - daysLeft * DAY) * 1000);
-  const result = validationEnd.evaluate(prev, new Map([[NODE, seen]]), now, spec);
+  const result = validationEnd.evaluate(prev, [seen], now, spec);
   const life = advance(firing, result.conditions ?? [], now.getTime(), undefined, result.resolvedAs);
   return { ...result, ...life };
 }

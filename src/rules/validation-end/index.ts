@@ -26,8 +26,10 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
-    for (const node of s.nodeIds) {
-      const seen = observation.get(node);
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
+      const seen = observation[i];
       const before = previous.get(node);
       const last = before?.period ?? null;
       let p: Period | null;

@@ -20,7 +20,7 @@ const health = (benched: number, reachability = 100) => ({
 function run(s: ReturnType<typeof specSchema.parse>, reads: Seen[]) {
   let states: ReadonlyMap<string, State> = new Map();
   return reads.map((read, i) => {
-    const r = validatorHealth.evaluate(states, new Map([[NODE, read]]), at(i), s);
+    const r = validatorHealth.evaluate(states, [read], at(i), s);
     states = r.states;
     return r;
   });
@@ -186,7 +186,7 @@ describe('validator-health resolved texts', () => {
     let alerts: ActiveAlert[] = [];
     const out: string[] = [];
     reads.forEach((read, i) => {
-      const r = validatorHealth.evaluate(states, new Map([[NODE, read]]), at(i), s);
+      const r = validatorHealth.evaluate(states, [read], at(i), s);
       const next = advance(alerts, r.conditions ?? [], at(i).getTime(), undefined, r.resolvedAs);
       [states, alerts] = [r.states, next.active];
       out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
@@ -214,9 +214,9 @@ describe('validator-health resolved texts', () => {
 
   it('a recovered check resolves with the figure read now; the firing one only under "When it fired"', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
-    const first = validatorHealth.evaluate(new Map(), new Map([[NODE, [active({ uptimePerformance: 83.5, avalancheGoVersion: 'avalanche/1.13.2' })]]]), at(0), s);
+    const first = validatorHealth.evaluate(new Map(), [[active({ uptimePerformance: 83.5, avalancheGoVersion: 'avalanche/1.13.2' })]], at(0), s);
     const fired = advance([], first.conditions ?? [], at(0).getTime());
-    const r = validatorHealth.evaluate(first.states, new Map([[NODE, [active({ uptimePerformance: 92.1, avalancheGoVersion: 'avalanche/1.14.2' })]]]), at(1), s);
+    const r = validatorHealth.evaluate(first.states, [[active({ uptimePerformance: 92.1, avalancheGoVersion: 'avalanche/1.14.2' })]], at(1), s);
     const [uptime, version] = advance(fired.active, r.conditions ?? [], at(1).getTime(), undefined, r.resolvedAs).notifications;
     expect(uptime?.summary).toBe(`${NODE} uptime is back at 92.1% (above 86%)`);
     expect(uptime?.severity).toBe('warning');
@@ -238,7 +238,7 @@ describe('validator-health and the engine state', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [done] = run(s, [[validator.parse(completedValidator(period))]]);
     const kept = Object.freeze({ ...(done?.states.get(NODE) as State) });
-    const next = validatorHealth.evaluate(new Map([[NODE, kept]]), new Map([[NODE, 'unchanged']]), at(1), s);
+    const next = validatorHealth.evaluate(new Map([[NODE, kept]]), ['unchanged'], at(1), s);
     expect(next.states.get(NODE)).toEqual(kept);
     expect(next.states.get(NODE)).not.toBe(kept);
   });

@@ -49,9 +49,11 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       const why = ended.get(key);
       return why === undefined ? presentOf(key, result.states, s) : { summary: why };
     };
-    for (const node of s.nodeIds) {
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
       const before = previous.get(node);
-      const seen = observation.get(node);
+      const seen = observation[i];
       if (isFailed(seen)) {
         // Nothing known: what held holds (an alert neither resolves nor fires on a gap).
         keepFailed(result, node, before, seen.failed);

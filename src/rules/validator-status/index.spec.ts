@@ -21,7 +21,7 @@ function v(status: SampleStatus | 'exiting', p = A): Validator {
 }
 
 function run(previous: ReadonlyMap<string, State>, seen: Seen) {
-  return validatorStatus.evaluate(previous, new Map([[NODE, seen]]), now, spec);
+  return validatorStatus.evaluate(previous, [seen], now, spec);
 }
 
 function after(periods: Validator[]): Map<string, State> {
@@ -122,7 +122,7 @@ describe('validator-status evaluation', () => {
     const data = { validatorList: async (_: string, q: { validationStatus: string }) => ({ periods: [other, primary].filter((p) => p.validationStatus === q.validationStatus), broken: [] }) };
     const ctx = { data, signal: new AbortController().signal, previous: new Map(), now } as never;
     const seen = await observeValidators(spec, ctx);
-    const base = validatorStatus.evaluate(new Map(), new Map([[NODE, [primary]]]), now, spec);
+    const base = validatorStatus.evaluate(new Map(), [[primary]], now, spec);
     expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);
     const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
     expect(validationEnd.evaluate(new Map(), seen, now, endSpec).conditions).toEqual([]);

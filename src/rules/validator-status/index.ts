@@ -40,9 +40,11 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const result: Evaluation<State> = { states: new Map(), alerts: [], failed: record() };
-    for (const node of s.nodeIds) {
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
       const before = previous.get(node);
-      const seen = observation.get(node);
+      const seen = observation[i];
       if (seen === undefined) throw new Error(`no observation for ${node}`);
       if (isFailed(seen)) {
         keepFailed(result, node, before, seen.failed);
@@ -52,8 +54,6 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
         if (before) result.states.set(node, before);
         continue;
       }
-      const labels = { node, network: s.network };
-
       if (seen === 'not-found' || seen.length === 0) {
         result.states.set(node, { period: before?.period ?? null, missing: true });
         if (!before?.missing) result.alerts.push(notListed(node, s, before?.period ?? null));
@@ -71,7 +71,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
       // The first observation is the baseline; a node first seen unlisted reports its listing.
       if (before === undefined) continue;
       const change = describeChange(before.period, current);
-      if (change) result.alerts.push(withRewards(transition(node, s, before.period, current, change, labels, now), chosen));
+      if (change) result.alerts.push(withRewards(transition(node, s, before.period, current, change, { node, network: s.network }, now), chosen));
     }
     return result;
   },
