@@ -196,8 +196,11 @@ export class Engine {
     const upsert: Array<[string, string]> = [];
     let kept = 0;
     let messages: AlertMessage[];
+    // The kind gave back the very states it was given (nothing changed, see rules/next-states.ts),
+    // and each one's stored text is its JSON: nothing to encode, compare, write or remove.
+    const unchanged = evaluated === states && cached.exact;
     try {
-      for (const [entity, raw] of evaluated) {
+      if (!unchanged) for (const [entity, raw] of evaluated) {
         // `states` is `previous` (the cache), and holds an entity exactly when `json` does.
         const before = states.get(entity);
         if (before !== undefined || json.has(entity)) kept++;
@@ -218,7 +221,7 @@ export class Engine {
       }
       // Every stored entity evaluated again: nothing to remove, no walk over the stored ones.
       const remove: string[] = [];
-      if (kept !== storedCount) for (const entity of json.keys()) if (!evaluated.has(entity)) remove.push(entity);
+      if (!unchanged && kept !== storedCount) for (const entity of json.keys()) if (!evaluated.has(entity)) remove.push(entity);
       for (const entity of remove) {
         json.delete(entity);
         states.delete(entity);

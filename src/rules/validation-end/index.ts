@@ -1,8 +1,8 @@
 import { formatDuration, formatElapsed } from '../../base/duration.js';
-import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
+import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
-import { keepFailed } from '../lookup.js';
+import { NextStates } from '../next-states.js';
 import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
@@ -24,7 +24,10 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
+    const conditions: Condition[] = [];
+    const failed = record<string>();
+    // Nothing changed (most polls): the states it had, as they were; no new object per node.
+    const states = new NextStates(previous);
     const nowS = Math.floor(now.getTime() / 1000);
     // By index: the observation is in the order of nodeIds.
     for (let i = 0; i < s.nodeIds.length; i++) {
@@ -35,28 +38,29 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
       let p: Period | null;
       // A failed lookup keeps what held: its alert neither resolves nor changes.
       if (isFailed(seen)) {
-        keepFailed(result, node, before, seen.failed);
+        if (before) states.keep(node, before);
+        failed[node] = seen.failed;
         p = last;
       } else {
         // A node that drops out of the list keeps its last period: never read as "ended".
         const chosen = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? undefined : currentPeriod(seen);
-        // Nothing changed: the state it had, as it was (no new object per node per cycle).
         if (before !== undefined && (chosen === undefined || samePeriod(last, chosen))) {
           p = last;
-          result.states.set(node, before);
+          states.keep(node, before);
         } else {
           p = chosen === undefined ? last : toPeriod(chosen);
-          result.states.set(node, { period: p });
+          states.set(node, { period: p });
         }
       }
       const c = p ? ending(node, p, nowS, s) : undefined;
-      if (c) result.conditions?.push(c);
+      if (c) conditions.push(c);
     }
-    result.resolvedAs = (node) => {
-      const now = result.states.get(node)?.period;
+    const next = states.done();
+    const resolvedAs = (node: string): Resolution | undefined => {
+      const now = next.get(node)?.period;
       return now ? renewed(node, previous.get(node)?.period ?? null, now, s) : undefined;
     };
-    return result;
+    return { states: next, alerts: [], conditions, failed, resolvedAs };
   },
 
   samples(s, states) {
