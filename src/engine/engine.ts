@@ -172,7 +172,9 @@ export class Engine {
     );
     signal.throwIfAborted();
     const now = this.#deps.now?.() ?? new Date();
-    const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
+    const evaluation = kind.evaluate(previous, observation, now, rule.spec);
+    // Not `states`: read only when needed (a kind that says what changed makes it only if read).
+    const { changed, alerts: events, conditions, failed = {}, resolvedAs } = evaluation;
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
     const effective = conditions?.map((raw) => {
@@ -196,11 +198,13 @@ export class Engine {
     const upsert: Array<[string, string]> = [];
     let kept = 0;
     let messages: AlertMessage[];
-    // The kind gave back the very states it was given (nothing changed, see rules/next-states.ts),
-    // and each one's stored text is its JSON: nothing to encode, compare, write or remove.
-    const unchanged = evaluated === states && cached.exact;
+    // The kind told which states are new (every other is the very one kept, none left out; see
+    // rules/next-states.ts), and each kept one's stored text is its JSON: those alone are
+    // encoded, compared and written, and nothing is removed. Otherwise every state is.
+    const partial = changed !== undefined && cached.exact;
+    const evaluated = partial ? changed : evaluation.states;
     try {
-      if (!unchanged) for (const [entity, raw] of evaluated) {
+      for (const [entity, raw] of evaluated) {
         // `states` is `previous` (the cache), and holds an entity exactly when `json` does.
         const before = states.get(entity);
         if (before !== undefined || json.has(entity)) kept++;
@@ -221,7 +225,7 @@ export class Engine {
       }
       // Every stored entity evaluated again: nothing to remove, no walk over the stored ones.
       const remove: string[] = [];
-      if (!unchanged && kept !== storedCount) for (const entity of json.keys()) if (!evaluated.has(entity)) remove.push(entity);
+      if (!partial && kept !== storedCount) for (const entity of json.keys()) if (!evaluated.has(entity)) remove.push(entity);
       for (const entity of remove) {
         json.delete(entity);
         states.delete(entity);

@@ -18,6 +18,12 @@ export interface Evaluation<S> {
    * is a dictionary to build, look up and walk each poll.
    */
   states: Map<string, S>;
+  /**
+   * The entities whose state is not the very object `previous` holds, with their new states,
+   * when the kind knows them and left no entity out (rules/next-states.ts): the engine then
+   * encodes and writes these alone, without walking `states`.
+   */
+  changed?: ReadonlyMap<string, S>;
   /** Events: delivered once each. */
   alerts: AlertDraft[];
   /** What holds now (state alerts); omitted by kinds that only send events. */

@@ -38,7 +38,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
       let p: Period | null;
       // A failed lookup keeps what held: its alert neither resolves nor changes.
       if (isFailed(seen)) {
-        if (before) states.keep(node, before);
+        if (before) states.keep(node);
         failed[node] = seen.failed;
         p = last;
       } else {
@@ -46,7 +46,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
         const chosen = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? undefined : currentPeriod(seen);
         if (before !== undefined && (chosen === undefined || samePeriod(last, chosen))) {
           p = last;
-          states.keep(node, before);
+          states.keep(node);
         } else {
           p = chosen === undefined ? last : toPeriod(chosen);
           states.set(node, { period: p });
@@ -55,12 +55,12 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
       const c = p ? ending(node, p, nowS, s) : undefined;
       if (c) conditions.push(c);
     }
-    const next = states.done();
     const resolvedAs = (node: string): Resolution | undefined => {
-      const now = next.get(node)?.period;
+      const now = states.get(node)?.period;
       return now ? renewed(node, previous.get(node)?.period ?? null, now, s) : undefined;
     };
-    return { states: next, alerts: [], conditions, failed, resolvedAs };
+    // Onto done(), not spread: its `states` is made only if read.
+    return Object.assign(states.done(), { alerts: [], conditions, failed, resolvedAs });
   },
 
   samples(s, states) {

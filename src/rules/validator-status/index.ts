@@ -52,16 +52,16 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
       if (seen === undefined) throw new Error(`no observation for ${node}`);
       if (isFailed(seen)) {
         // Its lookup failed: the state it had stands (none, before its baseline).
-        if (before) states.keep(node, before);
+        if (before) states.keep(node);
         failed[node] = seen.failed;
         continue;
       }
       if (seen === 'unchanged') {
-        if (before) states.keep(node, before);
+        if (before) states.keep(node);
         continue;
       }
       if (seen === 'not-found' || seen.length === 0) {
-        if (before?.missing === true) states.keep(node, before);
+        if (before?.missing === true) states.keep(node);
         else {
           states.set(node, { period: before?.period ?? null, missing: true });
           alerts.push(notListed(node, s, before?.period ?? null));
@@ -71,7 +71,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
 
       const chosen = currentPeriod(seen);
       if (before !== undefined && before.missing === false && samePeriod(before.period, chosen)) {
-        states.keep(node, before);
+        states.keep(node);
         continue;
       }
       const current = toPeriod(chosen);
@@ -81,7 +81,8 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
       const change = describeChange(before.period, current);
       if (change) alerts.push(withRewards(transition(node, s, before.period, current, change, { node, network: s.network }, now), chosen));
     }
-    return { states: states.done(), alerts, failed };
+    // Onto done(), not spread: its `states` is made only if read.
+    return Object.assign(states.done(), { alerts, failed });
   },
 
   samples(s, states) {
