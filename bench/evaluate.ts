@@ -40,9 +40,6 @@ class FakeDataApi {
   readonly #periods = new Map<string, Validator[]>();
   /** The answer to each batch asked so far (by the array asked: each side keeps its batches), per status. */
   readonly #answers = new Map<string, Map<readonly string[], Validator[]>>();
-  calls = 0;
-  firstCall = 0;
-  lastCall = 0;
 
   set(id: string, periods: Validator[]): void {
     this.#periods.set(id, periods);
@@ -54,13 +51,11 @@ class FakeDataApi {
   }
 
   async validatorPeriods(_network: Network, id: string): Promise<Validator[] | 'not-found'> {
-    this.#called();
     return this.#periods.get(id) ?? 'not-found';
   }
 
   /** The bulk list: the periods of these nodes with that status (none broken). */
   async validatorList(_network: Network, q: { nodeIds: readonly string[]; validationStatus: string }): Promise<ValidatorList> {
-    this.#called();
     let answers = this.#answers.get(q.validationStatus);
     if (answers === undefined) this.#answers.set(q.validationStatus, (answers = new Map()));
     let periods = answers.get(q.nodeIds);
@@ -73,12 +68,6 @@ class FakeDataApi {
     const out: Validator[] = [];
     for (const id of nodeIds) for (const p of this.#periods.get(id) ?? []) if (p.validationStatus === status) out.push(p);
     return out;
-  }
-
-  #called(): void {
-    const now = performance.now();
-    if (this.calls++ === 0) this.firstCall = now;
-    this.lastCall = now;
   }
 }
 
@@ -159,7 +148,7 @@ export async function evaluateBench(sizes: readonly number[]): Promise<BenchResu
     details: [
       '`Engine.evaluate` of one rule over N nodes (`src/engine/engine.ts`: states (kept in memory between cycles; read and checked from the file at the first cycle or after another process wrote it) → observe → evaluate → lifecycle → routing → commit of the states that changed), with the real SQLite store on a temp file (WAL, synchronous=NORMAL), real routing to one Slack receiver, and the observation from an in-process fake of `DataApi` (no HTTP, so this is the daemon\'s own cost). The fake answers each batch from a list it made when the world last changed, between cycles: its own lookups (one per node in a Map of N) are the service\'s work, counted in neither the engine\'s figure nor the floor\'s.',
       `Per size: the first cycle (baseline: every row inserted), ${STEADY_CYCLES} cycles where nothing changes (median shown), then one cycle where 1% of the nodes change (validator-status: active → completed, an event each; validation-end: the period now ends within 3 days, a firing state alert each). Each queued alert gets an outbox row. Each timed cycle, the engine's and the floor's, starts after a full GC (\`gc()\`), so neither pays for the garbage the other left.`,
-      'Columns: *load* = `Store.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the span of the fake API calls (the bulk lists, 100 nodes a call, 4 at a time, as the kind does; a node asked alone when it leaves the lists); *evaluate* = the kind\'s pure `evaluate`; *commit* = `Store.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = JSON of every state to find what changed, checking stored states with zod at the first cycle, lifecycle, routing, and GC pauses in between; *GC* = the GC pauses inside the cycle, whichever column they fell in.',
+      'Columns: *load* = `Store.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the kind\'s `observe` (the bulk lists from the fake, 100 nodes a call, 4 at a time; their periods grouped by node and each node judged against its last period; a node asked alone when it leaves the lists); *evaluate* = the kind\'s pure `evaluate`; *commit* = `Store.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = the engine\'s own work: encoding and scrubbing the states that changed (every state, at the first cycle), checking stored states with zod at the first cycle, lifecycle, routing, scrubbing the alerts, and GC pauses in between; *GC* = the GC pauses inside the cycle, whichever column they fell in.',
       'The *lean floor* is the same work as a minimal loop, run right after each engine cycle on the same fake API and machine (`leanCycle` in bench/evaluate.ts): the same bulk lists (sorted batches of 100, made once), grouped by node into a Map; a node missing from the lists asked alone; the active period picked (else the one that started last); its four fields compared with the last ones kept in a Map; the changed ones collected and written to SQLite (better-sqlite3, WAL, synchronous=NORMAL) in one transaction as JSON rows. It has none of the engine\'s duties (the kind\'s alerts and states, scrubbing secrets, lifecycle, routing, outbox rows, the revision check): the ratio is what they cost on top of the bare work.',
       '',
       '| kind, entities, cycle | total | lean floor | load | observe | evaluate | commit | samples | rest | GC | alerts |',
@@ -227,18 +216,18 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
     });
     ref.engine = engine;
     // Time spent in the store and in the kind, by wrapping their methods (this process only).
-    const spent = { load: 0, commit: 0, evaluate: 0, samples: 0 };
-    const kindObject = ruleKinds[kind] as unknown as Record<'evaluate' | 'samples', (...args: unknown[]) => unknown>;
+    const spent = { load: 0, commit: 0, observe: 0, evaluate: 0, samples: 0 };
+    const kindObject = ruleKinds[kind] as unknown as Record<'observe' | 'evaluate' | 'samples', (...args: unknown[]) => unknown>;
     const restore: Array<() => void> = [];
-    for (const method of ['evaluate', 'samples'] as const) {
+    for (const method of ['observe', 'evaluate', 'samples'] as const) {
       const original = kindObject[method];
       kindObject[method] = (...args: unknown[]) => {
         const t = performance.now();
-        try {
-          return original(...args);
-        } finally {
-          spent[method] += performance.now() - t;
-        }
+        const out = original(...args);
+        // observe is async: until its promise settles.
+        if (out instanceof Promise) return out.finally(() => (spent[method] += performance.now() - t));
+        spent[method] += performance.now() - t;
+        return out;
       };
       restore.push(() => (kindObject[method] = original));
     }
@@ -260,14 +249,14 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
     const cycle = async (): Promise<Cycle> => {
       spent.load = 0;
       spent.commit = 0;
+      spent.observe = 0;
       spent.evaluate = 0;
       spent.samples = 0;
-      fake.calls = 0;
       collect();
       const t = performance.now();
       const alerts = await engine.evaluate(rule, signal);
       const total = performance.now() - t;
-      return { total, load: spent.load, commit: spent.commit, observe: fake.lastCall - fake.firstCall, evaluate: spent.evaluate, samples: spent.samples, gc: 0, alerts: alerts.length, at: t };
+      return { total, load: spent.load, commit: spent.commit, observe: spent.observe, evaluate: spent.evaluate, samples: spent.samples, gc: 0, alerts: alerts.length, at: t };
     };
     const pauses = gcPauses();
     const lean = openLean(join(dir, 'lean.db'), ids);
