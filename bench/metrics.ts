@@ -25,11 +25,11 @@ export async function metricsBench(): Promise<BenchResult> {
   const samples: GaugeSample[] = [];
   const nowS = Math.floor(Date.now() / 1000);
   for (let r = 0; r < rules; r++) {
-    const states: Record<string, State> = {};
+    const states = new Map<string, State>();
     for (let i = r * (nodes / rules); i < (r + 1) * (nodes / rules); i++) {
-      states[nodeId(i)] = { period: { txHash: `tx${i}`, status: 'active', startTimestamp: nowS - 86_400, endTimestamp: nowS + 86_400 * 200 }, missing: false };
+      states.set(nodeId(i), { period: { txHash: `tx${i}`, status: 'active', startTimestamp: nowS - 86_400, endTimestamp: nowS + 86_400 * 200 }, missing: false });
     }
-    const spec = { network: 'mainnet' as const, nodeIds: Object.keys(states), subnetId: PRIMARY_NETWORK };
+    const spec = { network: 'mainnet' as const, nodeIds: [...states.keys()], subnetId: PRIMARY_NETWORK };
     for (const s of validatorStatus.samples(spec, states, new Date())) samples.push({ ...s, labels: { rule: `validators-${r}`, ...s.labels } });
   }
   const byMetric = new Map<string, typeof samples>();

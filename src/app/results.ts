@@ -25,7 +25,7 @@ function nodeOf(entity: string, state: unknown): string | undefined {
 }
 
 /** The rule's committed results, by inventory validator. */
-export function validatorResults(rule: LoadedRule, view: { states: Readonly<Record<string, unknown>>; failed: Readonly<Record<string, string>> }): ValidatorResult[] {
+export function validatorResults(rule: LoadedRule, view: { states: ReadonlyMap<string, unknown>; failed: Readonly<Record<string, string>> }): ValidatorResult[] {
   const out: ValidatorResult[] = [];
   for (const v of Object.values(rule.validators ?? {})) {
     const base = { type: 'result' as const, rule: rule.name, kind: rule.kind, validator: v.name, nodeId: v.nodeId, labels: v.labels };
@@ -34,7 +34,7 @@ export function validatorResults(rule: LoadedRule, view: { states: Readonly<Reco
       out.push({ ...base, ok: false, failed: failed[1] });
       continue;
     }
-    const mine = Object.entries(view.states).filter(([entity, state]) => nodeOf(entity, state) === v.nodeId);
+    const mine = [...view.states].filter(([entity, state]) => nodeOf(entity, state) === v.nodeId);
     const state = mine.length === 1 && mine[0]?.[0] === v.nodeId ? mine[0][1] : Object.fromEntries(mine);
     out.push({ ...base, ok: true, state });
   }

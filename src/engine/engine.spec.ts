@@ -151,6 +151,22 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(engine.view('r')?.failed).toEqual({ [B]: '502 Bad Gateway: x-glacier-api-key: [REDACTED]' });
   });
 
+  it('reads states another process (or an older avawatch) wrote, in its own key order; a poll that changes nothing leaves them, a change is reported once', async () => {
+    const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    const { store, run } = setup(world);
+    const stored = (node: string) => ({ missing: false, period: { endTimestamp: 2, startTimestamp: 1, status: 'active', txHash: `tx-${node}` } });
+    store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
+    expect(await run()).toEqual([]);
+    const rows = store.stateRows('r').rows;
+    expect(rows.map((r) => JSON.parse(r.state) as unknown)).toEqual([stored(A), stored(B)]);
+    expect(await run()).toEqual([]);
+    expect(store.stateRows('r').rows).toEqual(rows);
+    world[B] = 'completed';
+    expect((await run()).map((a) => a.summary)).toEqual([`${B} validation active → completed`]);
+    expect(await run()).toEqual([]);
+    expect(store.loadStates('r')[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
+  });
+
   it('a failure of every lookup fails the evaluation and changes nothing', async () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);

@@ -19,10 +19,11 @@ import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../base/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
-import { record } from '../base/record.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
+import type { RuleMemo } from '../rules/types.js';
+import { ruleMemo } from './memo.js';
 
 export interface EngineDeps {
   store: Store;
@@ -69,6 +70,8 @@ export class Engine {
   readonly #views = new Map<string, RuleView>();
   /** Rules with a rule-failing alert in the store (firing, or pending its resolution). */
   readonly #failingStored = new Set<string>();
+  /** What each rule's kind derived from its spec: per loaded rule, so a reload starts afresh. */
+  readonly #memos = new WeakMap<LoadedRule, RuleMemo>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -94,6 +97,12 @@ export class Engine {
     return view.byMetric.get(metric) ?? [];
   }
 
+  #memoOf(rule: LoadedRule): RuleMemo {
+    let memo = this.#memos.get(rule);
+    if (memo === undefined) this.#memos.set(rule, (memo = ruleMemo()));
+    return memo;
+  }
+
   #expressionsOf(rule: LoadedRule): { expressions?: ExpressionRunner } {
     const expressions = this.#deps.expressionsFor?.(rule.name);
     return expressions ? { expressions } : {};
@@ -111,7 +120,7 @@ export class Engine {
   }
 
   /** The rule's committed states and its entities that failed, as of its last evaluation. */
-  view(ruleName: string): { states: Readonly<Record<string, unknown>>; failed: Readonly<Record<string, string>> } | undefined {
+  view(ruleName: string): { states: ReadonlyMap<string, unknown>; failed: Readonly<Record<string, string>> } | undefined {
     const view = this.#views.get(ruleName);
     return view && { states: view.states, failed: view.failed ?? {} };
   }
@@ -165,11 +174,13 @@ export class Engine {
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, ...this.#expressionsOf(rule) }),
+      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, memo: this.#memoOf(rule), ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
     const now = this.#now();
-    const { states: evaluated, alerts: events, conditions, failed = {}, resolvedAs } = kind.evaluate(previous, observation, now, rule.spec);
+    const evaluation = kind.evaluate(previous, observation, now, rule.spec);
+    // Not `states`: read only when needed (a kind that says what changed makes it only if read).
+    const { changed, alerts: events, conditions, failed = {}, resolvedAs } = evaluation;
     // State alerts: what holds now, diffed against what was firing.
     // Conditions carry their effective severity and labels, so a stored alert reads whole.
     const effective = conditions?.map((raw) => {
@@ -193,32 +204,37 @@ export class Engine {
     const upsert: Array<[string, string]> = [];
     let kept = 0;
     let messages: AlertMessage[];
+    // The kind told which states are new (every other is the very one kept, none left out; see
+    // rules/next-states.ts), and each kept one's stored text is its JSON: those alone are
+    // encoded, compared and written, and nothing is removed. Otherwise every state is.
+    const partial = changed !== undefined && cached.exact;
+    const evaluated = partial ? changed : evaluation.states;
     try {
-      // `evaluated` has no prototype (record()): for…in walks its own keys, without an array of pairs.
-      for (const entity in evaluated) {
-        const raw = evaluated[entity];
-        const stored = json.get(entity);
-        if (stored !== undefined) kept++;
+      for (const [entity, raw] of evaluated) {
+        // `states` is `previous` (the cache), and holds an entity exactly when `json` does.
+        const before = states.get(entity);
+        if (before !== undefined || json.has(entity)) kept++;
         // The very state the cache holds (the kind changed nothing): its stored text, already
         // scrubbed; nothing to encode, compare or write.
-        if (stored !== undefined && cached.exact && raw === previous[entity]) continue;
+        if (before !== undefined && cached.exact && raw === before) continue;
+        const stored = json.get(entity);
         const text = JSON.stringify(raw);
         // As stored (and the stored text was scrubbed): nothing in it to scrub, nothing to write.
         if (text === stored) {
-          states[entity] = raw;
+          states.set(entity, raw);
           continue;
         }
         const clean = scrubState(raw, this.#deps.redact, text);
-        states[entity] = clean.state;
+        states.set(entity, clean.state);
         json.set(entity, clean.json);
         if (stored !== clean.json) upsert.push([entity, clean.json]);
       }
       // Every stored entity evaluated again: nothing to remove, no walk over the stored ones.
       const remove: string[] = [];
-      if (kept !== storedCount) for (const entity of json.keys()) if (!Object.hasOwn(evaluated, entity)) remove.push(entity);
+      if (!partial && kept !== storedCount) for (const entity of json.keys()) if (!evaluated.has(entity)) remove.push(entity);
       for (const entity of remove) {
         json.delete(entity);
-        delete states[entity];
+        states.delete(entity);
       }
       // Every state left was evaluated now: its text is exactly its JSON.
       cached.exact = true;
@@ -411,14 +427,14 @@ export class Engine {
     const cached = this.#cache.get(rule.name);
     if (cached && cached.version === version) return cached;
     const kind = ruleKind(rule.kind);
-    const states = record<unknown>();
+    const states = new Map<string, unknown>();
     const json = new Map<string, string>();
     const { rows, revision } = store.stateRows(rule.name);
     for (const { entity, state } of rows) {
       const parsed = kind.state.safeParse(JSON.parse(state));
       // Never guess: a state row that does not parse would replay or hide alerts.
       if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
-      states[entity] = parsed.data;
+      states.set(entity, parsed.data);
       json.set(entity, state);
     }
     const loaded = { version, revision, states, json, exact: false };
@@ -432,7 +448,7 @@ interface CachedStates {
   version: number;
   /** The rule's revision the states are of: the commit checks it is still the stored one. */
   revision: number;
-  states: Record<string, unknown>;
+  states: Map<string, unknown>;
   /** Each entity's state as stored, to write only what changed. */
   json: Map<string, string>;
   /** Each state's JSON is exactly its stored text (kept from this process's commit, not parsed from the file). */
@@ -441,7 +457,7 @@ interface CachedStates {
 
 interface RuleView {
   rule: LoadedRule;
-  states: Record<string, unknown>;
+  states: ReadonlyMap<string, unknown>;
   at: Date;
   /** Entities whose lookup failed at the last evaluation, with why. */
   failed?: Readonly<Record<string, string>>;

@@ -14,7 +14,7 @@ describe('durations in summaries', () => {
     const T = 1_800_000_000;
     const spec = exportSpec.parse({ operationId: 'op-1', timeout: '30s' });
     const running = { operationId: 'op-1', operationType: 'TRANSACTION_EXPORT_EVM', operationStatus: 'RUNNING', createdAtTimestamp: T };
-    const a = exportKind.evaluate({}, { polled: running }, new Date((T + 10) * 1000), spec);
+    const a = exportKind.evaluate(new Map(), { polled: running }, new Date((T + 10) * 1000), spec);
     const b = exportKind.evaluate(a.states, { polled: running }, new Date((T + 45) * 1000), spec);
     expect(b.conditions?.map((c) => c.summary)).toEqual(['Export op-1 has been running for 45s, past its 30s timeout']);
     const c = exportKind.evaluate(b.states, { polled: running }, new Date((T + 150) * 1000), spec);
@@ -26,7 +26,7 @@ describe('durations in summaries', () => {
     const END = 1_800_000_000;
     const spec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
     const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: END - 365 * 86_400, endTimestamp: END };
-    const summary = (seen: unknown, nowS: number) => validationEnd.evaluate({}, { [NODE]: [validator.parse(seen)] }, new Date(nowS * 1000), spec).conditions?.[0]?.summary;
+    const summary = (seen: unknown, nowS: number) => validationEnd.evaluate(new Map(), [[validator.parse(seen)]], new Date(nowS * 1000), spec).conditions?.[0]?.summary;
     expect(summary(validatorSample.active(period), END - 30)).toBe(`${NODE} validation ends in 30s (2027-01-15T08:00:00Z)`);
     expect(summary(validatorSample.completed(period), END + 45)).toBe(`${NODE} validation ended 45s ago (2027-01-15T08:00:00Z) and no new period has started`);
   });

@@ -60,6 +60,6 @@ export async function attempt<T>(signal: AbortSignal, lookup: () => Promise<T>, 
 
 /** A failed entity keeps the state it had (none, before its baseline) and is named in `failed`. */
 export function keepFailed<S>(result: Evaluation<S>, entity: string, before: S | undefined, why: string): void {
-  if (before !== undefined) result.states[entity] = before;
+  if (before !== undefined) result.states.set(entity, before);
   (result.failed ??= {})[entity] = why;
 }

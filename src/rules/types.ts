@@ -12,8 +12,18 @@ export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeS
 export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls';
 
 export interface Evaluation<S> {
-  /** The complete new state of every entity the rule tracks; entities left out are dropped. */
-  states: Record<string, S>;
+  /**
+   * The complete new state of every entity the rule tracks; entities left out are dropped.
+   * A Map (as `previous` is): a rule may track 100k entities, and a record of that many keys
+   * is a dictionary to build, look up and walk each poll.
+   */
+  states: Map<string, S>;
+  /**
+   * The entities whose state is not the very object `previous` holds, with their new states,
+   * when the kind knows them and left no entity out (rules/next-states.ts): the engine then
+   * encodes and writes these alone, without walking `states`.
+   */
+  changed?: ReadonlyMap<string, S>;
   /** Events: delivered once each. */
   alerts: AlertDraft[];
   /** What holds now (state alerts); omitted by kinds that only send events. */
@@ -40,13 +50,25 @@ export interface ObserveContext {
   /** The evaluation's clock (simulated in rule tests). */
   now: Date;
   /** The states committed by the last evaluation (what the rule is tracking). */
-  previous: Readonly<Record<string, unknown>>;
+  previous: ReadonlyMap<string, unknown>;
   /**
    * The rule's own expression process (endpoint rules' JSONata): one per rule, so one rule's
    * runaway never holds another's evaluation. The engine always gives one; a kind that runs
    * no expressions never reads it.
    */
   expressions?: ExpressionRunner;
+  /**
+   * What the kind derives from the rule's spec alone (the batches of its nodeIds), kept with
+   * the rule between its polls: a reload makes new rules, and new memos. The engine always
+   * gives one; without it (a kind's own tests) it is made again each poll.
+   */
+  memo?: RuleMemo;
+}
+
+/** Values derived from parts of one rule's spec, each made once (see ObserveContext.memo). */
+export interface RuleMemo {
+  /** What `make` made from `key` (an object of the spec, such as its nodeIds) the first time it was asked. */
+  of<T>(key: object, make: () => T): T;
 }
 
 /**
@@ -75,9 +97,9 @@ export interface RuleKind<Spec, Obs, S> {
   gauges: readonly GaugeDef[];
   observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
   /** Pure. `previous` is never changed in place: the engine keeps it between evaluations. */
-  evaluate(previous: Readonly<Record<string, S>>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
+  evaluate(previous: ReadonlyMap<string, S>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
   /** Gauges from committed state; `now` is the evaluation time (or the start, when restoring). */
-  samples(spec: Spec, states: Readonly<Record<string, S>>, now: Date): GaugeSample[];
+  samples(spec: Spec, states: ReadonlyMap<string, S>, now: Date): GaugeSample[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */

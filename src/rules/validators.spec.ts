@@ -39,14 +39,14 @@ function fakeData(listed: Validator[], own: Record<string, Validator[] | 'not-fo
 
 const spec = statusSpec.parse({ network: 'mainnet', nodeIds: nodes });
 const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
-const ctx = (primary: unknown, previous: Record<string, unknown>) => ({ data: { primary }, previous, signal: new AbortController().signal, now }) as never;
+const ctx = (primary: unknown, previous: ReadonlyMap<string, unknown>) => ({ data: { primary }, previous, signal: new AbortController().signal, now }) as never;
 
 describe('validators read in bulk', () => {
   it('reads 150 active nodes in 2 batches of the active list (no pending list: ACP-41) and asks no node alone', async () => {
     const { data, calls } = fakeData(nodes.map((n) => period(n, 'active')));
-    const seen = await observeValidators(spec, ctx(data, {}));
+    const seen = await observeValidators(spec, ctx(data, new Map()));
     expect(calls.sort()).toEqual(['list active 100', 'list active 50']);
-    expect(Object.keys(seen)).toHaveLength(150);
+    expect(seen.filter((x) => x !== undefined)).toHaveLength(150);
     expect(validatorLookups(spec).calls).toHaveLength(2);
     expect(validatorLookups(spec).calls.every((c) => c.key.includes('validationStatus=active'))).toBe(true);
   });
@@ -58,15 +58,15 @@ describe('validators read in bulk', () => {
     const others = nodes.slice(1).map((n) => period(n, 'active'));
     // The first poll: listed nowhere, so its own lookup (every period, any status) says pending.
     const first = fakeData(others, { [waiting]: [pending] });
-    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(first.data, {})), now, spec);
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(first.data, new Map())), now, spec);
     expect(first.calls.filter((c) => c.startsWith('own'))).toEqual([`own ${waiting}`]);
-    expect(base.states[waiting]).toMatchObject({ period: { txHash: 'tx-next', status: 'pending' }, missing: false });
+    expect(base.states.get(waiting)).toMatchObject({ period: { txHash: 'tx-next', status: 'pending' }, missing: false });
     // Until its start: nothing to ask (it cannot be active sooner), nothing changes, no list but active.
     const before = fakeData(others, { [waiting]: [pending] });
     const held = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(before.data, base.states)), now, spec);
     expect(before.calls.sort()).toEqual(['list active 100', 'list active 50']);
     expect(held.alerts).toEqual([]);
-    expect(held.states[waiting]).toEqual(base.states[waiting]);
+    expect(held.states.get(waiting)).toEqual(base.states.get(waiting));
     // Its start passed and the list shows it: reported from the list, not asked alone.
     const later = new Date((startS + 60) * 1000);
     const started = fakeData([...others, { ...pending, validationStatus: 'active' } as Validator]);
@@ -83,20 +83,20 @@ describe('validators read in bulk', () => {
   it('a node absent from the lists whose own lookup says active is not reported', async () => {
     const [absent] = nodes as [string];
     const all = nodes.map((n) => period(n, 'active'));
-    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(fakeData(all).data, new Map())), now, spec);
     // The lists leave it out (a default filter, an index behind); its own lookup still says active.
     const { data, calls } = fakeData(all.slice(1), { [absent]: [period(absent, 'active')] });
     const seen = await observeValidators(spec, ctx(data, base.states));
     expect(calls.filter((c) => c.startsWith('own'))).toEqual([`own ${absent}`]);
     const next = validatorStatus.evaluate(base.states, seen, now, spec);
     expect(next.alerts).toEqual([]);
-    expect(next.states[absent]).toEqual(base.states[absent]);
+    expect(next.states.get(absent)).toEqual(base.states.get(absent));
   });
 
   it('active → completed is confirmed by the node alone, reported once, and then costs nothing more', async () => {
     const [ending] = nodes as [string];
     const all = nodes.map((n) => period(n, 'active'));
-    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(fakeData(all).data, new Map())), now, spec);
     const own = { [ending]: [period(ending, 'completed')] };
     let states = base.states;
     const reported: string[] = [];
@@ -121,7 +121,7 @@ describe('validators read in bulk', () => {
     const [unknown] = nodes as [string];
     const all = nodes.slice(1).map((n) => period(n, 'active'));
     const { data } = fakeData(all, { [unknown]: 'not-found' });
-    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(data, {})), now, spec);
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(data, new Map())), now, spec);
     expect(base.alerts.map((a) => a.summary)).toEqual([`${unknown} is not known to the service on mainnet: check the NodeID and network`]);
     const again = fakeData(all);
     const next = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(again.data, base.states)), now, spec);
@@ -132,24 +132,24 @@ describe('validators read in bulk', () => {
   it('a time that cannot be one (1e13, 1e308, negative, years ahead) keeps what the same period said last: nothing changes, nothing fails', async () => {
     const [odd, other] = nodes as [string, string];
     const all = nodes.map((n) => period(n, 'active'));
-    const base = validationEnd.evaluate({}, await observeValidators(endSpec, ctx(fakeData(all).data, {})), now, endSpec);
+    const base = validationEnd.evaluate(new Map(), await observeValidators(endSpec, ctx(fakeData(all).data, new Map())), now, endSpec);
     for (const endTimestamp of [1e13, 1e10, 1e308, -5]) {
       const listed = all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp } : v));
       const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(fakeData(listed).data, base.states)), now, endSpec);
       expect(next.failed).toEqual({});
-      expect(next.states[odd]).toEqual(base.states[odd]);
-      expect(next.states[other]).toEqual(base.states[other]);
+      expect(next.states.get(odd)).toEqual(base.states.get(odd));
+      expect(next.states.get(other)).toEqual(base.states.get(other));
       expect(next.conditions).toEqual(base.conditions);
     }
     // Never seen before: taken as listed (the contract allows it; there is nothing else to go by).
-    const first = await observeValidators(endSpec, ctx(fakeData(all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp: -5 } : v))).data, {}));
-    expect((first[odd] as Validator[])[0]?.endTimestamp).toBe(-5);
+    const first = await observeValidators(endSpec, ctx(fakeData(all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp: -5 } : v))).data, new Map()));
+    expect((first[nodes.indexOf(odd)] as Validator[])[0]?.endTimestamp).toBe(-5);
   });
 
   it('a failed page fails only the nodes of its batch; the others are evaluated and alerted on', async () => {
     const all = nodes.map((n) => period(n, 'active'));
     const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
-    const base = validationEnd.evaluate({}, await observeValidators(endSpec, ctx(fakeData(all).data, {})), now, endSpec);
+    const base = validationEnd.evaluate(new Map(), await observeValidators(endSpec, ctx(fakeData(all).data, new Map())), now, endSpec);
     const secondBatch = (ids: readonly string[]) => ids.includes(nodes[120] as string);
     const { data } = fakeData(all, {}, secondBatch);
     const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(data, base.states)), now, endSpec);
@@ -162,7 +162,7 @@ describe('validators read in bulk', () => {
   it('an item that breaks the contract fails its node only; one that names no node blinds nobody and is never read as a change', async () => {
     const [broken, ending, gone] = nodes as [string, string, string];
     const all = nodes.map((n) => period(n, 'active'));
-    const base = validatorStatus.evaluate({}, await observeValidators(spec, ctx(fakeData(all).data, {})), now, spec);
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(fakeData(all).data, new Map())), now, spec);
     const items: BrokenItem[] = [
       { nodeId: broken, reason: `unexpected item validators[3] of ${broken}: startTimestamp: expected number` },
       { nodeId: undefined, reason: 'unexpected item validators[7]: nodeId: expected string' },
@@ -174,14 +174,14 @@ describe('validators read in bulk', () => {
     const next = validatorStatus.evaluate(base.states, await observeValidators(spec, ctx(data, base.states)), now, spec);
     expect(next.failed).toEqual({ [broken]: items[0]?.reason });
     expect(next.alerts.map((a) => a.summary)).toEqual([`${ending} validation active → completed`]);
-    expect(next.states[broken]).toEqual(base.states[broken]);
-    expect(next.states[gone]).toEqual(base.states[gone]);
+    expect(next.states.get(broken)).toEqual(base.states.get(broken));
+    expect(next.states.get(gone)).toEqual(base.states.get(gone));
     expect(calls.filter((c) => c.startsWith('own')).sort()).toEqual([`own ${ending}`, `own ${gone}`].sort());
   });
 
   it('every batch failing fails the evaluation', async () => {
     const { data } = fakeData([], {}, () => true);
-    await expect(observeValidators(spec, ctx(data, {}))).rejects.toThrow('HTTP 503');
+    await expect(observeValidators(spec, ctx(data, new Map()))).rejects.toThrow('HTTP 503');
   });
 
   it('rules watching the same nodes ask the very same calls, in any order', () => {

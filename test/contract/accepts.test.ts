@@ -21,7 +21,6 @@ import { ruleSchema } from '../../src/config/schema.js';
 import { ruleKind, ruleKinds } from '../../src/rules/registry.js';
 import type { Evaluation } from '../../src/rules/types.js';
 import { wireArbitrary } from './arbitrary.js';
-import { record } from '../../src/base/record.js';
 import { ExpressionRunner } from '../../src/rules/endpoint/runner.js';
 import { systemClock } from '../../src/base/clock.js';
 
@@ -312,15 +311,15 @@ describe(`rules on generated responses of @avalanche-sdk/chainkit ${SDK_VERSION}
     const kind = ruleKind(name);
     const spec = examples.get(name);
     if (!spec) throw new Error(`no example rule of kind ${name} in rules/*.yaml`);
-    const read = async (previous: Record<string, unknown>): Promise<Evaluation<unknown>> => {
+    const read = async (previous: ReadonlyMap<string, unknown>): Promise<Evaluation<unknown>> => {
       const observation: unknown = await kind.observe(spec, { data, metrics, node: HEALTHY_NODE, signal: new AbortController().signal, now: NOW, previous, expressions });
       return kind.evaluate(previous, observation, NOW, spec) as Evaluation<unknown>;
     };
     await fc.assert(
       fc.asyncProperty(fc.gen(), async (draw) => {
         service = new FakeService(draw, spec);
-        // As the engine passes it: a record without a prototype (ids such as __proto__ are keys).
-        const baseline = await read(record());
+        // As the engine passes it: a Map (ids such as __proto__ are keys).
+        const baseline = await read(new Map());
         const second = await read(baseline.states);
         // A per-entity failure is a lookup that could not read an answer the contract allows.
         expect(baseline.failed ?? {}, 'entities that failed at the baseline').toEqual({});

@@ -21,7 +21,7 @@ export function withEndpointRule(o: { timeoutMs?: number } = {}) {
     new HttpClient({ api, baseUrl, dispatcher: agent, headers: {}, timeoutMs: o.timeoutMs ?? 5_000, maxResponseBytes: 20_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1, clock: fixture.sim.world.clock.asClock() });
   const fixture = {
     sim: undefined as unknown as SimServer,
-    previous: {} as Record<string, State>,
+    previous: new Map() as ReadonlyMap<string, State>,
     async run(s: Spec, { pageSize = 100, signal = new AbortController().signal } = {}): Promise<Evaluation<State>> {
       const data = new DataApi(http(fixture.sim.url, 'data'), { pageSize, maxPages: 10 });
       const now = new Date(fixture.sim.world.clock.nowMs());
@@ -33,7 +33,7 @@ export function withEndpointRule(o: { timeoutMs?: number } = {}) {
   };
   beforeEach(async () => {
     fixture.sim = await startSim();
-    fixture.previous = {};
+    fixture.previous = new Map();
   });
   afterEach(() => fixture.sim.close());
   afterAll(async () => {

@@ -4,7 +4,6 @@ import type { DataApi } from '../../api/data/index.js';
 import { erc20Transfer, evmTransaction, internalTransaction } from '../../api/schemas.js';
 import { EvmLedger, type EvmTxInput, type Listed } from '../../sim/evm.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
-import { record } from '../../base/record.js';
 import type { Evaluation } from '../types.js';
 import { addressActivity } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -37,7 +36,7 @@ function service(ledger: EvmLedger, o: { pageSize?: number; failing?: Set<string
   return { data: { evm: data } as unknown as DataApi, calls };
 }
 
-async function poll(previous: Record<string, State>, data: DataApi, s = spec()): Promise<Evaluation<State>> {
+async function poll(previous: ReadonlyMap<string, State>, data: DataApi, s = spec()): Promise<Evaluation<State>> {
   const ctx = { data, metrics: undefined as unknown as MetricsApi, signal: new AbortController().signal, now: NOW, previous };
   return addressActivity.evaluate(previous, await addressActivity.observe(s, ctx), NOW, s);
 }
@@ -54,9 +53,9 @@ describe('address-activity', () => {
     ledger.add(tx(100, { value: '5000000000000000000' }));
     ledger.add(tx(100, { from: A, to: USDC.address, erc20: [usdc(A, B, '250000000')] }));
     const { data, calls } = service(ledger);
-    const base = await poll(record(), data);
+    const base = await poll(new Map(), data);
     expect(base.alerts).toEqual([]);
-    expect(base.states[`${CHAIN}/${A}/erc20`]).toMatchObject({ from: 100, lastBlock: 100 });
+    expect(base.states.get(`${CHAIN}/${A}/erc20`)).toMatchObject({ from: 100, lastBlock: 100 });
 
     ledger.add(tx(105, { from: B, to: USDC.address, erc20: [usdc(B, A, '1250500000')] }));
     calls.length = 0;
@@ -77,7 +76,7 @@ describe('address-activity', () => {
   it('native coin: 18 decimals, AVAX on the C-chain, out and self; a failed transaction is named as such', async () => {
     const ledger = new EvmLedger();
     const { data } = service(ledger);
-    const base = await poll(record(), data);
+    const base = await poll(new Map(), data);
     ledger.add(tx(200, { from: A, to: B, value: '1500000000000000000' }));
     ledger.add(tx(201, { from: A, to: A, value: '1' }));
     ledger.add(tx(202, { from: A, to: B, value: '2000000000000000000', failed: true }));
@@ -93,12 +92,12 @@ describe('address-activity', () => {
     const failing = new Set<string>();
     const { data } = service(ledger, { failing });
     const s = spec({ addresses: [A, B] });
-    const base = await poll(record(), data, s);
+    const base = await poll(new Map(), data, s);
     ledger.add(tx(300, { from: B, to: A, value: '1000000000000000000', erc20: [usdc(B, A, '1000000')] }));
     failing.add('erc20');
     const failed = await poll(base.states, data, s);
     expect(failed.failed).toEqual({ [`${CHAIN}/${A}/erc20`]: 'data API GET …: HTTP 503', [`${CHAIN}/${B}/erc20`]: 'data API GET …: HTTP 503' });
-    expect(failed.states[`${CHAIN}/${A}/erc20`]).toEqual(base.states[`${CHAIN}/${A}/erc20`]);
+    expect(failed.states.get(`${CHAIN}/${A}/erc20`)).toEqual(base.states.get(`${CHAIN}/${A}/erc20`));
     // The native list still reads: A received 1 AVAX, B sent it.
     expect(failed.alerts.map((a) => a.summary)).toEqual([`${A} received 1 AVAX from ${B}`, `${B} sent 1 AVAX to ${A}`]);
     failing.clear();
@@ -111,7 +110,7 @@ describe('address-activity', () => {
     const ledger = new EvmLedger();
     const { data } = service(ledger, { pageSize: 2 });
     const s = spec({ lists: ['native'], maxPages: 1 });
-    let st = (await poll(record(), data, s)).states;
+    let st = (await poll(new Map(), data, s)).states;
     for (let b = 401; b <= 405; b++) ledger.add(tx(b, { value: `${b}000000000000000000` }));
     const seen: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -127,11 +126,11 @@ describe('address-activity', () => {
     const { data } = service(ledger, { pageSize: 2 });
     const s = spec({ lists: ['erc20'], maxPages: 1 });
     ledger.add(tx(500, { erc20: [usdc(B, A, '1')] }));
-    let st = (await poll(record(), data, s)).states;
+    let st = (await poll(new Map(), data, s)).states;
     for (let b = 501; b <= 505; b++) ledger.add(tx(b, { erc20: [usdc(B, A, String(b))] }));
     const first = await poll(st, data, s);
     expect(first.alerts.map((a) => a.details['Block'])).toEqual(['504', '505']);
-    expect(first.states[`${CHAIN}/${A}/erc20`]).toMatchObject({ from: 505, gap: { from: 500, to: 505 }, behind: true });
+    expect(first.states.get(`${CHAIN}/${A}/erc20`)).toMatchObject({ from: 505, gap: { from: 500, to: 505 }, behind: true });
     expect(addressActivity.samples(s, first.states, NOW)).toContainEqual({ metric: 'avawatch_evm_address_lists_behind', labels: { chain_id: '43114', address: A }, value: 1 });
     ledger.add(tx(506, { erc20: [usdc(B, A, '506')] }));
     st = first.states;
@@ -143,15 +142,15 @@ describe('address-activity', () => {
       st = r.states;
     }
     expect(seen).toEqual(['503', '502', '501', '506']);
-    expect(st[`${CHAIN}/${A}/erc20`]).toMatchObject({ from: 506, fromKeys: [expect.stringMatching(/:0$/)] });
-    expect(st[`${CHAIN}/${A}/erc20`]?.gap).toBeUndefined();
+    expect(st.get(`${CHAIN}/${A}/erc20`)).toMatchObject({ from: 506, fromKeys: [expect.stringMatching(/:0$/)] });
+    expect(st.get(`${CHAIN}/${A}/erc20`)?.gap).toBeUndefined();
   });
 
   it('a block holding more than maxPages pages: one warning says the rest of it is not shown, then it moves on', async () => {
     const ledger = new EvmLedger();
     const { data } = service(ledger, { pageSize: 2 });
     const s = spec({ lists: ['native'], maxPages: 1 });
-    let st = (await poll(record(), data, s)).states;
+    let st = (await poll(new Map(), data, s)).states;
     for (let i = 0; i < 5; i++) ledger.add(tx(600));
     ledger.add(tx(601));
     const r1 = await poll(st, data, s);
@@ -168,7 +167,7 @@ describe('address-activity', () => {
     const { data } = service(ledger);
     const other = { address: '0x9702230A8Ea53601f5cD2dc00fDBc13d4dF4A8c7', name: 'TetherToken', symbol: 'USDt', decimals: 6 };
     const s = spec({ minValue: { native: '0.1', [USDC.address]: '1000.000001' }, tokens: [USDC.address], directions: ['in'] });
-    const base = await poll(record(), data, s);
+    const base = await poll(new Map(), data, s);
     ledger.add(tx(700, { value: '99999999999999999' })); // 0.099999999999999999 AVAX: under 0.1
     ledger.add(tx(701, { value: '100000000000000000' })); // 0.1 AVAX
     ledger.add(tx(702, { erc20: [usdc(B, A, '1000000000'), usdc(B, A, '1000000001'), { token: other, from: B, to: A, value: '5000000000' }] }));
@@ -180,7 +179,7 @@ describe('address-activity', () => {
     const ledger = new EvmLedger();
     const { data } = service(ledger);
     const s = spec({ lists: ['internal'] });
-    const base = await poll(record(), data, s);
+    const base = await poll(new Map(), data, s);
     const call = { from: B, to: A, value: '1000000000000000000', type: 'CALL' as const, reverted: false };
     ledger.add(tx(800, { internal: [call, call, { ...call, reverted: true }] }));
     const r = await poll(base.states, data, s);
@@ -192,10 +191,10 @@ describe('address-activity', () => {
     expect((await poll(r.states, data, s)).alerts).toEqual([]);
     // A state written when internal keys named their block (`0x…@800:CALL:…`) reports nothing again.
     const key = `${CHAIN}/${A}/internal`;
-    const stored = r.states[key] as State;
+    const stored = r.states.get(key) as State;
     const legacy = { ...stored, fromKeys: stored.fromKeys.map((k) => k.replace(':', '@800:')) };
     delete legacy.recent;
-    expect((await poll({ ...r.states, [key]: legacy }, data, s)).alerts).toEqual([]);
+    expect((await poll(new Map([...r.states, [key, legacy]]), data, s)).alerts).toEqual([]);
   });
 
   it('a transaction the service lists at another block later (a reorg, a re-index) is never reported twice, in any list', async () => {
@@ -204,7 +203,7 @@ describe('address-activity', () => {
     const other = tx(1101, { value: '1000000000000000000' });
     const before = new EvmLedger();
     const { data } = service(before);
-    const base = await poll(record(), data);
+    const base = await poll(new Map(), data);
     before.add(moved);
     const first = await poll(base.states, data);
     expect(first.alerts.map((a) => [a.summary, a.details['Block']])).toEqual([
@@ -229,7 +228,7 @@ describe('address-activity', () => {
   it('token name and symbol stay data: hostile text kept as sent (each channel escapes it), a long one clipped', async () => {
     const ledger = new EvmLedger();
     const { data } = service(ledger);
-    const base = await poll(record(), data, spec({ lists: ['erc20'] }));
+    const base = await poll(new Map(), data, spec({ lists: ['erc20'] }));
     const hostile = { address: '0x1111111111111111111111111111111111111111', name: '<img src=x onerror=alert(1)>', symbol: '<!channel>\r\nBcc: x@example.com', decimals: 2 };
     ledger.add(tx(900, { erc20: [{ token: hostile, from: B, to: A, value: '150' }, { token: { ...hostile, symbol: 'X'.repeat(100), decimals: 1000 }, from: B, to: A, value: '7' }] }));
     const r = await poll(base.states, data, spec({ lists: ['erc20'] }));
@@ -243,7 +242,7 @@ describe('address-activity', () => {
     ledger.add(tx(1003, { erc20: [usdc(B, A, '1')] }));
     const { data } = service(ledger);
     const s = spec();
-    const base = await poll(record(), data, s);
+    const base = await poll(new Map(), data, s);
     expect(addressActivity.samples(s, base.states, NOW)).toEqual([
       { metric: 'avawatch_evm_address_last_activity_timestamp_seconds', labels: { chain_id: '43114', address: A }, value: T + 3 },
       { metric: 'avawatch_evm_address_newest_block', labels: { chain_id: '43114', address: A }, value: 1003 },

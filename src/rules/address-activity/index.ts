@@ -36,32 +36,32 @@ export const addressActivity: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal, previous }) {
-    const prev = previous as Readonly<Record<string, State>>;
+    const prev = previous as ReadonlyMap<string, State>;
     // Each list of each address is its own lookup: one that fails keeps its cursor and blinds no other.
     const reads = await lookupEach(entitiesOf(s), LOOKUP_CONCURRENCY, signal, (entity) => {
       const { address, list } = parseEntity(entity);
-      return readList(data.evm, s.chainId, address, list, readQuery(prev[entity], list, s.maxPages), signal);
+      return readList(data.evm, s.chainId, address, list, readQuery(prev.get(entity), list, s.maxPages), signal);
     });
     return { reads };
   },
 
   evaluate(previous, observation, _now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], failed: record() };
     const fresh: Array<{ block: number; alert: AlertDraft }> = [];
     for (const entity of entitiesOf(s)) {
       const { address, list } = parseEntity(entity);
       const read = observation.reads[entity];
-      const before = previous[entity];
+      const before = previous.get(entity);
       if (read === undefined || isFailed(read)) {
         keepFailed(result, entity, before, read?.failed ?? 'not read');
         continue;
       }
       if (!before) {
-        result.states[entity] = baseline(address, list, read);
+        result.states.set(entity, baseline(address, list, read));
         continue;
       }
       const next = advance(before, read);
-      result.states[entity] = next.state;
+      result.states.set(entity, next.state);
       for (const a of next.fresh) {
         const alert = activityAlert(a, address, s);
         if (alert) fresh.push({ block: a.block, alert });
@@ -76,7 +76,7 @@ export const addressActivity: RuleKind<Spec, Observation, State> = {
   samples(s, states) {
     const out: GaugeSample[] = [];
     for (const address of s.addresses) {
-      const lists = s.lists.map((list) => states[entityKey(s.chainId, address, list)]).filter((st): st is State => st !== undefined);
+      const lists = s.lists.map((list) => states.get(entityKey(s.chainId, address, list))).filter((st): st is State => st !== undefined);
       if (lists.length === 0) continue;
       const labels = { chain_id: s.chainId, address };
       const newestBlock = Math.max(...lists.map((st) => st.lastBlock ?? -1));

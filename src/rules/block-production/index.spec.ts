@@ -10,6 +10,7 @@ import { estimateBudget } from '../../engine/estimate.js';
 import type { LoadedRule } from '../../config/load.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { validatorLookups } from '../validators.js';
+import type { Outcome } from '../lookup.js';
 import { blockProduction, type Observation, type Read } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
 
@@ -25,7 +26,7 @@ function obs(read: Read, except: Record<string, Observation['reads'][string]> = 
   for (const n of [A, B]) for (const c of ['c-chain', 'p-chain']) reads[`${n}:${c}`] = read;
   return { reads: { ...reads, ...except } };
 }
-const run = (prev: Record<string, State>, o: Observation, nowS: number) => blockProduction.evaluate(prev, o, at(nowS), s);
+const run = (prev: ReadonlyMap<string, State>, o: Observation, nowS: number) => blockProduction.evaluate(prev, o, at(nowS), s);
 
 describe('block-production', () => {
   it('watches the chains silentFor names; a chain listed in chains without a duration is refused', () => {
@@ -36,7 +37,7 @@ describe('block-production', () => {
   });
 
   it('a baseline with recent blocks says nothing; a node silent past silentFor fires once per chain; a new block resolves it', () => {
-    const base = run({}, obs(blocks(T - 600)), T);
+    const base = run(new Map(), obs(blocks(T - 600)), T);
     expect(base.conditions).toEqual([]);
     // Three hours and a minute later A's C-chain shows nothing new (B's does).
     const later = T + 3 * 3600 + 60;
@@ -56,9 +57,9 @@ describe('block-production', () => {
 
   it('a node with no block listed is silent since avawatch first looked, never since 1970', () => {
     const none: Read = { hour: [], complete: true, newest: null };
-    const base = run({}, obs(blocks(T - 60), { [`${B}:p-chain`]: none }), T);
+    const base = run(new Map(), obs(blocks(T - 60), { [`${B}:p-chain`]: none }), T);
     expect(base.conditions).toEqual([]);
-    expect(base.states[`${B}:p-chain`]).toMatchObject({ firstLookedAt: T, hourCount: 0 });
+    expect(base.states.get(`${B}:p-chain`)).toMatchObject({ firstLookedAt: T, hourCount: 0 });
     const day2 = run(base.states, obs(blocks(T + 86_400 * 2), { [`${B}:p-chain`]: { hour: [], complete: true } }), T + 86_400 * 2);
     expect(day2.conditions).toEqual([]);
     const later = T + 3 * 86_400 + 120;
@@ -70,11 +71,11 @@ describe('block-production', () => {
   });
 
   it('a failed read keeps its state and fires nothing, while the other nodes and chains are evaluated', () => {
-    const base = run({}, obs(blocks(T - 60)), T);
+    const base = run(new Map(), obs(blocks(T - 60)), T);
     const later = T + 4 * 3600;
     const r = run(base.states, obs({ hour: [], complete: true }, { [`${A}:c-chain`]: { failed: 'data API GET …: HTTP 503' } }), later);
     expect(r.failed).toEqual({ [`${A}:c-chain`]: 'data API GET …: HTTP 503' });
-    expect(r.states[`${A}:c-chain`]).toBe(base.states[`${A}:c-chain`]);
+    expect(r.states.get(`${A}:c-chain`)).toBe(base.states.get(`${A}:c-chain`));
     // B's C-chain is silent 4h: it fires; A's, unread, does not.
     expect(r.conditions?.map((c) => c.key)).toEqual([`${B}:c-chain`]);
     // What held holds: a firing node whose read fails stays firing (as of its last read).
@@ -86,10 +87,10 @@ describe('block-production', () => {
   });
 
   it('a block stamped a day ahead is ignored and said in the details: the silent node still fires after silentFor; a real block resolves', () => {
-    const base = run({}, obs(blocks(T - 600)), T);
+    const base = run(new Map(), obs(blocks(T - 600)), T);
     const odd: Read = { hour: [{ at: T + 86_400, number: '1001' }, { at: T - 600, number: '1000' }], complete: true };
     const glitch = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: odd }), T + 60);
-    expect(glitch.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
+    expect(glitch.states.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
     // The hour lists nothing after that: three hours and more since its last real block.
     const later = T + 3 * 3600;
     const silent = run(glitch.states, obs({ hour: [], complete: true }, { [`${B}:c-chain`]: blocks(later - 60) }), later);
@@ -98,13 +99,13 @@ describe('block-production', () => {
     expect(c?.details['Odd block time']).toBe('block 1001 was listed stamped 2027-01-16T08:00:00Z, 23h59m ahead of the clock (2027-01-15T08:01:00Z): ignored');
     const back = run(silent.states, obs(blocks(later + 30)), later + 60);
     expect(back.conditions).toEqual([]);
-    expect(back.states[`${A}:c-chain`]?.oddBlock).toBeUndefined();
+    expect(back.states.get(`${A}:c-chain`)?.oddBlock).toBeUndefined();
   });
 
   it('a block time in milliseconds is read in seconds, said in the details; a silent node then fires after silentFor', () => {
-    const base = run({}, obs(blocks(T - 600)), T);
+    const base = run(new Map(), obs(blocks(T - 600)), T);
     const ms = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: { hour: [{ at: (T + 30) * 1000, number: '1001' }], complete: true } }), T + 60);
-    expect(ms.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T + 30, lastBlockNumber: '1001' });
+    expect(ms.states.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T + 30, lastBlockNumber: '1001' });
     const later = T + 30 + 3 * 3600 + 60;
     const c = run(ms.states, obs({ hour: [], complete: true }), later).conditions?.find((x) => x.key === `${A}:c-chain`);
     expect(c?.summary).toBe(`${A} has proposed no C-chain block for 3h1m (last at 2027-01-15T08:00:30Z), longer than silentFor 3h`);
@@ -112,21 +113,21 @@ describe('block-production', () => {
   });
 
   it('the newest block kept is what the service lists now: one listed once and then no more (a glitch) is forgotten', () => {
-    const base = run({}, obs(blocks(T - 600)), T);
+    const base = run(new Map(), obs(blocks(T - 600)), T);
     const glitch = run(base.states, obs(blocks(T - 600), { [`${A}:c-chain`]: blocks(T + 30, T - 600) }), T + 60);
-    expect(glitch.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T + 30 });
+    expect(glitch.states.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T + 30 });
     // The next read lists only the older block: that is the newest again.
     const after = run(glitch.states, obs(blocks(T - 600)), T + 120);
-    expect(after.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
+    expect(after.states.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T - 600, lastBlockNumber: '1000' });
     // A state written before (a block a day ahead kept as the newest) follows the service too.
-    const stuck: State = { ...(after.states[`${A}:c-chain`] as State), lastBlockAt: T + 86_400, lastBlockNumber: '1001' };
+    const stuck: State = { ...(after.states.get(`${A}:c-chain`) as State), lastBlockAt: T + 86_400, lastBlockNumber: '1001' };
     const later = T + 4 * 3600;
-    const r = run({ ...after.states, [`${A}:c-chain`]: stuck }, obs(blocks(later - 60), { [`${A}:c-chain`]: { hour: [], complete: true, newest: { at: T - 600, number: '1000' } } }), later);
+    const r = run(new Map([...after.states, [`${A}:c-chain`, stuck]]), obs(blocks(later - 60), { [`${A}:c-chain`]: { hour: [], complete: true, newest: { at: T - 600, number: '1000' } } }), later);
     expect(r.conditions?.map((c) => c.summary)).toEqual([`${A} has proposed no C-chain block for 4h10m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`]);
   });
 
   it('gauges the last block time and the last hour count, a lower bound past maxPages', () => {
-    const r = run({}, obs(blocks(T - 60, T - 120), { [`${A}:c-chain`]: { ...blocks(T - 10, T - 20, T - 7200), complete: false } }), T);
+    const r = run(new Map(), obs(blocks(T - 60, T - 120), { [`${A}:c-chain`]: { ...blocks(T - 10, T - 20, T - 7200), complete: false } }), T);
     const samples = blockProduction.samples(s, r.states, at(T));
     expect(samples.filter((x) => x.labels['node_id'] === A && x.labels['chain'] === 'c-chain')).toEqual([
       { metric: 'avawatch_node_last_proposed_block_timestamp_seconds', labels: { network: 'mainnet', node_id: A, chain: 'c-chain' }, value: T - 10 },
@@ -134,7 +135,7 @@ describe('block-production', () => {
     ]);
     const silent = run(r.states, obs({ hour: [], complete: true }), T + 4 * 3600);
     expect(silent.conditions?.find((c) => c.key === `${A}:c-chain`)?.details['Blocks in the last hour']).toBe('0 (at 2027-01-15T12:00:00Z)');
-    expect(r.states[`${A}:c-chain`]).toMatchObject({ hourCount: 2, hourComplete: false });
+    expect(r.states.get(`${A}:c-chain`)).toMatchObject({ hourCount: 2, hourComplete: false });
   });
 
   it('costs one call per node and chain, 20 CU each, and the active list the validator kinds read (the very same call: made once)', () => {
@@ -149,12 +150,12 @@ describe('block-production', () => {
 });
 
 describe('block-production: a node that does not validate proposes no blocks', () => {
-  const v = (validating: Observation['validating']) => (read: Read, except: Record<string, Observation['reads'][string]> = {}) => ({ ...obs(read, except), validating });
+  const v = (validating: Record<string, Outcome<number | null>>) => (read: Read, except: Record<string, Observation['reads'][string]> = {}) => ({ ...obs(read, except), validating: new Map(Object.entries(validating)) });
   const validatingSince = (start: number) => v({ [A]: start, [B]: start });
   const silentA: Read = { hour: [], complete: true };
 
   it('a silent node whose validation ended resolves saying why, keeps its last block, and fires nothing while it does not validate', () => {
-    const base = run({}, validatingSince(T - 200 * 86_400)(blocks(T - 600)), T);
+    const base = run(new Map(), validatingSince(T - 200 * 86_400)(blocks(T - 600)), T);
     const later = T + 3 * 3600 + 60;
     const silent = run(base.states, validatingSince(T - 200 * 86_400)(silentA, { [`${B}:c-chain`]: blocks(later - 60) }), later);
     expect(silent.conditions?.map((c) => c.key)).toEqual([`${A}:c-chain`]);
@@ -162,7 +163,7 @@ describe('block-production: a node that does not validate proposes no blocks', (
     const endedAt = later + 300;
     const ended = run(silent.states, v({ [A]: null, [B]: T - 200 * 86_400 })(silentA, { [`${B}:c-chain`]: blocks(endedAt - 60) }), endedAt);
     expect(ended.conditions).toEqual([]);
-    expect(ended.states[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 600, periodStart: null });
+    expect(ended.states.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T - 600, periodStart: null });
     const fired = advance([], silent.conditions ?? [], later * 1000);
     const [resolved] = advance(fired.active, ended.conditions ?? [], endedAt * 1000, undefined, ended.resolvedAs).notifications;
     expect(resolved?.summary).toBe(`${A}: validation ended; a node that does not validate proposes no blocks`);
@@ -174,15 +175,15 @@ describe('block-production: a node that does not validate proposes no blocks', (
 
   it('re-staked 4h after its validation ended (3h silentFor): silent is counted from the new start, never from the last block before the gap', () => {
     const old = T - 200 * 86_400;
-    const base = run({}, validatingSince(old)(blocks(T - 600)), T);
+    const base = run(new Map(), validatingSince(old)(blocks(T - 600)), T);
     // It ends at once (the last block stands at T - 600); B goes on proposing.
     const gap = run(base.states, v({ [A]: null, [B]: old })(blocks(T - 600), { [`${B}:c-chain`]: blocks(T + 240) }), T + 300);
     expect(gap.conditions).toEqual([]);
     const restake = T + 4 * 3600;
-    const step = (prev: Record<string, State>, nowS: number) => run(prev, v({ [A]: restake, [B]: old })(silentA, { [`${B}:c-chain`]: blocks(nowS - 60), [`${B}:p-chain`]: blocks(nowS - 60) }), nowS);
+    const step = (prev: ReadonlyMap<string, State>, nowS: number) => run(prev, v({ [A]: restake, [B]: old })(silentA, { [`${B}:c-chain`]: blocks(nowS - 60), [`${B}:p-chain`]: blocks(nowS - 60) }), nowS);
     const back = step(gap.states, restake + 60);
     expect(back.conditions).toEqual([]);
-    expect(back.states[`${A}:c-chain`]).toMatchObject({ periodStart: restake, lastBlockAt: T - 600 });
+    expect(back.states.get(`${A}:c-chain`)).toMatchObject({ periodStart: restake, lastBlockAt: T - 600 });
     expect(step(back.states, restake + 3 * 3600).conditions).toEqual([]);
     const fire = step(back.states, restake + 3 * 3600 + 60).conditions;
     expect(fire?.map((c) => c.summary)).toEqual([
@@ -193,8 +194,8 @@ describe('block-production: a node that does not validate proposes no blocks', (
 
   it('a failed read of the list changes nothing: a validating node fires as before, and a firing one neither resolves', () => {
     const failed = { failed: 'data API GET /v1/networks/mainnet/validators: HTTP 503' };
-    const base = run({}, v({ [A]: failed, [B]: failed })(blocks(T - 600)), T);
-    expect(base.states[`${A}:c-chain`]?.periodStart).toBeUndefined();
+    const base = run(new Map(), v({ [A]: failed, [B]: failed })(blocks(T - 600)), T);
+    expect(base.states.get(`${A}:c-chain`)?.periodStart).toBeUndefined();
     const later = T + 3 * 3600 + 60;
     const silent = run(base.states, v({ [A]: failed, [B]: failed })(silentA, { [`${B}:c-chain`]: blocks(later - 60) }), later);
     expect(silent.conditions?.map((c) => c.summary)).toEqual([`${A} has proposed no C-chain block for 3h11m (last at 2027-01-15T07:50:00Z), longer than silentFor 3h`]);
@@ -223,14 +224,14 @@ describe('block-production observe', () => {
     } as unknown as DataApi;
     return { data, calls };
   }
-  const ctx = (data: DataApi, nowS: number, previous: Record<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(nowS), previous });
+  const ctx = (data: DataApi, nowS: number, previous: ReadonlyMap<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(nowS), previous });
 
   it('reads the last hour; asks for the newest block only when the hour is empty and the state cannot say', async () => {
     const first = fakeData([[], [{ blockTimestamp: T - 7200, blockNumber: '7' }]]);
-    const o = await blockProduction.observe(one, ctx(first.data, T, {}));
+    const o = await blockProduction.observe(one, ctx(first.data, T, new Map()));
     expect(first.calls).toEqual([{ startTimestamp: T - 3600, pageSize: 100 }, { pageSize: 1 }]);
-    const st = blockProduction.evaluate({}, o, at(T), one).states;
-    expect(st[`${A}:c-chain`]).toMatchObject({ lastBlockAt: T - 7200, lastBlockNumber: '7', hourCount: 0 });
+    const st = blockProduction.evaluate(new Map(), o, at(T), one).states;
+    expect(st.get(`${A}:c-chain`)).toMatchObject({ lastBlockAt: T - 7200, lastBlockNumber: '7', hourCount: 0 });
     // Read 5 minutes later: the hour covers the gap, the block known stands.
     const next = fakeData([[]]);
     await blockProduction.observe(one, ctx(next.data, T + 300, st));
@@ -238,7 +239,7 @@ describe('block-production observe', () => {
     // A block known within the hour that the hour no longer lists, or one stamped ahead of the clock: the newest is asked again.
     for (const odd of [{ lastBlockAt: T + 200, lastBlockNumber: '8' }, { lastBlockAt: T + 86_400 }]) {
       const ask = fakeData([[], []]);
-      await blockProduction.observe(one, ctx(ask.data, T + 300, { [`${A}:c-chain`]: { ...st[`${A}:c-chain`], ...odd } }));
+      await blockProduction.observe(one, ctx(ask.data, T + 300, new Map([[`${A}:c-chain`, { ...st.get(`${A}:c-chain`), ...odd }]])));
       expect(ask.calls).toEqual([{ startTimestamp: T + 300 - 3600, pageSize: 100 }, { pageSize: 1 }]);
     }
     // After a gap longer than the hour (avawatch was down), the newest block is asked again.
@@ -263,7 +264,7 @@ describe('block-production observe: the validator list read beside the block rea
     process.on('unhandledRejection', onUnhandled);
     try {
       const own = new AbortController();
-      await expect(blockProduction.observe(one, { data, metrics: {} as MetricsApi, signal: own.signal, now: at(T), previous: {} })).rejects.toThrow('503 from the blocks endpoint');
+      await expect(blockProduction.observe(one, { data, metrics: {} as MetricsApi, signal: own.signal, now: at(T), previous: new Map() })).rejects.toThrow('503 from the blocks endpoint');
       // The engine ends the evaluation's own signal; the list read still under way then fails.
       own.abort();
       failList(new Error('aborted: the evaluation ended'));
@@ -295,8 +296,8 @@ describe('block-production observe: whether each node validates', () => {
     } as unknown as DataApi;
     return { data, asked };
   }
-  const ctx = (data: DataApi, previous: Record<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous });
-  const stateWith = (periodStart: number | null): Record<string, unknown> => ({ [`${A}:c-chain`]: { nodeId: A, chain: 'c-chain', firstLookedAt: T - 600, checkedAt: T - 300, lastBlockAt: T - 60, hourCount: 1, hourComplete: true, periodStart } });
+  const ctx = (data: DataApi, previous: ReadonlyMap<string, unknown>) => ({ data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous });
+  const stateWith = (periodStart: number | null): ReadonlyMap<string, unknown> => new Map([[`${A}:c-chain`, { nodeId: A, chain: 'c-chain', firstLookedAt: T - 600, checkedAt: T - 300, lastBlockAt: T - 60, hourCount: 1, hourComplete: true, periodStart }]]);
 
   it('check counts the active list once with validator-health polling every minute: block-production every 5 min adds only its block reads', () => {
     const rule = (name: string, kind: string, spec: Record<string, unknown>, every: number) => ({ name, kind, severity: 'warning', schedule: { everyMs: every }, spec: { ...spec, kind, name, every } }) as unknown as LoadedRule;
@@ -312,26 +313,26 @@ describe('block-production observe: whether each node validates', () => {
 
   it('asks the very active-list call the validator kinds ask (shared), and the start of the active period is what it lists', async () => {
     const f = fakeData([period('p2', T - 3600)], []);
-    const o = await blockProduction.observe(one, ctx(f.data, {}));
+    const o = await blockProduction.observe(one, ctx(f.data, new Map()));
     const key = validatorLookups({ network: 'mainnet', nodeIds: [A], subnetId: PRIMARY_NETWORK }).calls[0]?.key;
     expect(f.asked).toEqual([key]);
-    expect(o.validating).toEqual({ [A]: T - 3600 });
+    expect(o.validating).toEqual(new Map([[A, T - 3600]]));
   });
 
   it('a node that leaves the list is confirmed by its own lookup: still active there, it still validates; not there, it does not', async () => {
     const dropped = fakeData([], [period('p1', T - 86_400)]);
-    expect((await blockProduction.observe(one, ctx(dropped.data, stateWith(T - 86_400)))).validating).toEqual({ [A]: T - 86_400 });
+    expect((await blockProduction.observe(one, ctx(dropped.data, stateWith(T - 86_400)))).validating).toEqual(new Map([[A, T - 86_400]]));
     expect(dropped.asked.at(-1)).toBe(`own ${A}`);
     const ended = fakeData([], 'not-found');
-    expect((await blockProduction.observe(one, ctx(ended.data, stateWith(T - 86_400)))).validating).toEqual({ [A]: null });
+    expect((await blockProduction.observe(one, ctx(ended.data, stateWith(T - 86_400)))).validating).toEqual(new Map([[A, null]]));
     // Last seen not validating and still unlisted: nothing more to ask.
     const still = fakeData([], 'not-found');
-    expect((await blockProduction.observe(one, ctx(still.data, stateWith(null)))).validating).toEqual({ [A]: null });
+    expect((await blockProduction.observe(one, ctx(still.data, stateWith(null)))).validating).toEqual(new Map([[A, null]]));
     expect(still.asked).toHaveLength(1);
   });
 
   it('a start that is no time (1e13) never holds a silent node quiet: silence counts from its last block', async () => {
     const f = fakeData([period('p2', 1e13)], []);
-    expect((await blockProduction.observe(one, ctx(f.data, {}))).validating).toEqual({ [A]: 0 });
+    expect((await blockProduction.observe(one, ctx(f.data, new Map()))).validating).toEqual(new Map([[A, 0]]));
   });
 });

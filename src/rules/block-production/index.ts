@@ -59,12 +59,12 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  async observe(s, { data, signal, now, previous }) {
+  async observe(s, { data, signal, now, previous, memo }) {
     const nowS = Math.floor(now.getTime() / 1000);
     const pairs = s.nodeIds.flatMap((node) => chainsOf(s).map((chain) => ({ node, chain, key: keyOf(node, chain) })));
     const byKey = new Map(pairs.map((p) => [p.key, p]));
-    const lastStart = (node: string) => chainsOf(s).map((c) => state.safeParse(previous[keyOf(node, c)])).find((r) => r.success)?.data.periodStart;
-    const validating = observeValidating(s, { data, signal, now }, lastStart);
+    const lastStart = (node: string) => chainsOf(s).map((c) => state.safeParse(previous.get(keyOf(node, c)))).find((r) => r.success)?.data.periodStart;
+    const validating = observeValidating(s, { data, signal, now, ...(memo ? { memo } : {}) }, lastStart);
     // Awaited below; until then a rejection (the block reads failed first, a shutdown) must not go unhandled.
     validating.catch(() => undefined);
     const reads = await lookupEach(
@@ -76,7 +76,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         const since = nowS - HOUR_S;
         const hour = await data.primary.proposedBlocks(s.network as Network, chain, node, { startTimestamp: since, pageSize: PAGE_SIZE, pages: s.maxPages }, signal);
         const read: Read = { hour: hour.blocks.map((b) => ({ at: b.blockTimestamp, number: b.blockNumber })), complete: hour.complete };
-        const before = state.safeParse(previous[key]);
+        const before = state.safeParse(previous.get(key));
         // An empty hour keeps the last block known only if the last read was within the hour,
         // and only a block older than the hour (one within it the hour would list) with a usable time.
         const covered = before.success && before.data.checkedAt >= since;
@@ -94,37 +94,40 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     for (const node of s.nodeIds) {
-      const validating = observation.validating?.[node];
+      const validating = observation.validating?.get(node);
       for (const chain of chainsOf(s)) {
         const key = keyOf(node, chain);
-        const before = previous[key];
+        const before = previous.get(key);
         const read = observation.reads[key];
         // A failed read of the list says nothing: what the state knew stands.
         const periodStart = validating !== undefined && !isFailed(validating) ? validating : before?.periodStart;
         if (read === undefined || isFailed(read)) {
           keepFailed(result, key, before, read?.failed ?? 'not read');
           const kept = before && withStart(before, periodStart);
-          if (kept) result.states[key] = kept;
+          if (kept) result.states.set(key, kept);
           // As of its last read: time passing alone neither fires nor resolves it.
           const held = kept && silence(kept, kept.checkedAt, s);
           if (held) result.conditions?.push(held);
           continue;
         }
         const st = withStart(next(node, chain, before, read, nowS), periodStart);
-        result.states[key] = st;
+        result.states.set(key, st);
         const c = silence(st, nowS, s);
         if (c) result.conditions?.push(c);
       }
     }
-    result.resolvedAs = (key) => (Object.hasOwn(result.states, key) ? proposing(result.states[key] as State, s) : undefined);
+    result.resolvedAs = (key) => {
+      const st = result.states.get(key);
+      return st && proposing(st, s);
+    };
     return result;
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const st of Object.values(states)) {
+    for (const st of states.values()) {
       const labels = { network: s.network, node_id: st.nodeId, chain: st.chain };
       if (st.lastBlockAt !== undefined) out.push({ metric: 'avawatch_node_last_proposed_block_timestamp_seconds', labels, value: st.lastBlockAt });
       out.push({ metric: 'avawatch_node_blocks_proposed_last_hour', labels, value: st.hourCount });

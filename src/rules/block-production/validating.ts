@@ -1,12 +1,10 @@
 import type { ApiCall } from '../../api/catalog.js';
-import { filterBatches, VALIDATOR_BATCH } from '../../api/data/filters.js';
 import type { Network } from '../../api/data/reader.js';
 import type { Validator } from '../../api/schemas.js';
-import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
-import { EARLIEST_S, validatorListCalls } from '../validators.js';
+import { batchesOf, EARLIEST_S, validatorListCalls } from '../validators.js';
 import { MAX_AHEAD_S } from './times.js';
 
 // Whether each node validates now: a node that does not proposes no block, so its silence is
@@ -19,7 +17,7 @@ import { MAX_AHEAD_S } from './times.js';
  * When the node's active period started (unix s; 0 when its start is no time), null when it
  * has none, or why it could not be read (then it is taken as validating, as before).
  */
-export type Validating = Record<string, Outcome<number | null>>;
+export type Validating = Map<string, Outcome<number | null>>;
 
 const LOOKUP_CONCURRENCY = 2;
 
@@ -36,36 +34,41 @@ export function activeListCalls(s: Spec): ApiCall[] {
  * A failed list fails only the nodes it covers, a broken item only its node; neither fails
  * the rule, whose blocks are read apart. `lastStart` is what the state says of a node.
  */
-export async function observeValidating(s: Spec, { data, signal, now }: Pick<ObserveContext, 'data' | 'signal' | 'now'>, lastStart: (node: string) => number | null | undefined): Promise<Validating> {
+export async function observeValidating(s: Spec, { data, signal, now, memo }: Pick<ObserveContext, 'data' | 'signal' | 'now' | 'memo'>, lastStart: (node: string) => number | null | undefined): Promise<Validating> {
   const nowS = Math.floor(now.getTime() / 1000);
   const network = s.network as Network;
-  const batches = filterBatches(s.nodeIds, VALIDATOR_BATCH);
+  const batches = batchesOf(s.nodeIds, memo).lists;
   const lists = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, (i) =>
     data.primary.validatorList(network, { nodeIds: batches[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
-  const out: Validating = record();
+  const out: Validating = new Map();
   const confirm: string[] = [];
   for (const [i, list] of Object.entries(lists)) {
     const nodeIds = batches[Number(i)] as string[];
     if (isFailed(list)) {
-      for (const node of nodeIds) out[node] = list;
+      for (const node of nodeIds) out.set(node, list);
       continue;
     }
-    const broken = record<string>();
-    for (const b of list.broken) if (b.nodeId !== undefined) broken[b.nodeId] ??= b.reason;
-    const listed = record<Validator[]>();
-    for (const v of list.periods) (listed[v.nodeId] ??= []).push(v);
+    const broken = new Map<string, string>();
+    for (const b of list.broken) if (b.nodeId !== undefined && !broken.has(b.nodeId)) broken.set(b.nodeId, b.reason);
+    const listed = new Map<string, Validator[]>();
+    for (const v of list.periods) {
+      const mine = listed.get(v.nodeId);
+      if (mine === undefined) listed.set(v.nodeId, [v]);
+      else mine.push(v);
+    }
     for (const node of nodeIds) {
-      const start = startOf(listed[node] ?? [], nowS);
-      if (broken[node] !== undefined) out[node] = { failed: broken[node] };
-      else if (start !== null) out[node] = start;
+      const start = startOf(listed.get(node) ?? [], nowS);
+      const why = broken.get(node);
+      if (why !== undefined) out.set(node, { failed: why });
+      else if (start !== null) out.set(node, start);
       // Unlisted and last seen not validating: nothing new to ask.
-      else if (lastStart(node) === null) out[node] = null;
+      else if (lastStart(node) === null) out.set(node, null);
       else confirm.push(node);
     }
   }
   if (confirm.length > 0) {
     const own = await lookupEach(confirm, LOOKUP_CONCURRENCY, signal, (node) => data.primary.validatorPeriods(network, node, signal), { partOfMore: true });
-    for (const [node, seen] of Object.entries(own)) out[node] = isFailed(seen) ? seen : seen === 'not-found' ? null : startOf(seen, nowS);
+    for (const [node, seen] of Object.entries(own)) out.set(node, isFailed(seen) ? seen : seen === 'not-found' ? null : startOf(seen, nowS));
   }
   return out;
 }

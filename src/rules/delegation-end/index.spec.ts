@@ -22,20 +22,20 @@ describe('delegation-end', () => {
 
   it('reports an ended delegation only once the service lists it completed, with its reward', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     expect(first.alerts).toEqual([]);
     // Past its end but not listed completed yet (the reward transaction comes later): it waits.
     const waiting = delegationEnd.evaluate(first.states, obs([]), after, s);
     expect(waiting.alerts).toEqual([]);
-    expect(waiting.states['t1']).toEqual(first.states['t1']);
+    expect(waiting.states.get('t1')).toEqual(first.states.get('t1'));
     const done = delegationEnd.evaluate(waiting.states, obs([], { t1: d('t1', 'completed') }), after, s);
     expect(done.alerts.map((a) => a.summary)).toEqual([expect.stringMatching(new RegExp(`^Delegation of 25 AVAX to ${NODE} ended, reward [\\d.]+ AVAX gross, [\\d.]+ AVAX net$`))]);
-    expect(done.states['t1']).toBeUndefined();
+    expect(done.states.get('t1')).toBeUndefined();
   });
 
   it('an ended delegation paid nothing is a critical "ended without a reward"', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     const unpaid = { ...d('t1', 'completed'), grossReward: '0', netReward: '0' };
     const [alert] = delegationEnd.evaluate(first.states, obs([], { t1: unpaid }), after, s).alerts;
     expect(alert).toMatchObject({ severity: 'critical', summary: `Delegation of 25 AVAX to ${NODE} ended without a reward: the node's uptime was likely under the reward threshold`, labels: { reward: 'none' } });
@@ -44,7 +44,7 @@ describe('delegation-end', () => {
   it('severity: a new delegation is good news and one ending neutral (info), one ended without a reward critical', () => {
     const rule = { severity: 'critical' as const };
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true, warnBefore: ['40d'] });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     const next = delegationEnd.evaluate(first.states, obs([d('t1'), d('t2')]), new Date((1_800_000_000 - 86_400) * 1000), s);
     expect(next.alerts.map((a) => [a.summary, severityOf(rule, a)])).toEqual([[`New delegation of 25 AVAX to ${NODE}, until 2027-01-15T08:00:00Z`, 'info']]);
     expect(next.conditions?.map((c) => severityOf(rule, c))).toEqual(['info', 'info']);
@@ -55,7 +55,7 @@ describe('delegation-end', () => {
   it('an ending delegation resolves saying it reached its end (or ended, with its reward), never "ends in 1d"', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: ['3d'] });
     const soon = new Date((1_800_000_000 - 86_400) * 1000);
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), soon, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), soon, s);
     const fired = advance([], first.conditions ?? [], soon.getTime());
     const past = delegationEnd.evaluate(first.states, obs([]), after, s);
     const [resolved] = advance(fired.active, past.conditions ?? [], after.getTime(), undefined, past.resolvedAs).notifications;
@@ -65,11 +65,11 @@ describe('delegation-end', () => {
   it('one that leaves the active list (a status the service added, e.g. "paused", or a page not read) is never announced as ended', () => {
     for (const spec of [{ nodeIds: [NODE] }, { rewardAddresses: [ADDRESS] }]) {
       const s = specSchema.parse({ network: 'mainnet', ...spec });
-      const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+      const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
       for (const at of [now, after]) {
         const left = delegationEnd.evaluate(first.states, obs([]), at, s);
         expect(left.alerts).toEqual([]);
-        expect(left.states['t1']).toEqual(first.states['t1']);
+        expect(left.states.get('t1')).toEqual(first.states.get('t1'));
       }
     }
   });
@@ -77,49 +77,49 @@ describe('delegation-end', () => {
   it('announces new delegations only of nodes read before: a node added to the rule starts with its baseline', () => {
     const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
-    expect(first.states['_baseline']).toEqual({ baseline: true, entities: [NODE] });
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
+    expect(first.states.get('_baseline')).toEqual({ baseline: true, entities: [NODE] });
     const wider = specSchema.parse({ network: 'mainnet', nodeIds: [NODE, OTHER], notifyNew: true });
     const existing = { ...d('t9'), nodeId: OTHER };
     const next = delegationEnd.evaluate(first.states, { active: [d('t1'), d('t2'), existing], completed: {}, failed: {}, read: [NODE, OTHER] }, now, wider);
     expect(next.alerts.map((a) => a.subject)).toEqual(['t2']);
-    expect(next.states['_baseline']).toEqual({ baseline: true, entities: [OTHER, NODE].sort() });
+    expect(next.states.get('_baseline')).toEqual({ baseline: true, entities: [OTHER, NODE].sort() });
   });
 
   it('one handed in as listed completed is reported ended with its reward, whatever its end time says (observe asks only once the end has passed)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     const done = delegationEnd.evaluate(first.states, obs([], { t1: d('t1', 'completed') }), now, s);
     expect(done.alerts.map((a) => a.details['Gross reward'])).toEqual([expect.stringMatching(/AVAX$/)]);
   });
 
   it('says nothing of delegations whose node left the rule', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     const other = specSchema.parse({ network: 'mainnet', nodeIds: ['NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ'] });
     expect(delegationEnd.evaluate(first.states, obs([]), now, other).alerts).toEqual([]);
   });
 
   it('does not announce existing delegations on the first read, even with notifyNew', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
-    expect(delegationEnd.evaluate({}, obs([d('t1'), d('t2')]), now, s).alerts).toEqual([]);
+    expect(delegationEnd.evaluate(new Map(), obs([d('t1'), d('t2')]), now, s).alerts).toEqual([]);
   });
 
   it('a list that failed is not read as "ended": its delegations keep what held, and it is named', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: ['3d'] });
     const soon = { ...d('t1'), endTimestamp: 1_750_000_000 + 86_400 };
-    const first = delegationEnd.evaluate({}, obs([soon]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([soon]), now, s);
     expect(first.conditions?.map((c) => c.key)).toEqual(['t1']);
     const failing = delegationEnd.evaluate(first.states, obs([], {}, { [NODE]: 'data API: HTTP 503' }), now, s);
     expect(failing.alerts).toEqual([]);
-    expect(failing.states['t1']).toEqual(first.states['t1']);
+    expect(failing.states.get('t1')).toEqual(first.states.get('t1'));
     expect(failing.conditions?.map((c) => c.key)).toEqual(['t1']);
     expect(failing.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
   });
 
   it('an amount the service did not send as a number is shown as unknown, never a crash', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
-    const first = delegationEnd.evaluate({}, obs([d('t1')]), now, s);
+    const first = delegationEnd.evaluate(new Map(), obs([d('t1')]), now, s);
     const odd = { ...d('t2'), amountDelegated: '1.5e9' };
     const next = delegationEnd.evaluate(first.states, obs([d('t1'), odd]), now, s);
     expect(next.alerts.map((a) => a.summary)).toEqual([`New delegation of an unknown amount to ${NODE}, until 2027-01-15T08:00:00Z`]);
@@ -153,7 +153,7 @@ describe('delegation-end reads what changed', () => {
     Array.from({ length: n }, (_, i) => ({ ...d(`t${from + i}`, status), startTimestamp: 1_700_000_000 + from + i, endTimestamp: 1_800_000_000 + from + i }));
   const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], notifyNew: true });
 
-  async function poll(items: Delegator[], previous: Record<string, unknown>, at = now) {
+  async function poll(items: Delegator[], previous: ReadonlyMap<string, unknown>, at = now) {
     const { data, pages } = fakeData(() => items);
     const observation = await delegationEnd.observe(s, { data: { primary: data }, previous, now: at, signal: new AbortController().signal } as never);
     return { result: delegationEnd.evaluate(previous as never, observation, at, s), pages };
@@ -161,9 +161,9 @@ describe('delegation-end reads what changed', () => {
 
   it('a node with 250 delegations: every page at the baseline, then one page a poll; new ones are read until a page holds a known one', async () => {
     const old = many(250, 0);
-    const base = await poll(old, {});
+    const base = await poll(old, new Map());
     expect(base.pages).toEqual(['active', 'active', 'active']);
-    expect(Object.keys(base.result.states)).toHaveLength(251);
+    expect(base.result.states.size).toBe(251);
     const steady = await poll(old, base.result.states);
     expect(steady.pages).toEqual(['active']);
     expect(steady.result.alerts).toEqual([]);
@@ -172,23 +172,23 @@ describe('delegation-end reads what changed', () => {
     const busy = await poll([...old, ...many(150, 1_000)], base.result.states);
     expect(busy.pages).toEqual(['active', 'active']);
     expect(busy.result.alerts).toHaveLength(150);
-    expect(Object.keys(busy.result.states)).toHaveLength(401);
+    expect(busy.result.states.size).toBe(401);
   });
 
   it('asks for completed ones only for delegations past their end, and reports each once it is listed completed', async () => {
     const old = many(5, 0);
-    const base = await poll(old, {});
+    const base = await poll(old, new Map());
     const endedTx = 't0';
     const pastEnd = new Date((1_800_000_000 + 2) * 1000); // t0, t1, t2 have ended
     // Not listed completed yet: nothing reported, kept.
     const waiting = await poll(old.slice(3), base.result.states, pastEnd);
     expect(waiting.pages).toEqual(['active', 'completed']);
     expect(waiting.result.alerts).toEqual([]);
-    expect(Object.keys(waiting.result.states)).toHaveLength(6);
+    expect(waiting.result.states.size).toBe(6);
     const done = [{ ...old[0]!, delegationStatus: 'completed', grossReward: '1000000000', netReward: '980000000' }];
     const listed = await poll([...old.slice(3), ...done], waiting.result.states, pastEnd);
     expect(listed.result.alerts.map((a) => a.subject)).toEqual([endedTx]);
-    expect(listed.result.states[endedTx]).toBeUndefined();
-    expect(Object.keys(listed.result.states)).toHaveLength(5);
+    expect(listed.result.states.get(endedTx)).toBeUndefined();
+    expect(listed.result.states.size).toBe(5);
   });
 });

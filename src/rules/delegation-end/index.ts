@@ -41,9 +41,9 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal, previous, now }) {
-    const prev = previous as Readonly<Record<string, State>>;
+    const prev = previous as ReadonlyMap<string, State>;
     const known = baselined(prev, s);
-    const tracked = new Set(Object.keys(prev).filter((k) => k !== BASELINE_KEY));
+    const tracked = new Set([...prev.keys()].filter((k) => k !== BASELINE_KEY));
     // A batch of ids or addresses is read whole (or fails whole: then only the ids and
     // addresses it covers are unknown this time). Once all of them are baselined, only the
     // newest active delegations are read: pages newest first, on while a page is all new.
@@ -67,7 +67,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     }
     // Ended only when the service lists it completed: ask for the ones past their end.
     const nowS = Math.floor(now.getTime() / 1000);
-    const due = Object.entries(prev).filter(
+    const due = [...prev].filter(
       (e): e is [string, DelegationState] => e[0] !== BASELINE_KEY && 'nodeId' in e[1] && !active.has(e[0]) && e[1].endTimestamp <= nowS && inScope(e[1], s),
     );
     const completed = record<Delegator>();
@@ -102,15 +102,15 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     const known = baselined(previous, s);
     const watching = new Set(watched(s));
     const entities = new Set([...known, ...observation.read].filter((e) => watching.has(e)));
-    const states = record<State>([[BASELINE_KEY, { baseline: true, entities: [...entities].sort() }]]);
+    const states = new Map<string, State>([[BASELINE_KEY, { baseline: true, entities: [...entities].sort() }]]);
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     const endedNow = new Map<string, Resolution>();
     for (const d of observation.active) {
       const st: DelegationState = { nodeId: d.nodeId, amount: d.amountDelegated, startTimestamp: d.startTimestamp, endTimestamp: d.endTimestamp, rewardAddresses: d.rewardAddresses };
-      states[d.txHash] = st;
+      states.set(d.txHash, st);
       // New to a node or address read before: existing ones are the baseline of a new one.
-      if (!previous[d.txHash] && s.notifyNew && coveredBy(st, s).some((e) => known.has(e))) alerts.push(newDelegation(d.txHash, st, s));
+      if (!previous.get(d.txHash) && s.notifyNew && coveredBy(st, s).some((e) => known.has(e))) alerts.push(newDelegation(d.txHash, st, s));
       const c = ending(d.txHash, st, nowS, s);
       if (c) conditions.push(c);
     }
@@ -118,8 +118,8 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     // that failed, one read only up to what was known, a status the service added later such
     // as a pause, a reward transaction not issued yet). One the rule no longer watches (its
     // node or address left the config) is dropped without a word.
-    for (const [tx, st] of Object.entries(previous)) {
-      if (tx === BASELINE_KEY || !('nodeId' in st) || states[tx] || !inScope(st, s)) continue;
+    for (const [tx, st] of previous) {
+      if (tx === BASELINE_KEY || !('nodeId' in st) || states.has(tx) || !inScope(st, s)) continue;
       const done = observation.completed[tx];
       if (done) {
         const ended = endedAlert(tx, st, done, s);
@@ -127,12 +127,12 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
         endedNow.set(tx, { summary: ended.summary, details: ended.details });
         continue;
       }
-      states[tx] = st;
+      states.set(tx, st);
       const c = ending(tx, st, nowS, s);
       if (c) conditions.push(c);
     }
     const resolvedAs = (tx: string): Resolution | undefined => {
-      const st = Object.hasOwn(states, tx) ? states[tx] : undefined;
+      const st = states.get(tx);
       return endedNow.get(tx) ?? (st && 'nodeId' in st ? notEnding(tx, st, nowS) : undefined);
     };
     return { states, alerts, conditions, failed: observation.failed, resolvedAs };
@@ -140,7 +140,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
 
   samples(s, states) {
     const byNode = new Map<string, { count: number; amount: bigint }>();
-    for (const st of Object.values(states)) {
+    for (const st of states.values()) {
       if (!('nodeId' in st)) continue;
       const n = byNode.get(st.nodeId) ?? { count: 0, amount: 0n };
       byNode.set(st.nodeId, { count: n.count + 1, amount: n.amount + (navax(st.amount) ?? 0n) });
@@ -188,8 +188,8 @@ function watched(s: Spec): string[] {
  * The node ids and addresses whose delegations are tracked whole. A state written before
  * that was recorded (a bare marker) covered every one the rule watched.
  */
-function baselined(previous: Readonly<Record<string, State>>, s: Spec): Set<string> {
-  const marker = previous[BASELINE_KEY];
+function baselined(previous: ReadonlyMap<string, State>, s: Spec): Set<string> {
+  const marker = previous.get(BASELINE_KEY);
   if (!marker || !('baseline' in marker)) return new Set();
   return new Set(marker.entities ?? watched(s));
 }

@@ -75,28 +75,28 @@ describe('endpoint', () => {
       const result = await run(s);
       expect(result.alerts.map((a) => a.summary)).toEqual(['big moved 3000 AVAX']);
       expect(Object.keys(result.failed ?? {})).toEqual(['odd']);
-      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
+      expect([...f.previous.keys()].sort()).toEqual(['baseline', 'item:big', 'item:old-big']);
     });
 
     it('an item listed at every read keeps its stored state within the hour (no row rewritten per read)', async () => {
       change(nft(1, '-1d'));
       await run(nftRule());
-      const first = f.previous['item:1'];
+      const first = f.previous.get('item:1');
       f.sim.world.clock.advance(59 * 60_000);
       await run(nftRule());
-      expect(f.previous['item:1']).toEqual(first);
+      expect(f.previous.get('item:1')).toEqual(first);
       f.sim.world.clock.advance(2 * 60_000);
       await run(nftRule());
-      expect(f.previous['item:1']).toEqual({ ...first, last: Math.floor(f.sim.world.clock.nowMs() / 1000) });
+      expect(f.previous.get('item:1')).toEqual({ ...first, last: Math.floor(f.sim.world.clock.nowMs() / 1000) });
     });
 
     it('keeps at most maxItems keys, the most recently listed', async () => {
       for (let i = 1; i <= 4; i++) change(nft(i, `-${10 - i}h`));
       await run(nftRule({ maxItems: 2 }));
-      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:1', 'item:2', 'item:3', 'item:4']);
+      expect([...f.previous.keys()].sort()).toEqual(['baseline', 'item:1', 'item:2', 'item:3', 'item:4']);
       f.sim.world.longTail.nfts.splice(0, 2); // tokens 1 and 2 leave the list
       await run(nftRule({ maxItems: 2 }));
-      expect(Object.keys(f.previous).sort()).toEqual(['baseline', 'item:3', 'item:4']);
+      expect([...f.previous.keys()].sort()).toEqual(['baseline', 'item:3', 'item:4']);
     });
   });
 

@@ -35,15 +35,15 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
 
   async observe(s, { data, metrics, signal, previous, now, expressions }) {
     if (!expressions) throw new Error('an endpoint rule needs an expression process (the engine gives each rule one)');
-    const prev = previous as Readonly<Record<string, State>>;
-    const baselined = prev[BASELINE_KEY] !== undefined;
+    const prev = previous as ReadonlyMap<string, State>;
+    const baselined = prev.get(BASELINE_KEY) !== undefined;
     const path = fillPath(s.path, s.params);
     const api = apiOf(path);
     const http = api === 'metrics' ? metrics.http : data.http;
     const query = queryOf(s, api, data.options.pageSize);
     const bindings = { time: Math.floor(now.getTime() / 1000), params: s.params, path };
     let complete = true;
-    const known = (l: Listed) => l.key !== undefined && !l.skip && prev[ITEM_PREFIX + l.key] !== undefined;
+    const known = (l: Listed) => l.key !== undefined && !l.skip && prev.get(ITEM_PREFIX + l.key) !== undefined;
     // The JSONata of every page, together, may take expressionTimeout.
     const reading = { spec: s, bindings, prev, baselined, budget: budget(s.expressionTimeout), signal, api, path, expressions };
     const listed = await collectPages<Listed>(
@@ -89,22 +89,22 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const baselined = previous[BASELINE_KEY] !== undefined;
-    const states = record<State>();
+    const baselined = previous.get(BASELINE_KEY) !== undefined;
+    const states = new Map<string, State>();
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     const failed = record(Object.entries(observation.failed));
     // The ids in `states`, as a Set: one lookup per item, as a page may hold 90,000 of them.
     const seen = new Set<string>();
     const keep = (id: string, st: ItemState): void => {
-      states[id] = st;
+      states.set(id, st);
       seen.add(id);
       if (st.firing) conditions.push(condition(id.slice(ITEM_PREFIX.length), st.firing, s));
     };
     for (const read of observation.items) {
       const id = ITEM_PREFIX + read.key;
       if (seen.has(id)) continue; // listed twice (pages shifting): first wins
-      const before = itemState(previous[id]);
+      const before = itemState(previous.get(id));
       if ('error' in read) {
         if (before) keep(id, before);
         failed[read.key] = read.error;
@@ -120,24 +120,24 @@ export const endpoint: RuleKind<Spec, Observation, State> = {
     // Not listed: gone when the list was read whole, else as it was. Seen keys stay, to know them again.
     if (s.mode === 'new' || !observation.complete) {
       const kept: Array<[string, ItemState]> = [];
-      for (const id in previous) {
-        const item = itemState(previous[id]);
+      for (const [id, st] of previous) {
+        const item = itemState(st);
         if (item && !seen.has(id)) kept.push([id, item]);
       }
       // Bounded: what this read listed first, then the most recently listed.
       kept.sort((a, b) => b[1].last - a[1].last);
       for (const [id, st] of kept.slice(0, Math.max(0, s.maxItems - seen.size))) keep(id, st);
     }
-    states[BASELINE_KEY] = { baseline: true, read: observation.items.length + Object.keys(observation.failed).length };
+    states.set(BASELINE_KEY, { baseline: true, read: observation.items.length + Object.keys(observation.failed).length });
     const result = { states, alerts, failed };
     return s.mode === 'condition' ? { ...result, conditions } : result;
   },
 
   samples(s, states) {
-    const marker = states[BASELINE_KEY];
+    const marker = states.get(BASELINE_KEY);
     if (!marker || !('baseline' in marker)) return [];
     const out: GaugeSample[] = [{ metric: 'avawatch_endpoint_items', labels: {}, value: marker.read }];
-    if (s.mode === 'condition') out.push({ metric: 'avawatch_endpoint_condition_items', labels: {}, value: Object.values(states).filter((st) => itemState(st)?.firing).length });
+    if (s.mode === 'condition') out.push({ metric: 'avawatch_endpoint_condition_items', labels: {}, value: [...states.values()].filter((st) => itemState(st)?.firing).length });
     return out;
   },
 

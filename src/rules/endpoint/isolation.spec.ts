@@ -24,7 +24,7 @@ describe('endpoint expressions run apart from the daemon', () => {
   async function warm(): Promise<void> {
     serve(validators(1));
     await run(rule({}));
-    f.previous = {};
+    f.previous = new Map();
   }
 
   /**
@@ -57,7 +57,7 @@ describe('endpoint expressions run apart from the daemon', () => {
     const running = run(runaway);
     expect(await answeredWhile(running)).toBe(10);
     await expect(running).rejects.toThrow('expressions ran past 1s (expressionTimeout) and were stopped');
-    expect(f.previous).toEqual({});
+    expect(f.previous).toEqual(new Map());
     // A fresh process serves the next evaluation.
     serve(validators(20));
     expect((await run(rule({}))).conditions?.map((c) => c.key)).toEqual(Array.from({ length: 9 }, (_, i) => `NodeID-${i + 11}`));
@@ -101,7 +101,7 @@ describe('endpoint expressions run apart from the daemon', () => {
     const { failed } = await run(s);
     // A long key still identifies its item (every text the contract allows does): by its start and digest.
     expect(failed).toEqual({});
-    expect(Object.keys(f.previous).filter((k) => k.startsWith('item:k'))).toEqual([`item:${'k'.repeat(100)}… sha256:${createHash('sha256').update('k'.repeat(2000)).digest('hex')}`]);
-    expect((f.previous['item:NodeID-2'] as { value?: string } | undefined)?.value).toMatch(/^sha256:[0-9a-f]{64} \(20002 characters\)$/);
+    expect([...f.previous.keys()].filter((k) => k.startsWith('item:k'))).toEqual([`item:${'k'.repeat(100)}… sha256:${createHash('sha256').update('k'.repeat(2000)).digest('hex')}`]);
+    expect((f.previous.get('item:NodeID-2') as { value?: string } | undefined)?.value).toMatch(/^sha256:[0-9a-f]{64} \(20002 characters\)$/);
   });
 });

@@ -27,7 +27,7 @@ export interface Listed {
 export interface PageContext {
   spec: Spec;
   bindings: Record<string, unknown>;
-  prev: Readonly<Record<string, State>>;
+  prev: ReadonlyMap<string, State>;
   baselined: boolean;
   budget: Budget;
   signal: AbortSignal;
@@ -52,7 +52,7 @@ export async function readPage(c: PageContext, body: unknown): Promise<Listed[]>
     if (e.skip) return { key: e.key, skip: true };
     if (e.error !== undefined) return { key: e.key, error: e.error };
     // What the item was matters only to new (after the baseline) and change: condition mode skips the lookup.
-    const before = s.mode === 'change' || (s.mode === 'new' && c.baselined) ? itemState(c.prev[ITEM_PREFIX + e.key]) : undefined;
+    const before = s.mode === 'change' || (s.mode === 'new' && c.baselined) ? itemState(c.prev.get(ITEM_PREFIX + e.key)) : undefined;
     if (s.mode === 'new' && c.baselined && !before) wanted.push({ index, key: e.key });
     if (s.mode === 'change' && before?.value !== undefined && before.value !== e.value) wanted.push({ index, key: e.key, before: valueOf(before.value) });
     const read: ItemRead = { key: e.key };

@@ -20,7 +20,7 @@ const rule = { severity: 'critical' as const };
 
 describe('export', () => {
   it('watches an operation started elsewhere; fires past its timeout; reports the end once', () => {
-    const a = exportKind.evaluate({}, { polled: op('RUNNING') }, new Date((T + 60) * 1000), spec);
+    const a = exportKind.evaluate(new Map(), { polled: op('RUNNING') }, new Date((T + 60) * 1000), spec);
     expect(a.conditions).toEqual([]);
     const b = exportKind.evaluate(a.states, { polled: op('RUNNING') }, new Date((T + 660) * 1000), spec);
     expect(b.conditions?.[0]?.summary).toBe('Export op-1 has been running for 11m, past its 10m timeout');
@@ -37,7 +37,7 @@ describe('export', () => {
 
   it('a status the service adds later (CANCELLED) ends the operation with a warning naming it, and the schedule goes on', async () => {
     const scheduled = specSchema.parse({ request: { type: 'TRANSACTION_EXPORT_EVM', options: { addresses: ['0xabc'] } }, startEvery: '1h', timeout: '10m' });
-    const started = exportKind.evaluate({}, { started: op('RUNNING') }, new Date(T * 1000), scheduled);
+    const started = exportKind.evaluate(new Map(), { started: op('RUNNING') }, new Date(T * 1000), scheduled);
     const late = exportKind.evaluate(started.states, { polled: op('RUNNING') }, new Date((T + 660) * 1000), scheduled);
     expect(late.conditions?.map((c) => c.key)).toEqual(['export']);
     const cancelled = exportKind.evaluate(late.states, { polled: op('CANCELLED', { message: 'cancelled by operator' }) }, new Date((T + 700) * 1000), scheduled);
@@ -45,7 +45,7 @@ describe('export', () => {
       ['warning', 'Export op-1 ended with status "CANCELLED" (not a completion avawatch knows): cancelled by operator'],
     ]);
     expect(cancelled.conditions).toEqual([]);
-    expect(cancelled.states['export']?.status).toBe('CANCELLED');
+    expect(cancelled.states.get('export')?.status).toBe('CANCELLED');
     // Not polled again: the next slot starts the next export.
     const calls: string[] = [];
     const operations = {
@@ -70,7 +70,7 @@ describe('export', () => {
       startExport: async (body: Record<string, unknown>) => (bodies.push(body), op('RUNNING', { operationId: `op-${++n}` })),
       status: async (id: string) => op('COMPLETED_WITH_WARNING', { operationId: id, metadata: { code: 'WarnTruncatedExport', downloadUrl: 'https://x/y.csv', nextDate: '2026-01-05' } }),
     };
-    let states: Record<string, State> = {};
+    let states: ReadonlyMap<string, State> = new Map();
     const summaries: string[] = [];
     for (let i = 0; i < 12; i++) {
       const now = new Date((T + i * 60) * 1000);
@@ -97,18 +97,18 @@ describe('export', () => {
       },
       status: async () => op('RUNNING'),
     };
-    const step = async (states: Record<string, State>, t: number) => {
+    const step = async (states: ReadonlyMap<string, State>, t: number) => {
       const now = new Date(t * 1000);
       return exportKind.evaluate(states, await exportKind.observe(daily, { data: { operations }, previous: states, now, signal: new AbortController().signal } as never), now, daily);
     };
-    const first = await step({}, T);
+    const first = await step(new Map(), T);
     expect(first.alerts.map((a) => [a.severity, a.summary])).toEqual([
       ['warning', 'An export may have started without avawatch seeing it: the start got no usable answer (data API POST /v1/operations/transactions:export: no complete response within 10000 ms); it is not started again before the next scheduled start'],
     ]);
     const later = await step(first.states, T + 600);
     expect(later.alerts).toEqual([]);
     expect(posts).toHaveLength(1);
-    expect((await step(later.states, T + 86_400)).states['export']?.operationId).toBe('op-2');
+    expect((await step(later.states, T + 86_400)).states.get('export')?.operationId).toBe('op-2');
     expect(posts).toHaveLength(2);
   });
 
@@ -119,17 +119,17 @@ describe('export', () => {
         throw new ApiError('data API POST /v1/operations/transactions:export: HTTP 400: bad addresses', { api: 'data', endpoint: 'x', code: '400', status: 400, retryable: false });
       },
     };
-    await expect(exportKind.observe(daily, { data: { operations }, previous: {}, now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
+    await expect(exportKind.observe(daily, { data: { operations }, previous: new Map(), now: new Date(T * 1000), signal: new AbortController().signal } as never)).rejects.toThrow('HTTP 400');
   });
 
   it('a completed export is good news: info, unless the rule says otherwise', () => {
-    const a = exportKind.evaluate({}, { polled: op('RUNNING') }, new Date(T * 1000), spec);
+    const a = exportKind.evaluate(new Map(), { polled: op('RUNNING') }, new Date(T * 1000), spec);
     const done = exportKind.evaluate(a.states, { polled: op('COMPLETED', { metadata: { downloadUrl: 'https://x/y.csv' } }) }, new Date((T + 60) * 1000), spec);
     expect(done.alerts.map((x) => [x.summary, severityOf(rule, x), severityOf({ ...rule, severities: { good: 'warning' } }, x)])).toEqual([['Export op-1 completed: https://x/y.csv', 'info', 'warning']]);
   });
 
   it('says an unknown operation once', () => {
-    const a = exportKind.evaluate({}, { polled: 'not-found' }, new Date(T * 1000), spec);
+    const a = exportKind.evaluate(new Map(), { polled: 'not-found' }, new Date(T * 1000), spec);
     expect(a.alerts.map((x) => x.summary)).toEqual(['Export operation op-1 is not known to the service']);
     expect(exportKind.evaluate(a.states, { polled: 'not-found' }, new Date((T + 60) * 1000), spec).alerts).toEqual([]);
   });

@@ -6,7 +6,6 @@ import { formatDuration, formatElapsed, parseDuration } from '../../base/duratio
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../base/record.js';
 
 export interface Observation {
   /** An export this evaluation started, with the dates it asked for. */
@@ -36,7 +35,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal, now, previous }) {
-    const st = (previous as Record<string, State>)[KEY];
+    const st = (previous as ReadonlyMap<string, State>).get(KEY);
     const nowS = Math.floor(now.getTime() / 1000);
     // A running export (also after a restart) is polled, never started again.
     const watching = st?.operationId && st.status === RUNNING ? st.operationId : s.operationId && !st ? s.operationId : undefined;
@@ -58,7 +57,7 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const before: State = previous[KEY] ?? { operationId: null, status: null, startedAt: null, since: nowS, continueFrom: null, firstDate: null, lastDate: null };
+    const before: State = previous.get(KEY) ?? { operationId: null, status: null, startedAt: null, since: nowS, continueFrom: null, firstDate: null, lastDate: null };
     const alerts: AlertDraft[] = [];
     let next: State = before;
     const dates = observation.request ?? { firstDate: null, lastDate: null };
@@ -108,11 +107,11 @@ export const exportKind: RuleKind<Spec, Observation, State> = {
     // The timeout alert ends when the operation does (or a new one replaces it): say its status now.
     const resolvedAs = (): Resolution | undefined =>
       next.status === RUNNING || next.status === null ? undefined : { summary: `Export ${next.operationId ?? ''} is no longer running past its timeout: ${next.status}`, details: { Operation: next.operationId ?? '', Status: next.status } };
-    return { states: record([[KEY, next]]), alerts, conditions, resolvedAs };
+    return { states: new Map([[KEY, next]]), alerts, conditions, resolvedAs };
   },
 
   samples(_s, states) {
-    const st = states[KEY];
+    const st = states.get(KEY);
     const out: GaugeSample[] = [];
     if (st?.status) out.push({ metric: 'avawatch_export_status', labels: { status: st.status }, value: 1 });
     if (st?.startedAt) out.push({ metric: 'avawatch_export_started_timestamp_seconds', labels: {}, value: st.startedAt });

@@ -15,14 +15,14 @@ const run = (prev: Parameters<typeof icmPending.evaluate>[0], messages: ReturnTy
 
 describe('icm-pending', () => {
   it('keeps tracking a pending message that fell past the pages read', () => {
-    const a = run({}, [msg('0x1', 'pending')]);
+    const a = run(new Map(), [msg('0x1', 'pending')]);
     expect(a.conditions?.map((c) => c.key)).toEqual(['0x1']);
     expect(run(a.states, [], false).conditions?.map((c) => c.key)).toEqual(['0x1']);
     expect(run(a.states, [], true).conditions).toEqual([]);
   });
 
   it('drops an unseen tracked message once it is older than maxAge, and its alert says so', () => {
-    const old = run({}, [msg('0x9', 'pending', T - 8 * 86_400)]);
+    const old = run(new Map(), [msg('0x9', 'pending', T - 8 * 86_400)]);
     expect(old.conditions?.map((c) => c.key)).toEqual(['0x9']);
     const last = run(old.states, [], false);
     expect(last.conditions?.map((c) => c.resolvedSummary)).toEqual([
@@ -32,7 +32,7 @@ describe('icm-pending', () => {
   });
 
   it('a status other than delivered (failed, or one the service adds later) fires at once, named; it never resolves as delivered', () => {
-    const a = run({}, [msg('0x1', 'pending', T - 60)]);
+    const a = run(new Map(), [msg('0x1', 'pending', T - 60)]);
     expect(a.conditions).toEqual([]);
     const failed = run(a.states, [msg('0x1', 'failed', T - 60)]);
     expect(failed.conditions?.map((c) => [c.summary, c.tier, c.labels['status']])).toEqual([
@@ -44,13 +44,13 @@ describe('icm-pending', () => {
   });
 
   it('only a delivery resolves it, saying delivered', () => {
-    const a = run({}, [msg('0x1', 'pending')]);
+    const a = run(new Map(), [msg('0x1', 'pending')]);
     expect(a.conditions?.map((c) => c.resolvedSummary)).toEqual([`ICM message 0x1 from ${A} was delivered (or is no longer listed)`]);
     expect(run(a.states, [msg('0x1', 'delivered')]).conditions).toEqual([]);
   });
 
   it('a delivered message resolves saying so, with the status now (never "pending")', () => {
-    const a = run({}, [msg('0x1', 'pending')]);
+    const a = run(new Map(), [msg('0x1', 'pending')]);
     const fired = advance([], a.conditions ?? [], T * 1000);
     const b = run(a.states, [msg('0x1', 'delivered')]);
     const [resolved] = advance(fired.active, b.conditions ?? [], T * 1000 + 60_000, undefined, b.resolvedAs).notifications;
@@ -60,12 +60,12 @@ describe('icm-pending', () => {
   });
 
   it('stops firing when the message is delivered, including delivered_source_not_indexed', () => {
-    const a = run({}, [msg('0x1', 'pending')]);
+    const a = run(new Map(), [msg('0x1', 'pending')]);
     expect(run(a.states, [msg('0x1', 'delivered_source_not_indexed')]).conditions).toEqual([]);
   });
 
   it('gauges the pending count and the oldest age', () => {
-    const a = run({}, [msg('0x1', 'pending', T - 100), msg('0x2', 'pending', T - 900), msg('0x3', 'delivered')]);
+    const a = run(new Map(), [msg('0x1', 'pending', T - 100), msg('0x2', 'pending', T - 900), msg('0x3', 'delivered')]);
     expect(icmPending.samples(s, a.states, new Date(T * 1000))).toEqual([
       { metric: 'avawatch_icm_pending_messages', labels: { network: 'mainnet', address: A }, value: 2 },
       { metric: 'avawatch_icm_oldest_pending_age_seconds', labels: { network: 'mainnet', address: A }, value: 900 },
@@ -74,7 +74,7 @@ describe('icm-pending', () => {
 
   it('a message listed twice in one read counts once, as first (newest) seen: an identical read says the same', () => {
     const twice = [msg('0x1', 'pending', T - 3600), icmMessage.parse({ ...msg('0x1', 'pending'), status: 'odd', sourceTransaction: undefined })];
-    const a = run({}, twice);
+    const a = run(new Map(), twice);
     expect(run(a.states, twice).conditions).toEqual(a.conditions);
     expect(a.conditions?.map((c) => c.tier)).toEqual([undefined]);
   });

@@ -5,7 +5,6 @@ import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { record } from '../../base/record.js';
 
 export interface Observation {
   /** Per address: the messages read and whether the list ended within maxPages, or why its lookup failed. */
@@ -35,7 +34,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const states = record<State>();
+    const states = new Map<string, State>();
     const failed: Record<string, string> = {};
     // Tracked messages this read lists as delivered: what their resolution says.
     const delivered = new Map<string, Resolution>();
@@ -43,7 +42,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
       if (isFailed(read)) {
         // Its messages stay tracked as they were: a failed read is never "delivered".
         failed[address] = read.failed;
-        for (const [id, st] of Object.entries(previous)) if (st.address === address) states[id] = st;
+        for (const [id, st] of previous) if (st.address === address) states.set(id, st);
         continue;
       }
       const seen = new Set<string>();
@@ -51,21 +50,24 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
         // Newest first: a message listed twice (pages shifting under the walk) counts once, as first seen.
         if (seen.has(m.messageId)) continue;
         seen.add(m.messageId);
-        const was = Object.hasOwn(previous, m.messageId) ? previous[m.messageId] : undefined;
+        const was = previous.get(m.messageId);
         if (was && DELIVERED.has(m.status)) delivered.set(m.messageId, deliveredAs(m.messageId, was, m.status));
         const st = track(address, m, was);
-        if (st) states[m.messageId] = st;
+        if (st) states.set(m.messageId, st);
       }
       // A tracked message past the pages read is still where it was as far as we know,
       // until maxAge: then it is dropped, and its alert says so.
       if (read.complete) continue;
-      for (const [id, st] of Object.entries(previous)) {
+      for (const [id, st] of previous) {
         if (st.address !== address || seen.has(id) || st.expired) continue;
-        states[id] = (nowS - st.sourceTimestamp) * 1000 < s.maxAge ? st : { ...st, expired: true };
+        states.set(id, (nowS - st.sourceTimestamp) * 1000 < s.maxAge ? st : { ...st, expired: true });
       }
     }
-    const conditions = Object.entries(states).flatMap(([id, st]) => condition(id, st, nowS, s) ?? []);
-    const resolvedAs = (id: string): Resolution | undefined => delivered.get(id) ?? (Object.hasOwn(states, id) ? stillTracked(id, states[id] as State) : undefined);
+    const conditions = [...states].flatMap(([id, st]) => condition(id, st, nowS, s) ?? []);
+    const resolvedAs = (id: string): Resolution | undefined => {
+      const st = states.get(id);
+      return delivered.get(id) ?? (st && stillTracked(id, st));
+    };
     return { states, alerts: [], conditions, failed, resolvedAs };
   },
 
@@ -73,7 +75,7 @@ export const icmPending: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const out: GaugeSample[] = [];
     for (const address of s.addresses) {
-      const pending = Object.values(states).filter((st) => st.address === address && st.status === 'pending' && !st.expired);
+      const pending = [...states.values()].filter((st) => st.address === address && st.status === 'pending' && !st.expired);
       const labels = { network: s.network, address };
       out.push({ metric: 'avawatch_icm_pending_messages', labels, value: pending.length });
       const oldest = Math.min(...pending.map((p) => p.sourceTimestamp));

@@ -9,34 +9,34 @@ const spec = specSchema.parse({ network: 'mainnet', subnetId: 's1', minBalance: 
 const input = { validationId: 'v1', nodeId: 'NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5', subnetId: 's1', weight: 100, creationTimestamp: 0 };
 const item = (balance: number) => l1Validator.parse(l1ValidatorItem(input, balance));
 const T0 = 1_800_000_000;
-const run = (prev: Record<string, State>, balance: number | undefined, t: number, gone: Record<string, ReturnType<typeof item> | 'unlisted'> = {}) =>
+const run = (prev: ReadonlyMap<string, State>, balance: number | undefined, t: number, gone: Record<string, ReturnType<typeof item> | 'unlisted'> = {}) =>
   l1ValidatorBalance.evaluate(prev, { active: balance === undefined ? [] : [item(balance)], gone, failed: {} }, new Date(t * 1000), spec);
 
 describe('l1-validator-balance', () => {
   it('measures the burn between reads and keeps it across a top-up', () => {
-    const a = run({}, 5_000_000_000, T0);
-    expect(a.states['v1']?.burnPerSecond).toBeNull();
+    const a = run(new Map(), 5_000_000_000, T0);
+    expect(a.states.get('v1')?.burnPerSecond).toBeNull();
     const b = run(a.states, 4_913_600_000, T0 + 86_400); // 0.0864 AVAX in a day = 1000 nAVAX/s
-    expect(b.states['v1']?.burnPerSecond).toBe(1000);
+    expect(b.states.get('v1')?.burnPerSecond).toBe(1000);
     const c = run(b.states, 9_000_000_000, T0 + 90_000); // topped up
-    expect(c.states['v1']?.burnPerSecond).toBe(1000);
+    expect(c.states.get('v1')?.burnPerSecond).toBe(1000);
   });
 
   it('measures the burn from the last change: an unchanged read does not inflate it', () => {
-    const a = run({}, 5_000_000_000, T0);
+    const a = run(new Map(), 5_000_000_000, T0);
     const b = run(a.states, 5_000_000_000, T0 + 60); // the service has not updated yet
     const c = run(b.states, 4_999_880_000, T0 + 120); // 120 000 nAVAX over 120 s
-    expect(c.states['v1']?.burnPerSecond).toBe(1000);
+    expect(c.states.get('v1')?.burnPerSecond).toBe(1000);
   });
 
   it('keeps a firing condition when a validator is missing but not confirmed inactive', () => {
-    const a = run({}, 100_000_000, T0); // 0.1 AVAX < 1 AVAX: firing
+    const a = run(new Map(), 100_000_000, T0); // 0.1 AVAX < 1 AVAX: firing
     expect(a.conditions?.map((c) => c.key)).toEqual(['v1/balance']);
     expect(run(a.states, undefined, T0 + 60, { v1: 'unlisted' }).conditions?.map((c) => c.key)).toEqual(['v1/balance']);
   });
 
   it('says how much AVAX keeps it running for minRunway', () => {
-    const a = run({}, 100_000_000, T0);
+    const a = run(new Map(), 100_000_000, T0);
     const b = run(a.states, 90_000_000, T0 + 10_000); // 1000 nAVAX/s, 90000 s left (1d is 86400 s: fine)
     expect(b.conditions?.filter((c) => c.labels['check'] === 'runway')).toEqual([]);
     const c = run(b.states, 80_000_000, T0 + 20_000); // 80000 s left < 1d
@@ -47,16 +47,16 @@ describe('l1-validator-balance', () => {
   });
 
   it('reports inactivity only when the inactive list confirms it, once', () => {
-    const a = run({}, 2_000_000_000, T0);
+    const a = run(new Map(), 2_000_000_000, T0);
     expect(run(a.states, undefined, T0 + 60, { v1: 'unlisted' }).alerts).toEqual([]);
     const gone = run(a.states, undefined, T0 + 60, { v1: item(0) });
     expect(gone.alerts.map((x) => x.summary)).toEqual(['L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) is inactive: it left the active set with 0 AVAX']);
-    expect(gone.states['v1']?.inactive).toBe(true);
+    expect(gone.states.get('v1')?.inactive).toBe(true);
     expect(gone.conditions).toEqual([]);
   });
 
   it('a topped-up validator resolves with the balance read now; the low one only under "When it fired"', () => {
-    const a = run({}, 100_000_000, T0); // 0.1 AVAX < 1 AVAX
+    const a = run(new Map(), 100_000_000, T0); // 0.1 AVAX < 1 AVAX
     const fired = advance([], a.conditions ?? [], T0 * 1000);
     const b = run(a.states, 5_000_000_000, T0 + 60);
     const [resolved] = advance(fired.active, b.conditions ?? [], (T0 + 60) * 1000, undefined, b.resolvedAs).notifications;

@@ -56,7 +56,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     }
     const seen = new Set(active.map((v) => v.validationId));
     const gone: Observation['gone'] = record();
-    for (const [id, st] of Object.entries(previous as Record<string, State>)) {
+    for (const [id, st] of previous as ReadonlyMap<string, State>) {
       if (seen.has(id) || st.inactive || !watchedState(s, id, st) || coveredBy(failed, id, st)) continue;
       const found = await attempt(signal, () => confirmGone(data, s, id, signal));
       if (isFailed(found)) failed[id] = found.failed;
@@ -69,26 +69,26 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
     // Only what the rule still watches is kept (nodeIds or validationIds may have changed).
-    const states = record<State>(Object.entries(previous).filter(([id, st]) => watchedState(s, id, st)));
+    const states = new Map([...previous].filter(([id, st]) => watchedState(s, id, st)));
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const v of observation.active) {
-      const st = nextState(previous[v.validationId], v, nowS);
-      states[v.validationId] = st;
+      const st = nextState(previous.get(v.validationId), v, nowS);
+      states.set(v.validationId, st);
       conditions.push(...checks(v.validationId, st, s));
     }
     // Not read this time: what held, holds.
-    for (const [id, st] of Object.entries(states)) {
+    for (const [id, st] of states) {
       if (!st.inactive && coveredBy(observation.failed, id, st)) conditions.push(...checks(id, st, s));
     }
     for (const [id, found] of Object.entries(observation.gone)) {
-      const before = previous[id];
+      const before = previous.get(id);
       if (!before) continue;
       if (found === 'unlisted') {
         conditions.push(...checks(id, before, s)); // no word either way: what held, holds
         continue;
       }
-      states[id] = { ...before, balance: found.remainingBalance, at: nowS, inactive: true };
+      states.set(id, { ...before, balance: found.remainingBalance, at: nowS, inactive: true });
       alerts.push({
         status: 'event',
         subject: id,
@@ -101,14 +101,15 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     const resolvedAs = (key: string): Resolution | undefined => {
       const at = key.lastIndexOf('/');
       const id = key.slice(0, at);
-      return Object.hasOwn(states, id) ? balanceNow(id, key.slice(at + 1), states[id] as State, s) : undefined;
+      const st = states.get(id);
+      return st && balanceNow(id, key.slice(at + 1), st, s);
     };
     return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [id, st] of Object.entries(states)) {
+    for (const [id, st] of states) {
       // Validators that left the active set are kept in state, not exported: series stay bounded.
       if (st.inactive) continue;
       const labels = { network: s.network, subnet_id: st.subnetId, validation_id: id, node_id: st.nodeId };

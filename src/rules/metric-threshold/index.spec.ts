@@ -9,7 +9,7 @@ const points = (...values: number[]) => values.map((value, i) => ({ timestamp: T
 
 function run(raw: Record<string, unknown>, pts: Array<{ timestamp: number; value: number }>, now = T + 1800) {
   const s = specSchema.parse({ chainId: 43114, metric: 'txCount', timeInterval: 'hour', ...raw });
-  return metricThreshold.evaluate({}, pts, new Date(now * 1000), s);
+  return metricThreshold.evaluate(new Map(), pts, new Date(now * 1000), s);
 }
 
 describe('metric-threshold', () => {

@@ -36,7 +36,7 @@ export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
       .sort((a, b) => b.timestamp - a.timestamp);
     const latest = judged[0];
     const key = `${s.chainId}/${s.metric}/${s.timeInterval}`;
-    const states: Record<string, State> = latest ? { [key]: { timestamp: latest.timestamp, value: latest.value } } : {};
+    const states = new Map<string, State>(latest ? [[key, { timestamp: latest.timestamp, value: latest.value }]] : []);
     const window = judged.slice(0, pointsNeeded(s));
     // Too few consecutive complete points: no verdict either way (a firing alert stays).
     const step = NOMINAL_SECONDS[s.timeInterval];
@@ -73,7 +73,7 @@ export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
   },
 
   samples(s, states) {
-    return Object.values(states).map((st) => ({
+    return [...states.values()].map((st) => ({
       metric: 'avawatch_chain_metric_value',
       labels: { chain_id: s.chainId, metric: s.metric, time_interval: s.timeInterval },
       value: st.value,

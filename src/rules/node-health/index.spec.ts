@@ -4,6 +4,8 @@ import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-ap
 import { validator } from '../../api/schemas.js';
 import { activeValidator } from '../../sim/samples.js';
 import type { Condition } from '../types.js';
+import { isFailed, type Failed } from '../lookup.js';
+import type { Seen } from '../validators.js';
 import { nodeHealth } from './index.js';
 import type { NodeReading, Observation } from './observe.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -34,7 +36,7 @@ const down = { unreachable: 'ECONNREFUSED' };
 
 /** Evaluates one observation a minute, through the lifecycle as the engine does; returns what each step sent. */
 function run(s: ReturnType<typeof specSchema.parse>, observations: Observation[]) {
-  let states: Record<string, State> = {};
+  let states: ReadonlyMap<string, State> = new Map();
   let active: ActiveAlert[] = [];
   return observations.map((o, i) => {
     const r = nodeHealth.evaluate(states, o, at(i), s);
@@ -45,7 +47,11 @@ function run(s: ReturnType<typeof specSchema.parse>, observations: Observation[]
   });
 }
 
-const one = (node: Observation['nodes'][string], service?: Observation['service']): Observation => ({ nodes: { [NODE]: node }, ...(service === undefined ? {} : { service }) });
+/** One node's reading, and the service's lists (by node) or why they could not be read. */
+const one = (node: Observation['nodes'][string], service?: Record<string, Seen> | Failed): Observation => ({
+  nodes: { [NODE]: node },
+  ...(service === undefined ? {} : { service: isFailed(service) ? service : new Map(Object.entries(service)) }),
+});
 const spec = (over: Record<string, unknown> = {}) => specSchema.parse({ urls: { [NODE]: URL_A }, ...over });
 
 describe('node-health', () => {
@@ -97,7 +103,7 @@ describe('node-health', () => {
       [`firing warning: only 90.5% of stake thinks ${NODE} meets the uptime requirement, not back above 91% yet: its reward is at risk`],
       [`resolved warning: 91.2% of stake thinks ${NODE} meets the uptime requirement (above 90%)`],
     ]);
-    const gauges = nodeHealth.samples(spec(), steps[5]?.states as Record<string, State>, at(5));
+    const gauges = nodeHealth.samples(spec(), steps[5]?.states ?? new Map(), at(5));
     expect(gauges.find((g) => g.metric === 'avawatch_node_weighted_uptime_percent')?.value).toBe(97);
   });
 
@@ -161,10 +167,10 @@ describe('node-health', () => {
 
   it('an answer that cannot be read fails that node only and keeps its state; the other node is still judged', () => {
     const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B } });
-    const first = nodeHealth.evaluate({}, { nodes: { [NODE]: reading({ peers: { ok: 2 } }), [OTHER]: reading({ identity: { ok: { nodeId: OTHER } } }) } }, at(0), s);
+    const first = nodeHealth.evaluate(new Map(), { nodes: { [NODE]: reading({ peers: { ok: 2 } }), [OTHER]: reading({ identity: { ok: { nodeId: OTHER } } }) } }, at(0), s);
     const second = nodeHealth.evaluate(first.states, { nodes: { [NODE]: { failed: '/ext/health: not JSON' }, [OTHER]: reading({ identity: { ok: { nodeId: OTHER } }, peers: { ok: 1 } }) } }, at(1), s);
     expect(second.failed).toEqual({ [NODE]: '/ext/health: not JSON' });
-    expect(second.states[NODE]).toEqual(first.states[NODE]);
+    expect(second.states.get(NODE)).toEqual(first.states.get(NODE));
     expect(second.conditions?.map((c) => c.key)).toEqual([`${NODE}:peers`, `${OTHER}:peers`]);
   });
 
@@ -174,12 +180,12 @@ describe('node-health', () => {
     const notValidator = reading({ uptime: { error: new NodeApiError("couldn't get node uptime: node is not a validator", 'rpc') } });
     const steps = run(s, [one(reading({ uptime: { ok: { rewardingStakePercentage: 70, weightedAveragePercentage: 70 } } })), one(flaky), one(notValidator), one(notValidator), one(notValidator)]);
     expect(steps[1]?.sent).toEqual([]);
-    expect(steps[1]?.states[NODE]?.rewardingStake).toBe(70);
+    expect(steps[1]?.states.get(NODE)?.rewardingStake).toBe(70);
     expect(steps[1]?.failed).toEqual({ [NODE]: 'node 10.0.0.5:9650 info.uptime: no answer within 10000 ms' });
     // One refusal, two: the figure stands (and so does its alert).
     expect([steps[2]?.sent, steps[3]?.sent]).toEqual([[], []]);
-    expect(steps[3]?.states[NODE]?.rewardingStake).toBe(70);
-    expect(steps[4]?.states[NODE]?.rewardingStake).toBeUndefined();
+    expect(steps[3]?.states.get(NODE)?.rewardingStake).toBe(70);
+    expect(steps[4]?.states.get(NODE)?.rewardingStake).toBeUndefined();
     expect(steps[4]?.sent).toEqual([`resolved critical: ${NODE} no longer reports the share of stake that would reward it (info.uptime: couldn't get node uptime: node is not a validator)`]);
   });
 
@@ -207,7 +213,7 @@ describe('node-health', () => {
       rpc: () => Promise.reject(new Error('not used by node-health')),
     };
     const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B }, outside: false });
-    const o = await nodeHealth.observe(s, { node: api, signal: new AbortController().signal, now: at(0), previous: {} } as never);
+    const o = await nodeHealth.observe(s, { node: api, signal: new AbortController().signal, now: at(0), previous: new Map() } as never);
     expect(o.nodes[OTHER]).toEqual({ unreachable: '10.0.0.6:9650: ECONNREFUSED' });
     expect(asked.filter((a) => a.startsWith(URL_B))).toEqual([`${URL_B} health`]);
     expect(o.service).toBeUndefined();

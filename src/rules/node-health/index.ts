@@ -5,10 +5,10 @@ import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../val
 import { checks, presentOf, stakeTier, verdict } from './checks.js';
 import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import type { Observation as ServiceObservation } from '../validators.js';
+import type { Seen } from '../validators.js';
 
 /** One node's answer in the service's lists, once it is known not to have failed. */
-type ServiceSeen = Exclude<ServiceObservation[string], { failed: string }>;
+type ServiceSeen = Exclude<Seen, { failed: string }>;
 import { parseVersion } from '../semver.js';
 
 // The operator's own node, read from inside (its health, info and uptime APIs), with the
@@ -44,14 +44,14 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
-    result.resolvedAs = (key) => presentOf(key, result.states[key.slice(0, key.indexOf(':'))], s);
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
+    result.resolvedAs = (key) => presentOf(key, result.states.get(key.slice(0, key.indexOf(':'))), s);
     const service = observation.service;
     for (const [node, url] of Object.entries(s.urls)) {
-      const before = previous[node];
+      const before = previous.get(node);
       // A copy: `previous` is the engine's, never changed in place.
       const st: State = structuredClone(before ?? {});
-      const fromService = service === undefined || isFailed(service) ? service : (service[node] ?? { failed: 'not in the lists read' });
+      const fromService = service === undefined || isFailed(service) ? service : (service.get(node) ?? { failed: 'not in the lists read' });
       const blind = fromService !== undefined && isFailed(fromService);
       if (fromService !== undefined && !isFailed(fromService)) readService(st, fromService, before);
 
@@ -79,7 +79,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
       const tier = st.rewardingStake === undefined ? undefined : stakeTier(st.rewardingStake, before?.stakeTier, s);
       if (tier === undefined) delete st.stakeTier;
       else st.stakeTier = tier;
-      result.states[node] = st;
+      result.states.set(node, st);
       result.conditions?.push(...checks(node, url, st, s, nowS));
     }
     return result;
@@ -87,7 +87,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       const labels = labelsOf(node, s);
       out.push({ metric: 'avawatch_node_api_up', labels, value: st.unreachableSince === undefined ? 1 : 0 });
       if (st.failing !== undefined) {

@@ -3,7 +3,7 @@ import { linkedSignal } from '../../base/abort.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
-import { observeValidators, type Observation as ServiceObservation } from '../validators.js';
+import { observeValidators, type Seen } from '../validators.js';
 import type { Spec, State } from './schema.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
@@ -32,7 +32,7 @@ export interface Observation {
   /** NodeID → what its API said, or that it did not answer, or why its answer could not be read. */
   nodes: Record<string, NodeReading | Unreachable | Failed>;
   /** The service's view of the same nodes; undefined when the rule reads none (outside: false). */
-  service?: ServiceObservation | Failed;
+  service?: Map<string, Seen> | Failed;
 }
 
 // Each node's calls listen on a signal of their own: the rule's signal holds one listener per node in flight.
@@ -93,15 +93,16 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
 }
 
 /** The service's bulk lists (the validator rules' very calls, so shared with them); blind is not an error of the rule. */
-async function readService(s: Spec, ids: readonly string[], ctx: ObserveContext): Promise<ServiceObservation | Failed> {
+async function readService(s: Spec, ids: readonly string[], ctx: ObserveContext): Promise<Map<string, Seen> | Failed> {
   // The lists' bookkeeping reads each node's last period: only states that hold one.
-  const previous: Record<string, unknown> = {};
+  const previous = new Map<string, unknown>();
   for (const id of ids) {
-    const st = ctx.previous[id] as State | undefined;
-    if (st?.period !== undefined) previous[id] = { period: st.period, missing: st.missing };
+    const st = ctx.previous.get(id) as State | undefined;
+    if (st?.period !== undefined) previous.set(id, { period: st.period, missing: st.missing });
   }
   try {
-    return await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous });
+    const seen = await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous });
+    return new Map(ids.map((id, i) => [id, seen[i] as Seen]));
   } catch (err) {
     ctx.signal.throwIfAborted();
     return { failed: err instanceof Error ? err.message : String(err) };

@@ -38,13 +38,13 @@ function fakeNode(expositions: Record<string, string | (() => string)>): NodeApi
 }
 
 function ctx(node: NodeApi, now = at(0)): ObserveContext {
-  return { node, signal: new AbortController().signal, now, previous: {} } as unknown as ObserveContext;
+  return { node, signal: new AbortController().signal, now, previous: new Map() } as unknown as ObserveContext;
 }
 
 const parse = (raw: Record<string, unknown>) => specSchema.parse({ urls: { [A]: 'http://a:9650' }, metric: 'avalanche_snowman_blks_processing', ...raw });
 
 /** Observe and evaluate one step, from the states of the last. */
-async function step(s: ReturnType<typeof parse>, node: NodeApi, previous: Record<string, State>, t: number) {
+async function step(s: ReturnType<typeof parse>, node: NodeApi, previous: ReadonlyMap<string, State>, t: number) {
   const observation = await nodeMetrics.observe(s, ctx(node, at(t)));
   return nodeMetrics.evaluate(previous, observation, at(t), s);
 }
@@ -63,7 +63,7 @@ describe('node-metrics', () => {
   it('fires above a level, naming the node, the series, its value and the level', async () => {
     const s = parse({ above: 15 });
     const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} 20', 'avalanche_snowman_blks_processing{chain="P"} 2']) });
-    const r = await step(s, node, {}, 0);
+    const r = await step(s, node, new Map(), 0);
     expect(node.read).toEqual(['http://a:9650/ext/metrics']);
     expect(r.conditions).toHaveLength(1);
     expect(r.conditions?.[0]).toMatchObject({
@@ -81,7 +81,7 @@ describe('node-metrics', () => {
     const s = parse({ metric: 'avalanche_resource_tracker_disk_available_percentage', below: 10 });
     let value = 4;
     const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition([`avalanche_resource_tracker_disk_available_percentage ${value}`]) });
-    const low = await step(s, node, {}, 0);
+    const low = await step(s, node, new Map(), 0);
     expect(low.conditions?.[0]?.summary).toBe(`${A}: avalanche_resource_tracker_disk_available_percentage is 4, below 10`);
     const fired = advance([], low.conditions ?? [], at(0).getTime());
     value = 42.5;
@@ -102,7 +102,7 @@ describe('node-metrics', () => {
     ]);
     const node = fakeNode({ 'http://a:9650/ext/metrics': text });
     const keysOf = async (match: Record<string, string>) =>
-      (await step(parse({ metric: 'avalanche_health_checks_failing', match, above: 0 }), node, {}, 0)).conditions?.map((c) => c.labels['series']).sort();
+      (await step(parse({ metric: 'avalanche_health_checks_failing', match, above: 0 }), node, new Map(), 0)).conditions?.map((c) => c.labels['series']).sort();
     expect(await keysOf({ check: 'health', tag: 'all' })).toEqual(['{check="health",tag="all"}']);
     expect(await keysOf({ tag: '~all' })).toEqual(['{check="health",tag="all"}', '{check="liveness",tag="all"}']);
     expect(await keysOf({ check: '~health|readiness' })).toEqual(['{check="health",tag="all"}', '{check="health",tag="application"}', '{check="readiness",tag="allx"}']);
@@ -114,7 +114,7 @@ describe('node-metrics', () => {
     const s = parse({ metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '3m', above: 0.5 });
     let value = 100;
     const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition([`avalanche_snowman_polls_failed{chain="C"} ${value}`]) });
-    let states: Record<string, State> = {};
+    let states: ReadonlyMap<string, State> = new Map();
     const values: Array<number | undefined> = [];
     // 100, 160, then the node restarts (10), 70: an increase of 60 + 10 + 60 = 130 over 180s.
     for (const [t, v] of [
@@ -126,21 +126,21 @@ describe('node-metrics', () => {
       value = v;
       const r = await step(s, node, states, t);
       states = r.states;
-      values.push(Object.values(states)[0]?.value);
+      values.push([...states.values()][0]?.value);
       if (t < 180) expect(r.conditions, `no verdict at ${t}s`).toEqual([]);
       else expect(r.conditions?.[0]?.summary).toBe(`${A}: rate of avalanche_snowman_polls_failed{chain="C"} over 3m is 0.7222/s, above 0.5/s`);
     }
     expect(values).toEqual([undefined, undefined, undefined, 130 / 180]);
     // A minute later, with no new failure: the window (60s..240s) saw 10 + 60, back under 0.5/s.
     const quiet = await step(s, node, states, 240);
-    expect(Object.values(quiet.states)[0]?.value).toBeCloseTo(70 / 180);
+    expect([...quiet.states.values()][0]?.value).toBeCloseTo(70 / 180);
     expect(quiet.conditions).toEqual([]);
   });
 
   it('rate: a firing alert stays while a window is not covered (a state with too few points gives no verdict)', async () => {
     const s = parse({ metric: 'c', rate: '5m', above: 1 });
     const key = `${A}:c{}`;
-    const previous: Record<string, State> = { [key]: { target: A, at: T0, labels: {}, value: 3, breach: true, points: [[T0, 1000]], raw: 1000 } };
+    const previous = new Map<string, State>([[key, { target: A, at: T0, labels: {}, value: 3, breach: true, points: [[T0, 1000]], raw: 1000 }]]);
     const observation: Observation = { [A]: [{ labels: {}, value: 1010 }] };
     const r = nodeMetrics.evaluate(previous, observation, at(60), s);
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
@@ -149,28 +149,28 @@ describe('node-metrics', () => {
   it('one target failing does not blind another; the failed one keeps its state and its firing alert', async () => {
     const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, above: 15 });
     const high = exposition(['avalanche_snowman_blks_processing{chain="C"} 30']);
-    const both = await step(s, fakeNode({ 'http://a:9650/ext/metrics': high, 'http://b:9650/ext/metrics': high }), {}, 0);
+    const both = await step(s, fakeNode({ 'http://a:9650/ext/metrics': high, 'http://b:9650/ext/metrics': high }), new Map(), 0);
     expect(both.conditions?.map((c) => c.labels['node']).sort()).toEqual([A, B].sort());
 
     const r = await step(s, fakeNode({ 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} 40']) }), both.states, 60);
     expect(r.failed).toEqual({ [A]: 'http://a:9650/ext/metrics: connection refused' });
-    expect(r.states[`${A}:avalanche_snowman_blks_processing{chain="C"}`]).toEqual(both.states[`${A}:avalanche_snowman_blks_processing{chain="C"}`]);
+    expect(r.states.get(`${A}:avalanche_snowman_blks_processing{chain="C"}`)).toEqual(both.states.get(`${A}:avalanche_snowman_blks_processing{chain="C"}`));
     expect(r.conditions?.map((c) => c.summary).sort()).toEqual([`${A}: avalanche_snowman_blks_processing{chain="C"} is 30, above 15`, `${B}: avalanche_snowman_blks_processing{chain="C"} is 40, above 15`]);
   });
 
   it('every target failing fails the evaluation', async () => {
-    await expect(step(parse({ above: 1 }), fakeNode({}), {}, 0)).rejects.toThrow('connection refused');
+    await expect(step(parse({ above: 1 }), fakeNode({}), new Map(), 0)).rejects.toThrow('connection refused');
   });
 
   it('an exposition the parser cannot read fails its target only', async () => {
     const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, above: 15 });
     for (const bad of ['avalanche_snowman_blks_processing{chain=C} 1', 'avalanche_snowman_blks_processing{chain="C"} abc', 'avalanche_snowman_blks_processing{chain="C 1']) {
       const node = fakeNode({ 'http://a:9650/ext/metrics': exposition([bad]), 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing 1']) });
-      const r = await step(s, node, {}, 0);
+      const r = await step(s, node, new Map(), 0);
       expect(Object.keys(r.failed ?? {}), bad).toEqual([A]);
-      expect(Object.keys(r.states)).toEqual([`${B}:avalanche_snowman_blks_processing{}`]);
+      expect([...r.states.keys()]).toEqual([`${B}:avalanche_snowman_blks_processing{}`]);
     }
-    const r = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} abc']), 'http://b:9650/ext/metrics': '' }), {}, 0);
+    const r = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} abc']), 'http://b:9650/ext/metrics': '' }), new Map(), 0);
     expect(r.failed).toEqual({ [A]: 'avalanche_snowman_blks_processing: a sample value "abc" is not a number' });
   });
 
@@ -178,7 +178,7 @@ describe('node-metrics', () => {
     const s = parse({ above: 15 });
     let lines = ['avalanche_snowman_blks_processing{chain="C"} 30', 'avalanche_snowman_blks_processing{chain="X"} 1'];
     const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
-    const first = await step(s, node, {}, 0);
+    const first = await step(s, node, new Map(), 0);
     let active = advance([], first.conditions ?? [], at(0).getTime()).active;
     lines = ['avalanche_snowman_blks_processing{chain="X"} 1'];
     let states = first.states;
@@ -190,7 +190,7 @@ describe('node-metrics', () => {
       active = next.active;
       sent.push(...next.notifications.map((n) => `${minute}: ${n.status} ${n.summary}`));
     }
-    expect(Object.keys(states)).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
+    expect([...states.keys()]).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
     expect(sent).toEqual([`3: resolved ${A}: avalanche_snowman_blks_processing{chain="C"} is no longer exported`]);
   });
 
@@ -199,23 +199,24 @@ describe('node-metrics', () => {
     const s = parse({ above: 15, urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' } });
     const withB = (a: string) => fakeNode({ 'http://a:9650/ext/metrics': a, 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing 1']) });
     const many = Array.from({ length: 1_001 }, (_, i) => `avalanche_snowman_blks_processing{chain="c${i}"} 1`);
-    const wide = await step(s, withB(exposition(many)), {}, 0);
+    const wide = await step(s, withB(exposition(many)), new Map(), 0);
     expect(wide.failed?.[A]).toBe('avalanche_snowman_blks_processing: 1001 series, more than the 1000 a rule reads: narrow it with match:');
-    const long = await step(s, withB(exposition([`avalanche_snowman_blks_processing{chain="${'x'.repeat(100_000)}"} 30`])), {}, 0);
+    const long = await step(s, withB(exposition([`avalanche_snowman_blks_processing{chain="${'x'.repeat(100_000)}"} 30`])), new Map(), 0);
     expect(long.conditions?.[0]?.labels['chain']?.length).toBe(201);
-    const broken = await step(s, withB(`avalanche_snowman_blks_processing{chain="C ${'y'.repeat(100_000)}\n`), {}, 0);
+    const broken = await step(s, withB(`avalanche_snowman_blks_processing{chain="C ${'y'.repeat(100_000)}\n`), new Map(), 0);
     expect(broken.failed?.[A]?.length).toBeLessThan(400);
   });
 
   it('a node exporting no matching series gives no verdict and keeps no state', async () => {
-    const r = await step(parse({ above: 1 }), fakeNode({ 'http://a:9650/ext/metrics': exposition(['other_metric 5']) }), {}, 0);
-    expect(r).toMatchObject({ states: {}, conditions: [], failed: {} });
+    const r = await step(parse({ above: 1 }), fakeNode({ 'http://a:9650/ext/metrics': exposition(['other_metric 5']) }), new Map(), 0);
+    expect(r).toMatchObject({ conditions: [], failed: {} });
+    expect(r.states.size).toBe(0);
   });
 
   it('aggregate: one value per target across its series', async () => {
     const s = parse({ metric: 'avalanche_benchlist_benched_num', aggregate: 'sum', above: 1 });
     const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_benchlist_benched_num{chain="C"} 1', 'avalanche_benchlist_benched_num{chain="P"} 1', 'avalanche_benchlist_benched_num{chain="X"} 0']) });
-    const r = await step(s, node, {}, 0);
+    const r = await step(s, node, new Map(), 0);
     expect(r.conditions?.map((c) => [c.key, c.summary, c.labels['series']])).toEqual([[`${A}:sum(avalanche_benchlist_benched_num)`, `${A}: sum of avalanche_benchlist_benched_num is 2, above 1`, 'sum']]);
     expect(nodeMetrics.samples(s, r.states, at(0))).toEqual([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_benchlist_benched_num', series: 'sum' }, value: 2 }]);
   });
@@ -240,8 +241,8 @@ describe('node-metrics', () => {
     ]);
     const s = parse({ metric: 'm', above: 1 });
     const key = `${A}:m{}`;
-    const r = nodeMetrics.evaluate({ [key]: { target: A, at: T0, labels: {}, value: 5, breach: true } }, { [A]: [{ labels: {}, value: NaN }] }, at(60), s);
-    expect(r.states[key]).toMatchObject({ value: 5, breach: true, at: T0 });
+    const r = nodeMetrics.evaluate(new Map([[key, { target: A, at: T0, labels: {}, value: 5, breach: true }]]), { [A]: [{ labels: {}, value: NaN }] }, at(60), s);
+    expect(r.states.get(key)).toMatchObject({ value: 5, breach: true, at: T0 });
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
   });
 

@@ -45,7 +45,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   },
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
     const presents = new Map<string, Resolution>();
     const gone = new Map<string, Resolution>();
@@ -58,7 +58,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       if (seen === undefined || isFailed(seen)) {
         // Nothing known: every series keeps its state, and what held holds (no verdict).
         for (const [key, st] of mine) {
-          result.states[key] = st;
+          result.states.set(key, st);
           if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
         }
         if (isFailed(seen)) (result.failed as Record<string, string>)[target] = seen.failed;
@@ -67,8 +67,8 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       const judged: State[] = [];
       for (const series of unique(seen)) {
         const key = seriesKey(target, s.metric, series.labels);
-        const st = next(previous[key], target, series, nowS, s);
-        result.states[key] = st;
+        const st = next(previous.get(key), target, series, nowS, s);
+        result.states.set(key, st);
         if (st.value !== undefined && st.at === nowS) judged.push(st);
         if (s.aggregate !== undefined) continue;
         verdict(result, presents, s, key, st, nowS);
@@ -76,20 +76,20 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       if (s.aggregate !== undefined) {
         const key = aggregateKey(target, s);
         const values = judged.map((st) => st.value as number);
-        const was = previous[key];
+        const was = previous.get(key);
         // No series with a value now (none exported, or rates not covered yet): no verdict.
         const folded = values.length > 0 ? fold(s.aggregate, values) : undefined;
         const st: State = folded !== undefined ? { target, aggregate: true, at: nowS, labels: {}, value: folded, breach: breaches(s, folded) } : { ...(was ?? { target, aggregate: true, at: nowS, labels: {} }) };
-        if (values.length > 0 || was) result.states[key] = st;
+        if (values.length > 0 || was) result.states.set(key, st);
         verdict(result, presents, s, key, st, nowS);
       }
       // A series the node no longer exports keeps its state for a few reads (a restart, an empty
       // answer), then none; an alert on it resolves saying so.
       for (const [key, st] of mine) {
-        if (key in result.states) continue;
+        if (result.states.has(key)) continue;
         const absent = (st.absent ?? 0) + 1;
         if (absent < GONE_AFTER) {
-          result.states[key] = { ...st, absent };
+          result.states.set(key, { ...st, absent });
           if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
           continue;
         }
@@ -101,7 +101,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const st of Object.values(states)) {
+    for (const st of states.values()) {
       if (st.value === undefined || (s.aggregate !== undefined) !== (st.aggregate === true)) continue;
       out.push({ metric: 'avawatch_node_metric_value', labels: { node_id: st.target, metric: s.metric, series: seriesLabel(s, st) }, value: st.value });
     }
@@ -226,9 +226,9 @@ function unique(series: Series[]): Series[] {
   return [...out.values()];
 }
 
-function byTarget(previous: Readonly<Record<string, State>>): Map<string, Array<[string, State]>> {
+function byTarget(previous: ReadonlyMap<string, State>): Map<string, Array<[string, State]>> {
   const out = new Map<string, Array<[string, State]>>();
-  for (const [key, st] of Object.entries(previous)) {
+  for (const [key, st] of previous) {
     const list = out.get(st.target) ?? [];
     list.push([key, st]);
     out.set(st.target, list);

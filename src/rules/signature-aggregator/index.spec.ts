@@ -5,7 +5,6 @@ import { HttpClient } from '../../api/http.js';
 import { Limiter } from '../../api/limiter.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
-import { record } from '../../base/record.js';
 import { startSim, type SimServer } from '../../sim/server.js';
 import { signatureAggregator as kind, type Observation } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -40,9 +39,9 @@ describe('signature-aggregator', () => {
   let sim: SimServer;
   afterEach(() => sim.close());
   const s = specSchema.parse({ network: 'mainnet', txHashes: [TX] });
-  const observe = (data: DataApi, spec = s, signal = new AbortController().signal) => kind.observe(spec, { data, metrics: {} as MetricsApi, signal, now: new Date(T * 1000), previous: {} });
+  const observe = (data: DataApi, spec = s, signal = new AbortController().signal) => kind.observe(spec, { data, metrics: {} as MetricsApi, signal, now: new Date(T * 1000), previous: new Map() });
   /** Probes `n` times, one evaluation each (a minute apart), from `states`. */
-  async function probe(data: DataApi, n: number, states: Record<string, State> = record(), spec = s) {
+  async function probe(data: DataApi, n: number, states: ReadonlyMap<string, State> = new Map(), spec = s) {
     let r = kind.evaluate(states, { probes: {} }, new Date(T * 1000), spec);
     for (let i = 0; i < n; i++) r = kind.evaluate(r.states, await observe(data, spec), new Date((T + 60 * i) * 1000), spec);
     return r;
@@ -52,7 +51,7 @@ describe('signature-aggregator', () => {
     sim = await startSim();
     const r = await probe(api(sim), 1);
     expect(r.conditions).toEqual([]);
-    expect(r.states[TX]).toMatchObject({ ok: true, failures: 0 });
+    expect(r.states.get(TX)).toMatchObject({ ok: true, failures: 0 });
     const samples = kind.samples(s, r.states, new Date(T * 1000));
     expect(samples.map((x) => [x.metric, x.labels])).toEqual([
       ['avawatch_signature_aggregator_probe_latency_seconds', { network: 'mainnet', tx_hash: TX }],
@@ -70,7 +69,7 @@ describe('signature-aggregator', () => {
     sim.world.faults.push({ status: 503, pathIncludes: 'aggregateSignatures' });
     const r = await probe(data, 1);
     expect(sim.requests.filter((q) => q.includes('aggregateSignatures'))).toHaveLength(2);
-    expect(r.states[TX]).toMatchObject({ ok: false, failures: 1, how: 'http', status: 503 });
+    expect(r.states.get(TX)).toMatchObject({ ok: false, failures: 1, how: 'http', status: 503 });
   });
 
   it('fires after `failures` failed probes in a row, saying what failed and how; a success resolves it', async () => {
@@ -87,7 +86,7 @@ describe('signature-aggregator', () => {
     sim.world.signatureAggregator.set(TX, { fail: null });
     const ok = await probe(data, 1, three.states);
     expect(ok.conditions).toEqual([]);
-    expect(ok.states[TX]).toMatchObject({ ok: true, failures: 0 });
+    expect(ok.states.get(TX)).toMatchObject({ ok: true, failures: 0 });
     // The resolution says the probe that answered; the failure only under "When it fired".
     const fired = advance([], three.conditions ?? [], T * 1000);
     const [resolved] = advance(fired.active, ok.conditions ?? [], T * 1000 + 60_000, undefined, ok.resolvedAs).notifications;
@@ -100,21 +99,21 @@ describe('signature-aggregator', () => {
     sim = await startSim();
     sim.world.signatureAggregator.set(TX, { latencyMs: 400 });
     const slow = await probe(api(sim, { timeoutMs: 100 }), 1);
-    expect(slow.states[TX]).toMatchObject({ ok: false, how: 'timeout', error: 'timeout: no complete response within 100 ms' });
-    expect(slow.states[TX]?.latency).toBeGreaterThanOrEqual(0.09);
+    expect(slow.states.get(TX)).toMatchObject({ ok: false, how: 'timeout', error: 'timeout: no complete response within 100 ms' });
+    expect(slow.states.get(TX)?.latency).toBeGreaterThanOrEqual(0.09);
     sim.world.faults.push({ status: 201, body: '{"message":"ok"}', pathIncludes: 'aggregateSignatures' });
     const odd = await probe(api(sim), 1, slow.states);
-    expect(odd.states[TX]).toMatchObject({ ok: false, failures: 2, how: 'malformed' });
-    expect(odd.states[TX]?.error).toMatch(/^malformed answer: unexpected response: signedMessage: /);
+    expect(odd.states.get(TX)).toMatchObject({ ok: false, failures: 2, how: 'malformed' });
+    expect(odd.states.get(TX)?.error).toMatch(/^malformed answer: unexpected response: signedMessage: /);
     // An empty signed message signs nothing: a failed probe, counted.
     sim.world.faults.push({ status: 201, body: '{"signedMessage":""}', pathIncludes: 'aggregateSignatures' });
     const empty = await probe(api(sim), 1, odd.states);
-    expect(empty.states[TX]).toMatchObject({ ok: false, failures: 3, how: 'malformed', error: 'malformed answer: the signed message is empty' });
+    expect(empty.states.get(TX)).toMatchObject({ ok: false, failures: 3, how: 'malformed', error: 'malformed answer: the signed message is empty' });
     expect(empty.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: malformed answer: the signed message is empty`]);
     // A long message from the service is kept to its start.
     sim.world.faults.push({ status: 502, body: JSON.stringify({ message: 'x'.repeat(5_000), statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
     const long = await probe(api(sim), 1, empty.states);
-    expect(long.states[TX]?.error).toBe(`HTTP 502: ${'x'.repeat(290)}…`);
+    expect(long.states.get(TX)?.error).toBe(`HTTP 502: ${'x'.repeat(290)}…`);
   });
 
   it("the service's 429 and our own budget are not failures: the probe keeps its state and counts nothing", async () => {
@@ -123,11 +122,11 @@ describe('signature-aggregator', () => {
     sim.world.signatureAggregator.set(TX, { fail: 500 });
     sim.world.signatureAggregator.set(TX2, { fail: 500 });
     const data = api(sim);
-    const one = await probe(data, 1, record(), both);
+    const one = await probe(data, 1, new Map(), both);
     sim.world.faults.push({ status: 429, pathIncludes: TX, retryAfter: 1 });
     const limited = kind.evaluate(one.states, await observe(data, both), new Date((T + 60) * 1000), both);
     expect(Object.keys(limited.failed ?? {})).toEqual([TX]);
-    expect(limited.states[TX]).toBe(one.states[TX]);
+    expect(limited.states.get(TX)).toBe(one.states.get(TX));
     // The other txHash was probed meanwhile: its second failure fires.
     expect(limited.conditions?.map((c) => c.key)).toEqual([TX2]);
     // Every probe held back by our budget: nothing was measured, the evaluation fails.
@@ -147,9 +146,9 @@ describe('signature-aggregator', () => {
   it('a lookup that failed keeps a firing alert firing', () => {
     const firing: State = { failures: 3, at: T, ok: false, latency: 0.2, error: 'HTTP 500', how: 'http', status: 500, failingSince: T - 120 };
     const o: Observation = { probes: { [TX]: { failed: 'HTTP 429: Rate limit exceeded' } } };
-    const r = kind.evaluate({ [TX]: firing }, o, new Date((T + 60) * 1000), s);
+    const r = kind.evaluate(new Map([[TX, firing]]), o, new Date((T + 60) * 1000), s);
     expect(r.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: HTTP 500`]);
-    expect(r.states[TX]).toBe(firing);
+    expect(r.states.get(TX)).toBe(firing);
   });
 
   it('costs 20 CU per txHash per probe', () => {

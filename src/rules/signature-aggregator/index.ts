@@ -47,9 +47,9 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     for (const tx of s.txHashes) {
-      const before = previous[tx];
+      const before = previous.get(tx);
       const p = observation.probes[tx];
       if (p === undefined || isFailed(p)) {
         // Not measured: what held holds, nothing is counted.
@@ -70,17 +70,20 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
             how: p.how,
             ...(p.status === undefined ? {} : { status: p.status }),
           };
-      result.states[tx] = st;
+      result.states.set(tx, st);
       const c = condition(tx, st, s);
       if (c) result.conditions?.push(c);
     }
-    result.resolvedAs = (tx) => (Object.hasOwn(result.states, tx) ? answering(tx, result.states[tx] as State, s) : undefined);
+    result.resolvedAs = (tx) => {
+      const st = result.states.get(tx);
+      return st && answering(tx, st, s);
+    };
     return result;
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [tx, st] of Object.entries(states)) {
+    for (const [tx, st] of states) {
       const labels = { network: s.network, tx_hash: tx };
       out.push({ metric: 'avawatch_signature_aggregator_probe_latency_seconds', labels, value: st.latency });
       out.push({ metric: 'avawatch_signature_aggregator_probe_success', labels, value: st.ok ? 1 : 0 });

@@ -35,7 +35,7 @@ describe('staking-activity', () => {
 
   it('the first read is a silent baseline; a new transaction is one event, with its type, node, amount, period and address', () => {
     const s = spec();
-    const base = stakingActivity.evaluate({}, obs(s, [tx('t1')]), now, s);
+    const base = stakingActivity.evaluate(new Map(), obs(s, [tx('t1')]), now, s);
     expect(base.alerts).toEqual([]);
     const listed = [tx('t2', { amount: '100500000000', blockTimestamp: T0 + 60, startTimestamp: T0 + 60 }), tx('t1')];
     const next = stakingActivity.evaluate(base.states, obs(s, listed), now, s);
@@ -53,7 +53,7 @@ describe('staking-activity', () => {
 
   it('a failed read sends nothing and keeps what held; the address is named failing', () => {
     const s = spec();
-    const base = stakingActivity.evaluate({}, obs(s, [tx('t1')]), now, s);
+    const base = stakingActivity.evaluate(new Map(), obs(s, [tx('t1')]), now, s);
     const failing = stakingActivity.evaluate(base.states, obs(s, [], { [A]: 'data API: HTTP 503' }), now, s);
     expect(failing.alerts).toEqual([]);
     expect(failing.failed).toEqual({ [A]: 'data API: HTTP 503' });
@@ -64,26 +64,26 @@ describe('staking-activity', () => {
   });
 
   it('an address added to the rule starts with its own silent baseline, while the others still announce', () => {
-    const base = stakingActivity.evaluate({}, obs(spec(), [tx('t1')]), now, spec());
+    const base = stakingActivity.evaluate(new Map(), obs(spec(), [tx('t1')]), now, spec());
     const wider = spec([A, B]);
     const listed = [tx('b-old', { addresses: [B] }), tx('t2', { blockTimestamp: T0 + 10 }), tx('t1')];
     const next = stakingActivity.evaluate(base.states, obs(wider, listed), now, wider);
     expect(next.alerts.map((a) => a.subject)).toEqual(['t2']);
-    expect(next.states['_baseline']).toMatchObject({ entities: [A, B].sort() });
+    expect(next.states.get('_baseline')).toMatchObject({ entities: [A, B].sort() });
     const later = stakingActivity.evaluate(next.states, obs(wider, [tx('b-new', { addresses: [B], blockTimestamp: T0 + 20 }), ...listed]), now, wider);
     expect(later.alerts.map((a) => a.labels['address'])).toEqual([B]);
   });
 
   it('never announces a transaction older than the newest seen for its address (a list that also showed ended ones)', () => {
     const s = spec();
-    const base = stakingActivity.evaluate({}, obs(s, [tx('t1', { blockTimestamp: T0 + 100 })]), now, s);
+    const base = stakingActivity.evaluate(new Map(), obs(s, [tx('t1', { blockTimestamp: T0 + 100 })]), now, s);
     expect(stakingActivity.evaluate(base.states, obs(s, [tx('t1', { blockTimestamp: T0 + 100 }), tx('old', { blockTimestamp: T0 })]), now, s).alerts).toEqual([]);
   });
 
   it('gauges: staking periods running per address and the AVAX in them; an ended one leaves them', () => {
     const s = spec([A, B]);
     const listed = [tx('t1'), tx('t2', { amount: '2000000000000', endTimestamp: T0 + 7200, addresses: [A, B] })];
-    const base = stakingActivity.evaluate({}, obs(s, listed), now, s);
+    const base = stakingActivity.evaluate(new Map(), obs(s, listed), now, s);
     const value = (states: typeof base.states, metric: string, address: string, at = now) =>
       stakingActivity.samples(s, states, at).find((g) => g.metric === metric && g.labels['address'] === address)?.value;
     expect(value(base.states, 'avawatch_staking_active_transactions', A)).toBe(2);
@@ -134,7 +134,7 @@ describe('staking-activity reads what changed', () => {
   const many = (n: number, from: number) => Array.from({ length: n }, (_, i) => tx(`t${from + i}`, { blockTimestamp: T0 + from + i }));
   const s = spec();
 
-  async function poll(items: StakingTransaction[], previous: Record<string, unknown>) {
+  async function poll(items: StakingTransaction[], previous: ReadonlyMap<string, unknown>) {
     const { data, pages } = fakeData(items);
     const observation = await stakingActivity.observe(s, { data, previous, now, signal: new AbortController().signal } as never);
     return { result: stakingActivity.evaluate(previous as never, observation, now, s), pages: pages() };
@@ -142,7 +142,7 @@ describe('staking-activity reads what changed', () => {
 
   it('every page at the baseline, then one page a poll; new ones are read until a page reaches a known one', async () => {
     const old = many(250, 0);
-    const base = await poll(old, {});
+    const base = await poll(old, new Map());
     expect(base.pages).toBe(3);
     expect(base.result.alerts).toEqual([]);
     const steady = await poll(old, base.result.states);

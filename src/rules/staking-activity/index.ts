@@ -36,10 +36,10 @@ export const stakingActivity: RuleKind<Spec, Observation, State> = {
   ],
 
   async observe(s, { data, signal, previous }) {
-    const prev = previous as Readonly<Record<string, State>>;
+    const prev = previous as ReadonlyMap<string, State>;
     const marker = markerOf(prev);
     const known = new Set(marker.entities);
-    const tracked = new Set(Object.keys(prev).filter((k) => k !== BASELINE_KEY));
+    const tracked = new Set([...prev.keys()].filter((k) => k !== BASELINE_KEY));
     // Newest first. A batch with an address not read before is read whole (its baseline);
     // otherwise only down to a page that holds a known transaction, or one older than the
     // newest seen for every address of the batch (nothing new can follow it).
@@ -76,7 +76,7 @@ export const stakingActivity: RuleKind<Spec, Observation, State> = {
     const known = new Set(marker.entities);
     const watching = new Set(s.addresses);
     const newest = record<number>(Object.entries(marker.newest).filter(([a]) => watching.has(a)));
-    const states = record<State>();
+    const states = new Map<string, State>();
     const alerts: AlertDraft[] = [];
     for (const t of observation.transactions) {
       const addresses = t.addresses.filter((a) => watching.has(a));
@@ -85,22 +85,22 @@ export const stakingActivity: RuleKind<Spec, Observation, State> = {
       const st: TransactionState = { ...rest, addresses };
       // New: unknown, of an address read before, and no older than the newest seen for it
       // (a list that also showed ended transactions would not announce old ones).
-      const fresh = !previous[txHash] && addresses.some((a) => known.has(a) && t.blockTimestamp >= (marker.newest[a] ?? Number.NEGATIVE_INFINITY));
+      const fresh = !previous.get(txHash) && addresses.some((a) => known.has(a) && t.blockTimestamp >= (marker.newest[a] ?? Number.NEGATIVE_INFINITY));
       if (fresh) alerts.push(newTransaction(txHash, st, rewardTxHash, s));
-      states[txHash] = st;
+      states.set(txHash, st);
       for (const a of addresses) newest[a] = Math.max(newest[a] ?? Number.NEGATIVE_INFINITY, t.blockTimestamp);
     }
     // One not read this time (beyond the pages read, or its batch failed) is kept while its
     // period runs, and while it is the newest of its address (so it is never new again).
-    for (const [tx, st] of Object.entries(previous)) {
-      if (tx === BASELINE_KEY || 'baseline' in st || states[tx]) continue;
+    for (const [tx, st] of previous) {
+      if (tx === BASELINE_KEY || 'baseline' in st || states.has(tx)) continue;
       const addresses = st.addresses.filter((a) => watching.has(a));
       if (addresses.length === 0) continue;
       const running = st.endTimestamp === undefined || st.endTimestamp > nowS;
-      if (running || addresses.some((a) => st.blockTimestamp >= (newest[a] ?? Number.NEGATIVE_INFINITY))) states[tx] = { ...st, addresses };
+      if (running || addresses.some((a) => st.blockTimestamp >= (newest[a] ?? Number.NEGATIVE_INFINITY))) states.set(tx, { ...st, addresses });
     }
     const entities = [...new Set([...marker.entities, ...observation.read])].filter((a) => watching.has(a)).sort();
-    states[BASELINE_KEY] = { baseline: true, entities, newest };
+    states.set(BASELINE_KEY, { baseline: true, entities, newest });
     return { states, alerts, failed: observation.failed };
   },
 
@@ -108,7 +108,7 @@ export const stakingActivity: RuleKind<Spec, Observation, State> = {
     const nowS = Math.floor(now.getTime() / 1000);
     const marker = markerOf(states);
     const per = new Map(marker.entities.map((a) => [a, { count: 0, amount: 0n }]));
-    for (const st of Object.values(states)) {
+    for (const st of states.values()) {
       if ('baseline' in st) continue;
       const running = (st.startTimestamp ?? 0) <= nowS && (st.endTimestamp === undefined || st.endTimestamp > nowS);
       if (!running) continue;
@@ -140,8 +140,8 @@ function calls(s: Spec) {
   return filterBatches(s.addresses, Number.POSITIVE_INFINITY).map((b) => apiCall('GET', path, { addresses: b.join(','), sortOrder: 'desc' }));
 }
 
-function markerOf(states: Readonly<Record<string, State>>): Marker {
-  const m = states[BASELINE_KEY];
+function markerOf(states: ReadonlyMap<string, State>): Marker {
+  const m = states.get(BASELINE_KEY);
   return m && 'baseline' in m ? m : { baseline: true, entities: [], newest: {} };
 }
 

@@ -21,7 +21,7 @@ const seen = (x: Subnet): Observation => ({ subnets: { [x.subnetId]: factsOf(x) 
 const absent: Observation = { subnets: {}, absent: [ID], failed: {} };
 
 function changeOf(before: Subnet, after: Subnet) {
-  const base = subnetChanges.evaluate({}, seen(before), now, s);
+  const base = subnetChanges.evaluate(new Map(), seen(before), now, s);
   expect(base.alerts).toEqual([]);
   return subnetChanges.evaluate(base.states, seen(after), now, s);
 }
@@ -82,18 +82,18 @@ describe('subnet-changes', () => {
   });
 
   it('absent from a complete list: one warning, then nothing while it stays absent; never seen is said too', () => {
-    const base = subnetChanges.evaluate({}, seen(item()), now, s);
+    const base = subnetChanges.evaluate(new Map(), seen(item()), now, s);
     const gone = subnetChanges.evaluate(base.states, absent, now, s);
     expect(gone.alerts.map((a) => [a.severity, a.summary])).toEqual([['warning', `Subnet ${ID} is not listed: absent from the complete subnet list of mainnet (it was listed before)`]]);
     expect(subnetChanges.evaluate(gone.states, absent, now, s).alerts).toEqual([]);
     // Back with a new owner: compared with what it showed before it went.
     const back = subnetChanges.evaluate(gone.states, seen(item({ owners: [NEW_OWNER] })), now, s);
     expect(back.alerts.map((a) => a.labels['change'])).toEqual(['ownership']);
-    expect(subnetChanges.evaluate({}, absent, now, s).alerts.map((a) => a.summary)).toEqual([`Subnet ${ID} is not listed: absent from the complete subnet list of mainnet`]);
+    expect(subnetChanges.evaluate(new Map(), absent, now, s).alerts.map((a) => a.summary)).toEqual([`Subnet ${ID} is not listed: absent from the complete subnet list of mainnet`]);
   });
 
   it('a list cut off before the subnet is no absence: nothing is sent, its state is kept, it is named failing', () => {
-    const base = subnetChanges.evaluate({}, seen(item()), now, s);
+    const base = subnetChanges.evaluate(new Map(), seen(item()), now, s);
     const cut = subnetChanges.evaluate(base.states, { subnets: {}, absent: [], failed: { [ID]: 'not in the first 20 pages' } }, now, s);
     expect(cut.alerts).toEqual([]);
     expect(cut.states).toEqual(base.states);
@@ -101,7 +101,7 @@ describe('subnet-changes', () => {
   });
 
   it('a field sent in another shape reads as absent and keeps what held: no event, none later', () => {
-    const base = subnetChanges.evaluate({}, seen(item()), now, s);
+    const base = subnetChanges.evaluate(new Map(), seen(item()), now, s);
     const odd = { ...item(), subnetOwnershipInfo: undefined, ownerAddresses: undefined, blockchains: undefined, isL1: undefined };
     const blip = subnetChanges.evaluate(base.states, seen(odd), now, s);
     expect(blip.alerts).toEqual([]);
@@ -109,7 +109,7 @@ describe('subnet-changes', () => {
   });
 
   it('gauges: listed, isL1 and the number of blockchains', () => {
-    const base = subnetChanges.evaluate({}, seen(item({ isL1: true, blockchains: [CHAIN, { ...CHAIN, blockchainId: 'other' }] })), now, s);
+    const base = subnetChanges.evaluate(new Map(), seen(item({ isL1: true, blockchains: [CHAIN, { ...CHAIN, blockchainId: 'other' }] })), now, s);
     const g = (states: typeof base.states) => Object.fromEntries(subnetChanges.samples(s, states, now).map((x) => [x.metric, x.value]));
     expect(g(base.states)).toEqual({ avawatch_subnet_listed: 1, avawatch_subnet_is_l1: 1, avawatch_subnet_blockchains: 2 });
     expect(g(subnetChanges.evaluate(base.states, absent, now, s).states)['avawatch_subnet_listed']).toBe(0);
@@ -146,7 +146,7 @@ describe('subnet-changes reads the list', () => {
     return { data: { primary }, pages: () => pages };
   }
   const others = (n: number) => Array.from({ length: n }, (_, i) => item({ subnetId: `Other${i}`.padEnd(40, 'x') }));
-  const observe = (data: unknown) => subnetChanges.observe(s, { data, previous: {}, now, signal: new AbortController().signal } as never);
+  const observe = (data: unknown) => subnetChanges.observe(s, { data, previous: new Map(), now, signal: new AbortController().signal } as never);
 
   it('stops at the page where every watched subnet is found', async () => {
     const { data, pages } = fakeData([...others(3), item(), ...others(10)], 20);

@@ -54,9 +54,9 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
   },
 
   evaluate(previous, observation, _now, s) {
-    const result: Evaluation<State> = { states: record<State>(), alerts: [] };
+    const result: Evaluation<State> = { states: new Map(), alerts: [] };
     for (const id of s.subnetIds) {
-      const before = previous[id];
+      const before = previous.get(id);
       const why = observation.failed[id];
       if (why !== undefined) {
         keepFailed(result, id, before, why);
@@ -66,11 +66,11 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
       if (seen) {
         // A subnet seen before is compared; a first sighting is its baseline.
         if (before?.subnet) result.alerts.push(...changes(id, before.subnet, seen, s));
-        result.states[id] = { listed: true, subnet: before?.subnet ? merge(before.subnet, seen) : seen };
+        result.states.set(id, { listed: true, subnet: before?.subnet ? merge(before.subnet, seen) : seen });
       } else if (observation.absent.includes(id)) {
         if (!before || before.listed) result.alerts.push(notListed(id, before, s));
-        result.states[id] = { listed: false, ...(before?.subnet ? { subnet: before.subnet } : {}) };
-      } else if (before) result.states[id] = before;
+        result.states.set(id, { listed: false, ...(before?.subnet ? { subnet: before.subnet } : {}) });
+      } else if (before) result.states.set(id, before);
     }
     return result;
   },
@@ -78,7 +78,7 @@ export const subnetChanges: RuleKind<Spec, Observation, State> = {
   samples(s, states) {
     const out: GaugeSample[] = [];
     for (const id of s.subnetIds) {
-      const st = states[id];
+      const st = states.get(id);
       if (!st) continue;
       const labels = { network: s.network, subnet_id: id };
       out.push({ metric: 'avawatch_subnet_listed', labels, value: st.listed ? 1 : 0 });

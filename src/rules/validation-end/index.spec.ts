@@ -13,9 +13,9 @@ const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: END - 365 * DAY, e
 const active = [validator.parse(validatorSample.active(period))];
 
 /** Evaluates at `daysLeft` before the end and runs the lifecycle, as the engine does. */
-function at(daysLeft: number, seen = active, prev: Record<string, State> = {}, firing: ActiveAlert[] = []) {
+function at(daysLeft: number, seen = active, prev: ReadonlyMap<string, State> = new Map(), firing: ActiveAlert[] = []) {
   const now = new Date((END - daysLeft * DAY) * 1000);
-  const result = validationEnd.evaluate(prev, { [NODE]: seen }, now, spec);
+  const result = validationEnd.evaluate(prev, [seen], now, spec);
   const life = advance(firing, result.conditions ?? [], now.getTime(), undefined, result.resolvedAs);
   return { ...result, ...life };
 }

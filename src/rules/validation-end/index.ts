@@ -1,8 +1,8 @@
 import { formatDuration, formatElapsed } from '../../base/duration.js';
-import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
+import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
-import { keepFailed } from '../lookup.js';
+import { NextStates } from '../next-states.js';
 import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
@@ -24,42 +24,48 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const conditions: Condition[] = [];
+    const failed = record<string>();
+    // Nothing changed (most polls): the states it had, as they were; no new object per node.
+    const states = new NextStates(previous);
     const nowS = Math.floor(now.getTime() / 1000);
-    for (const node of s.nodeIds) {
-      const seen = observation[node];
-      const last = previous[node]?.period ?? null;
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
+      const seen = observation[i];
+      const before = previous.get(node);
+      const last = before?.period ?? null;
       let p: Period | null;
       // A failed lookup keeps what held: its alert neither resolves nor changes.
       if (isFailed(seen)) {
-        keepFailed(result, node, previous[node], seen.failed);
+        if (before) states.keep(node);
+        failed[node] = seen.failed;
         p = last;
       } else {
         // A node that drops out of the list keeps its last period: never read as "ended".
         const chosen = seen === undefined || seen === 'not-found' || seen === 'unchanged' || seen.length === 0 ? undefined : currentPeriod(seen);
-        const before = previous[node];
-        // Nothing changed: the state it had, as it was (no new object per node per cycle).
         if (before !== undefined && (chosen === undefined || samePeriod(last, chosen))) {
           p = last;
-          result.states[node] = before;
+          states.keep(node);
         } else {
           p = chosen === undefined ? last : toPeriod(chosen);
-          result.states[node] = { period: p };
+          states.set(node, { period: p });
         }
       }
       const c = p ? ending(node, p, nowS, s) : undefined;
-      if (c) result.conditions?.push(c);
+      if (c) conditions.push(c);
     }
-    result.resolvedAs = (node) => {
-      const now = Object.hasOwn(result.states, node) ? result.states[node]?.period : undefined;
-      return now ? renewed(node, previous[node]?.period ?? null, now, s) : undefined;
+    const resolvedAs = (node: string): Resolution | undefined => {
+      const now = states.get(node)?.period;
+      return now ? renewed(node, previous.get(node)?.period ?? null, now, s) : undefined;
     };
-    return result;
+    // Onto done(), not spread: its `states` is made only if read.
+    return Object.assign(states.done(), { alerts: [], conditions, failed, resolvedAs });
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       if (st.period) {
         out.push({ metric: 'avawatch_validation_end_timestamp_seconds', labels: { network: s.network, node_id: node }, value: st.period.endTimestamp });
       }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
 import { activeValidator, completedValidator } from '../../sim/samples.js';
-import type { Observation } from '../validators.js';
+import type { Seen } from '../validators.js';
 import { rewardThreshold, validatorHealth } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
 
@@ -17,10 +17,10 @@ const health = (benched: number, reachability = 100) => ({
 });
 
 /** Evaluates the observations one minute apart, returning what held at each. */
-function run(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[string]>) {
-  let states: Record<string, State> = {};
+function run(s: ReturnType<typeof specSchema.parse>, reads: Seen[]) {
+  let states: ReadonlyMap<string, State> = new Map();
   return reads.map((read, i) => {
-    const r = validatorHealth.evaluate(states, { [NODE]: read }, at(i), s);
+    const r = validatorHealth.evaluate(states, [read], at(i), s);
     states = r.states;
     return r;
   });
@@ -91,7 +91,7 @@ describe('validator-health', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1', uptime: false });
     const results = run(s, [[active({ avalancheGoVersion: 'avalanche/1.13.2' })], [active({ avalancheGoVersion: 'avalanche/1.14.1' })], [active({ avalancheGoVersion: undefined })]]);
     expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.13.2, older than the required 1.14.1: upgrade it`], [], []]);
-    const version = (r: (typeof results)[number] | undefined) => validatorHealth.samples(s, r?.states ?? {}, at(0)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
+    const version = (r: (typeof results)[number] | undefined) => validatorHealth.samples(s, r?.states ?? new Map(), at(0)).find((g) => g.metric === 'avawatch_validator_version_info')?.labels['version'];
     // Left out once: the last version reported stands.
     expect(results.map(version)).toEqual(['avalanche/1.13.2', 'avalanche/1.14.1', 'avalanche/1.14.1']);
     const never = run(s, [[active({ avalancheGoVersion: undefined })]]);
@@ -128,7 +128,7 @@ describe('validator-health', () => {
       `${NODE} is benched on the P/C-chain (P-chain 45%, C-chain 45% of requests)`,
       `${NODE} can take 500 AVAX more delegation, under 1000 AVAX`,
     ]);
-    const gauges = validatorHealth.samples(s, results[3]?.states ?? {}, at(3));
+    const gauges = validatorHealth.samples(s, results[3]?.states ?? new Map(), at(3));
     expect(gauges.filter((g) => /uptime|reachability|capacity/.test(g.metric)).map((g) => g.value)).toEqual([83, 100, 500]);
   });
 
@@ -148,7 +148,7 @@ describe('validator-health', () => {
     expect(results[0]?.conditions).toHaveLength(1);
     expect(results[1]?.conditions).toEqual(results[0]?.conditions);
     expect(results[1]?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
-    expect(results[1]?.states[NODE]).toEqual(results[0]?.states[NODE]);
+    expect(results[1]?.states.get(NODE)).toEqual(results[0]?.states.get(NODE));
   });
 
   it('checks only an active validation, and reads a shape it does not expect as absent', () => {
@@ -163,7 +163,7 @@ describe('validator-health', () => {
   it('gauges: uptime, benched per chain, reachability, version, own and delegated stake, capacity and potential reward in AVAX', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active(health(3))]]);
-    const names = validatorHealth.samples(s, r?.states ?? {}, at(0)).map((g) => `${g.metric}${g.labels['chain'] ? `{${g.labels['chain']}}` : ''}=${g.value}`);
+    const names = validatorHealth.samples(s, r?.states ?? new Map(), at(0)).map((g) => `${g.metric}${g.labels['chain'] ? `{${g.labels['chain']}}` : ''}=${g.value}`);
     expect(names).toEqual([
       'avawatch_validator_uptime_percent=99.93',
       'avawatch_validator_benched_percent{P}=3',
@@ -181,12 +181,12 @@ describe('validator-health', () => {
 
 describe('validator-health resolved texts', () => {
   /** What a receiver gets over the reads (one a minute): each notification's status and summary. */
-  function notices(s: ReturnType<typeof specSchema.parse>, reads: Array<Observation[string]>): string[] {
-    let states: Record<string, State> = {};
+  function notices(s: ReturnType<typeof specSchema.parse>, reads: Seen[]): string[] {
+    let states: ReadonlyMap<string, State> = new Map();
     let alerts: ActiveAlert[] = [];
     const out: string[] = [];
     reads.forEach((read, i) => {
-      const r = validatorHealth.evaluate(states, { [NODE]: read }, at(i), s);
+      const r = validatorHealth.evaluate(states, [read], at(i), s);
       const next = advance(alerts, r.conditions ?? [], at(i).getTime(), undefined, r.resolvedAs);
       [states, alerts] = [r.states, next.active];
       out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
@@ -214,9 +214,9 @@ describe('validator-health resolved texts', () => {
 
   it('a recovered check resolves with the figure read now; the firing one only under "When it fired"', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.1' });
-    const first = validatorHealth.evaluate({}, { [NODE]: [active({ uptimePerformance: 83.5, avalancheGoVersion: 'avalanche/1.13.2' })] }, at(0), s);
+    const first = validatorHealth.evaluate(new Map(), [[active({ uptimePerformance: 83.5, avalancheGoVersion: 'avalanche/1.13.2' })]], at(0), s);
     const fired = advance([], first.conditions ?? [], at(0).getTime());
-    const r = validatorHealth.evaluate(first.states, { [NODE]: [active({ uptimePerformance: 92.1, avalancheGoVersion: 'avalanche/1.14.2' })] }, at(1), s);
+    const r = validatorHealth.evaluate(first.states, [[active({ uptimePerformance: 92.1, avalancheGoVersion: 'avalanche/1.14.2' })]], at(1), s);
     const [uptime, version] = advance(fired.active, r.conditions ?? [], at(1).getTime(), undefined, r.resolvedAs).notifications;
     expect(uptime?.summary).toBe(`${NODE} uptime is back at 92.1% (above 86%)`);
     expect(uptime?.severity).toBe('warning');
@@ -237,9 +237,9 @@ describe('validator-health and the engine state', () => {
   it('never changes `previous` in place (a node unchanged since it completed)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [done] = run(s, [[validator.parse(completedValidator(period))]]);
-    const frozen = Object.freeze({ [NODE]: Object.freeze({ ...(done?.states[NODE] as State) }) });
-    const next = validatorHealth.evaluate(frozen, { [NODE]: 'unchanged' }, at(1), s);
-    expect(next.states[NODE]).toEqual(frozen[NODE]);
-    expect(next.states[NODE]).not.toBe(frozen[NODE]);
+    const kept = Object.freeze({ ...(done?.states.get(NODE) as State) });
+    const next = validatorHealth.evaluate(new Map([[NODE, kept]]), ['unchanged'], at(1), s);
+    expect(next.states.get(NODE)).toEqual(kept);
+    expect(next.states.get(NODE)).not.toBe(kept);
   });
 });

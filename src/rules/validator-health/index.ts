@@ -41,7 +41,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators({ ...s, subnetId: PRIMARY_NETWORK }, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], conditions: [], failed: record() };
+    const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
     const nowS = Math.floor(now.getTime() / 1000);
     const ended = new Map<string, string>();
     // An ended validation says so; a check that recovered says the figure read now.
@@ -49,9 +49,11 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       const why = ended.get(key);
       return why === undefined ? presentOf(key, result.states, s) : { summary: why };
     };
-    for (const node of s.nodeIds) {
-      const before = previous[node];
-      const seen = observation[node];
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
+      const before = previous.get(node);
+      const seen = observation[i];
       if (isFailed(seen)) {
         // Nothing known: what held holds (an alert neither resolves nor fires on a gap).
         keepFailed(result, node, before, seen.failed);
@@ -67,7 +69,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       const conditions = checks(node, st, before, nowS, s);
       st.uptimeTier = uptimeTierOf(conditions);
       delete st.uptimeFiring;
-      result.states[node] = st;
+      result.states.set(node, st);
       result.conditions?.push(...conditions);
       for (const [key, why] of Object.entries(endedTexts(node, before, st, s) ?? {})) ended.set(key, why);
     }
@@ -76,7 +78,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       if (st.period?.status !== 'active') continue;
       const labels = labelsOf(node, s);
       const avax = (text: string | undefined) => (text === undefined ? undefined : navax(text));

@@ -10,11 +10,11 @@ import { parseVersion, versionText } from '../semver.js';
 // read now ("back at 92.1%"), never the one it fired with.
 
 /** The present of `key` (`<node>:<check>`), from the node's state as this evaluation read it. */
-export function presentOf(key: string, states: Readonly<Record<string, State>>, s: Spec): Resolution | undefined {
+export function presentOf(key: string, states: ReadonlyMap<string, State>, s: Spec): Resolution | undefined {
   const at = key.lastIndexOf(':');
   const node = key.slice(0, at);
   const check = key.slice(at + 1);
-  const st = Object.hasOwn(states, node) ? states[node] : undefined;
+  const st = states.get(node);
   if (!st?.period || st.period.status !== 'active' || !isCheck(check)) return undefined;
   const base = { Node: node, Network: s.network };
   const read = PRESENT[check](node, st, s);

@@ -5,7 +5,7 @@ import { validatorSample, type SampleStatus } from '../../sim/samples.js';
 import { validationEnd } from '../validation-end/index.js';
 import { spec as validationEndSpec } from '../validation-end/schema.js';
 import { PRIMARY_NETWORK } from '../fields.js';
-import { observeValidators, type Observation } from '../validators.js';
+import { observeValidators, type Seen } from '../validators.js';
 import { validatorStatus } from './index.js';
 import type { Spec, State } from './schema.js';
 
@@ -20,19 +20,19 @@ function v(status: SampleStatus | 'exiting', p = A): Validator {
   return validator.parse(validatorSample[status](p));
 }
 
-function run(previous: Record<string, State>, seen: Observation[string]) {
-  return validatorStatus.evaluate(previous, { [NODE]: seen }, now, spec);
+function run(previous: ReadonlyMap<string, State>, seen: Seen) {
+  return validatorStatus.evaluate(previous, [seen], now, spec);
 }
 
-function after(periods: Validator[]): Record<string, State> {
-  return run({}, periods).states;
+function after(periods: Validator[]): Map<string, State> {
+  return run(new Map(), periods).states;
 }
 
 describe('validator-status evaluation', () => {
   it('takes the first observation as a baseline: no alert', () => {
-    const { states, alerts } = run({}, [v('completed', A), v('active', B)]);
+    const { states, alerts } = run(new Map(), [v('completed', A), v('active', B)]);
     expect(alerts).toEqual([]);
-    expect(states[NODE]).toEqual({ period: { txHash: 'txB', status: 'active', startTimestamp: B.startTimestamp, endTimestamp: B.endTimestamp }, missing: false });
+    expect(states.get(NODE)).toEqual({ period: { txHash: 'txB', status: 'active', startTimestamp: B.startTimestamp, endTimestamp: B.endTimestamp }, missing: false });
   });
 
   it.each([
@@ -61,7 +61,7 @@ describe('validator-status evaluation', () => {
 
   it('prefers the active period over a newer pending or completed one', () => {
     const states = after([v('pending', B), v('active', A)]);
-    expect(states[NODE]?.period?.txHash).toBe('txA');
+    expect(states.get(NODE)?.period?.txHash).toBe('txA');
   });
 
   it('stays silent when nothing changed', () => {
@@ -70,9 +70,9 @@ describe('validator-status evaluation', () => {
   });
 
   it('reports a node the service does not know once, as a warning, on 404 or an empty list', () => {
-    const answers: Array<Observation[string]> = ['not-found', []];
+    const answers: Seen[] = ['not-found', []];
     for (const seen of answers) {
-      const first = run({}, seen);
+      const first = run(new Map(), seen);
       expect(first.alerts).toHaveLength(1);
       expect(first.alerts[0]).toMatchObject({ severity: 'warning', summary: `${NODE} is not known to the service on mainnet: check the NodeID and network` });
       expect(run(first.states, seen).alerts).toEqual([]);
@@ -83,13 +83,13 @@ describe('validator-status evaluation', () => {
     const previous = after([v('active', A)]);
     const gone = run(previous, []);
     expect(gone.alerts.map((a) => a.summary)).toEqual([`${NODE} is no longer listed by the service on mainnet (last seen active)`]);
-    expect(gone.states[NODE]).toEqual({ period: previous[NODE]?.period, missing: true });
+    expect(gone.states.get(NODE)).toEqual({ period: previous.get(NODE)?.period, missing: true });
     // Listed again unchanged: nothing to say.
     expect(run(gone.states, [v('active', A)]).alerts).toEqual([]);
   });
 
   it('reports the listing of a node first seen unknown', () => {
-    const unknown = run({}, 'not-found').states;
+    const unknown = run(new Map(), 'not-found').states;
     expect(run(unknown, [v('pending', A)]).alerts.map((a) => a.summary)).toEqual([`${NODE} validation not listed → pending`]);
   });
 
@@ -120,14 +120,14 @@ describe('validator-status evaluation', () => {
     const other = validator.parse({ ...validatorSample.active({ ...B, txHash: 'txL1', startTimestamp: B.startTimestamp + 10 }), subnetId: L1, endTimestamp: now.getTime() / 1000 + 5 * 86_400 });
     // The lists answer with every subnet's periods of that status (as without a subnetId filter).
     const data = { validatorList: async (_: string, q: { validationStatus: string }) => ({ periods: [other, primary].filter((p) => p.validationStatus === q.validationStatus), broken: [] }) };
-    const ctx = { data: { primary: data }, signal: new AbortController().signal, previous: {}, now } as never;
+    const ctx = { data: { primary: data }, signal: new AbortController().signal, previous: new Map(), now } as never;
     const seen = await observeValidators(spec, ctx);
-    const base = validatorStatus.evaluate({}, { [NODE]: [primary] }, now, spec);
+    const base = validatorStatus.evaluate(new Map(), [[primary]], now, spec);
     expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);
     const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
-    expect(validationEnd.evaluate({}, seen, now, endSpec).conditions).toEqual([]);
+    expect(validationEnd.evaluate(new Map(), seen, now, endSpec).conditions).toEqual([]);
     // A rule that names the subnet reads that one.
     const onL1 = await observeValidators({ ...spec, subnetId: L1 }, ctx);
-    expect(validationEnd.evaluate({}, onL1, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
+    expect(validationEnd.evaluate(new Map(), onL1, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
   });
 });

@@ -1,8 +1,9 @@
 import type { Validator } from '../../api/schemas.js';
 import { avaxText, navax } from '../../base/amount.js';
 import { isoSeconds } from '../format.js';
-import { isFailed, keepFailed } from '../lookup.js';
-import type { AlertDraft, Evaluation, GaugeSample, News, RuleKind } from '../types.js';
+import { isFailed } from '../lookup.js';
+import { NextStates } from '../next-states.js';
+import type { AlertDraft, GaugeSample, News, RuleKind } from '../types.js';
 import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
@@ -39,46 +40,54 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   observe: (s, ctx) => observeValidators(s, ctx),
 
   evaluate(previous, observation, now, s) {
-    const result: Evaluation<State> = { states: record(), alerts: [], failed: record() };
-    for (const node of s.nodeIds) {
-      const before = previous[node];
-      const seen = observation[node];
+    const alerts: AlertDraft[] = [];
+    const failed = record<string>();
+    // Nothing changed (most polls): the states it had, as they were; no new object per node.
+    const states = new NextStates(previous);
+    // By index: the observation is in the order of nodeIds.
+    for (let i = 0; i < s.nodeIds.length; i++) {
+      const node = s.nodeIds[i] as string;
+      const before = previous.get(node);
+      const seen = observation[i];
       if (seen === undefined) throw new Error(`no observation for ${node}`);
       if (isFailed(seen)) {
-        keepFailed(result, node, before, seen.failed);
+        // Its lookup failed: the state it had stands (none, before its baseline).
+        if (before) states.keep(node);
+        failed[node] = seen.failed;
         continue;
       }
       if (seen === 'unchanged') {
-        if (before) result.states[node] = before;
+        if (before) states.keep(node);
         continue;
       }
-      const labels = { node, network: s.network };
-
       if (seen === 'not-found' || seen.length === 0) {
-        result.states[node] = { period: before?.period ?? null, missing: true };
-        if (!before?.missing) result.alerts.push(notListed(node, s, before?.period ?? null));
+        if (before?.missing === true) states.keep(node);
+        else {
+          states.set(node, { period: before?.period ?? null, missing: true });
+          alerts.push(notListed(node, s, before?.period ?? null));
+        }
         continue;
       }
 
       const chosen = currentPeriod(seen);
-      // Nothing changed: the state it had, as it was (no new object per node per cycle).
       if (before !== undefined && before.missing === false && samePeriod(before.period, chosen)) {
-        result.states[node] = before;
+        states.keep(node);
         continue;
       }
       const current = toPeriod(chosen);
-      result.states[node] = { period: current, missing: false };
+      states.set(node, { period: current, missing: false });
       // The first observation is the baseline; a node first seen unlisted reports its listing.
       if (before === undefined) continue;
       const change = describeChange(before.period, current);
-      if (change) result.alerts.push(withRewards(transition(node, s, before.period, current, change, labels, now), chosen));
+      if (change) alerts.push(withRewards(transition(node, s, before.period, current, change, { node, network: s.network }, now), chosen));
     }
-    return result;
+    // Onto done(), not spread: its `states` is made only if read.
+    return Object.assign(states.done(), { alerts, failed });
   },
 
   samples(s, states) {
     const out: GaugeSample[] = [];
-    for (const [node, st] of Object.entries(states)) {
+    for (const [node, st] of states) {
       const base = { network: s.network, node_id: node };
       out.push({ metric: 'avawatch_validator_listed', labels: base, value: st.missing ? 0 : 1 });
       if (!st.period) continue;
