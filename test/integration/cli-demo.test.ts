@@ -42,9 +42,11 @@ describe('avawatch test', () => {
 });
 
 describe('avawatch demo', () => {
-  // At 8× speed the scenario's 90 s pass in about 11 s: the same world, the same polls between two changes.
-  it('at 8× speed, within 14 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
-    const r = await avawatch(['demo', '--for', '14s', '--speed', '8'], { timeoutMs: 60_000 });
+  // At 8× speed the scenario's 90 s pass in about 11 s: the same world, the same polls between
+  // two changes. It runs for 24 s: on a loaded machine the polls lag the world's 8× clock, and
+  // what is checked is that every kind fires, not how fast a busy machine gets there.
+  it('at 8× speed, within 24 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
+    const r = await avawatch(['demo', '--for', '24s', '--speed', '8'], { timeoutMs: 60_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('  expect (at 8× speed: these times pass 8 times faster):\n');
     expect(r.stdout).toMatch(/status page\s+http:\/\/127\.0\.0\.1:\d+\/\s/);
