@@ -184,6 +184,21 @@ describe('validators read in bulk', () => {
     await expect(observeValidators(spec, ctx(data, new Map()))).rejects.toThrow('HTTP 503');
   });
 
+  it('for a kind that keeps only the period, a node listed with the very one it had is unchanged; a new one, or one listed again after a gap, is read', async () => {
+    const [moved, back] = nodes as [string, string];
+    const all = nodes.map((n) => period(n, 'active'));
+    const base = validatorStatus.evaluate(new Map(), await observeValidators(spec, ctx(fakeData(all).data, new Map())), now, spec);
+    const previous = new Map(base.states);
+    previous.set(back, { period: base.states.get(back)?.period ?? null, missing: true });
+    const listed = all.map((v) => (v.nodeId === moved ? period(moved, 'active', 'tx-next') : v));
+    const seen = await observeValidators(spec, ctx(fakeData(listed, { [moved]: [period(moved, 'completed'), period(moved, 'active', 'tx-next')] }).data, previous), { sameIsUnchanged: true });
+    expect(seen.filter((x) => x === 'unchanged')).toHaveLength(nodes.length - 2);
+    expect(seen[nodes.indexOf(moved)]).toHaveLength(2);
+    expect(seen[nodes.indexOf(back)]).toEqual([period(back, 'active')]);
+    // Read as a whole, the same as without the option.
+    expect(validatorStatus.evaluate(previous, seen, now, spec).alerts.map((a) => a.summary)).toEqual([`${moved} validation active → active (new validation period)`]);
+  });
+
   it('rules watching the same nodes ask the very same calls, in any order', () => {
     const shuffled = statusSpec.parse({ network: 'mainnet', nodeIds: [...nodes].reverse() });
     const ending = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes });

@@ -4,7 +4,7 @@ import { filterBatches, VALIDATOR_BATCH } from '../api/data/filters.js';
 import { validatorListQuery, type ValidatorListQuery } from '../api/data/primary.js';
 import type { Validator } from '../api/schemas.js';
 import { PRIMARY_NETWORK, type Network } from './fields.js';
-import { isFailed, lookupEach, type Outcome } from './lookup.js';
+import { isFailed, lookupEach, type Failed, type Outcome } from './lookup.js';
 import type { Cost, ObserveContext, RuleMemo } from './types.js';
 
 // What the kinds that read validators (validator-status, validation-end) share: the active
@@ -26,7 +26,8 @@ export type Observation = Seen[];
 /**
  * A node's periods on the rule's subnet (from the lists, or all of them from its own lookup),
  * `not-found` (its own lookup answered 404), `unchanged` (listed nowhere, as when last seen:
- * nothing to ask), or why it could not be read.
+ * nothing to ask; or, for a kind that keeps only the period, listed with the very one it had),
+ * or why it could not be read.
  */
 export type Seen = Outcome<Validator[] | 'not-found' | 'unchanged'>;
 
@@ -96,13 +97,23 @@ export function batchesOf(nodeIds: readonly string[], memo: RuleMemo | undefined
  * fails only its node (its other periods may not be all there is). An item that names no
  * node is left out: the nodes not listed take the path of any absent node above.
  */
-export async function observeValidators(s: Spec, { data, signal, previous, now, memo }: ObserveContext): Promise<Observation> {
+export async function observeValidators(
+  s: Spec,
+  { data, signal, previous, now, memo }: ObserveContext,
+  /**
+   * A node listed with the very period it had (its four fields, and listed last time too) is
+   * `unchanged`: for kinds that keep nothing else of it (validator-status, validation-end).
+   * Most polls of 100k nodes are all such nodes, and this way none is read twice.
+   */
+  o: { sameIsUnchanged?: boolean } = {},
+): Promise<Observation> {
   const nowS = Math.floor(now.getTime() / 1000);
   const { lists: batches, places } = batchesOf(s.nodeIds, memo);
   const reads = await lookupEach(Object.keys(batches), LOOKUP_CONCURRENCY, signal, async (i) => {
     const nodeIds = batches[Number(i)] as string[];
-    // Each node's periods, grouped as they come (a Map: a record per batch is a dictionary to build).
-    const periods = new Map<string, Validator[]>();
+    // Each node's periods, grouped as they come (a Map: a record per batch is a dictionary to build);
+    // a node's one period as it is (most nodes have one: no array made for each).
+    const periods = new Map<string, Validator | Validator[]>();
     let broken: Map<string, string> | undefined;
     // One status after the other (if ever more than one): at most one parsed page per batch is alive at once.
     for (const validationStatus of LISTED) {
@@ -110,8 +121,9 @@ export async function observeValidators(s: Spec, { data, signal, previous, now, 
       for (const v of list.periods) {
         if (v.subnetId !== s.subnetId) continue;
         const mine = periods.get(v.nodeId);
-        if (mine === undefined) periods.set(v.nodeId, [v]);
-        else mine.push(v);
+        if (mine === undefined) periods.set(v.nodeId, v);
+        else if (Array.isArray(mine)) mine.push(v);
+        else periods.set(v.nodeId, [mine, v]);
       }
       for (const b of list.broken) if (b.nodeId !== undefined && !(broken ??= new Map()).has(b.nodeId)) broken.set(b.nodeId, b.reason);
     }
@@ -121,30 +133,38 @@ export async function observeValidators(s: Spec, { data, signal, previous, now, 
   // Two walks: the lists' answers put in the order of nodeIds (their batches are sorted), then
   // each node judged in that order, which is the order `previous` holds them in: at 100k nodes
   // its lookups in sorted order took twice as long.
-  const out: Observation = new Array<Seen>(s.nodeIds.length);
+  const listedAt = new Array<Validator | Validator[] | Failed | undefined>(s.nodeIds.length);
   for (const [i, read] of Object.entries(reads)) {
     const nodeIds = batches[Number(i)] as string[];
     const at = places[Number(i)] as number[];
     if (isFailed(read)) {
-      for (const k of at) out[k] = read;
+      for (const k of at) listedAt[k] = read;
       continue;
     }
     // By index: two arrays walked together, nothing allocated per node.
     for (let j = 0; j < nodeIds.length; j++) {
       const node = nodeIds[j] as string;
       const broken = read.broken?.get(node);
-      out[at[j] as number] = broken === undefined ? (read.periods.get(node) ?? NONE) : { failed: broken };
+      listedAt[at[j] as number] = broken === undefined ? read.periods.get(node) : { failed: broken };
     }
   }
+  const out: Observation = new Array<Seen>(s.nodeIds.length);
   // The nodes to ask alone, and their places in nodeIds.
   const confirm: string[] = [];
   const confirmAt: number[] = [];
   for (let k = 0; k < out.length; k++) {
-    const listed = out[k];
-    if (!Array.isArray(listed)) continue; // failed
+    const listed = listedAt[k];
+    if (isFailed(listed)) {
+      out[k] = listed;
+      continue;
+    }
     const node = s.nodeIds[k] as string;
     const last = previous.get(node) as Tracked | undefined;
-    const periods = steady(listed, last, nowS);
+    if (o.sameIsUnchanged && listed !== undefined && !Array.isArray(listed) && last?.period && last.missing !== true && samePeriod(last.period, listed)) {
+      out[k] = 'unchanged';
+      continue;
+    }
+    const periods = steady(listed === undefined ? NONE : Array.isArray(listed) ? listed : [listed], last, nowS);
     if (needsOwnLookup(last, periods, nowS)) {
       confirm.push(node);
       confirmAt.push(k);

@@ -21,7 +21,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  observe: (s, ctx) => observeValidators(s, ctx),
+  observe: (s, ctx) => observeValidators(s, ctx, { sameIsUnchanged: true }),
 
   evaluate(previous, observation, now, s) {
     const conditions: Condition[] = [];

@@ -37,7 +37,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  observe: (s, ctx) => observeValidators(s, ctx),
+  observe: (s, ctx) => observeValidators(s, ctx, { sameIsUnchanged: true }),
 
   evaluate(previous, observation, now, s) {
     const alerts: AlertDraft[] = [];
