@@ -13,6 +13,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  entityOrder: (s) => s.nodeIds,
   gauges: [
     {
       name: 'avawatch_validation_end_timestamp_seconds',

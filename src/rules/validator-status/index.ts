@@ -14,6 +14,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  entityOrder: (s) => s.nodeIds,
   gauges: [
     {
       name: 'avawatch_validator_status',
