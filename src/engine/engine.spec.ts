@@ -167,6 +167,14 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(store.loadStates('r')[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
   });
 
+  it('reads a rule\'s states back in the order its kind evaluates them (its nodeIds), not the file\'s', () => {
+    const { store, engine } = setup({});
+    const stored = (node: string) => ({ period: { txHash: `tx-${node}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
+    store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
+    engine.restore({ ...rule, spec: { ...rule.spec, nodeIds: [B, A] } } as LoadedRule);
+    expect([...(engine.view('r')?.states.keys() ?? [])]).toEqual([B, A]);
+  });
+
   it('a failure of every lookup fails the evaluation and changes nothing', async () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);

@@ -430,7 +430,8 @@ export class Engine {
     const states = new Map<string, unknown>();
     const json = new Map<string, string>();
     const { rows, revision } = store.stateRows(rule.name);
-    for (const { entity, state } of rows) {
+    const order = kind.entityOrder?.(rule.spec);
+    for (const { entity, state } of order ? inOrder(rows, order) : rows) {
       const parsed = kind.state.safeParse(JSON.parse(state));
       // Never guess: a state row that does not parse would replay or hide alerts.
       if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
@@ -473,6 +474,23 @@ export function severityOf(rule: Pick<LoadedRule, 'severity' | 'severities'>, a:
   if (a.severity) return a.severity;
   if (a.news === undefined || a.news === 'bad') return rule.severity;
   return rule.severities?.[a.news] ?? 'info';
+}
+
+/**
+ * The rows in the order of `order`, then the rest as they came. At 100k entities a poll that
+ * walks its states out of the order it looks them up in took half as long again.
+ */
+function inOrder<R extends { entity: string }>(rows: readonly R[], order: readonly string[]): R[] {
+  const byEntity = new Map(rows.map((r) => [r.entity, r]));
+  const out: R[] = [];
+  for (const entity of order) {
+    const row = byEntity.get(entity);
+    if (row === undefined) continue;
+    out.push(row);
+    byEntity.delete(entity);
+  }
+  for (const row of byEntity.values()) out.push(row);
+  return out;
 }
 
 /** A rule's samples by gauge name, each labelled with the rule. */

@@ -22,7 +22,7 @@ export class NextStates<S> {
     this.#previous = previous;
   }
 
-  /** The entity keeps the state `previous` holds for it (the very object). */
+  /** The entity keeps the state `previous` holds for it (the very object; it holds one). */
   keep(entity: string): void {
     this.#fromPrevious++;
     this.#entities.push(entity);

@@ -94,6 +94,12 @@ export interface RuleKind<Spec, Obs, S> {
   selects?: readonly InventoryKey[];
   /** Parses one entity's state as stored in SQLite. */
   state: z.ZodType<S>;
+  /**
+   * The order the kind evaluates its entities in (its nodeIds), when it has one: the engine
+   * reads a rule's states back from the file in that order (the file keeps them in the key's),
+   * so that after a restart each poll still walks them in order.
+   */
+  entityOrder?(spec: Spec): readonly string[];
   gauges: readonly GaugeDef[];
   observe(spec: Spec, ctx: ObserveContext): Promise<Obs>;
   /** Pure. `previous` is never changed in place: the engine keeps it between evaluations. */

@@ -7,7 +7,7 @@ import { validationEnd } from './validation-end/index.js';
 import { spec as validationEndSpec } from './validation-end/schema.js';
 import { validatorStatus } from './validator-status/index.js';
 import { spec as statusSpec } from './validator-status/schema.js';
-import { observeValidators, validatorLookups } from './validators.js';
+import { inOrder, observeValidators, validatorLookups } from './validators.js';
 import { testNodeId } from '../../test/helpers/node-ids.js';
 
 const nodes = Array.from({ length: 150 }, (_, i) => testNodeId(i));
@@ -197,6 +197,17 @@ describe('validators read in bulk', () => {
     expect(seen[nodes.indexOf(back)]).toEqual([period(back, 'active')]);
     // Read as a whole, the same as without the option.
     expect(validatorStatus.evaluate(previous, seen, now, spec).alerts.map((a) => a.summary)).toEqual([`${moved} validation active → active (new validation period)`]);
+  });
+
+  it('reads each node\'s last state off previous in order, and looks up the ones it holds elsewhere or not at all', () => {
+    const previous = new Map([
+      ['a', 1],
+      ['b', 2],
+      ['z', 26],
+      ['c', 3],
+    ]);
+    const lastOf = inOrder(previous);
+    expect(['a', 'new', 'b', 'c', 'z'].map(lastOf)).toEqual([1, undefined, 2, 3, 26]);
   });
 
   it('rules watching the same nodes ask the very same calls, in any order', () => {

@@ -3,7 +3,7 @@ import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { NextStates } from '../next-states.js';
-import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
+import { currentPeriod, inOrder, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
 
@@ -13,6 +13,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  entityOrder: (s) => s.nodeIds,
   gauges: [
     {
       name: 'avawatch_validation_end_timestamp_seconds',
@@ -29,11 +30,12 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
     // Nothing changed (most polls): the states it had, as they were; no new object per node.
     const states = new NextStates(previous);
     const nowS = Math.floor(now.getTime() / 1000);
+    const beforeOf = inOrder(previous);
     // By index: the observation is in the order of nodeIds.
     for (let i = 0; i < s.nodeIds.length; i++) {
       const node = s.nodeIds[i] as string;
       const seen = observation[i];
-      const before = previous.get(node);
+      const before = beforeOf(node);
       const last = before?.period ?? null;
       let p: Period | null;
       // A failed lookup keeps what held: its alert neither resolves nor changes.

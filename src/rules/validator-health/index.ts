@@ -27,6 +27,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  entityOrder: (s) => s.nodeIds,
   gauges: [
     { name: 'avawatch_validator_uptime_percent', help: "Uptime of a watched node's active validation, as the service's own node observed it (percent).", labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_validator_benched_percent', help: "Requests of a chain on which the service's node benched the watched node (percent).", labelNames: ['rule', 'network', 'node_id', 'chain'] },

@@ -14,6 +14,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  entityOrder: (s) => s.nodeIds,
   gauges: [
     {
       name: 'avawatch_validator_status',
@@ -47,17 +48,19 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
     // By index: the observation is in the order of nodeIds.
     for (let i = 0; i < s.nodeIds.length; i++) {
       const node = s.nodeIds[i] as string;
-      const before = previous.get(node);
       const seen = observation[i];
+      // Observed against this very `previous`: the node had a state, and it stands as it was
+      // (most nodes, most polls: not even looked up again).
+      if (seen === 'unchanged') {
+        states.keep(node);
+        continue;
+      }
+      const before = previous.get(node);
       if (seen === undefined) throw new Error(`no observation for ${node}`);
       if (isFailed(seen)) {
         // Its lookup failed: the state it had stands (none, before its baseline).
         if (before) states.keep(node);
         failed[node] = seen.failed;
-        continue;
-      }
-      if (seen === 'unchanged') {
-        if (before) states.keep(node);
         continue;
       }
       if (seen === 'not-found' || seen.length === 0) {
