@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { z } from 'zod';
 import { durationMs, port, secretString } from '../../base/fields.js';
 import { distinctive, type Secret } from '../../base/secret.js';
@@ -48,7 +48,8 @@ class EmailNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  readonly #transport: Transporter;
+  /** Made at the first send: nodemailer loads only in a process that mails (not in `check`, say). */
+  #transport: Promise<Transporter> | undefined;
   /** The current attempt's message has gone out in full (nodemailer logs it): the server may have it. */
   #sent = false;
 
@@ -57,24 +58,29 @@ class EmailNotifier implements Notifier {
     this.minIntervalMs = receiver.minInterval;
     // Connect, greeting and each command may each take the timeout (email): allow for all.
     this.timeoutMs = receiver.timeout * 3;
-    const { smtp, timeout } = receiver;
-    this.#transport = nodemailer.createTransport({
-      host: smtp.host,
-      port: smtp.port ?? (smtp.secure ? 465 : 587),
-      secure: smtp.secure,
-      ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass?.reveal() ?? '' } } : {}),
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout,
-      dnsTimeout: timeout,
-      logger: this.#sentWatcher(),
-    });
+  }
+
+  #transporter(): Promise<Transporter> {
+    const { smtp, timeout } = this.receiver;
+    return (this.#transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port ?? (smtp.secure ? 465 : 587),
+        secure: smtp.secure,
+        ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass?.reveal() ?? '' } } : {}),
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+        dnsTimeout: timeout,
+        logger: this.#sentWatcher(),
+      }),
+    ));
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     this.#sent = false;
     const content = emailMessage(alerts);
-    const sending = this.#transport.sendMail({ from: this.receiver.from, to: this.receiver.to, ...content });
+    const sending = this.#transporter().then((t) => t.sendMail({ from: this.receiver.from, to: this.receiver.to, ...content }));
     const aborted = new Promise<never>((_, reject) => {
       const onAbort = () => reject(new DeliveryError(`email receiver "${this.name}": aborted`, 'aborted', true));
       if (signal.aborted) onAbort();
