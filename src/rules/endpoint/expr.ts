@@ -35,8 +35,26 @@ export function compileError(source: string): string | undefined {
   }
 }
 
+/** A bare field name: JSONata's own answer is the object's field as it is, when that is a scalar. */
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Bare names that JSONata reads as something else. */
+const WORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function']);
+
+/**
+ * `nodeId` of an item, without JSONata: a key or field read per item of a 100,000-item page
+ * is most of an endpoint rule's work. Anything but an own scalar field goes to JSONata.
+ */
+function scalarField(source: string, input: unknown): { value: unknown } | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || !FIELD.test(source) || WORDS.has(source)) return undefined;
+  if (!Object.hasOwn(input, source)) return undefined;
+  const value: unknown = (input as Record<string, unknown>)[source];
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ? { value } : undefined;
+}
+
 /** The result as plain JSON values: JSONata's sequences become arrays. */
 export async function evaluate(source: string, input: unknown, bindings: Record<string, unknown>): Promise<unknown> {
+  const field = scalarField(source, input);
+  if (field) return field.value;
   try {
     return plain(await compile(source).evaluate(input, bindings));
   } catch (err) {
