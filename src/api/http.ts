@@ -1,4 +1,5 @@
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.js';
 import { linkedSignal } from '../base/abort.js';
 import type { Clock } from '../base/clock.js';
 import { computeUnits } from './catalog.js';
@@ -210,6 +211,7 @@ export class HttpClient {
 
   async #exchange(req: ApiRequest, url: URL, signal: AbortSignal, sent: { answered: boolean }): Promise<Answer> {
     const post = req.body !== undefined;
+    const { request } = await undici();
     const res = await request(url, {
       method: post ? 'POST' : 'GET',
       dispatcher: this.#o.dispatcher,
@@ -275,7 +277,7 @@ export class HttpClient {
     }
     const cause = err as { code?: string; name?: string; cause?: { code?: string } };
     const netCode = cause.code ?? cause.cause?.code;
-    if (netCode === 'UND_ERR_HEADERS_TIMEOUT' || netCode === 'UND_ERR_BODY_TIMEOUT' || err instanceof undiciErrors.RequestAbortedError) {
+    if (netCode === 'UND_ERR_HEADERS_TIMEOUT' || netCode === 'UND_ERR_BODY_TIMEOUT' || netCode === 'UND_ERR_ABORTED') {
       this.#o.onResponse?.(req.endpoint, 'timeout');
       return this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
     }

@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
@@ -212,6 +213,7 @@ export class HttpNodeApi implements NodeApi {
     try {
       const post = x.body !== undefined;
       // undici's request follows no redirect: a 3xx comes back as itself and is refused below.
+      const { request } = await undici();
       const res = await request(x.target.url, {
         method: post ? 'POST' : 'GET',
         ...(this.#o.dispatcher ? { dispatcher: this.#o.dispatcher } : {}),
