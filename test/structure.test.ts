@@ -136,7 +136,6 @@ const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
 const LISTS_EVERY_KIND: Readonly<Record<string, string>> = {
   'src/rules/registry.ts': 'the registry',
   'src/rules/README.md': "the map of the interface, endpoint by endpoint, and the kind that watches each (docs-map.test.ts holds it to the SDK's operations)",
-  'src/commands/demo.ts': "the demo's timeline, what config/demo/scenario.yaml makes each kind say",
 };
 
 /** The kinds of each example rule file of rules/, by file name. */
