@@ -8,25 +8,12 @@ import { startSlackPrinter } from '../demo/slack-printer.js';
 import { startSmtpPrinter } from '../demo/smtp-printer.js';
 import { summaryLines } from '../demo/summary.js';
 import { ruleKinds } from '../rules/registry.js';
-import { loadScenario } from '../sim/scenario.js';
+import { loadScenario, type Scenario } from '../sim/scenario.js';
 import { DEFAULT_BUDGETS, type BudgetLimits } from '../sim/budget.js';
 import { startSim } from '../sim/server.js';
 
 const DEMO_DIR = join(PACKAGE_ROOT, 'config', 'demo');
 
-/** What config/demo/scenario.yaml makes happen, and when (each alert follows at the next 5 s poll). */
-const SCHEDULE = [
-  'now   an unknown node (validator-status)      +5s   an L1 validator with 20 days of balance left (l1-validator-balance)',
-  '+10s  A ends within 30 s (validation-end)     +15s  a new stake of the team\'s address (staking-activity)',
-  '+20s  a stuck ICM message (icm-pending); C\'s disk fills: its diskspace check fails (node-health, node-metrics)',
-  '+25s  the export completes (export)',
-  '+30s  B becomes active (validator-status)     +35s  two quiet hours on the C-chain (metric-threshold)',
-  '+40s  A\'s validation ends                     +45s  a new delegation to C (delegation-end)',
-  '+50s  B\'s uptime warning (validator-health)   +55s  the signature aggregator fails (signature-aggregator); C\'s disk is freed: resolved',
-  '+60s  C proposes no block (block-production)  +65s  the L1\'s validator manager changes (subnet-changes)',
-  '+70s  B\'s uptime resolved; a treasury deposit and a spam token named <!channel> (address-activity)',
-  '+75s  a new contract (endpoint)               +80s  A\'s new period, the ICM message delivered: both resolve',
-];
 
 /**
  * `avawatch demo`: the simulator, the daemon and a printing Slack receiver, all on
@@ -66,7 +53,7 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   console.log(`  Slack receiver / SMTP server    ${new URL(slack.url).origin} / smtp://127.0.0.1:${smtp.port} (every alert goes to Slack, critical ones by email too)`);
   console.log(`  status page                     ${app.url}/   (open it in a browser while the demo runs)`);
   console.log(`  metrics                         ${app.url}/metrics`);
-  console.log(`  expect${speed === 1 ? '' : ` (at ${speed}× speed: these times pass ${speed} times faster)`}:\n${SCHEDULE.map((l) => `    ${l}`).join('\n')}`);
+  console.log(`  expect${speed === 1 ? '' : ` (at ${speed}× speed: these times pass ${speed} times faster)`}:\n${timeline(scenario).map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
   const ticker = setInterval(() => sim.tick(), 500 / speed);
@@ -83,6 +70,21 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
   console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(85 / speed)}s`).join('\n'));
+}
+
+/**
+ * What the scenario makes happen, and when: its events' `say`, by time (each alert follows at
+ * the next 5 s poll). Each kind writes its lines in src/rules/<kind>/demo.yaml.
+ */
+function timeline(scenario: Scenario): string[] {
+  const said = scenario.events.filter((e) => e.say !== undefined).sort((a, b) => a.at.ms - b.at.ms);
+  return said.map(({ at, say }) => `${offset(at).padEnd(5)} ${say}`);
+}
+
+/** `now`, `+30s`, or an absolute time's ISO date. */
+function offset(at: { relative: boolean; ms: number }): string {
+  if (!at.relative) return new Date(at.ms).toISOString();
+  return at.ms === 0 ? 'now' : `+${at.ms / 1000}s`;
 }
 
 function perRealMinute(limits: BudgetLimits, speed: number): BudgetLimits {

@@ -223,7 +223,8 @@ export const scenarioSchema = z.strictObject({
   seed: z.number().int().optional(),
   budget: z.strictObject({ data: budget.optional(), metrics: budget.optional() }).optional(),
   world: worldChange.default({}),
-  events: z.array(worldChange.extend({ at: when })).default([]),
+  /** `say`: what the event makes happen, in words; the simulator ignores it, `avawatch demo` prints it. */
+  events: z.array(worldChange.extend({ at: when, say: z.string().optional() })).default([]),
 });
 export type Scenario = z.output<typeof scenarioSchema>;
 export type BudgetOverride = Partial<Record<'data' | 'metrics', BudgetLimits>>;
@@ -334,7 +335,7 @@ export class Timeline {
     readonly startMs: number,
   ) {
     this.#pending = scenario.events
-      .map(({ at, ...change }) => ({ atMs: toMs(at, startMs), change }))
+      .map(({ at, say: _say, ...change }) => ({ atMs: toMs(at, startMs), change }))
       .sort((a, b) => a.atMs - b.atMs);
   }
 
