@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statement } from './statement.js';
 
 // Table: active_alerts (each rule's state alerts, pending and firing, with their notification
 // and mute times).
@@ -57,19 +58,19 @@ const COLUMNS = 'key, tier, state, started_at, notified_at, cleared_at, muted_at
 
 /** The rule's state alerts (pending and firing) as of its last evaluation. */
 export function loadActive(db: Database.Database, rule: string): ActiveRow[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM active_alerts WHERE rule = ?`).all(rule) as RawActive[]).map(activeRow);
+  return (statement(db, `SELECT ${COLUMNS} FROM active_alerts WHERE rule = ?`).all(rule) as RawActive[]).map(activeRow);
 }
 
 /** Every state alert firing now (not pending), oldest first. */
 export function firingRows(db: Database.Database): Array<ActiveRow & { rule: string }> {
-  const rows = db.prepare(`SELECT rule, ${COLUMNS} FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`).all() as Array<RawActive & { rule: string }>;
+  const rows = statement(db, `SELECT rule, ${COLUMNS} FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`).all() as Array<RawActive & { rule: string }>;
   return rows.map((r) => ({ rule: r.rule, ...activeRow(r) }));
 }
 
 /** Within a commit's transaction: the rule's state alerts, replacing the old set. */
 export function writeActive(db: Database.Database, rule: string, active: readonly ActiveRow[]): void {
-  db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
-  const insert = db.prepare(`INSERT INTO active_alerts (rule, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  statement(db, 'DELETE FROM active_alerts WHERE rule = ?').run(rule);
+  const insert = statement(db, `INSERT INTO active_alerts (rule, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   for (const a of active) {
     insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.mutedReceivers), JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
   }

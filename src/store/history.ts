@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SEVERITIES } from '../base/types.js';
 import { alertRow } from './outbox.js';
+import { statement } from './statement.js';
 
 // Tables: samples (figures over time), and alerts read as a timeline. Pruned after history.keep.
 
@@ -44,8 +45,7 @@ export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[
     where.push(`(json_extract(labels, '$.validator') = ? OR json_extract(labels, '$.node') = ? OR subject = ?)`);
     args.push(q.validator, q.validator, q.validator);
   }
-  const rows = db
-    .prepare(`SELECT id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
+  const rows = statement(db, `SELECT id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
     .all(...args, q.limit ?? 1000);
   return rows.map((raw) => {
     const r = alertRow.parse(raw);
@@ -55,7 +55,7 @@ export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[
 
 /** Within the caller's transaction or on its own: one figure per series, entity and moment. */
 export function addSamples(db: Database.Database, samples: readonly Sample[]): void {
-  const insert = db.prepare('INSERT OR REPLACE INTO samples (series, entity, at, value) VALUES (?, ?, ?, ?)');
+  const insert = statement(db, 'INSERT OR REPLACE INTO samples (series, entity, at, value) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
     for (const s of samples) if (Number.isFinite(s.value)) insert.run(s.series, s.entity, s.at, s.value);
   })();
@@ -63,19 +63,19 @@ export function addSamples(db: Database.Database, samples: readonly Sample[]): v
 
 /** The newest sample of each entity in a series (the sampler's "is it time again?"). */
 export function lastSampleAt(db: Database.Database, series: string): Map<string, number> {
-  const rows = db.prepare('SELECT entity, MAX(at) AS at FROM samples WHERE series = ? GROUP BY entity').all(series) as Array<{ entity: string; at: number }>;
+  const rows = statement(db, 'SELECT entity, MAX(at) AS at FROM samples WHERE series = ? GROUP BY entity').all(series) as Array<{ entity: string; at: number }>;
   return new Map(rows.map((r) => [r.entity, r.at]));
 }
 
 /** Oldest first. */
 export function samples(db: Database.Database, series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
   const where = 'FROM samples WHERE series = ? AND entity = ? AND at >= ?';
-  const { n } = db.prepare(`SELECT COUNT(*) AS n ${where}`).get(series, entity, since) as { n: number };
-  if (o.points === undefined || o.until === undefined || n <= o.points) return db.prepare(`SELECT series, entity, at, value ${where} ORDER BY at`).all(series, entity, since) as Sample[];
+  const { n } = statement(db, `SELECT COUNT(*) AS n ${where}`).get(series, entity, since) as { n: number };
+  if (o.points === undefined || o.until === undefined || n <= o.points) return statement(db, `SELECT series, entity, at, value ${where} ORDER BY at`).all(series, entity, since) as Sample[];
   // A chart's worth: the lowest figure of each slice of the window (a dip stays visible), then the latest as it is.
   const width = Math.max(1, Math.ceil((o.until - since) / o.points));
-  const buckets = db.prepare(`SELECT series, entity, MIN(at) AS at, MIN(value) AS value ${where} GROUP BY CAST((at - ?) / ? AS INTEGER) ORDER BY at`).all(series, entity, since, since, width) as Sample[];
-  const latest = db.prepare(`SELECT series, entity, at, value ${where} ORDER BY at DESC LIMIT 1`).get(series, entity, since) as Sample;
+  const buckets = statement(db, `SELECT series, entity, MIN(at) AS at, MIN(value) AS value ${where} GROUP BY CAST((at - ?) / ? AS INTEGER) ORDER BY at`).all(series, entity, since, since, width) as Sample[];
+  const latest = statement(db, `SELECT series, entity, at, value ${where} ORDER BY at DESC LIMIT 1`).get(series, entity, since) as Sample;
   return [...buckets.filter((b) => b.at < latest.at), latest];
 }
 
@@ -86,12 +86,9 @@ export function samples(db: Database.Database, series: string, entity: string, s
  */
 export function pruneHistory(db: Database.Database, before: number, limit = -1): { samples: number; alerts: number } {
   return db.transaction(() => {
-    const s = db
-      .prepare('DELETE FROM samples WHERE at < ? AND (series, entity, at) IN (SELECT series, entity, at FROM samples WHERE at < ? LIMIT ?)')
+    const s = statement(db, 'DELETE FROM samples WHERE at < ? AND (series, entity, at) IN (SELECT series, entity, at FROM samples WHERE at < ? LIMIT ?)')
       .run(before, before, limit).changes;
-    const a = db
-      .prepare(
-        `DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending') LIMIT ?)`,
+    const a = statement(db, `DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending') LIMIT ?)`,
       )
       .run(before, limit).changes;
     return { samples: s, alerts: a };

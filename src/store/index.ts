@@ -8,6 +8,7 @@ import type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 import * as silences from './silences.js';
 import type { Silence } from './silences.js';
 import { loadStates, stateRows, writeStates, type StateDiff } from './states.js';
+import { statement } from './statement.js';
 
 // The only module with SQL, one file per concern over one database handle:
 //   states.ts    entity_state, rule_revision
@@ -44,7 +45,7 @@ export class Store {
 
   /** Throws when the state file no longer answers (for /readyz). */
   ping(): void {
-    this.#db.prepare('SELECT 1').get();
+    statement(this.#db, 'SELECT 1').get();
   }
 
   /** Changes when another process commits to the file: what a caller keeps in memory is stale then. */
@@ -66,7 +67,7 @@ export class Store {
 
   /** Rules with state or active alerts in the file (rule-failing ones under their own name). */
   ruleNames(): string[] {
-    const rows = this.#db.prepare('SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
+    const rows = statement(this.#db, 'SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
     return rows.map((r) => r.rule);
   }
 
@@ -74,8 +75,8 @@ export class Store {
   pruneRule(...rules: string[]): void {
     this.#db.transaction(() => {
       for (const rule of rules) {
-        this.#db.prepare('DELETE FROM entity_state WHERE rule = ?').run(rule);
-        this.#db.prepare('DELETE FROM active_alerts WHERE rule = ?').run(rule);
+        statement(this.#db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
+        statement(this.#db, 'DELETE FROM active_alerts WHERE rule = ?').run(rule);
       }
     })();
   }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { AlertMessage } from '../base/types.js';
 import { SEVERITIES } from '../base/types.js';
+import { statement } from './statement.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).
@@ -63,12 +64,10 @@ export const alertRow = z.object({
 
 /** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
 export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
-  const insertAlert = db.prepare(
-    `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
+  const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertOutbox = db.prepare(
-    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
+  const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return alerts.map((a) => {
@@ -80,7 +79,7 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
         ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs, null).lastInsertRowid
         : insertOutbox.run(id, t.receiver, t.digestAt, now, now, DIGEST_GROUP, 0, 0, t.digestAt).lastInsertRowid;
       // Muted: recorded with why, never sent and never lost.
-      if (t.mutedBy) db.prepare(`UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
+      if (t.mutedBy) statement(db, `UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
     }
     return id;
   });
@@ -93,9 +92,7 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
 export function claimDue(db: Database.Database, receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
   // groupWait counts from the group's first pending row; groups inside their groupInterval are skipped.
   const claim = db.transaction(() => {
-    const ids = db
-      .prepare(
-        `UPDATE outbox SET lease_until = ? WHERE id IN (
+    const ids = statement(db, `UPDATE outbox SET lease_until = ? WHERE id IN (
            SELECT id FROM outbox
             WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
               AND (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait <= ?
@@ -110,9 +107,7 @@ export function claimDue(db: Database.Database, receiver: string, now: number, l
 }
 
 function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
-  const rows = db
-    .prepare(
-      `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, o.last_error, o.unknown_outcomes, a.id AS alert_id, a.rule, a.kind,
+  const rows = statement(db, `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, o.last_error, o.unknown_outcomes, a.id AS alert_id, a.rule, a.kind,
               a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
@@ -150,7 +145,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
 
 /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
 export function extendLease(db: Database.Database, ids: readonly number[], until: number): void {
-  const stmt = db.prepare('UPDATE outbox SET lease_until = ? WHERE id = ? AND lease_until < ?');
+  const stmt = statement(db, 'UPDATE outbox SET lease_until = ? WHERE id = ? AND lease_until < ?');
   db.transaction(() => {
     for (const id of ids) stmt.run(until, id, until);
   })();
@@ -158,9 +153,7 @@ export function extendLease(db: Database.Database, ids: readonly number[], until
 
 /** When the next pending row of a receiver can be claimed, if any. */
 export function nextDue(db: Database.Database, receiver: string, skipGroups: readonly string[] = []): number | undefined {
-  const row = db
-    .prepare(
-      `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
+  const row = statement(db, `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
          FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`,
     )
     .get(receiver, JSON.stringify(skipGroups)) as { at: number | null };
@@ -168,44 +161,40 @@ export function nextDue(db: Database.Database, receiver: string, skipGroups: rea
 }
 
 export function markSent(db: Database.Database, id: number, now: number): void {
-  db
-    .prepare(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, lease_until = 0, updated_at = ? WHERE id = ?`)
+  statement(db, `UPDATE outbox SET state = 'sent', attempts = attempts + 1, lease_until = 0, updated_at = ? WHERE id = ?`)
     .run(now, id);
 }
 
 /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
 export function markRetry(db: Database.Database, id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
-  db
-    .prepare(
-      `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + ?, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
+  statement(db, `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + ?, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
     )
     .run(unknownOutcome ? 1 : 0, nextAttemptAt, error, now, id);
 }
 
 export function markDead(db: Database.Database, id: number, error: string, now: number): void {
-  db
-    .prepare(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`)
+  statement(db, `UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`)
     .run(error, now, id);
 }
 
 /** A pending row that is not to be sent after all (a silence made while it waited), with why. */
 export function markMuted(db: Database.Database, id: number, reason: string, now: number): void {
-  db.prepare(`UPDATE outbox SET state = 'muted', last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`).run(reason, now, id);
+  statement(db, `UPDATE outbox SET state = 'muted', last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`).run(reason, now, id);
 }
 
 /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
 export function release(db: Database.Database, id: number): void {
-  db.prepare(`UPDATE outbox SET lease_until = 0 WHERE id = ?`).run(id);
+  statement(db, `UPDATE outbox SET lease_until = 0 WHERE id = ?`).run(id);
 }
 
 export function pendingCount(db: Database.Database): number {
-  return (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
+  return (statement(db, `SELECT COUNT(*) AS n FROM outbox WHERE state = 'pending'`).get() as { n: number }).n;
 }
 
 /** Rows per state (the index's leading column counts them). */
 export function outboxCounts(db: Database.Database): Record<'pending' | 'sent' | 'dead' | 'muted', number> {
   const counts = { pending: 0, sent: 0, dead: 0, muted: 0 };
-  for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM outbox GROUP BY state`).all() as Array<{ state: string; n: number }>) {
+  for (const row of statement(db, `SELECT state, COUNT(*) AS n FROM outbox GROUP BY state`).all() as Array<{ state: string; n: number }>) {
     if (row.state in counts) counts[row.state as keyof typeof counts] = row.n;
   }
   return counts;
@@ -216,9 +205,7 @@ export function listOutbox(
   db: Database.Database,
   state?: 'pending' | 'sent' | 'dead' | 'muted',
 ): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; digestAt: number | null; summary: string }> {
-  return db
-    .prepare(
-      `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, o.digest_at AS digestAt, a.summary
+  return statement(db, `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, o.digest_at AS digestAt, a.summary
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`,
     )
@@ -238,9 +225,7 @@ export interface ReceiverStats {
 
 /** Per receiver that has outbox rows: last success, pending, dead and its newest error (the status page). */
 export function receiverStats(db: Database.Database): ReceiverStats[] {
-  const rows = db
-    .prepare(
-      `SELECT receiver,
+  const rows = statement(db, `SELECT receiver,
               MAX(CASE WHEN state = 'sent' THEN updated_at END) AS lastSuccess,
               SUM(state = 'pending') AS pending,
               SUM(state = 'dead') AS dead,

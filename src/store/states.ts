@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StateConflictError } from './errors.js';
+import { statement } from './statement.js';
 
 // Tables: entity_state (each rule's state per entity, JSON) and rule_revision (a counter per
 // rule, bumped by every commit of it).
@@ -16,20 +17,20 @@ export class StateDiff {
 
 /** Every entity's stored state for a rule, as raw JSON values for the kind to parse. */
 export function loadStates(db: Database.Database, rule: string): Record<string, unknown> {
-  const rows = db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>;
+  const rows = statement(db, 'SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>;
   return Object.fromEntries(rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
 }
 
 /** A rule's states as stored (JSON text) and their revision, read together. */
 export function stateRows(db: Database.Database, rule: string): { rows: Array<{ entity: string; state: string }>; revision: number } {
   return db.transaction(() => ({
-    rows: db.prepare('SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>,
+    rows: statement(db, 'SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>,
     revision: revision(db, rule),
   }))();
 }
 
 function revision(db: Database.Database, rule: string): number {
-  const row = db.prepare('SELECT revision FROM rule_revision WHERE rule = ?').get(rule) as { revision: number } | undefined;
+  const row = statement(db, 'SELECT revision FROM rule_revision WHERE rule = ?').get(rule) as { revision: number } | undefined;
   return row?.revision ?? 0;
 }
 
@@ -42,24 +43,23 @@ export function writeStates(db: Database.Database, rule: string, states: Record<
   if (expectRevision !== undefined && current !== expectRevision) {
     throw new StateConflictError(`the state of rule "${rule}" changed since it was read (revision ${expectRevision} → ${current})`);
   }
-  db.prepare('INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);
-  const upsert = db.prepare(
-    `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
+  statement(db, 'INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);
+  const upsert = statement(db, `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (rule, entity) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
      WHERE state <> excluded.state`,
   );
   if (states instanceof StateDiff && states.against && dataVersion !== states.against.version) {
     // Another process wrote since the diff was made: write the whole set, as it stands.
-    db.prepare('DELETE FROM entity_state WHERE rule = ?').run(rule);
+    statement(db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
     for (const [entity, json] of states.against.all) upsert.run(rule, entity, json, now);
   } else if (states instanceof StateDiff) {
     // Only what changed: at 100k entities, rewriting every row is most of a cycle.
-    const remove = db.prepare('DELETE FROM entity_state WHERE rule = ? AND entity = ?');
+    const remove = statement(db, 'DELETE FROM entity_state WHERE rule = ? AND entity = ?');
     for (const entity of states.remove) remove.run(rule, entity);
     for (const [entity, json] of states.upsert) upsert.run(rule, entity, json, now);
   } else {
     const keep = Object.keys(states);
-    db.prepare(`DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(rule, JSON.stringify(keep));
+    statement(db, `DELETE FROM entity_state WHERE rule = ? AND entity NOT IN (SELECT value FROM json_each(?))`).run(rule, JSON.stringify(keep));
     for (const [entity, state] of Object.entries(states)) upsert.run(rule, entity, JSON.stringify(state), now);
   }
 }
