@@ -115,7 +115,6 @@ describe('the import graph of src/', () => {
 const KINDS = Object.keys(ruleKinds);
 const EXPRESSIONS = "the endpoint kind's expression process: the app keeps one per rule across reloads, the engine hands it to observe (ObserveContext.expressions)";
 const PROFILE = "the shipped profile: the example rule files `avawatch init` writes (a choice among the kinds' examples, not a list of kinds)";
-const STATUS_PAGE = "the status page's validator and L1 rows read these rules' specs (the reward threshold, the L1 balance limits)";
 
 /** Where src/ names a kind outside its folder and the registry (`file → kind`), and why. */
 const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
@@ -128,8 +127,6 @@ const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
   'src/commands/init.ts → delegation-end': PROFILE,
   'src/commands/init.ts → block-production': PROFILE,
   'src/commands/init.ts → node-health': PROFILE,
-  'src/status/validators.ts → validator-health': STATUS_PAGE,
-  'src/status/validators.ts → l1-validator-balance': STATUS_PAGE,
 };
 
 /** Hand-written files that name every kind, and why they may. */

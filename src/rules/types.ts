@@ -106,10 +106,22 @@ export interface RuleKind<Spec, Obs, S> {
   evaluate(previous: ReadonlyMap<string, S>, observation: Obs, now: Date, spec: Spec): Evaluation<S>;
   /** Gauges from committed state; `now` is the evaluation time (or the start, when restoring). */
   samples(spec: Spec, states: ReadonlyMap<string, S>, now: Date): GaugeSample[];
+  /**
+   * Levels to mark on the status page's chart of one of the kind's gauges (the reward
+   * threshold, a minimum balance); `startS` is the validation's start, when the chart has one.
+   */
+  chartLevels?(spec: Spec, metric: string, startS: number | undefined): readonly ChartLevel[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */
   cost(spec: Spec): Cost;
+}
+
+/** A level marked on a chart. `firm`: it takes the label of a level another rule marked at the same value. */
+export interface ChartLevel {
+  value: number;
+  label: string;
+  firm?: boolean;
 }
 
 /** The calls of one evaluation: the least it makes (first pages), and what may add to it. */

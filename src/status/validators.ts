@@ -1,10 +1,7 @@
 import type { FiringAlert } from '../alerts/view.js';
-import { navaxToAvax } from '../base/amount.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
-import { levelsFor } from '../rules/validator-health/uptime.js';
-import type { Spec as HealthSpec } from '../rules/validator-health/schema.js';
-import type { Spec as L1Spec } from '../rules/l1-validator-balance/schema.js';
+import { ruleKind } from '../rules/registry.js';
 import type { Sample } from '../store/history.js';
 import type { GaugeSample } from '../base/types.js';
 import { MAX_ROWS } from './format.js';
@@ -167,7 +164,7 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
   if (!i.inventory) listed.sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
   // Charts only for the rows the page shows: one history read each.
   for (const r of listed.slice(0, MAX_ROWS)) {
-    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: uptimeThresholds(i.rules, r.rules, starts.get(r.nodeId)) };
+    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: levels(i.rules, r.rules, 'avawatch_validator_uptime_percent', starts.get(r.nodeId)) };
   }
   return listed;
 }
@@ -177,15 +174,12 @@ function points(i: ValidatorInputs, series: string, entity: string): Chart['poin
   return i.history(series, entity, i.historySince).map((s) => ({ at: s.at / 1000, value: s.value }));
 }
 
-/** The reward threshold and the warning level of each validator-health rule that watches the node. */
-function uptimeThresholds(rules: readonly LoadedRule[], names: readonly string[], startS: number | undefined): Chart['thresholds'] {
+/** What the rules watching the row mark on its chart of this gauge (each kind says: chartLevels). */
+function levels(rules: readonly LoadedRule[], names: readonly string[], metric: string, startS?: number): Chart['thresholds'] {
   const out = new Map<number, string>();
   for (const rule of rules) {
-    if (rule.kind !== 'validator-health' || !names.includes(rule.name)) continue;
-    const levels = levelsFor(startS ?? 0, rule.spec as HealthSpec);
-    if (!levels) continue;
-    if (!out.has(levels.warning)) out.set(levels.warning, `warning ${levels.warning}%`);
-    out.set(levels.reward.percent, `reward ${levels.reward.percent}%`);
+    if (!names.includes(rule.name)) continue;
+    for (const l of ruleKind(rule.kind).chartLevels?.(rule.spec, metric, startS) ?? []) if (l.firm || !out.has(l.value)) out.set(l.value, l.label);
   }
   return [...out].map(([value, label]) => ({ value, label }));
 }
@@ -218,16 +212,6 @@ export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
     r.verdict = { firing: firing.get(r.validationId) ?? 0, blind: blind(r.rules, r.validationId), watched: true };
   }
   const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
-  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: balanceThresholds(i.rules, r.rules) };
+  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: levels(i.rules, r.rules, 'avawatch_l1_validator_balance_avax') };
   return listed;
-}
-
-function balanceThresholds(rules: readonly LoadedRule[], names: readonly string[]): Chart['thresholds'] {
-  const out = new Map<number, string>();
-  for (const rule of rules) {
-    if (rule.kind !== 'l1-validator-balance' || !names.includes(rule.name)) continue;
-    const min = (rule.spec as L1Spec).minBalance;
-    if (min !== undefined) out.set(navaxToAvax(min), `minimum ${navaxToAvax(min)} AVAX`);
-  }
-  return [...out].map(([value, label]) => ({ value, label }));
 }

@@ -120,6 +120,12 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     return out;
   },
 
+  chartLevels(s, metric) {
+    if (metric !== 'avawatch_l1_validator_balance_avax' || s.minBalance === undefined) return [];
+    const min = navaxToAvax(s.minBalance);
+    return [{ value: min, label: `minimum ${min} AVAX`, firm: true }];
+  },
+
   describe(s) {
     const scope = s.subnetId ? `subnet ${s.subnetId}` : s.validationIds ? `${s.validationIds.length} validation id(s)` : `${s.nodeIds?.length ?? 0} node(s)`;
     const limits = [s.minBalance !== undefined ? `min ${formatAvax(s.minBalance)} AVAX` : '', s.minRunway !== undefined ? `runway ${formatDuration(s.minRunway)}` : '']

@@ -10,7 +10,7 @@ import { endedTexts } from './ended.js';
 import { presentOf } from './present.js';
 import { CHAINS, read } from './read.js';
 import { spec, state, type Spec, type State } from './schema.js';
-import { WARNING_MARGIN } from './uptime.js';
+import { levelsFor, WARNING_MARGIN } from './uptime.js';
 
 export { rewardThreshold } from './uptime.js';
 
@@ -101,6 +101,16 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       }
     }
     return out;
+  },
+
+  // The uptime chart: the warning level, and the reward threshold (firm: it is what pays).
+  chartLevels(s, metric, startS) {
+    const levels = metric === 'avawatch_validator_uptime_percent' ? levelsFor(startS ?? 0, s) : undefined;
+    if (!levels) return [];
+    return [
+      { value: levels.warning, label: `warning ${levels.warning}%` },
+      { value: levels.reward.percent, label: `reward ${levels.reward.percent}%`, firm: true },
+    ];
   },
 
   describe(s) {
