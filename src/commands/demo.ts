@@ -69,7 +69,7 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   await sim.close();
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
-  console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(85 / speed)}s`).join('\n'));
+  console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(lastFiringMs(scenario) / 1000 / speed)}s`).join('\n'));
 }
 
 /**
@@ -79,6 +79,11 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
 function timeline(scenario: Scenario): string[] {
   const said = scenario.events.filter((e) => e.say !== undefined).sort((a, b) => a.at.ms - b.at.ms);
   return said.map(({ at, say }) => `${offset(at).padEnd(5)} ${say}`);
+}
+
+/** When the last of the scenario's events has been seen: its time and one 5 s poll. */
+function lastFiringMs(scenario: Scenario): number {
+  return Math.max(0, ...scenario.events.filter((e) => e.at.relative).map((e) => e.at.ms)) + 5_000;
 }
 
 /** `now`, `+30s`, or an absolute time's ISO date. */

@@ -431,7 +431,7 @@ export class Engine {
     const json = new Map<string, string>();
     const { rows, revision } = store.stateRows(rule.name);
     const order = kind.entityOrder?.(rule.spec);
-    for (const { entity, state } of order ? inOrder(rows, order) : rows) {
+    for (const { entity, state } of order ? rowsInOrder(rows, order) : rows) {
       const parsed = kind.state.safeParse(JSON.parse(state));
       // Never guess: a state row that does not parse would replay or hide alerts.
       if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
@@ -480,7 +480,7 @@ export function severityOf(rule: Pick<LoadedRule, 'severity' | 'severities'>, a:
  * The rows in the order of `order`, then the rest as they came. At 100k entities a poll that
  * walks its states out of the order it looks them up in took half as long again.
  */
-function inOrder<R extends { entity: string }>(rows: readonly R[], order: readonly string[]): R[] {
+function rowsInOrder<R extends { entity: string }>(rows: readonly R[], order: readonly string[]): R[] {
   const byEntity = new Map(rows.map((r) => [r.entity, r]));
   const out: R[] = [];
   for (const entity of order) {

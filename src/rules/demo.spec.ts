@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Document, isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, YAMLSeq } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../base/duration.js';
+import { when } from '../sim/scenario.js';
 import { ruleKinds } from './registry.js';
 
 // `avawatch demo` reads config/demo/rules.yaml and scenario.yaml; both are joined here from
@@ -57,12 +57,11 @@ function itemsOf(doc: Document, key: string): Node[] {
   return items;
 }
 
-/** An event's `at` in milliseconds from the start: the kinds' parts use relative times (+30s). */
+/** An event's `at` in milliseconds from the start, as the scenario reads it: the kinds' parts use relative times (+30s). */
 function atMs(event: Node, file: string): number {
-  const at = isMap(event) ? String(event.get('at')) : '';
-  const ms = parseDuration(at.replace(/^[+-]/, ''));
-  if (ms === undefined) throw new Error(`${file}: events: "at: ${at}" is not a relative time (+30s)`);
-  return at.startsWith('-') ? -ms : ms;
+  const at = when.safeParse(isMap(event) ? event.get('at') : undefined);
+  if (!at.success || !at.data.relative) throw new Error(`${file}: events: "at: ${String(isMap(event) ? event.get('at') : '')}" is not a relative time (+30s)`);
+  return at.data.ms;
 }
 
 function joinedRules(): string {

@@ -16,7 +16,8 @@ import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 import { applyNodeChange, nodeKeys } from './scenario-node.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
-const when = z.union([z.string(), z.number()]).transform((v, ctx) => {
+/** An event's time: relative to the start (+30s, -1d) or an ISO date. */
+export const when = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const text = String(v).trim();
   const sign = text.startsWith('-') ? -1 : 1;
   const ms = parseDuration(text.replace(/^[+-]/, ''));
