@@ -88,8 +88,7 @@ export function pruneHistory(db: Database.Database, before: number, limit = -1):
   return db.transaction(() => {
     const s = statement(db, 'DELETE FROM samples WHERE at < ? AND (series, entity, at) IN (SELECT series, entity, at FROM samples WHERE at < ? LIMIT ?)')
       .run(before, before, limit).changes;
-    const a = statement(db, `DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending') LIMIT ?)`,
-      )
+    const a = statement(db, `DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.alert_id = alerts.id AND o.state = 'pending') LIMIT ?)`)
       .run(before, limit).changes;
     return { samples: s, alerts: a };
   })();

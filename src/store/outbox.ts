@@ -65,11 +65,9 @@ export const alertRow = z.object({
 /** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
 export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
   const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return alerts.map((a) => {
     const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0);
     const id = Number(lastInsertRowid);
@@ -98,8 +96,7 @@ export function claimDue(db: Database.Database, receiver: string, now: number, l
               AND (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait <= ?
               AND group_key NOT IN (SELECT value FROM json_each(?))
             ORDER BY id LIMIT ?)
-         RETURNING id`,
-      )
+         RETURNING id`)
       .all(now + leaseMs, receiver, now, now, now, JSON.stringify(skipGroups), limit) as Array<{ id: number }>;
     return outboxRows(db, ids.map((r) => r.id));
   });
@@ -111,8 +108,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
               a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE o.id IN (SELECT value FROM json_each(?))
-        ORDER BY o.id`,
-    )
+        ORDER BY o.id`)
     .all(JSON.stringify(ids)) as Array<Record<string, unknown>>;
   return rows.map((row) => {
     const a = alertRow.parse(row);
@@ -154,8 +150,7 @@ export function extendLease(db: Database.Database, ids: readonly number[], until
 /** When the next pending row of a receiver can be claimed, if any. */
 export function nextDue(db: Database.Database, receiver: string, skipGroups: readonly string[] = []): number | undefined {
   const row = statement(db, `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
-         FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`,
-    )
+         FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`)
     .get(receiver, JSON.stringify(skipGroups)) as { at: number | null };
   return row.at ?? undefined;
 }
@@ -167,8 +162,7 @@ export function markSent(db: Database.Database, id: number, now: number): void {
 
 /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
 export function markRetry(db: Database.Database, id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
-  statement(db, `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + ?, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`,
-    )
+  statement(db, `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + ?, next_attempt_at = ?, last_error = ?, lease_until = 0, updated_at = ? WHERE id = ?`)
     .run(unknownOutcome ? 1 : 0, nextAttemptAt, error, now, id);
 }
 
@@ -207,8 +201,7 @@ export function listOutbox(
 ): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; digestAt: number | null; summary: string }> {
   return statement(db, `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, o.digest_at AS digestAt, a.summary
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
-        WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`,
-    )
+        WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`)
     .all(state ?? null, state ?? null) as never;
 }
 
@@ -231,8 +224,7 @@ export function receiverStats(db: Database.Database): ReceiverStats[] {
               SUM(state = 'dead') AS dead,
               (SELECT e.last_error FROM outbox e WHERE e.receiver = o.receiver AND e.state IN ('pending', 'dead') AND e.last_error IS NOT NULL ORDER BY e.updated_at DESC, e.id DESC LIMIT 1) AS lastError,
               MAX(CASE WHEN state IN ('pending', 'dead') AND last_error IS NOT NULL THEN updated_at END) AS lastErrorAt
-         FROM outbox o GROUP BY receiver ORDER BY receiver`,
-    )
+         FROM outbox o GROUP BY receiver ORDER BY receiver`)
     .all() as Array<{ receiver: string; lastSuccess: number | null; pending: number; dead: number; lastError: string | null; lastErrorAt: number | null }>;
   return rows.map((r) => ({ receiver: r.receiver, lastSuccess: r.lastSuccess ?? undefined, pending: r.pending, dead: r.dead, lastError: r.lastError ?? undefined, lastErrorAt: r.lastErrorAt ?? undefined }));
 }

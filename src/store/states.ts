@@ -46,8 +46,7 @@ export function writeStates(db: Database.Database, rule: string, states: Record<
   statement(db, 'INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);
   const upsert = statement(db, `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (rule, entity) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
-     WHERE state <> excluded.state`,
-  );
+     WHERE state <> excluded.state`);
   if (states instanceof StateDiff && states.against && dataVersion !== states.against.version) {
     // Another process wrote since the diff was made: write the whole set, as it stands.
     statement(db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
