@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type Pretty from 'pino-pretty';
 import { scrub, type Secret } from './secret.js';
 
 export type { Logger };
@@ -27,7 +28,7 @@ export function createLogger(level: string, readable = process.stderr.isTTY === 
     },
   });
   const destination = readable
-    ? pretty({ destination: scrubbed, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+    ? prettyStream()({ destination: scrubbed, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
     : scrubbed;
   const log = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   return {
@@ -36,4 +37,9 @@ export function createLogger(level: string, readable = process.stderr.isTTY === 
       secrets = next;
     },
   };
+}
+
+/** pino-pretty loads only for a terminal: a daemon logging JSON (and every CLI run under a pipe) starts without its 30 modules. */
+function prettyStream(): typeof Pretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof Pretty;
 }
