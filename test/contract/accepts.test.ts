@@ -33,7 +33,7 @@ const SDK_VERSION = (createRequire(import.meta.url)('@avalanche-sdk/chainkit/pac
 // `npm test` runs a short seeded budget; AVAWATCH_CONTRACT_RUNS (and _SEED) run more: `.ci/run`
 // runs 1000 per property (docs/testing.md).
 const SEED = process.env['AVAWATCH_CONTRACT_SEED'] === undefined ? 20_260_115 : Number(process.env['AVAWATCH_CONTRACT_SEED']);
-const RUNS = Number(process.env['AVAWATCH_CONTRACT_RUNS'] ?? 25);
+const RUNS = Number(process.env['AVAWATCH_CONTRACT_RUNS'] ?? 10);
 
 /** Each response type: the SDK's schema (the contract) and avawatch's reader of it. */
 const RESPONSES = {

@@ -9,7 +9,7 @@ import { captureLogs, replay } from './replay.js';
 // `npm test` runs a short seeded budget; AVAWATCH_FUZZ_RUNS (and _COMMANDS, _SEED) run more.
 // The cases it once found are replayed in regressions.test.ts.
 
-const RUNS = Number(process.env['AVAWATCH_FUZZ_RUNS'] ?? 6);
+const RUNS = Number(process.env['AVAWATCH_FUZZ_RUNS'] ?? 4);
 const COMMANDS = Number(process.env['AVAWATCH_FUZZ_COMMANDS'] ?? 16);
 const STEPS = process.env['AVAWATCH_FUZZ_STEPS']?.split(',') ?? Object.keys(families);
 const SEED = process.env['AVAWATCH_FUZZ_SEED'] === undefined ? 20261125 : Number(process.env['AVAWATCH_FUZZ_SEED']);
