@@ -8,7 +8,8 @@ export default defineConfig({
     // servers, a demo at 8×), so more workers than cores keep both busy (quiet machine, one
     // project: three 152 s, four 128 s, five 125 s of wall time).
     maxWorkers: 4,
-    // A process a test starts from src/ (the endpoint rules' expression process) runs TypeScript.
+    // A process a test starts from src/ (the endpoint rules' expression process) runs its
+    // TypeScript script from a bundle of it, made once (test/helpers/ts-loader.mjs).
     execArgv: ['--import', new URL('./test/helpers/ts-loader.mjs', import.meta.url).href],
     reporters: ['default', './test/summary-reporter.ts'],
     // One project, and files share their worker's module graph: src is imported once per
