@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 
 // A hostile service between the daemon and the simulator, on loopback: it forwards every
 // request and, while a distortion is set, answers as the live service or a gateway in front
@@ -52,20 +53,20 @@ export async function startHostileService(upstream: string): Promise<HostileServ
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-    const up = await fetch(`${upstream}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) });
-    let text = await up.text();
+    // undici's request, not fetch: a third of the CPU per forwarded answer.
+    const up = await request(`${upstream}${url.pathname}${url.search}`, { method: (req.method ?? 'GET') as 'GET', headers, ...(body.length > 0 ? { body } : {}) });
+    let text = await up.body.text();
+    const ok = up.statusCode >= 200 && up.statusCode < 300;
     const here = active.filter((d) => d.kind === 'http' || (matches(d.match, url.pathname) && (d.kind === 'node' || d.list !== 'blocks' || d.node === undefined || url.pathname.includes(`/nodes/${d.node}/`))));
     // A node's report is JSON at 503 too (unhealthy): its fields are as open to distortion.
-    const reshaped = here.length > 0 && (up.ok || here.some((d) => d.kind === 'node')) ? reshape(text, here) : undefined;
+    const reshaped = here.length > 0 && (ok || here.some((d) => d.kind === 'node')) ? reshape(text, here) : undefined;
     if (reshaped !== undefined) {
       text = reshaped;
       served.distorted++;
     } else served.plain++;
     const out: Record<string, string> = { 'content-type': 'application/json' };
-    up.headers.forEach((v, k) => {
-      if (k.startsWith('ratelimit') || k === 'retry-after') out[k] = v;
-    });
-    res.writeHead(up.status, out).end(text);
+    for (const [k, v] of Object.entries(up.headers)) if (typeof v === 'string' && (k.startsWith('ratelimit') || k === 'retry-after')) out[k] = v;
+    res.writeHead(up.statusCode, out).end(text);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
