@@ -4,6 +4,7 @@ import { SIM_ROUTES as ROUTES } from '../../src/sim/areas.js';
 import { blockAt } from '../../src/sim/evm.js';
 import type { WorldChange } from '../../src/sim/scenario.js';
 import type { SimServer } from '../../src/sim/server.js';
+import { request as send, type Dispatcher } from 'undici';
 import { contractFor, describeIssues, errorSchema, unknownFields, type Contract } from './sdk-operations.js';
 
 // A walk through every endpoint of the simulator, with parameters that reach the world's
@@ -33,6 +34,12 @@ interface Finding {
 }
 
 type Body = Record<string, unknown>;
+/** What the walk reads of an answer. */
+interface Answer {
+  status: number;
+  ok: boolean;
+  headers: Dispatcher.ResponseData['headers'];
+}
 
 /** Sends requests to one simulator, reads each answer with its SDK schema, collects mismatches. */
 export class Checker {
@@ -56,8 +63,10 @@ export class Checker {
   /** The body of a 2xx answer that the SDK accepts; undefined otherwise. `allow`: a non-2xx status that is expected. */
   async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; allow?: number } = {}): Promise<Body | undefined> {
     const init = options.body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.body) };
-    const res = await fetch(`${this.sim.url}${path}`, init);
-    const text = await res.text();
+    // undici's request, not fetch: the walk sends thousands, and fetch costs three times the CPU.
+    const answer = await send(`${this.sim.url}${path}`, init);
+    const text = await answer.body.text();
+    const res = { status: answer.statusCode, ok: answer.statusCode >= 200 && answer.statusCode < 300, headers: answer.headers };
     const request = `[${this.state}] ${method} ${path}`;
     const pathname = new URL(path, 'http://sim').pathname;
     const route = SIM_ROUTES.find(([m, pattern]) => m === method && pattern.test(pathname));
@@ -96,10 +105,11 @@ export class Checker {
     return lines.join('\n');
   }
 
-  #checkError(request: string, contract: Contract, res: Response, body: Body, text: string, allow?: number): undefined {
+  #checkError(request: string, contract: Contract, res: Answer, body: Body, text: string, allow?: number): undefined {
     if (res.status !== allow) return this.#note(request, `unexpected status ${res.status}: ${text.slice(0, 300)}`, contract);
     // The SDK's error schemas read the parsed body plus the request, the response and the raw text.
-    const parsed = errorSchema(res.status)?.safeParse({ ...body, request$: new Request(`${this.sim.url}/`), response$: res, body$: text });
+    const response = new Response(text, { status: res.status, headers: Object.entries(res.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])) });
+    const parsed = errorSchema(res.status)?.safeParse({ ...body, request$: new Request(`${this.sim.url}/`), response$: response, body$: text });
     if (parsed && !parsed.success) this.#note(request, `error body: ${describeIssues(parsed.error.issues, body).join('; ')}`, contract);
     return undefined;
   }
