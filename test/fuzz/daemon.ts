@@ -82,6 +82,7 @@ export function rulesYaml(serviceUrl: string): string {
     network: mainnet
     for: ${NODE_FOR_MS / 1000}s
     minPeers: false
+    chains: [P] # the model has no bootstrapping to judge; each chain is one more call per node and poll
     urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}
   - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
 `;
