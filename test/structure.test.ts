@@ -142,6 +142,9 @@ const exampleKinds = new Map(
     .map((f) => [f, [...readFileSync(join('rules', f), 'utf8').matchAll(/^\s*(?:- )?kind: ([\w-]+)$/gm)].map((m) => m[1] as string)] as const),
 );
 
+/** A kind's name or a .yaml file name, quoted: what a string literal naming a kind must contain. */
+const QUOTED = new RegExp(`['"\`](${KINDS.join('|')})['"\`]|\\.yaml['"\`]`);
+
 /** Whether a string literal stands for a kind: compared with a `kind`, a `kind:` value, or looked up in the registry. */
 function kindPosition(node: ts.Node): boolean {
   const parent = node.parent;
@@ -161,16 +164,19 @@ function kindsNamedIn(file: string): string[] {
     const kind = /^src\/rules\/([^/]+)\//.exec(target)?.[1];
     if (kind !== undefined) named.add(kind);
   }
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-  const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteralLike(node)) {
-      if (KINDS.includes(node.text) && kindPosition(node)) named.add(node.text);
-      // A rule file of rules/ by name: the kinds in it.
-      for (const kind of /\.yaml$/.test(node.text) ? (exampleKinds.get(basename(node.text)) ?? []) : []) named.add(kind);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
+  const text = readFileSync(file, 'utf8');
+  // Parsed only when a kind or a rule file is quoted in it at all (most files: neither).
+  if (QUOTED.test(text)) {
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteralLike(node)) {
+        if (KINDS.includes(node.text) && kindPosition(node)) named.add(node.text);
+        // A rule file of rules/ by name: the kinds in it.
+        for (const kind of /\.yaml$/.test(node.text) ? (exampleKinds.get(basename(node.text)) ?? []) : []) named.add(kind);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true));
+  }
   const own = /^src\/rules\/([^/]+)\//.exec(file)?.[1];
   return [...named].filter((k) => k !== own).map((k) => `${file} → ${k}`);
 }
