@@ -265,13 +265,8 @@ const INFO_REPLIES: Record<string, unknown> = {
 /** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
 const HEALTHY_NODE: NodeApi = {
   health: async () => ({ healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] }),
-  nodeId: () => Promise.reject(new Error('node-health reads the info calls through rpc')),
-  version: () => Promise.reject(new Error('node-health reads the info calls through rpc')),
-  isBootstrapped: () => Promise.reject(new Error('node-health reads the info calls through rpc')),
-  uptime: () => Promise.reject(new Error('node-health reads the info calls through rpc')),
-  peerCount: () => Promise.reject(new Error('node-health reads the info calls through rpc')),
   metricsText: async () => 'avalanche_network_peers 60\n',
-  // The info replies as the node writes them, read with the caller's schema; no kind reads another method yet.
+  // The info replies as the node writes them, read with the caller's schema (node-health's); no kind reads another method yet.
   rpc: async (_base, _path, method, _params, schema) => {
     const reply = INFO_REPLIES[method];
     if (reply === undefined) throw new Error(`no kind reads ${method} yet`);

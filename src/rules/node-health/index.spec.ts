@@ -206,18 +206,12 @@ describe('node-health', () => {
       'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
       'info.peers': { numPeers: '5', peers: [] },
     };
-    const unused = () => Promise.reject(new Error('node-health reads the info calls through rpc'));
     const api: NodeApi = {
       health: async (base) => {
         asked.push(`${base} health`);
         if (base === URL_B) throw new NodeApiError('10.0.0.6:9650: ECONNREFUSED', 'unreachable');
         return healthy;
       },
-      nodeId: unused,
-      version: unused,
-      isBootstrapped: unused,
-      uptime: unused,
-      peerCount: unused,
       metricsText: async () => '',
       rpc: async (base, path, method, params, schema) => {
         asked.push(`${base} ${path} ${method}${'chain' in params ? ` ${String(params['chain'])}` : ''}`);

@@ -1,10 +1,10 @@
-import { NodeApiError, type HealthReport, type NodeApi, type NodeIdentity, type NodeUptime } from '../../api/node-api.js';
+import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-api.js';
 import { linkedSignal } from '../../base/abort.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
 import { observeValidators, type Seen } from '../validators.js';
-import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount } from './read.js';
+import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount, type NodeIdentity, type NodeUptime } from './read.js';
 import type { Spec, State } from './schema.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
