@@ -158,29 +158,7 @@ describe('HttpNodeApi.health', () => {
   });
 });
 
-describe('HttpNodeApi info', () => {
-  it('calls the JSON-RPC methods and reads the strings-encoded numbers', async () => {
-    const results: Record<string, unknown> = {
-      'info.getNodeID': { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: `0x${'AB'.repeat(48)}`, proofOfPossession: '0x00' } },
-      'info.getNodeVersion': { version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', rpcProtocolVersion: '45', gitCommit: 'x', vmVersions: {} },
-      'info.isBootstrapped': { isBootstrapped: false },
-      'info.uptime': { rewardingStakePercentage: '79.9876', weightedAveragePercentage: 98.5 },
-      'info.peers': { numPeers: '61', peers: [] },
-    };
-    const base = await serve((_req, res, body) => {
-      const call = JSON.parse(body) as { method: string; id: number };
-      json(res, 200, { jsonrpc: '2.0', result: results[call.method], id: call.id });
-    });
-    const a = api();
-    expect(await a.nodeId(base, signal())).toEqual({ nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', blsPublicKey: `0x${'ab'.repeat(48)}` });
-    expect(await a.version(base, signal())).toBe('avalanchego/1.14.2');
-    expect(await a.isBootstrapped(base, 'C', signal())).toBe(false);
-    expect(await a.uptime(base, signal())).toEqual({ rewardingStakePercentage: 79.9876, weightedAveragePercentage: 98.5 });
-    expect(await a.peerCount(base, signal())).toBe(61);
-    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(5).fill('POST /ext/info'));
-    expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
-  });
-
+describe('HttpNodeApi.rpc', () => {
   it("calls any method at the path given with the caller's schema: fields it does not read never fail it, a field it reads that is wrong does", async () => {
     const base = await serve(rpc({ height: '1234567', future: { anything: true } }));
     const height = z.object({ height: z.coerce.number().int().nonnegative() });
@@ -193,36 +171,13 @@ describe('HttpNodeApi info', () => {
     expect([err.kind, err.message]).toEqual(['invalid', `node ${new URL(bad).host} platform.getHeight: an answer that does not parse (height: Invalid input: expected number, received NaN)`]);
   });
 
-  it('reads a node without nodePOP, or with a key of another shape, as one that reports no key; a NodeID that is none is invalid', async () => {
-    const id = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-    for (const nodePOP of [null, { publicKey: '0xabcdef' }, { publicKey: 7 }, 'n/a']) {
-      const base = await serve(rpc({ nodeID: id, nodePOP }));
-      expect(await api().nodeId(base, signal()), JSON.stringify(nodePOP)).toEqual({ nodeId: id });
-      await new Promise<void>((r) => server?.close(() => r()));
-    }
-    const base = await serve(rpc({ nodeID: `NodeID-${'x'.repeat(5000)}` }));
-    const err = await failure(api().nodeId(base, signal()));
-    expect([err.kind, err.message.length < 200]).toEqual(['invalid', true]);
-  });
-
   it("throws the node's JSON-RPC error as rpc, with its message clipped", async () => {
     const long = `couldn't get node uptime: node is not a validator ${'x'.repeat(1000)}`;
     const base = await serve((_req, res) => json(res, 200, { jsonrpc: '2.0', error: { code: -32000, message: long, data: null }, id: 1 }));
-    const err = await failure(api().uptime(base, signal()));
+    const err = await failure(api().rpc(base, '/ext/info', 'info.uptime', {}, z.unknown(), signal()));
     expect(err.kind).toBe('rpc');
     expect(err.message.startsWith(`node ${new URL(base).host} info.uptime: the node answered an error (-32000): couldn't get node uptime: node is not a validator x`)).toBe(true);
     expect(err.message.length).toBeLessThan(400);
-  });
-
-  it('reads a percentage out of 0..100, or not a number, as invalid: no reading', async () => {
-    let figure: unknown = '100.0001';
-    const base = await serve((_req, res, body) => rpc({ rewardingStakePercentage: figure, weightedAveragePercentage: '50.0000' })(_req, res, body));
-    for (const bad of ['100.0001', '-1.0000', 'NaN', '+Inf', 'abc', null]) {
-      figure = bad;
-      const err = await failure(api().uptime(base, signal()));
-      expect(err.kind, String(bad)).toBe('invalid');
-      expect(err.message).toMatch(/info\.uptime: an answer that does not parse \(rewardingStakePercentage: /);
-    }
   });
 
   it('never names the userinfo, the path or the query of the URL in an error', async () => {
@@ -234,7 +189,7 @@ describe('HttpNodeApi info', () => {
     const secretBase = base.replace('http://', 'http://admin:hunter2@') + '/private-prefix?token=t0psecret';
     const messages = [
       (await failure(api().health(secretBase, signal()))).message,
-      (await failure(api().uptime(secretBase, signal()))).message,
+      (await failure(api().rpc(secretBase, '/ext/info', 'info.uptime', {}, z.unknown(), signal()))).message,
       (await failure(api().metricsText(`${secretBase}`, signal()))).message,
       (await failure(api().health('http://admin:hunter2@127.0.0.1:1/x?token=t0psecret', signal()))).message,
       (await failure(api().health('not a url hunter2', signal()))).message,

@@ -4,11 +4,12 @@ import type { z } from 'zod';
 import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
 import { setTimer } from '../base/timers.js';
-import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from './node-schemas.js';
+import { healthReply, rpcEnvelope } from './node-schemas.js';
 
-// The operator's own AvalancheGo node: /ext/health, the /ext/info JSON-RPC service and
-// /ext/metrics, read as the Go source answers them (docs/node-api-source.md, checked against
-// avalanchego 1.14.2 by test/contract/node.test.ts).
+// The operator's own AvalancheGo node: /ext/health, any JSON-RPC method (a kind reads the ones
+// it calls from its folder: node-health/read.ts the /ext/info ones) and /ext/metrics, read as
+// the Go source answers them (docs/node-api-source.md, checked against avalanchego 1.14.2 by
+// test/contract/node.test.ts).
 
 /** One health check as the node reports it in /ext/health. */
 export interface HealthCheck {
@@ -29,19 +30,6 @@ export interface HealthReport {
   checks: HealthCheck[];
 }
 
-export interface NodeIdentity {
-  nodeId: string;
-  /** The BLS public key from nodePOP (0x + 96 lowercase hex digits), when the node reports one. */
-  blsPublicKey?: string | undefined;
-}
-
-export interface NodeUptime {
-  /** Percent (0..100) of stake that thinks this node meets the uptime requirement. */
-  rewardingStakePercentage: number;
-  /** Percent (0..100): the stake-weighted average uptime others observe. */
-  weightedAveragePercentage: number;
-}
-
 /** A call to a node that failed: why, in text that never holds the URL's credentials. */
 export class NodeApiError extends Error {
   override readonly name = 'NodeApiError';
@@ -57,20 +45,14 @@ export class NodeApiError extends Error {
 /** The operator's AvalancheGo node APIs. `base` is the node's API URL (http://host:9650, may carry a path prefix). */
 export interface NodeApi {
   health(base: string, signal: AbortSignal): Promise<HealthReport>;
-  nodeId(base: string, signal: AbortSignal): Promise<NodeIdentity>;
-  /** e.g. "avalanchego/1.14.2" */
-  version(base: string, signal: AbortSignal): Promise<string>;
-  /** chain: an alias (P, X, C) or a blockchain id. */
-  isBootstrapped(base: string, chain: string, signal: AbortSignal): Promise<boolean>;
-  /** Throws `rpc` when the node is not a validator ("node is not a validator"); `invalid` for a figure outside 0..100. */
-  uptime(base: string, signal: AbortSignal): Promise<NodeUptime>;
-  peerCount(base: string, signal: AbortSignal): Promise<number>;
   /** A Prometheus text exposition at this URL (the node's /ext/metrics, or any exporter's), capped in size. */
   metricsText(url: string, signal: AbortSignal): Promise<string>;
   /**
    * Any JSON-RPC method the node serves at `path` (`/ext/info`, `/ext/bc/P`, …), its result
-   * read with the caller's schema of only the fields it reads: a kind that reads a method no
-   * other kind reads keeps its schema in its own folder. Fails as the methods above do.
+   * read with the caller's schema of only the fields it reads: a kind keeps the methods it
+   * calls and their schemas in its own folder (node-health/read.ts: the info calls), so this
+   * interface does not grow a method per method. Throws a NodeApiError: `unreachable`,
+   * `invalid` (an envelope or a result that does not parse) or `rpc` (the node's own error).
    */
   rpc<T>(base: string, path: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T>;
 }
@@ -87,13 +69,11 @@ export interface HttpNodeApiOptions {
   shareMs?: number;
   /** The clock reads are aged by (the App's: simulated in rule tests). */
   clock: Clock;
-  /** endpoint: health, info.<method>, metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
+  /** endpoint: health, the JSON-RPC method (info.uptime, …), metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
   onResponse?: (endpoint: string, code: string) => void;
 }
 
 const MIB = 1024 * 1024;
-/** The info API's JSON-RPC endpoint. */
-const INFO = '/ext/info';
 /** How much of the node's JSON-RPC error message an error quotes. */
 const RPC_MESSAGE_CHARS = 300;
 
@@ -129,26 +109,6 @@ export class HttpNodeApi implements NodeApi {
     const report = this.#parse('health', target, healthReply, parseJson('health', target, text, this.#o.onResponse));
     // The body is the verdict; a 503 that says healthy (a proxy's doing) still reads as unhealthy.
     return status === 503 ? { ...report, healthy: false } : report;
-  }
-
-  async nodeId(base: string, signal: AbortSignal): Promise<NodeIdentity> {
-    return this.rpc(base, INFO, 'info.getNodeID', {}, nodeIdReply, signal);
-  }
-
-  async version(base: string, signal: AbortSignal): Promise<string> {
-    return this.rpc(base, INFO, 'info.getNodeVersion', {}, nodeVersionReply, signal);
-  }
-
-  async isBootstrapped(base: string, chain: string, signal: AbortSignal): Promise<boolean> {
-    return this.rpc(base, INFO, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
-  }
-
-  async uptime(base: string, signal: AbortSignal): Promise<NodeUptime> {
-    return this.rpc(base, INFO, 'info.uptime', {}, uptimeReply, signal);
-  }
-
-  async peerCount(base: string, signal: AbortSignal): Promise<number> {
-    return this.rpc(base, INFO, 'info.peers', {}, peersReply, signal);
   }
 
   /**

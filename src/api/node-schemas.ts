@@ -3,15 +3,17 @@ import { z } from 'zod';
 // The answers of an AvalancheGo node's own APIs (docs/node-api-source.md), read as the Go
 // source writes them: json.Uint64/Float64 are quoted strings there, but bare numbers must
 // parse too (their Go unmarshal takes both, and proxies re-encode). Only the fields avawatch
-// uses are read; unknown fields, new check names and any `message` JSON never fail. The
-// shapes they give are node-api.ts's (not imported: that module imports this one).
+// uses are read; unknown fields, new check names and any `message` JSON never fail. Here:
+// what NodeApi itself reads (/ext/health, the JSON-RPC envelope); a method's result is read
+// by the kind that calls it (node-health/read.ts: the info replies). The shapes they give are
+// node-api.ts's (not imported: that module imports this one).
 
 /** Go's strconv.ParseFloat text as json.Float64 prints it ("99.1234", "NaN", "+Inf") or any decimal. */
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const SPECIAL: Record<string, number> = { NaN: Number.NaN, Inf: Infinity, '+Inf': Infinity, '-Inf': -Infinity };
 
-/** A number as Go's json wrappers write it: a quoted decimal, or bare. Non-finite values pass through. */
-const goNumber = z.union([z.number(), z.string()]).transform((v, ctx) => {
+/** A number as Go's json wrappers write it: a quoted decimal, or bare. Non-finite values pass through. A kind's reply schemas build on it. */
+export const goNumber = z.union([z.number(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
   const text = v.trim();
   if (text in SPECIAL) return SPECIAL[text] as number;
@@ -19,12 +21,6 @@ const goNumber = z.union([z.number(), z.string()]).transform((v, ctx) => {
   ctx.addIssue({ code: 'custom', message: 'expected a number (bare or a quoted decimal)' });
   return z.NEVER;
 });
-
-/** A percentage avawatch keeps: finite and within 0..100, or the answer is no reading at all. */
-const percent = goNumber.refine((n) => Number.isFinite(n) && n >= 0 && n <= 100, { message: 'expected a percentage within 0..100' });
-
-/** A count (json.Uint64): a non-negative integer. */
-const count = goNumber.refine((n) => Number.isSafeInteger(n) && n >= 0, { message: 'expected a non-negative integer' });
 
 /** When a check started failing: Go's RFC 3339 (any offset, up to nanoseconds) as ISO 8601; anything odd is dropped, not fatal. */
 function instant(value: unknown): string | undefined {
@@ -76,33 +72,3 @@ export const rpcEnvelope = z.looseObject({
   result: z.unknown().optional(),
   error: z.looseObject({ code: z.unknown().optional(), message: z.unknown().optional() }).nullish(),
 });
-
-/** info.getNodeID: {nodeID, nodePOP: {publicKey, proofOfPossession} | null}. */
-export const nodeIdReply = z
-  .looseObject({
-    // ids.NodeID's text: NodeID- and CB58 (a hostile length never reaches an alert).
-    nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'expected NodeID-…'),
-    // formatting.HexNC: 0x and 96 hex digits; another shape is no key read (never a failed answer).
-    nodePOP: z.looseObject({ publicKey: z.string().optional().catch(undefined) }).nullish().catch(undefined),
-  })
-  .transform((r): { nodeId: string; blsPublicKey?: string } => {
-    const key = r.nodePOP?.publicKey;
-    return key === undefined || !/^0x[0-9a-fA-F]{96}$/.test(key) ? { nodeId: r.nodeID } : { nodeId: r.nodeID, blsPublicKey: key.toLowerCase() };
-  });
-
-/** info.getNodeVersion: {version: "avalanchego/1.14.2", databaseVersion, rpcProtocolVersion, gitCommit, vmVersions}. */
-export const nodeVersionReply = z.looseObject({ version: z.string().min(1) }).transform((r) => r.version);
-
-/** info.isBootstrapped: {isBootstrapped}. */
-export const isBootstrappedReply = z.looseObject({ isBootstrapped: z.boolean() }).transform((r) => r.isBootstrapped);
-
-/** info.uptime: two json.Float64 percentages ("99.1234"). */
-export const uptimeReply = z
-  .looseObject({ rewardingStakePercentage: percent, weightedAveragePercentage: percent })
-  .transform((r) => ({ rewardingStakePercentage: r.rewardingStakePercentage, weightedAveragePercentage: r.weightedAveragePercentage }));
-
-/** info.peers: numPeers (json.Uint64); without it, the length of `peers`. */
-export const peersReply = z
-  .looseObject({ numPeers: count.optional(), peers: z.array(z.unknown()).nullish() })
-  .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
-  .transform((r) => r.numPeers ?? r.peers?.length ?? 0);

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { HttpNodeApi, type NodeApiError } from '../api/node-api.js';
 import { SimClock } from './clock.js';
 import { SAMPLE_BLS_PUBLIC_KEY } from './node.js';
@@ -28,17 +29,27 @@ async function simWith(world: Record<string, unknown>, events: unknown[] = []): 
 const client = new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
 const signal = () => new AbortController().signal;
 
+// The info calls through the client's rpc, each read with a schema of only what is asserted
+// here: a kind's reader stays in its folder (node-health/read.ts reads these answers from the
+// simulator in test/integration/node-view.test.ts).
+const info = <T>(base: string, method: string, schema: z.ZodType<T>, params: Record<string, unknown> = {}) => client.rpc(base, '/ext/info', method, params, schema, signal());
+const nodeIdOf = z.object({ nodeID: z.string(), nodePOP: z.object({ publicKey: z.string() }).nullable() });
+const versionOf = z.object({ version: z.string() }).transform((r) => r.version);
+const bootstrappedOf = z.object({ isBootstrapped: z.boolean() }).transform((r) => r.isBootstrapped);
+const uptimeOf = z.object({ rewardingStakePercentage: z.coerce.number(), weightedAveragePercentage: z.coerce.number() });
+const peersOf = z.object({ numPeers: z.coerce.number() }).transform((r) => r.numPeers);
+
 describe('the node simulator', () => {
   it('answers as a healthy 1.14 validator by default, apart from the data API', async () => {
     const { sim, base } = await simWith({ nodes: [{ nodeId: NODE }] });
     const report = await client.health(base, signal());
     expect(report.healthy).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual(['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router']);
-    expect(await client.nodeId(base, signal())).toEqual({ nodeId: NODE, blsPublicKey: SAMPLE_BLS_PUBLIC_KEY });
-    expect(await client.version(base, signal())).toBe('avalanchego/1.14.1');
-    for (const chain of ['P', 'X', 'C', 'platform', '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5']) expect(await client.isBootstrapped(base, chain, signal())).toBe(true);
-    expect(await client.uptime(base, signal())).toEqual({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 });
-    expect(await client.peerCount(base, signal())).toBe(60);
+    expect(await info(base, 'info.getNodeID', nodeIdOf)).toEqual({ nodeID: NODE, nodePOP: { publicKey: SAMPLE_BLS_PUBLIC_KEY } });
+    expect(await info(base, 'info.getNodeVersion', versionOf)).toBe('avalanchego/1.14.1');
+    for (const chain of ['P', 'X', 'C', 'platform', '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5']) expect(await info(base, 'info.isBootstrapped', bootstrappedOf, { chain })).toBe(true);
+    expect(await info(base, 'info.uptime', uptimeOf)).toEqual({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 });
+    expect(await info(base, 'info.peers', peersOf)).toBe(60);
     const metrics = await client.metricsText(`${base}/ext/metrics`, signal());
     expect(metrics).toContain('\navalanche_network_peers 60\n');
     expect(metrics).toContain('avalanche_health_checks_failing{check="health",tag="all"} 0\n');
@@ -73,14 +84,14 @@ describe('the node simulator', () => {
   it('a chain that stops being bootstrapped, and a failing check set and cleared', async () => {
     const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, failing: { router: 'too many outstanding requests' } }] });
     sim.world.nodes.set({ nodeId: NODE, bootstrapped: { C: false } });
-    expect(await client.isBootstrapped(base, 'C', signal())).toBe(false);
-    expect(await client.isBootstrapped(base, 'P', signal())).toBe(true);
+    expect(await info(base, 'info.isBootstrapped', bootstrappedOf, { chain: 'C' })).toBe(false);
+    expect(await info(base, 'info.isBootstrapped', bootstrappedOf, { chain: 'P' })).toBe(true);
     const failing = (await client.health(base, signal())).checks.filter((c) => c.error !== undefined).map((c) => [c.name, c.error]);
     expect(failing).toEqual([
       ['bootstrapped', 'subnets not bootstrapped'],
       ['router', 'too many outstanding requests'],
     ]);
-    const err = (await client.isBootstrapped(base, 'Q', signal()).catch((e: unknown) => e)) as NodeApiError;
+    const err = (await info(base, 'info.isBootstrapped', bootstrappedOf, { chain: 'Q' }).catch((e: unknown) => e)) as NodeApiError;
     expect([err.kind, err.message]).toEqual(['rpc', `node ${new URL(sim.url).host} info.isBootstrapped: the node answered an error (-32000): there is no chain with alias/ID 'Q'`]);
     sim.world.nodes.set({ nodeId: NODE, bootstrapped: { C: true }, failing: { router: null } });
     expect((await client.health(base, signal())).healthy).toBe(true);
@@ -88,14 +99,14 @@ describe('the node simulator', () => {
 
   it('another NodeID, an old version, low rewarding stake, not a validator, no nodePOP', async () => {
     const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, reportsNodeId: OTHER, version: 'avalanchego/1.13.0', rewardingStake: 62.5, weightedAverage: 81.25, blsPublicKey: null }] });
-    expect(await client.nodeId(base, signal())).toEqual({ nodeId: OTHER });
-    expect(await client.version(base, signal())).toBe('avalanchego/1.13.0');
-    expect(await client.uptime(base, signal())).toEqual({ rewardingStakePercentage: 62.5, weightedAveragePercentage: 81.25 });
+    expect(await info(base, 'info.getNodeID', nodeIdOf)).toEqual({ nodeID: OTHER, nodePOP: null });
+    expect(await info(base, 'info.getNodeVersion', versionOf)).toBe('avalanchego/1.13.0');
+    expect(await info(base, 'info.uptime', uptimeOf)).toEqual({ rewardingStakePercentage: 62.5, weightedAveragePercentage: 81.25 });
     const res = await request(`${base}/ext/health`);
     expect(res.headers['node-id']).toBe(OTHER);
     await res.body.dump();
     sim.world.nodes.set({ nodeId: NODE, validator: false });
-    const err = (await client.uptime(base, signal()).catch((e: unknown) => e)) as NodeApiError;
+    const err = (await info(base, 'info.uptime', uptimeOf).catch((e: unknown) => e)) as NodeApiError;
     expect([err.kind, err.message]).toMatchObject(['rpc', expect.stringContaining("couldn't get node uptime: node is not a validator")]);
   });
 

@@ -254,16 +254,24 @@ function blockRange(q: URLSearchParams, listed: Json): Reply {
 /** The node the profile's examples watch here (in a config, the inventory's). */
 const PROFILE_NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
+const INFO_REPLIES: Record<string, unknown> = {
+  'info.getNodeID': { nodeID: PROFILE_NODE, nodePOP: null },
+  'info.getNodeVersion': { version: 'avalanchego/1.14.2' },
+  'info.isBootstrapped': { isBootstrapped: true },
+  'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
+  'info.peers': { numPeers: '60', peers: [] },
+};
+
 /** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
 const HEALTHY_NODE: NodeApi = {
   health: async () => ({ healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] }),
-  nodeId: async () => ({ nodeId: PROFILE_NODE }),
-  version: async () => 'avalanchego/1.14.2',
-  isBootstrapped: async () => true,
-  uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
-  peerCount: async () => 60,
   metricsText: async () => 'avalanche_network_peers 60\n',
-  rpc: () => Promise.reject(new Error('no kind reads another method yet')),
+  // The info replies as the node writes them, read with the caller's schema (node-health's); no kind reads another method yet.
+  rpc: async (_base, _path, method, _params, schema) => {
+    const reply = INFO_REPLIES[method];
+    if (reply === undefined) throw new Error(`no kind reads ${method} yet`);
+    return schema.parse(reply);
+  },
 };
 
 /** The rule files' examples, parsed as the config loader parses a rule: one per kind. */

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpNodeApi, type NodeApiError } from '../../src/api/node-api.js';
-import { healthReply, isBootstrappedReply, nodeIdReply, nodeVersionReply, peersReply, rpcEnvelope, uptimeReply } from '../../src/api/node-schemas.js';
+import { healthReply, rpcEnvelope } from '../../src/api/node-schemas.js';
+import { isBootstrappedReply, nodeIdReply, nodeUptime, nodeVersionReply, peersReply, uptimeReply } from '../../src/rules/node-health/read.js';
 import { SimClock } from '../../src/sim/clock.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { World } from '../../src/sim/world.js';
@@ -190,7 +191,7 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
 
   it('node down: the connection ends with no answer, read as unreachable', async () => {
     const base = await nodeSim({ down: true });
-    for (const read of [() => client.health(base, signal()), () => client.uptime(base, signal()), () => client.metricsText(`${base}/ext/metrics`, signal())]) {
+    for (const read of [() => client.health(base, signal()), () => nodeUptime(client, base, signal()), () => client.metricsText(`${base}/ext/metrics`, signal())]) {
       const err = (await read().catch((e: unknown) => e)) as NodeApiError;
       expect(err.kind).toBe('unreachable');
     }
@@ -213,7 +214,7 @@ function goInstant(text: string): number {
 const options: fc.Arbitrary<GenOptions> = fc.record({ bare: fc.boolean(), extra: fc.boolean() });
 const resultMap: GoType = { go: 'map', value: Result };
 
-describe(`avawatch's node-schemas read every answer ${AVALANCHEGO.version}'s source can write`, () => {
+describe(`avawatch's node reply schemas (node-schemas.ts, node-health/read.ts) read every answer ${AVALANCHEGO.version}'s source can write`, () => {
   it('health.APIReply: any check names, message JSON, errors, int64 failures, times in any zone, unknown fields', () => {
     const reply = options.chain((o) =>
       fc.tuple(goValue(resultMap, o), o.extra ? fc.jsonValue({ maxDepth: 2 }) : fc.constant(undefined)).map(([checks, more]) => {

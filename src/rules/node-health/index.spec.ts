@@ -198,24 +198,51 @@ describe('node-health', () => {
 
   it('observe reads each node side by side and never asks an unreachable node the rest', async () => {
     const asked: string[] = [];
+    // The info replies as the node writes them (json.Float64, json.Uint64 quoted), read by the kind's own schemas.
+    const replies: Record<string, unknown> = {
+      'info.getNodeID': { nodeID: NODE, nodePOP: null },
+      'info.getNodeVersion': { version: 'avalanchego/1.14.2' },
+      'info.isBootstrapped': { isBootstrapped: true },
+      'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
+      'info.peers': { numPeers: '5', peers: [] },
+    };
     const api: NodeApi = {
       health: async (base) => {
         asked.push(`${base} health`);
         if (base === URL_B) throw new NodeApiError('10.0.0.6:9650: ECONNREFUSED', 'unreachable');
         return healthy;
       },
-      nodeId: async (base) => (asked.push(`${base} id`), { nodeId: NODE }),
-      version: async () => 'avalanchego/1.14.2',
-      isBootstrapped: async () => true,
-      uptime: async () => ({ rewardingStakePercentage: 100, weightedAveragePercentage: 100 }),
-      peerCount: async () => 5,
       metricsText: async () => '',
-      rpc: () => Promise.reject(new Error('not used by node-health')),
+      rpc: async (base, path, method, params, schema) => {
+        asked.push(`${base} ${path} ${method}${'chain' in params ? ` ${String(params['chain'])}` : ''}`);
+        if (!(method in replies)) throw new Error(`not a method node-health reads: ${method}`);
+        return schema.parse(replies[method]);
+      },
     };
     const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B }, outside: false });
     const o = await nodeHealth.observe(s, { node: api, signal: new AbortController().signal, now: at(0), previous: new Map() } as never);
     expect(o.nodes[OTHER]).toEqual({ unreachable: '10.0.0.6:9650: ECONNREFUSED' });
     expect(asked.filter((a) => a.startsWith(URL_B))).toEqual([`${URL_B} health`]);
+    expect(asked.filter((a) => a.startsWith(URL_A)).sort()).toEqual(
+      [
+        'health',
+        '/ext/info info.getNodeID',
+        '/ext/info info.getNodeVersion',
+        '/ext/info info.uptime',
+        '/ext/info info.peers',
+        ...s.chains.map((c) => `/ext/info info.isBootstrapped ${c}`),
+      ]
+        .map((a) => `${URL_A} ${a}`)
+        .sort(),
+    );
+    expect(o.nodes[NODE]).toEqual({
+      health: healthy,
+      identity: { ok: { nodeId: NODE } },
+      version: { ok: 'avalanchego/1.14.2' },
+      uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 100 } },
+      peers: { ok: 5 },
+      bootstrapped: Object.fromEntries(s.chains.map((c) => [c, { ok: true }])),
+    });
     expect(o.service).toBeUndefined();
   });
 

@@ -1,9 +1,10 @@
-import { NodeApiError, type HealthReport, type NodeApi, type NodeIdentity, type NodeUptime } from '../../api/node-api.js';
+import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-api.js';
 import { linkedSignal } from '../../base/abort.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
 import { observeValidators, type Seen } from '../validators.js';
+import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount, type NodeIdentity, type NodeUptime } from './read.js';
 import type { Spec, State } from './schema.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
@@ -82,11 +83,11 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
     }
   };
   const [identity, version, uptime, peers, ...boot] = await Promise.all([
-    read(() => api.nodeId(base, signal)),
-    read(() => api.version(base, signal)),
-    read(() => api.uptime(base, signal)),
-    read(() => api.peerCount(base, signal)),
-    ...chains.map((c) => read(() => api.isBootstrapped(base, c, signal))),
+    read(() => nodeIdentity(api, base, signal)),
+    read(() => nodeVersion(api, base, signal)),
+    read(() => nodeUptime(api, base, signal)),
+    read(() => peerCount(api, base, signal)),
+    ...chains.map((c) => read(() => isBootstrapped(api, base, c, signal))),
   ]);
   const bootstrapped = Object.fromEntries(chains.map((c, i) => [c, boot[i] as Read<boolean>]));
   return { health, identity, version, uptime, peers, bootstrapped };

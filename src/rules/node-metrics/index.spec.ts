@@ -18,11 +18,6 @@ function fakeNode(expositions: Record<string, string | (() => string)>): NodeApi
   return {
     read,
     health: refuse,
-    nodeId: refuse,
-    version: refuse,
-    isBootstrapped: refuse,
-    uptime: refuse,
-    peerCount: refuse,
     rpc: refuse,
     metricsText(url) {
       read.push(url);

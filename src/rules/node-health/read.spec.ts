@@ -1,0 +1,112 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpNodeApi, NodeApiError } from '../../api/node-api.js';
+import { systemClock } from '../../base/clock.js';
+import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount } from './read.js';
+
+// The kind's info calls through the real node API client, against a loopback server answering
+// as AvalancheGo does (the transport itself: src/api/node-api.spec.ts).
+
+type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+let server: Server | undefined;
+const seen: Array<{ method: string; url: string; body: string }> = [];
+
+async function serve(answer: Answer): Promise<string> {
+  seen.length = 0;
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', body });
+      answer(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s) await new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    s.closeAllConnections();
+  });
+});
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(`${JSON.stringify(body)}\n`);
+}
+
+function rpc(result: unknown): Answer {
+  return (_req, res, body) => json(res, 200, { jsonrpc: '2.0', result, id: (JSON.parse(body) as { id: unknown }).id });
+}
+
+const signal = () => new AbortController().signal;
+const api = () => new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
+
+async function failure(p: Promise<unknown>): Promise<NodeApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(NodeApiError);
+  return err as NodeApiError;
+}
+
+describe('node-health reads the info calls', () => {
+  it('calls the info methods at /ext/info and reads the strings-encoded numbers', async () => {
+    const results: Record<string, unknown> = {
+      'info.getNodeID': { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: `0x${'AB'.repeat(48)}`, proofOfPossession: '0x00' } },
+      'info.getNodeVersion': { version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', rpcProtocolVersion: '45', gitCommit: 'x', vmVersions: {} },
+      'info.isBootstrapped': { isBootstrapped: false },
+      'info.uptime': { rewardingStakePercentage: '79.9876', weightedAveragePercentage: 98.5 },
+      'info.peers': { numPeers: '61', peers: [] },
+    };
+    const base = await serve((_req, res, body) => {
+      const call = JSON.parse(body) as { method: string; id: number };
+      json(res, 200, { jsonrpc: '2.0', result: results[call.method], id: call.id });
+    });
+    const a = api();
+    expect(await nodeIdentity(a, base, signal())).toEqual({ nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', blsPublicKey: `0x${'ab'.repeat(48)}` });
+    expect(await nodeVersion(a, base, signal())).toBe('avalanchego/1.14.2');
+    expect(await isBootstrapped(a, base, 'C', signal())).toBe(false);
+    expect(await nodeUptime(a, base, signal())).toEqual({ rewardingStakePercentage: 79.9876, weightedAveragePercentage: 98.5 });
+    expect(await peerCount(a, base, signal())).toBe(61);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(5).fill('POST /ext/info'));
+    expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
+  });
+
+  it('reads a node without nodePOP, or with a key of another shape, as one that reports no key; a NodeID that is none is invalid', async () => {
+    const id = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+    for (const nodePOP of [null, { publicKey: '0xabcdef' }, { publicKey: 7 }, 'n/a']) {
+      const base = await serve(rpc({ nodeID: id, nodePOP }));
+      expect(await nodeIdentity(api(), base, signal()), JSON.stringify(nodePOP)).toEqual({ nodeId: id });
+      await new Promise<void>((r) => server?.close(() => r()));
+    }
+    const base = await serve(rpc({ nodeID: `NodeID-${'x'.repeat(5000)}` }));
+    const err = await failure(nodeIdentity(api(), base, signal()));
+    expect([err.kind, err.message.length < 200]).toEqual(['invalid', true]);
+  });
+
+  it('reads a percentage out of 0..100, or not a number, as invalid: no reading', async () => {
+    let figure: unknown = '100.0001';
+    const base = await serve((_req, res, body) => rpc({ rewardingStakePercentage: figure, weightedAveragePercentage: '50.0000' })(_req, res, body));
+    for (const bad of ['100.0001', '-1.0000', 'NaN', '+Inf', 'abc', null]) {
+      figure = bad;
+      const err = await failure(nodeUptime(api(), base, signal()));
+      expect(err.kind, String(bad)).toBe('invalid');
+      expect(err.message).toMatch(/info\.uptime: an answer that does not parse \(rewardingStakePercentage: /);
+    }
+  });
+
+  it('nodeUptime of a node that is not a validator: the Go error, as rpc', async () => {
+    const base = await serve((_req, res, body) => json(res, 200, { jsonrpc: '2.0', error: { code: -32000, message: "couldn't get node uptime: node is not a validator", data: null }, id: (JSON.parse(body) as { id: unknown }).id }));
+    const err = await failure(nodeUptime(api(), base, signal()));
+    expect([err.kind, err.message]).toEqual(['rpc', `node ${new URL(base).host} info.uptime: the node answered an error (-32000): couldn't get node uptime: node is not a validator`]);
+  });
+});
