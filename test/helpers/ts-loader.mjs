@@ -5,12 +5,12 @@
 // untouched. (Module hooks compiling each file cost 0.17 s more CPU a start: their own thread.)
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 
-const CACHE = join(tmpdir(), 'avawatch-ts-bundles');
+// In the project's node_modules: what a bundle leaves to be required at run time resolves from there.
+const CACHE = fileURLToPath(new URL('../../node_modules/.cache/avawatch-ts-bundles', import.meta.url));
 
 const digest = (...parts) => createHash('sha256').update(parts.join('\0')).digest('hex');
 

@@ -1,4 +1,5 @@
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type Jsonata from 'jsonata';
 
 // JSONata: a query language that cannot reach the process (no eval, no I/O, no JS).
 // Each evaluation is bounded by the library's own guardrails: wall time (checked at every
@@ -6,15 +7,19 @@ import jsonata from 'jsonata';
 // is not interruptible, and a value can be as large as memory: so evaluation runs in the
 // expression process (runner.ts), never in the daemon's own thread; only compiling does.
 
+/** JSONata loads at the first expression: a config with no endpoint rule (and each command run on it) starts without it. */
+let library: typeof Jsonata | undefined;
+const jsonata = (source: string, options?: Parameters<typeof Jsonata>[1]): Jsonata.Expression => (library ??= createRequire(import.meta.url)('jsonata') as typeof Jsonata)(source, options);
+
 /** Per evaluation: an expression still running after this is abandoned (error D1012). */
 export const EVAL_TIMEOUT_MS = 500;
 const GUARDS = { timeout: EVAL_TIMEOUT_MS, stack: 300, sequence: 100_000 };
 
 /** Compiled expressions by source; sources come from the config, so the map stays small. */
-const compiled = new Map<string, jsonata.Expression>();
+const compiled = new Map<string, Jsonata.Expression>();
 const MAX_COMPILED = 2_000;
 
-export function compile(source: string): jsonata.Expression {
+export function compile(source: string): Jsonata.Expression {
   let expr = compiled.get(source);
   if (!expr) {
     expr = jsonata(source, GUARDS);
