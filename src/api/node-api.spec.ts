@@ -1,61 +1,14 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { failure, json, nodeServer, rpc } from '../../test/helpers/node-server.js';
 import { z } from 'zod';
-import { HttpNodeApi, NodeApiError } from './node-api.js';
+import { HttpNodeApi } from './node-api.js';
 import { systemClock } from '../base/clock.js';
 
 // The node API client against a real loopback server answering as AvalancheGo does.
 
-type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-let server: Server | undefined;
-const seen: Array<{ method: string; url: string; authorization?: string | undefined; body: string }> = [];
-
-async function serve(answer: Answer): Promise<string> {
-  seen.length = 0;
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
-      answer(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s) await new Promise<void>((resolve) => {
-    s.close(() => resolve());
-    s.closeAllConnections();
-  });
-});
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(`${JSON.stringify(body)}\n`);
-}
-
-function rpc(result: unknown): Answer {
-  return (_req, res, body) => json(res, 200, { jsonrpc: '2.0', result, id: (JSON.parse(body) as { id: unknown }).id });
-}
-
+const { serve, seen } = nodeServer();
 const signal = () => new AbortController().signal;
 const api = (timeoutMs = 2_000, extra: Partial<ConstructorParameters<typeof HttpNodeApi>[0]> = {}) => new HttpNodeApi({ timeoutMs, clock: systemClock, ...extra });
-
-async function failure(p: Promise<unknown>): Promise<NodeApiError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(NodeApiError);
-  return err as NodeApiError;
-}
 
 const UNHEALTHY = {
   checks: {
@@ -165,7 +118,6 @@ describe('HttpNodeApi.rpc', () => {
     expect(await api().rpc(`${base}/prefix`, '/ext/bc/P', 'platform.getHeight', {}, height, signal())).toEqual({ height: 1234567 });
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /prefix/ext/bc/P']);
     expect(JSON.parse(seen[0]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'platform.getHeight', params: {} });
-    await new Promise<void>((r) => server?.close(() => r()));
     const bad = await serve(rpc({ height: 'tall' }));
     const err = await failure(api().rpc(bad, '/ext/bc/P', 'platform.getHeight', {}, height, signal()));
     expect([err.kind, err.message]).toEqual(['invalid', `node ${new URL(bad).host} platform.getHeight: an answer that does not parse (height: Invalid input: expected number, received NaN)`]);

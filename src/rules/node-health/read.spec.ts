@@ -1,62 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpNodeApi, NodeApiError } from '../../api/node-api.js';
+import { describe, expect, it } from 'vitest';
+import { failure, json, nodeServer, rpc } from '../../../test/helpers/node-server.js';
+import { HttpNodeApi } from '../../api/node-api.js';
 import { systemClock } from '../../base/clock.js';
 import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount } from './read.js';
 
 // The kind's info calls through the real node API client, against a loopback server answering
 // as AvalancheGo does (the transport itself: src/api/node-api.spec.ts).
 
-type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-let server: Server | undefined;
-const seen: Array<{ method: string; url: string; body: string }> = [];
-
-async function serve(answer: Answer): Promise<string> {
-  seen.length = 0;
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', body });
-      answer(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s) await new Promise<void>((resolve) => {
-    s.close(() => resolve());
-    s.closeAllConnections();
-  });
-});
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(`${JSON.stringify(body)}\n`);
-}
-
-function rpc(result: unknown): Answer {
-  return (_req, res, body) => json(res, 200, { jsonrpc: '2.0', result, id: (JSON.parse(body) as { id: unknown }).id });
-}
-
+const { serve, seen } = nodeServer();
 const signal = () => new AbortController().signal;
 const api = () => new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
-
-async function failure(p: Promise<unknown>): Promise<NodeApiError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(NodeApiError);
-  return err as NodeApiError;
-}
 
 describe('node-health reads the info calls', () => {
   it('calls the info methods at /ext/info and reads the strings-encoded numbers', async () => {
@@ -86,8 +39,7 @@ describe('node-health reads the info calls', () => {
     for (const nodePOP of [null, { publicKey: '0xabcdef' }, { publicKey: 7 }, 'n/a']) {
       const base = await serve(rpc({ nodeID: id, nodePOP }));
       expect(await nodeIdentity(api(), base, signal()), JSON.stringify(nodePOP)).toEqual({ nodeId: id });
-      await new Promise<void>((r) => server?.close(() => r()));
-    }
+      }
     const base = await serve(rpc({ nodeID: `NodeID-${'x'.repeat(5000)}` }));
     const err = await failure(nodeIdentity(api(), base, signal()));
     expect([err.kind, err.message.length < 200]).toEqual(['invalid', true]);
