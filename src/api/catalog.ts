@@ -84,9 +84,9 @@ export function apiCall(method: 'GET' | 'POST', path: string, query: Record<stri
   return { ...computeUnits(method, path), key: `${method} ${path}${q ? `?${q}` : ''}` };
 }
 
-/** AVAX's asset id on the P-chain of each network: the stake of a primary-network transaction. */
+/** AVAX's asset id on the P-chain of each network: the stake of a primary-network transaction (avalanchego genesis/genesis_test.go TestAVAXAssetID; CB58, checksum included). */
 export const AVAX_ASSET_ID = {
   mainnet: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
-  fuji: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeSuJs1bBwaJtGbSg',
-  testnet: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeSuJs1bBwaJtGbSg',
+  fuji: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK',
+  testnet: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK',
 } as const;
