@@ -18,7 +18,7 @@ export interface Resolved {
   idleWhy?: 'api';
 }
 
-const VALUES: Record<Exclude<InventoryKey, 'urls'>, (v: InventoryValidator) => readonly string[]> = {
+const VALUES: Record<Exclude<InventoryKey, 'urls' | 'nodeApis'>, (v: InventoryValidator) => readonly string[]> = {
   nodeIds: (v) => [v.nodeId],
   validationIds: (v) => v.validationIds ?? [],
   rewardAddresses: (v) => v.rewardAddresses ?? [],
@@ -66,6 +66,13 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   const problems: ConfigProblem[] = [];
   for (const key of kind.selects) {
     const explicit = rule[key];
+    if (key === 'nodeApis') {
+      // Where declared only: none is fine (the kind reads the service alone then).
+      if (explicit !== undefined && (explicit === null || typeof explicit !== 'object' || Array.isArray(explicit))) continue;
+      const apis = { ...Object.fromEntries(selected.flatMap((v) => (v.api === undefined ? [] : [[v.nodeId, v.api]]))), ...(explicit as Record<string, unknown> | undefined) };
+      if (Object.keys(apis).length > 0) rule[key] = apis;
+      continue;
+    }
     if (key === 'urls') {
       // NodeID → the node's own API: only validators that declare `api` have one to read.
       if (explicit !== undefined && (explicit === null || typeof explicit !== 'object' || Array.isArray(explicit))) continue;

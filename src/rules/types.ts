@@ -8,8 +8,12 @@ import type { ExpressionRunner } from './endpoint/runner.js';
 
 export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeSample, type News, type Resolution, type Severity } from '../base/types.js';
 
-/** A rule key an inventory validator can fill (see RuleKind.selects). */
-export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls';
+/**
+ * A rule key an inventory validator can fill (see RuleKind.selects). `urls` and `nodeApis` both
+ * map NodeID → the node's own API: a kind that cannot work without one takes `urls` (idle, or
+ * an error, when none is declared), one that reads it only where declared takes `nodeApis`.
+ */
+export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls' | 'nodeApis';
 
 export interface Evaluation<S> {
   /**

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import type { NodeApi } from '../../api/node-api.js';
 import { goNumber } from '../../api/node-schemas.js';
 
+// info.uptime is read by validator-health too: it lives in rules/node-uptime.ts.
+export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
+
 // The node's info calls this kind reads, read from here (POST /ext/info, through NodeApi.rpc;
-// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime, peers. Their replies
+// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), peers. Their replies
 // are read as the Go source writes them (docs/node-api-source.md), only the fields used;
 // test/contract/node.test.ts holds the schemas to it.
 
@@ -13,15 +16,6 @@ export interface NodeIdentity {
   blsPublicKey?: string | undefined;
 }
 
-export interface NodeUptime {
-  /** Percent (0..100) of stake that thinks this node meets the uptime requirement. */
-  rewardingStakePercentage: number;
-  /** Percent (0..100): the stake-weighted average uptime others observe. */
-  weightedAveragePercentage: number;
-}
-
-/** A percentage avawatch keeps: finite and within 0..100, or the answer is no reading at all. */
-const percent = goNumber.refine((n) => Number.isFinite(n) && n >= 0 && n <= 100, { message: 'expected a percentage within 0..100' });
 
 /** A count (json.Uint64): a non-negative integer. */
 const count = goNumber.refine((n) => Number.isSafeInteger(n) && n >= 0, { message: 'expected a non-negative integer' });
@@ -44,11 +38,6 @@ export const nodeVersionReply = z.looseObject({ version: z.string().min(1) }).tr
 
 /** info.isBootstrapped: {isBootstrapped}. */
 export const isBootstrappedReply = z.looseObject({ isBootstrapped: z.boolean() }).transform((r) => r.isBootstrapped);
-
-/** info.uptime: two json.Float64 percentages ("99.1234"). */
-export const uptimeReply = z
-  .looseObject({ rewardingStakePercentage: percent, weightedAveragePercentage: percent })
-  .transform((r) => ({ rewardingStakePercentage: r.rewardingStakePercentage, weightedAveragePercentage: r.weightedAveragePercentage }));
 
 /** info.peers: numPeers (json.Uint64); without it, the length of `peers`. */
 export const peersReply = z
@@ -73,10 +62,6 @@ export async function isBootstrapped(api: NodeApi, base: string, chain: string, 
   return api.rpc(base, INFO, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
 }
 
-/** Throws `rpc` when the node is not a validator ("node is not a validator"); `invalid` for a figure outside 0..100. */
-export async function nodeUptime(api: NodeApi, base: string, signal: AbortSignal): Promise<NodeUptime> {
-  return api.rpc(base, INFO, 'info.uptime', {}, uptimeReply, signal);
-}
 
 export async function peerCount(api: NodeApi, base: string, signal: AbortSignal): Promise<number> {
   return api.rpc(base, INFO, 'info.peers', {}, peersReply, signal);

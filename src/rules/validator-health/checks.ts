@@ -1,10 +1,11 @@
 import { avaxText, formatAvax, navax } from '../../base/amount.js';
+import { downtimeBudget, judgedOf, spanText, viewsOf, VIEW_TEXT, warnAt, WARN_HYSTERESIS, type Figures, type Judged } from './budget.js';
 import { formatDuration } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
-import type { Spec, State } from './schema.js';
-import { levelsFor, tierOf as uptimeTier, type Tier } from './uptime.js';
+import type { Spec, State, View } from './schema.js';
+import { levelsFor, tierOf as uptimeTier, type Levels, type Tier } from './uptime.js';
 import { versionTooOld } from '../semver.js';
 
 type Draft = Omit<Condition, 'key' | 'subject' | 'labels'> & { labels?: Record<string, string> };
@@ -29,7 +30,7 @@ export function checks(node: string, st: State, before: State | undefined, nowS:
     details: { ...base, ...c.details },
   });
 
-  const uptime = uptimeCondition(node, st, before, s);
+  const uptime = uptimeCondition(node, st, before, nowS, s);
   if (uptime) out.push(condition('uptime', uptime));
 
   if (s.benched && st.benchedSince !== undefined && nowS - st.benchedSince >= s.benched.for / 1000) {
@@ -76,38 +77,107 @@ export function checks(node: string, st: State, before: State | undefined, nowS:
 /** The uptime tier the conditions hold (kept in the state: the next poll's hysteresis starts from it). */
 export function tierOf(conditions: readonly Condition[]): Tier | undefined {
   const tier = conditions.find((c) => c.labels['check'] === 'uptime')?.tier;
+  if (tier === 'lost') return 'critical';
   return tier === 'warning' || tier === 'critical' ? tier : undefined;
 }
 
-/** Under the level of its tier, or not yet back above it + hysteresis (tiers: uptime.ts). */
-function uptimeCondition(node: string, st: State, before: State | undefined, s: Spec): Draft | undefined {
-  const p = st.period;
-  if (!p || st.uptime === undefined) return undefined;
-  const l = levelsFor(p.startTimestamp, s);
+/** The uptime verdict's tiers, worst last: a warning band, a short budget, under the requirement, past saving. */
+type Kind = 'band' | 'short' | 'under' | 'lost';
+const RANK: Record<Kind, number> = { band: 0, short: 1, under: 2, lost: 3 };
+
+/** Each view's uptime and budget over the judged period, as of `nowS`. */
+export interface Reading {
+  judged: Judged;
+  views: Array<{ view: View; uptime: number; figures: Figures }>;
+}
+
+export function readingOf(st: State, nowS: number, s: Spec): Reading | undefined {
+  const judged = judgedOf(st, s);
+  if (!judged) return undefined;
+  const views: Reading['views'] = [];
+  for (const [view, uptime] of Object.entries(viewsOf(st, judged)) as Array<[View, number]>) {
+    const figures = downtimeBudget(uptime, judged.start, judged.end, nowS, judged.requirement.percent);
+    if (figures) views.push({ view, uptime, figures });
+  }
+  return { judged, views };
+}
+
+/**
+ * The worst view decides: past saving (budget negative), under the requirement (critical, with
+ * hysteresis), a budget short of `budget.warnBelow`/`warnShare` (a warning), or the optional
+ * warning band. Each alert says which view it used and what the others read.
+ */
+function uptimeCondition(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Draft | undefined {
+  const reading = readingOf(st, nowS, s);
+  if (!reading || reading.views.length === 0) return undefined;
+  const { judged: j } = reading;
+  const l = levelsFor(j.start, s);
   if (!l) return undefined;
-  const same = before?.period?.txHash === p.txHash;
-  const was = same ? (before.uptimeTier ?? (before.uptimeFiring ? 'warning' : undefined)) : undefined;
-  const tier = uptimeTier(st.uptime, was, l);
-  if (!tier) return undefined;
-  const level = tier === 'critical' ? l.critical : l.warning;
-  const margin = st.uptime - l.reward.percent;
-  const points = (n: number) => `${fmt(n)} point${n === 1 ? '' : 's'}`;
-  const above = margin >= 0 ? `${points(margin)} above` : `${points(-margin)} UNDER`;
-  const where = st.uptime < level ? `is under ${fmt(level)}%` : `is not back above ${fmt(level + l.hysteresis)}% yet`;
+  const same = before?.period?.txHash === st.period?.txHash && (before?.judged === undefined || before.judged.start === j.start);
+  const was = same ? (before?.uptimeTier ?? (before?.uptimeFiring ? 'warning' : undefined)) : undefined;
+  let worst: { kind: Kind; view: Reading['views'][number] } | undefined;
+  for (const v of reading.views) {
+    const kind = kindOf(v.uptime, v.figures, was, l, s);
+    if (kind === undefined) continue;
+    if (!worst || RANK[kind] > RANK[worst.kind] || (RANK[kind] === RANK[worst.kind] && v.figures.budget < worst.view.figures.budget)) worst = { kind, view: v };
+  }
+  if (!worst) return undefined;
+  const { kind, view: v } = worst;
+  const tier: Tier = kind === 'lost' || kind === 'under' ? 'critical' : 'warning';
+  const r = j.requirement.percent;
+  const u = v.uptime;
+  const end = isoSeconds(j.end);
+  const what = j.cycle ? 'this cycle' : 'this validation';
+  const seen = v.view === 'service' ? '' : ` (${VIEW_TEXT[v.view]})`;
+  const budget = spanText(v.figures.budget);
+  let summary: string;
+  if (kind === 'lost') {
+    const most = `${fmt(Math.floor(v.figures.reachable * 100) / 100)}%`;
+    summary = j.cycle
+      ? `${node} will be removed at its cycle boundary, ${end}, and forfeit this cycle's reward${st.renew?.reward ? ` (${avaxText(st.renew.reward)})` : ''}: uptime ${fmt(u)}% since the cycle started${seen} leaves at most ${most} by then, under the ${r}% a cycle needs`
+      : `${node} can no longer be paid for this validation: uptime ${fmt(u)}% so far${seen} leaves at most ${most} by its end, ${end}, under the ${r}% it needs`;
+  } else if (kind === 'under') {
+    const margin = u - r;
+    const where = u < l.critical ? `is under ${fmt(l.critical)}%` : `is not back above ${fmt(l.critical + l.hysteresis)}% yet`;
+    summary = `${node} uptime ${fmt(u)}%${seen} ${where}: ${points(margin)} the ${r}% ${what} needs for its reward; it can be down ${budget} more and still be paid`;
+  } else if (kind === 'short') {
+    summary = `${node} can be down only ${budget} more and still be paid for ${what}: uptime ${fmt(u)}%${seen}, ${r}% needed by ${end}`;
+  } else {
+    const where = u < l.warning ? `is under ${fmt(l.warning)}%` : `is not back above ${fmt(l.warning + l.hysteresis)}% yet`;
+    summary = `${node} uptime ${fmt(u)}%${seen} ${where}: ${points(u - r)} the ${r}% ${what} needs for its reward`;
+  }
   const critical = l.raised ? `${fmt(l.critical)}% (the reward threshold; ${l.raised})` : `${fmt(l.critical)}%`;
+  const warn = warnAt(s, v.figures.length, r);
+  const back = l.warning > l.critical ? l.warning + l.hysteresis : l.critical + l.hysteresis;
   return {
     severity: tier,
-    tier,
-    summary: `${node} uptime ${fmt(st.uptime)}% ${where}: ${above} the ${l.reward.percent}% this validation needs for its reward`,
-    resolvedSummary: `${node} uptime is back above ${fmt(l.warning + l.hysteresis)}%`,
+    tier: kind === 'lost' ? 'lost' : tier,
+    summary,
+    resolvedSummary: `${node} uptime is back above ${fmt(back)}%${warn === undefined ? '' : ` and it can be down ${spanText(warn)} or more`}`,
     labels: { threshold: tier },
     details: {
-      Uptime: `${fmt(st.uptime)}% (the service's own node's view; each validator votes on what it saw)`,
-      'Reward threshold': `${l.reward.percent}% (${l.reward.why})`,
-      Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
-      Levels: `warning under ${fmt(l.warning)}%, critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis), resolved above ${fmt(l.warning + l.hysteresis)}%`,
+      Uptime: reading.views.map((x) => `${fmt(x.uptime)}% (${VIEW_TEXT[x.view]}${x.view === 'service' ? '; each validator votes on what it saw' : ''})`).join('; '),
+      'Downtime budget': reading.views.map((x) => `${x.figures.budget < 0 ? `none (${spanText(-x.figures.budget)} over)` : spanText(x.figures.budget)} (${x.view})`).join('; '),
+      'Reward threshold': `${r}% (${j.requirement.why})`,
+      Margin: `${u - r >= 0 ? '+' : '−'}${fmt(Math.abs(u - r))} points`,
+      [j.cycle ? 'Cycle' : 'Judged period']: `${isoSeconds(j.start)} to ${end} (${spanText(v.figures.elapsed)} elapsed, ${spanText(v.figures.remaining)} left)`,
+      Levels: `${l.warning > l.critical ? `warning under ${fmt(l.warning)}%, ` : ''}critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis)${warn === undefined ? '' : `; a warning while it can be down less than ${spanText(warn)}`}`,
     },
   };
+}
+
+function kindOf(u: number, f: Figures, was: Tier | undefined, l: Levels, s: Spec): Kind | undefined {
+  if (f.budget < 0) return 'lost';
+  const t = uptimeTier(u, was, l);
+  if (t === 'critical') return 'under';
+  const w = warnAt(s, f.length, l.reward.percent);
+  if (w !== undefined && (f.budget < w || (was !== undefined && f.budget < w * WARN_HYSTERESIS))) return 'short';
+  return t === 'warning' ? 'band' : undefined;
+}
+
+function points(margin: number): string {
+  const n = Math.abs(margin);
+  return `${fmt(n)} point${n === 1 ? '' : 's'} ${margin >= 0 ? 'above' : 'UNDER'}`;
 }
 
 export function fmt(n: number): string {

@@ -2,17 +2,24 @@ import { formatAvax, navax, navaxToAvax } from '../../base/amount.js';
 import { formatDuration } from '../../base/duration.js';
 import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
+import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
-import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
-import { currentPeriod, observeValidators, validatorLookups, type Observation } from '../validators.js';
-import { checks, tierOf as uptimeTierOf } from './checks.js';
+import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { currentPeriod, validatorLookups } from '../validators.js';
+import { spanText } from './budget.js';
+import { checks, fmt, readingOf, tierOf as uptimeTierOf } from './checks.js';
 import { endedTexts } from './ended.js';
+import { observe, type Observation } from './observe.js';
 import { presentOf } from './present.js';
 import { CHAINS, read } from './read.js';
-import { spec, state, type Spec, type State } from './schema.js';
-import { levelsFor, WARNING_MARGIN } from './uptime.js';
+import { leftEvent, renewEvents, renewOf } from './renew.js';
+import { spec, state, VIEWS, type Spec, type State } from './schema.js';
+import { levelsFor } from './uptime.js';
 
 export { rewardThreshold } from './uptime.js';
+
+/** The failing entity of a P-Chain API that answered none of the nodes (one alert, not one a node). */
+export const P_CHAIN_ENTITY = 'p-chain';
 
 const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node });
 
@@ -23,9 +30,9 @@ const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node
  */
 export const validatorHealth: RuleKind<Spec, Observation, State> = {
   kind: 'validator-health',
-  labelNames: ['node', 'network', 'check', 'chains', 'threshold'],
+  labelNames: ['node', 'network', 'check', 'chains', 'threshold', 'change'],
   spec,
-  selects: ['nodeIds'],
+  selects: ['nodeIds', 'nodeApis'],
   state,
   entityOrder: (s) => s.nodeIds,
   gauges: [
@@ -37,9 +44,17 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_validator_delegated_avax', help: 'AVAX delegated to a watched node.', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_validator_delegation_capacity_avax', help: 'AVAX that can still be delegated to a watched node.', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_validator_potential_reward_avax', help: "Validation reward of a watched node's active validation if it ends with enough uptime (AVAX).", labelNames: ['rule', 'network', 'node_id'] },
+    {
+      name: 'avawatch_validator_downtime_budget_seconds',
+      help: 'How much longer a watched node can be down and still be paid for the judged period (its validation, or an auto-renewed validator\'s cycle), per view of its uptime; negative: the reward cannot be reached any more.',
+      labelNames: ['rule', 'network', 'node_id', 'view'],
+    },
+    { name: 'avawatch_validator_uptime_requirement_percent', help: 'The uptime the judged period needs for its reward (80, or 90 for one that starts at or after Helicon).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_validator_cycle_end_timestamp_seconds', help: "End of an auto-renewed validator's current cycle (its boundary), from the P-Chain API.", labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_validator_next_period_seconds', help: "Length of an auto-renewed validator's next cycle; 0: it exits at its boundary.", labelNames: ['rule', 'network', 'node_id'] },
   ],
 
-  observe: (s, ctx) => observeValidators({ ...s, subnetId: PRIMARY_NETWORK }, ctx),
+  observe,
 
   evaluate(previous, observation, now, s) {
     const result: Evaluation<State> = { states: new Map(), alerts: [], conditions: [], failed: record() };
@@ -50,11 +65,14 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       const why = ended.get(key);
       return why === undefined ? presentOf(key, result.states, s) : { summary: why };
     };
-    // By index: the observation is in the order of nodeIds.
+    const pchain = observation.pchain;
+    // Said once for the rule (not once a node); a watched node that is down is node-health's to say.
+    if (pchain && isFailed(pchain) && !pchain.nodesDown) result.failed = { ...result.failed, [P_CHAIN_ENTITY]: pchain.failed };
+    // By index: the service's observation is in the order of nodeIds.
     for (let i = 0; i < s.nodeIds.length; i++) {
       const node = s.nodeIds[i] as string;
       const before = previous.get(node);
-      const seen = observation[i];
+      const seen = observation.service[i];
       if (isFailed(seen)) {
         // Nothing known: what held holds (an alert neither resolves nor fires on a gap).
         keepFailed(result, node, before, seen.failed);
@@ -67,6 +85,9 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       if (seen === undefined || seen === 'unchanged') st = { ...(before ?? { period: null }) };
       else if (seen === 'not-found' || seen.length === 0) st = { period: before?.period ?? null, missing: true };
       else st = read(currentPeriod(seen), before, nowS, s);
+      result.alerts.push(...pChainPart(node, st, before, observation, nowS, s, result));
+      ownPart(node, st, before, observation, nowS, s);
+      figuresPart(st, nowS, s);
       const conditions = checks(node, st, before, nowS, s);
       st.uptimeTier = uptimeTierOf(conditions);
       delete st.uptimeFiring;
@@ -84,6 +105,15 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       const labels = labelsOf(node, s);
       const avax = (text: string | undefined) => (text === undefined ? undefined : navax(text));
       if (st.uptime !== undefined) out.push({ metric: 'avawatch_validator_uptime_percent', labels, value: st.uptime });
+      for (const view of VIEWS) {
+        const v = st.views?.[view];
+        if (v !== undefined) out.push({ metric: 'avawatch_validator_downtime_budget_seconds', labels: { ...labels, view }, value: v.budget });
+      }
+      if (st.judged) out.push({ metric: 'avawatch_validator_uptime_requirement_percent', labels, value: st.judged.requirement });
+      if (st.renew && st.renew.txId === st.period.txHash) {
+        out.push({ metric: 'avawatch_validator_cycle_end_timestamp_seconds', labels, value: st.renew.end });
+        out.push({ metric: 'avawatch_validator_next_period_seconds', labels, value: st.renew.nextPeriod });
+      }
       for (const chain of CHAINS) {
         const v = st.benched?.[chain];
         if (v !== undefined) out.push({ metric: 'avawatch_validator_benched_percent', labels: { ...labels, chain }, value: v });
@@ -103,23 +133,24 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
     return out;
   },
 
-  // The uptime chart: the warning level, and the reward threshold (firm: it is what pays).
+  // The uptime chart: the warning band when set, and the reward threshold (firm: it is what pays).
   chartLevels(s, metric, startS) {
     const levels = metric === 'avawatch_validator_uptime_percent' ? levelsFor(startS ?? 0, s) : undefined;
     if (!levels) return [];
-    return [
-      { value: levels.warning, label: `warning ${levels.warning}%` },
-      { value: levels.reward.percent, label: `reward ${levels.reward.percent}%`, firm: true },
-    ];
+    const band = levels.warning > levels.reward.percent ? [{ value: levels.warning, label: `warning ${levels.warning}%` }] : [];
+    return [...band, { value: levels.reward.percent, label: `reward ${levels.reward.percent}%`, firm: true }];
   },
 
   describe(s) {
     const parts = [`${s.network}, ${s.nodeIds.length} node${s.nodeIds.length === 1 ? '' : 's'}`];
     if (s.uptime !== false) {
-      const warning = s.uptime.warning === undefined ? `the reward threshold + ${WARNING_MARGIN}` : `${s.uptime.warning}%`;
-      const critical = s.uptime.critical === undefined ? 'the reward threshold' : `${s.uptime.critical}% (the reward threshold at least)`;
-      parts.push(`uptime warning under ${warning}, critical under ${critical}`);
+      const critical = s.uptime.critical === undefined ? 'the reward threshold (80%, 90% from Helicon)' : `${s.uptime.critical}% (the reward threshold at least)`;
+      const band = s.uptime.warning === undefined ? '' : `, a warning under ${s.uptime.warning}%`;
+      const budget = s.budget === false ? '' : `, a warning while it can be down less than ${formatDuration(s.budget.warnBelow)} (or ${s.budget.warnShare}% of its allowance) more and still be paid`;
+      parts.push(`uptime critical under ${critical}${band}${budget}`);
     }
+    const pchain = [s.pChainApi === undefined ? undefined : 'the P-Chain API', Object.keys(s.nodeApis ?? {}).length > 0 ? `${Object.keys(s.nodeApis ?? {}).length} node API(s)` : undefined].filter(Boolean);
+    if (pchain.length > 0) parts.push(`auto-renewed validators read from ${pchain.join(' and ')}`);
     if (s.benched) parts.push(`benched above ${s.benched.above}% for ${formatDuration(s.benched.for)}`);
     if (s.reachability) parts.push(`reachability under ${s.reachability.below}% for ${formatDuration(s.reachability.for)}`);
     if (s.minVersion) parts.push(`AvalancheGo ≥ ${s.minVersion}`);
@@ -127,5 +158,96 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
     return parts.join(', ');
   },
 
-  cost: (s) => validatorLookups({ ...s, subnetId: PRIMARY_NETWORK }),
+  cost: (s) => {
+    const own = Object.keys(s.nodeApis ?? {}).length;
+    const pchain = s.pChainApi !== undefined || own > 0 ? 1 + Math.ceil(s.nodeIds.length / 100) : 0;
+    const lists = validatorLookups({ ...s, subnetId: PRIMARY_NETWORK });
+    return own + pchain > 0 ? { ...lists, nodeCalls: own + pchain } : lists;
+  },
 };
+
+/**
+ * The P-Chain's word on the node (observe.ts): its auto-renew cycle, and what changed since the
+ * last read. A read that failed keeps what was known; one that lists the node no more after its
+ * boundary is its exit or its removal.
+ */
+function pChainPart(node: string, st: State, before: State | undefined, o: Observation, nowS: number, s: Spec, result: Evaluation<State>): AlertDraft[] {
+  const read = o.pchain;
+  const keep = (): void => {
+    if (before?.renew) st.renew = before.renew;
+    else delete st.renew;
+    if (before?.pchainUptime !== undefined) st.pchainUptime = before.pchainUptime;
+    else delete st.pchainUptime;
+  };
+  if (read === undefined) {
+    delete st.renew;
+    delete st.pchainUptime;
+    return [];
+  }
+  if (isFailed(read)) {
+    keep();
+    return [];
+  }
+  const item = read.stakers.get(node);
+  if (item !== undefined && isFailed(item)) {
+    keep();
+    result.failed = { ...result.failed, [`${node}:p-chain`]: item.failed };
+    return [];
+  }
+  if (item !== undefined) {
+    if (read.node !== node && item.uptime !== undefined) st.pchainUptime = item.uptime;
+    else delete st.pchainUptime;
+    const now = renewOf(item);
+    if (!now) {
+      delete st.renew;
+      return [];
+    }
+    st.renew = now;
+    return before?.renew && before.renew.txId === now.txId ? renewEvents(node, before.renew, now, s) : [];
+  }
+  delete st.pchainUptime;
+  const was = before?.renew;
+  delete st.renew;
+  if (!was) return [];
+  if (nowS >= was.end) {
+    const last = before?.views === undefined ? undefined : VIEWS.flatMap((v) => (before.views?.[v] ? [`${fmt(before.views[v].uptime)}% (${v})`] : [])).join(', ');
+    return [leftEvent(node, was, last, s)];
+  }
+  // Listed no more before its boundary: not how a validator leaves. Said (as failing), never a removal.
+  st.renew = was;
+  result.failed = { ...result.failed, [`${node}:p-chain`]: `the P-Chain API ${read.source} no longer lists it, before its cycle ends at ${isoSeconds(was.end)}` };
+  return [];
+}
+
+/** The node's own view of its uptime (its peers'): what failed to read keeps its last value for the same judged period. */
+function ownPart(node: string, st: State, before: State | undefined, o: Observation, nowS: number, s: Spec): void {
+  const read = o.own?.[node];
+  if (typeof read === 'number') {
+    st.own = { uptime: read, at: nowS };
+    return;
+  }
+  const samePeriod = before?.period?.txHash === st.period?.txHash && before?.renew?.start === st.renew?.start;
+  if (s.nodeApis?.[node] !== undefined && before?.own && samePeriod) st.own = before.own;
+  else delete st.own;
+}
+
+/** What the uptime verdict judges (the period, each view's budget), kept with the state: the page, once --json and the gauges read it. */
+function figuresPart(st: State, nowS: number, s: Spec): void {
+  const reading = readingOf(st, nowS, s);
+  if (!reading) {
+    delete st.judged;
+    delete st.views;
+    return;
+  }
+  const j = reading.judged;
+  st.judged = { start: j.start, end: j.end, requirement: j.requirement.percent, why: j.requirement.why, ...(j.cycle ? { cycle: true } : {}) };
+  st.views = Object.fromEntries(reading.views.map((v) => [v.view, { uptime: v.uptime, budget: Math.round(v.figures.budget) }]));
+}
+
+/** "can be down 31d 4h more and still be paid" for the page and the CLI, from a state's smallest budget. */
+export function budgetText(st: State): string | undefined {
+  const views = VIEWS.flatMap((v) => (st.views?.[v] ? [{ view: v, ...st.views[v] }] : []));
+  if (views.length === 0) return undefined;
+  const worst = views.reduce((a, b) => (b.budget < a.budget ? b : a));
+  return worst.budget < 0 ? `cannot be paid any more (${spanText(-worst.budget)} over, ${worst.view} view)` : `can be down ${spanText(worst.budget)} more and still be paid (${worst.view} view)`;
+}

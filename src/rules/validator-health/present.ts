@@ -2,7 +2,8 @@ import { avaxText, formatAvax } from '../../base/amount.js';
 import type { Resolution } from '../types.js';
 import { CHECKS, fmt } from './checks.js';
 import { CHAINS } from './read.js';
-import type { Spec, State } from './schema.js';
+import { spanText, VIEW_TEXT } from './budget.js';
+import { VIEWS, type Spec, type State } from './schema.js';
 import { levelsFor } from './uptime.js';
 import { parseVersion, versionText } from '../semver.js';
 
@@ -29,16 +30,22 @@ type Present = (node: string, st: State, s: Spec) => { summary: string; details:
 
 const PRESENT: Record<(typeof CHECKS)[number], Present> = {
   uptime(node, st, s) {
-    const l = st.period && levelsFor(st.period.startTimestamp, s);
-    if (st.uptime === undefined || !l) return undefined;
-    const back = l.warning + l.hysteresis;
-    const margin = st.uptime - l.reward.percent;
-    const where = st.uptime >= back ? `is back at ${fmt(st.uptime)}% (above ${fmt(back)}%)` : `is ${fmt(st.uptime)}% now`;
+    const j = st.judged;
+    const l = j && levelsFor(j.start, s);
+    // The view with the least budget: the one a new alert would go by.
+    const views = VIEWS.flatMap((v) => (st.views?.[v] ? [{ view: v, ...st.views[v] }] : []));
+    if (!j || !l || views.length === 0) return undefined;
+    const worst = views.reduce((a, b) => (b.budget < a.budget ? b : a));
+    const back = (l.warning > l.critical ? l.warning : l.critical) + l.hysteresis;
+    const margin = worst.uptime - j.requirement;
+    const seen = worst.view === 'service' ? '' : ` (${VIEW_TEXT[worst.view]})`;
+    const where = worst.uptime >= back ? `is back at ${fmt(worst.uptime)}%${seen} (above ${fmt(back)}%)` : `is ${fmt(worst.uptime)}%${seen} now`;
     return {
-      summary: `${node} uptime ${where}`,
+      summary: `${node} uptime ${where}; it can be down ${spanText(worst.budget)} more and still be paid`,
       details: {
-        Uptime: `${fmt(st.uptime)}% (the service's own node's view)`,
-        'Reward threshold': `${l.reward.percent}%`,
+        Uptime: views.map((v) => `${fmt(v.uptime)}% (${VIEW_TEXT[v.view]})`).join('; '),
+        'Downtime budget': views.map((v) => `${spanText(v.budget)} (${v.view})`).join('; '),
+        'Reward threshold': `${j.requirement}%`,
         Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
       },
     };

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { validator } from '../../api/schemas.js';
+import { activeValidator } from '../../sim/samples.js';
+import { downtimeBudget, spanText } from './budget.js';
+import { validatorHealth } from './index.js';
+import { spec as specSchema } from './schema.js';
+
+const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const DAY = 86_400;
+/** 2026-10-01: after Mainnet's Helicon (2026-09-22 15:00 UTC), so 90% is needed. */
+const START = Date.parse('2026-10-01T00:00:00Z') / 1000;
+const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+const listed = (uptime: number, days: number) => validator.parse({ ...activeValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + days * DAY }), uptimePerformance: uptime });
+const after = (days: number) => new Date((START + days * DAY) * 1000);
+
+describe('the downtime budget', () => {
+  it('is uptime × elapsed + remaining − requirement × length, on a fixed case', () => {
+    // A 100-day validation, 40 days in, at 95% so far, 90% needed:
+    //   0.95 × 40 d = 38 d up; 60 d remaining; 0.9 × 100 d = 90 d needed; 38 + 60 − 90 = 8 d.
+    const f = downtimeBudget(95, START, START + 100 * DAY, START + 40 * DAY, 90);
+    expect(f).toEqual({ budget: 8 * DAY, elapsed: 40 * DAY, remaining: 60 * DAY, length: 100 * DAY, reachable: 98 });
+    // Before the start nothing is spent; after the end nothing remains.
+    expect(downtimeBudget(95, START, START + 100 * DAY, START - DAY, 90)?.budget).toBe(10 * DAY);
+    expect(downtimeBudget(95, START, START + 100 * DAY, START + 200 * DAY, 90)?.budget).toBe(5 * DAY);
+    // No reading: a period with no length or one that ends before it starts, an uptime out of 0..100.
+    expect(downtimeBudget(95, START, START, START, 90)).toBeUndefined();
+    expect(downtimeBudget(95, START, START - DAY, START, 90)).toBeUndefined();
+    expect(downtimeBudget(100.5, START, START + DAY, START, 90)).toBeUndefined();
+    expect(downtimeBudget(Number.NaN, START, START + DAY, START, 90)).toBeUndefined();
+  });
+
+  it('the state, the gauge and the alert all carry the same figure', () => {
+    const r = validatorHealth.evaluate(new Map(), { service: [[listed(87, 100)]] }, after(40), s);
+    // 0.87 × 40 d = 34.8 d up; 60 d remaining; 90 d needed: 4.8 d = 414,720 s.
+    expect(r.states.get(NODE)?.views).toEqual({ service: { uptime: 87, budget: 414_720 } });
+    const gauge = validatorHealth.samples(s, r.states, after(40)).find((g) => g.metric === 'avawatch_validator_downtime_budget_seconds');
+    expect(gauge).toEqual({ metric: 'avawatch_validator_downtime_budget_seconds', labels: { network: 'mainnet', node_id: NODE, view: 'service' }, value: 414_720 });
+    expect(spanText(414_720)).toBe('4d 19h');
+    expect(r.conditions?.[0]?.summary).toBe(`${NODE} uptime 87% is under 90%: 3 points UNDER the 90% this validation needs for its reward; it can be down 4d 19h more and still be paid`);
+    expect(r.conditions?.[0]?.details['Downtime budget']).toBe('4d 19h (service)');
+  });
+
+  it('critical, said plainly, once the reward cannot be reached; a warning while the budget is short', () => {
+    // 40 days in at 84%: 33.6 + 60 − 90 = 3.6 d; at 80%: 32 + 60 − 90 = 2 d; at 70%: 28 + 60 − 90 = −2 d.
+    const lost = validatorHealth.evaluate(new Map(), { service: [[listed(70, 100)]] }, after(40), s).conditions?.[0];
+    expect([lost?.severity, lost?.tier, lost?.summary]).toEqual([
+      'critical',
+      'lost',
+      `${NODE} can no longer be paid for this validation: uptime 70% so far leaves at most 88% by its end, 2027-01-09T00:00:00Z, under the 90% it needs`,
+    ]);
+    expect(lost?.details['Downtime budget']).toBe('none (2d over) (service)');
+    // Short: 98 days into a 100-day validation at 90.4%: 88.592 + 2 − 90 = 0.592 d, under the 1 d warning.
+    const short = validatorHealth.evaluate(new Map(), { service: [[listed(90.4, 100)]] }, after(98), s).conditions?.[0];
+    expect([short?.severity, short?.summary]).toEqual(['warning', `${NODE} can be down only 14h 12m more and still be paid for this validation: uptime 90.4%, 90% needed by 2027-01-09T00:00:00Z`]);
+    // The share: a 48-hour validation's allowance is 4.8 h; 10% of it (28.8 min) is the warning, under 1 d.
+    // At 95% one day in: 0.95 d + 1 d − 1.8 d = 0.15 d = 3.6 h: no warning. At 90.5% with an hour left: 42.535 h + 1 h − 43.2 h = 20.1 min.
+    expect(validatorHealth.evaluate(new Map(), { service: [[listed(95, 2)]] }, after(1), s).conditions).toEqual([]);
+    const brief = validatorHealth.evaluate(new Map(), { service: [[listed(90.5, 2)]] }, new Date((START + 47 * 3_600) * 1000), s).conditions?.[0];
+    expect(brief?.summary).toBe(`${NODE} can be down only 20m more and still be paid for this validation: uptime 90.5%, 90% needed by 2026-10-03T00:00:00Z`);
+    // budget: false turns the warning off, not the critical.
+    const off = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], budget: false });
+    expect(validatorHealth.evaluate(new Map(), { service: [[listed(90.4, 100)]] }, after(98), off).conditions).toEqual([]);
+    expect(validatorHealth.evaluate(new Map(), { service: [[listed(70, 100)]] }, after(40), off).conditions?.[0]?.tier).toBe('lost');
+    // uptime: false turns every uptime alert off.
+    const none = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false });
+    expect(validatorHealth.evaluate(new Map(), { service: [[listed(70, 100)]] }, after(40), none).conditions).toEqual([]);
+  });
+
+  it("the node's own view (info.uptime, its peers') counts beside the service's; the worse decides and is named", () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    const r = validatorHealth.evaluate(new Map(), { service: [[listed(95, 100)]], own: { [NODE]: 84 } }, after(40), withApi);
+    expect(r.conditions?.[0]?.summary).toBe(`${NODE} uptime 84% (its peers' view (the node's own info.uptime)) is under 90%: 6 points UNDER the 90% this validation needs for its reward; it can be down 3d 14h more and still be paid`);
+    expect(r.conditions?.[0]?.details['Downtime budget']).toBe('8d (service); 3d 14h (node)');
+    // Its API not answering once: its last view stands (nothing resolves on one odd poll).
+    const next = validatorHealth.evaluate(r.states, { service: [[listed(95, 100)]], own: { [NODE]: { failed: 'node 127.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' } } }, after(40.01), withApi);
+    expect(next.conditions?.[0]?.severity).toBe('critical');
+    expect(next.states.get(NODE)?.own?.uptime).toBe(84);
+  });
+});
