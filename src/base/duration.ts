@@ -35,3 +35,15 @@ export function formatElapsed(ms: number): string {
   const whole = Math.max(0, ms);
   return formatDuration(whole < 60_000 ? Math.floor(whole / 1_000) * 1_000 : Math.floor(whole / 60_000) * 60_000);
 }
+
+/** A span of seconds for a sentence, to its two largest units: "31d 4h", "5h 20m", "12m", "45s". */
+export function roughSpan(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3_600);
+  const m = Math.floor((s % 3_600) / 60);
+  if (d > 0) return h > 0 ? `${d}d ${h}h` : `${d}d`;
+  if (h > 0) return m > 0 ? `${h}h ${m}m` : `${h}h`;
+  if (m > 0) return `${m}m`;
+  return `${s}s`;
+}

@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import { globSync } from 'tinyglobby';
 import { channel } from '../channels/registry.js';
 import { issuesToProblems, valueAt } from '../base/issues.js';
-import { CONFIG_SECRET_KEYS, configSchema, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type RuleCommon } from './schema.js';
+import { CONFIG_SECRET_KEYS, configSchema, NETWORK_KEYS, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type NetworkSettings, type RuleCommon } from './schema.js';
 import { isLoopback } from '../base/listen.js';
 import { Secret } from '../base/secret.js';
 import { parseDuration } from '../base/duration.js';
@@ -106,7 +106,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
     }
     for (const ruleFile of files) {
       if (ruleFiles.includes(ruleFile)) continue;
-      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, idle, noApi, named ? undefined : skipped);
+      const loadedRules = loadRuleFile(ruleFile, env, problems, warnings, inventory.validators, config?.networks, idle, noApi, named ? undefined : skipped);
       if (loadedRules === 'skipped') continue;
       ruleFiles.push(ruleFile);
       rules.push(...loadedRules);
@@ -130,7 +130,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
   for (const s of [config.server.auth?.token, config.server.auth?.password, config.heartbeat?.url, config.heartbeat?.failUrl]) if (s) secrets.push(s);
   // A node's API behind a proxy may carry credentials (http://user:pass@host): never shown either.
-  for (const rule of rules) for (const url of Object.values((rule.spec as { urls?: Record<string, string> }).urls ?? {})) secrets.push(...urlCredentials(url));
+  for (const rule of rules) {
+    const { urls, nodeApis, pChainApi } = rule.spec as { urls?: Record<string, string>; nodeApis?: Record<string, string>; pChainApi?: string };
+    for (const url of [...Object.values(urls ?? {}), ...Object.values(nodeApis ?? {}), ...(pChainApi === undefined ? [] : [pChainApi])]) secrets.push(...urlCredentials(url));
+  }
   for (const receiver of config.receivers) {
     for (const f of channel(receiver.type).secretFields) {
       const value = at(receiver, f.path)?.[f.key];
@@ -172,6 +175,7 @@ function loadRuleFile(
   problems: ConfigProblem[],
   warnings: string[],
   inventory: readonly InventoryValidator[] | undefined,
+  networks: Config['networks'] | undefined,
   idle: string[],
   noApi: string[],
   skipped?: Array<{ file: string; placeholder: string }>,
@@ -208,7 +212,7 @@ function loadRuleFile(
     if (selection.idle && selection.idleWhy === 'api') noApi.push(String((raw as { name?: unknown }).name));
     else if (selection.idle) idle.push(String((raw as { name?: unknown }).name));
     if (selection.raw === undefined) return;
-    const parsed = ruleSchema.safeParse(selection.raw);
+    const parsed = ruleSchema.safeParse(withNetworkSettings(selection.raw, kind, networks));
     if (!parsed.success) {
       // A selector that failed already said why the keys it fills are missing.
       const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
@@ -220,6 +224,17 @@ function loadRuleFile(
     rules.push({ ...common, schedule: scheduleOf({ every, schedule }), spec: parsed.data as Record<string, unknown>, validators: selection.validators, file: shown, line, col, locate });
   });
   return rules;
+}
+
+/** The rule with what `networks.<its network>` sets, for the keys its kind takes and it leaves unset. */
+function withNetworkSettings(raw: unknown, kind: AnyRuleKind | undefined, networks: Config['networks'] | undefined): unknown {
+  if (!kind || !networks || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const rule = raw as Record<string, unknown>;
+  const settings: NetworkSettings | undefined = rule['network'] === 'mainnet' ? networks.mainnet : rule['network'] === 'fuji' || rule['network'] === 'testnet' ? networks.fuji : undefined;
+  if (!settings) return raw;
+  const out = { ...rule };
+  for (const key of NETWORK_KEYS) if (key in kind.spec.shape && out[key] === undefined && settings[key] !== undefined) out[key] = settings[key];
+  return out;
 }
 
 /** every xor schedule, checked on the raw rule so other broken keys do not hide it. */

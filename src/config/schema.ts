@@ -7,6 +7,7 @@ import { SEVERITIES } from '../base/types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
 import { durationMs, httpUrl, labelName, labels, name, SECRET_KEYS, secretString, secretUrl } from '../base/fields.js';
 import { inventory } from '../inventory/schema.js';
+import { upgradeTimes } from '../rules/network.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 
@@ -137,6 +138,20 @@ const childRoute: z.ZodType<ChildRoute> = z.lazy(() =>
   }),
 ) as unknown as z.ZodType<ChildRoute>;
 
+/**
+ * What a network's rules need beyond the built-in ones (src/rules/network.ts). The loader gives
+ * them to every rule of that network whose kind takes them and that does not set its own.
+ */
+const networkSettings = z.strictObject({
+  /** Upgrade times that replace the built-in schedule (a schedule avawatch does not know yet, a local network). */
+  upgrades: upgradeTimes.optional(),
+  /** A P-Chain API (base URL: https://api.avax.network, or your own node's) for platform.getCurrentValidators; default: the inventory nodes' own `api`. */
+  pChainApi: httpUrl.optional(),
+});
+export type NetworkSettings = z.output<typeof networkSettings>;
+/** The keys a rule takes from `networks.<its network>` (when its kind's spec has them). */
+export const NETWORK_KEYS = ['upgrades', 'pChainApi'] as const;
+
 /** Keys whose values are never echoed in a config error: the core ones and every channel's secret fields. */
 export const CONFIG_SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_KEYS, ...Object.values(channels).flatMap((c) => c.secretFields.map((f) => f.key))]);
 
@@ -239,6 +254,8 @@ export const configSchema = z.strictObject({
     .optional(),
   /** Recurring windows (UTC) in which routes that name them mute their notifications. */
   timeIntervals: z.array(timeInterval).default([]),
+  /** Per network (mainnet, fuji): upgrade times that replace the built-in ones, a P-Chain API. */
+  networks: z.strictObject({ mainnet: networkSettings.optional(), fuji: networkSettings.optional() }).default({}),
   ruleFiles: z.array(z.string().min(1)).default([]),
   /** The validators rules select with `validators: all` or by label (the inventory). */
   validators: inventory.optional(),

@@ -26,7 +26,7 @@ describe('durations in summaries', () => {
     const END = 1_800_000_000;
     const spec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
     const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: END - 365 * 86_400, endTimestamp: END };
-    const summary = (seen: unknown, nowS: number) => validationEnd.evaluate(new Map(), [[validator.parse(seen)]], new Date(nowS * 1000), spec).conditions?.[0]?.summary;
+    const summary = (seen: unknown, nowS: number) => validationEnd.evaluate(new Map(), { service: [[validator.parse(seen)]] }, new Date(nowS * 1000), spec).conditions?.[0]?.summary;
     expect(summary(validatorSample.active(period), END - 30)).toBe(`${NODE} validation ends in 30s (2027-01-15T08:00:00Z)`);
     expect(summary(validatorSample.completed(period), END + 45)).toBe(`${NODE} validation ended 45s ago (2027-01-15T08:00:00Z) and no new period has started`);
   });

@@ -132,10 +132,10 @@ describe('validators read in bulk', () => {
   it('a time that cannot be one (1e13, 1e308, negative, years ahead) keeps what the same period said last: nothing changes, nothing fails', async () => {
     const [odd, other] = nodes as [string, string];
     const all = nodes.map((n) => period(n, 'active'));
-    const base = validationEnd.evaluate(new Map(), await observeValidators(endSpec, ctx(fakeData(all).data, new Map())), now, endSpec);
+    const base = validationEnd.evaluate(new Map(), { service: await observeValidators(endSpec, ctx(fakeData(all).data, new Map())) }, now, endSpec);
     for (const endTimestamp of [1e13, 1e10, 1e308, -5]) {
       const listed = all.map((v) => (v.nodeId === odd ? { ...v, endTimestamp } : v));
-      const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(fakeData(listed).data, base.states)), now, endSpec);
+      const next = validationEnd.evaluate(base.states, { service: await observeValidators(endSpec, ctx(fakeData(listed).data, base.states)) }, now, endSpec);
       expect(next.failed).toEqual({});
       expect(next.states.get(odd)).toEqual(base.states.get(odd));
       expect(next.states.get(other)).toEqual(base.states.get(other));
@@ -149,10 +149,10 @@ describe('validators read in bulk', () => {
   it('a failed page fails only the nodes of its batch; the others are evaluated and alerted on', async () => {
     const all = nodes.map((n) => period(n, 'active'));
     const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: nodes, warnBefore: ['1000d'] });
-    const base = validationEnd.evaluate(new Map(), await observeValidators(endSpec, ctx(fakeData(all).data, new Map())), now, endSpec);
+    const base = validationEnd.evaluate(new Map(), { service: await observeValidators(endSpec, ctx(fakeData(all).data, new Map())) }, now, endSpec);
     const secondBatch = (ids: readonly string[]) => ids.includes(nodes[120] as string);
     const { data } = fakeData(all, {}, secondBatch);
-    const next = validationEnd.evaluate(base.states, await observeValidators(endSpec, ctx(data, base.states)), now, endSpec);
+    const next = validationEnd.evaluate(base.states, { service: await observeValidators(endSpec, ctx(data, base.states)) }, now, endSpec);
     const sorted = [...nodes].sort();
     expect(Object.keys(next.failed ?? {}).sort()).toEqual(sorted.slice(100));
     expect(next.conditions?.map((c) => c.key).sort()).toEqual(sorted);

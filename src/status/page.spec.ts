@@ -196,3 +196,28 @@ describe('the status page', () => {
     expect(page).toContain('Validators (10,000)');
   });
 });
+
+describe('the validator tile: what the period can still take', () => {
+  const tile = (over: Partial<StatusSnapshot['validators'][number]>) => {
+    const base = snapshot().validators[0];
+    if (!base) throw new Error('no validator in the snapshot');
+    const page = renderStatusPage(snapshot({ validators: [{ ...base, name: 'alpha', labels: {}, status: 'active', ...over }] }));
+    return page.slice(page.indexOf('<section id="validators">'), page.indexOf('</section>'));
+  };
+
+  it('says how long it can still be down and be paid, or that it cannot be paid any more', () => {
+    // 40 days into a 100-day validation at 87%, 90% needed: 34.8 d up + 60 d left − 90 d = 4.8 d = 414,720 s.
+    expect(tile({ budget: { seconds: 414_720, view: 'service' }, requirement: 90 })).toContain('<p class="facts budget">can be down <strong>4d 19h</strong> more and still be paid (90% needed)</p>');
+    expect(tile({ budget: { seconds: 300_000, view: 'node' }, requirement: 90 })).toContain('can be down <strong>3d 11h</strong> more and still be paid (90% needed), node view');
+    expect(tile({ budget: { seconds: -172_800, view: 'service' }, requirement: 90 })).toContain('<strong class="bad">cannot be paid any more</strong> (90% needed)');
+    expect(tile({ budget: { seconds: 414_720, view: 'service' }, status: 'completed' })).not.toContain('still be paid');
+  });
+
+  it("an auto-renewed validator's cycle, and when a delegation cannot be accepted any more (it would not last 14 days)", () => {
+    const renewing = tile({ cycleEnd: nowS + 3 * 86_400, nextPeriod: 14 * 86_400, end: nowS + 3 * 86_400 });
+    expect(renewing).toMatch(/auto-renewed, cycle ends .*\(in 3d\).*: renews for 14d · <span class="warning">closed to new delegations<\/span>: its cycle ends before the 14d a delegation must last/);
+    expect(tile({ cycleEnd: nowS + 3 * 86_400, nextPeriod: 0 })).toContain(': it exits then');
+    expect(tile({ end: nowS + 300 * 86_400 })).not.toContain('closed to new delegations');
+    expect(tile({ end: nowS + 10 * 86_400 })).toContain('closed to new delegations</span>: its validation ends before the 14d a delegation must last');
+  });
+});

@@ -115,11 +115,28 @@ describe('statusSnapshot: validators first', () => {
     expect(byNode.get(A)?.verdict).toEqual({ firing: 2, blind: 'rule status fails: HTTP 503 from the service', watched: true });
     expect(byNode.get(B)?.verdict).toEqual({ firing: 0, blind: 'rule health cannot look it up: not known to the service', watched: true });
     expect(byNode.get(B)?.version).toBe('avalanche/1.14.1');
-    // validator-health's defaults: reward 80%, warning 5 points above it.
-    expect(byNode.get(B)?.chart.thresholds).toEqual([
-      { value: 85, label: 'warning 85%' },
+    // validator-health's defaults: the reward threshold alone (80%: the chart knows no start here); a warning band only when set.
+    expect(byNode.get(B)?.chart.thresholds).toEqual([{ value: 80, label: 'reward 80%' }]);
+    src.rules = [rule('health', 'validator-health', { network: 'mainnet', nodeIds: [B], uptime: { warning: 95 } })];
+    const banded = await statusSnapshot(src);
+    expect(banded.validators.find((v) => v.nodeId === B)?.chart.thresholds).toEqual([
+      { value: 95, label: 'warning 95%' },
       { value: 80, label: 'reward 80%' },
     ]);
+  });
+
+  it("reads the least downtime budget over the views, the requirement, and an auto-renewed validator's cycle", async () => {
+    const s = await statusSnapshot(
+      sources([
+        at('avawatch_validator_status', 'status', A, 1, { status: 'active' }),
+        at('avawatch_validator_downtime_budget_seconds', 'health', A, 414_720, { view: 'service' }),
+        at('avawatch_validator_downtime_budget_seconds', 'health', A, 300_000, { view: 'node' }),
+        at('avawatch_validator_uptime_requirement_percent', 'health', A, 90),
+        at('avawatch_validator_cycle_end_timestamp_seconds', 'health', A, 1_800_000_000),
+        at('avawatch_validator_next_period_seconds', 'health', A, 0),
+      ]),
+    );
+    expect(s.validators[0]).toMatchObject({ budget: { seconds: 300_000, view: 'node' }, requirement: 90, cycleEnd: 1_800_000_000, nextPeriod: 0 });
   });
 
   it('reads each chart from the history window, and the last day of the timeline with the validator and the transactions it names', async () => {

@@ -43,6 +43,13 @@ export interface ValidatorRow {
   uptimePercent: number | undefined;
   /** AvalancheGo version as validator-health read it. */
   version: string | undefined;
+  /** The least downtime budget over the views of its uptime (seconds; negative: it cannot be paid), and that view. */
+  budget?: { seconds: number; view: string } | undefined;
+  /** The uptime the judged period needs, percent. */
+  requirement?: number | undefined;
+  /** An auto-renewed validator's cycle end (unix s) and next cycle's length (s; 0: it exits then). */
+  cycleEnd?: number | undefined;
+  nextPeriod?: number | undefined;
   rules: string[];
   verdict: Verdict;
   /** Uptime over the history window. */
@@ -143,6 +150,13 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
   }
   for (const s of i.samples('avawatch_validator_start_timestamp_seconds')) starts.set(row(s).nodeId, s.value);
   for (const s of i.samples('avawatch_validator_uptime_percent')) row(s).uptimePercent ??= s.value;
+  for (const s of i.samples('avawatch_validator_downtime_budget_seconds')) {
+    const r = row(s);
+    if (r.budget === undefined || s.value < r.budget.seconds) r.budget = { seconds: s.value, view: s.labels['view'] ?? '' };
+  }
+  for (const s of i.samples('avawatch_validator_uptime_requirement_percent')) row(s).requirement ??= s.value;
+  for (const s of i.samples('avawatch_validator_cycle_end_timestamp_seconds')) row(s).cycleEnd ??= s.value;
+  for (const s of i.samples('avawatch_validator_next_period_seconds')) row(s).nextPeriod ??= s.value;
   for (const s of i.samples('avawatch_validator_version_info')) {
     const v = s.labels['version'];
     if (s.value === 1 && v !== undefined && v !== 'unknown') row(s).version ??= v;

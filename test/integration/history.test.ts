@@ -54,7 +54,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     try {
       expect((await app.once()).failures).toEqual([]);
       uptime(NODE, 84);
-      now = t0 + 1 * MIN; // fires (under 85%), not due for a sample
+      now = t0 + 1 * MIN; // fires (under the 90% a validation started after Helicon needs), not due for a sample
       expect((await app.once()).alerts.map((a) => `${a.status} ${a.subject}`)).toEqual([`firing ${NODE}`]);
       now = t0 + 11 * MIN;
       await app.once();
@@ -73,7 +73,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     const text = await avawatch(['-c', config, 'history', '--validator', NODE, '--since', '1h']);
     const lines = text.stdout.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^events and state changes about ${NODE} since \\S+Z, newest first:$`));
-    expect(lines[1]).toBe(`${new Date(t0 + MIN).toISOString()} WARNING firing validator-health ${NODE}: ${NODE} uptime 84% is under 85%: 4 points above the 80% this validation needs for its reward`);
+    expect(lines[1]).toMatch(new RegExp(`^${new Date(t0 + MIN).toISOString()} CRITICAL firing validator-health ${NODE}: ${NODE} uptime 84% is under 90%: 6 points UNDER the 90% this validation needs for its reward; it can be down 13d \\d+h more and still be paid$`));
     expect(lines[2]).toMatch(/^sampled figures since \S+Z:$/);
     expect(lines[3]).toBe(`  uptime_percent ${NODE}: latest 84 at ${new Date(t0 + 11 * MIN).toISOString()}, min 84, max 98.5, 2 samples`);
     expect(text.stdout).not.toContain(OTHER);
@@ -81,7 +81,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     const json = await avawatch(['-c', config, 'history', '--validator', NODE, '--since', new Date(t0).toISOString(), '--json']);
     const objects = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(objects).toEqual([
-      expect.objectContaining({ type: 'entry', status: 'firing', severity: 'warning', subject: NODE, labels: expect.objectContaining({ node: NODE, rule: 'validator-health' }), details: expect.any(Object) }),
+      expect.objectContaining({ type: 'entry', status: 'firing', severity: 'critical', subject: NODE, labels: expect.objectContaining({ node: NODE, rule: 'validator-health' }), details: expect.any(Object) }),
       { type: 'figure', series: 'uptime_percent', entity: NODE, latest: 84, latestAt: new Date(t0 + 11 * MIN).toISOString(), min: 84, max: 98.5, count: 2 },
     ]);
 

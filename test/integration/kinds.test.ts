@@ -48,17 +48,18 @@ const cases: Record<string, Case> = {
   'validation-end': {
     ruleFile: 'rules/validation-end.yaml',
     world: { validations: [{ nodeId: N, txHash: 'p1', start: '-300d', end: '+20d', status: 'active' }] },
-    // The operator's node was re-registered with a period ending in two days.
-    change: (sim) => sim.world.setValidators('mainnet', N, [activeValidator({ nodeId: N, txHash: 'p2', startTimestamp: sim.world.clock.now() - 86_400, endTimestamp: sim.world.clock.now() + 2 * 86_400 })]),
+    // The operator's node was re-registered with a 30-day period ending in two days: inside 10% of it (3d).
+    change: (sim) => sim.world.setValidators('mainnet', N, [activeValidator({ nodeId: N, txHash: 'p2', startTimestamp: sim.world.clock.now() - 28 * 86_400, endTimestamp: sim.world.clock.now() + 2 * 86_400 })]),
     expected: [{ rule: 'validation-ending', kind: 'validation-end', status: 'firing', subject: N, labels: expect.objectContaining({ threshold: '3d' }) }],
   },
   'validator-health': {
     ruleFile: 'rules/validator-health.yaml',
     world: { validations: [{ nodeId: N, txHash: 'p1', start: '-30d', end: '+150d', status: 'active', uptimePerformance: 98, version: 'avalanche/1.14.1' }] },
-    // Its uptime falls under 85% (the reward threshold + 5) and it is downgraded to an AvalancheGo older than required.
+    // Its uptime falls under the 90% a validation started after Helicon needs, and it is downgraded to an AvalancheGo older than required.
+    // 0.845 × 30 d + 150 d − 0.9 × 180 d = 13.35 d it can still be down.
     change: (sim) => change(sim, { validator: { nodeId: N, uptimePerformance: 84.5, version: 'avalanche/1.13.2' } }),
     expected: [
-      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'warning', subject: N, summary: `alpha (${N}) uptime 84.5% is under 85%: 4.5 points above the 80% this validation needs for its reward` },
+      { rule: 'validator-health', kind: 'validator-health', status: 'firing', severity: 'critical', subject: N, summary: `alpha (${N}) uptime 84.5% is under 90%: 5.5 points UNDER the 90% this validation needs for its reward; it can be down 13d 8h more and still be paid` },
       { rule: 'validator-health', kind: 'validator-health', status: 'firing', subject: N, labels: expect.objectContaining({ check: 'version' }) },
     ],
   },
@@ -365,6 +366,15 @@ describe('avawatch once --json, the CLI itself', () => {
     expect(after.code, after.stderr).toBe(0);
     const lines = after.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('{"type":"result"')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual(c.expected.map((e) => expect.objectContaining({ type: 'alert', ...e })));
+    // Its result line carries the downtime budget, as the formula gives it at the moment it was read:
+    // uptime × elapsed + remaining − requirement × length.
+    const result = JSON.parse(after.stdout.split('\n').find((l) => l.startsWith('{"type":"result"')) ?? '{}') as { state?: { at: number; period: { startTimestamp: number; endTimestamp: number }; views: { service: { uptime: number; budget: number } }; judged: { requirement: number } } };
+    const st = result.state;
+    expect(st?.views.service.uptime).toBe(84.5);
+    expect(st?.judged.requirement).toBe(90);
+    const { startTimestamp: start, endTimestamp: end } = st?.period ?? { startTimestamp: 0, endTimestamp: 0 };
+    const at = st?.at ?? 0;
+    expect(st?.views.service.budget).toBe(Math.round(0.845 * (at - start) + (end - at) - 0.9 * (end - start)));
   });
 });
 

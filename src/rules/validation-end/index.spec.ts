@@ -3,7 +3,7 @@ import { validator } from '../../api/schemas.js';
 import { validatorSample } from '../../sim/samples.js';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validationEnd } from './index.js';
-import { spec as specSchema, type State } from './schema.js';
+import { spec as specSchema, thresholdsFor, type State } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const spec = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
@@ -15,7 +15,7 @@ const active = [validator.parse(validatorSample.active(period))];
 /** Evaluates at `daysLeft` before the end and runs the lifecycle, as the engine does. */
 function at(daysLeft: number, seen = active, prev: ReadonlyMap<string, State> = new Map(), firing: ActiveAlert[] = []) {
   const now = new Date((END - daysLeft * DAY) * 1000);
-  const result = validationEnd.evaluate(prev, [seen], now, spec);
+  const result = validationEnd.evaluate(prev, { service: [seen] }, now, spec);
   const life = advance(firing, result.conditions ?? [], now.getTime(), undefined, result.resolvedAs);
   return { ...result, ...life };
 }
@@ -62,7 +62,58 @@ describe('validation-end', () => {
     expect(b.active).toHaveLength(1);
   });
 
-  it('sorts and dedupes warnBefore', () => {
-    expect(specSchema.parse({ network: 'fuji', nodeIds: [NODE], warnBefore: ['1d', '7d', '1d'] }).warnBefore).toEqual([604_800_000, 86_400_000]);
+  it('sorts and dedupes warnBefore, each resolved against the period', () => {
+    const list = specSchema.parse({ network: 'fuji', nodeIds: [NODE], warnBefore: ['1d', '7d', '1d'] }).warnBefore;
+    expect(thresholdsFor(list, 365 * DAY).map((t) => t.ms)).toEqual([604_800_000, 86_400_000]);
+    const bad = specSchema.safeParse({ network: 'fuji', nodeIds: [NODE], warnBefore: ['0%', '150%', { share: '2%', min: '3d', max: '1h' }] });
+    expect(bad.success ? [] : bad.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
+      'warnBefore.0: a share is more than 0% and at most 100%',
+      'warnBefore.1: a share is more than 0% and at most 100%',
+      'warnBefore.2.min: min must not be above max',
+    ]);
+  });
+});
+
+describe('validation-end, validations of any length', () => {
+  // The shipped profile's thresholds (rules/validation-end.yaml).
+  const shares = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: [{ share: '10%', max: '14d' }, { share: '2%', min: '1h', max: '3d' }, { share: '1%', min: '30m', max: '1d' }] });
+  const HOUR = 3_600;
+  const short = (end: number) => [validator.parse(validatorSample.active({ nodeId: NODE, txHash: 'tx48', startTimestamp: end - 48 * HOUR, endTimestamp: end }))];
+  const evalAt = (seen: ReturnType<typeof short>, s: typeof spec, nowS: number) => validationEnd.evaluate(new Map(), { service: [seen] }, new Date(nowS * 1000), s).conditions ?? [];
+
+  it('a 48-hour validation is warned within its last share, not at its start', () => {
+    // A 48-hour validation: 10% = 4h48m, 2% = 57.6 min (floored at 1h), 1% = 28.8 min (floored at 30m).
+    expect(thresholdsFor(shares.warnBefore, 48 * HOUR).map((t) => t.ms / 60_000)).toEqual([288, 60, 30]);
+    // The fixed 14d/3d/1d fire at its very start; the shares only in its last 4h48m.
+    expect(evalAt(short(END), spec, END - 47 * HOUR).map((c) => c.labels['threshold'])).toEqual(['3d']);
+    expect(evalAt(short(END), shares, END - 47 * HOUR)).toEqual([]);
+    expect(evalAt(short(END), shares, END - 5 * HOUR)).toEqual([]);
+    const warned = evalAt(short(END), shares, END - 4 * HOUR);
+    expect(warned.map((c) => [c.labels['threshold'], c.summary, c.details['Threshold set']])).toEqual([['4h48m', `${NODE} validation ends in 4h (2027-01-15T08:00:00Z)`, '10% (at most 14d)']]);
+    expect(evalAt(short(END), shares, END - 45 * 60).map((c) => c.labels['threshold'])).toEqual(['1h']);
+    // A year-long validation keeps 14d, 3d and 1d.
+    expect(thresholdsFor(shares.warnBefore, 365 * DAY).map((t) => t.ms / 86_400_000)).toEqual([14, 3, 1]);
+  });
+
+  it('an auto-renewed validator is not warned at a boundary it renews at; with nextPeriod 0 it is, and the cycle is the period', () => {
+    const cycleStart = END - 14 * DAY;
+    const listed = [validator.parse(validatorSample.active({ nodeId: NODE, txHash: 'tx1', startTimestamp: cycleStart, endTimestamp: END }))];
+    const staker = (nextPeriod: number) => ({ txId: 'tx1', nodeId: NODE, start: cycleStart, end: END, weight: '2000000000000', autoRenew: { nextPeriod, compoundShares: 0, authority: undefined } });
+    const pchain = (nextPeriod: number) => ({ source: 'api.avax.network', stakers: new Map([[NODE, staker(nextPeriod)]]) });
+    const now = new Date((END - DAY / 2) * 1000);
+    const renewing = validationEnd.evaluate(new Map(), { service: [listed], pchain: pchain(14 * DAY) }, now, shares);
+    expect(renewing.conditions).toEqual([]);
+    expect(renewing.states.get(NODE)?.renew).toEqual({ txId: 'tx1', start: cycleStart, end: END, nextPeriod: 14 * DAY });
+    const exiting = validationEnd.evaluate(renewing.states, { service: [listed], pchain: pchain(0) }, now, shares);
+    // A 14-day cycle: 2% is 6h43m, 1% is 3h21m36s; 12 hours left is inside 10% (1d9h36m).
+    expect(exiting.conditions?.map((c) => [c.labels['threshold'], c.summary])).toEqual([['1d9h36m', `${NODE} auto-renewed validation exits at its cycle boundary in 12h (2027-01-15T08:00:00Z)`]]);
+    // The P-Chain API not answering keeps what it said last: no warning appears on a gap.
+    const gap = validationEnd.evaluate(renewing.states, { service: [listed], pchain: { failed: 'P-Chain API: HTTP 502' } }, now, shares);
+    expect(gap.conditions).toEqual([]);
+    // A warning that fired before the validator was known to renew resolves saying it renews.
+    const fired = advance([], validationEnd.evaluate(new Map(), { service: [listed] }, now, shares).conditions ?? [], now.getTime());
+    const later = validationEnd.evaluate(new Map(), { service: [listed], pchain: pchain(14 * DAY) }, now, shares);
+    const [resolved] = advance(fired.active, later.conditions ?? [], now.getTime(), undefined, later.resolvedAs).notifications;
+    expect(resolved?.summary).toBe(`${NODE} renews at its cycle boundary, 2027-01-15T08:00:00Z (auto-renewed; its next cycle lasts 14d): the end warning is resolved`);
   });
 });

@@ -1,6 +1,6 @@
 import { avaxText, formatAvax, navax } from '../../base/amount.js';
-import { downtimeBudget, judgedOf, spanText, viewsOf, VIEW_TEXT, warnAt, WARN_HYSTERESIS, type Figures, type Judged } from './budget.js';
-import { formatDuration } from '../../base/duration.js';
+import { downtimeBudget, judgedOf, viewsOf, VIEW_TEXT, warnAt, WARN_HYSTERESIS, type Figures, type Judged } from './budget.js';
+import { formatDuration, roughSpan } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
@@ -129,7 +129,7 @@ function uptimeCondition(node: string, st: State, before: State | undefined, now
   const end = isoSeconds(j.end);
   const what = j.cycle ? 'this cycle' : 'this validation';
   const seen = v.view === 'service' ? '' : ` (${VIEW_TEXT[v.view]})`;
-  const budget = spanText(v.figures.budget);
+  const budget = roughSpan(v.figures.budget);
   let summary: string;
   if (kind === 'lost') {
     const most = `${fmt(Math.floor(v.figures.reachable * 100) / 100)}%`;
@@ -153,15 +153,15 @@ function uptimeCondition(node: string, st: State, before: State | undefined, now
     severity: tier,
     tier: kind === 'lost' ? 'lost' : tier,
     summary,
-    resolvedSummary: `${node} uptime is back above ${fmt(back)}%${warn === undefined ? '' : ` and it can be down ${spanText(warn)} or more`}`,
+    resolvedSummary: `${node} uptime is back above ${fmt(back)}%${warn === undefined ? '' : ` and it can be down ${roughSpan(warn)} or more`}`,
     labels: { threshold: tier },
     details: {
       Uptime: reading.views.map((x) => `${fmt(x.uptime)}% (${VIEW_TEXT[x.view]}${x.view === 'service' ? '; each validator votes on what it saw' : ''})`).join('; '),
-      'Downtime budget': reading.views.map((x) => `${x.figures.budget < 0 ? `none (${spanText(-x.figures.budget)} over)` : spanText(x.figures.budget)} (${x.view})`).join('; '),
+      'Downtime budget': reading.views.map((x) => `${x.figures.budget < 0 ? `none (${roughSpan(-x.figures.budget)} over)` : roughSpan(x.figures.budget)} (${x.view})`).join('; '),
       'Reward threshold': `${r}% (${j.requirement.why})`,
       Margin: `${u - r >= 0 ? '+' : '−'}${fmt(Math.abs(u - r))} points`,
-      [j.cycle ? 'Cycle' : 'Judged period']: `${isoSeconds(j.start)} to ${end} (${spanText(v.figures.elapsed)} elapsed, ${spanText(v.figures.remaining)} left)`,
-      Levels: `${l.warning > l.critical ? `warning under ${fmt(l.warning)}%, ` : ''}critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis)${warn === undefined ? '' : `; a warning while it can be down less than ${spanText(warn)}`}`,
+      [j.cycle ? 'Cycle' : 'Judged period']: `${isoSeconds(j.start)} to ${end} (${roughSpan(v.figures.elapsed)} elapsed, ${roughSpan(v.figures.remaining)} left)`,
+      Levels: `${l.warning > l.critical ? `warning under ${fmt(l.warning)}%, ` : ''}critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis)${warn === undefined ? '' : `; a warning while it can be down less than ${roughSpan(warn)}`}`,
     },
   };
 }

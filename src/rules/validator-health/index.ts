@@ -1,12 +1,12 @@
 import { formatAvax, navax, navaxToAvax } from '../../base/amount.js';
-import { formatDuration } from '../../base/duration.js';
+import { formatDuration, roughSpan } from '../../base/duration.js';
 import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, validatorLookups } from '../validators.js';
-import { spanText } from './budget.js';
+
 import { checks, fmt, readingOf, tierOf as uptimeTierOf } from './checks.js';
 import { endedTexts } from './ended.js';
 import { observe, type Observation } from './observe.js';
@@ -249,5 +249,5 @@ export function budgetText(st: State): string | undefined {
   const views = VIEWS.flatMap((v) => (st.views?.[v] ? [{ view: v, ...st.views[v] }] : []));
   if (views.length === 0) return undefined;
   const worst = views.reduce((a, b) => (b.budget < a.budget ? b : a));
-  return worst.budget < 0 ? `cannot be paid any more (${spanText(-worst.budget)} over, ${worst.view} view)` : `can be down ${spanText(worst.budget)} more and still be paid (${worst.view} view)`;
+  return worst.budget < 0 ? `cannot be paid any more (${roughSpan(-worst.budget)} over, ${worst.view} view)` : `can be down ${roughSpan(worst.budget)} more and still be paid (${worst.view} view)`;
 }

@@ -1,8 +1,9 @@
+import { roughSpan } from '../../base/duration.js';
 import { avaxText, formatAvax } from '../../base/amount.js';
 import type { Resolution } from '../types.js';
 import { CHECKS, fmt } from './checks.js';
 import { CHAINS } from './read.js';
-import { spanText, VIEW_TEXT } from './budget.js';
+import { VIEW_TEXT } from './budget.js';
 import { VIEWS, type Spec, type State } from './schema.js';
 import { levelsFor } from './uptime.js';
 import { parseVersion, versionText } from '../semver.js';
@@ -41,10 +42,10 @@ const PRESENT: Record<(typeof CHECKS)[number], Present> = {
     const seen = worst.view === 'service' ? '' : ` (${VIEW_TEXT[worst.view]})`;
     const where = worst.uptime >= back ? `is back at ${fmt(worst.uptime)}%${seen} (above ${fmt(back)}%)` : `is ${fmt(worst.uptime)}%${seen} now`;
     return {
-      summary: `${node} uptime ${where}; it can be down ${spanText(worst.budget)} more and still be paid`,
+      summary: `${node} uptime ${where}; it can be down ${roughSpan(worst.budget)} more and still be paid`,
       details: {
         Uptime: views.map((v) => `${fmt(v.uptime)}% (${VIEW_TEXT[v.view]})`).join('; '),
-        'Downtime budget': views.map((v) => `${spanText(v.budget)} (${v.view})`).join('; '),
+        'Downtime budget': views.map((v) => `${roughSpan(v.budget)} (${v.view})`).join('; '),
         'Reward threshold': `${j.requirement}%`,
         Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
       },

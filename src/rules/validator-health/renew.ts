@@ -1,9 +1,10 @@
+import { roughSpan } from '../../base/duration.js';
 import { avaxText, formatAvax, navax } from '../../base/amount.js';
 import { isoSeconds } from '../format.js';
 import { MAX_VALIDATOR_STAKE_NAVAX, SHARE_DENOMINATOR } from '../network.js';
 import type { Owner, Staker } from '../pchain.js';
 import type { AlertDraft } from '../types.js';
-import { spanText } from './budget.js';
+
 import type { Renew, Spec } from './schema.js';
 
 // An auto-renewed validator (ACP-236) as the P-Chain API lists it, and what changed since the
@@ -53,11 +54,11 @@ export function renewEvents(node: string, before: Renew, now: Renew, s: Spec): A
   if (now.nextPeriod !== before.nextPeriod) {
     const boundary = isoSeconds(now.end);
     if (now.nextPeriod === 0) {
-      out.push(event(`${node} will exit at its cycle boundary, ${boundary}: nextPeriod is 0, so it is not restaked; its stake and rewards are returned then`, { 'Cycle ends': boundary, 'Next period': '0 (exit)', Was: spanText(before.nextPeriod) }, { news: 'neutral', change: 'exit-scheduled' }));
+      out.push(event(`${node} will exit at its cycle boundary, ${boundary}: nextPeriod is 0, so it is not restaked; its stake and rewards are returned then`, { 'Cycle ends': boundary, 'Next period': '0 (exit)', Was: roughSpan(before.nextPeriod) }, { news: 'neutral', change: 'exit-scheduled' }));
     } else if (before.nextPeriod === 0) {
-      out.push(event(`${node} renews again at its cycle boundary, ${boundary}: its next cycle lasts ${spanText(now.nextPeriod)} (the exit is called off)`, { 'Cycle ends': boundary, 'Next period': spanText(now.nextPeriod) }, { news: 'good', change: 'exit-cancelled' }));
+      out.push(event(`${node} renews again at its cycle boundary, ${boundary}: its next cycle lasts ${roughSpan(now.nextPeriod)} (the exit is called off)`, { 'Cycle ends': boundary, 'Next period': roughSpan(now.nextPeriod) }, { news: 'good', change: 'exit-cancelled' }));
     } else {
-      out.push(event(`${node}'s next cycle will last ${spanText(now.nextPeriod)} (was ${spanText(before.nextPeriod)}), from its boundary ${boundary}`, { 'Cycle ends': boundary, 'Next period': spanText(now.nextPeriod), Was: spanText(before.nextPeriod) }, { news: 'neutral', change: 'period' }));
+      out.push(event(`${node}'s next cycle will last ${roughSpan(now.nextPeriod)} (was ${roughSpan(before.nextPeriod)}), from its boundary ${boundary}`, { 'Cycle ends': boundary, 'Next period': roughSpan(now.nextPeriod), Was: roughSpan(before.nextPeriod) }, { news: 'neutral', change: 'period' }));
     }
   }
   if (now.compoundShares !== before.compoundShares) {

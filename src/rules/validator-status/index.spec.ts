@@ -125,9 +125,9 @@ describe('validator-status evaluation', () => {
     const base = validatorStatus.evaluate(new Map(), [[primary]], now, spec);
     expect(validatorStatus.evaluate(base.states, seen, now, spec).alerts).toEqual([]);
     const endSpec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
-    expect(validationEnd.evaluate(new Map(), seen, now, endSpec).conditions).toEqual([]);
+    expect(validationEnd.evaluate(new Map(), { service: seen }, now, endSpec).conditions).toEqual([]);
     // A rule that names the subnet reads that one.
     const onL1 = await observeValidators({ ...spec, subnetId: L1 }, ctx);
-    expect(validationEnd.evaluate(new Map(), onL1, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
+    expect(validationEnd.evaluate(new Map(), { service: onL1 }, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
   });
 });
