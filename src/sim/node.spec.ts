@@ -155,6 +155,6 @@ describe('the node simulator', () => {
     expect(issues).toContain('world.nodes.0.nodeId: expected NodeID-…');
     expect(issues.some((i) => i.startsWith('world.nodes.0.diskAvailablePercent: '))).toBe(true);
     expect(issues.some((i) => i.startsWith('world.nodes.0.metrics.not a series: ') || i.startsWith('world.nodes.0.metrics: '))).toBe(true);
-    expect(scenarioSchema.safeParse({ events: [{ at: '1m', node: { nodeId: NODE } }] }).error?.issues[0]?.message).toMatch(/^nothing to change: give one of down, /);
+    expect(scenarioSchema.safeParse({ events: [{ at: '1m', node: { nodeId: NODE } }] }).error?.issues[0]?.message).toMatch(/^nothing to change: give one of network, upgrades, down, /);
   });
 });

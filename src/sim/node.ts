@@ -23,6 +23,10 @@ const DISK_REQUIRED = 3;
 /** What a scenario or a test may set on a node; undefined keeps the value, null resets it. */
 export interface NodeInput {
   nodeId: string;
+  /** The network the node runs on (what its P-Chain API and info.upgrades answer for); default mainnet. */
+  network?: 'mainnet' | 'fuji' | undefined;
+  /** Upgrade times its build schedules, over its network's (info.upgrades): e.g. heliconTime 9999-12-01T00:00:00Z for a build that does not know Helicon. */
+  upgrades?: Record<string, string> | undefined;
   /** The connection is destroyed with no answer (the node or its API is down). */
   down?: boolean | undefined;
   /** The NodeID the node answers with (another staking key); null: its own again. */
@@ -55,6 +59,8 @@ interface Failure {
 
 export interface SimNode {
   nodeId: string;
+  network: 'mainnet' | 'fuji';
+  upgrades: Record<string, string>;
   down: boolean;
   reportsNodeId: string | undefined;
   blsPublicKey: string | null;
@@ -86,6 +92,8 @@ export class NodeWorld {
   set(input: NodeInput): SimNode {
     const now = this.nowMs();
     const node = this.#nodes.get(input.nodeId) ?? fresh(input.nodeId, now);
+    if (input.network !== undefined) node.network = input.network;
+    if (input.upgrades !== undefined) node.upgrades = { ...node.upgrades, ...input.upgrades };
     if (input.down !== undefined) node.down = input.down;
     if (input.reportsNodeId !== undefined) node.reportsNodeId = input.reportsNodeId ?? undefined;
     if (input.blsPublicKey !== undefined) node.blsPublicKey = input.blsPublicKey;
@@ -179,6 +187,8 @@ export class NodeWorld {
 function fresh(nodeId: string, now: number): SimNode {
   return {
     nodeId,
+    network: 'mainnet',
+    upgrades: {},
     down: false,
     reportsNodeId: undefined,
     blsPublicKey: SAMPLE_BLS_PUBLIC_KEY,
@@ -304,6 +314,8 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
     case 'info.uptime':
       if (!node.validator) return rpcError("couldn't get node uptime: node is not a validator");
       return { result: { rewardingStakePercentage: goFloat64(node.rewardingStake), weightedAveragePercentage: goFloat64(node.weightedAverage) } };
+    case 'info.upgrades':
+      return { result: { ...UPGRADE_CONFIG[node.network], ...node.upgrades } };
     case 'info.peers':
       return { result: { numPeers: String(node.peers), peers: samplePeers(Math.min(node.peers, 3), now) } };
     default: {
@@ -315,6 +327,53 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
     }
   }
 }
+
+/**
+ * upgrade.Config as info.upgrades answers it (upgrade/upgrade.go: Mainnet and Fuji of the v1.15.0
+ * builds; time.Time as RFC 3339, graniteEpochDuration in nanoseconds, the height a bare number).
+ */
+const UPGRADE_CONFIG: Record<'mainnet' | 'fuji', Record<string, unknown>> = {
+  mainnet: {
+    apricotPhase1Time: '2021-03-31T14:00:00Z',
+    apricotPhase2Time: '2021-05-10T11:00:00Z',
+    apricotPhase3Time: '2021-08-24T14:00:00Z',
+    apricotPhase4Time: '2021-09-22T21:00:00Z',
+    apricotPhase4MinPChainHeight: 793005,
+    apricotPhase5Time: '2021-12-02T18:00:00Z',
+    apricotPhasePre6Time: '2022-09-05T01:30:00Z',
+    apricotPhase6Time: '2022-09-06T20:00:00Z',
+    apricotPhasePost6Time: '2022-09-07T03:00:00Z',
+    banffTime: '2022-10-18T16:00:00Z',
+    cortinaTime: '2023-04-25T15:00:00Z',
+    cortinaXChainStopVertexID: 'jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga',
+    durangoTime: '2024-03-06T16:00:00Z',
+    etnaTime: '2024-12-16T17:00:00Z',
+    fortunaTime: '2025-04-08T15:00:00Z',
+    graniteTime: '2025-11-19T16:00:00Z',
+    graniteEpochDuration: 300_000_000_000,
+    heliconTime: '2026-09-22T15:00:00Z',
+  },
+  fuji: {
+    apricotPhase1Time: '2021-03-26T14:00:00Z',
+    apricotPhase2Time: '2021-05-05T14:00:00Z',
+    apricotPhase3Time: '2021-08-16T19:00:00Z',
+    apricotPhase4Time: '2021-09-16T21:00:00Z',
+    apricotPhase4MinPChainHeight: 47437,
+    apricotPhase5Time: '2021-11-24T15:00:00Z',
+    apricotPhasePre6Time: '2022-09-06T20:00:00Z',
+    apricotPhase6Time: '2022-09-06T20:00:00Z',
+    apricotPhasePost6Time: '2022-09-07T06:00:00Z',
+    banffTime: '2022-10-03T14:00:00Z',
+    cortinaTime: '2023-04-06T15:00:00Z',
+    cortinaXChainStopVertexID: '2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ',
+    durangoTime: '2024-02-13T16:00:00Z',
+    etnaTime: '2024-11-25T16:00:00Z',
+    fortunaTime: '2025-03-13T15:00:00Z',
+    graniteTime: '2025-10-29T15:00:00Z',
+    graniteEpochDuration: 300_000_000_000,
+    heliconTime: '2026-07-28T15:00:00Z',
+  },
+};
 
 /** peer.Info plus benched, as info.peers lists them. */
 function samplePeers(n: number, now: number): unknown[] {

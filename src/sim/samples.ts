@@ -8,6 +8,8 @@ export interface PeriodInput {
   endTimestamp: number;
   /** Default: the primary network. */
   subnetId?: string;
+  /** nAVAX staked; default 2000 AVAX. An auto-renewed validator's grows as it restakes. */
+  amountStaked?: string;
   /** Percent (0..100), rendered on active periods only; default 99.93. */
   uptimePerformance?: number;
   /** Active periods: "avalanchego/1.13.2" by default; null leaves the field out (a node that reports none). */
@@ -48,7 +50,7 @@ function common(p: PeriodInput) {
     txHash: p.txHash,
     nodeId: p.nodeId,
     subnetId: p.subnetId ?? PRIMARY_SUBNET,
-    amountStaked: '2000000000000',
+    amountStaked: p.amountStaked ?? '2000000000000',
     delegationFee: '2.0000',
     startTimestamp: p.startTimestamp,
     endTimestamp: p.endTimestamp,

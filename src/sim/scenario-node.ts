@@ -10,6 +10,9 @@ const nodeId = z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected Node
 const series = z.string().refine((s) => parseSeries(s) !== undefined, { message: 'expected a series such as avalanche_network_peers or name{label="value"}' });
 
 const state = {
+  network: z.enum(['mainnet', 'fuji']).optional(),
+  /** info.upgrades fields over the network's, e.g. {heliconTime: 9999-12-01T00:00:00Z}. */
+  upgrades: z.record(z.string().regex(/^[a-zA-Z0-9]+Time$/, 'expected an upgrade time field such as heliconTime'), z.string()).optional(),
   down: z.boolean().optional(),
   /** Another NodeID (a restart with another staking key); null: its own again. */
   reportsNodeId: nodeId.nullable().optional(),

@@ -12,6 +12,7 @@ import { applyLongTail, longTailChange } from './longtail.js';
 import { parseUnits } from '../base/token-amount.js';
 import { blockAt, INTERNAL_TX_TYPES } from './evm.js';
 import type { ValidationChange, World } from './world.js';
+import type { AutoRenewInput } from './stakers.js';
 import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 import { applyNodeChange, nodeKeys } from './scenario-node.js';
 
@@ -53,12 +54,51 @@ const figures = {
   delegationCapacity: avax.optional(),
   /** AVAX a completed period paid; `validation: 0` is a validation that ended without a reward. */
   reward: z.strictObject({ validation: avax.optional(), delegation: avax.optional() }).optional(),
+  /** AVAX staked (amountStaked, the P-Chain's weight); default 2000. */
+  stake: avax.optional(),
 };
 type Figures = z.output<z.ZodObject<typeof figures>>;
 const FIGURE_KEYS = Object.keys(figures) as Array<keyof typeof figures>;
 
 /** A completed delegation's rewards, AVAX; either one alone sets the other through the 2 % fee. */
 const delegationReward = z.strictObject({ gross: avax.optional(), net: avax.optional() });
+
+/** Seconds of a cycle: a duration (14d), or 0 (it exits at the end of this one). */
+const period = z.union([z.literal(0), z.string()]).transform((v, ctx) => {
+  if (v === 0) return 0;
+  const ms = parseDuration(v);
+  if (ms === undefined || ms < 1000) ctx.addIssue({ code: 'custom', message: `"${v}" is neither a duration such as 14d nor 0` });
+  return ms === undefined ? z.NEVER : Math.floor(ms / 1000);
+});
+/** A share written as 50%: millionths, as the P-Chain keeps it. */
+const share = z
+  .string()
+  .regex(/^\d+(\.\d+)?%$/, 'expected a share such as 50%')
+  .transform((t) => Math.round(Number(t.slice(0, -1)) * 10_000))
+  .refine((ppm) => ppm <= 1_000_000, 'a share is at most 100%');
+/** An auto-renewed validation (ACP-236): the config its SetAutoRenewedValidatorConfigTx sets, and what a cycle earns. */
+const autoRenewKeys = {
+  /** The next cycle's length; 0: it exits at the end of this one. */
+  nextPeriod: period,
+  /** Of each cycle's reward, restaked. */
+  compoundShare: share,
+  /** The validator authority's addresses (P-avax1…) and threshold. */
+  authority: z.array(z.string().min(1)).min(1),
+  threshold: z.number().int().min(1),
+  /** AVAX each rewarded cycle pays. */
+  reward: avax,
+  /** AVAX of delegation fees the current cycle earned. */
+  fees: avax,
+};
+const autoRenew = z.strictObject({
+  ...autoRenewKeys,
+  compoundShare: share.default(0),
+  authority: autoRenewKeys.authority.default(['P-avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsn50c44']),
+  threshold: autoRenewKeys.threshold.default(1),
+  reward: avax.default(40_000_000_000n),
+  fees: avax.default(0n),
+});
+const autoRenewChange = z.strictObject(Object.fromEntries(Object.entries(autoRenewKeys).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof autoRenewKeys]: z.ZodOptional<(typeof autoRenewKeys)[K]> });
 
 const validation = z.strictObject({
   network,
@@ -69,11 +109,12 @@ const validation = z.strictObject({
   status: z.string().default('active'),
   subnetId: z.string().optional(),
   ...figures,
+  autoRenew: autoRenew.optional(),
 });
 const validatorChange = z
-  .strictObject({ nodeId: z.string(), txHash: z.string().optional(), status: z.string().optional(), ...figures })
-  .refine((v) => v.status !== undefined || FIGURE_KEYS.some((k) => v[k] !== undefined), {
-    message: `nothing to change: give status or one of ${FIGURE_KEYS.join(', ')}`,
+  .strictObject({ nodeId: z.string(), txHash: z.string().optional(), status: z.string().optional(), ...figures, autoRenew: autoRenewChange.optional() })
+  .refine((v) => v.status !== undefined || v.autoRenew !== undefined || FIGURE_KEYS.some((k) => v[k] !== undefined), {
+    message: `nothing to change: give status, autoRenew or one of ${FIGURE_KEYS.join(', ')}`,
   });
 const delegation = z.strictObject({
   network,
@@ -259,7 +300,14 @@ function periodFigures(f: Figures): ValidationChange {
     },
     delegationCapacity: f.delegationCapacity?.toString(),
     rewards: f.reward && { validationRewardAmount: f.reward.validation?.toString(), delegationRewardAmount: f.reward.delegation?.toString() },
+    amountStaked: f.stake?.toString(),
   };
+}
+
+/** The scenario's auto-renew keys as the world keeps them. */
+function autoRenewInput(a: Partial<z.output<typeof autoRenew>>): Partial<AutoRenewInput> {
+  const authority = a.authority === undefined && a.threshold === undefined ? undefined : { threshold: a.threshold ?? 1, addresses: a.authority ?? [] };
+  return mergeDefined({}, { nextPeriod: a.nextPeriod, compoundShares: a.compoundShare, authority, reward: a.reward, fees: a.fees });
 }
 
 function delegationRewards(reward: z.output<typeof delegationReward> | undefined): { grossReward?: string; netReward?: string } {
@@ -271,11 +319,11 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   const at = (w: When): number => Math.floor(toMs(w, startMs) / 1000);
   for (const v of change.validations ?? []) {
     const period = { nodeId: v.nodeId, txHash: v.txHash, startTimestamp: at(v.start), endTimestamp: at(v.end), ...(v.subnetId === undefined ? {} : { subnetId: v.subnetId }) };
-    world.addValidation(v.network, mergeDefined<PeriodInput>(period, periodFigures(v)), v.status);
+    world.addValidation(v.network, mergeDefined<PeriodInput>(period, periodFigures(v)), v.status, v.autoRenew && (autoRenewInput(v.autoRenew) as AutoRenewInput));
   }
   if (change.validator) {
-    const { nodeId, txHash, status, ...rest } = change.validator;
-    world.updateValidation(nodeId, { status, ...periodFigures(rest) }, txHash);
+    const { nodeId, txHash, status, autoRenew: renew, ...rest } = change.validator;
+    world.updateValidation(nodeId, { status, ...periodFigures(rest), ...(renew ? { autoRenew: autoRenewInput(renew) } : {}) }, txHash);
   }
   for (const d of change.delegations ?? []) {
     const input = { txHash: d.txHash, nodeId: d.nodeId, rewardAddresses: d.rewardAddresses, amountDelegated: d.amount.toString(), startTimestamp: at(d.start), endTimestamp: at(d.end) };

@@ -59,10 +59,10 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sim');
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req);
-    if (url.pathname.startsWith('/node/')) {
+    if (url.pathname.startsWith('/node/') || url.pathname.startsWith('/p-chain/')) {
       timeline?.applyDue(world);
       nodeRequests.push(`${req.method} ${url.pathname}`);
-      return sendNode(res, nodeReply(world.nodes, req.method ?? 'GET', url.pathname, body));
+      return sendNode(res, nodeReply(world.nodes, req.method ?? 'GET', url.pathname, body, (network, m, params) => world.pchainApi(network, m, params)));
     }
     if (body instanceof Error) return send(res, error(400, `malformed JSON body: ${body.message}`));
     if (url.pathname.startsWith('/_sim/')) return send(res, control(req.method ?? 'GET', url, body));

@@ -6,6 +6,7 @@ import { PChainWorld } from './pchain.js';
 import { LongTail } from './longtail.js';
 import { EvmLedger } from './evm.js';
 import { NodeWorld } from './node.js';
+import { crossBoundaries, pchainAnswer, type AutoRenewInput, type PChainAnswer } from './stakers.js';
 import {
   delegatorItem,
   icmItem,
@@ -21,7 +22,10 @@ import {
 
 /** What a change may set on a validation period (World.updateValidation); undefined keeps the value. */
 export type ValidationChange = { status?: string | undefined } & {
-  [K in 'uptimePerformance' | 'avalancheGoVersion' | 'validatorHealth' | 'delegationCapacity' | 'rewards']?: PeriodInput[K] | undefined;
+  [K in 'uptimePerformance' | 'avalancheGoVersion' | 'validatorHealth' | 'delegationCapacity' | 'rewards' | 'amountStaked']?: PeriodInput[K] | undefined;
+} & {
+  /** An auto-renewed validation's config as a SetAutoRenewedValidatorConfigTx changes it (at once; the boundary decides what it does). */
+  autoRenew?: Partial<AutoRenewInput> | undefined;
 };
 
 /** A one-shot fault: the next matching request gets this answer instead. */
@@ -83,6 +87,8 @@ interface ValidatorEntry {
   status: string;
   /** Served verbatim when set (tests that need an exact body). */
   raw?: unknown;
+  /** An auto-renewed validation (ACP-236): it moves to its next cycle as the clock passes its end (src/sim/stakers.ts). */
+  autoRenew?: AutoRenewInput | undefined;
 }
 
 interface L1Entry {
@@ -158,9 +164,9 @@ export class World {
     );
   }
 
-  addValidation(network: Network, period: PeriodInput, status: string): void {
+  addValidation(network: Network, period: PeriodInput, status: string, autoRenew?: AutoRenewInput): void {
     const list = this.#validators.get(key(network, period.nodeId)) ?? [];
-    list.push({ network, period, status });
+    list.push({ network, period, status, ...(autoRenew ? { autoRenew: { ...autoRenew } } : {}) });
     this.#validators.set(key(network, period.nodeId), list);
   }
 
@@ -179,8 +185,12 @@ export class World {
     const entries = [...this.#validators.values()].flat().filter((e) => e.period.nodeId === nodeId);
     const target = txHash ? entries.find((e) => e.period.txHash === txHash) : entries.sort((a, b) => b.period.startTimestamp - a.period.startTimestamp)[0];
     if (!target) throw new Error(`no validation period of ${nodeId}${txHash ? ` with txHash ${txHash}` : ''}`);
-    const { status, validatorHealth, rewards, ...rest } = change;
+    const { status, validatorHealth, rewards, autoRenew, ...rest } = change;
     if (status !== undefined) target.status = status;
+    if (autoRenew) {
+      if (!target.autoRenew) throw new Error(`${nodeId}'s validation ${target.period.txHash} is not auto-renewed`);
+      target.autoRenew = mergeDefined(target.autoRenew, autoRenew);
+    }
     const p: PeriodInput = mergeDefined(target.period, rest);
     if (validatorHealth) p.validatorHealth = mergeDefined(target.period.validatorHealth ?? {}, validatorHealth);
     if (rewards) p.rewards = mergeDefined(target.period.rewards ?? {}, rewards);
@@ -189,15 +199,30 @@ export class World {
   }
 
   validators(network: Network, nodeId: string): unknown[] | undefined {
+    this.#crossBoundaries();
     return this.#validators.get(key(network, nodeId))?.map((e) => e.raw ?? renderValidator(e));
   }
 
   /** Every period of every node on a network, rendered as the per-node route renders them. */
   allValidators(network: Network): unknown[] {
+    this.#crossBoundaries();
     return [...this.#validators.values()]
       .flat()
       .filter((e) => same(e.network, network))
       .map((e) => e.raw ?? renderValidator(e));
+  }
+
+  /** The P-Chain API (/ext/bc/P) of a node on a network: platform.* over this world's validations. */
+  pchainApi(network: Network, method: string, params: Record<string, unknown>): PChainAnswer {
+    this.#crossBoundaries();
+    const entries = [...this.#validators.values()].flat().filter((e) => e.raw === undefined && same(e.network, network));
+    return pchainAnswer(network, method, params, entries);
+  }
+
+  /** Auto-renewed validations move over the boundaries the clock has passed. */
+  #crossBoundaries(): void {
+    const nowS = this.clock.now();
+    for (const list of this.#validators.values()) for (const e of list) if (e.autoRenew) crossBoundaries(e, nowS);
   }
 
   // ---- delegators
