@@ -92,6 +92,15 @@ program
   });
 
 program
+  .command('validators')
+  .description('each validator as the last evaluations left it: status, uptime, end, how long it can still be down and be paid, its auto-renew cycle (reads the state file; safe beside a running daemon)')
+  .option('--json', 'one JSON object per validator and line')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { validatorsCommand } = await import('./commands/validators.js');
+    for (const line of validatorsCommand(load(cmd).loaded, opts.json === true)) console.log(line);
+  });
+
+program
   .command('outbox')
   .description('list notifications in the outbox: pending, dead-lettered and sent')
   .addOption(new Option('--state <state>', 'only rows in this state').choices(['pending', 'dead', 'sent', 'muted']))

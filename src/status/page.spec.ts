@@ -208,7 +208,7 @@ describe('the validator tile: what the period can still take', () => {
   it('says how long it can still be down and be paid, or that it cannot be paid any more', () => {
     // 40 days into a 100-day validation at 87%, 90% needed: 34.8 d up + 60 d left − 90 d = 4.8 d = 414,720 s.
     expect(tile({ budget: { seconds: 414_720, view: 'service' }, requirement: 90 })).toContain('<p class="facts budget">can be down <strong>4d 19h</strong> more and still be paid (90% needed)</p>');
-    expect(tile({ budget: { seconds: 300_000, view: 'node' }, requirement: 90 })).toContain('can be down <strong>3d 11h</strong> more and still be paid (90% needed), node view');
+    expect(tile({ budget: { seconds: 300_000, view: 'node' }, requirement: 90 })).toContain('can be down <strong>3d 11h</strong> more and still be paid (90% needed, node view)');
     expect(tile({ budget: { seconds: -172_800, view: 'service' }, requirement: 90 })).toContain('<strong class="bad">cannot be paid any more</strong> (90% needed)');
     expect(tile({ budget: { seconds: 414_720, view: 'service' }, status: 'completed' })).not.toContain('still be paid');
   });

@@ -1,11 +1,9 @@
-import { formatElapsed, roughSpan } from '../base/duration.js';
-import { minDelegationS } from '../rules/network.js';
-import type { Network } from '../rules/fields.js';
+import { formatElapsed } from '../base/duration.js';
 import { renderChart } from './chart.js';
 import { html, type SafeHtml } from './escape.js';
 import { capped, count, round, since } from './format.js';
 import { nodeLink, type Explorers } from './links.js';
-import type { L1ValidatorRow, ValidatorRow, Verdict } from './validators.js';
+import { standingOf, type L1ValidatorRow, type ValidatorRow, type Verdict } from './validators.js';
 
 // The top of the page: a tile per validator, its verdict first, its figures in words, its chart.
 
@@ -35,28 +33,14 @@ function blind(v: Verdict): SafeHtml | undefined {
   return v.blind === undefined ? undefined : html`<p class="note warning">Blind: ${v.blind}</p>`;
 }
 
-/** What the judged period can still take: "can be down 31d 4h more and still be paid (90% needed)". */
-function budget(v: ValidatorRow): SafeHtml | undefined {
-  if (v.budget === undefined || v.status !== 'active') return undefined;
-  const needed = v.requirement === undefined ? '' : ` (${v.requirement}% needed${v.cycleEnd === undefined ? '' : ' this cycle'})`;
-  const view = v.budget.view === 'service' || v.budget.view === '' ? '' : `, ${v.budget.view} view`;
-  if (v.budget.seconds < 0) return html`<p class="facts budget"><strong class="bad">cannot be paid any more</strong>${needed}${view}</p>`;
-  return html`<p class="facts budget">can be down <strong>${roughSpan(v.budget.seconds)}</strong> more and still be paid${needed}${view}</p>`;
-}
-
-/** An auto-renewed validator's cycle, and whether a delegation still fits before its end (the delegators' minimum). */
-function cycleAndDelegation(v: ValidatorRow, nowS: number): SafeHtml | undefined {
-  if (v.status !== 'active') return undefined;
-  const parts: SafeHtml[] = [];
-  if (v.cycleEnd !== undefined) {
-    const next = v.nextPeriod === undefined ? '' : v.nextPeriod === 0 ? ': it exits then' : `: renews for ${roughSpan(v.nextPeriod)}`;
-    parts.push(html`auto-renewed, cycle ends ${since(v.cycleEnd, nowS)}${next}`);
-  }
-  const end = v.cycleEnd ?? v.end;
-  const network = (v.network === 'mainnet' ? 'mainnet' : 'fuji') satisfies Network;
-  const minimum = minDelegationS(network);
-  if (end !== undefined && end - nowS < minimum) parts.push(html`<span class="warning">closed to new delegations</span>: ${v.cycleEnd === undefined ? 'its validation' : 'its cycle'} ends before the ${roughSpan(minimum)} a delegation must last`);
-  return parts.length === 0 ? undefined : html`<p class="facts">${parts.map((p, i) => html`${i > 0 ? ' · ' : ''}${p}`)}</p>`;
+/** What the judged period can still take, its cycle, and whether a delegation still fits (status/validators.ts words them). */
+function standing(v: ValidatorRow, nowS: number): SafeHtml {
+  const s = standingOf(v, nowS);
+  const b = s.budget;
+  const needed = b?.needed ? ` (${b.needed})` : '';
+  const budget = b === undefined ? undefined : b.lost ? html`<p class="facts budget"><strong class="bad">${b.text}</strong>${needed}</p>` : html`<p class="facts budget">can be down <strong>${b.text}</strong> more and still be paid${needed}</p>`;
+  const parts = [s.cycle === undefined ? undefined : html`auto-renewed, cycle ends ${since(s.cycle.end, nowS)}${s.cycle.then}`, s.closed === undefined ? undefined : html`<span class="warning">closed to new delegations</span>: ${s.closed}`].filter((p) => p !== undefined);
+  return html`${budget}${parts.length === 0 ? undefined : html`<p class="facts">${parts.map((p, i) => html`${i > 0 ? ' · ' : ''}${p}`)}</p>`}`;
 }
 
 export function validatorsSection(rows: readonly ValidatorRow[], explorers: Explorers, nowS: number): SafeHtml {
@@ -67,7 +51,7 @@ export function validatorsSection(rows: readonly ValidatorRow[], explorers: Expl
 <p class="tile-head">${verdict(v.verdict)} ${v.name === undefined ? nodeLink(explorers, v.network, v.nodeId) : html`<strong class="name">${v.name}</strong>`}</p>
 ${v.name === undefined ? undefined : html`<p class="facts">${nodeLink(explorers, v.network, v.nodeId)}</p>`}
 <p class="facts">${status(v.status)} · uptime <strong>${v.uptimePercent === undefined ? '—' : `${round(v.uptimePercent, 2)}%`}</strong> · ends ${v.end === undefined ? '—' : since(v.end, nowS)} · ${v.version ?? 'version not known'} · ${v.network}</p>
-${budget(v)}${cycleAndDelegation(v, nowS)}${labels(v.labels)}${blind(v.verdict)}
+${standing(v, nowS)}${labels(v.labels)}${blind(v.verdict)}
 ${renderChart(v.chart, 'Uptime', '%', 100)}
 <p class="muted note">Rules: ${v.rules.length === 0 ? 'none yet' : v.rules.join(', ')}</p>
 </li>`,

@@ -4,6 +4,8 @@ import type { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
 import type { Sample } from '../store/history.js';
 import type { GaugeSample } from '../base/types.js';
+import { roughSpan } from '../base/duration.js';
+import { minDelegationS } from '../rules/network.js';
 import { MAX_ROWS } from './format.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the
@@ -228,4 +230,30 @@ export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
   const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
   for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: levels(i.rules, r.rules, 'avawatch_l1_validator_balance_avax') };
   return listed;
+}
+
+/** A validator's standing in words, for the page's tile and `avawatch validators`. */
+export interface Standing {
+  /** "can be down 31d 4h more and still be paid" or "cannot be paid any more". */
+  budget?: { text: string; lost: boolean; needed: string };
+  /** An auto-renewed validator's cycle end (unix s), and what happens then (": renews for 14d", ": it exits then"). */
+  cycle?: { end: number; then: string };
+  /** Why a new delegation cannot be accepted, when it cannot. */
+  closed?: string;
+}
+
+export function standingOf(v: ValidatorRow, nowS: number): Standing {
+  if (v.status !== 'active') return {};
+  const out: Standing = {};
+  if (v.budget !== undefined) {
+    const needed = `${v.requirement === undefined ? '' : `${v.requirement}% needed${v.cycleEnd === undefined ? '' : ' this cycle'}`}${v.budget.view === 'service' || v.budget.view === '' ? '' : `${v.requirement === undefined ? '' : ', '}${v.budget.view} view`}`;
+    out.budget = v.budget.seconds < 0 ? { text: 'cannot be paid any more', lost: true, needed } : { text: roughSpan(v.budget.seconds), lost: false, needed };
+  }
+  if (v.cycleEnd !== undefined) {
+    out.cycle = { end: v.cycleEnd, then: v.nextPeriod === undefined ? '' : v.nextPeriod === 0 ? ': it exits then' : `: renews for ${roughSpan(v.nextPeriod)}` };
+  }
+  const end = v.cycleEnd ?? v.end;
+  const minimum = minDelegationS(v.network === 'mainnet' ? 'mainnet' : 'fuji');
+  if (end !== undefined && end - nowS < minimum) out.closed = `${v.cycleEnd === undefined ? 'its validation' : 'its cycle'} ends before the ${roughSpan(minimum)} a delegation must last`;
+  return out;
 }

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { composeApp } from '../../src/app/compose.js';
+import { validatorsCommand } from '../../src/commands/validators.js';
+import { loadConfig } from '../../src/config/load.js';
+import { SimClock } from '../../src/sim/clock.js';
+import { scenarioSchema } from '../../src/sim/scenario.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { World } from '../../src/sim/world.js';
+import { avawatch } from '../helpers/cli.js';
+
+// `avawatch validators`: the standing of each inventory validator from the state file, on the
+// shipped validator rules, against the simulator (its clock the daemon's).
+
+const ALPHA = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const BETA = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const START = '2026-11-28T00:00:00Z';
+const DAY = 86_400;
+const ROOT = join(import.meta.dirname, '../..');
+
+let sim: SimServer;
+let dir: string;
+
+beforeEach(async () => {
+  const world = {
+    validations: [
+      // alpha: 100 days from 2026-10-01 (after Helicon: 90%), 87% so far, 58 days in.
+      { nodeId: ALPHA, txHash: 'a1', start: '2026-10-01T00:00:00Z', end: '2027-01-09T00:00:00Z', status: 'active', uptimePerformance: 87, version: 'avalanche/1.14.2' },
+      // beta renews every 14 days; its cycle ends in 3 days.
+      { nodeId: BETA, txHash: 'b1', start: '-11d', end: '+3d', status: 'active', uptimePerformance: 99, version: 'avalanche/1.14.2', autoRenew: { nextPeriod: '14d' } },
+    ],
+    nodes: [{ nodeId: BETA }],
+  };
+  sim = await startSim({ world: new World(new SimClock(Date.parse(START), 0)), scenario: scenarioSchema.parse({ start: START, speed: 0, world }) });
+  dir = mkdtempSync(join(tmpdir(), 'avawatch-validators-'));
+});
+afterEach(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('avawatch validators', () => {
+  it('says how long each validator can still be down and be paid, its cycle, and whether a delegation still fits', async () => {
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      [
+        `api: { dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0 }`,
+        `state: { path: "${join(dir, 'state.db')}" }`,
+        'validators:',
+        `  - { name: alpha, nodeId: ${ALPHA}, network: mainnet }`,
+        `  - { name: beta, nodeId: ${BETA}, network: mainnet, api: "${sim.url}/node/${BETA}" }`,
+        `ruleFiles: [${join(ROOT, 'rules/validators.yaml')}, ${join(ROOT, 'rules/validator-health.yaml')}]`,
+      ].join('\n'),
+    );
+    const loaded = loadConfig(config, {});
+    const app = composeApp(loaded, { logLevel: 'fatal', readable: false, clock: sim.world.clock.asClock() }).app;
+    try {
+      expect((await app.once()).failures).toEqual([]);
+    } finally {
+      await app.stop();
+    }
+    const now = sim.world.clock.nowMs();
+    // alpha: 0.87 × 58 d up + 42 d left − 0.9 × 100 d needed = 2.46 d = 212,544 s.
+    expect(validatorsCommand(loaded, false, now)).toEqual([
+      `alpha (${ALPHA}) mainnet: 1 firing; active, uptime 87%, ends 2027-01-09 00:00 UTC (in 42d), avalanche/1.14.2`,
+      '  can be down 2d 11h more and still be paid (90% needed)',
+      `beta (${BETA}) mainnet: OK; active, uptime 99%, ends 2026-12-01 00:00 UTC (in 3d), avalanche/1.14.2`,
+      // 0.99 × 11 d + 3 d − 0.9 × 14 d = 1.29 d; the cycle ends in 3 days, under a delegation's 14.
+      '  can be down 1d 6h more and still be paid (90% needed this cycle)',
+      '  auto-renewed, cycle ends 2026-12-01 00:00 UTC (in 3d): renews for 14d',
+      '  closed to new delegations: its cycle ends before the 14d a delegation must last',
+    ]);
+    // The real command, a process of its own, reading the state file beside nothing: the same figures.
+    const json = await avawatch(['-c', config, 'validators', '--json']);
+    const rows = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r['name'], r['downtimeBudgetSeconds'], r['requirementPercent'], r['cycleEnd'], r['nextPeriodSeconds']])).toEqual([
+      ['alpha', 212_544, 90, null, null],
+      ['beta', Math.round(0.99 * 11 * DAY + 3 * DAY - 0.9 * 14 * DAY), 90, '2026-12-01T00:00:00.000Z', 14 * DAY],
+    ]);
+  });
+});
