@@ -267,3 +267,26 @@ export function samePeriod(p: Period | null, v: Validator): boolean {
 export function toPeriod(v: Validator): Period {
   return { txHash: v.txHash, status: v.validationStatus, startTimestamp: v.startTimestamp, endTimestamp: v.endTimestamp };
 }
+
+/**
+ * Each node's active primary-network period as the bulk list gives it (the very calls of the
+ * validator kinds, so shared with them): a node the list leaves out is not in the Map; the
+ * nodes of a batch that failed, each with why. Nothing is confirmed by a node's own lookup:
+ * for a figure that only matters while a validation is listed (delegation-end's window).
+ */
+export async function listedActive(network: Network, nodeIds: readonly string[], { data, signal, memo }: Pick<ObserveContext, 'data' | 'signal' | 'memo'>): Promise<Map<string, Period | Failed>> {
+  const { lists } = batchesOf(nodeIds, memo);
+  const out = new Map<string, Period | Failed>();
+  const reads = await lookupEach(Object.keys(lists), LOOKUP_CONCURRENCY, signal, (i) => data.primary.validatorList(network, { nodeIds: lists[Number(i)] as string[], validationStatus: 'active', subnetId: PRIMARY_NETWORK }, signal), { partOfMore: true });
+  for (const [i, read] of Object.entries(reads)) {
+    const batch = lists[Number(i)] as string[];
+    if (isFailed(read)) {
+      for (const node of batch) out.set(node, read);
+      continue;
+    }
+    const wanted = new Set(batch);
+    for (const v of read.periods) if (wanted.has(v.nodeId) && v.subnetId === PRIMARY_NETWORK && v.validationStatus === 'active') out.set(v.nodeId, toPeriod(v));
+    for (const b of read.broken) if (b.nodeId !== undefined && wanted.has(b.nodeId)) out.set(b.nodeId, { failed: b.reason });
+  }
+  return out;
+}

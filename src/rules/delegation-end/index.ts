@@ -6,10 +6,16 @@ import { formatDuration, formatElapsed } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
-import { BASELINE_KEY, spec, state, type DelegationState, type Spec, type State } from './schema.js';
+import { BASELINE_KEY, spec, state, WINDOW_PREFIX, type DelegationState, type Spec, type State, type WindowState } from './schema.js';
+import { minDelegationS } from '../network.js';
+import { listedActive, validatorListCalls, type Period } from '../validators.js';
+import { PRIMARY_NETWORK } from '../fields.js';
+import type { Failed } from '../lookup.js';
 import { record } from '../../base/record.js';
 
 export interface Observation {
+  /** Each watched node's active validation, for its delegation window (undefined: not asked). */
+  validations?: Map<string, Period | Failed>;
   /** Active delegations read this time: all of them for a baseline, else the newest ones. */
   active: Delegator[];
   /** Completed entries of tracked delegations past their end, by txHash. */
@@ -31,7 +37,7 @@ interface Batch {
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
-  labelNames: ['delegation', 'node', 'network', 'reward', 'threshold'],
+  labelNames: ['delegation', 'node', 'network', 'reward', 'threshold', 'check'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],
   state,
@@ -40,7 +46,8 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },
   ],
 
-  async observe(s, { data, signal, previous, now }) {
+  async observe(s, { data, signal, previous, now, memo }) {
+    const windows = s.nodeIds && s.delegationWindow ? listedActive(s.network, s.nodeIds, { data, signal, memo }) : undefined;
     const prev = previous as ReadonlyMap<string, State>;
     const known = baselined(prev, s);
     const tracked = new Set([...prev.keys()].filter((k) => k !== BASELINE_KEY));
@@ -94,7 +101,8 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       if (isFailed(listed)) for (const node of nodeIds) failed[node] = listed.failed;
       else for (const d of listed) if (wanted.has(d.txHash)) completed[d.txHash] = d;
     }
-    return { active: [...active.values()], completed, failed, read };
+    const validations = await windows;
+    return { active: [...active.values()], completed, failed, read, ...(validations ? { validations } : {}) };
   },
 
   evaluate(previous, observation, now, s) {
@@ -131,9 +139,17 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       const c = ending(tx, st, nowS, s);
       if (c) conditions.push(c);
     }
-    const resolvedAs = (tx: string): Resolution | undefined => {
-      const st = states.get(tx);
-      return endedNow.get(tx) ?? (st && 'nodeId' in st ? notEnding(tx, st, nowS) : undefined);
+    for (const node of s.delegationWindow ? (s.nodeIds ?? []) : []) {
+      const w = windowOf(node, previous.get(WINDOW_PREFIX + node), observation.validations?.get(node));
+      if (!w) continue;
+      states.set(WINDOW_PREFIX + node, w);
+      const c = closed(w, nowS, s);
+      if (c) conditions.push(c);
+    }
+    const resolvedAs = (key: string): Resolution | undefined => {
+      const st = states.get(key);
+      if (key.startsWith(WINDOW_PREFIX)) return reopened(key.slice(WINDOW_PREFIX.length), st && 'validator' in st ? st : undefined, s);
+      return endedNow.get(key) ?? (st && 'nodeId' in st ? notEnding(key, st, nowS) : undefined);
     };
     return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
@@ -163,7 +179,9 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
     const calls = filterBatchesOf(s).map((b) =>
       apiCall('GET', path, { nodeIds: b.nodeIds?.join(','), rewardAddresses: b.rewardAddresses?.join(','), delegationStatus: 'active', sortOrder: 'desc' }),
     );
-    return { calls, more: 'the first read lists every page; one more page while a page holds only new delegations, and up to 3 when delegations end' };
+    // The window reads the validator kinds' very lists: shared with them, counted once by `check`.
+    const windows = s.nodeIds && s.delegationWindow ? validatorListCalls({ network: s.network, nodeIds: s.nodeIds, subnetId: PRIMARY_NETWORK }, ['active']) : [];
+    return { calls: [...calls, ...windows], more: 'the first read lists every page; one more page while a page holds only new delegations, and up to 3 when delegations end' };
   },
 };
 
@@ -287,4 +305,37 @@ function notEnding(tx: string, st: DelegationState, nowS: number): Resolution {
       ? `Delegation of ${avaxText(st.amount)} to ${st.nodeId} reached its end (${end}); its reward is reported once the service lists it completed`
       : `Delegation ${tx} to ${st.nodeId} now ends ${end}: no longer ending soon`;
   return { summary, details: facts(tx, st) };
+}
+
+/** A node's validation as listed now, or as last listed when its read failed; none once it is listed no more. */
+function windowOf(node: string, was: State | undefined, seen: Period | Failed | undefined): WindowState | undefined {
+  const kept = was && 'validator' in was ? was : undefined;
+  if (seen === undefined) return undefined;
+  if (isFailed(seen)) return kept;
+  if (kept && kept.txHash === seen.txHash && kept.end === seen.endTimestamp) return kept;
+  return { validator: node, txHash: seen.txHash, end: seen.endTimestamp };
+}
+
+/** While the validation (or cycle) ends before the shortest delegation could: no new one can be accepted. */
+function closed(w: WindowState, nowS: number, s: Spec): Condition | undefined {
+  const minimum = minDelegationS(s.network);
+  const left = w.end - nowS;
+  if (left <= 0 || left >= minimum) return undefined;
+  const when = isoSeconds(w.end);
+  return {
+    key: WINDOW_PREFIX + w.validator,
+    subject: w.validator,
+    // Worth knowing (a delegator asking why a delegation is refused), never a page.
+    severity: 'info',
+    news: 'neutral',
+    summary: `${w.validator} can no longer accept new delegations: its validation ends ${when} (in ${formatElapsed(left * 1000)}), before the ${formatDuration(minimum * 1000)} a delegation must last`,
+    resolvedSummary: `${w.validator} can accept delegations again`,
+    labels: { node: w.validator, network: s.network, check: 'delegation-window' },
+    details: { Node: w.validator, Network: s.network, 'Validation ends': when, 'Shortest delegation': formatDuration(minimum * 1000), 'Staking tx': w.txHash },
+  };
+}
+
+function reopened(node: string, w: WindowState | undefined, s: Spec): Resolution {
+  if (!w) return { summary: `${node}'s validation is no longer listed: its delegation window is closed with it`, details: { Node: node, Network: s.network } };
+  return { summary: `${node} can accept delegations again: its validation (or cycle) now ends ${isoSeconds(w.end)}`, details: { Node: node, Network: s.network, 'Validation ends': isoSeconds(w.end), 'Staking tx': w.txHash } };
 }

@@ -20,6 +20,12 @@ export const spec = z
       .optional(),
     /** An info event for each new delegation. */
     notifyNew: z.boolean().default(false),
+    /**
+     * Say (info) while a watched node cannot accept a new delegation: its validation (or an
+     * auto-renewed validator's cycle) ends before the shortest a delegation may last (14 days
+     * on Mainnet), and a delegation must fit inside it.
+     */
+    delegationWindow: z.boolean().default(true),
   })
   .refine((s) => s.nodeIds ?? s.rewardAddresses, { message: 'set nodeIds, rewardAddresses or both' });
 export type Spec = z.output<typeof spec>;
@@ -32,11 +38,17 @@ const delegation = z.object({
   endTimestamp: z.number(),
   rewardAddresses: z.array(z.string()),
 });
+/** A watched node's active validation as last listed (under `window:<NodeID>`): when it ends, for the delegation window. */
+const window = z.object({ validator: z.string(), txHash: z.string(), end: z.number() });
+
 /**
  * One entry per active delegation, plus a marker of the node ids and reward addresses whose
- * delegations were read whole once (their baseline): after that only new ones are read.
+ * delegations were read whole once (their baseline): after that only new ones are read; and
+ * one per watched node's validation (its delegation window).
  */
-export const state = z.union([delegation, z.object({ baseline: z.literal(true), entities: z.array(z.string()).optional() })]);
+export const state = z.union([delegation, z.object({ baseline: z.literal(true), entities: z.array(z.string()).optional() }), window]);
 export type State = z.output<typeof state>;
 export type DelegationState = z.output<typeof delegation>;
+export type WindowState = z.output<typeof window>;
 export const BASELINE_KEY = '_baseline';
+export const WINDOW_PREFIX = 'window:';
