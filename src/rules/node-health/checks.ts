@@ -2,6 +2,7 @@ import { formatDuration } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
 import { versionTooOld } from '../semver.js';
+import { activation, UNSCHEDULED_S, UPGRADES, upgradeName } from '../network.js';
 import type { Spec, State, Verdict } from './schema.js';
 
 // What holds for one node, from its state: a condition per check that is off. Keys are
@@ -149,6 +150,9 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
   const old = versionTooOld(node, st.version, s.minVersion);
   if (old) out.push(condition('version', old));
 
+  const schedule = upgradesOff(st, s, nowS);
+  if (schedule) out.push(condition('upgrades', { ...schedule, summary: `${node}: ${schedule.summary}` }));
+
   if (s.rewardingStake !== false && st.stakeTier !== undefined && st.rewardingStake !== undefined) {
     const level = s.rewardingStake[st.stakeTier];
     out.push(
@@ -213,4 +217,35 @@ function hexKey(k: string): string {
 
 function short(k: string): string {
   return k.length > 20 ? `${k.slice(0, 12)}…${k.slice(-6)}` : k;
+}
+
+/** The next upgrade the node's build schedules (info.upgrades): the earliest still ahead, not 9999. */
+export function nextUpgradeOf(st: State, nowS: number): { name: string; at: number } | undefined {
+  let next: { name: string; at: number } | undefined;
+  for (const [name, at] of Object.entries(st.upgrades ?? {})) if (at > nowS && at < UNSCHEDULED_S && (!next || at < next.at)) next = { name, at };
+  return next;
+}
+
+/**
+ * An upgrade the network has activated (its time built in, src/rules/network.ts) that the
+ * node's build schedules elsewhere, or not at all: the node does not follow the network's
+ * rules (an old build, or a build for another network).
+ */
+export function upgradesOff(st: State, s: Spec, nowS: number): Draft | undefined {
+  const theirs = st.upgrades;
+  if (!theirs) return undefined;
+  const off = UPGRADES.flatMap((u) => {
+    const network = activation(s.network, u, s.upgrades).at;
+    const node = theirs[u];
+    return network <= nowS && node !== undefined && node !== network ? [{ u, network, node }] : [];
+  });
+  const first = off[0];
+  if (!first) return undefined;
+  const at = (t: number) => (t >= UNSCHEDULED_S ? 'not at all' : isoSeconds(t));
+  return {
+    severity: 'critical',
+    summary: `its build schedules ${upgradeName(first.u)} ${first.node >= UNSCHEDULED_S ? 'not at all' : `at ${at(first.node)}`}, while ${s.network} activated it at ${at(first.network)}: it does not follow the network's rules; upgrade AvalancheGo (or check the network it runs on)`,
+    resolvedSummary: "its build's upgrade schedule matches the network's again",
+    details: Object.fromEntries(off.map((o) => [upgradeName(o.u), `the node: ${at(o.node)}; ${s.network}: ${at(o.network)}`])),
+  };
 }

@@ -29,6 +29,7 @@ function reading(over: Partial<NodeReading> = {}): NodeReading {
     bootstrapped: { P: { ok: true }, X: { ok: true }, C: { ok: true } },
     uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 99.5 } },
     peers: { ok: 60 },
+    upgrades: { ok: { durango: 1_709_740_800, etna: 1_734_368_400, fortuna: 1_744_124_400, granite: 1_763_568_000, helicon: 1_790_089_200 } },
     ...over,
   };
 }
@@ -205,6 +206,7 @@ describe('node-health', () => {
       'info.isBootstrapped': { isBootstrapped: true },
       'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
       'info.peers': { numPeers: '5', peers: [] },
+      'info.upgrades': { apricotPhase4MinPChainHeight: 793005, graniteTime: '2025-11-19T16:00:00Z', graniteEpochDuration: 300_000_000_000, heliconTime: '9999-12-01T00:00:00Z', nextTime: 'soon' },
     };
     const api: NodeApi = {
       health: async (base) => {
@@ -230,6 +232,7 @@ describe('node-health', () => {
         '/ext/info info.getNodeVersion',
         '/ext/info info.uptime',
         '/ext/info info.peers',
+        '/ext/info info.upgrades',
         ...s.chains.map((c) => `/ext/info info.isBootstrapped ${c}`),
       ]
         .map((a) => `${URL_A} ${a}`)
@@ -241,6 +244,8 @@ describe('node-health', () => {
       version: { ok: 'avalanchego/1.14.2' },
       uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 100 } },
       peers: { ok: 5 },
+      // Each `…Time` read by name, 9999 kept (a build that does not schedule it); what is no time is left out.
+      upgrades: { ok: { granite: 1_763_568_000, helicon: 253_399_622_400 } },
       bootstrapped: Object.fromEntries(s.chains.map((c) => [c, { ok: true }])),
     });
     expect(o.service).toBeUndefined();
@@ -248,8 +253,26 @@ describe('node-health', () => {
 
   it('check: node calls cost no compute units; the outside view is the validator rules\' shared list', () => {
     const s = spec();
-    expect(nodeHealth.cost(s).nodeCalls).toBe(8);
+    expect(nodeHealth.cost(s).nodeCalls).toBe(9);
     expect(nodeHealth.cost(s).calls.map((c) => c.key)).toEqual([expect.stringContaining('GET /v1/networks/mainnet/validators?')]);
     expect(nodeHealth.cost(spec({ outside: false })).calls).toEqual([]);
+  });
+
+  it("its build's upgrade schedule: the next upgrade it schedules as a gauge, and critical when it misses one the network activated", () => {
+    const s = spec({ urls: { [NODE]: URL_A }, outside: false });
+    const now = new Date('2026-11-28T00:00:00Z');
+    const nowS = now.getTime() / 1000;
+    const asBuilt = { durango: 1_709_740_800, etna: 1_734_368_400, fortuna: 1_744_124_400, granite: 1_763_568_000, helicon: 1_790_089_200 };
+    const ok = nodeHealth.evaluate(new Map(), { nodes: { [NODE]: reading({ upgrades: { ok: { ...asBuilt, next: nowS + 30 * 86_400 } } }) } }, now, s);
+    expect(ok.conditions?.filter((c) => c.labels['check'] === 'upgrades')).toEqual([]);
+    expect(nodeHealth.samples(s, ok.states, now).filter((g) => g.metric === 'avawatch_node_next_upgrade_timestamp_seconds')).toEqual([
+      { metric: 'avawatch_node_next_upgrade_timestamp_seconds', labels: { network: 'mainnet', node_id: NODE, upgrade: 'next' }, value: nowS + 30 * 86_400 },
+    ]);
+    // A build from before Helicon was scheduled (9999), two months after Mainnet activated it.
+    const old = nodeHealth.evaluate(new Map(), { nodes: { [NODE]: reading({ upgrades: { ok: { ...asBuilt, helicon: 253_399_622_400 } } }) } }, now, s);
+    expect(old.conditions?.filter((c) => c.labels['check'] === 'upgrades').map((c) => [c.severity, c.summary])).toEqual([
+      ['critical', `${NODE}: its build schedules Helicon not at all, while mainnet activated it at 2026-09-22T15:00:00Z: it does not follow the network's rules; upgrade AvalancheGo (or check the network it runs on)`],
+    ]);
+    expect(nodeHealth.samples(s, old.states, now).filter((g) => g.metric === 'avawatch_node_next_upgrade_timestamp_seconds')).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../validators.js';
-import { checks, presentOf, stakeTier, verdict } from './checks.js';
+import { checks, nextUpgradeOf, presentOf, stakeTier, verdict } from './checks.js';
 import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import type { Seen } from '../validators.js';
@@ -38,6 +38,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_node_rewarding_stake_percent', help: 'info.uptime rewardingStakePercentage: stake that thinks the node meets the uptime requirement (percent).', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_node_weighted_uptime_percent', help: 'info.uptime weightedAveragePercentage: stake-weighted uptime the network observes (percent).', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_node_peers', help: 'Peers the node is connected to (info.peers).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_next_upgrade_timestamp_seconds', help: "The next network upgrade the node's build schedules (info.upgrades), by name; none while nothing is scheduled.", labelNames: ['rule', 'network', 'node_id', 'upgrade'] },
   ],
 
   observe: observeNodes,
@@ -85,7 +86,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     return result;
   },
 
-  samples(s, states) {
+  samples(s, states, now) {
     const out: GaugeSample[] = [];
     for (const [node, st] of states) {
       const labels = labelsOf(node, s);
@@ -100,6 +101,8 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
       if (st.rewardingStake !== undefined) out.push({ metric: 'avawatch_node_rewarding_stake_percent', labels, value: st.rewardingStake });
       if (st.weightedAverage !== undefined) out.push({ metric: 'avawatch_node_weighted_uptime_percent', labels, value: st.weightedAverage });
       if (st.peers !== undefined) out.push({ metric: 'avawatch_node_peers', labels, value: st.peers });
+      const next = nextUpgradeOf(st, now.getTime() / 1000);
+      if (next) out.push({ metric: 'avawatch_node_next_upgrade_timestamp_seconds', labels: { ...labels, upgrade: next.name }, value: next.at });
     }
     return out;
   },
@@ -117,8 +120,8 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
 
   cost(s) {
     const nodes = Object.keys(s.urls);
-    // health, getNodeID, getNodeVersion, uptime, peers, and isBootstrapped per chain.
-    const nodeCalls = nodes.length * (5 + s.chains.length);
+    // health, getNodeID, getNodeVersion, uptime, peers, upgrades, and isBootstrapped per chain.
+    const nodeCalls = nodes.length * (6 + s.chains.length);
     if (s.outside === false) return { calls: [], nodeCalls };
     return { ...validatorLookups({ network: s.network, nodeIds: nodes, subnetId: PRIMARY_NETWORK }), nodeCalls };
   },
@@ -217,6 +220,15 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
       delete st.rewardingStake;
       delete st.weightedAverage;
     },
+  );
+  take(
+    'upgrades',
+    r.upgrades,
+    (u) => {
+      // The node's text: only so many names, each short.
+      st.upgrades = Object.fromEntries(Object.entries(u).slice(0, MAX_CHECKS).map(([k, v]) => [k.slice(0, MAX_NAME), v]));
+    },
+    () => delete st.upgrades,
   );
   take(
     'peers',

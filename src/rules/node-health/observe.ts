@@ -4,7 +4,7 @@ import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
 import { observeValidators, type Seen } from '../validators.js';
-import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount, type NodeIdentity, type NodeUptime } from './read.js';
+import { isBootstrapped, nodeIdentity, nodeUpgrades, nodeUptime, nodeVersion, peerCount, type NodeIdentity, type NodeUptime } from './read.js';
 import type { Spec, State } from './schema.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
@@ -22,6 +22,7 @@ export interface NodeReading {
   bootstrapped: Record<string, Read<boolean>>;
   uptime: Read<NodeUptime>;
   peers: Read<number>;
+  upgrades: Read<Record<string, number>>;
 }
 
 /** The node's API did not answer (network, deadline, HTTP error): a fact to alert on, not a failed lookup. */
@@ -82,15 +83,16 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
       return { error: err instanceof NodeApiError ? err : new NodeApiError(String(err), 'invalid') };
     }
   };
-  const [identity, version, uptime, peers, ...boot] = await Promise.all([
+  const [identity, version, uptime, peers, upgrades, ...boot] = await Promise.all([
     read(() => nodeIdentity(api, base, signal)),
     read(() => nodeVersion(api, base, signal)),
     read(() => nodeUptime(api, base, signal)),
     read(() => peerCount(api, base, signal)),
+    read(() => nodeUpgrades(api, base, signal)),
     ...chains.map((c) => read(() => isBootstrapped(api, base, c, signal))),
   ]);
   const bootstrapped = Object.fromEntries(chains.map((c, i) => [c, boot[i] as Read<boolean>]));
-  return { health, identity, version, uptime, peers, bootstrapped };
+  return { health, identity, version, uptime, peers, upgrades, bootstrapped };
 }
 
 /** The service's bulk lists (the validator rules' very calls, so shared with them); blind is not an error of the rule. */

@@ -6,7 +6,7 @@ import { goNumber } from '../../api/node-schemas.js';
 export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
 
 // The node's info calls this kind reads, read from here (POST /ext/info, through NodeApi.rpc;
-// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), peers. Their replies
+// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), peers, upgrades. Their replies
 // are read as the Go source writes them (docs/node-api-source.md), only the fields used;
 // test/contract/node.test.ts holds the schemas to it.
 
@@ -45,6 +45,21 @@ export const peersReply = z
   .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
   .transform((r) => r.numPeers ?? r.peers?.length ?? 0);
 
+/**
+ * info.upgrades: upgrade.Config, flat (upgrade/upgrade.go): each `<name>Time` an RFC 3339 time,
+ * 9999-12-01 for one the build does not schedule. Read by name, so an upgrade added after this
+ * was written is read too; a time that does not parse is left out.
+ */
+export const upgradesReply = z.record(z.string(), z.unknown()).transform((r) => {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(r)) {
+    const name = /^([a-z][A-Za-z0-9]{0,40})Time$/.exec(key)?.[1];
+    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+    if (name !== undefined && Number.isFinite(ms)) out[name] = Math.floor(ms / 1000);
+  }
+  return out;
+});
+
 /** The info API's JSON-RPC endpoint. */
 const INFO = '/ext/info';
 
@@ -65,4 +80,9 @@ export async function isBootstrapped(api: NodeApi, base: string, chain: string, 
 
 export async function peerCount(api: NodeApi, base: string, signal: AbortSignal): Promise<number> {
   return api.rpc(base, INFO, 'info.peers', {}, peersReply, signal);
+}
+
+/** Upgrade name (durango, helicon, …) → its activation in the node's build, unix seconds. */
+export async function nodeUpgrades(api: NodeApi, base: string, signal: AbortSignal): Promise<Record<string, number>> {
+  return api.rpc(base, INFO, 'info.upgrades', {}, upgradesReply, signal);
 }

@@ -3,6 +3,7 @@ import { httpUrl } from '../../base/fields.js';
 import { network, nodeId } from '../fields.js';
 import { period } from '../validators.js';
 import { SEMVER } from '../semver.js';
+import { upgradeTimes } from '../network.js';
 
 const percent = z.number().min(0).max(100);
 
@@ -34,6 +35,8 @@ export const spec = z
      * It also gives the BLS key to compare. false: no outside view, an unreachable API is critical.
      */
     outside: z.union([z.literal(false), z.strictObject({ downBelow: percent.default(80) })]).default({ downBelow: 80 }),
+    /** Upgrade times that replace the built-in schedule the node's info.upgrades is held to (the config's `networks.<network>.upgrades` fills it). */
+    upgrades: upgradeTimes.optional(),
   })
   .refine((s) => s.rewardingStake === false || s.rewardingStake.critical <= s.rewardingStake.warning, {
     message: 'rewardingStake.critical must not be above rewardingStake.warning',
@@ -69,6 +72,8 @@ export const state = z.object({
   rewardingStake: z.number().optional(),
   weightedAverage: z.number().optional(),
   peers: z.number().optional(),
+  /** info.upgrades: upgrade name → its activation in the node's build, unix seconds. */
+  upgrades: z.record(z.string(), z.number()).optional(),
   /** The node's own JSON-RPC errors in a row, per figure: a figure it keeps refusing is cleared, one refusal is not. */
   rpcErrors: z.record(z.string(), z.object({ count: z.number(), error: z.string() })).optional(),
   /** The rewarding-stake alert's tier: where the next poll's hysteresis starts from. */
