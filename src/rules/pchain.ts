@@ -65,7 +65,7 @@ const seconds = goNumber.refine((n) => Number.isSafeInteger(n) && n >= 0, { mess
 const owner = z.looseObject({ threshold: goNumber.optional(), addresses: z.array(z.string()).optional() }).transform((o): Owner => ({ threshold: o.threshold ?? 0, addresses: o.addresses ?? [] }));
 
 /** One validator item; what it does not read never fails it, an odd optional figure is read as absent. */
-const stakerItem = z
+export const stakerItem = z
   .looseObject({
     txID: z.string().min(1).max(100),
     nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/),

@@ -8,7 +8,7 @@ export const AVALANCHEGO = { version: 'avalanchego/1.14.2', commit: '1cf1fc3d171
 
 export type GoType =
   | { go: 'string'; pattern?: RegExp; gen?: fc.Arbitrary<string> }
-  | { go: 'bool' | 'int64' | 'uint64' | 'json.Uint64' | 'json.Uint32' | 'json.Float64' | 'time.Time' | 'time.Duration' | 'any' }
+  | { go: 'bool' | 'int64' | 'uint64' | 'json.Uint64' | 'json.Uint32' | 'json.Float64' | 'json.Float32' | 'time.Time' | 'time.Duration' | 'any' }
   | { go: 'ptr' | 'slice'; elem: GoType }
   | { go: 'map'; value: GoType }
   | { go: 'struct'; name: string; fields: GoField[] };
@@ -87,6 +87,72 @@ const Peer: GoType = {
 };
 export const PeersReply: GoType = { go: 'struct', name: 'info.PeersReply', fields: [f('numPeers', { go: 'json.Uint64' }), f('peers', { go: 'slice', elem: Peer })] };
 
+// ---- the P-Chain API (v1.15.0-fuji, vms/platformvm/api/validator.go and service.go)
+
+const id = str(/^[1-9A-HJ-NP-Za-km-z]+$/, fc.string({ unit: fc.constantFrom(...BASE58), minLength: 40, maxLength: 50 }));
+const nodeID = str(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, nodeIdGen);
+const u64: GoType = { go: 'json.Uint64' };
+const ptr = (elem: GoType): GoType => ({ go: 'ptr', elem });
+/** api.Owner */
+const Owner: GoType = { go: 'struct', name: 'api.Owner', fields: [f('locktime', u64), f('threshold', { go: 'json.Uint32' }), f('addresses', { go: 'slice', elem: str() })] };
+/** api.Staker, embedded: its fields sit at the top level. */
+const staker = [f('txID', id), f('startTime', u64), f('endTime', u64), f('weight', u64), f('nodeID', nodeID)];
+const PrimaryDelegator: GoType = { go: 'struct', name: 'api.PrimaryDelegator', fields: [...staker, f('rewardOwner', ptr(Owner), true), f('potentialReward', ptr(u64), true)] };
+const UTXO: GoType = { go: 'struct', name: 'api.UTXO', fields: [f('locktime', u64), f('amount', u64), f('address', str()), f('message', str())] };
+
+/**
+ * api.PermissionlessValidator; `autoRenewed`: its embedded *AutoRenewedConfig is set, so its
+ * three fields are written (validatorAuthority with no omitempty), else none of them is.
+ */
+function permissionlessValidator(autoRenewed: boolean): GoType {
+  return {
+    go: 'struct',
+    name: autoRenewed ? 'api.PermissionlessValidator (auto-renewed)' : 'api.PermissionlessValidator',
+    fields: [
+      ...staker,
+      // BaseL1Validator, embedded: nil for a primary-network validator, but the parser takes them.
+      f('validationID', ptr(id), true),
+      f('publicKey', ptr(str(/^0x[0-9a-f]*$/, hexGen(48))), true),
+      f('remainingBalanceOwner', ptr(Owner), true),
+      f('deactivationOwner', ptr(Owner), true),
+      f('minNonce', ptr(u64), true),
+      f('balance', ptr(u64), true),
+      f('validationRewardOwner', ptr(Owner), true),
+      f('delegationRewardOwner', ptr(Owner), true),
+      f('potentialReward', ptr(u64), true),
+      f('accruedDelegateeReward', ptr(u64), true),
+      f('delegationFee', { go: 'json.Float32' }),
+      f('exactDelegationFee', ptr({ go: 'json.Uint32' }), true),
+      f('uptime', ptr({ go: 'json.Float32' }), true),
+      f('connected', ptr({ go: 'bool' }), true),
+      f('staked', { go: 'slice', elem: UTXO }, true),
+      f('signer', ptr(ProofOfPossession), true),
+      ...(autoRenewed ? [f('validatorAuthority', ptr(Owner)), f('nextPeriod', u64), f('autoCompoundRewardShares', { go: 'json.Uint32' })] : []),
+      f('delegatorCount', ptr(u64), true),
+      f('delegatorWeight', ptr(u64), true),
+      f('delegators', ptr({ go: 'slice', elem: PrimaryDelegator }), true),
+    ],
+  };
+}
+export const PermissionlessValidator = permissionlessValidator(false);
+export const AutoRenewedValidator = permissionlessValidator(true);
+/** platform.getStakingAssetID */
+export const GetStakingAssetIDResponse: GoType = { go: 'struct', name: 'platformvm.GetStakingAssetIDResponse', fields: [f('assetID', id)] };
+/** upgrade/upgrade.go Config, as info.upgrades answers it. */
+export const UpgradeConfig: GoType = {
+  go: 'struct',
+  name: 'upgrade.Config',
+  fields: [
+    ...['apricotPhase1', 'apricotPhase2', 'apricotPhase3', 'apricotPhase4'].map((n) => f(`${n}Time`, { go: 'time.Time' })),
+    f('apricotPhase4MinPChainHeight', { go: 'uint64' }),
+    ...['apricotPhase5', 'apricotPhasePre6', 'apricotPhase6', 'apricotPhasePost6', 'banff', 'cortina'].map((n) => f(`${n}Time`, { go: 'time.Time' })),
+    f('cortinaXChainStopVertexID', id),
+    ...['durango', 'etna', 'fortuna', 'granite'].map((n) => f(`${n}Time`, { go: 'time.Time' })),
+    f('graniteEpochDuration', { go: 'time.Duration' }),
+    f('heliconTime', { go: 'time.Time' }),
+  ],
+};
+
 /** gorilla/rpc v1.2.0 json2 serverResponse and Error (Data has no omitempty). */
 const RpcError: GoType = { go: 'struct', name: 'json2.Error', fields: [f('code', { go: 'int64' }), f('message', str()), f('data', { go: 'any' })] };
 export function rpcResponse(result: GoType): GoType {
@@ -101,9 +167,11 @@ const RFC3339NANO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d*[1-9])?(Z|[+-]\d{
 /** Go's omitempty omits false, 0, "", nil pointers/interfaces and empty maps/slices; never a struct (time.Time included). */
 function isEmpty(type: GoType, value: unknown): boolean {
   if (type.go === 'struct' || type.go === 'time.Time') return false;
+  // A pointer is empty only when nil: one to "", 0 or [] is written.
+  if (type.go === 'ptr') return value === null;
   if (type.go === 'any') return value === null; // a nil interface; one holding 0 or "" is written
   if (value === null || value === false || value === 0 || value === '') return true;
-  if (type.go === 'json.Uint64' || type.go === 'json.Uint32' || type.go === 'json.Float64') return Number(value) === 0;
+  if (type.go === 'json.Uint64' || type.go === 'json.Uint32' || type.go === 'json.Float64' || type.go === 'json.Float32') return Number(value) === 0;
   if (Array.isArray(value)) return value.length === 0;
   return type.go === 'map' && typeof value === 'object' && Object.keys(value as object).length === 0;
 }
@@ -126,7 +194,8 @@ export function conformance(value: unknown, type: GoType, path = '$'): string[] 
     case 'json.Uint32':
       return typeof value === 'string' && /^\d+$/.test(value) ? [] : bad(`expected ${type.go}: a quoted unsigned integer`);
     case 'json.Float64':
-      return typeof value === 'string' && /^(-?\d+\.\d{4}|NaN|[+-]Inf)$/.test(value) ? [] : bad('expected json.Float64: a quoted number with 4 decimals');
+    case 'json.Float32':
+      return typeof value === 'string' && /^(-?\d+\.\d{4}|NaN|[+-]Inf)$/.test(value) ? [] : bad(`expected ${type.go}: a quoted number with 4 decimals`);
     case 'time.Time':
       return typeof value === 'string' && RFC3339NANO.test(value) ? [] : bad('expected a time.Time (RFC 3339, nanoseconds without trailing zeros)');
     case 'any':
@@ -223,6 +292,7 @@ export function goValue(type: GoType, o: GenOptions, nonEmpty = false): fc.Arbit
     case 'json.Uint32':
       return fc.bigInt(0n, 2n ** 32n - 1n).map((b) => quote(String(b)));
     case 'json.Float64':
+    case 'json.Float32':
       return fc.double({ min: 0, max: 100, noNaN: true }).map((d) => quote(d.toFixed(4)));
     case 'time.Time':
       return goTime.map((t) => JSON.stringify(t.text));

@@ -3,13 +3,19 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpNodeApi, type NodeApiError } from '../../src/api/node-api.js';
 import { healthReply, rpcEnvelope } from '../../src/api/node-schemas.js';
-import { isBootstrappedReply, nodeIdReply, nodeUptime, nodeVersionReply, peersReply, uptimeReply } from '../../src/rules/node-health/read.js';
+import { isBootstrappedReply, nodeIdReply, nodeUptime, nodeVersionReply, peersReply, upgradesReply, uptimeReply } from '../../src/rules/node-health/read.js';
+import { stakerItem } from '../../src/rules/pchain.js';
+import { scenarioSchema } from '../../src/sim/scenario.js';
 import { SimClock } from '../../src/sim/clock.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { World } from '../../src/sim/world.js';
 import {
   APIReply,
+  AutoRenewedValidator,
   AVALANCHEGO,
+  GetStakingAssetIDResponse,
+  PermissionlessValidator,
+  UpgradeConfig,
   conformance,
   GetNodeIDReply,
   GetNodeVersionReply,
@@ -189,6 +195,42 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     expect(samples.get('avalanche_health_checks_failing{check="health",tag="all"}')).toBe(0);
   });
 
+  it('info.upgrades: upgrade.Config of the node\'s network (v1.15.0: Helicon on both), flat, times RFC 3339, the epoch in nanoseconds', async () => {
+    const base = await nodeSim();
+    const value = expectGo((await call(base, 'info.upgrades')).text, rpcResponse(UpgradeConfig)) as { result: Record<string, unknown> };
+    expect(value.result).toMatchObject({ durangoTime: '2024-03-06T16:00:00Z', graniteTime: '2025-11-19T16:00:00Z', heliconTime: '2026-09-22T15:00:00Z', graniteEpochDuration: 300_000_000_000 });
+  });
+
+  it('/ext/bc/P: getCurrentValidators as service.go writes (PermissionlessValidator; the AutoRenewedConfig inline, only for one that renews); getStakingAssetID', async () => {
+    const start = '2026-08-22T00:00:00Z';
+    sim = await startSim({
+      world: new World(new SimClock(Date.parse(start), 0)),
+      scenario: scenarioSchema.parse({
+        start,
+        speed: 0,
+        world: {
+          validations: [
+            { nodeId: NODE, txHash: '2wAutoRenewTx2wAutoRenewTx2wAutoRenewTx2wAutoRe', start: '-1d', end: '+13d', status: 'active', autoRenew: { nextPeriod: '14d', compoundShare: '25%' } },
+            { nodeId: OTHER, txHash: '2wPermissionessTx2wPermissionessTx2wPermissione', start: '-30d', end: '+300d', status: 'active' },
+          ],
+          nodes: [{ nodeId: NODE }],
+        },
+      }),
+    });
+    const pchain = async (method: string, params: Record<string, unknown>) => {
+      const res = await request(`${sim?.url}/node/${NODE}/ext/bc/P`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      return res.body.text();
+    };
+    for (const nodeIDs of [[NODE, OTHER], [NODE], [OTHER]]) {
+      const text = await pchain('platform.getCurrentValidators', { nodeIDs });
+      const items = (JSON.parse(text) as { result: { validators: Array<Record<string, unknown>> } }).result.validators;
+      expect(items.map((v) => v['nodeID'])).toEqual(nodeIDs);
+      for (const v of items) expect(conformance(v, v['nodeID'] === NODE ? AutoRenewedValidator : PermissionlessValidator)).toEqual([]);
+      expect(text.endsWith('}\n')).toBe(true);
+    }
+    expectGo(await pchain('platform.getStakingAssetID', { subnetID: '11111111111111111111111111111111LpoYY' }), rpcResponse(GetStakingAssetIDResponse));
+  });
+
   it('node down: the connection ends with no answer, read as unreachable', async () => {
     const base = await nodeSim({ down: true });
     for (const read of [() => client.health(base, signal()), () => nodeUptime(client, base, signal()), () => client.metricsText(`${base}/ext/metrics`, signal())]) {
@@ -316,5 +358,37 @@ describe(`avawatch's node reply schemas (node-schemas.ts, node-health/read.ts) r
       }),
       { seed: SEED, numRuns: RUNS },
     );
+  });
+
+  it("platform.getCurrentValidators: every validator item the source can write (auto-renewed or not, numbers bare or quoted, later fields) is read, or failed alone, never thrown", () => {
+    const item = options.chain((o) => fc.oneof(goValue(PermissionlessValidator, o), goValue(AutoRenewedValidator, o)));
+    fc.assert(
+      fc.property(item, (text) => {
+        const raw = JSON.parse(text) as Record<string, unknown>;
+        const got = stakerItem.safeParse(raw);
+        const [start, end] = [Number(raw['startTime']), Number(raw['endTime'])];
+        // A bare number past 2^53 (a proxy re-encoding a json.Uint64) lost its digits in JSON.parse: no reading.
+        const weight = raw['weight'];
+        const readable = Number.isSafeInteger(start) && Number.isSafeInteger(end) && end > start && (typeof weight === 'string' || Number.isSafeInteger(weight)) && String(raw['txID']).length <= 100 && /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/.test(String(raw['nodeID']));
+        const shares = Number(raw['autoCompoundRewardShares'] ?? 0);
+        const renews = 'nextPeriod' in raw;
+        const valid = readable && (!renews || (Number.isSafeInteger(Number(raw['nextPeriod'])) && shares <= 1_000_000));
+        expect(got.success, text.slice(0, 200)).toBe(valid);
+        if (!got.success) return;
+        expect([got.data.nodeId, got.data.start, got.data.end, got.data.weight]).toEqual([raw['nodeID'], start, end, BigInt(String(raw['weight'])).toString()]);
+        expect(got.data.autoRenew === undefined).toBe(!renews);
+        if (got.data.autoRenew) expect([got.data.autoRenew.nextPeriod, got.data.autoRenew.compoundShares]).toEqual([Number(raw['nextPeriod']), shares]);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('info.upgrades: every upgrade.Config, each time read as its instant by name', () => {
+    rpc(UpgradeConfig, upgradesReply, (raw, got) => {
+      for (const [key, value] of Object.entries(raw)) {
+        if (!key.endsWith('Time') || typeof value !== 'string') continue;
+        expect(got[key.slice(0, -4)]).toBe(Math.floor(goInstant(value) / 1000));
+      }
+    });
   });
 });
