@@ -260,13 +260,17 @@ const INFO_REPLIES: Record<string, unknown> = {
   'info.isBootstrapped': { isBootstrapped: true },
   'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
   'info.peers': { numPeers: '60', peers: [] },
+  'info.upgrades': { durangoTime: '2024-03-06T16:00:00Z', heliconTime: '2026-09-22T15:00:00Z' },
+  // Its P-Chain API: Mainnet's, and no validator that renews (validator-health's and validation-end's auto-renew read).
+  'platform.getStakingAssetID': { assetID: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z' },
+  'platform.getCurrentValidators': { validators: [] },
 };
 
 /** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
 const HEALTHY_NODE: NodeApi = {
   health: async () => ({ healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] }),
   metricsText: async () => 'avalanche_network_peers 60\n',
-  // The info replies as the node writes them, read with the caller's schema (node-health's); no kind reads another method yet.
+  // The node's replies as it writes them, read with the caller's schema; no kind reads another method yet.
   rpc: async (_base, _path, method, _params, schema) => {
     const reply = INFO_REPLIES[method];
     if (reply === undefined) throw new Error(`no kind reads ${method} yet`);

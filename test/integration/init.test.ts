@@ -49,7 +49,7 @@ describe('avawatch init', () => {
     const check = await avawatch(['-c', 'node.yaml', 'check'], { cwd: dir });
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/ {2}node-health {2}node-health {2}every 1m {2}warning {2}mainnet, 1 node's own API: health checks/);
-    expect(check.stdout).toContain('node APIs  11,520 calls a day to your own nodes, no compute units');
+    expect(check.stdout).toContain('node APIs  20,160 calls a day to your own nodes, no compute units');
     const wrong = await avawatch(['-c', 'wrong.yaml', 'init', '--node', A, '--api', '127.0.0.1:9650'], { cwd: dir });
     expect([wrong.code, wrong.stderr.trim()]).toEqual([1, "avawatch: --api 127.0.0.1:9650: expected the node's API URL, such as http://127.0.0.1:9650"]);
   });

@@ -192,27 +192,26 @@ describe('delegation-end reads what changed', () => {
     expect(listed.result.states.size).toBe(5);
   });
 
-  it("says (info) while a node's validation ends before a delegation's 14 days could: no new one can be accepted; a failed read keeps it", () => {
+  it("an event (info) when a node can no longer accept a new delegation (its validation ends within 14 days), and when it can again; a failed read keeps what held", () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const nowS = now.getTime() / 1000;
     const listed = (endDays: number, tx = 'v1') => new Map([[NODE, { txHash: tx, status: 'active', startTimestamp: nowS - 300 * 86_400, endTimestamp: nowS + endDays * 86_400 }]]);
     const open = delegationEnd.evaluate(new Map(), { ...obs([]), validations: listed(20) }, now, s);
-    expect(open.conditions).toEqual([]);
+    expect([...open.alerts, ...(open.conditions ?? [])]).toEqual([]);
     const closed = delegationEnd.evaluate(open.states, { ...obs([]), validations: listed(9) }, now, s);
-    expect(closed.conditions?.map((c) => [c.severity, c.labels['check'], c.summary])).toEqual([
-      ['info', 'delegation-window', `${NODE} can no longer accept new delegations: its validation ends 2025-06-24T15:06:40Z (in 9d), before the 14d a delegation must last`],
+    expect(closed.alerts.map((a) => [a.severity, a.labels['check'], a.labels['change'], a.summary])).toEqual([
+      ['info', 'delegation-window', 'closed', `${NODE} can no longer accept new delegations: its validation ends 2025-06-24T15:06:40Z (in 9d), before the 14d a delegation must last`],
     ]);
-    // The list failing for a poll keeps what held (it neither resolves nor fires again).
+    // Said once: the next read, and one that failed, say nothing.
+    expect(delegationEnd.evaluate(closed.states, { ...obs([]), validations: listed(9) }, now, s).alerts).toEqual([]);
     const gap = delegationEnd.evaluate(closed.states, { ...obs([]), validations: new Map([[NODE, { failed: 'HTTP 503' }]]) }, now, s);
-    expect(gap.conditions).toEqual(closed.conditions);
+    expect(gap.alerts).toEqual([]);
     // A new validation (or the next cycle) opens it again, saying until when.
-    const fired = advance([], closed.conditions ?? [], now.getTime());
     const renewed = delegationEnd.evaluate(gap.states, { ...obs([]), validations: listed(200, 'v2') }, now, s);
-    expect(advance(fired.active, renewed.conditions ?? [], now.getTime(), undefined, renewed.resolvedAs).notifications.map((n) => n.summary)).toEqual([
-      `${NODE} can accept delegations again: its validation (or cycle) now ends 2026-01-01T15:06:40Z`,
-    ]);
+    expect(renewed.alerts.map((a) => a.summary)).toEqual([`${NODE} can accept delegations again: its validation (or cycle) now ends 2026-01-01T15:06:40Z`]);
     // delegationWindow: false says nothing.
+
     const off = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], delegationWindow: false });
-    expect(delegationEnd.evaluate(new Map(), { ...obs([]), validations: listed(9) }, now, off).conditions).toEqual([]);
+    expect(delegationEnd.evaluate(open.states, { ...obs([]), validations: listed(9) }, now, off).alerts).toEqual([]);
   });
 });

@@ -37,7 +37,7 @@ interface Batch {
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
-  labelNames: ['delegation', 'node', 'network', 'reward', 'threshold', 'check'],
+  labelNames: ['delegation', 'node', 'network', 'reward', 'threshold', 'check', 'change'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],
   state,
@@ -140,16 +140,15 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
       if (c) conditions.push(c);
     }
     for (const node of s.delegationWindow ? (s.nodeIds ?? []) : []) {
-      const w = windowOf(node, previous.get(WINDOW_PREFIX + node), observation.validations?.get(node));
+      const was = previous.get(WINDOW_PREFIX + node);
+      const w = windowOf(node, was && 'validator' in was ? was : undefined, observation.validations?.get(node), nowS, s);
       if (!w) continue;
-      states.set(WINDOW_PREFIX + node, w);
-      const c = closed(w, nowS, s);
-      if (c) conditions.push(c);
+      states.set(WINDOW_PREFIX + node, w.state);
+      if (w.event) alerts.push(w.event);
     }
-    const resolvedAs = (key: string): Resolution | undefined => {
-      const st = states.get(key);
-      if (key.startsWith(WINDOW_PREFIX)) return reopened(key.slice(WINDOW_PREFIX.length), st && 'validator' in st ? st : undefined, s);
-      return endedNow.get(key) ?? (st && 'nodeId' in st ? notEnding(key, st, nowS) : undefined);
+    const resolvedAs = (tx: string): Resolution | undefined => {
+      const st = states.get(tx);
+      return endedNow.get(tx) ?? (st && 'nodeId' in st ? notEnding(tx, st, nowS) : undefined);
     };
     return { states, alerts, conditions, failed: observation.failed, resolvedAs };
   },
@@ -307,35 +306,26 @@ function notEnding(tx: string, st: DelegationState, nowS: number): Resolution {
   return { summary, details: facts(tx, st) };
 }
 
-/** A node's validation as listed now, or as last listed when its read failed; none once it is listed no more. */
-function windowOf(node: string, was: State | undefined, seen: Period | Failed | undefined): WindowState | undefined {
-  const kept = was && 'validator' in was ? was : undefined;
+/**
+ * A node's validation as listed now (kept as last listed when its read failed; none once it is
+ * listed no more), and the news when it closes to new delegations or opens again: an event
+ * each, never a state alert (it would remind every few hours of something nobody can change).
+ * The first read is the baseline; a new validation that starts closed (48 hours) says so once.
+ */
+function windowOf(node: string, was: WindowState | undefined, seen: Period | Failed | undefined, nowS: number, s: Spec): { state: WindowState; event?: AlertDraft } | undefined {
   if (seen === undefined) return undefined;
-  if (isFailed(seen)) return kept;
-  if (kept && kept.txHash === seen.txHash && kept.end === seen.endTimestamp) return kept;
-  return { validator: node, txHash: seen.txHash, end: seen.endTimestamp };
-}
-
-/** While the validation (or cycle) ends before the shortest delegation could: no new one can be accepted. */
-function closed(w: WindowState, nowS: number, s: Spec): Condition | undefined {
+  if (isFailed(seen)) return was && { state: was };
   const minimum = minDelegationS(s.network);
-  const left = w.end - nowS;
-  if (left <= 0 || left >= minimum) return undefined;
-  const when = isoSeconds(w.end);
-  return {
-    key: WINDOW_PREFIX + w.validator,
-    subject: w.validator,
-    // Worth knowing (a delegator asking why a delegation is refused), never a page.
-    severity: 'info',
-    news: 'neutral',
-    summary: `${w.validator} can no longer accept new delegations: its validation ends ${when} (in ${formatElapsed(left * 1000)}), before the ${formatDuration(minimum * 1000)} a delegation must last`,
-    resolvedSummary: `${w.validator} can accept delegations again`,
-    labels: { node: w.validator, network: s.network, check: 'delegation-window' },
-    details: { Node: w.validator, Network: s.network, 'Validation ends': when, 'Shortest delegation': formatDuration(minimum * 1000), 'Staking tx': w.txHash },
-  };
-}
-
-function reopened(node: string, w: WindowState | undefined, s: Spec): Resolution {
-  if (!w) return { summary: `${node}'s validation is no longer listed: its delegation window is closed with it`, details: { Node: node, Network: s.network } };
-  return { summary: `${node} can accept delegations again: its validation (or cycle) now ends ${isoSeconds(w.end)}`, details: { Node: node, Network: s.network, 'Validation ends': isoSeconds(w.end), 'Staking tx': w.txHash } };
+  const left = seen.endTimestamp - nowS;
+  const closed = left > 0 && left < minimum;
+  const state: WindowState = { validator: node, txHash: seen.txHash, end: seen.endTimestamp, ...(closed ? { closed } : {}) };
+  if (!was) return { state };
+  const before = was.closed === true && was.txHash === seen.txHash;
+  const base = { Node: node, Network: s.network, 'Validation ends': isoSeconds(seen.endTimestamp), 'Shortest delegation': formatDuration(minimum * 1000), 'Staking tx': seen.txHash };
+  const event = (summary: string, change: string): AlertDraft => ({ status: 'event', severity: 'info', news: 'neutral', subject: node, summary, labels: { node, network: s.network, check: 'delegation-window', change }, details: base });
+  if (closed && !before) {
+    return { state, event: event(`${node} can no longer accept new delegations: its validation ends ${isoSeconds(seen.endTimestamp)} (in ${formatElapsed(left * 1000)}), before the ${formatDuration(minimum * 1000)} a delegation must last`, 'closed') };
+  }
+  if (!closed && left > 0 && was.closed === true) return { state, event: event(`${node} can accept delegations again: its validation (or cycle) now ends ${isoSeconds(seen.endTimestamp)}`, 'opened') };
+  return { state };
 }

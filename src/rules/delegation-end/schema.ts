@@ -21,9 +21,9 @@ export const spec = z
     /** An info event for each new delegation. */
     notifyNew: z.boolean().default(false),
     /**
-     * Say (info) while a watched node cannot accept a new delegation: its validation (or an
-     * auto-renewed validator's cycle) ends before the shortest a delegation may last (14 days
-     * on Mainnet), and a delegation must fit inside it.
+     * An event (info) when a watched node can no longer accept a new delegation: its validation
+     * (or an auto-renewed validator's cycle) ends before the shortest a delegation may last (14
+     * days on Mainnet), and a delegation must fit inside it; another when it can again.
      */
     delegationWindow: z.boolean().default(true),
   })
@@ -38,8 +38,8 @@ const delegation = z.object({
   endTimestamp: z.number(),
   rewardAddresses: z.array(z.string()),
 });
-/** A watched node's active validation as last listed (under `window:<NodeID>`): when it ends, for the delegation window. */
-const window = z.object({ validator: z.string(), txHash: z.string(), end: z.number() });
+/** A watched node's active validation as last listed (under `window:<NodeID>`): when it ends, and whether it was closed to new delegations. */
+const window = z.object({ validator: z.string(), txHash: z.string(), end: z.number(), closed: z.boolean().optional() });
 
 /**
  * One entry per active delegation, plus a marker of the node ids and reward addresses whose
