@@ -119,7 +119,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
       const change = worldChange.parse({
         validations: [
           { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-end fires (3d)
-          { nodeId: N2, txHash: 'p2', start: '-10d', end: '+20d', status: 'active' },
+          // beta renews (ACP-236): the P-Chain API (alpha's own node) gives its cycle.
+          { nodeId: N2, txHash: 'p2', start: '-10d', end: '+20d', status: 'active', autoRenew: { nextPeriod: '30d' } },
         ],
         delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
         l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 100, feePerSecond: 512 }],
@@ -131,8 +132,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
         // rules/block-production.yaml's node proposes; rules/address-activity.yaml's treasury was paid.
         proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
         evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
-        // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails.
-        nodes: [{ nodeId: N1, diskAvailablePercent: 7 }],
+        // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails; its build schedules an upgrade to come.
+        nodes: [{ nodeId: N1, diskAvailablePercent: 7, upgrades: { nextUpgradeTime: new Date(sim.world.clock.nowMs() + 30 * 86_400_000).toISOString() } }],
       });
       applyChange(sim.world, change, sim.world.clock.nowMs());
       // One failed evaluation (a try and its one retry) for the failure counters.
