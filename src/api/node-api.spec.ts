@@ -154,6 +154,36 @@ describe('HttpNodeApi.rpc', () => {
   });
 });
 
+describe('HttpNodeApi.rpc shared', () => {
+  it('identical calls in flight or answered within rpcShareMs are one call, each read with its own schema; other params or methods are not shared; a failure is not kept', async () => {
+    let n = 0;
+    const base = await serve((_req, res, body) => {
+      n++;
+      const call = JSON.parse(body) as { method: string; params: { nodeIDs?: string[] } };
+      if (call.params.nodeIDs?.includes('bad')) return json(res, 500, 'no');
+      const calls = n;
+      setTimeout(() => json(res, 200, { jsonrpc: '2.0', result: { validators: call.params.nodeIDs ?? [], calls }, id: 1 }), 30);
+    });
+    let now = 0;
+    const client = api(2_000, { clock: { now: () => now } });
+    const nodes = z.object({ validators: z.array(z.string()) }).transform((r) => r.validators);
+    const calls = z.object({ calls: z.number() }).transform((r) => r.calls);
+    const [a, b, c] = await Promise.all([
+      client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, nodes, signal()),
+      client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, calls, signal()),
+      client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['y'] }, nodes, signal()),
+    ]);
+    expect([a, b, c, n]).toEqual([['x'], 1, ['y'], 2]);
+    now += 999;
+    expect(await client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, calls, signal())).toBe(1);
+    now += 1;
+    expect(await client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, calls, signal())).toBe(3);
+    await failure(client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['bad'] }, calls, signal()));
+    await failure(client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['bad'] }, calls, signal()));
+    expect(n).toBe(5);
+  });
+});
+
 describe('HttpNodeApi.metricsText', () => {
   it('reads the exposition at the URL as given, and caps it at maxMetricsBytes', async () => {
     const text = '# TYPE avalanche_network_peers gauge\navalanche_network_peers 60\n';

@@ -67,6 +67,13 @@ export interface HttpNodeApiOptions {
   maxMetricsBytes?: number;
   /** A metrics read answered within this long answers an identical one (default 5 s; 0: never shared). */
   shareMs?: number;
+  /**
+   * A JSON-RPC call in flight, or answered within this long, answers an identical one (the same
+   * node, method and params): rules polling at the same tick (validator-health and
+   * validation-end's P-Chain read, node-health and validator-health's info.uptime) make one call.
+   * Default 1 s; 0: only calls in flight are shared.
+   */
+  rpcShareMs?: number;
   /** The clock reads are aged by (the App's: simulated in rule tests). */
   clock: Clock;
   /** endpoint: health, the JSON-RPC method (info.uptime, …), metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
@@ -98,9 +105,10 @@ export class HttpNodeApi implements NodeApi {
   readonly #o: Required<Omit<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>> & Pick<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>;
   #id = 0;
   readonly #metrics = new Map<string, { at: number | undefined; text: Promise<string> }>();
+  readonly #rpcs = new Map<string, { at: number | undefined; result: Promise<unknown> }>();
 
   constructor(options: HttpNodeApiOptions) {
-    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, ...options };
+    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, rpcShareMs: 1_000, ...options };
   }
 
   async health(base: string, signal: AbortSignal): Promise<HealthReport> {
@@ -142,6 +150,33 @@ export class HttpNodeApi implements NodeApi {
 
   async rpc<T>(base: string, path: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
     const target = resolveTarget(base, path);
+    const key = `${base}\u0000${path}\u0000${method}\u0000${JSON.stringify(params)}`;
+    const now = this.#o.clock.now();
+    let entry = this.#rpcs.get(key);
+    if (!entry || (entry.at !== undefined && now - entry.at >= this.#o.rpcShareMs)) {
+      const made: { at: number | undefined; result: Promise<unknown> } = { at: undefined, result: Promise.resolve(undefined) };
+      // Its own signal: one caller giving up does not fail the others; the deadline still holds.
+      made.result = this.#call(target, method, params, new AbortController().signal).then(
+        (result) => {
+          made.at = this.#o.clock.now();
+          // Kept only for the window: the answer is not held until the next poll.
+          setTimer(() => this.#rpcs.get(key) === made && this.#rpcs.delete(key), Math.max(this.#o.rpcShareMs, 1)).unref();
+          return result;
+        },
+        (err: unknown) => {
+          if (this.#rpcs.get(key) === made) this.#rpcs.delete(key);
+          throw err;
+        },
+      );
+      made.result.catch(() => undefined);
+      this.#rpcs.set(key, made);
+      entry = made;
+    }
+    return this.#parse(method, target, schema, await untilAborted(entry.result, signal));
+  }
+
+  /** One JSON-RPC exchange: the envelope's result, or the node's error as a NodeApiError (`rpc`). */
+  async #call(target: Target, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const body = { jsonrpc: '2.0', id: ++this.#id, method, params };
     const { text } = await this.#exchange({ endpoint: method, target, signal, accept: [200], maxBytes: this.#o.maxResponseBytes, body });
     const envelope = this.#parse(method, target, rpcEnvelope, parseJson(method, target, text, this.#o.onResponse));
@@ -151,7 +186,7 @@ export class HttpNodeApi implements NodeApi {
       const code = typeof envelope.error.code === 'number' ? ` (${envelope.error.code})` : '';
       throw new NodeApiError(`node ${target.where} ${method}: the node answered an error${code}: ${clip(message)}`, 'rpc');
     }
-    return this.#parse(method, target, schema, envelope.result);
+    return envelope.result;
   }
 
   #parse<T>(endpoint: string, target: Target, schema: z.ZodType<T>, value: unknown): T {
