@@ -165,7 +165,7 @@ describe('HttpNodeApi.rpc shared', () => {
       setTimeout(() => json(res, 200, { jsonrpc: '2.0', result: { validators: call.params.nodeIDs ?? [], calls }, id: 1 }), 30);
     });
     let now = 0;
-    const client = api(2_000, { clock: { now: () => now } });
+    const client = api(2_000, { clock: { now: () => now }, rpcShareMs: 1_000 });
     const nodes = z.object({ validators: z.array(z.string()) }).transform((r) => r.validators);
     const calls = z.object({ calls: z.number() }).transform((r) => r.calls);
     const [a, b, c] = await Promise.all([
@@ -181,6 +181,10 @@ describe('HttpNodeApi.rpc shared', () => {
     await failure(client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['bad'] }, calls, signal()));
     await failure(client.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['bad'] }, calls, signal()));
     expect(n).toBe(5);
+    // By default only calls in flight are shared: a later poll reads the node again.
+    const fresh = api(2_000);
+    expect(await fresh.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, calls, signal())).toBe(6);
+    expect(await fresh.rpc(base, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: ['x'] }, calls, signal())).toBe(7);
   });
 });
 

@@ -71,7 +71,7 @@ export interface HttpNodeApiOptions {
    * A JSON-RPC call in flight, or answered within this long, answers an identical one (the same
    * node, method and params): rules polling at the same tick (validator-health and
    * validation-end's P-Chain read, node-health and validator-health's info.uptime) make one call.
-   * Default 1 s; 0: only calls in flight are shared.
+   * Default 0: only calls in flight are shared, so a poll never reads an answer older than itself.
    */
   rpcShareMs?: number;
   /** The clock reads are aged by (the App's: simulated in rule tests). */
@@ -108,7 +108,7 @@ export class HttpNodeApi implements NodeApi {
   readonly #rpcs = new Map<string, { at: number | undefined; result: Promise<unknown> }>();
 
   constructor(options: HttpNodeApiOptions) {
-    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, rpcShareMs: 1_000, ...options };
+    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, rpcShareMs: 0, ...options };
   }
 
   async health(base: string, signal: AbortSignal): Promise<HealthReport> {
@@ -153,14 +153,15 @@ export class HttpNodeApi implements NodeApi {
     const key = `${base}\u0000${path}\u0000${method}\u0000${JSON.stringify(params)}`;
     const now = this.#o.clock.now();
     let entry = this.#rpcs.get(key);
-    if (!entry || (entry.at !== undefined && now - entry.at >= this.#o.rpcShareMs)) {
+    if (!entry || (entry.at !== undefined && !(now - entry.at < this.#o.rpcShareMs))) {
       const made: { at: number | undefined; result: Promise<unknown> } = { at: undefined, result: Promise.resolve(undefined) };
       // Its own signal: one caller giving up does not fail the others; the deadline still holds.
       made.result = this.#call(target, method, params, new AbortController().signal).then(
         (result) => {
           made.at = this.#o.clock.now();
-          // Kept only for the window: the answer is not held until the next poll.
-          setTimer(() => this.#rpcs.get(key) === made && this.#rpcs.delete(key), Math.max(this.#o.rpcShareMs, 1)).unref();
+          // Kept only for the window (none by default): the answer is not held until the next poll.
+          if (this.#o.rpcShareMs > 0) setTimer(() => this.#rpcs.get(key) === made && this.#rpcs.delete(key), this.#o.rpcShareMs).unref();
+          else if (this.#rpcs.get(key) === made) this.#rpcs.delete(key);
           return result;
         },
         (err: unknown) => {
