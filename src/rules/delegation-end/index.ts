@@ -307,14 +307,14 @@ function notEnding(tx: string, st: DelegationState, nowS: number): Resolution {
 }
 
 /**
- * A node's validation as listed now (kept as last listed when its read failed; none once it is
+ * A node's validation as listed now (kept as last listed when its read failed, or while it is
  * listed no more), and the news when it closes to new delegations or opens again: an event
  * each, never a state alert (it would remind every few hours of something nobody can change).
  * The first read is the baseline; a new validation that starts closed (48 hours) says so once.
  */
 function windowOf(node: string, was: WindowState | undefined, seen: Period | Failed | undefined, nowS: number, s: Spec): { state: WindowState; event?: AlertDraft } | undefined {
-  if (seen === undefined) return undefined;
-  if (isFailed(seen)) return was && { state: was };
+  // Not listed (between validations), or not read: what was known stands, so a new validation is news.
+  if (seen === undefined || isFailed(seen)) return was && { state: was };
   const minimum = minDelegationS(s.network);
   const left = seen.endTimestamp - nowS;
   const closed = left > 0 && left < minimum;

@@ -3,6 +3,7 @@ import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
 import { versionTooOld } from '../semver.js';
 import { activation, UNSCHEDULED_S, UPGRADES, upgradeName } from '../network.js';
+import { UNREADABLE } from './read.js';
 import type { Spec, State, Verdict } from './schema.js';
 
 // What holds for one node, from its state: a condition per check that is off. Keys are
@@ -228,16 +229,17 @@ export function nextUpgradeOf(st: State, nowS: number): { name: string; at: numb
 
 /**
  * An upgrade the network has activated (its time built in, src/rules/network.ts) that the
- * node's build schedules elsewhere, or not at all: the node does not follow the network's
- * rules (an old build, or a build for another network).
+ * node's build schedules elsewhere, or not at all (9999-12-01, or no such key: a build older
+ * than the upgrade): the node does not follow the network's rules (an old build, or a build for
+ * another network). A time the answer gives that does not parse is no reading.
  */
 export function upgradesOff(st: State, s: Spec, nowS: number): Draft | undefined {
   const theirs = st.upgrades;
-  if (!theirs) return undefined;
+  if (!theirs || Object.keys(theirs).length === 0) return undefined;
   const off = UPGRADES.flatMap((u) => {
     const network = activation(s.network, u, s.upgrades).at;
-    const node = theirs[u];
-    return network <= nowS && node !== undefined && node !== network ? [{ u, network, node }] : [];
+    const node = theirs[u] ?? UNSCHEDULED_S;
+    return network <= nowS && node !== UNREADABLE && node !== network ? [{ u, network, node }] : [];
   });
   const first = off[0];
   if (!first) return undefined;

@@ -244,8 +244,8 @@ describe('node-health', () => {
       version: { ok: 'avalanchego/1.14.2' },
       uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 100 } },
       peers: { ok: 5 },
-      // Each `…Time` read by name, 9999 kept (a build that does not schedule it); what is no time is left out.
-      upgrades: { ok: { granite: 1_763_568_000, helicon: 253_399_622_400 } },
+      // Each `…Time` read by name, 9999 kept (a build that does not schedule it); one that is no time is named but unreadable (-1).
+      upgrades: { ok: { granite: 1_763_568_000, helicon: 253_399_622_400, next: -1 } },
       bootstrapped: Object.fromEntries(s.chains.map((c) => [c, { ok: true }])),
     });
     expect(o.service).toBeUndefined();

@@ -45,17 +45,22 @@ export const peersReply = z
   .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
   .transform((r) => r.numPeers ?? r.peers?.length ?? 0);
 
+/** What upgradesReply keeps for a `<name>Time` whose value is no time: named, but no reading. */
+export const UNREADABLE = -1;
+
 /**
  * info.upgrades: upgrade.Config, flat (upgrade/upgrade.go): each `<name>Time` an RFC 3339 time,
  * 9999-12-01 for one the build does not schedule. Read by name, so an upgrade added after this
- * was written is read too; a time that does not parse is left out.
+ * was written is read too; one whose time does not parse is UNREADABLE (an odd answer, never
+ * read as "not scheduled": that is a key the build does not have at all).
  */
 export const upgradesReply = z.record(z.string(), z.unknown()).transform((r) => {
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(r)) {
     const name = /^([a-z][A-Za-z0-9]{0,40})Time$/.exec(key)?.[1];
+    if (name === undefined) continue;
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-    if (name !== undefined && Number.isFinite(ms)) out[name] = Math.floor(ms / 1000);
+    out[name] = Number.isFinite(ms) ? Math.floor(ms / 1000) : UNREADABLE;
   }
   return out;
 });

@@ -66,7 +66,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
           changed = true;
         }
       }
-      const renew = renewOf(node, before?.renew, observation.pchain);
+      const renew = renewOf(node, before?.renew, observation.pchain, nowS);
       if (renew !== before?.renew) changed = true;
       if (!changed) {
         if (before) states.keep(node);
@@ -108,14 +108,17 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
  * failed; the very object it had when nothing changed. A validator the API lists not (or not as
  * auto-renewed) has none.
  */
-function renewOf(node: string, was: Renew | undefined, read: Observation['pchain']): Renew | undefined {
+function renewOf(node: string, was: Renew | undefined, read: Observation['pchain'], nowS: number): Renew | undefined {
   if (read === undefined) return undefined;
   if (isFailed(read)) return was;
   const v = read.stakers.get(node);
   if (v !== undefined && isFailed(v)) return was;
+  // Listed no more before its boundary is not how a validator leaves: what was known stands.
+  if (!v && was && was.end > nowS) return was;
   const a = v?.autoRenew;
   if (!v || !a) return undefined;
-  if (was && was.txId === v.txId && was.start === v.start && was.end === v.end && was.nextPeriod === a.nextPeriod) return was;
+  // An answer from before the last one (a lagging backend) is no news.
+  if (was && was.txId === v.txId && (v.start < was.start || (was.start === v.start && was.end === v.end && was.nextPeriod === a.nextPeriod))) return was;
   return { txId: v.txId, start: v.start, end: v.end, nextPeriod: a.nextPeriod };
 }
 

@@ -4,7 +4,8 @@ import { validator } from '../../api/schemas.js';
 import { activeValidator } from '../../sim/samples.js';
 import { downtimeBudget } from './budget.js';
 import { validatorHealth } from './index.js';
-import { spec as specSchema } from './schema.js';
+import { spec as specSchema, type State } from './schema.js';
+import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const DAY = 86_400;
@@ -33,7 +34,7 @@ describe('the downtime budget', () => {
   it('the state, the gauge and the alert all carry the same figure', () => {
     const r = validatorHealth.evaluate(new Map(), { service: [[listed(87, 100)]] }, after(40), s);
     // 0.87 × 40 d = 34.8 d up; 60 d remaining; 90 d needed: 4.8 d = 414,720 s.
-    expect(r.states.get(NODE)?.views).toEqual({ service: { uptime: 87, budget: 414_720 } });
+    expect(r.states.get(NODE)?.views).toEqual({ service: { uptime: 87, budget: 414_720, kind: 'under', streak: 1, holds: 'under' } });
     const gauge = validatorHealth.samples(s, r.states, after(40)).find((g) => g.metric === 'avawatch_validator_downtime_budget_seconds');
     expect(gauge).toEqual({ metric: 'avawatch_validator_downtime_budget_seconds', labels: { network: 'mainnet', node_id: NODE, view: 'service' }, value: 414_720 });
     expect(roughSpan(414_720)).toBe('4d 19h');
@@ -67,14 +68,40 @@ describe('the downtime budget', () => {
     expect(validatorHealth.evaluate(new Map(), { service: [[listed(70, 100)]] }, after(40), none).conditions).toEqual([]);
   });
 
-  it("the node's own view (info.uptime, its peers') counts beside the service's; the worse decides and is named", () => {
+  it("the node's own view (info.uptime, its peers') counts beside the service's once it held 3 polls; the worse decides and is named", () => {
     const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
-    const r = validatorHealth.evaluate(new Map(), { service: [[listed(95, 100)]], own: { [NODE]: 84 } }, after(40), withApi);
-    expect(r.conditions?.[0]?.summary).toBe(`${NODE} uptime 84% (its peers' view (the node's own info.uptime)) is under 90%: 6 points UNDER the 90% this validation needs for its reward; it can be down 3d 14h more and still be paid`);
-    expect(r.conditions?.[0]?.details['Downtime budget']).toBe('8d (service); 3d 14h (node)');
-    // Its API not answering once: its last view stands (nothing resolves on one odd poll).
-    const next = validatorHealth.evaluate(r.states, { service: [[listed(95, 100)]], own: { [NODE]: { failed: 'node 127.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' } } }, after(40.01), withApi);
-    expect(next.conditions?.[0]?.severity).toBe('critical');
-    expect(next.states.get(NODE)?.own?.uptime).toBe(84);
+    const minute = 1 / 1440;
+    const polls = (owns: Array<number | { failed: string }>) => {
+      let states: ReadonlyMap<string, State> = new Map();
+      return owns.map((own, i) => {
+        const r = validatorHealth.evaluate(states, { service: [[listed(95, 100)]], own: { [NODE]: own } }, after(40 + i * minute), withApi);
+        states = r.states;
+        return r;
+      });
+    };
+    // A node just restarted reads its peers' uptime low for a poll or two (peers not yet connected count as 0): nobody is paged.
+    expect(polls([99, 25, 40, 99]).flatMap((r) => r.conditions ?? [])).toEqual([]);
+    const low = polls([84, 84, 84, { failed: 'node 127.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' }]);
+    expect(low.map((r) => r.conditions?.map((c) => c.severity))).toEqual([[], [], ['critical'], ['critical']]);
+    expect(low[2]?.conditions?.[0]?.summary).toBe(`${NODE} uptime 84% (its peers' view (the node's own info.uptime)) is under 90%: 6 points UNDER the 90% this validation needs for its reward; it can be down 3d 14h more and still be paid`);
+    expect(low[2]?.conditions?.[0]?.details['Downtime budget']).toBe('7d 23h (service); 3d 14h (node)');
+    // Its API not answering: its last view stands, judged as of when it was read (nothing resolves, nothing drifts).
+    expect(low[3]?.states.get(NODE)?.own).toEqual({ uptime: 84, at: Math.floor(after(40 + 2 * minute).getTime() / 1000) });
+    expect(low[3]?.states.get(NODE)?.views?.node?.budget).toBe(low[2]?.states.get(NODE)?.views?.node?.budget);
+  });
+
+  it('past saving is left only above a margin: the service rounding its uptime near the line sends one message, not one a poll', () => {
+    let states: ReadonlyMap<string, State> = new Map();
+    let active: ActiveAlert[] = [];
+    const sent: string[] = [];
+    // 170 days into a 180-day validation, 90% needed: 89.4 leaves −0.08 d, 89.45 leaves +0.01 d (under the margin, 1% of 18 d).
+    [89.4, 89.45, 89.4, 89.45].forEach((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(u, 180)]] }, after(170 + i / 1440), s);
+      const next = advance(active, r.conditions ?? [], after(170 + i / 1440).getTime());
+      [states, active] = [r.states, next.active];
+      sent.push(...next.notifications.map((n) => `${n.status} ${n.summary}`));
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(new RegExp(`^firing ${NODE} can no longer be paid for this validation: uptime 89\\.4% so far`));
   });
 });

@@ -4,7 +4,7 @@ import { formatDuration, roughSpan } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
-import type { Spec, State, View } from './schema.js';
+import type { Kind, Spec, State, View } from './schema.js';
 import { levelsFor, tierOf as uptimeTier, type Levels, type Tier } from './uptime.js';
 import { versionTooOld } from '../semver.js';
 
@@ -17,7 +17,7 @@ export function keyOf(node: string, check: (typeof CHECKS)[number]): string {
 }
 
 /** What holds for one node now: a condition per check that is off. */
-export function checks(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Condition[] {
+export function checks(node: string, st: State, nowS: number, s: Spec): Condition[] {
   const p = st.period;
   if (!p || p.status !== 'active') return [];
   const out: Condition[] = [];
@@ -30,7 +30,7 @@ export function checks(node: string, st: State, before: State | undefined, nowS:
     details: { ...base, ...c.details },
   });
 
-  const uptime = uptimeCondition(node, st, before, nowS, s);
+  const uptime = uptimeCondition(node, st, nowS, s);
   if (uptime) out.push(condition('uptime', uptime));
 
   if (s.benched && st.benchedSince !== undefined && nowS - st.benchedSince >= s.benched.for / 1000) {
@@ -81,11 +81,11 @@ export function tierOf(conditions: readonly Condition[]): Tier | undefined {
   return tier === 'warning' || tier === 'critical' ? tier : undefined;
 }
 
-/** The uptime verdict's tiers, worst last: a warning band, a short budget, under the requirement, past saving. */
-type Kind = 'band' | 'short' | 'under' | 'lost';
-const RANK: Record<Kind, number> = { band: 0, short: 1, under: 2, lost: 3 };
+const RANK: Record<Kind, number> = { ok: 0, band: 1, short: 2, under: 3, lost: 4 };
+/** Polls in a row a view other than the service's must say worse before it counts: a node just restarted reads its peers' uptime low for a minute or two. */
+export const CONFIRM_POLLS = 3;
 
-/** Each view's uptime and budget over the judged period, as of `nowS`. */
+/** Each view's uptime and budget over the judged period, each as of when it was read. */
 export interface Reading {
   judged: Judged;
   views: Array<{ view: View; uptime: number; figures: Figures }>;
@@ -94,31 +94,55 @@ export interface Reading {
 export function readingOf(st: State, nowS: number, s: Spec): Reading | undefined {
   const judged = judgedOf(st, s);
   if (!judged) return undefined;
+  // A figure kept from an earlier read is judged as of then: time passing alone moves nothing.
+  const at: Record<View, number> = { service: st.at ?? nowS, node: st.own?.at ?? nowS, 'p-chain': st.pchainAt ?? st.at ?? nowS };
   const views: Reading['views'] = [];
   for (const [view, uptime] of Object.entries(viewsOf(st, judged)) as Array<[View, number]>) {
-    const figures = downtimeBudget(uptime, judged.start, judged.end, nowS, judged.requirement.percent);
+    const figures = downtimeBudget(uptime, judged.start, judged.end, at[view], judged.requirement.percent);
     if (figures) views.push({ view, uptime, figures });
   }
   return { judged, views };
 }
 
 /**
- * The worst view decides: past saving (budget negative), under the requirement (critical, with
- * hysteresis), a budget short of `budget.warnBelow`/`warnShare` (a warning), or the optional
- * warning band. Each alert says which view it used and what the others read.
+ * What each view says now, and what of it counts (kept in the state's `views`). The service's
+ * view counts at once; another one (the node's peers', the P-Chain API's node's) only once it
+ * has said as much for CONFIRM_POLLS polls in a row, so a dip of one minute pages nobody.
  */
-function uptimeCondition(node: string, st: State, before: State | undefined, nowS: number, s: Spec): Draft | undefined {
+export function judgeViews(st: State, before: State | undefined, nowS: number, s: Spec): State['views'] | undefined {
+  const reading = readingOf(st, nowS, s);
+  if (!reading) return undefined;
+  const j = reading.judged;
+  const l = levelsFor(j.start, s);
+  const same = before?.period?.txHash === st.period?.txHash && before?.judged?.start === j.start;
+  const was = same ? (before?.uptimeTier ?? (before?.uptimeFiring ? 'warning' : undefined)) : undefined;
+  const out: NonNullable<State['views']> = {};
+  for (const v of reading.views) {
+    const prev = same ? before?.views?.[v.view] : undefined;
+    const kind = l ? kindOf(v.uptime, v.figures, was, prev?.holds === 'lost', l, s) : 'ok';
+    const streak = prev?.kind !== undefined && RANK[prev.kind] >= RANK[kind] ? (prev.streak ?? 1) + 1 : 1;
+    const counted = prev?.holds ?? 'ok';
+    const holds = v.view === 'service' || RANK[kind] <= RANK[counted] || streak >= CONFIRM_POLLS ? kind : counted;
+    out[v.view] = { uptime: v.uptime, budget: Math.round(v.figures.budget), kind, streak, holds };
+  }
+  return out;
+}
+
+/**
+ * The worst view that counts decides: past saving (budget negative), under the requirement
+ * (critical, with hysteresis), a budget short of `budget.warnBelow`/`warnShare` (a warning), or
+ * the optional warning band. Each alert says which view it used and what the others read.
+ */
+function uptimeCondition(node: string, st: State, nowS: number, s: Spec): Draft | undefined {
   const reading = readingOf(st, nowS, s);
   if (!reading || reading.views.length === 0) return undefined;
   const { judged: j } = reading;
   const l = levelsFor(j.start, s);
   if (!l) return undefined;
-  const same = before?.period?.txHash === st.period?.txHash && (before?.judged === undefined || before.judged.start === j.start);
-  const was = same ? (before?.uptimeTier ?? (before?.uptimeFiring ? 'warning' : undefined)) : undefined;
-  let worst: { kind: Kind; view: Reading['views'][number] } | undefined;
+  let worst: { kind: Exclude<Kind, 'ok'>; view: Reading['views'][number] } | undefined;
   for (const v of reading.views) {
-    const kind = kindOf(v.uptime, v.figures, was, l, s);
-    if (kind === undefined) continue;
+    const kind = st.views?.[v.view]?.holds ?? 'ok';
+    if (kind === 'ok') continue;
     if (!worst || RANK[kind] > RANK[worst.kind] || (RANK[kind] === RANK[worst.kind] && v.figures.budget < worst.view.figures.budget)) worst = { kind, view: v };
   }
   if (!worst) return undefined;
@@ -133,8 +157,10 @@ function uptimeCondition(node: string, st: State, before: State | undefined, now
   let summary: string;
   if (kind === 'lost') {
     const most = `${fmt(Math.floor(v.figures.reachable * 100) / 100)}%`;
+    const reward = st.renew?.reward ? ` (${avaxText(st.renew.reward)})` : '';
+    const fate = st.renew?.nextPeriod === 0 ? `will exit at its cycle boundary, ${end}, without this cycle's reward${reward}` : `will be removed at its cycle boundary, ${end}, and forfeit this cycle's reward${reward}`;
     summary = j.cycle
-      ? `${node} will be removed at its cycle boundary, ${end}, and forfeit this cycle's reward${st.renew?.reward ? ` (${avaxText(st.renew.reward)})` : ''}: uptime ${fmt(u)}% since the cycle started${seen} leaves at most ${most} by then, under the ${r}% a cycle needs`
+      ? `${node} ${fate}: uptime ${fmt(u)}% since the cycle started${seen} leaves at most ${most} by then, under the ${r}% a cycle needs`
       : `${node} can no longer be paid for this validation: uptime ${fmt(u)}% so far${seen} leaves at most ${most} by its end, ${end}, under the ${r}% it needs`;
   } else if (kind === 'under') {
     const margin = u - r;
@@ -166,13 +192,18 @@ function uptimeCondition(node: string, st: State, before: State | undefined, now
   };
 }
 
-function kindOf(u: number, f: Figures, was: Tier | undefined, l: Levels, s: Spec): Kind | undefined {
-  if (f.budget < 0) return 'lost';
+/**
+ * What one view says. Past saving is left only once the budget is back above a margin (15
+ * minutes, or 1% of the allowance): near 0 the service's rounding of uptime moves it either way.
+ */
+function kindOf(u: number, f: Figures, was: Tier | undefined, wasLost: boolean, l: Levels, s: Spec): Kind {
+  const margin = Math.max(900, ((100 - l.reward.percent) / 100) * f.length * 0.01);
+  if (f.budget < 0 || (wasLost && f.budget < margin)) return 'lost';
   const t = uptimeTier(u, was, l);
   if (t === 'critical') return 'under';
   const w = warnAt(s, f.length, l.reward.percent);
   if (w !== undefined && (f.budget < w || (was !== undefined && f.budget < w * WARN_HYSTERESIS))) return 'short';
-  return t === 'warning' ? 'band' : undefined;
+  return t === 'warning' ? 'band' : 'ok';
 }
 
 function points(margin: number): string {

@@ -1,5 +1,5 @@
 import { formatAvax, navax, navaxToAvax } from '../../base/amount.js';
-import { formatDuration, roughSpan } from '../../base/duration.js';
+import { formatDuration } from '../../base/duration.js';
 import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { isoSeconds } from '../format.js';
@@ -7,7 +7,9 @@ import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, validatorLookups } from '../validators.js';
 
-import { checks, fmt, readingOf, tierOf as uptimeTierOf } from './checks.js';
+import { checks, fmt, judgeViews, tierOf as uptimeTierOf } from './checks.js';
+import { judgedOf } from './budget.js';
+import type { Validator } from '../../api/schemas.js';
 import { endedTexts } from './ended.js';
 import { observe, type Observation } from './observe.js';
 import { presentOf } from './present.js';
@@ -77,7 +79,7 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
         // Nothing known: what held holds (an alert neither resolves nor fires on a gap).
         keepFailed(result, node, before, seen.failed);
         // As of its last sample: time passing alone fires nothing.
-        if (before) result.conditions?.push(...checks(node, before, before, before.at ?? nowS, s));
+        if (before) result.conditions?.push(...checks(node, before, before.at ?? nowS, s));
         continue;
       }
       let st: State;
@@ -85,10 +87,10 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
       if (seen === undefined || seen === 'unchanged') st = { ...(before ?? { period: null }) };
       else if (seen === 'not-found' || seen.length === 0) st = { period: before?.period ?? null, missing: true };
       else st = read(currentPeriod(seen), before, nowS, s);
-      result.alerts.push(...pChainPart(node, st, before, observation, nowS, s, result));
+      result.alerts.push(...pChainPart(node, st, before, Array.isArray(seen) ? seen : undefined, observation, nowS, s, result));
       ownPart(node, st, before, observation, nowS, s);
-      figuresPart(st, nowS, s);
-      const conditions = checks(node, st, before, nowS, s);
+      figuresPart(st, before, nowS, s);
+      const conditions = checks(node, st, nowS, s);
       st.uptimeTier = uptimeTierOf(conditions);
       delete st.uptimeFiring;
       result.states.set(node, st);
@@ -168,20 +170,30 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
 
 /**
  * The P-Chain's word on the node (observe.ts): its auto-renew cycle, and what changed since the
- * last read. A read that failed keeps what was known; one that lists the node no more after its
- * boundary is its exit or its removal.
+ * last read. A read that failed, or one older than the last (a lagging backend), keeps what was
+ * known. A validator the API lists no more after its boundary has left: said once the service
+ * agrees (it lists that validation ended), with the outcome it gives (the reward, or none).
  */
-function pChainPart(node: string, st: State, before: State | undefined, o: Observation, nowS: number, s: Spec, result: Evaluation<State>): AlertDraft[] {
+function pChainPart(node: string, st: State, before: State | undefined, listed: readonly Validator[] | undefined, o: Observation, nowS: number, s: Spec, result: Evaluation<State>): AlertDraft[] {
   const read = o.pchain;
   const keep = (): void => {
     if (before?.renew) st.renew = before.renew;
     else delete st.renew;
-    if (before?.pchainUptime !== undefined) st.pchainUptime = before.pchainUptime;
-    else delete st.pchainUptime;
+    if (before?.pchainUptime !== undefined) {
+      st.pchainUptime = before.pchainUptime;
+      if (before.pchainAt !== undefined) st.pchainAt = before.pchainAt;
+    } else {
+      delete st.pchainUptime;
+      delete st.pchainAt;
+    }
+  };
+  const failing = (why: string): void => {
+    result.failed = { ...result.failed, [`${node}:p-chain`]: why };
   };
   if (read === undefined) {
     delete st.renew;
     delete st.pchainUptime;
+    delete st.pchainAt;
     return [];
   }
   if (isFailed(read)) {
@@ -191,32 +203,54 @@ function pChainPart(node: string, st: State, before: State | undefined, o: Obser
   const item = read.stakers.get(node);
   if (item !== undefined && isFailed(item)) {
     keep();
-    result.failed = { ...result.failed, [`${node}:p-chain`]: item.failed };
+    failing(item.failed);
     return [];
   }
+  const was = before?.renew;
   if (item !== undefined) {
-    if (read.node !== node && item.uptime !== undefined) st.pchainUptime = item.uptime;
-    else delete st.pchainUptime;
     const now = renewOf(item);
+    // An answer from before the last one (another backend, behind): nothing in it is news.
+    if (now && was && was.txId === now.txId && now.start < was.start) {
+      keep();
+      return [];
+    }
+    if (read.node !== node && item.uptime !== undefined) {
+      st.pchainUptime = item.uptime;
+      st.pchainAt = nowS;
+    } else {
+      delete st.pchainUptime;
+      delete st.pchainAt;
+    }
     if (!now) {
       delete st.renew;
       return [];
     }
     st.renew = now;
-    return before?.renew && before.renew.txId === now.txId ? renewEvents(node, before.renew, now, s) : [];
+    return was && was.txId === now.txId ? renewEvents(node, was, now, s) : [];
   }
-  delete st.pchainUptime;
-  const was = before?.renew;
-  delete st.renew;
-  if (!was) return [];
-  if (nowS >= was.end) {
-    const last = before?.views === undefined ? undefined : VIEWS.flatMap((v) => (before.views?.[v] ? [`${fmt(before.views[v].uptime)}% (${v})`] : [])).join(', ');
-    return [leftEvent(node, was, last, s)];
+  keep();
+  if (!was) {
+    delete st.pchainUptime;
+    delete st.pchainAt;
+    return [];
   }
   // Listed no more before its boundary: not how a validator leaves. Said (as failing), never a removal.
-  st.renew = was;
-  result.failed = { ...result.failed, [`${node}:p-chain`]: `the P-Chain API ${read.source} no longer lists it, before its cycle ends at ${isoSeconds(was.end)}` };
-  return [];
+  if (nowS < was.end) {
+    failing(`the P-Chain API ${read.source} no longer lists it, before its cycle ends at ${isoSeconds(was.end)}`);
+    return [];
+  }
+  // Past its boundary: it left, once the service says that validation ended too (a P-Chain API
+  // that lists nothing, or one re-syncing, is not enough).
+  const ended = listed?.find((v) => v.txHash === was.txId && v.validationStatus !== 'active');
+  if (!ended) {
+    failing(`the P-Chain API ${read.source} no longer lists it after its boundary (${isoSeconds(was.end)}), while the service does not list that validation ended yet`);
+    return [];
+  }
+  delete st.renew;
+  delete st.pchainUptime;
+  delete st.pchainAt;
+  const last = before?.views === undefined ? undefined : VIEWS.flatMap((v) => (before.views?.[v] ? [`${fmt(before.views[v].uptime)}% (${v})`] : [])).join(', ');
+  return [leftEvent(node, was, { status: ended.validationStatus, reward: ended.rewards?.validationRewardAmount }, last, s)];
 }
 
 /** The node's own view of its uptime (its peers'): what failed to read keeps its last value for the same judged period. */
@@ -231,23 +265,15 @@ function ownPart(node: string, st: State, before: State | undefined, o: Observat
   else delete st.own;
 }
 
-/** What the uptime verdict judges (the period, each view's budget), kept with the state: the page, once --json and the gauges read it. */
-function figuresPart(st: State, nowS: number, s: Spec): void {
-  const reading = readingOf(st, nowS, s);
-  if (!reading) {
+/** What the uptime verdict judges (the period, each view's budget and what counts of it), kept with the state: the page, once --json and the gauges read it. */
+function figuresPart(st: State, before: State | undefined, nowS: number, s: Spec): void {
+  const j = judgedOf(st, s);
+  const views = judgeViews(st, before, nowS, s);
+  if (!j || !views) {
     delete st.judged;
     delete st.views;
     return;
   }
-  const j = reading.judged;
   st.judged = { start: j.start, end: j.end, requirement: j.requirement.percent, why: j.requirement.why, ...(j.cycle ? { cycle: true } : {}) };
-  st.views = Object.fromEntries(reading.views.map((v) => [v.view, { uptime: v.uptime, budget: Math.round(v.figures.budget) }]));
-}
-
-/** "can be down 31d 4h more and still be paid" for the page and the CLI, from a state's smallest budget. */
-export function budgetText(st: State): string | undefined {
-  const views = VIEWS.flatMap((v) => (st.views?.[v] ? [{ view: v, ...st.views[v] }] : []));
-  if (views.length === 0) return undefined;
-  const worst = views.reduce((a, b) => (b.budget < a.budget ? b : a));
-  return worst.budget < 0 ? `cannot be paid any more (${roughSpan(-worst.budget)} over, ${worst.view} view)` : `can be down ${roughSpan(worst.budget)} more and still be paid (${worst.view} view)`;
+  st.views = views;
 }

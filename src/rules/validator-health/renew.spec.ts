@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../api/schemas.js';
-import { activeValidator } from '../../sim/samples.js';
+import { activeValidator, completedValidator } from '../../sim/samples.js';
 import type { Staker, StakersRead } from '../pchain.js';
 import { P_CHAIN_ENTITY, validatorHealth } from './index.js';
 import type { Observation } from './observe.js';
@@ -30,6 +30,9 @@ function staker(over: Partial<Staker> = {}, renew: Partial<NonNullable<Staker['a
 }
 /** The service lists the validation with the cycle's start and end. */
 const listed = (uptime: number, p: Pick<Staker, 'start' | 'end'>) => validator.parse({ ...activeValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: p.start, endTimestamp: p.end }), uptimePerformance: uptime });
+/** The service lists it ended, with the validation reward it paid (AVAX). */
+const ended = (reward: number, p: Pick<Staker, 'start' | 'end'>) =>
+  validator.parse(completedValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: p.start, endTimestamp: p.end, rewards: { validationRewardAmount: String(BigInt(reward) * AVAX), delegationRewardAmount: '0' } }));
 const read = (...stakers: Staker[]): StakersRead => ({ source: 'api.avax.network', stakers: new Map(stakers.map((v) => [v.nodeId, v])) });
 const at = (days: number) => new Date((START + days * DAY) * 1000);
 
@@ -75,7 +78,7 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
     expect(renewed?.alerts.map((a) => [a.news, a.labels['change'], a.summary])).toEqual([
       ['good', 'renewed', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 42 AVAX for the last one (21 AVAX restaked); stake now 2021 AVAX`],
     ]);
-    expect(renewed?.alerts[0]?.details).toMatchObject({ 'Validation reward': '40 AVAX', 'Delegation fees': '2 AVAX', Restaked: '21 AVAX', 'Paid out': '21 AVAX' });
+    expect(renewed?.alerts[0]?.details).toMatchObject({ 'Validation reward': '40 AVAX', 'Delegation fees': '2 AVAX (as last read)', Restaked: '21 AVAX', 'Paid out': '21 AVAX' });
     expect(renewed?.states.get(NODE)?.judged?.start).toBe(first.end);
   });
 
@@ -91,34 +94,58 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
     ]);
   });
 
-  it('nextPeriod 0 is one event (exit scheduled), and the exit at the boundary another; no removal is said', () => {
+  it('nextPeriod 0 is one event (exit scheduled), and the exit at the boundary another, once the service lists it ended', () => {
     const v = staker();
     const exiting = staker({}, { nextPeriod: 0 });
     const results = polls([
       { day: 3, o: { service: [[listed(99, v)]], pchain: read(v) } },
       { day: 4, o: { service: [[listed(99, v)]], pchain: read(exiting) } },
       { day: 5, o: { service: [[listed(99, v)]], pchain: read(exiting) } },
+      // Past the boundary the P-Chain API lists it no more, and the service not yet ended: nothing is said but the wait.
       { day: 14.01, o: { service: [[listed(99, v)]], pchain: read() } },
+      { day: 14.02, o: { service: [[ended(40, v)]], pchain: read() } },
     ]);
     expect(results.map((r) => r.alerts.map((a) => `${a.labels['change']}: ${a.summary}`))).toEqual([
       [],
-      [`exit-scheduled: ${NODE} will exit at its cycle boundary, 2026-11-15T00:00:00Z: nextPeriod is 0, so it is not restaked; its stake and rewards are returned then`],
+      [`exit-scheduled: ${NODE} will exit at its cycle boundary, 2026-11-15T00:00:00Z: nextPeriod is 0, so it is not restaked; its stake, and this cycle's reward if its uptime holds, are returned then`],
       [],
-      [`exited: ${NODE} exited at its cycle boundary, 2026-11-15T00:00:00Z, as scheduled (nextPeriod 0): its stake and rewards are returned`],
+      [],
+      [`exited: ${NODE} exited at its cycle boundary, 2026-11-15T00:00:00Z, as scheduled (nextPeriod 0), rewarded 40 AVAX for its last cycle; its stake is returned`],
     ]);
+    expect(results[3]?.failed).toEqual({ [`${NODE}:p-chain`]: 'the P-Chain API api.avax.network no longer lists it after its boundary (2026-11-15T00:00:00Z), while the service does not list that validation ended yet' });
   });
 
-  it('listed no more after a boundary it was to renew at: removed, critical, the cycle reward forfeited', () => {
+  it('listed no more after a boundary it was to renew at, and ended without a reward by the service: removed, critical, the cycle reward forfeited', () => {
     const v = staker();
     const [, , gone] = polls([
       { day: 3, o: { service: [[listed(99, v)]], pchain: read(v) } },
       { day: 13, o: { service: [[listed(85, v)]], pchain: read(staker({ uptime: 85 })) } },
-      { day: 14.01, o: { service: [[listed(85, v)]], pchain: read() } },
+      { day: 14.01, o: { service: [[ended(0, v)]], pchain: read() } },
     ]);
     expect(gone?.alerts.map((a) => [a.severity, a.labels['change'], a.summary])).toEqual([
-      ['critical', 'removed', `${NODE} was removed at its cycle boundary, 2026-11-15T00:00:00Z: it missed the uptime its cycle needed, and that cycle's reward is forfeited; its reward of 40 AVAX is lost, its stake is returned`],
+      ['critical', 'removed', `${NODE} was removed at its cycle boundary, 2026-11-15T00:00:00Z: it missed the uptime its cycle needed, and that cycle's reward of 40 AVAX is forfeited; its stake is returned`],
     ]);
-    expect(gone?.alerts[0]?.details['Uptime last read']).toBe('85% (service), 85% (p-chain)');
+    expect(gone?.alerts[0]?.details).toMatchObject({ 'Uptime last read': '85% (service), 85% (p-chain)', 'The service lists it': 'completed, validation reward 0 AVAX' });
+    // Paid after all (its exit not read before the boundary): said as an exit, never a removal.
+    const [, paid] = polls([
+      { day: 13, o: { service: [[listed(99, v)]], pchain: read(v) } },
+      { day: 14.01, o: { service: [[ended(40, v)]], pchain: read() } },
+    ]);
+    expect(paid?.alerts.map((a) => [a.severity ?? a.news, a.summary])).toEqual([
+      ['neutral', `${NODE} left the validator set at its cycle boundary, 2026-11-15T00:00:00Z, rewarded 40 AVAX for its last cycle, though it was to renew (its exit was not read before the boundary); its stake is returned`],
+    ]);
+  });
+
+  it('a lagging P-Chain API (an answer from before the last one) repeats nothing', () => {
+    const first = staker();
+    const second = staker({ start: first.end, end: first.end + 14 * DAY, weight: String(2_021n * AVAX) });
+    const results = polls([
+      { day: 13, o: { service: [[listed(99, first)]], pchain: read(first) } },
+      { day: 14.01, o: { service: [[listed(99, second)]], pchain: read(second) } },
+      { day: 14.02, o: { service: [[listed(99, second)]], pchain: read(first) } },
+      { day: 14.03, o: { service: [[listed(99, second)]], pchain: read(second) } },
+    ]);
+    expect(results.map((r) => r.alerts.map((a) => a.labels['change']))).toEqual([[], ['renewed'], [], []]);
   });
 
   it('the authority and the compound share: an event each when they change', () => {

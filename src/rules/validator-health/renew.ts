@@ -54,7 +54,7 @@ export function renewEvents(node: string, before: Renew, now: Renew, s: Spec): A
   if (now.nextPeriod !== before.nextPeriod) {
     const boundary = isoSeconds(now.end);
     if (now.nextPeriod === 0) {
-      out.push(event(`${node} will exit at its cycle boundary, ${boundary}: nextPeriod is 0, so it is not restaked; its stake and rewards are returned then`, { 'Cycle ends': boundary, 'Next period': '0 (exit)', Was: roughSpan(before.nextPeriod) }, { news: 'neutral', change: 'exit-scheduled' }));
+      out.push(event(`${node} will exit at its cycle boundary, ${boundary}: nextPeriod is 0, so it is not restaked; its stake, and this cycle's reward if its uptime holds, are returned then`, { 'Cycle ends': boundary, 'Next period': '0 (exit)', Was: roughSpan(before.nextPeriod) }, { news: 'neutral', change: 'exit-scheduled' }));
     } else if (before.nextPeriod === 0) {
       out.push(event(`${node} renews again at its cycle boundary, ${boundary}: its next cycle lasts ${roughSpan(now.nextPeriod)} (the exit is called off)`, { 'Cycle ends': boundary, 'Next period': roughSpan(now.nextPeriod) }, { news: 'good', change: 'exit-cancelled' }));
     } else {
@@ -79,50 +79,55 @@ function renewed(node: string, before: Renew, now: Renew, event: (summary: strin
   if (now.start !== before.end) {
     return event(`${node} renewed: its current cycle runs to ${next} (${Math.max(1, Math.round((now.start - before.end) / Math.max(1, now.end - now.start)) + 1)} boundaries since it was last read); stake now ${stakeText}`, { 'Cycle ends': next, Stake: stakeText }, { news: 'good', change: 'renewed' });
   }
-  const reward = navax(before.reward ?? '') ?? 0n;
+  const reward = navax(before.reward ?? '');
+  // The fees as last read: more may have come in before the boundary.
   const fees = navax(before.delegateeReward ?? '') ?? 0n;
   const was = navax(before.weight);
   const restaked = stake !== undefined && was !== undefined && stake >= was ? stake - was : undefined;
   const ppm = BigInt(before.compoundShares);
-  const wanted = (reward * ppm) / 1_000_000n + (fees * ppm) / 1_000_000n;
-  const clipped = restaked !== undefined && stake === MAX_VALIDATOR_STAKE_NAVAX && wanted > restaked;
+  const wanted = reward === undefined ? undefined : (reward * ppm) / 1_000_000n + (fees * ppm) / 1_000_000n;
+  const clipped = restaked !== undefined && wanted !== undefined && stake === MAX_VALIDATOR_STAKE_NAVAX && wanted > restaked;
+  const total = reward === undefined ? undefined : reward + fees;
+  const paidOut = total !== undefined && restaked !== undefined && total >= restaked ? total - restaked : undefined;
   const details: Record<string, string> = {
     'Cycle ended': isoSeconds(before.end),
     'Cycle ends': next,
-    'Validation reward': `${formatAvax(reward)} AVAX`,
-    'Delegation fees': `${formatAvax(fees)} AVAX`,
-    ...(restaked === undefined ? {} : { Restaked: `${formatAvax(restaked)} AVAX`, 'Paid out': `${formatAvax(reward + fees - restaked)} AVAX` }),
+    ...(reward === undefined ? {} : { 'Validation reward': `${formatAvax(reward)} AVAX` }),
+    'Delegation fees': `${formatAvax(fees)} AVAX (as last read)`,
+    ...(restaked === undefined ? {} : { Restaked: `${formatAvax(restaked)} AVAX` }),
+    ...(paidOut === undefined ? {} : { 'Paid out': `${formatAvax(paidOut)} AVAX` }),
     Stake: stakeText,
   };
-  const head = `${node} renewed for a new cycle to ${next}, rewarded ${formatAvax(reward + fees)} AVAX for the last one`;
-  if (clipped && restaked !== undefined) {
+  const head = `${node} renewed for a new cycle to ${next}${total === undefined ? '' : `, rewarded ${formatAvax(total)} AVAX for the last one`}`;
+  if (clipped && restaked !== undefined && wanted !== undefined) {
     details['Capped at'] = `${formatAvax(MAX_VALIDATOR_STAKE_NAVAX)} AVAX (MaxValidatorStake)`;
     return event(`${head}; restaking was clipped at the ${formatAvax(MAX_VALIDATOR_STAKE_NAVAX)} AVAX cap: ${formatAvax(wanted - restaked)} AVAX more than planned was paid out; stake now ${stakeText}`, details, { news: 'neutral', change: 'capped' });
   }
   return event(`${head}${restaked === undefined ? '' : ` (${formatAvax(restaked)} AVAX restaked)`}; stake now ${stakeText}`, details, { news: 'good', change: 'renewed' });
 }
 
-/** The P-Chain API lists the validator no more, past its boundary: it exited, or it was removed for its uptime. */
-export function leftEvent(node: string, before: Renew, lastUptime: string | undefined, s: Spec): AlertDraft {
+/** How the service lists the validation that ended: its status, and the validation reward it paid (nAVAX; "0": none). */
+export interface Outcome {
+  status: string;
+  reward?: string | undefined;
+}
+
+/**
+ * The validator left at its boundary (the P-Chain API lists it no more, and the service lists
+ * that validation ended): it exited, or, its reward 0 while it was to renew, it was removed for
+ * its uptime and that cycle's reward forfeited. The service's reward decides which is said.
+ */
+export function leftEvent(node: string, before: Renew, outcome: Outcome, lastUptime: string | undefined, s: Spec): AlertDraft {
   const boundary = isoSeconds(before.end);
-  const base = { Node: node, Network: s.network, 'Staking tx': before.txId, 'Cycle ended': boundary };
-  if (before.nextPeriod === 0) {
-    return {
-      status: 'event',
-      news: 'neutral',
-      subject: node,
-      summary: `${node} exited at its cycle boundary, ${boundary}, as scheduled (nextPeriod 0): its stake and rewards are returned`,
-      labels: { node, network: s.network, check: 'auto-renew', change: 'exited' },
-      details: base,
-    };
+  const paid = outcome.reward === undefined ? undefined : navax(outcome.reward);
+  const base = { Node: node, Network: s.network, 'Staking tx': before.txId, 'Cycle ended': boundary, 'The service lists it': `${outcome.status}${paid === undefined ? '' : `, validation reward ${formatAvax(paid)} AVAX`}`, ...(lastUptime ? { 'Uptime last read': lastUptime } : {}) };
+  const event = (summary: string, change: string, o: Pick<AlertDraft, 'news' | 'severity'>): AlertDraft => ({ status: 'event', subject: node, summary, labels: { node, network: s.network, check: 'auto-renew', change }, details: base, ...o });
+  if (paid === 0n) {
+    const lost = before.reward === undefined ? "that cycle's reward" : `that cycle's reward of ${avaxText(before.reward)}`;
+    const why = before.nextPeriod === 0 ? `exited at its cycle boundary, ${boundary}, without ${lost}: its uptime in the cycle was under what it needed` : `was removed at its cycle boundary, ${boundary}: it missed the uptime its cycle needed, and ${lost} is forfeited`;
+    return event(`${node} ${why}; its stake is returned`, before.nextPeriod === 0 ? 'exited' : 'removed', { severity: 'critical' });
   }
-  const reward = before.reward === undefined ? 'its reward' : `its reward of ${avaxText(before.reward)}`;
-  return {
-    status: 'event',
-    severity: 'critical',
-    subject: node,
-    summary: `${node} was removed at its cycle boundary, ${boundary}: it missed the uptime its cycle needed, and that cycle's reward is forfeited; ${reward} is lost, its stake is returned`,
-    labels: { node, network: s.network, check: 'auto-renew', change: 'removed' },
-    details: { ...base, ...(lastUptime ? { 'Uptime last read': lastUptime } : {}), Why: 'no longer a current validator after its boundary while nextPeriod was not 0: the cycle was not rewarded (RewardAutoRenewedValidatorTx aborted)' },
-  };
+  const reward = paid === undefined ? '' : `, rewarded ${formatAvax(paid)} AVAX for its last cycle`;
+  if (before.nextPeriod === 0) return event(`${node} exited at its cycle boundary, ${boundary}, as scheduled (nextPeriod 0)${reward}; its stake is returned`, 'exited', { news: 'neutral' });
+  return event(`${node} left the validator set at its cycle boundary, ${boundary}${reward}, though it was to renew (its exit was not read before the boundary); its stake is returned`, 'exited', { news: 'neutral' });
 }

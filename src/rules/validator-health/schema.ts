@@ -61,8 +61,17 @@ const chains = z.object({ P: z.number().optional(), X: z.number().optional(), C:
 export const VIEWS = ['service', 'node', 'p-chain'] as const;
 export type View = (typeof VIEWS)[number];
 
-/** One view's uptime over the judged period (percent) and the downtime budget it leaves (seconds, at `at`). */
-const viewFigures = z.object({ uptime: z.number(), budget: z.number() });
+/** The uptime verdict's tiers, worst last (checks.ts); `ok`: none. */
+export const KINDS = ['ok', 'band', 'short', 'under', 'lost'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/**
+ * One view's uptime over the judged period (percent) and the downtime budget it leaves
+ * (seconds, as of when the view was read); what it said this poll (`kind`), for how many polls
+ * in a row it has said at least that (`streak`), and what of it counts (`holds`: a view other
+ * than the service's must say worse for a few polls before it does).
+ */
+const viewFigures = z.object({ uptime: z.number(), budget: z.number(), kind: z.enum(KINDS).optional(), streak: z.number().optional(), holds: z.enum(KINDS).optional() });
 
 /** The period the uptime verdict judges: the validation, or an auto-renewed validator's current cycle. */
 const judged = z.object({ start: z.number(), end: z.number(), requirement: z.number(), why: z.string(), cycle: z.boolean().optional() });
@@ -110,8 +119,9 @@ export const state = z.object({
   unreachableSince: z.number().optional(),
   /** The node's own info.uptime (the stake-weighted uptime its peers see), percent, and when it was read. */
   own: z.object({ uptime: z.number(), at: z.number() }).optional(),
-  /** The P-Chain API's node's view (getCurrentValidators `uptime`), when that node is another. */
+  /** The P-Chain API's node's view (getCurrentValidators `uptime`), when that node is another, and when it was read (seconds). */
   pchainUptime: z.number().optional(),
+  pchainAt: z.number().optional(),
   renew: renew.optional(),
   judged: judged.optional(),
   /** Each view's figures for the judged period, as of `at`. */
