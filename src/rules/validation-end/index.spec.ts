@@ -3,7 +3,7 @@ import { validator } from '../../api/schemas.js';
 import { validatorSample } from '../../sim/samples.js';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validationEnd } from './index.js';
-import { spec as specSchema, thresholdsFor, type State } from './schema.js';
+import { largestThreshold, spec as specSchema, thresholdsFor, type State } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const spec = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
@@ -93,6 +93,9 @@ describe('validation-end, validations of any length', () => {
     expect(evalAt(short(END), shares, END - 45 * 60).map((c) => c.labels['threshold'])).toEqual(['1h']);
     // A year-long validation keeps 14d, 3d and 1d.
     expect(thresholdsFor(shares.warnBefore, 365 * DAY).map((t) => t.ms / 86_400_000)).toEqual([14, 3, 1]);
+    // The quick bound every node is first held to is the largest of the list, for any length.
+    const lists = [shares.warnBefore, spec.warnBefore, specSchema.parse({ network: 'mainnet', nodeIds: [NODE], warnBefore: ['5%', '2h', { share: '50%', min: '3d' }] }).warnBefore];
+    for (const list of lists) for (const length of [0, 3_600, 48 * HOUR, 14 * DAY, 365 * DAY]) expect(largestThreshold(list, length)).toBe(thresholdsFor(list, length)[0]?.ms ?? 0);
   });
 
   it('an auto-renewed validator is not warned at a boundary it renews at; with nextPeriod 0 it is, and the cycle is the period', () => {

@@ -5,7 +5,7 @@ import { isoSeconds } from '../format.js';
 import { NextStates } from '../next-states.js';
 import { readStakers, type StakersFailed, type StakersRead } from '../pchain.js';
 import { currentPeriod, inOrder, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation as Listed, type Period } from '../validators.js';
-import { spec, state, thresholdsFor, thresholdText, type Renew, type Spec, type State } from './schema.js';
+import { largestThreshold, spec, state, thresholdsFor, thresholdText, type Renew, type Spec, type State } from './schema.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { record } from '../../base/record.js';
 
@@ -154,9 +154,8 @@ function ending(node: string, p: Period, renew: Renew | undefined, nowS: number,
   const start = cycle?.start ?? p.startTimestamp;
   const end = cycle?.end ?? p.endTimestamp;
   const left = end - nowS;
+  if (left * 1000 > largestThreshold(s.warnBefore, end - start)) return undefined;
   const thresholds = thresholdsFor(s.warnBefore, end - start);
-  const largest = thresholds[0]?.ms ?? 0;
-  if (left * 1000 > largest) return undefined;
   const crossed = thresholds.filter((t) => left * 1000 <= t.ms).at(-1) ?? thresholds[0];
   const tier = left <= 0 ? 'ended' : formatDuration(crossed?.ms ?? 0);
   const when = isoSeconds(end);

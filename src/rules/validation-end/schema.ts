@@ -70,8 +70,30 @@ export const state = z.object({ period: period.nullable(), renew: renew.optional
 export type State = z.output<typeof state>;
 export type Renew = NonNullable<State['renew']>;
 
+/** Lists of durations alone, resolved once: they do not depend on the period (a pure memo by the spec's list). */
+const fixed = new WeakMap<readonly Threshold[], ReadonlyArray<{ ms: number; text: string }> | null>();
+
 /** The thresholds of a period of `lengthS` seconds, in ms, largest first, each with its text. */
-export function thresholdsFor(list: readonly Threshold[], lengthS: number): Array<{ ms: number; text: string }> {
+export function thresholdsFor(list: readonly Threshold[], lengthS: number): ReadonlyArray<{ ms: number; text: string }> {
+  let known = fixed.get(list);
+  if (known === undefined) {
+    known = list.every((t) => 'ms' in t) ? resolve(list, 0) : null;
+    fixed.set(list, known);
+  }
+  return known ?? resolve(list, lengthS);
+}
+
+/** The largest threshold for a period of `lengthS` seconds, in ms, made without a list: most nodes are far from their end (100k a poll). */
+export function largestThreshold(list: readonly Threshold[], lengthS: number): number {
+  let largest = 0;
+  for (const t of list) {
+    const ms = 'ms' in t ? t.ms : Math.min(Math.max(Math.round((t.share / 100) * lengthS * 1000), ('min' in t ? t.min : undefined) ?? 0), ('max' in t ? t.max : undefined) ?? Infinity);
+    if (ms > largest) largest = ms;
+  }
+  return largest;
+}
+
+function resolve(list: readonly Threshold[], lengthS: number): Array<{ ms: number; text: string }> {
   const out = new Map<number, string>();
   for (const t of list) {
     let ms: number;
