@@ -67,13 +67,6 @@ export interface HttpNodeApiOptions {
   maxMetricsBytes?: number;
   /** A metrics read answered within this long answers an identical one (default 5 s; 0: never shared). */
   shareMs?: number;
-  /**
-   * A JSON-RPC call in flight, or answered within this long, answers an identical one (the same
-   * node, method and params): rules polling at the same tick (validator-health and
-   * validation-end's P-Chain read, node-health and validator-health's info.uptime) make one call.
-   * Default 0: only calls in flight are shared, so a poll never reads an answer older than itself.
-   */
-  rpcShareMs?: number;
   /** The clock reads are aged by (the App's: simulated in rule tests). */
   clock: Clock;
   /** endpoint: health, the JSON-RPC method (info.uptime, …), metrics; code: the HTTP status, timeout, network_error, too_large, invalid, rpc_error. */
@@ -105,10 +98,11 @@ export class HttpNodeApi implements NodeApi {
   readonly #o: Required<Omit<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>> & Pick<HttpNodeApiOptions, 'dispatcher' | 'onResponse'>;
   #id = 0;
   readonly #metrics = new Map<string, { at: number | undefined; text: Promise<string> }>();
-  readonly #rpcs = new Map<string, { at: number | undefined; result: Promise<unknown> }>();
+  /** JSON-RPC calls in flight, by node, method and params (rpc). */
+  readonly #rpcs = new Map<string, Promise<unknown>>();
 
   constructor(options: HttpNodeApiOptions) {
-    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, rpcShareMs: 0, ...options };
+    this.#o = { maxResponseBytes: MIB, maxMetricsBytes: 32 * MIB, shareMs: 5_000, ...options };
   }
 
   async health(base: string, signal: AbortSignal): Promise<HealthReport> {
@@ -148,32 +142,25 @@ export class HttpNodeApi implements NodeApi {
     return untilAborted(entry.text, signal);
   }
 
+  /**
+   * An identical call in flight (the same node, method and params) answers this one too: rules
+   * polling at the same tick (validator-health's and validation-end's P-Chain read, node-health's
+   * and validator-health's info.uptime) make one call. Only while in flight: a poll never reads
+   * an answer older than itself. Each caller reads the result with its own schema and stops at
+   * its own signal; the call stops at its deadline.
+   */
   async rpc<T>(base: string, path: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
     const target = resolveTarget(base, path);
     const key = `${base}\u0000${path}\u0000${method}\u0000${JSON.stringify(params)}`;
-    const now = this.#o.clock.now();
-    let entry = this.#rpcs.get(key);
-    if (!entry || (entry.at !== undefined && !(now - entry.at < this.#o.rpcShareMs))) {
-      const made: { at: number | undefined; result: Promise<unknown> } = { at: undefined, result: Promise.resolve(undefined) };
-      // Its own signal: one caller giving up does not fail the others; the deadline still holds.
-      made.result = this.#call(target, method, params, new AbortController().signal).then(
-        (result) => {
-          made.at = this.#o.clock.now();
-          // Kept only for the window (none by default): the answer is not held until the next poll.
-          if (this.#o.rpcShareMs > 0) setTimer(() => this.#rpcs.get(key) === made && this.#rpcs.delete(key), this.#o.rpcShareMs).unref();
-          else if (this.#rpcs.get(key) === made) this.#rpcs.delete(key);
-          return result;
-        },
-        (err: unknown) => {
-          if (this.#rpcs.get(key) === made) this.#rpcs.delete(key);
-          throw err;
-        },
-      );
-      made.result.catch(() => undefined);
-      this.#rpcs.set(key, made);
-      entry = made;
+    let result = this.#rpcs.get(key);
+    if (!result) {
+      const call = this.#call(target, method, params, new AbortController().signal).finally(() => this.#rpcs.delete(key));
+      // Each caller handles its own copy; this one keeps a call nobody awaits any more from crashing the process.
+      call.catch(() => undefined);
+      this.#rpcs.set(key, call);
+      result = call;
     }
-    return this.#parse(method, target, schema, await untilAborted(entry.result, signal));
+    return this.#parse(method, target, schema, await untilAborted(result, signal));
   }
 
   /** One JSON-RPC exchange: the envelope's result, or the node's error as a NodeApiError (`rpc`). */

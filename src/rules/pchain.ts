@@ -26,9 +26,6 @@ export interface AutoRenew {
   /** Millionths of each cycle's reward restaked (reward.PercentDenominator). */
   compoundShares: number;
   authority: Owner | undefined;
-  /** nAVAX restaked so far (v1.15.1 on, by its release notes; absent before). */
-  restakedValidationRewards?: string | undefined;
-  restakedDelegateeRewards?: string | undefined;
 }
 
 /** A primary-network validator as getCurrentValidators lists it: only what avawatch reads. */
@@ -78,8 +75,6 @@ export const stakerItem = z
     validatorAuthority: owner.nullish().catch(undefined),
     nextPeriod: seconds.optional(),
     autoCompoundRewardShares: goNumber.refine((n) => Number.isSafeInteger(n) && n >= 0 && n <= 1_000_000, { message: 'expected millionths within 0..1,000,000' }).optional(),
-    restakedValidationRewards: navaxText.optional().catch(undefined),
-    restakedDelegateeRewards: navaxText.optional().catch(undefined),
   })
   .refine((v) => v.endTime > v.startTime, { message: 'its end is not after its start', path: ['endTime'] })
   .refine((v) => (v.nextPeriod === undefined) === (v.autoCompoundRewardShares === undefined), { message: 'nextPeriod and autoCompoundRewardShares come together (AutoRenewedConfig)', path: ['nextPeriod'] })
@@ -95,13 +90,7 @@ export const stakerItem = z
     autoRenew:
       v.nextPeriod === undefined || v.autoCompoundRewardShares === undefined
         ? undefined
-        : {
-            nextPeriod: v.nextPeriod,
-            compoundShares: v.autoCompoundRewardShares,
-            authority: v.validatorAuthority ?? undefined,
-            ...(v.restakedValidationRewards === undefined ? {} : { restakedValidationRewards: v.restakedValidationRewards }),
-            ...(v.restakedDelegateeRewards === undefined ? {} : { restakedDelegateeRewards: v.restakedDelegateeRewards }),
-          },
+        : { nextPeriod: v.nextPeriod, compoundShares: v.autoCompoundRewardShares, authority: v.validatorAuthority ?? undefined },
   }));
 
 const currentValidatorsReply = z.looseObject({ validators: z.array(z.unknown()).nullable() }).transform((r) => r.validators ?? []);
@@ -109,7 +98,7 @@ const stakingAssetReply = z.looseObject({ assetID: z.string() }).transform((r) =
 
 const P_CHAIN = '/ext/bc/P';
 /** ids.EmptyNodeID: asked beside a lone node, so the answer leaves its delegators out (service.go lists them only when one NodeID is asked). */
-export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
+const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
 /** Nodes per call: 100 validators' items stay far under the node client's 1 MiB cap. */
 const BATCH = 100;
 /** APIs tried per poll before the read is given up (each costs at most the node client's deadline). */
@@ -123,7 +112,7 @@ export interface Sources {
 }
 
 /** The APIs to ask, in order: the configured P-Chain API, then the nodes' own (each once). */
-export function sourcesOf(s: Sources): Array<{ base: string; node?: string }> {
+function sourcesOf(s: Sources): Array<{ base: string; node?: string }> {
   const out: Array<{ base: string; node?: string }> = [];
   if (s.pChainApi !== undefined) out.push({ base: s.pChainApi });
   const seen = new Set(out.map((o) => o.base));
@@ -185,4 +174,29 @@ async function readFrom(api: NodeApi, base: string, network: Network, nodeIds: r
     }
   }
   return out;
+}
+
+/**
+ * What one answer says of a node, against the auto-renewed validation last known of it (every
+ * kind that reads the P-Chain judges news the same way): no reading (the read failed, or its
+ * item did not parse: `why`), an answer older than what was known (a lagging backend), the
+ * staker as listed (`byItself`: the API that answered is the node's own), or listed no more:
+ * before the boundary it was known to run to (not how a validator leaves), past it (it left:
+ * a kind confirms with the service before it says so), or with nothing known (no validator).
+ */
+export type StakerNews =
+  | { kind: 'unread'; why?: string }
+  | { kind: 'stale' }
+  | { kind: 'listed'; staker: Staker; byItself: boolean }
+  | { kind: 'absent' }
+  | { kind: 'gone-early' | 'gone'; source: string };
+
+export function stakerNews(read: StakersRead | Failed, node: string, was: { txId: string; start: number; end: number } | undefined, nowS: number): StakerNews {
+  if ('failed' in read) return { kind: 'unread' };
+  const item = read.stakers.get(node);
+  if (item !== undefined && 'failed' in item) return { kind: 'unread', why: item.failed };
+  if (item === undefined) return !was ? { kind: 'absent' } : { kind: nowS < was.end ? 'gone-early' : 'gone', source: read.source };
+  if (item.autoRenew && was && was.txId === item.txId && item.start < was.start) return { kind: 'stale' };
+  // The answering node's uptime of itself says nothing: `byItself` tells it.
+  return { kind: 'listed', staker: item, byItself: read.node === node };
 }

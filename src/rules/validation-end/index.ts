@@ -3,7 +3,7 @@ import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { NextStates } from '../next-states.js';
-import { readStakers, type StakersFailed, type StakersRead } from '../pchain.js';
+import { readStakers, stakerNews, type StakersFailed, type StakersRead } from '../pchain.js';
 import { currentPeriod, inOrder, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation as Listed, type Period } from '../validators.js';
 import { largestThreshold, spec, state, thresholdsFor, thresholdText, type Renew, type Spec, type State } from './schema.js';
 import { PRIMARY_NETWORK } from '../fields.js';
@@ -110,16 +110,13 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
  */
 function renewOf(node: string, was: Renew | undefined, read: Observation['pchain'], nowS: number): Renew | undefined {
   if (read === undefined) return undefined;
-  if (isFailed(read)) return was;
-  const v = read.stakers.get(node);
-  if (v !== undefined && isFailed(v)) return was;
-  // Listed no more before its boundary is not how a validator leaves: what was known stands.
-  if (!v && was && was.end > nowS) return was;
-  const a = v?.autoRenew;
-  if (!v || !a) return undefined;
-  // An answer from before the last one (a lagging backend) is no news.
-  if (was && was.txId === v.txId && (v.start < was.start || (was.start === v.start && was.end === v.end && was.nextPeriod === a.nextPeriod))) return was;
-  return { txId: v.txId, start: v.start, end: v.end, nextPeriod: a.nextPeriod };
+  const news = stakerNews(read, node, was, nowS);
+  if (news.kind === 'unread' || news.kind === 'stale' || news.kind === 'gone-early') return was;
+  if (news.kind !== 'listed' || !news.staker.autoRenew) return undefined;
+  const v = news.staker;
+  const nextPeriod = news.staker.autoRenew.nextPeriod;
+  if (was && was.txId === v.txId && was.start === v.start && was.end === v.end && was.nextPeriod === nextPeriod) return was;
+  return { txId: v.txId, start: v.start, end: v.end, nextPeriod };
 }
 
 /** An auto-renewed validator that renews at its boundary: that is no end. */

@@ -6,7 +6,7 @@ import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { currentPeriod, validatorLookups } from '../validators.js';
-
+import { stakerNews } from '../pchain.js';
 import { checks, fmt, judgeViews, tierOf as uptimeTierOf } from './checks.js';
 import { judgedOf } from './budget.js';
 import type { Validator } from '../../api/schemas.js';
@@ -196,31 +196,31 @@ function pChainPart(node: string, st: State, before: State | undefined, listed: 
     delete st.pchainAt;
     return [];
   }
-  if (isFailed(read)) {
-    keep();
-    return [];
-  }
-  const item = read.stakers.get(node);
-  if (item !== undefined && isFailed(item)) {
-    keep();
-    failing(item.failed);
-    return [];
-  }
   const was = before?.renew;
-  if (item !== undefined) {
-    const now = renewOf(item);
-    // An answer from before the last one (another backend, behind): nothing in it is news.
-    if (now && was && was.txId === now.txId && now.start < was.start) {
-      keep();
-      return [];
-    }
-    if (read.node !== node && item.uptime !== undefined) {
+  const news = stakerNews(read, node, was, nowS);
+  if (news.kind === 'unread' || news.kind === 'stale' || news.kind === 'gone-early') {
+    keep();
+    if (news.kind === 'unread' && news.why !== undefined) failing(news.why);
+    // Listed no more before its boundary: not how a validator leaves. Said (as failing), never a removal.
+    if (news.kind === 'gone-early' && was) failing(`the P-Chain API ${news.source} no longer lists it, before its cycle ends at ${isoSeconds(was.end)}`);
+    return [];
+  }
+  if (news.kind === 'absent') {
+    delete st.renew;
+    delete st.pchainUptime;
+    delete st.pchainAt;
+    return [];
+  }
+  if (news.kind === 'listed') {
+    const item = news.staker;
+    if (!news.byItself && item.uptime !== undefined) {
       st.pchainUptime = item.uptime;
       st.pchainAt = nowS;
     } else {
       delete st.pchainUptime;
       delete st.pchainAt;
     }
+    const now = renewOf(item);
     if (!now) {
       delete st.renew;
       return [];
@@ -229,21 +229,12 @@ function pChainPart(node: string, st: State, before: State | undefined, listed: 
     return was && was.txId === now.txId ? renewEvents(node, was, now, s) : [];
   }
   keep();
-  if (!was) {
-    delete st.pchainUptime;
-    delete st.pchainAt;
-    return [];
-  }
-  // Listed no more before its boundary: not how a validator leaves. Said (as failing), never a removal.
-  if (nowS < was.end) {
-    failing(`the P-Chain API ${read.source} no longer lists it, before its cycle ends at ${isoSeconds(was.end)}`);
-    return [];
-  }
+  if (!was) return [];
   // Past its boundary: it left, once the service says that validation ended too (a P-Chain API
   // that lists nothing, or one re-syncing, is not enough).
   const ended = listed?.find((v) => v.txHash === was.txId && v.validationStatus !== 'active');
   if (!ended) {
-    failing(`the P-Chain API ${read.source} no longer lists it after its boundary (${isoSeconds(was.end)}), while the service does not list that validation ended yet`);
+    failing(`the P-Chain API ${news.source} no longer lists it after its boundary (${isoSeconds(was.end)}), while the service does not list that validation ended yet`);
     return [];
   }
   delete st.renew;
