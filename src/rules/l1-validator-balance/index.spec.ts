@@ -29,6 +29,21 @@ describe('l1-validator-balance', () => {
     expect(c.states.get('v1')?.burnPerSecond).toBe(1000);
   });
 
+  it('measures the burn over ten minutes: reads a second apart, of a balance that moves in whole seconds, do not halve or double it', () => {
+    // 1000 nAVAX/s, charged per whole second; each answer is 30 ms older than the evaluation that reads it.
+    const read = (st: ReadonlyMap<string, State>, t: number) => run(st, 5_000_000_000 - 1000 * Math.floor(t - 0.03 - T0), t).states;
+    let st = read(new Map(), T0 + 0.99);
+    const burns: number[] = [];
+    for (let t = T0 + 2.01; t < T0 + 1200; t += 1.02) {
+      st = read(st, t);
+      burns.push(st.get('v1')?.burnPerSecond ?? 0);
+    }
+    // The first, over two seconds that saw one charged, is half; from ten minutes on, off by two seconds' charge over ten minutes at most.
+    expect(burns[0]).toBe(500);
+    const steady = burns.slice(Math.ceil(600 / 1.02));
+    expect(Math.max(...steady.map((b) => Math.abs(b - 1000)))).toBeLessThanOrEqual(2000 / 600);
+  });
+
   it('keeps a firing condition when a validator is missing but not confirmed inactive', () => {
     const a = run(new Map(), 100_000_000, T0); // 0.1 AVAX < 1 AVAX: firing
     expect(a.conditions?.map((c) => c.key)).toEqual(['v1/balance']);

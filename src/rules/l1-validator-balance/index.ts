@@ -164,19 +164,29 @@ function watchedState(s: Spec, id: string, st: Pick<State, 'nodeId'>): boolean {
   return (!s.nodeIds || s.nodeIds.includes(st.nodeId)) && (!s.validationIds || s.validationIds.includes(id));
 }
 
+/** The span a burn is measured over: the balance moves in whole seconds of fee, so reads seconds apart could be off by half. */
+const MEASURE_S = 600;
+
 /**
- * The burn is measured from the last read that showed a change: an unchanged balance (the
- * service updates less often than we poll) keeps that baseline, so the rate is not inflated.
- * A top-up (a rise) starts a new baseline and keeps the rate known before.
+ * The burn is measured from a baseline read: an unchanged balance (the service updates less
+ * often than we poll) keeps it, so the rate is not inflated; a measure replaces the rate when
+ * it spans no less than the one before, or MEASURE_S, and then starts the next baseline. A
+ * top-up (a rise), or a clock set back, starts a new baseline and keeps the rate known before.
  */
 function nextState(before: State | undefined, v: L1Validator, nowS: number): State {
   const balance = BigInt(v.remainingBalance);
-  const base = { nodeId: v.nodeId, subnetId: v.subnetId, inactive: false };
-  if (!before || before.inactive) return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: before?.burnPerSecond ?? null };
-  const spent = BigInt(before.balance) - balance;
-  if (spent === 0n) return { ...before, ...base };
-  if (spent < 0n || nowS <= before.at) return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: before.burnPerSecond };
-  return { ...base, balance: balance.toString(), at: nowS, burnPerSecond: Number(spent) / (nowS - before.at) };
+  const read = { nodeId: v.nodeId, subnetId: v.subnetId, inactive: false, balance: balance.toString(), at: nowS };
+  const here = { balance: read.balance, at: nowS };
+  if (!before || before.inactive) return { ...read, since: here, burnPerSecond: before?.burnPerSecond ?? null };
+  // States written before the baseline was kept apart measured from the last read.
+  const from = before.since ?? { balance: before.balance, at: before.at };
+  const spent = BigInt(from.balance) - balance;
+  const span = nowS - from.at;
+  const kept = { burnPerSecond: before.burnPerSecond, ...(before.burnOver === undefined ? {} : { burnOver: before.burnOver }) };
+  if (balance > BigInt(before.balance) || span <= 0) return { ...read, since: here, ...kept };
+  if (spent === 0n) return { ...read, since: from, ...kept };
+  if (before.burnPerSecond !== null && span < Math.min(MEASURE_S, before.burnOver ?? 0)) return { ...read, since: from, ...kept };
+  return { ...read, since: span >= MEASURE_S ? here : from, burnPerSecond: Number(spent) / span, burnOver: span };
 }
 
 function runwaySeconds(st: State): number | undefined {

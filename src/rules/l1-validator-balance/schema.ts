@@ -24,8 +24,11 @@ export const state = z.object({
   balance: z.string().regex(/^\d+$/),
   /** When the balance was read (unix s). */
   at: z.number(),
-  /** nAVAX per second burned between the last two reads that showed a drop. */
+  /** The read the burn is measured from (absent in states written before it was kept apart). */
+  since: z.object({ balance: z.string().regex(/^\d+$/), at: z.number() }).optional(),
+  /** nAVAX per second burned, measured over `burnOver` seconds. */
   burnPerSecond: z.number().nullable(),
+  burnOver: z.number().optional(),
   inactive: z.boolean(),
 });
 export type State = z.output<typeof state>;
