@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../base/version.js';
+import type { App } from '../app/app.js';
 import { composeApp } from '../app/compose.js';
 import { loadConfig } from '../config/load.js';
 import { startSlackPrinter } from '../demo/slack-printer.js';
@@ -56,6 +57,9 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   console.log(`  expect${speed === 1 ? '' : ` (at ${speed}× speed: these times pass ${speed} times faster)`}:\n${timeline(scenario).map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
+  // The scenario's changes start once every rule has its baseline (a change before a rule's
+  // first poll is part of what it first sees, not news): a busy machine starts slowly.
+  await untilEvaluated(app, 30_000);
   const ticker = setInterval(() => sim.tick(), 500 / speed);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -70,6 +74,12 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   rmSync(state, { recursive: true, force: true });
   console.log(`\navawatch demo: done; ${slack.received} Slack message(s) and ${smtp.received} email(s) received.`);
   console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(lastFiringMs(scenario) / 1000 / speed)}s`).join('\n'));
+}
+
+/** Until every rule has been evaluated once, at most `capMs`. */
+async function untilEvaluated(app: App, capMs: number): Promise<void> {
+  const end = Date.now() + capMs;
+  while (app.blindness() === 'starting' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
 }
 
 /**
