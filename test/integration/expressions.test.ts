@@ -126,8 +126,11 @@ describe('endpoint expressions beside a running daemon', () => {
     daemon = startDaemon(project.configFile);
     const url = await daemon.started();
     const count = async (metric: string) => Number(new RegExp(`^${metric}\\{rule="calm"\\} (\\d+)`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
-    await waitUntil(async () => (await count('avawatch_rule_evaluations_total')) >= 4, 'the calm rule to be evaluated four times', 30_000);
-    expect(await count('avawatch_rule_evaluation_failures_total'), daemon.log()).toBe(0);
+    // Four that succeeded (a skip counts as started and failed): held by the runaway, it would have none.
+    // Its own first run may be skipped once on a busy machine, while its expression process starts.
+    const succeeded = async () => (await count('avawatch_rule_evaluations_total')) - (await count('avawatch_rule_evaluation_failures_total'));
+    await waitUntil(async () => (await succeeded()) >= 4, 'the calm rule to be evaluated four times, without failing', 30_000);
+    expect(await count('avawatch_rule_evaluation_failures_total'), daemon.log()).toBeLessThanOrEqual(1);
     expect(daemon.log()).not.toMatch(/"rule":"runaway".*rule evaluation failed/);
   }, 60_000);
 });
