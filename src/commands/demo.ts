@@ -31,7 +31,7 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   // minute (on the simulated clock) passes n times in one.
   const metered = { ...DEFAULT_BUDGETS, ...scenario.budget };
   const budget = { data: perRealMinute(metered.data, speed), metrics: perRealMinute(metered.metrics, speed) };
-  const sim = await startSim({ scenario: { ...scenario, speed: scenario.speed * speed }, budget });
+  const sim = await startSim({ scenario: { ...scenario, speed: scenario.speed * speed }, budget, held: true });
   const slack = await startSlackPrinter(print);
   const smtp = await startSmtpPrinter(print);
   const env = {
@@ -57,9 +57,10 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   console.log(`  expect${speed === 1 ? '' : ` (at ${speed}× speed: these times pass ${speed} times faster)`}:\n${timeline(scenario).map((l) => `    ${l}`).join('\n')}`);
   console.log(`  stop with Ctrl-C${opts.forMs ? ` (or it ends by itself after ${Math.round(opts.forMs / 1000)}s)` : ''}\n`);
 
-  // The scenario's changes start once every rule has its baseline (a change before a rule's
-  // first poll is part of what it first sees, not news): a busy machine starts slowly.
-  await untilEvaluated(app, 30_000);
+  // The scenario's time starts once every rule has its baseline (a change before a rule's
+  // first good poll is part of what it first sees, not news): a busy machine starts slowly.
+  await untilSeen(app, 30_000);
+  sim.world.clock.run();
   const ticker = setInterval(() => sim.tick(), 500 / speed);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -76,10 +77,14 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   console.log(summaryLines(kinds, slack.alerts, `the scenario has every kind fire by about +${Math.ceil(lastFiringMs(scenario) / 1000 / speed)}s`).join('\n'));
 }
 
-/** Until every rule has been evaluated once, at most `capMs`. */
-async function untilEvaluated(app: App, capMs: number): Promise<void> {
+/** Until every rule has been evaluated and none is blind (a failed first poll is no baseline), at most `capMs`. */
+async function untilSeen(app: App, capMs: number): Promise<void> {
   const end = Date.now() + capMs;
-  while (app.blindness() === 'starting' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  const seen = () => {
+    const blind = app.blindness();
+    return blind !== 'starting' && blind.length === 0;
+  };
+  while (!seen() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
 }
 
 /**

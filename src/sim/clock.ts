@@ -2,19 +2,29 @@ import type { Clock } from '../base/clock.js';
 
 /**
  * The simulated clock: `speed` simulated seconds per real second from `startMs`, plus
- * whatever advance() added. Speed 0 stands still: only advance() moves it (tests).
+ * whatever advance() added. Speed 0 stands still: only advance() moves it (tests). A clock
+ * made `held` stands at `startMs` until run() (the demo: its world waits for the first polls).
  */
 export class SimClock {
   #offsetMs = 0;
-  readonly #realStart = Date.now();
+  #realStart: number | undefined;
 
   constructor(
     readonly startMs: number,
     readonly speed: number,
-  ) {}
+    held = false,
+  ) {
+    this.#realStart = held ? undefined : Date.now();
+  }
 
   nowMs(): number {
-    return this.startMs + this.#offsetMs + this.speed * (Date.now() - this.#realStart);
+    const ran = this.#realStart === undefined ? 0 : Date.now() - this.#realStart;
+    return this.startMs + this.#offsetMs + this.speed * ran;
+  }
+
+  /** A held clock starts running at its speed from now; a running one carries on. */
+  run(): void {
+    this.#realStart ??= Date.now();
   }
 
   /** Unix seconds, as the service writes timestamps. */

@@ -19,6 +19,8 @@ export interface SimOptions {
   scenario?: Scenario;
   seed?: number;
   budget?: BudgetOverride;
+  /** The scenario's clock stands at its start until `world.clock.run()`. */
+  held?: boolean;
 }
 
 export interface SimServer {
@@ -44,7 +46,7 @@ const queuedFault = z.looseObject({ status: z.number(), pathMatches: z.string().
 export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const scenario = options.scenario;
   const startMs = scenario?.start ? Date.parse(scenario.start) : Date.now();
-  const world = options.world ?? new World(new SimClock(startMs, scenario?.speed ?? 1));
+  const world = options.world ?? new World(new SimClock(startMs, scenario?.speed ?? 1, options.held));
   if (scenario) applyChange(world, scenario.world, startMs);
   const timeline = scenario ? new Timeline(scenario, startMs) : undefined;
   const budget = new Budget({ ...DEFAULT_BUDGETS, ...scenario?.budget, ...options.budget });
