@@ -37,6 +37,7 @@ import { Store } from '../store/index.js';
 import { VERSION } from '../base/version.js';
 import { periodMs, untilNext } from '../base/schedule.js';
 import { planReload, stableJson } from './reload.js';
+import { relocateOnReload } from './relocate.js';
 
 export interface AppOptions {
   loaded: LoadedConfig;
@@ -298,7 +299,9 @@ export class App {
 
   async #apply(file: LoadedConfig, scheduler: Scheduler, reason: string): Promise<boolean> {
     const { log } = this.#opts;
-    const plan = planReload(this.#loaded, file);
+    const prev = this.#loaded;
+    const prevEngine = this.#engine;
+    const plan = planReload(prev, file);
     const { next, added, removed, modified } = plan;
     for (const key of plan.restartOnly) log.warn({ key }, `${key} changed: it takes effect at the next restart`);
 
@@ -330,6 +333,7 @@ export class App {
       this.#delivery.start();
       this.#startChannels();
     }
+    this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevEngine);
     this.#stopExpressions(plan.forget.map((r) => r.name));
     for (const rule of plan.forget) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
@@ -354,6 +358,19 @@ export class App {
       'config reloaded',
     );
     return true;
+  }
+
+  /** The reload's removed, renamed and moved alerts: their receivers hear it now (app/relocate.ts). */
+  #relocate(prev: LoadedConfig, rules: readonly string[], before: Engine): void {
+    try {
+      const enabled = new Set(this.#notifiers.map((n) => n.name));
+      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#engine, enabled, now: this.#clock.now() });
+      // The engine's kept states carry the revision before this commit.
+      for (const name of rules) this.#engine.forget(name);
+      if (queued > 0) this.#delivery.kick();
+    } catch (err) {
+      this.#opts.log.error({ error: errorText(err) }, 'could not tell the receivers of the alerts this reload ended or moved');
+    }
   }
 
   #watch(): void {
