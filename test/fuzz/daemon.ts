@@ -10,6 +10,7 @@ import type { World } from '../../src/sim/world.js';
 import type { AlertMessage } from '../../src/base/types.js';
 import { PROVIDERS, startProvider, PAGERDUTY_KEY, TELEGRAM_TOKEN, type Provider, type ProviderStandIn } from './receivers.js';
 import { startHostileService, type HostileService } from './service.js';
+import { initialFleet, inventoryYaml, teamRoutes, TEAMS, type Team } from './fleet.js';
 import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODE_FOR_MS, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
 
 // The daemon under the fuzzer: the real App (its store, HTTP server, delivery workers and
@@ -33,6 +34,10 @@ export interface Daemon {
   sim: SimServer;
   service: HostileService;
   providers: Record<Provider, ProviderStandIn>;
+  /** Each team's own receiver (a webhook), where its validators' alerts go too. */
+  teams: Record<Team, ProviderStandIn>;
+  /** Where avawatch.yaml, rules.yaml and inventory.yaml are (reload steps edit them). */
+  dir: string;
   statePath: string;
   /** The daemon's log lines. */
   logs: string[];
@@ -88,7 +93,7 @@ export function rulesYaml(serviceUrl: string): string {
 `;
 }
 
-function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, ProviderStandIn>): string {
+function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, ProviderStandIn>, teams: Record<Team, ProviderStandIn>): string {
   return `api:
   dataUrl: ${serviceUrl}
   metricsUrl: ${serviceUrl}
@@ -108,6 +113,7 @@ server: {listen: "127.0.0.1:0"}
 route:
   receivers: [slack, telegram, discord, pagerduty, webhook, alertmanager]
   repeatInterval: 0s
+${teamRoutes('  ', 'slack, telegram, discord, pagerduty, webhook, alertmanager')}
 delivery:
   backoff: 1s
   backoffMax: ${DELIVERY.backoffMaxMs / 1000}s
@@ -119,7 +125,9 @@ receivers:
   - {name: pagerduty, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${p.pagerduty.url}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
   - {name: webhook, type: webhook, url: "${p.webhook.url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}
   - {name: alertmanager, type: alertmanager, url: "${p.alertmanager.url}", resendInterval: 1m, timeout: ${RECEIVER_TIMEOUT_MS}ms}
+${TEAMS.map((t) => `  - {name: team-${t}, type: webhook, url: "${teams[t].url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}`).join('\n')}
 ruleFiles: [rules.yaml]
+validatorsFile: inventory.yaml
 `;
 }
 
@@ -131,9 +139,11 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
   const sim = await startSim({ world, budget: { data: unmetered, metrics: unmetered } });
   const service = await startHostileService(sim.url);
   const providers = Object.fromEntries(await Promise.all(PROVIDERS.map(async (p) => [p, await startProvider(p)] as const))) as Record<Provider, ProviderStandIn>;
+  const teams = Object.fromEntries(await Promise.all(TEAMS.map(async (t) => [t, await startProvider('webhook')] as const))) as Record<Team, ProviderStandIn>;
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-fuzz-'));
   const statePath = join(dir, 'state.db');
-  writeFileSync(join(dir, 'avawatch.yaml'), configYaml(service.url, statePath, providers));
+  writeFileSync(join(dir, 'avawatch.yaml'), configYaml(service.url, statePath, providers, teams));
+  writeFileSync(join(dir, 'inventory.yaml'), inventoryYaml(initialFleet()));
   writeFileSync(join(dir, 'rules.yaml'), rulesYaml(service.url));
   const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
   logs.length = 0;
@@ -147,6 +157,8 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
     sim,
     service,
     providers,
+    teams,
+    dir,
     statePath,
     logs,
     notifications: [],
@@ -155,7 +167,7 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
     async close() {
       await app.stop();
       db.close();
-      await Promise.all([sim.close(), service.close(), ...PROVIDERS.map((p) => providers[p].close())]);
+      await Promise.all([sim.close(), service.close(), ...PROVIDERS.map((p) => providers[p].close()), ...TEAMS.map((t) => teams[t].close())]);
       rmSync(dir, { recursive: true, force: true });
     },
   };

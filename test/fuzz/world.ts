@@ -62,6 +62,8 @@ export const FAILING_CHECK = 'database';
 export interface Model {
   nowMs: number;
   nodes: NodeModel[];
+  /** Nodes a reload took out of the inventory and the rules: nothing of theirs fires. */
+  unwatched?: Set<string>;
 }
 
 export function txHashOf(node: string, period: number): string {
@@ -163,6 +165,7 @@ export function expected(model: Model): Expected {
   const nowS = Math.floor(model.nowMs / 1000);
   for (const n of model.nodes) {
     const node = n.nodeId;
+    if (model.unwatched?.has(node)) continue;
     if (n.status === 'active') {
       if (versionOld(n.version)) firing.set(`health/${node}:version`, undefined);
       if (BigInt(n.capacity) < MIN_CAPACITY) firing.set(`health/${node}:delegation-capacity`, undefined);
