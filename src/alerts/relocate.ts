@@ -1,7 +1,7 @@
 import type { LoadedRule } from '../config/load.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 import { nameValidator, validatorOf } from '../inventory/name.js';
-import type { AlertDraft, Condition } from '../base/types.js';
+import { SEVERITIES, type AlertDraft, type Condition } from '../base/types.js';
 import { toDraft, WHEN_FIRED, type ActiveAlert } from './lifecycle.js';
 import { alertLabels } from './pipeline.js';
 import type { Planned } from './receivers.js';
@@ -111,7 +111,7 @@ function renamed(c: Condition, was: LoadedRule, now: LoadedRule, kindLabels: rea
   const bare: Condition = { ...c, summary: unname(c.summary), labels: raw, details };
   if (c.resolvedSummary !== undefined) bare.resolvedSummary = unname(c.resolvedSummary);
   const named = nameValidator(now.validators, bare);
-  const severity = c.severity ?? now.severity;
+  const severity = SEVERITIES.find((x) => x === c.labels['severity']) ?? c.severity ?? now.severity;
   return { ...named, labels: alertLabels(now, named.labels, severity) };
 }
 
