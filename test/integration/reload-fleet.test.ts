@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app/app.js';
+import { composeApp } from '../../src/app/compose.js';
+import { loadConfig } from '../../src/config/load.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
+import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Issue 37: a reload that edits the inventory, against a real Alertmanager and a Slack
+// stand-in. Each team's alerts go to its own Alertmanager receiver (the same Alertmanager),
+// and every alert to Slack.
+
+const ALPHA = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const BETA = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+describe('a reload that edits the inventory, seen by Alertmanager and Slack', () => {
+  let am: RunningAlertmanager;
+  let sim: SimServer;
+  let slack: SlackReceiver;
+  let dir: string;
+  let app: App | undefined;
+
+  beforeEach(async () => {
+    [am, sim, slack] = await Promise.all([startAlertmanager(), startSim(), startSlackReceiver()]);
+    dir = mkdtempSync(join(tmpdir(), 'avawatch-reload-fleet-'));
+    const now = sim.world.clock.now();
+    // alpha's validation ends in 5 days (validation-end fires), beta's in 200.
+    for (const [node, days] of [[ALPHA, 5], [BETA, 200]] as const) {
+      sim.world.setValidators('mainnet', node, [activeValidator({ nodeId: node, txHash: `tx-${node.slice(-4)}`, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+    }
+  });
+  afterEach(async () => {
+    await app?.stop();
+    await Promise.all([am.stop(), sim.close(), slack.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function inventory(alpha: { name: string; team: string } | undefined): void {
+    const line = (name: string, node: string, team: string) => `  - {name: ${name}, nodeId: ${node}, labels: {team: ${team}}}\n`;
+    writeFileSync(join(dir, 'inventory.yaml'), `validators:\n${alpha ? line(alpha.name, ALPHA, alpha.team) : ''}${line('beta', BETA, 'infra')}`);
+  }
+
+  async function start(): Promise<App> {
+    const config = join(dir, 'avawatch.yaml');
+    inventory({ name: 'alpha', team: 'core' });
+    const am2 = (name: string) => `{name: ${name}, type: alertmanager, url: "${am.url}", resendInterval: 30s}`;
+    writeFileSync(
+      config,
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+state: {path: "${join(dir, 'state.db')}"}
+server: {listen: "127.0.0.1:0"}
+route:
+  receivers: [slack]
+  routes:
+    - {match: {team: core}, receivers: [am-core], continue: true}
+    - {match: {team: infra}, receivers: [am-infra], continue: true}
+    - {receivers: [slack]}
+receivers: [${am2('am-core')}, ${am2('am-infra')}, {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}"}]
+validatorsFile: inventory.yaml
+ruleFiles: [rules.yaml]
+`,
+    );
+    writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, validators: all}\n');
+    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
+    await app.start();
+    await waitUntil(async () => (await am.alerts()).some((a) => a.labels['team'] === 'core'), 'alpha firing for team core in Alertmanager');
+    await slack.waitForPosts(1);
+    return app;
+  }
+
+  const teams = async () => (await am.alerts()).map((a) => `${a.labels['validator']}/${a.labels['team']}`);
+
+  it('a validator moved to another team: the old team label set ends in Alertmanager at once, the new one fires, Slack hears it moved', async () => {
+    const daemon = await start();
+    inventory({ name: 'alpha', team: 'infra' });
+    expect(await daemon.reload('test')).toBe(true);
+    await waitUntil(async () => (await teams()).includes('alpha/infra'), 'alpha firing for team infra');
+    // Never both: the old team's label set is not left to expire.
+    expect(await teams()).toEqual(['alpha/infra']);
+    const [, moved] = await slack.waitForPosts(2);
+    expect(postText(moved!)).toContain('alpha');
+    expect(postText(moved!)).toContain('moved from team core');
+  }, 30_000);
+
+  it('a validator renamed: Alertmanager holds only the new name, Slack hears it under it', async () => {
+    const daemon = await start();
+    inventory({ name: 'gamma', team: 'core' });
+    expect(await daemon.reload('test')).toBe(true);
+    await waitUntil(async () => (await teams()).includes('gamma/core'), 'the alert under its new name');
+    expect(await teams()).toEqual(['gamma/core']);
+    const [, renamed] = await slack.waitForPosts(2);
+    expect(postText(renamed!)).toContain(`gamma (${ALPHA})`);
+    expect(postText(renamed!)).toContain('renamed from alpha');
+  }, 30_000);
+
+  it('a validator removed from the inventory: ended in Alertmanager, and Slack hears it is no longer watched, not that its validation ends later', async () => {
+    const daemon = await start();
+    inventory(undefined);
+    expect(await daemon.reload('test')).toBe(true);
+    await waitUntil(async () => (await am.alerts()).length === 0, 'the alert ended in Alertmanager');
+    const [, ended] = await slack.waitForPosts(2);
+    expect(postText(ended!)).toContain(`alpha (${ALPHA}) is no longer watched: removed from the inventory`);
+    // The rule goes on for beta, and says nothing more of alpha.
+    await waitUntil(async () => (await (await fetch(`${daemon.url}/metrics`)).text()).includes(`node_id="${BETA}"`), 'beta watched');
+    expect(slack.posts).toHaveLength(2);
+  }, 30_000);
+});
