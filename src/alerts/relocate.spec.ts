@@ -118,3 +118,15 @@ describe('a reload that changes only the route', () => {
     expect(relocate(input(labelled, labelled, [failing]))).toEqual({ active: undefined, planned: [], rules: [] });
   });
 });
+
+describe('an alert about something other than a node', () => {
+  it('ends when the ID it is about (a validation ID) leaves the rule with the validator', () => {
+    const l1: InventoryValidator = { ...alpha, validationIds: ['vid-1'] };
+    const rule = (validationIds: string[]) => ({ name: 'balance', kind: 'l1-validator-balance', severity: 'warning', spec: { name: 'balance', validationIds }, validators: {} }) as unknown as LoadedRule;
+    const targets = () => [{ receiver: 'am', groupKey: 'all', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }];
+    const before: Side = { rule: rule(['vid-1']), inventory: [l1], targets };
+    const active = { ...firing(side([alpha])), key: 'vid-1', condition: { key: 'vid-1', subject: 'vid-1', severity: 'warning' as const, summary: 'vid-1 balance lasts 3d', labels: { rule: 'balance', severity: 'warning' }, details: {} } };
+    const r = relocate({ ...input(before, { rule: rule([]), inventory: [], targets }, [active]), kindLabels: [] });
+    expect(said(r)).toEqual(['resolved → am: vid-1 is no longer watched: removed from the inventory']);
+  });
+});

@@ -72,26 +72,24 @@ function fateOf(c: Condition, o: RelocateInput): Fate {
   const name = before.rule.name;
   if (!after) return { ends: `rule ${name} removed` };
   if (after.rule.kind !== before.rule.kind) return { ends: `rule ${name} is now of kind ${after.rule.kind}` };
-  const node = nodeOf(c);
-  if (node !== undefined && watches(before.rule, node) && !watches(after.rule, node)) {
-    const listed = (side: Side) => side.inventory.some((v) => v.nodeId === node);
+  const [was, is] = [specText(before.rule), specText(after.rule)];
+  const gone = idsOf(c).find((id) => was.includes(`"${id}"`) && !is.includes(`"${id}"`));
+  if (gone !== undefined) {
+    const listed = (side: Side) => side.inventory.some((v) => v.nodeId === gone || v.validationIds?.includes(gone) || v.rewardAddresses?.includes(gone));
     return { ends: listed(before) && !listed(after) ? 'removed from the inventory' : `no longer selected by rule ${name}` };
   }
   return { condition: renamed(c, before.rule, after.rule, o.kindLabels) };
 }
 
-/** The NodeID an alert is about: its `node` label, else its `entity`, else its subject. */
-function nodeOf(c: Condition): string | undefined {
-  for (const text of [c.labels['node'], c.labels['entity'], c.subject]) {
-    const id = text === undefined ? undefined : NODE_ID.exec(text)?.[0];
-    if (id !== undefined) return id;
-  }
-  return undefined;
+/** What an alert is about: the NodeID in its `node` or `entity` label or subject, and its subject as it is (a validation ID, an address). */
+function idsOf(c: Condition): string[] {
+  const texts = [c.labels['node'], c.labels['entity'], c.subject].filter((t): t is string => t !== undefined);
+  return [...new Set([...texts.flatMap((t) => NODE_ID.exec(t)?.[0] ?? []), c.subject])];
 }
 
-/** The rule names this NodeID anywhere in its spec (nodeIds, urls, nodeApis, as resolved from the inventory). */
-function watches(rule: LoadedRule, node: string): boolean {
-  return JSON.stringify(rule.spec, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes(`"${node}"`);
+/** The rule's spec as JSON: an ID it watches is in it (nodeIds, urls, validationIds…, as resolved from the inventory). */
+function specText(rule: LoadedRule): string {
+  return JSON.stringify(rule.spec, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 }
 
 /**
