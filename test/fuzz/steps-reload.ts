@@ -56,6 +56,7 @@ export class Reload implements fc.AsyncCommand<Model, Run> {
     if (!(await d.app.reload(`fuzz ${step}`))) throw new Violation(`${step}: the reload was refused: ${d.logs.slice(-3).join('')}`);
     // What the reload itself queued is news of the alerts it ended (a change) or moved (none).
     for (const a of alertsSince(d, before.lastId)) {
+      if (!about(a, this.node)) throw new Violation(`${step}: the reload notified of what it did not change: ${a.rule} ${a.status}: ${a.summary}`);
       const key = keyOf(a);
       if (!key) continue;
       const into = a.status === 'resolved' && a.summary.includes(' is no longer watched: ') ? run.judged.since : (run.judged.reminded ??= new Map());
