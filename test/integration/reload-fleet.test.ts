@@ -98,6 +98,16 @@ ruleFiles: [rules.yaml]
     expect(postText(renamed!)).toContain('renamed from alpha');
   }, 30_000);
 
+  it('a rule removed (here: renamed): its firing alert ends saying so, not left firing in Alertmanager', async () => {
+    const daemon = await start();
+    writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - {name: ending-2, kind: validation-end, every: 1s, severity: critical, validators: all}\n');
+    expect(await daemon.reload('test')).toBe(true);
+    await waitUntil(async () => (await am.alerts()).some((a) => a.labels['alertname'] === 'ending-2'), 'the new rule firing');
+    expect((await am.alerts()).map((a) => a.labels['alertname'])).toEqual(['ending-2']);
+    const posts = await slack.waitForPosts(3);
+    expect(posts.map(postText).join('\n')).toContain(`alpha (${ALPHA}) is no longer watched: rule ending removed`);
+  }, 30_000);
+
   it('a validator removed from the inventory: ended in Alertmanager, and Slack hears it is no longer watched, not that its validation ends later', async () => {
     const daemon = await start();
     inventory(undefined);
