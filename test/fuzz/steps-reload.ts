@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { AlertMessage } from '../../src/base/types.js';
 import { keyOf, Violation } from './checks.js';
 import { poll, type Run } from './commands.js';
-import { rulesYaml, type Daemon } from './daemon.js';
+import { outboxRows, rulesYaml, type Daemon } from './daemon.js';
 import { initialFleet, inventoryYaml, TEAMS, withoutNode, type Member, type Team } from './fleet.js';
 import { NODES, type Model } from './world.js';
 
@@ -115,7 +115,10 @@ async function receiversHoldTheTruth(d: Daemon, node: string, before: Snapshot, 
   const now = (await storeFiring(d)).filter((a) => about(a, node));
   const hooks = hooksHold(d, node);
   const alertmanager = alertmanagerHolds(d, node);
+  // A receiver still owed rows (paused or backing off after an earlier step's trouble) gets them later: nothing is lost.
+  const owed = new Set(outboxRows(d).filter((r) => r.state === 'pending').map((r) => r.receiver));
   for (const team of TEAMS) {
+    if (owed.has(`team-${team}`)) continue;
     const rightly = new Set(before.store.filter((a) => a.labels['team'] === team).map(hookId));
     const there = new Set(now.filter((a) => a.labels['team'] === team).map(hookId));
     for (const id of before.hooks[team]) {
@@ -125,6 +128,7 @@ async function receiversHoldTheTruth(d: Daemon, node: string, before: Snapshot, 
       if (!rightly.has(id) && !hooks[team].has(id)) throw new Violation(`${step}: ${id} fires for team ${team} now, and team-${team} was not told`);
     }
   }
+  if (owed.has('alertmanager')) return;
   const rightly = new Set(before.store.map(amId));
   const there = new Set(now.map(amId));
   for (const id of before.alertmanager) {
