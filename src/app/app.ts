@@ -246,6 +246,8 @@ export class App {
     for (const f of this.failures.failing(this.#loaded.config.health.failingAfter)) {
       if (names.has(f.rule)) problems.push(`rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`);
     }
+    // Alerts that cannot get out: the heartbeat and /readyz say it, as avawatch's own alerts cannot.
+    problems.push(...this.#delivery.problems());
     return { ready: problems.length === 0, problems };
   }
 
@@ -452,6 +454,8 @@ export class App {
         backoffMaxMs: config.delivery.backoffMax,
         maxRetryAfterMs: config.delivery.maxRetryAfter,
         maxAgeMs: config.delivery.maxAge,
+        failingAfterMs: config.delivery.failingAfter,
+        deadLetterHoldMs: config.delivery.deadLetterHold,
       },
       redact: (text) => scrub(text, secrets),
       digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
@@ -580,7 +584,7 @@ export class App {
       if (limiter.pausedUntil > nowMs) out.push(`${api} API: paused after a 429 until ${new Date(limiter.pausedUntil).toISOString()}`);
       else if (limiter.remainingDay() === 0) out.push(`${api} API: the day's compute units are spent`);
     }
-    out.push(...ready.problems.filter((p) => p.startsWith('state file')));
+    out.push(...ready.problems.filter((p) => p.startsWith('state file') || p.startsWith('receiver ')));
     return out;
   }
 
