@@ -5,6 +5,7 @@ import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificati
 import { settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
+import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
@@ -27,7 +28,7 @@ const TRACE = process.env['AVAWATCH_FUZZ_TRACE'];
 const VALIDATOR_RULES = ['status', 'end', 'health'];
 
 /** One evaluation of every rule, then delivery until quiet, then the invariants. */
-async function poll(run: Run, model: Model, step: string, clean: boolean): Promise<Polled> {
+export async function poll(run: Run, model: Model, step: string, clean: boolean): Promise<Polled> {
   run.steps++;
   if (TRACE) appendFileSync(TRACE, `${new Date().toISOString()} ${step}\n`);
   run.w.loop.reset();
@@ -47,6 +48,7 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
   await alive(run.d, run.w, step);
   timersCapped(run.w, step);
   deliveryHonest(run.d, step);
+  deadDeliverySaid(run.d, step);
   await noSecrets(run.d, step);
   if (clean) await truthHolds(run.d, model, run.judged, failed, step);
   return { alerts, failed };
@@ -324,6 +326,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   blip: fc.array(fc.oneof({ arbitrary: fieldBlip, weight: 4 }, { arbitrary: blockBlip, weight: 2 }, itemsBlip, httpBlip, { arbitrary: nodeBlip, weight: 2 }), { minLength: 1, maxLength: 2 }).map((d) => new Blip(d)),
   jitter: fc.tuple(node, some(85, 90)).map(([n, a]) => new Jitter(n, a)),
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
+  ...deliveryNodeFamilies,
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {
