@@ -561,7 +561,8 @@ export class App {
 
   /**
    * Why avawatch is blind now: a rule whose last evaluation failed, a lookup that keeps
-   * failing, an API paused by a 429 or out of budget, the state file. `starting` until every
+   * failing, an API paused by a 429 or out of budget, the state file, a receiver that takes
+   * nothing (its alerts cannot say so themselves). `starting` until every
    * interval rule has been evaluated once. A node whose API does not answer is not blindness:
    * node-health says so itself, with the service's view (and node-metrics' failing reads of it
    * are left out here for the same reason).
