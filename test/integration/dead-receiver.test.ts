@@ -71,7 +71,9 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     const readyz = await fetch(`${app.url}/readyz`);
     expect(readyz.status).toBe(503);
     expect(await readyz.text()).toContain('receiver ops-hook: 1 notification dead-lettered');
-    expect(await (await fetch(`${app.url}/`)).text()).toContain('receiver ops-hook: 1 notification dead-lettered');
+    const page = await (await fetch(`${app.url}/`)).text();
+    expect(page).toContain('receiver ops-hook: 1 notification dead-lettered');
+    expect(page).toMatch(/<td data-label="Receiver">ops-hook <span class="muted">\(webhook\)<\/span><\/td>\s*<td data-label="State"><span class="bad">failing<\/span>/);
 
     // The hook is back; the next notification (A starts validating: resolved) gets through.
     revoked = false;
@@ -81,5 +83,6 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok', why: [] });
     expect(app.readiness()).toEqual({ ready: true, problems: [] });
     expect(pings.at(-1)).toBe('/ping/5e1f-uuid');
+    expect(await (await fetch(`${app.url}/`)).text()).toMatch(/ops-hook <span class="muted">\(webhook\)<\/span><\/td>\s*<td data-label="State"><span class="good">enabled<\/span>/);
   });
 });
