@@ -92,7 +92,12 @@ export class Delivery {
    * delivery (for deadLetterHold at most), or every attempt failing for failingAfter.
    */
   problems(): string[] {
-    return this.#health.problems(this.#deps.notifiers.map((n) => n.name), this.#deps.clock.now());
+    return this.#health.problems(this.receivers(), this.#deps.clock.now());
+  }
+
+  /** The receivers this delivery sends to (the enabled ones of the config in force). */
+  receivers(): string[] {
+    return this.#deps.notifiers.map((n) => n.name);
   }
 
   /** New rows were committed: look now instead of at the next timer. */

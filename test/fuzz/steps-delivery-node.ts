@@ -30,7 +30,9 @@ export function deadDeliverySaid(d: Daemon, step: string): void {
   const rows = outboxRows(d);
   const blind = d.app.blindness();
   const problems = d.app.readiness().problems;
-  for (const p of PROVIDERS) {
+  // A receiver a reload removed is no longer delivered to: nothing to say of it.
+  const configured = new Set(d.app.delivery.receivers());
+  for (const p of PROVIDERS.filter((x) => configured.has(x))) {
     const mine = rows.filter((r) => r.receiver === p);
     const lastSent = Math.max(-1, ...mine.filter((r) => r.state === 'sent').map((r) => r.updated_at));
     const dead = mine.filter((r) => r.state === 'dead' && r.updated_at > lastSent && now - r.updated_at < JUDGED_WITHIN_MS);
