@@ -70,6 +70,33 @@ describe('HttpNodeApi.health', () => {
     expect([down.kind, down.message]).toEqual(['unreachable', `node ${new URL(base).host} health: HTTP 500`]);
   });
 
+  it("a 503 that is a proxy's HTML page is the API not answering (as its 502); a 503 with the node's report is read", async () => {
+    let status = 503;
+    let body = '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center><hr><center>nginx</center></body></html>';
+    const base = await serve((_req, res) => {
+      res.writeHead(status, { 'content-type': status === 503 && body.startsWith('{') ? 'application/json' : 'text/html' });
+      res.end(body);
+    });
+    const proxy = await failure(api().health(base, signal()));
+    expect([proxy.kind, proxy.message]).toEqual(['unreachable', `node ${new URL(base).host} health: HTTP 503 without a health report (a proxy's error page: the node behind it does not answer)`]);
+    status = 502;
+    expect((await failure(api().health(base, signal()))).kind).toBe('unreachable');
+    status = 503;
+    body = JSON.stringify(UNHEALTHY);
+    expect((await api().health(base, signal())).healthy).toBe(false);
+  });
+
+  it('a 404 is the API switched off, said as such, on /ext/health and /ext/info alike', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('404 page not found\n');
+    });
+    const health = await failure(api().health(base, signal()));
+    expect([health.kind, health.message]).toEqual(['off', `node ${new URL(base).host} health: HTTP 404: the node does not serve this API (switched off?)`]);
+    const info = await failure(api().rpc(base, '/ext/info', 'info.getNodeID', {}, z.unknown(), signal()));
+    expect(info.kind).toBe('off');
+  });
+
   it('refuses a redirect', async () => {
     const base = await serve((_req, res) => {
       res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' });
@@ -94,7 +121,7 @@ describe('HttpNodeApi.health', () => {
       more();
     });
     const err = await failure(api(2_000, { maxResponseBytes: 100_000, onResponse: (e, c) => codes.push(`${e} ${c}`) }).health(base, signal()));
-    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: answer larger than 100000 bytes`]);
+    expect([err.kind, err.message]).toEqual(['too_large', `node ${new URL(base).host} health: answered, but over 100000 bytes: too large to read`]);
     expect(codes).toEqual(['health too_large']);
   });
 
@@ -196,7 +223,7 @@ describe('HttpNodeApi.metricsText', () => {
     expect(await api().metricsText(`${base}/ext/metrics`, signal())).toBe(text);
     expect(seen[0]?.url).toBe('/ext/metrics');
     const err = await failure(api(2_000, { maxMetricsBytes: 10 }).metricsText(`${base}/ext/metrics`, signal()));
-    expect(err.message).toBe(`node ${new URL(base).host} metrics: answer larger than 10 bytes`);
+    expect(err.message).toBe(`node ${new URL(base).host} metrics: answered, but over 10 bytes: too large to read`);
   });
 
   it('rules reading the same node share one read within shareMs; a caller that aborts leaves the others theirs', async () => {

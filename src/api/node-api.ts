@@ -35,8 +35,13 @@ export class NodeApiError extends Error {
   override readonly name = 'NodeApiError';
   constructor(
     message: string,
-    /** unreachable: no answer (network, timeout, HTTP error); invalid: an answer we cannot read; rpc: the node's own JSON-RPC error. */
-    readonly kind: 'unreachable' | 'invalid' | 'rpc',
+    /**
+     * unreachable: no answer (network, timeout, an HTTP error, a proxy's error page); invalid: an
+     * answer we cannot read; too_large: an answer over the cap (the node answered); off: 404, the
+     * API is switched off (AvalancheGo's --api-info-enabled / --api-health-enabled); rpc: the
+     * node's own JSON-RPC error.
+     */
+    readonly kind: 'unreachable' | 'invalid' | 'too_large' | 'off' | 'rpc',
   ) {
     super(message);
   }
@@ -108,6 +113,11 @@ export class HttpNodeApi implements NodeApi {
   async health(base: string, signal: AbortSignal): Promise<HealthReport> {
     const target = resolveTarget(base, '/ext/health');
     const { status, text } = await this.#exchange({ endpoint: 'health', target, signal, accept: [200, 503], maxBytes: this.#o.maxResponseBytes });
+    // AvalancheGo answers 503 with its report when unhealthy; a 503 without one is a proxy's
+    // error page (the node behind it is gone): the API does not answer, as with a 502.
+    if (status === 503 && !isHealthReport(text)) {
+      throw new NodeApiError(`node ${target.where} health: HTTP 503 without a health report (a proxy's error page: the node behind it does not answer)`, 'unreachable');
+    }
     const report = this.#parse('health', target, healthReply, parseJson('health', target, text, this.#o.onResponse));
     // The body is the verdict; a 503 that says healthy (a proxy's doing) still reads as unhealthy.
     return status === 503 ? { ...report, healthy: false } : report;
@@ -189,10 +199,11 @@ export class HttpNodeApi implements NodeApi {
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
     const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
-    const fail = (what: string, code: string): NodeApiError => {
+    const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
-      return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, 'unreachable');
+      return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, kind);
     };
+    const tooLarge = () => fail(`answered, but over ${x.maxBytes} bytes: too large to read`, 'too_large', 'too_large');
     try {
       const post = x.body !== undefined;
       // undici's request follows no redirect: a 3xx comes back as itself and is refused below.
@@ -204,6 +215,11 @@ export class HttpNodeApi implements NodeApi {
         ...(post ? { body: JSON.stringify(x.body) } : {}),
         signal: deadline.signal,
       });
+      if (res.statusCode === 404) {
+        discard(res.body);
+        // AvalancheGo's router answers 404 for an API it does not serve: switched off by a flag.
+        throw fail('HTTP 404: the node does not serve this API (switched off?)', '404', 'off');
+      }
       if (!x.accept.includes(res.statusCode)) {
         discard(res.body);
         const redirect = res.statusCode >= 300 && res.statusCode < 400 ? ' (a redirect: not followed)' : '';
@@ -212,7 +228,7 @@ export class HttpNodeApi implements NodeApi {
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > x.maxBytes) {
         discard(res.body);
-        throw fail(`answer larger than ${x.maxBytes} bytes`, 'too_large');
+        throw tooLarge();
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -220,7 +236,7 @@ export class HttpNodeApi implements NodeApi {
         size += (chunk as Buffer).length;
         if (size > x.maxBytes) {
           discard(res.body);
-          throw fail(`answer larger than ${x.maxBytes} bytes`, 'too_large');
+          throw tooLarge();
         }
         chunks.push(chunk as Buffer);
       }
@@ -237,6 +253,16 @@ export class HttpNodeApi implements NodeApi {
     } finally {
       deadline.dispose();
     }
+  }
+}
+
+/** AvalancheGo's health report: a JSON object with `checks` or `healthy` (the rest is read by healthReply). */
+function isHealthReport(text: string): boolean {
+  try {
+    const json = JSON.parse(text) as unknown;
+    return typeof json === 'object' && json !== null && !Array.isArray(json) && ('checks' in json || 'healthy' in json);
+  } catch {
+    return false;
   }
 }
 

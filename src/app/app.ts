@@ -247,6 +247,8 @@ export class App {
     for (const f of this.failures.failing(this.#loaded.config.health.failingAfter)) {
       if (names.has(f.rule)) problems.push(`rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`);
     }
+    // Alerts that cannot get out: the heartbeat and /readyz say it, as avawatch's own alerts cannot.
+    problems.push(...this.#delivery.problems());
     return { ready: problems.length === 0, problems };
   }
 
@@ -469,6 +471,8 @@ export class App {
         backoffMaxMs: config.delivery.backoffMax,
         maxRetryAfterMs: config.delivery.maxRetryAfter,
         maxAgeMs: config.delivery.maxAge,
+        failingAfterMs: config.delivery.failingAfter,
+        deadLetterHoldMs: config.delivery.deadLetterHold,
       },
       redact: (text) => scrub(text, secrets),
       digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
@@ -574,7 +578,8 @@ export class App {
 
   /**
    * Why avawatch is blind now: a rule whose last evaluation failed, a lookup that keeps
-   * failing, an API paused by a 429 or out of budget, the state file. `starting` until every
+   * failing, an API paused by a 429 or out of budget, the state file, a receiver that takes
+   * nothing (its alerts cannot say so themselves). `starting` until every
    * interval rule has been evaluated once. A node whose API does not answer is not blindness:
    * node-health says so itself, with the service's view (and node-metrics' failing reads of it
    * are left out here for the same reason).
@@ -597,7 +602,7 @@ export class App {
       if (limiter.pausedUntil > nowMs) out.push(`${api} API: paused after a 429 until ${new Date(limiter.pausedUntil).toISOString()}`);
       else if (limiter.remainingDay() === 0) out.push(`${api} API: the day's compute units are spent`);
     }
-    out.push(...ready.problems.filter((p) => p.startsWith('state file')));
+    out.push(...ready.problems.filter((p) => p.startsWith('state file') || p.startsWith('receiver ')));
     return out;
   }
 

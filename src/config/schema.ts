@@ -66,6 +66,10 @@ const delivery = z.strictObject({
   maxRetryAfter: durationMs.default(600_000),
   /** A notification still undelivered after this long is dead-lettered. */
   maxAge: durationMs.default(86_400_000),
+  /** Every attempt to a receiver failing this long: the heartbeat fails and /readyz says so, naming it. */
+  failingAfter: durationMs.default(600_000),
+  /** A dead-lettered notification fails the heartbeat and /readyz until a later one to its receiver is delivered, or this long. */
+  deadLetterHold: durationMs.refine((ms) => ms >= 60_000, 'must be at least 1m').default(86_400_000),
 });
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;

@@ -232,4 +232,49 @@ describe('delivery', () => {
       expect(store.outbox('sent')).toHaveLength(1);
     });
   });
+
+  describe('receiver health (the heartbeat and /readyz read it)', () => {
+    it('a receiver revoked for good (404, dead-lettered) is failing until a later notification to it is delivered', async () => {
+      notifier.failWith = new DeliveryError('slack receiver "fake": HTTP 404 (no_service)', 'http_404', false);
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await delivery.drain(1_000);
+      expect(store.outbox('dead')).toHaveLength(1);
+      expect(delivery.problems()).toEqual(['receiver fake: 1 notification dead-lettered, the last 0s ago (slack receiver "fake": HTTP 404 (no_service)); failing until one to it is delivered, or for 1d']);
+      clock += 3_600_000;
+      expect(delivery.problems()).toHaveLength(1);
+      // A restart reads it back from the outbox.
+      expect(make().problems()).toEqual([expect.stringContaining('receiver fake: 1 notification dead-lettered, the last 1h ago')]);
+      notifier.failWith = undefined;
+      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await delivery.drain(1_000);
+      expect(delivery.problems()).toEqual([]);
+      expect(make().problems()).toEqual([]);
+    });
+
+    it('a dead letter stops failing the receiver after deadLetterHold', async () => {
+      delivery = make({ deadLetterHoldMs: 600_000 });
+      notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await delivery.drain(1_000);
+      expect(delivery.problems()).toHaveLength(1);
+      clock += 600_000;
+      expect(delivery.problems()).toEqual([]);
+    });
+
+    it('every attempt failing (503) names the receiver once failingAfter has passed, and a delivery clears it', async () => {
+      delivery = make({ failingAfterMs: 600_000, maxAgeMs: 6 * 3_600_000 });
+      notifier.failWith = new DeliveryError('webhook receiver "fake": HTTP 503', 'http_503', true);
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      for (let i = 0; i < 12; i++) {
+        await delivery.drain(1_000);
+        if (i === 5) expect(delivery.problems()).toEqual([]);
+        clock += 60_000;
+      }
+      expect(delivery.problems()).toEqual(['receiver fake: every attempt failed for 12m (webhook receiver "fake": HTTP 503)']);
+      notifier.failWith = undefined;
+      await delivery.drain(1_000);
+      expect(store.outbox('sent')).toHaveLength(1);
+      expect(delivery.problems()).toEqual([]);
+    });
+  });
 });

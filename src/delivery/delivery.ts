@@ -6,13 +6,17 @@ import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
 import { formatElapsed } from '../base/duration.js';
 import { pause, setTimer } from '../base/timers.js';
 import { retryWait, type RetryPolicy } from './backoff.js';
+import { ReceiverHealth, type ReceiverHealthOptions } from './health.js';
 import { digestMessage, type DigestConfig } from '../channels/digest.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
-export interface DeliveryOptions extends RetryPolicy {
+export interface DeliveryOptions extends RetryPolicy, Partial<ReceiverHealthOptions> {
   /** A row older than this (counted from its creation, or its digest slot) is dead-lettered. */
   maxAgeMs: number;
 }
+
+/** delivery.failingAfter and delivery.deadLetterHold's defaults. */
+export const HEALTH_DEFAULTS: ReceiverHealthOptions = { failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000 };
 
 export interface DeliveryDeps {
   store: Store;
@@ -59,9 +63,12 @@ export class Delivery {
   readonly #abort = new AbortController();
   #workers: Promise<void>[] = [];
   #stopped = false;
+  readonly #health: ReceiverHealth;
 
   constructor(deps: DeliveryDeps) {
     this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
+    const health = { ...HEALTH_DEFAULTS, ...definedOf(deps.options) };
+    this.#health = new ReceiverHealth(health, deps.store.deadLetters(deps.clock.now() - health.deadLetterHoldMs));
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -77,6 +84,20 @@ export class Delivery {
   inherit(from: Delivery): void {
     for (const [k, v] of from.#pausedUntil) this.#pausedUntil.set(k, v);
     for (const [k, v] of from.#readyAt) this.#readyAt.set(k, v);
+    this.#health.inherit(from.#health);
+  }
+
+  /**
+   * Each receiver whose notifications do not get through now: one dead-lettered since its last
+   * delivery (for deadLetterHold at most), or every attempt failing for failingAfter.
+   */
+  problems(): string[] {
+    return this.#health.problems(this.receivers(), this.#deps.clock.now());
+  }
+
+  /** The receivers this delivery sends to (the enabled ones of the config in force). */
+  receivers(): string[] {
+    return this.#deps.notifiers.map((n) => n.name);
   }
 
   /** New rows were committed: look now instead of at the next timer. */
@@ -118,6 +139,7 @@ export class Delivery {
         }
         const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
+          if (store.nextDue(notifier.name) === undefined) this.#health.idle(notifier.name);
           const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.now() + IDLE_MS);
           await this.#idle(notifier.name, next - this.#deps.clock.now());
         }
@@ -189,6 +211,7 @@ export class Delivery {
       const done = this.#deps.clock.now();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
+      this.#health.delivered(receiver);
       metrics.notifications.inc({ receiver }, live.length);
       log.info(ctx, live.length === 1 ? 'notification delivered' : 'notification group delivered');
       return;
@@ -203,6 +226,7 @@ export class Delivery {
       const at = this.#deps.clock.now();
       if (!error.retryable) {
         for (const row of live) store.markDead(row.id, error.message, at);
+        this.#health.deadLettered(receiver, live.length, error.message, at);
         log.error({ ...ctx, reason: error.reason, error: error.message }, 'notification failed permanently; dead-lettered');
         return;
       }
@@ -219,6 +243,7 @@ export class Delivery {
         else store.markRetry(row.id, at + wait, message, at, unknown);
       }
       this.#pausedUntil.set(receiver, at + wait);
+      this.#health.failed(receiver, message, at);
       log.warn({ ...ctx, reason: error.reason, error: message, retryInMs: Math.round(wait) }, 'notification failed; will retry');
     }
   }
@@ -235,7 +260,9 @@ export class Delivery {
   /** Sent twice, answered neither time: it may have been delivered, and a third copy is not sent. */
   #unconfirmed(row: OutboxRow, lastError: string, now: number): void {
     const { store, metrics, log } = this.#deps;
-    store.markDead(row.id, `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`, now);
+    const why = `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`;
+    store.markDead(row.id, why, now);
+    this.#health.deadLettered(row.receiver, 1, why, now);
     metrics.notificationsFailed.inc({ receiver: row.receiver, reason: UNCONFIRMED });
     log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: UNCONFIRMED, error: lastError }, 'notification sent twice without an answer; not sent again');
   }
@@ -244,7 +271,9 @@ export class Delivery {
   #expire(row: OutboxRow, lastError: string | undefined, now: number): void {
     const { store, metrics, log } = this.#deps;
     const why = lastError === undefined ? 'no attempt was made' : `last error: ${lastError}`;
-    store.markDead(row.id, `undelivered after ${formatElapsed(now - bornAt(row))}; ${why}`, now);
+    const text = `undelivered after ${formatElapsed(now - bornAt(row))}; ${why}`;
+    store.markDead(row.id, text, now);
+    this.#health.deadLettered(row.receiver, 1, text, now);
     metrics.notificationsFailed.inc({ receiver: row.receiver, reason: 'expired' });
     log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: 'expired', error: lastError }, 'notification expired; dead-lettered');
   }
@@ -288,4 +317,12 @@ function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
  */
 export async function attempt(notifier: Notifier, messages: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
   await notifier.send(messages, signal);
+}
+
+/** The options that are set (an unset one keeps its default). */
+function definedOf(o: DeliveryOptions): Partial<ReceiverHealthOptions> {
+  return {
+    ...(o.failingAfterMs === undefined ? {} : { failingAfterMs: o.failingAfterMs }),
+    ...(o.deadLetterHoldMs === undefined ? {} : { deadLetterHoldMs: o.deadLetterHoldMs }),
+  };
 }

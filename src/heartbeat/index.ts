@@ -3,7 +3,8 @@ import { postForAnswer } from '../channels/post-json.js';
 import { setTimer } from '../base/timers.js';
 
 // A dead man's switch: something that is not avawatch hears from it every `every`, on one URL
-// while every source answered and on the failure URL while one is blind. Silence there means
+// while every source answered and on the failure URL while one is blind (or a receiver takes
+// nothing: avawatch's alerts would not get out either). Silence there means
 // avawatch is dead, stuck or cut off; none of that can be told by avawatch's own alerts.
 
 export interface HeartbeatOptions {

@@ -48,10 +48,18 @@ ${body.length === 0 ? html`<p class="muted">No silence is in force.</p>` : table
 }
 
 export function receiversSection(s: StatusSnapshot, nowS: number): SafeHtml {
+  // A receiver that takes nothing is a readiness problem of its own (/readyz's line names it).
+  const failing = (name: string) => s.ready.problems.some((p) => p.startsWith(`receiver ${name}:`));
+  const state = (r: ReceiverRow) =>
+    r.disabled !== undefined
+      ? html`<span class="bad">disabled</span> <span class="muted">${r.disabled}</span>`
+      : failing(r.name)
+        ? html`<span class="bad">failing</span>`
+        : html`<span class="good">enabled</span>`;
   const body = s.receivers.map(
     (r: ReceiverRow) => html`<tr>
 <td data-label="Receiver">${r.name} <span class="muted">(${r.type})</span></td>
-<td data-label="State">${r.disabled === undefined ? html`<span class="good">enabled</span>` : html`<span class="bad">disabled</span> <span class="muted">${r.disabled}</span>`}</td>
+<td data-label="State">${state(r)}</td>
 <td data-label="Last success">${r.lastSuccess === undefined ? html`<span class="muted">never</span>` : since(r.lastSuccess, nowS)}</td>
 <td data-label="Pending" class="num">${count(r.pending)}</td>
 <td data-label="Dead" class="num${r.dead > 0 ? ' bad' : ''}">${count(r.dead)}</td>

@@ -173,6 +173,11 @@ export class Store {
     return outbox.receiverStats(this.#db);
   }
 
+  /** Per receiver: rows dead-lettered since its last delivery, from `since` on (delivery's health at start). */
+  deadLetters(since: number): ReturnType<typeof outbox.deadLetters> {
+    return outbox.deadLetters(this.#db, since);
+  }
+
   /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
   outbox(state?: 'pending' | 'sent' | 'dead' | 'muted'): ReturnType<typeof outbox.listOutbox> {
     return outbox.listOutbox(this.#db, state);

@@ -228,3 +228,21 @@ export function receiverStats(db: Database.Database): ReceiverStats[] {
     .all() as Array<{ receiver: string; lastSuccess: number | null; pending: number; dead: number; lastError: string | null; lastErrorAt: number | null }>;
   return rows.map((r) => ({ receiver: r.receiver, lastSuccess: r.lastSuccess ?? undefined, pending: r.pending, dead: r.dead, lastError: r.lastError ?? undefined, lastErrorAt: r.lastErrorAt ?? undefined }));
 }
+
+/**
+ * Per receiver, the rows dead-lettered after its newest delivered one and not before `since`:
+ * what keeps it failing across a restart.
+ */
+export function deadLetters(db: Database.Database, since: number): Array<{ receiver: string; count: number; at: number; error: string }> {
+  return statement(db, `SELECT d.receiver, COUNT(*) AS count, MAX(d.updated_at) AS at,
+              (SELECT e.last_error FROM outbox e WHERE e.receiver = d.receiver AND e.state = 'dead' ORDER BY e.updated_at DESC, e.id DESC LIMIT 1) AS error
+         FROM outbox d
+        WHERE d.state = 'dead' AND d.updated_at >= ?
+          AND d.updated_at > COALESCE((SELECT MAX(s.updated_at) FROM outbox s WHERE s.state = 'sent' AND s.receiver = d.receiver), -1)
+        GROUP BY d.receiver`)
+    .all(since)
+    .map((r) => {
+      const row = r as { receiver: string; count: number; at: number; error: string | null };
+      return { receiver: row.receiver, count: row.count, at: row.at, error: row.error ?? 'dead-lettered' };
+    });
+}

@@ -6,6 +6,7 @@ import { settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
+import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
@@ -48,6 +49,7 @@ export async function poll(run: Run, model: Model, step: string, clean: boolean)
   await alive(run.d, run.w, step);
   timersCapped(run.w, step);
   deliveryHonest(run.d, step);
+  deadDeliverySaid(run.d, step);
   await noSecrets(run.d, step);
   if (clean) await truthHolds(run.d, model, run.judged, failed, step);
   return { alerts, failed };
@@ -326,6 +328,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   jitter: fc.tuple(node, some(85, 90)).map(([n, a]) => new Jitter(n, a)),
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
   reload: fc.constant(0).chain(() => reloadSteps), // lazily: steps-reload.ts imports this file
+  ...deliveryNodeFamilies,
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {

@@ -92,6 +92,9 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
     );
   }
 
+  const off = apiOff(node, url, st);
+  if (off) out.push(condition('api-off', off));
+
   // What the node said at its last answer holds while it does not answer.
   if (st.nodeId !== undefined && st.nodeId !== node) {
     out.push(
@@ -185,6 +188,26 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
     );
   }
   return out;
+}
+
+const INFO_FIGURES = 'its NodeID, version, bootstrapped chains, uptime, peers and upgrades';
+
+/** An API of the node switched off (404): what goes unchecked, said once as a condition of its own. */
+function apiOff(node: string, url: string, st: State): Draft | undefined {
+  const off = new Set(st.off ?? []);
+  if (off.size === 0 || st.unreachableSince !== undefined) return undefined;
+  const where = hostOf(url);
+  const summary =
+    off.has('health') && off.has('info')
+      ? `${node}'s API at ${where} answers 404 on both /ext/health and /ext/info: nothing of the node is checked (both APIs switched off, or the URL is not the node's)`
+      : off.has('health')
+        ? `${node}'s health API at ${where} is switched off (/ext/health answers 404; AvalancheGo's --api-health-enabled): its health checks go unchecked; the node is judged by its info API`
+        : `${node}'s info API at ${where} is switched off (/ext/info answers 404; AvalancheGo's --api-info-enabled): ${INFO_FIGURES} go unchecked`;
+  return {
+    summary,
+    resolvedSummary: `${node}'s API at ${where} serves ${[...off].map((a) => `/ext/${a}`).join(' and ')} again`,
+    details: { 'Switched off': [...off].map((a) => `/ext/${a}`).join(', ') },
+  };
 }
 
 /** The tier rewarding stake is in: entered under a level, left only above it + hysteresis. */

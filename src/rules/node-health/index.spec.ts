@@ -190,6 +190,25 @@ describe('node-health', () => {
     expect(steps[4]?.sent).toEqual([`resolved critical: ${NODE} no longer reports the share of stake that would reward it (info.uptime: couldn't get node uptime: node is not a validator)`]);
   });
 
+  it('the info API switched off (404) is said, not a failing rule; its figures go unchecked, never "not bootstrapped"', () => {
+    const off = { error: new NodeApiError('node 10.0.0.5:9650 info.getNodeID: HTTP 404: the node does not serve this API (switched off?)', 'off') };
+    const infoOff = reading({ identity: off, version: off, uptime: off, peers: off, upgrades: off, bootstrapped: { P: off, X: off, C: off } });
+    const steps = run(spec(), [one(reading()), one(infoOff), one(infoOff), one(infoOff), one(reading())]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}, {}]);
+    expect(steps[1]?.sent).toEqual([`firing -: ${NODE}'s info API at 10.0.0.5:9650 is switched off (/ext/info answers 404; AvalancheGo's --api-info-enabled): its NodeID, version, bootstrapped chains, uptime, peers and upgrades go unchecked`]);
+    expect(steps[3]?.conditions?.map((c) => c.labels['check'])).toEqual(['api-off']);
+    expect(steps[3]?.states.get(NODE)?.bootstrapped).toEqual({});
+    expect(steps[4]?.sent).toEqual([`resolved -: ${NODE}'s API at 10.0.0.5:9650 serves /ext/info again`]);
+  });
+
+  it('the health API switched off: said, and the node judged by its info API (a chain not bootstrapped still fires)', () => {
+    const steps = run(spec(), [one(reading({ health: 'off', bootstrapped: { P: { ok: true }, X: { ok: true }, C: { ok: false } } }))]);
+    expect(steps[0]?.failed).toEqual({});
+    expect(steps[0]?.conditions?.map((c) => c.labels['check'])).toEqual(['api-off', 'bootstrapped']);
+    expect(steps[0]?.sent[0]).toContain("health API at 10.0.0.5:9650 is switched off (/ext/health answers 404; AvalancheGo's --api-health-enabled)");
+    expect(steps[0]?.states.get(NODE)?.unreachableSince).toBeUndefined();
+  });
+
   it('a failing check one answer leaves out still fails; one left out answer after answer is dropped', () => {
     const failing: HealthReport = { healthy: false, checks: [{ name: 'C', contiguousFailures: 0 }, { name: 'diskspace', error: 'remaining available disk space percentage (7%) is below …', contiguousFailures: 2 }] };
     const without: HealthReport = { healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] };

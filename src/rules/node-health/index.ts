@@ -163,8 +163,12 @@ const GONE_AFTER = 3;
 function readNode(st: State, r: NodeReading, before: State | undefined): string[] {
   const failures: string[] = [];
   const failing: NonNullable<State['failing']> = {};
-  const listed = new Set(r.health.checks.map((c) => c.name.slice(0, MAX_NAME)));
-  for (const c of r.health.checks) {
+  const off = new Set<'health' | 'info'>();
+  // Health API off: no check is listed, so a failing one is dropped after a few answers.
+  if (r.health === 'off') off.add('health');
+  const reported = r.health === 'off' ? [] : r.health.checks;
+  const listed = new Set(reported.map((c) => c.name.slice(0, MAX_NAME)));
+  for (const c of reported) {
     if (c.error === undefined || Object.keys(failing).length >= MAX_CHECKS) continue;
     failing[c.name.slice(0, MAX_NAME)] = { error: c.error.slice(0, MAX_ERROR), contiguousFailures: c.contiguousFailures, ...(c.timeOfFirstFailure !== undefined ? { since: c.timeOfFirstFailure } : {}) };
   }
@@ -176,12 +180,15 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
   st.failing = failing;
 
   const rpc: NonNullable<State['rpcErrors']> = {};
-  const take = <T>(figure: string, read: Read<T>, set: (value: T) => void, clear: () => void) => {
+  /** `unknown`: what an API switched off leaves of the figure (default: as the node's refusal clears it). */
+  const take = <T>(figure: string, read: Read<T>, set: (value: T) => void, clear: () => void, unknown = clear) => {
     if ('ok' in read) return set(read.ok);
-    if (read.error.kind !== 'rpc') return void failures.push(read.error.message);
+    // The info API switched off is said, not a failed read; its figures go as refused ones do.
+    if (read.error.kind === 'off') off.add('info');
+    else if (read.error.kind !== 'rpc') return void failures.push(read.error.message);
     const count = (before?.rpcErrors?.[figure]?.count ?? 0) + 1;
     rpc[figure] = { count, error: read.error.message.slice(0, MAX_ERROR) };
-    if (count >= GONE_AFTER) clear();
+    if (count >= GONE_AFTER) (read.error.kind === 'off' ? unknown : clear)();
   };
   take(
     'nodeId',
@@ -192,6 +199,10 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
       else st.bls = id.blsPublicKey;
     },
     () => undefined,
+    () => {
+      delete st.nodeId;
+      delete st.bls;
+    },
   );
   take(
     'version',
@@ -204,7 +215,7 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
   const booted: Record<string, boolean> = { ...st.bootstrapped };
   for (const [chain, read] of Object.entries(r.bootstrapped)) {
     // The node's own error, again and again (no chain of that alias or id): it does not run the chain.
-    take(`bootstrapped:${chain}`, read, (ok) => (booted[chain] = ok), () => (booted[chain] = false));
+    take(`bootstrapped:${chain}`, read, (ok) => (booted[chain] = ok), () => (booted[chain] = false), () => delete booted[chain]);
   }
   st.bootstrapped = booted;
   take(
@@ -240,5 +251,7 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
   );
   if (Object.keys(rpc).length > 0) st.rpcErrors = rpc;
   else delete st.rpcErrors;
+  if (off.size > 0) st.off = [...off].sort();
+  else delete st.off;
   return failures;
 }

@@ -16,7 +16,8 @@ import type { Spec, State } from './schema.js';
 export type Read<T> = { ok: T } | { error: NodeApiError };
 
 export interface NodeReading {
-  health: HealthReport;
+  /** `off`: the node does not serve /ext/health (404: --api-health-enabled=false); judged by its info API. */
+  health: HealthReport | 'off';
   identity: Read<NodeIdentity>;
   version: Read<string>;
   bootstrapped: Record<string, Read<boolean>>;
@@ -67,13 +68,15 @@ export async function observeNodes(s: Spec, ctx: ObserveContext): Promise<Observ
 }
 
 async function readNode(api: NodeApi, base: string, chains: readonly string[], signal: AbortSignal): Promise<NodeReading | Unreachable | Failed> {
-  let health: HealthReport;
+  let health: HealthReport | 'off';
   try {
     health = await api.health(base, signal);
   } catch (err) {
     signal.throwIfAborted();
-    if (err instanceof NodeApiError && err.kind !== 'unreachable') return { failed: `/ext/health: ${err.message}` };
-    return { unreachable: err instanceof Error ? err.message : String(err) };
+    // It answers 404: up, with its health API switched off; the info calls still tell.
+    if (err instanceof NodeApiError && err.kind === 'off') health = 'off';
+    else if (err instanceof NodeApiError && err.kind !== 'unreachable') return { failed: `/ext/health: ${err.message}` };
+    else return { unreachable: err instanceof Error ? err.message : String(err) };
   }
   const read = async <T>(call: () => Promise<T>): Promise<Read<T>> => {
     try {

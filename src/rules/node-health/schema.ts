@@ -84,6 +84,8 @@ export const state = z.object({
   outside: outsideView.optional(),
   /** The service's uptime when the API stopped answering: lower now is the node going down. */
   uptimeAtLoss: z.number().optional(),
+  /** The node's APIs that answer 404 (switched off): what they would tell goes unchecked, and is said. */
+  off: z.array(z.enum(['health', 'info'])).optional(),
   /** The last verdict on a silent API made with the service's view: it stands while the service is blind too. */
   apiVerdict: z.object({ tier: z.enum(['warning', 'critical']).optional(), view: z.string(), why: z.string().optional() }).optional(),
 });
