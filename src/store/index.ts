@@ -219,4 +219,14 @@ export class Store {
   pruneHistory(before: number, limit?: number): { samples: number; alerts: number } {
     return history.pruneHistory(this.#db, before, limit);
   }
+
+  /** Pages freed by deletes and not yet given back to the file system. */
+  freePages(): number {
+    return history.freePages(this.#db);
+  }
+
+  /** Gives up to `pages` free pages back: the file shrinks (a short write transaction). */
+  vacuumStep(pages: number): void {
+    history.vacuumStep(this.#db, pages);
+  }
 }
