@@ -68,3 +68,15 @@ export function groupHead(alerts: ReadonlyArray<{ labels: Record<string, string>
   const one = validator !== undefined && validator !== '' && alerts.every((a) => a.labels['validator'] === validator);
   return one ? `${validator}: ${alerts.length} alerts` : `${alerts.length} alerts`;
 }
+
+const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+
+/**
+ * A group's alerts, the most urgent first (what a notification preview and a cut list must
+ * not hide): firing and events before resolved, then critical, warning, info; otherwise in
+ * the order they came.
+ */
+export function mostUrgentFirst<A extends { status: string; severity: string }>(alerts: readonly A[]): A[] {
+  const rank = (a: A): number => (a.status === 'resolved' ? 10 : 0) + (SEVERITY_RANK[a.severity] ?? 3);
+  return [...alerts].sort((a, b) => rank(a) - rank(b));
+}

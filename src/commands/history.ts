@@ -2,6 +2,7 @@ import { parseDuration } from '../base/duration.js';
 import type { LoadedConfig } from '../config/load.js';
 import { SAMPLED } from '../history/sampler.js';
 import { Store, type HistoryEntry } from '../store/index.js';
+import { jsonLine, printable } from './terminal.js';
 
 export interface HistoryOptions {
   validator?: string;
@@ -34,8 +35,8 @@ export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = Da
     const from = new Date(since).toISOString();
     if (o.json) {
       const lines = [
-        ...entries.map((e) => JSON.stringify({ type: 'entry', at: new Date(e.at).toISOString(), severity: e.severity, status: e.status, rule: e.rule, kind: e.kind, subject: e.subject, summary: e.summary, labels: e.labels, details: e.details })),
-        ...figures.map((f) => JSON.stringify({ type: 'figure', series: f.series, entity: f.entity, latest: f.latest, latestAt: new Date(f.latestAt).toISOString(), min: f.min, max: f.max, count: f.count })),
+        ...entries.map((e) => jsonLine({ type: 'entry', at: new Date(e.at).toISOString(), severity: e.severity, status: e.status, rule: e.rule, kind: e.kind, subject: e.subject, summary: e.summary, labels: e.labels, details: e.details })),
+        ...figures.map((f) => jsonLine({ type: 'figure', series: f.series, entity: f.entity, latest: f.latest, latestAt: new Date(f.latestAt).toISOString(), min: f.min, max: f.max, count: f.count })),
       ];
       return { lines, notes };
     }
@@ -113,10 +114,4 @@ function figuresOf(store: Store, since: number, who: Who, entries: readonly Hist
     }
   }
   return out;
-}
-
-/** Text from the chain is hostile: no terminal control sequences. */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- these are what is removed
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }

@@ -8,6 +8,9 @@ import { ConfigError, loadConfig } from '../config/load.js';
 /** The shipped rule files that watch every inventory validator (`validators: all`). */
 export const PROFILE_RULE_FILES = ['validators.yaml', 'validation-end.yaml', 'validator-health.yaml', 'delegation-end.yaml', 'block-production.yaml'] as const;
 
+/** The shipped rule files that read the validators' own APIs (`api:`): added with --api, as the shipped config loads them. */
+export const NODE_RULE_FILES = ['node-health.yaml', 'node-metrics.yaml'] as const;
+
 export interface InitOptions {
   /** Where to write; never overwritten. */
   file: string;
@@ -47,12 +50,12 @@ export function initConfigText(o: InitOptions): string {
   const ruleFile = (name: string) => yamlString(pathFrom(dir, resolve(rulesDir, name)));
   const api = (i: number) => {
     const url = o.apis?.[i];
-    return url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it and rules/node-health.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health reads it (docs/node.md)`;
+    return url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it, rules/node-health.yaml and rules/node-metrics.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health and node-metrics read it (docs/node.md)`;
   };
   const validators = o.nodes.map((nodeId, i) =>
     [`  - name: ${yamlString(o.names?.[i] ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(nodeId)}`, `    network: ${o.network}`, api(i), `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'),
   );
-  const ruleFiles = (o.apis?.length ?? 0) > 0 ? [...PROFILE_RULE_FILES, 'node-health.yaml'] : PROFILE_RULE_FILES;
+  const ruleFiles = (o.apis?.length ?? 0) > 0 ? [...PROFILE_RULE_FILES, ...NODE_RULE_FILES] : PROFILE_RULE_FILES;
   const slack = o.slackWebhookUrlFile === undefined
     ? ['receivers: []                  # add one (docs/configuration.md#receivers): until then alerts are recorded, not sent', 'route:', '  receivers: []']
     : ['receivers:', '  - name: slack', '    type: slack', `    webhookUrlFile: ${yamlString(pathFrom(dir, resolve(o.slackWebhookUrlFile)))}`, 'route:', '  receivers: [slack]'];

@@ -6,6 +6,7 @@ import { channel } from '../channels/registry.js';
 import { DeliveryError, type AlertMessage } from '../channels/types.js';
 import { Store } from '../store/index.js';
 import { attempt } from '../delivery/delivery.js';
+import { jsonLine, printable } from './terminal.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
 export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
@@ -13,11 +14,11 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
   try {
     const alerts = firingAlerts(store);
     if (json) {
-      for (const a of alerts) console.log(JSON.stringify(a));
+      for (const a of alerts) console.log(jsonLine(a));
       return;
     }
     if (alerts.length === 0) console.log('no alerts firing');
-    for (const a of alerts) console.log(`${a.startsAt} ${a.severity.toUpperCase()} ${a.rule} ${a.subject}: ${a.summary}`);
+    for (const a of alerts) console.log(`${a.startsAt} ${a.severity.toUpperCase()} ${a.rule} ${printable(a.subject)}: ${printable(a.summary)}`);
   } finally {
     store.close();
   }
@@ -30,14 +31,14 @@ export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 
     // Errors are scrubbed before they are stored; again here for rows an older version wrote.
     const rows = store.outbox(state).map((r) => ({ ...r, lastError: r.lastError === null ? null : scrub(r.lastError, loaded.secrets) }));
     if (json) {
-      for (const r of rows) console.log(JSON.stringify(r));
+      for (const r of rows) console.log(jsonLine(r));
       return;
     }
     if (rows.length === 0) console.log(`outbox: no ${state ?? ''} rows`.replace('  ', ' '));
     for (const r of rows) {
-      const error = r.lastError ? `  last error: ${r.lastError}` : '';
+      const error = r.lastError ? `  last error: ${printable(r.lastError)}` : '';
       const digest = r.state === 'pending' && r.digestAt !== null ? ` (waits for the digest at ${new Date(r.digestAt).toISOString()})` : '';
-      console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${r.summary}${digest}${error}`);
+      console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${printable(r.summary)}${digest}${error}`);
     }
   } finally {
     store.close();
@@ -75,7 +76,7 @@ export async function notifyTestCommand(loaded: LoadedConfig, name: string): Pro
     return true;
   } catch (err) {
     const e = err instanceof DeliveryError ? err : new DeliveryError(String(err), 'error', true);
-    console.error(`${scrub(e.message, loaded.secrets)} (${e.retryable ? 'temporary: would be retried' : 'permanent'}, reason ${e.reason})`);
+    console.error(`${printable(scrub(e.message, loaded.secrets))} (${e.retryable ? 'temporary: would be retried' : 'permanent'}, reason ${e.reason})`);
     return false;
   }
 }

@@ -2,6 +2,7 @@ import { composeApp } from '../app/compose.js';
 import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { errorText } from '../engine/engine.js';
+import { jsonLine, printable } from './terminal.js';
 import { logWarnings } from './warnings.js';
 
 export interface OnceOptions {
@@ -27,19 +28,19 @@ export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise
     for (const a of alerts) {
       if (o.json) {
         const { alertId: _id, ...rest } = a;
-        console.log(JSON.stringify({ type: 'alert', ...rest }));
+        console.log(jsonLine({ type: 'alert', ...rest }));
       } else {
-        console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${a.subject}: ${a.summary}`);
+        console.log(`${a.at} ${a.severity.toUpperCase()} ${a.status} ${a.rule} ${printable(a.subject)}: ${printable(a.summary)}`);
       }
     }
     // What each rule saw of each inventory validator, ok or not, beside the alerts.
-    if (o.json) for (const r of results) console.log(JSON.stringify(r));
+    if (o.json) for (const r of results) console.log(jsonLine(r));
     const left = o.send ? await app.delivery.drain(o.sendTimeoutMs) : app.store.pendingCount();
     if (left > 0) {
       const why = o.send ? 'could not be delivered yet' : 'not sent (use --send)';
       console.error(`${left} notification(s) ${why}: they wait in the outbox for the daemon`);
     }
-    for (const f of failures) console.error(`rule ${f.rule} failed: ${errorText(f.error)}`);
+    for (const f of failures) console.error(`rule ${f.rule} failed: ${printable(errorText(f.error))}`);
     return failures.length > 0 ? 1 : 0;
   } finally {
     await app.stop();

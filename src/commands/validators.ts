@@ -7,6 +7,7 @@ import { ruleKind } from '../rules/registry.js';
 import { whenText } from '../status/format.js';
 import { standingOf, validatorRows, type ValidatorRow } from '../status/validators.js';
 import { Store } from '../store/index.js';
+import { jsonLine, printable } from './terminal.js';
 
 // `avawatch validators`: each validator as the last evaluations left it, the figures the status
 // page's tiles show (the same rows, made from the rules' gauges over the state file's states):
@@ -44,7 +45,7 @@ export function validatorsCommand(loaded: LoadedConfig, json: boolean, now = Dat
   if (json) {
     return rows.map((v) => {
       const s = standingOf(v, nowS);
-      return JSON.stringify({
+      return jsonLine({
         name: v.name ?? null,
         nodeId: v.nodeId,
         network: v.network,
@@ -63,7 +64,8 @@ export function validatorsCommand(loaded: LoadedConfig, json: boolean, now = Dat
     });
   }
   if (rows.length === 0) return ['no validators: declare yours under validators: in the config (or run avawatch init --node NodeID-…)'];
-  return rows.flatMap((v) => paragraph(v, nowS));
+  // The status and version are the service's and the node's text: inert on a terminal.
+  return rows.flatMap((v) => paragraph(v, nowS)).map(printable);
 }
 
 function paragraph(v: ValidatorRow, nowS: number): string[] {

@@ -228,10 +228,14 @@ export const configSchema = z.strictObject({
   /** What `avawatch history` and the status page read: events, state changes and sampled figures. */
   history: z
     .strictObject({
-      /** Older events, state changes and samples are pruned (hourly). */
+      /** Older events, state changes and samples are pruned (hourly). At least 1h: 0s would forget each event as it is made. */
       keep: durationMs.default(30 * 86_400_000),
       /** At most one sample of a figure (uptime, an L1 validator's balance) per entity this often. */
       sampleEvery: durationMs.default(600_000),
+    })
+    // Checked here, not on the key: the JSON Schema keeps the duration's pattern and default.
+    .superRefine((h, ctx) => {
+      if (h.keep < 3_600_000) ctx.addIssue({ code: 'custom', path: ['keep'], message: 'must be at least 1h: the history is pruned hourly, and a shorter one would forget what happened before anyone could read it' });
     })
     .prefault({}),
   /** The operator's own AvalancheGo nodes, as node-health and node-metrics read them (no compute units). */

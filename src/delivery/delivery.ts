@@ -201,8 +201,8 @@ export class Delivery {
       return false;
     });
     const digest = group[0]?.groupKey === DIGEST_GROUP && group[0].digestAt !== undefined;
-    // A digest's rows waited for hours: a silence added meanwhile still mutes them.
-    if (digest) live = this.#unsilenced(live, now);
+    // Every row may have waited (a group, a retry, a digest's hours): a silence added meanwhile still mutes it.
+    live = this.#unsilenced(live, now);
     if (live.length === 0) return;
     const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
     try {
@@ -252,7 +252,7 @@ export class Delivery {
     const silences = this.#deps.store.silences(now);
     return rows.filter((row) => {
       const reason = mute(row.message.labels, [], silences, [], new Date(now));
-      if (reason) this.#deps.store.markMuted(row.id, reason, now);
+      if (reason) this.#deps.store.muteWaiting(row, reason, now);
       return reason === undefined;
     });
   }

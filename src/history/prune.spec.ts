@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { Store } from '../store/index.js';
-import { PRUNE_EVERY_MS, startPruning } from './prune.js';
+import { MIGRATIONS } from '../store/migrations.js';
+import { PRUNE_EVERY_MS, pruneOnce, startPruning, VACUUM_STEP_PAGES } from './prune.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avawatch-prune-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,5 +40,59 @@ describe('startPruning', () => {
     await vi.advanceTimersByTimeAsync(2 * PRUNE_EVERY_MS);
     expect(store.samples('uptime_percent', 'NodeID-A', 0)).toHaveLength(2);
     store.close();
+  });
+});
+
+describe('the state file shrinks after a large prune', () => {
+  const pragma = (path: string, name: string) => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.pragma(name, { simple: true });
+    } finally {
+      db.close();
+    }
+  };
+  /** A file holding 40,000 samples, all older than history.keep. */
+  function fill(store: Store): void {
+    const rows = Array.from({ length: 40_000 }, (_, i) => ({ series: 'uptime_percent', entity: `NodeID-${i % 100}`, at: DAY + i * 1000, value: 99 }));
+    for (let i = 0; i < rows.length; i += 5_000) store.addSamples(rows.slice(i, i + 5_000));
+  }
+  const prune = (store: Store) => pruneOnce({ store, keepMs: () => DAY, clock: { now: () => 40 * DAY }, log: createLogger('fatal', false).log });
+
+  it('a new file: pruning gives the pages back, in steps, and the file is smaller once closed', async () => {
+    const path = join(dir, 'new.db');
+    const store = Store.open(path);
+    expect(pragma(path, 'auto_vacuum')).toBe(2); // INCREMENTAL
+    fill(store);
+    store.close();
+    const full = statSync(path).size;
+    const again = Store.open(path);
+    const steps = vi.spyOn(again, 'vacuumStep');
+    expect(await prune(again)).toEqual({ samples: 40_000, alerts: 0 });
+    expect(again.freePages()).toBe(0);
+    expect(steps.mock.calls.length).toBeGreaterThan(1);
+    for (const [pages] of steps.mock.calls) expect(pages).toBe(VACUUM_STEP_PAGES);
+    again.close();
+    expect(statSync(path).size).toBeLessThan(full / 4);
+  });
+
+  it('a file an older avawatch made (auto_vacuum off) is rebuilt once at open, then shrinks the same way', async () => {
+    const path = join(dir, 'old.db');
+    const old = new Database(path);
+    for (const [v, sql] of MIGRATIONS.entries()) {
+      old.exec(sql);
+      old.pragma(`user_version = ${v + 1}`);
+    }
+    old.close();
+    expect(pragma(path, 'auto_vacuum')).toBe(0);
+    const store = Store.open(path);
+    expect(pragma(path, 'auto_vacuum')).toBe(2);
+    fill(store);
+    store.close();
+    const full = statSync(path).size;
+    const again = Store.open(path);
+    await prune(again);
+    again.close();
+    expect(statSync(path).size).toBeLessThan(full / 4);
   });
 });

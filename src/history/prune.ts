@@ -5,9 +5,13 @@ import { pause, setTimer } from '../base/timers.js';
 export const PRUNE_EVERY_MS = 3_600_000;
 /** Rows of each table deleted in one transaction: the main thread is never held long. */
 export const PRUNE_BATCH = 5_000;
+/** Free pages (4 KiB each) a prune may leave for SQLite to reuse; past this the file is shrunk. */
+export const VACUUM_ABOVE_PAGES = 256;
+/** Pages given back in one step: a short write, then a turn of the event loop. */
+export const VACUUM_STEP_PAGES = 512;
 
 export interface PruneOptions {
-  store: { pruneHistory(before: number, limit?: number): { samples: number; alerts: number } };
+  store: { pruneHistory(before: number, limit?: number): { samples: number; alerts: number }; freePages(): number; vacuumStep(pages: number): void };
   /** history.keep, read at each run (a reload may change it). */
   keepMs: () => number;
   /** The App's clock. */
@@ -30,7 +34,11 @@ export function startPruning(o: PruneOptions): () => void {
   };
 }
 
-/** One pruning, in batches with a turn of the event loop between them. */
+/**
+ * One pruning, in batches with a turn of the event loop between them; then, when it freed
+ * more than a little, the file shrinks by as much, in steps (incremental vacuum): deleted rows
+ * alone leave the file as large as it ever was.
+ */
 export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<{ samples: number; alerts: number }> {
   const before = o.clock.now() - o.keepMs();
   const total = { samples: 0, alerts: 0 };
@@ -46,5 +54,24 @@ export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<
     o.log.error({ error: err instanceof Error ? err.message : String(err) }, 'could not prune the history; it is tried again in an hour');
   }
   if (total.samples + total.alerts > 0) o.log.info({ ...total, before: new Date(before).toISOString() }, 'pruned the history older than history.keep');
+  await shrink(o, signal);
   return total;
+}
+
+async function shrink(o: PruneOptions, signal?: AbortSignal): Promise<void> {
+  try {
+    if (o.store.freePages() <= VACUUM_ABOVE_PAGES) return;
+    let left = o.store.freePages();
+    const freed = left;
+    while (left > 0 && !signal?.aborted) {
+      o.store.vacuumStep(VACUUM_STEP_PAGES);
+      const now = o.store.freePages();
+      if (now >= left) break; // nothing given back (auto_vacuum off): do not spin
+      left = now;
+      await pause(1);
+    }
+    o.log.info({ pages: freed - left }, 'gave the pruned pages of the state file back to the file system');
+  } catch (err) {
+    o.log.error({ error: err instanceof Error ? err.message : String(err) }, 'could not shrink the state file; it is tried again after the next pruning');
+  }
 }

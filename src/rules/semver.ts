@@ -1,5 +1,6 @@
 // AvalancheGo versions as nodes report them ("avalanche/1.14.1", "avalanchego/1.13.2",
-// "1.14.0-rc.3"), ordered as semantic versions: a pre-release is older than its release.
+// "1.14.0-rc.3", "go1.22.8 avalanche/1.13.0"), ordered as semantic versions: a pre-release is
+// older than its release.
 
 /** major.minor.patch and an optional pre-release (build metadata after `+` is ignored). */
 export const SEMVER = /(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?/;
@@ -10,9 +11,15 @@ export interface Version {
   pre: string[];
 }
 
-/** The version in a text, or undefined when it holds none. */
+const SOURCE = SEMVER.source;
+/** The version after `avalanche/` or `avalanchego/`, wherever it is in the text. */
+const AVALANCHE = new RegExp(`avalanche(?:go)?/v?${SOURCE}`, 'i');
+/** Otherwise a version that starts a word: not the Go toolchain's `go1.22.8`, not part of a longer number. */
+const BARE = new RegExp(`(?<![0-9A-Za-z.])v?${SOURCE}`);
+
+/** The AvalancheGo version in a text, or undefined when it holds none. */
 export function parseVersion(text: string | undefined): Version | undefined {
-  const m = text === undefined ? null : SEMVER.exec(text);
+  const m = text === undefined ? null : (AVALANCHE.exec(text) ?? BARE.exec(text));
   if (!m) return undefined;
   return { core: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] === undefined ? [] : m[4].split('.') };
 }

@@ -101,6 +101,21 @@ describe('statusSnapshot: validators first', () => {
     expect(s.validators[0]?.labels).toEqual({ team: 'infra' });
   });
 
+  it("lists the node rules that read a validator's own API among its rules, before they have state for it, and calls it blind when one fails its lookup", async () => {
+    const src = sources([at('avawatch_validator_status', 'status', A, 1, { status: 'active' })]);
+    src.inventory = [{ nodeId: A, name: 'alpha', network: 'mainnet', labels: {} }];
+    src.rules = [
+      rule('status', 'validator-status', { network: 'mainnet', nodeIds: [A] }),
+      rule('node-health', 'node-health', { network: 'mainnet', urls: { [A]: 'http://127.0.0.1:9650' } }),
+      rule('node-disk-low', 'node-metrics', { urls: { [A]: 'http://127.0.0.1:9650' }, metric: 'avalanche_resource_tracker_disk_available_percentage', below: 20 }),
+      rule('other-node', 'node-health', { network: 'mainnet', urls: { [B]: 'http://127.0.0.1:9651' } }),
+    ];
+    const s = await statusSnapshot(src);
+    expect(s.validators.find((v) => v.nodeId === A)?.rules).toEqual(['node-disk-low', 'node-health', 'status']);
+    src.failures.entitiesEvaluated('node-health', { [A]: 'connection refused' }, 0);
+    expect((await statusSnapshot(src)).validators.find((v) => v.nodeId === A)?.verdict.blind).toBe('rule node-health cannot look it up: connection refused');
+  });
+
   it('counts the alerts firing about each node, and calls a node blind when a rule watching it fails or fails its lookup', async () => {
     const src = sources(
       [at('avawatch_validator_listed', 'status', A, 1), at('avawatch_validator_listed', 'health', B, 1), at('avawatch_validator_version_info', 'health', B, 1, { version: 'avalanche/1.14.1' })],

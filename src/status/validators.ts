@@ -82,13 +82,16 @@ export interface ValidatorInputs {
   historySince: number;
 }
 
-/** Per NodeID, the rules that name it (a `nodeIds` list), whether or not they have state for it yet. */
+/**
+ * Per NodeID, the rules that name it, whether or not they have state for it yet: in a `nodeIds`
+ * list, or as a key of `urls` (the node rules, node-health and node-metrics, that read its own API).
+ */
 function watchers(rules: readonly LoadedRule[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of rules) {
-    const ids = (r.spec as { nodeIds?: unknown }).nodeIds;
-    if (!Array.isArray(ids)) continue;
-    for (const id of ids) if (typeof id === 'string') out.set(id, [...(out.get(id) ?? []), r.name]);
+    const { nodeIds, urls } = r.spec as { nodeIds?: unknown; urls?: unknown };
+    const ids = [...(Array.isArray(nodeIds) ? nodeIds : []), ...(typeof urls === 'object' && urls !== null ? Object.keys(urls) : [])];
+    for (const id of new Set(ids)) if (typeof id === 'string') out.set(id, [...(out.get(id) ?? []), r.name]);
   }
   return out;
 }

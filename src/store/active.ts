@@ -75,3 +75,19 @@ export function writeActive(db: Database.Database, rule: string, active: readonl
     insert.run(rule, a.key, a.tier, a.state, a.startedAt, a.notifiedAt, a.clearedAt, a.mutedAt, JSON.stringify(a.mutedReceivers), JSON.stringify(a.notifiedReceivers), JSON.stringify(a.condition));
   }
 }
+
+/**
+ * A firing notification muted while it waited in the outbox: the state alert (still firing)
+ * owes it to the receiver once the mute ends, as if it had been muted when it was made.
+ * Returns whether an alert took it.
+ */
+export function owedAfterMute(db: Database.Database, rule: string, key: string, receiver: string, now: number): boolean {
+  return (
+    statement(
+      db,
+      `UPDATE active_alerts SET muted_at = COALESCE(muted_at, ?),
+         muted_receivers = (SELECT json_group_array(value) FROM (SELECT value FROM json_each(muted_receivers) UNION SELECT ?))
+       WHERE rule = ? AND key = ? AND state = 'firing'`,
+    ).run(now, receiver, rule, key).changes > 0
+  );
+}

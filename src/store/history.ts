@@ -93,3 +93,14 @@ export function pruneHistory(db: Database.Database, before: number, limit = -1):
     return { samples: s, alerts: a };
   })();
 }
+
+/** Pages of the file that deletes freed and nothing reuses yet: what an incremental vacuum gives back. */
+export function freePages(db: Database.Database): number {
+  return db.pragma('freelist_count', { simple: true }) as number;
+}
+
+/** Gives up to `pages` free pages back to the file system (the file must be in auto_vacuum=INCREMENTAL). */
+export function vacuumStep(db: Database.Database, pages: number): void {
+  // A pragma that returns rows per page freed: run to its end, or nothing is freed.
+  db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+}

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { firingRows, loadActive, writeActive, type ActiveRow } from './active.js';
+import { firingRows, loadActive, owedAfterMute, writeActive, type ActiveRow } from './active.js';
 import { openDatabase } from './open.js';
 import * as outbox from './outbox.js';
 import type { NewAlert, OutboxRow } from './outbox.js';
@@ -7,7 +7,7 @@ import * as history from './history.js';
 import type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 import * as silences from './silences.js';
 import type { Silence } from './silences.js';
-import { loadStates, stateRows, writeStates, type StateDiff } from './states.js';
+import { bumpRevision, loadStates, stateRows, writeStates, type StateDiff } from './states.js';
 import { statement } from './statement.js';
 
 // The only module with SQL, one file per concern over one database handle:
@@ -159,6 +159,20 @@ export class Store {
     outbox.markMuted(this.#db, id, reason, now);
   }
 
+  /**
+   * A row muted at delivery (a silence added while it waited): marked muted and, for a firing
+   * notification of a state alert still firing, owed to its receiver when the mute ends (the
+   * rule's revision moves, so an evaluation that read the alert before commits again).
+   */
+  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): void {
+    const db = this.#db;
+    db.transaction(() => {
+      outbox.markMuted(db, row.id, reason, now);
+      const { rule, status, conditionKey } = row.message;
+      if (status === 'firing' && conditionKey !== undefined && owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, rule);
+    }).immediate();
+  }
+
   pendingCount(): number {
     return outbox.pendingCount(this.#db);
   }
@@ -223,5 +237,15 @@ export class Store {
   /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */
   pruneHistory(before: number, limit?: number): { samples: number; alerts: number } {
     return history.pruneHistory(this.#db, before, limit);
+  }
+
+  /** Pages freed by deletes and not yet given back to the file system. */
+  freePages(): number {
+    return history.freePages(this.#db);
+  }
+
+  /** Gives up to `pages` free pages back: the file shrinks (a short write transaction). */
+  vacuumStep(pages: number): void {
+    history.vacuumStep(this.#db, pages);
   }
 }

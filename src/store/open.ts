@@ -22,7 +22,10 @@ export function openDatabase(path: string, write: boolean): Database.Database {
     // NORMAL in WAL survives kill -9 without losing a committed transaction.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // A new file is made able to shrink before its first table (then no VACUUM is needed).
+    if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     migrate(db);
+    if (write) incrementalVacuum(db);
     // The daemon must be able to commit; better to know now than at its first change.
     if (write) {
       db.exec('BEGIN IMMEDIATE');
@@ -71,6 +74,20 @@ function checkIntact(db: Database.Database, path: string): void {
   if (problems.length === 0) return;
   const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : '';
   throw new StoreError(`state file ${path} is corrupt (${problems[0]}${more}); ${RESTORE}`);
+}
+
+/** SQLite's auto_vacuum value for INCREMENTAL. */
+const INCREMENTAL = 2;
+
+/**
+ * A file made by an older avawatch (auto_vacuum off) is rebuilt once with VACUUM so that
+ * pruning can give its pages back (history/prune.ts): a pause at that one start, as long as
+ * copying the file takes.
+ */
+function incrementalVacuum(db: Database.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
 }
 
 function migrate(db: Database.Database): void {

@@ -29,6 +29,11 @@ export function stateRows(db: Database.Database, rule: string): { rows: Array<{ 
   }))();
 }
 
+/** A write to the rule's alerts outside its commit: an evaluation that read them before commits again from what is stored. */
+export function bumpRevision(db: Database.Database, rule: string, current = revision(db, rule)): void {
+  statement(db, 'INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);
+}
+
 function revision(db: Database.Database, rule: string): number {
   const row = statement(db, 'SELECT revision FROM rule_revision WHERE rule = ?').get(rule) as { revision: number } | undefined;
   return row?.revision ?? 0;
@@ -43,7 +48,7 @@ export function writeStates(db: Database.Database, rule: string, states: Record<
   if (expectRevision !== undefined && current !== expectRevision) {
     throw new StateConflictError(`the state of rule "${rule}" changed since it was read (revision ${expectRevision} → ${current})`);
   }
-  statement(db, 'INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);
+  bumpRevision(db, rule, current);
   const upsert = statement(db, `INSERT INTO entity_state (rule, entity, state, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (rule, entity) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
      WHERE state <> excluded.state`);

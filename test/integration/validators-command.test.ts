@@ -82,3 +82,28 @@ describe('avawatch validators', () => {
     ]);
   });
 });
+
+describe('avawatch validators: hostile text', () => {
+  it('prints a version the service reports with ESC, BEL and a bidi override as inert text', async () => {
+    const hostile = 'avalanche/1.14.2 \u001b]0;pwned\u0007\u202e';
+    sim.world.setValidators('mainnet', ALPHA, (sim.world.validators('mainnet', ALPHA) ?? []).map((v) => ({ ...(v as object), avalancheGoVersion: hostile })));
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      `api: { dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0 }\nstate: { path: "${join(dir, 'state.db')}" }\nvalidators:\n  - { name: alpha, nodeId: ${ALPHA}, network: mainnet }\nruleFiles: [${join(ROOT, 'rules/validator-health.yaml')}]\n`,
+    );
+    const loaded = loadConfig(config, {});
+    const app = composeApp(loaded, { logLevel: 'fatal', readable: false, clock: sim.world.clock.asClock() }).app;
+    try {
+      await app.once();
+    } finally {
+      await app.stop();
+    }
+    const now = sim.world.clock.nowMs();
+    // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+    const raw = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const text = validatorsCommand(loaded, false, now);
+    expect(text[0]).toContain('avalanche/1.14.2 ?]0;pwned??');
+    for (const line of [...text, ...validatorsCommand(loaded, true, now)]) expect(line).not.toMatch(raw);
+  });
+});

@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, groupHead, oneLine } from '../text.js';
+import { clipEscaped, groupHead, mostUrgentFirst, oneLine } from '../text.js';
 
 /** Discord's documented limits on a message a webhook posts, in characters. */
 export const DISCORD_LIMITS = {
@@ -66,7 +66,9 @@ export function embedSize(e: DiscordEmbed): number {
  * notification, and an embed per alert, the first ten; the rest are counted in the content
  * ("+N more"). Every text is within its limit, and the embeds share the 6,000.
  */
-export function discordPayload(alerts: readonly AlertMessage[]): DiscordPayload {
+export function discordPayload(group: readonly AlertMessage[]): DiscordPayload {
+  // The most urgent first: the ten embeds shown are never the calm ones of a larger group.
+  const alerts = mostUrgentFirst(group);
   const shown = alerts.slice(0, DISCORD_LIMITS.embeds);
   const budget = Math.floor(DISCORD_LIMITS.embedsTotal / shown.length);
   const embeds = shown.map((a) => embed(a, budget));

@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead } from '../text.js';
+import { groupHead, mostUrgentFirst } from '../text.js';
 
 const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 
@@ -26,9 +26,10 @@ export interface EmailContent {
 
 const GROUP_LISTED = 50;
 
-/** One mail for a group of alerts; a group of one reads as that alert alone. */
-export function emailMessage(alerts: readonly AlertMessage[]): EmailContent {
-  if (alerts.length === 1) return oneAlert(alerts[0] as AlertMessage);
+/** One mail for a group of alerts, the most urgent first (its subject leads with it); a group of one reads as that alert alone. */
+export function emailMessage(group: readonly AlertMessage[]): EmailContent {
+  if (group.length === 1) return oneAlert(group[0] as AlertMessage);
+  const alerts = mostUrgentFirst(group);
   const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
   const first = alerts[0] as AlertMessage;
   const subject = oneLine(`[${groupHead(alerts)}] ${rules}: ${first.summary} (+${alerts.length - 1} more)`).slice(0, 250);

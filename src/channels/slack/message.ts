@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead } from '../text.js';
+import { groupHead, mostUrgentFirst } from '../text.js';
 
 /** Slack's three control characters; with them escaped, text cannot link, mention or format a link. */
 export function escapeSlack(text: string): string {
@@ -87,8 +87,9 @@ const GROUP_LISTED = 10;
 /** Each listed alert's line: ten of them and the "…and N more" line stay within a section. */
 const GROUP_LINE = Math.floor((SLACK_LIMITS.section - 40) / GROUP_LISTED);
 
-/** One message for a group: how many, what kind, and the first few, each on a line. */
-export function slackGroupMessage(alerts: readonly AlertMessage[]): SlackPayload {
+/** One message for a group: how many, what kind, and the most urgent few, each on a line; the push text leads with the most urgent. */
+export function slackGroupMessage(group: readonly AlertMessage[]): SlackPayload {
+  const alerts = mostUrgentFirst(group);
   const first = alerts[0] as AlertMessage;
   const rules = [...new Set(alerts.map((a) => a.rule))];
   const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s)) ?? 'info';

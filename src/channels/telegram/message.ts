@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, fitLines, groupHead, oneLine } from '../text.js';
+import { clipEscaped, fitLines, groupHead, mostUrgentFirst, oneLine } from '../text.js';
 
 /**
  * Telegram's limit on a message's text: 4,096 characters after entity parsing. The text as
@@ -41,7 +41,9 @@ function single(a: AlertMessage): string {
   return fitLines(head, details, tail, TELEGRAM_TEXT_LIMIT, { more: (n) => `+${n} more details` });
 }
 
-function group(alerts: readonly AlertMessage[]): string {
+function group(unsorted: readonly AlertMessage[]): string {
+  // The most urgent first: lines cut for the limit are the calm ones.
+  const alerts = mostUrgentFirst(unsorted);
   const rules = [...new Set(alerts.map((a) => a.rule))];
   const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;

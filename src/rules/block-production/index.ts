@@ -20,6 +20,8 @@ export interface Read {
    * state cannot say (first look, or a gap longer than the hour): null when it lists none.
    */
   newest?: { at: number; number: string } | null;
+  /** Blocks listed above `newest` with no usable time (stamped ahead of the clock): passed over, said in the details. */
+  skipped?: Array<{ at: number; number: string }>;
 }
 
 export interface Observation {
@@ -83,8 +85,10 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
         const known = before.success ? before.data.lastBlockAt : undefined;
         const trusted = known === undefined || (usableTime(known, nowS) ?? Infinity) < since;
         if (usable(read.hour, nowS).blocks.length === 0 && !(covered && trusted)) {
-          const newest = (await data.primary.proposedBlocks(s.network as Network, chain, node, { pageSize: 1, pages: 1 }, signal)).blocks[0];
-          read.newest = newest ? { at: newest.blockTimestamp, number: newest.blockNumber } : null;
+          const list = (q: { pageSize: number; pages: number }) => data.primary.proposedBlocks(s.network as Network, chain, node, q, signal);
+          const { newest, skipped } = await newestUsable(list, nowS, s.maxPages);
+          read.newest = newest;
+          if (skipped.length > 0) read.skipped = skipped;
         }
         return read;
       },
@@ -149,7 +153,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
       // Whether each node validates: the active list the validator kinds read (made once for all).
       ...activeListCalls(s),
     ],
-    more: `up to ${s.maxPages} page${s.maxPages === 1 ? '' : 's'} per node and chain in a busy hour; one more call for a node and chain with no block in the last hour at the first poll or after a gap of over an hour; one lookup (20 CU) per node that leaves the active list, and per node not listed at the first poll`,
+    more: `up to ${s.maxPages} page${s.maxPages === 1 ? '' : 's'} per node and chain in a busy hour; one more call for a node and chain with no block in the last hour at the first poll or after a gap of over an hour (and a page more when the newest block listed is stamped ahead of the clock); one lookup (20 CU) per node that leaves the active list, and per node not listed at the first poll`,
   }),
 };
 
@@ -161,7 +165,7 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
 function next(node: string, chain: Chain, before: State | undefined, read: Read, nowS: number): State {
   const since = nowS - HOUR_S;
   const hour = usable(read.hour, nowS);
-  const newest = usable(read.newest ? [read.newest] : [], nowS);
+  const newest = usable([...(read.skipped ?? []), ...(read.newest ? [read.newest] : [])], nowS);
   const inHour = hour.blocks.filter((b) => b.at >= since);
   const known = usableTime(before?.lastBlockAt, nowS);
   let last: Block | undefined = known !== undefined && known < since ? { at: known, number: before?.lastBlockNumber ?? '' } : undefined;
@@ -175,6 +179,24 @@ function next(node: string, chain: Chain, before: State | undefined, read: Read,
   const odd = newest.odd ?? hour.odd ?? (before?.oddBlock && st.lastBlockAt === before.lastBlockAt && st.lastBlockNumber === before.lastBlockNumber ? before.oddBlock : undefined);
   if (odd) st.oddBlock = odd;
   return st;
+}
+
+type BlockList = (q: { pageSize: number; pages: number }) => Promise<{ blocks: Array<{ blockTimestamp: number; blockNumber: string }> }>;
+
+/**
+ * The newest block the service lists with a usable time (null when it lists none), and the
+ * ones listed above it without one. Newest first, a block stamped a day ahead comes first: at
+ * the first look it would hide the real newest block, and a node silent for hours would look
+ * silent only since avawatch first looked. One call; a page more only in that odd case.
+ */
+async function newestUsable(list: BlockList, nowS: number, maxPages: number): Promise<{ newest: Block | null; skipped: Block[] }> {
+  const read = async (q: { pageSize: number; pages: number }) => (await list(q)).blocks.map((b) => ({ at: b.blockTimestamp, number: b.blockNumber }));
+  const first = await read({ pageSize: 1, pages: 1 });
+  if (first.length === 0) return { newest: null, skipped: [] };
+  if (usable(first, nowS).blocks.length > 0) return { newest: first[0] as Block, skipped: [] };
+  const blocks = await read({ pageSize: PAGE_SIZE, pages: maxPages });
+  const i = blocks.findIndex((b) => usable([b], nowS).blocks.length > 0);
+  return i < 0 ? { newest: null, skipped: blocks.length > 0 ? blocks : first } : { newest: blocks[i] as Block, skipped: blocks.slice(0, i) };
 }
 
 /** The state with what the list says of the node's validation (unchanged when it says nothing). */

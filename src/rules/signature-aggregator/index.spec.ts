@@ -95,6 +95,24 @@ describe('signature-aggregator', () => {
     expect(resolved?.details).toMatchObject({ 'When it fired: Failure': 'HTTP 503' });
   });
 
+  it("a huge error page is quoted as a short excerpt: the service's JSON message, or the title of an HTML page", async () => {
+    sim = await startSim();
+    const data = api(sim);
+    const page = `<!DOCTYPE html>\n<html><head><title>503 Service Temporarily Unavailable</title></head>\n<body>${'<p>upstream connect error or disconnect/reset before headers</p>'.repeat(1_100)}</body></html>`;
+    const message = `Failed to aggregate signatures: ${'x'.repeat(64 * 1024)}`;
+    for (const [body, quoted] of [
+      [page, 'HTTP 503: 503 Service Temporarily Unavailable'],
+      // A token longer than the excerpt is left out whole: half a secret would escape the scrubbing.
+      [JSON.stringify({ message, statusCode: 503 }), 'HTTP 503: Failed to aggregate signatures: …'],
+    ] as const) {
+      sim.world.faults.push({ status: 503, pathIncludes: 'aggregateSignatures', body }, { status: 503, pathIncludes: 'aggregateSignatures', body }, { status: 503, pathIncludes: 'aggregateSignatures', body });
+      const [c] = (await probe(data, 3)).conditions ?? [];
+      const error = c?.details['Error'] ?? '';
+      expect(error).toBe(quoted);
+      expect(c?.summary).toBe(`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: ${quoted}`);
+    }
+  });
+
   it('a timeout and an answer without a signed message are failures, named so', async () => {
     sim = await startSim();
     sim.world.signatureAggregator.set(TX, { latencyMs: 400 });
@@ -110,10 +128,10 @@ describe('signature-aggregator', () => {
     const empty = await probe(api(sim), 1, odd.states);
     expect(empty.states.get(TX)).toMatchObject({ ok: false, failures: 3, how: 'malformed', error: 'malformed answer: the signed message is empty' });
     expect(empty.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: malformed answer: the signed message is empty`]);
-    // A long message from the service is kept to its start.
-    sim.world.faults.push({ status: 502, body: JSON.stringify({ message: 'x'.repeat(5_000), statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
+    // A long message from the service is kept to its start, cut between words; a token longer than that is left out whole.
+    sim.world.faults.push({ status: 502, body: JSON.stringify({ message: `upstream said: ${'x'.repeat(5_000)}`, statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
     const long = await probe(api(sim), 1, empty.states);
-    expect(long.states.get(TX)?.error).toBe(`HTTP 502: ${'x'.repeat(290)}…`);
+    expect(long.states.get(TX)?.error).toBe('HTTP 502: upstream said: …');
   });
 
   it("the service's 429 and our own budget are not failures: the probe keeps its state and counts nothing", async () => {

@@ -4,7 +4,7 @@ import type { SignatureAggregator } from '../../api/data/signatures.js';
 import { apiCall } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import { record } from '../../base/record.js';
-import { isoSeconds } from '../format.js';
+import { excerpt, isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
@@ -25,7 +25,8 @@ const LOOKUP_CONCURRENCY = 2;
 const REFUSED = new Set([401, 403, 429]);
 /** Our own side: shutdown, and our compute-unit budget pausing the call before it was sent. */
 const OURS = new Set(['aborted', 'budget', 'rate_limited']);
-const MESSAGE_CHARS = 300;
+/** What an alert quotes of the service's error: a proxy's page or a 64 KB message is cut to this. */
+const MESSAGE_CHARS = 200;
 
 /**
  * Probes the signature aggregator for each txHash every interval. A failed probe is what is
@@ -117,8 +118,8 @@ async function probe(aggregator: SignatureAggregator, network: Network, tx: stri
     if (OURS.has(d.code) || (d.status !== undefined && REFUSED.has(d.status))) throw err;
     // The message without its "data API GET /path: " prefix: the path is the txHash, shown beside.
     const full = err.message.replace(/^\w+ API (?:(?:GET|POST) )?\S+: /, '');
-    // The service's message is its own text, of any length: a summary keeps its start.
-    const what = full.length > MESSAGE_CHARS ? `${full.slice(0, MESSAGE_CHARS)}…` : full;
+    // The service's message is its own text, of any length (a proxy's HTML page): a summary quotes a short excerpt.
+    const what = excerpt(full, MESSAGE_CHARS);
     if (d.status !== undefined) return { ok: false, latency: latency(), how: 'http', status: d.status, error: what };
     if (d.code === 'timeout') return { ok: false, latency: latency(), how: 'timeout', error: `timeout: ${what}` };
     if (d.code === 'network_error') return { ok: false, latency: latency(), how: 'network', error: what };

@@ -157,6 +157,12 @@ describe('validator-health', () => {
     expect(fired).toEqual([1, 0, 0, 0]);
   });
 
+  it('version: the avalanche/ part of a text that names the Go toolchain first (go1.22.8 avalanche/1.13.0)', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], minVersion: '1.14.0', uptime: false });
+    const results = run(s, [[active({ avalancheGoVersion: 'go1.22.8 avalanche/1.13.0' })], [active({ avalancheGoVersion: 'go1.22.8 avalanche/1.14.0' })]]);
+    expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([[`${NODE} runs AvalancheGo 1.13.0, older than the required 1.14.0: upgrade it`], []]);
+  });
+
   it('a failed lookup keeps what held: the uptime alert neither resolves nor changes', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const results = run(s, [[active({ uptimePerformance: 78 })], { failed: 'data API: HTTP 503' }]);
