@@ -1,6 +1,7 @@
 // A simulated node's /ext/metrics: the Prometheus text exposition of avalanchego 1.14's own
 // metric names (docs/node-api-source.md), from the node's state, with the scenario's
-// `metrics` overrides on top (a series given exactly replaces it; any other is added).
+// `metrics` overrides on top (a series given exactly replaces it; any other is added), and
+// `renamed` families exported under another name (as an AvalancheGo upgrade renames one).
 
 /** The part of a simulated node (node.ts SimNode) its exposition reads. */
 export interface NodeMetricsState {
@@ -10,6 +11,8 @@ export interface NodeMetricsState {
   rewardingStake: number;
   weightedAverage: number;
   metrics: Record<string, number>;
+  /** Metric name → the name it is exported under (an upgrade renamed it). */
+  renamed?: Record<string, string>;
   /** Simulated ms the node was declared: its counters grow from there. */
   startedAt: number;
 }
@@ -95,8 +98,9 @@ export function renderNodeMetrics(node: NodeMetricsState, failingChecks: number,
   const lines: string[] = [];
   for (const name of [...families.keys()].sort()) {
     const f = families.get(name) as Family;
-    lines.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} ${f.type}`);
-    for (const [labels, value] of [...f.samples].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lines.push(`${name}${labels} ${formatValue(value)}`);
+    const shown = node.renamed?.[name] ?? name;
+    lines.push(`# HELP ${shown} ${f.help}`, `# TYPE ${shown} ${f.type}`);
+    for (const [labels, value] of [...f.samples].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lines.push(`${shown}${labels} ${formatValue(value)}`);
   }
   return `${lines.join('\n')}\n`;
 }
