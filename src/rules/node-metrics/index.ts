@@ -71,6 +71,8 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       if (seen === undefined || isFailed(seen)) {
         // Nothing known: every series keeps its state, and what held holds (no verdict).
         for (const [key, st] of mine) {
+          // A count entry of other matchers (a reload changed them) is of no rule now.
+          if (st.count && key !== countKey(target, s)) continue;
           result.states.set(key, st);
           if (st.count) targetVerdict(result, presents, s, st);
           else if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
@@ -111,7 +113,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       // A series the node no longer exports keeps its state for a few reads (a restart, an empty
       // answer), then none; an alert on it resolves saying so.
       for (const [key, st] of mine) {
-        if (result.states.has(key)) continue;
+        if (result.states.has(key) || st.count) continue;
         if (matched.has(key)) {
           // Exported, but over maxSeries now (lowered by a reload): no longer judged, and said so.
           gone.set(key, { summary: `${target}: ${describeSeries(s, st)} is no longer judged: more than maxSeries (${s.maxSeries}) series match`, details: { Node: target, Series: describeSeries(s, st) } });
