@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callsBench } from './calls.js';
 import { evaluateBench } from './evaluate.js';
+import { expositionBench } from './exposition.js';
 import { expressionsBench } from './expressions.js';
 import { fleetBench } from './fleet.js';
 import { latencyBench } from './latency.js';
@@ -27,6 +28,7 @@ const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'metrics', run: () => metricsBench() },
   { id: 'memory', run: () => memoryBench() },
   { id: 'storm', run: () => stormBench() },
+  { id: 'exposition', run: () => expositionBench() },
 ];
 
 function machine(): Array<[string, string]> {

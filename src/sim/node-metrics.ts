@@ -1,6 +1,7 @@
 // A simulated node's /ext/metrics: the Prometheus text exposition of avalanchego 1.14's own
 // metric names (docs/node-api-source.md), from the node's state, with the scenario's
-// `metrics` overrides on top (a series given exactly replaces it; any other is added).
+// `metrics` overrides on top (a series given exactly replaces it; any other is added), and
+// `renamed` families exported under another name (as an AvalancheGo upgrade renames one).
 
 /** The part of a simulated node (node.ts SimNode) its exposition reads. */
 export interface NodeMetricsState {
@@ -10,6 +11,8 @@ export interface NodeMetricsState {
   rewardingStake: number;
   weightedAverage: number;
   metrics: Record<string, number>;
+  /** Metric name → the name it is exported under (an upgrade renamed it). */
+  renamed?: Record<string, string>;
   /** Simulated ms the node was declared: its counters grow from there. */
   startedAt: number;
 }
@@ -23,6 +26,8 @@ interface Family {
 
 const CHAINS = ['C', 'P', 'X'] as const;
 const DISK_BYTES = 2_000_000_000_000;
+/** The Primary Network's validators, as a mainnet node counts them. */
+const MAINNET_VALIDATORS = 1_400;
 
 /** `name{b="2",a="1"}` → its name and its labels sorted (`{a="1",b="2"}`); undefined when it is not a series. */
 export function parseSeries(text: string): { name: string; labels: string } | undefined {
@@ -76,6 +81,7 @@ export function renderNodeMetrics(node: NodeMetricsState, failingChecks: number,
     const l = `{chain="${chain}"}`;
     const live = node.bootstrapped[chain] !== false;
     add('avalanche_stake_percent_connected', 'gauge', 'Percent of connected stake', l, node.peers === 0 ? 0 : 0.98);
+    add('avalanche_stake_num_validators', 'gauge', 'Total number of validators', l, MAINNET_VALIDATORS);
     add('avalanche_snowman_blks_processing', 'gauge', 'number of currently processing blocks', l, 0);
     add('avalanche_snowman_blks_accepted_count', 'counter', 'Total # of observations of time (in ns) from the issuance of a block to its acceptance', l, live ? Math.floor(up / 2) : 0);
     add('avalanche_snowman_blks_rejected_count', 'counter', 'Total # of observations of time (in ns) from the issuance of a block to its rejection', l, 0);
@@ -84,6 +90,8 @@ export function renderNodeMetrics(node: NodeMetricsState, failingChecks: number,
     add('avalanche_benchlist_benched_num', 'gauge', 'Number of currently benched validators', l, 0);
     add('avalanche_benchlist_benched_weight', 'gauge', 'Weight of currently benched validators', l, 0);
   }
+  // coreth's go-ethereum counter chain/block/bad/count, under the EVM's namespace with the chain label.
+  add('avalanche_evm_eth_chain_block_bad_count', 'counter', '', '{chain="C"}', 0);
   for (const [text, value] of Object.entries(node.metrics)) {
     const series = parseSeries(text);
     if (!series) continue;
@@ -95,8 +103,9 @@ export function renderNodeMetrics(node: NodeMetricsState, failingChecks: number,
   const lines: string[] = [];
   for (const name of [...families.keys()].sort()) {
     const f = families.get(name) as Family;
-    lines.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} ${f.type}`);
-    for (const [labels, value] of [...f.samples].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lines.push(`${name}${labels} ${formatValue(value)}`);
+    const shown = node.renamed?.[name] ?? name;
+    lines.push(`# HELP ${shown} ${f.help}`, `# TYPE ${shown} ${f.type}`);
+    for (const [labels, value] of [...f.samples].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lines.push(`${shown}${labels} ${formatValue(value)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -46,6 +46,8 @@ export interface NodeInput {
   diskAvailablePercent?: number | undefined;
   /** Series text (`avalanche_network_peers`, `name{label="v"}`) → value, over the rendered exposition; null removes an override. */
   metrics?: Record<string, number | null> | undefined;
+  /** Metric name → the name it is exported under (as an AvalancheGo upgrade renames one); null: its own again. */
+  renamed?: Record<string, string | null> | undefined;
 }
 
 interface Failure {
@@ -74,6 +76,7 @@ export interface SimNode {
   peers: number;
   diskAvailablePercent: number;
   metrics: Record<string, number>;
+  renamed: Record<string, string>;
   /** Simulated ms the node was declared (its counters grow from there). */
   startedAt: number;
 }
@@ -111,6 +114,10 @@ export class NodeWorld {
     for (const [series, value] of Object.entries(input.metrics ?? {})) {
       if (value === null) delete node.metrics[series];
       else node.metrics[series] = value;
+    }
+    for (const [name, to] of Object.entries(input.renamed ?? {})) {
+      if (to === null) delete node.renamed[name];
+      else node.renamed[name] = to;
     }
     this.#nodes.set(node.nodeId, node);
     this.#refresh(node, now);
@@ -201,6 +208,7 @@ function fresh(nodeId: string, now: number): SimNode {
     peers: 60,
     diskAvailablePercent: 62,
     metrics: {},
+    renamed: {},
     startedAt: now,
   };
 }

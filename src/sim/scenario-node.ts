@@ -7,6 +7,7 @@ import type { NodeInput, NodeWorld } from './node.js';
 
 const percent = z.number().min(0).max(100);
 const nodeId = z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected NodeID-…');
+const metricName = z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'expected a metric name such as avalanche_snowman_blks_processing');
 const series = z.string().refine((s) => parseSeries(s) !== undefined, { message: 'expected a series such as avalanche_network_peers or name{label="value"}' });
 
 const state = {
@@ -28,6 +29,8 @@ const state = {
   peers: z.number().int().min(0).optional(),
   diskAvailablePercent: percent.optional(),
   metrics: z.record(series, z.number().nullable()).optional(),
+  /** Metric name → the name it is exported under (as an AvalancheGo upgrade renames one); null: its own again. */
+  renamed: z.record(metricName, metricName.nullable()).optional(),
 };
 
 export function nodeKeys() {

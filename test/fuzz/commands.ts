@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { AlertMessage } from '../../src/base/types.js';
 import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificationsOf, timersCapped, truthHolds, Violation, type Judged, type Watch } from './checks.js';
 import { settleDelivery, type Daemon } from './daemon.js';
+import { metricsSteps } from './steps-metrics.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
@@ -19,7 +20,7 @@ export interface Run {
   steps: number;
 }
 
-interface Polled {
+export interface Polled {
   alerts: AlertMessage[];
   failed: Set<string>;
 }
@@ -55,7 +56,7 @@ export async function poll(run: Run, model: Model, step: string, clean: boolean)
   return { alerts, failed };
 }
 
-type Cmd = fc.AsyncCommand<Model, Run>;
+export type Cmd = fc.AsyncCommand<Model, Run>;
 
 export class Poll implements Cmd {
   check = () => true;
@@ -329,6 +330,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
   reload: fc.constant(0).chain(() => reloadSteps), // lazily: steps-reload.ts imports this file
   ...deliveryNodeFamilies,
+  metrics: metricsSteps(node),
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {

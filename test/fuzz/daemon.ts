@@ -89,6 +89,7 @@ export function rulesYaml(serviceUrl: string): string {
     minPeers: false
     chains: [P] # the model has no bootstrapping to judge; each chain is one more call per node and poll
     urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}
+  - {name: metrics, kind: node-metrics, schedule: "${NEVER}", severity: warning, metric: avalanche_snowman_blks_processing, match: {chain: P}, above: 1000, urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}}
   - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
 `;
 }

@@ -44,6 +44,9 @@ async function step(s: ReturnType<typeof parse>, node: NodeApi, previous: Readon
   return nodeMetrics.evaluate(previous, observation, at(t), s);
 }
 
+/** The keys of the series' states (not the targets' own count entries). */
+const seriesKeys = (states: ReadonlyMap<string, State>) => [...states.keys()].filter((k) => !states.get(k)?.count);
+
 const exposition = (lines: string[]) => `# HELP x y\n# TYPE x gauge\n${lines.join('\n')}\n`;
 
 describe('node-metrics', () => {
@@ -163,7 +166,7 @@ describe('node-metrics', () => {
       const node = fakeNode({ 'http://a:9650/ext/metrics': exposition([bad]), 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing 1']) });
       const r = await step(s, node, new Map(), 0);
       expect(Object.keys(r.failed ?? {}), bad).toEqual([A]);
-      expect([...r.states.keys()]).toEqual([`${B}:avalanche_snowman_blks_processing{}`]);
+      expect(seriesKeys(r.states)).toEqual([`${B}:avalanche_snowman_blks_processing{}`]);
     }
     const r = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} abc']), 'http://b:9650/ext/metrics': '' }), new Map(), 0);
     expect(r.failed).toEqual({ [A]: 'avalanche_snowman_blks_processing: a sample value "abc" is not a number' });
@@ -185,7 +188,7 @@ describe('node-metrics', () => {
       active = next.active;
       sent.push(...next.notifications.map((n) => `${minute}: ${n.status} ${n.summary}`));
     }
-    expect([...states.keys()]).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
+    expect(seriesKeys(states)).toEqual([`${A}:avalanche_snowman_blks_processing{chain="X"}`]);
     expect(sent).toEqual([`3: resolved ${A}: avalanche_snowman_blks_processing{chain="C"} is no longer exported`]);
   });
 
@@ -202,10 +205,80 @@ describe('node-metrics', () => {
     expect(broken.failed?.[A]?.length).toBeLessThan(400);
   });
 
-  it('a node exporting no matching series gives no verdict and keeps no state', async () => {
-    const r = await step(parse({ above: 1 }), fakeNode({ 'http://a:9650/ext/metrics': exposition(['other_metric 5']) }), new Map(), 0);
-    expect(r).toMatchObject({ conditions: [], failed: {} });
-    expect(r.states.size).toBe(0);
+  it('a rule matching no series on a node says so after three reads (as absent()), and resolves when series appear', async () => {
+    // A typo in a matcher, or a metric renamed by an upgrade: the node answers, nothing matches.
+    const s = parse({ above: 1, match: { chain: 'Q' }, urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' } });
+    let lines = ['avalanche_snowman_blks_processing{chain="C"} 5'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines), 'http://b:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="Q"} 0']) });
+    let states: ReadonlyMap<string, State> = new Map();
+    let active = advance([], [], at(0).getTime()).active;
+    const sent: string[] = [];
+    const gauges: string[] = [];
+    for (const minute of [0, 1, 2, 3, 4]) {
+      if (minute === 4) lines = ['avalanche_snowman_blks_processing{chain="Q"} 0'];
+      const r = await step(s, node, states, minute * 60);
+      states = r.states;
+      const next = advance(active, r.conditions ?? [], at(minute * 60).getTime(), undefined, r.resolvedAs);
+      active = next.active;
+      sent.push(...next.notifications.map((n) => `${minute}: ${n.status} ${n.summary}`));
+      const series = nodeMetrics.samples(s, states, at(minute * 60)).find((g) => g.metric === 'avawatch_node_metric_series' && g.labels['node_id'] === A);
+      gauges.push(`${minute}: ${series?.value}`);
+    }
+    expect(sent).toEqual([
+      `2: firing ${A}: avalanche_snowman_blks_processing{chain="Q"} matches no series (3 reads in a row): the rule judges nothing there`,
+      `4: resolved ${A}: avalanche_snowman_blks_processing{chain="Q"} matches 1 series again`,
+    ]);
+    expect(gauges).toEqual(['0: 0', '1: 0', '2: 0', '3: 0', '4: 1']);
+  });
+
+  it('a node that cannot be read is not "no series": its count of reads without one holds', async () => {
+    const s = parse({ above: 1 });
+    const empty = fakeNode({ 'http://a:9650/ext/metrics': exposition(['other_metric 5']) });
+    let states: ReadonlyMap<string, State> = new Map();
+    for (const t of [0, 60]) states = (await step(s, empty, states, t)).states;
+    const down = nodeMetrics.evaluate(states, { [A]: { failed: 'connection refused' } } as unknown as Observation, at(120), s);
+    expect(down.conditions).toEqual([]);
+    const third = await step(s, empty, down.states, 180);
+    expect(third.conditions?.map((c) => c.key)).toEqual([`${A}:absent(avalanche_snowman_blks_processing)`]);
+    // Down while it fires: the alert holds.
+    expect(nodeMetrics.evaluate(third.states, { [A]: { failed: 'connection refused' } } as unknown as Observation, at(240), s).conditions?.map((c) => c.labels['series'])).toEqual(['absent']);
+  });
+
+  it('series churn is capped per node: at most maxSeries (100 by default) judged, the rest counted and said', async () => {
+    // A label that takes a new value at every read: 200 new series each time.
+    const s = parse({ above: 1 });
+    let read = 0;
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(Array.from({ length: 200 }, (_, i) => `avalanche_snowman_blks_processing{id="${read}-${i}"} 5`)) });
+    let states: ReadonlyMap<string, State> = new Map();
+    let active = advance([], [], at(0).getTime()).active;
+    const fired = new Set<string>();
+    for (read = 0; read < 10; read++) {
+      const r = await step(s, node, states, read * 60);
+      states = r.states;
+      active = advance(active, r.conditions ?? [], at(read * 60).getTime(), undefined, r.resolvedAs).active;
+      for (const a of active) fired.add(a.key);
+      expect(seriesKeys(states).length).toBeLessThanOrEqual(100);
+    }
+    // Ten reads of 200 new series: 2,000 would have fired; a slot frees when its series is gone
+    // (three reads): 100 at reads 0, 3, 6 and 9, and the cap's own alert.
+    expect(fired.size).toBe(4 * 100 + 1);
+    const cap = active.find((a) => a.key === `${A}:count(avalanche_snowman_blks_processing)`);
+    expect(cap?.condition.summary).toBe(`${A}: 200 series match avalanche_snowman_blks_processing, more than maxSeries (100): 100 not judged`);
+    expect(nodeMetrics.samples(s, states, at(600)).filter((g) => g.metric === 'avawatch_node_metric_series_cut')).toEqual([{ metric: 'avawatch_node_metric_series_cut', labels: { node_id: A, metric: 'avalanche_snowman_blks_processing' }, value: 100 }]);
+  });
+
+  it('a tracked series keeps its place under the cap; a node back within it resolves the cap alert', async () => {
+    const s = parse({ above: 1, maxSeries: 2 });
+    let lines = ['avalanche_snowman_blks_processing{chain="C"} 5', 'avalanche_snowman_blks_processing{chain="P"} 5'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
+    const first = await step(s, node, new Map(), 0);
+    lines = ['avalanche_snowman_blks_processing{chain="A"} 5', ...lines];
+    const second = await step(s, node, first.states, 60);
+    expect(second.conditions?.map((c) => c.labels['series'])).toEqual(['{chain="C"}', '{chain="P"}', 'count']);
+    lines = lines.slice(1);
+    const third = await step(s, node, second.states, 120);
+    expect(third.conditions?.map((c) => c.labels['series'])).toEqual(['{chain="C"}', '{chain="P"}']);
+    expect(third.resolvedAs?.(`${A}:count(avalanche_snowman_blks_processing)`)?.summary).toBe(`${A}: 2 series match avalanche_snowman_blks_processing, within maxSeries (2)`);
   });
 
   it('aggregate: one value per target across its series', async () => {
@@ -213,7 +286,7 @@ describe('node-metrics', () => {
     const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_benchlist_benched_num{chain="C"} 1', 'avalanche_benchlist_benched_num{chain="P"} 1', 'avalanche_benchlist_benched_num{chain="X"} 0']) });
     const r = await step(s, node, new Map(), 0);
     expect(r.conditions?.map((c) => [c.key, c.summary, c.labels['series']])).toEqual([[`${A}:sum(avalanche_benchlist_benched_num)`, `${A}: sum of avalanche_benchlist_benched_num is 2, above 1`, 'sum']]);
-    expect(nodeMetrics.samples(s, r.states, at(0))).toEqual([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_benchlist_benched_num', series: 'sum' }, value: 2 }]);
+    expect(nodeMetrics.samples(s, r.states, at(0)).filter((g) => g.metric === 'avawatch_node_metric_value')).toEqual([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_benchlist_benched_num', series: 'sum' }, value: 2 }]);
   });
 
   it('a huge exposition parses quickly, keeping only the series of the metric', () => {
@@ -253,6 +326,6 @@ describe('node-metrics', () => {
   it('costs no compute units: one read of each node; describes itself in one line', () => {
     const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '5m', aggregate: 'sum', above: 0.1 });
     expect(nodeMetrics.cost(s)).toEqual({ calls: [], nodeCalls: 2 });
-    expect(nodeMetrics.describe(s)).toBe('sum(rate(avalanche_snowman_polls_failed{chain="C"}[5m])) > 0.1 on 2 nodes (a node exporting no matching series gives no verdict)');
+    expect(nodeMetrics.describe(s)).toBe('sum(rate(avalanche_snowman_polls_failed{chain="C"}[5m])) > 0.1 on 2 nodes (at most 100 series a node; a node exporting none matching for 3 reads is said)');
   });
 });

@@ -13,6 +13,9 @@ export type Observation = Record<string, Outcome<Series[]>>;
 /** Reads in a row without a series after which it is gone. */
 const GONE_AFTER = 3;
 
+/** Good reads in a row matching no series after which the rule says it judges nothing there. */
+export const ABSENT_AFTER = 3;
+
 /** Targets read at once: each is one HTTP read of the operator's own node. */
 const CONCURRENCY = 8;
 
@@ -32,6 +35,16 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       name: 'avawatch_node_metric_value',
       help: "Latest value a node-metrics rule judged: the series' level, or its per-second rate over the rule's window; series is the series' labels as text.",
       labelNames: ['rule', 'node_id', 'metric', 'series'],
+    },
+    {
+      name: 'avawatch_node_metric_series',
+      help: "Series matching a node-metrics rule at the node's last read: 0 is a rule that judges nothing there (a misspelt or renamed metric, a matcher matching nothing).",
+      labelNames: ['rule', 'node_id', 'metric'],
+    },
+    {
+      name: 'avawatch_node_metric_series_cut',
+      help: "Series matching a node-metrics rule at the node's last read that it did not judge: over its maxSeries.",
+      labelNames: ['rule', 'node_id', 'metric'],
     },
   ],
 
@@ -58,16 +71,26 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       if (seen === undefined || isFailed(seen)) {
         // Nothing known: every series keeps its state, and what held holds (no verdict).
         for (const [key, st] of mine) {
+          // A count entry of other matchers (a reload changed them) is of no rule now.
+          if (st.count && key !== countKey(target, s)) continue;
           result.states.set(key, st);
-          if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
+          if (st.count) targetVerdict(result, presents, s, st);
+          else if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
         }
         if (isFailed(seen)) (result.failed as Record<string, string>)[target] = seen.failed;
         continue;
       }
+      // The series judged: those tracked already, then new ones in the exposition's order, up
+      // to maxSeries with the ones just gone that are still kept; the rest are counted and said.
+      const series = unique(seen).map((x) => ({ x, key: seriesKey(target, s.metric, x.labels) }));
+      const matched = new Set(series.map((m) => m.key));
+      let kept = 0;
+      for (const [key, st] of mine) if (!st.count && st.aggregate !== true && !matched.has(key) && (st.absent ?? 0) + 1 < GONE_AFTER) kept++;
+      const ordered = [...series.filter((m) => previous.has(m.key)), ...series.filter((m) => !previous.has(m.key))];
+      const judging = ordered.slice(0, Math.max(0, s.maxSeries - kept));
       const judged: State[] = [];
-      for (const series of unique(seen)) {
-        const key = seriesKey(target, s.metric, series.labels);
-        const st = next(previous.get(key), target, series, nowS, s);
+      for (const { x, key } of judging) {
+        const st = next(previous.get(key), target, x, nowS, s);
         result.states.set(key, st);
         if (st.value !== undefined && st.at === nowS) judged.push(st);
         if (s.aggregate !== undefined) continue;
@@ -83,10 +106,19 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
         if (values.length > 0 || was) result.states.set(key, st);
         verdict(result, presents, s, key, st, nowS);
       }
+      const none = series.length === 0 ? (previous.get(countKey(target, s))?.count?.none ?? 0) + 1 : 0;
+      const counted: State = { target, at: nowS, labels: {}, count: { matched: series.length, cut: ordered.length - judging.length, none } };
+      result.states.set(countKey(target, s), counted);
+      targetVerdict(result, presents, s, counted);
       // A series the node no longer exports keeps its state for a few reads (a restart, an empty
       // answer), then none; an alert on it resolves saying so.
       for (const [key, st] of mine) {
-        if (result.states.has(key)) continue;
+        if (result.states.has(key) || st.count) continue;
+        if (matched.has(key)) {
+          // Exported, but over maxSeries now (lowered by a reload): no longer judged, and said so.
+          gone.set(key, { summary: `${target}: ${describeSeries(s, st)} is no longer judged: more than maxSeries (${s.maxSeries}) series match`, details: { Node: target, Series: describeSeries(s, st) } });
+          continue;
+        }
         const absent = (st.absent ?? 0) + 1;
         if (absent < GONE_AFTER) {
           result.states.set(key, { ...st, absent });
@@ -102,6 +134,11 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   samples(s, states) {
     const out: GaugeSample[] = [];
     for (const st of states.values()) {
+      if (st.count) {
+        const labels = { node_id: st.target, metric: s.metric };
+        out.push({ metric: 'avawatch_node_metric_series', labels, value: st.count.matched }, { metric: 'avawatch_node_metric_series_cut', labels, value: st.count.cut });
+        continue;
+      }
       if (st.value === undefined || (s.aggregate !== undefined) !== (st.aggregate === true)) continue;
       out.push({ metric: 'avawatch_node_metric_value', labels: { node_id: st.target, metric: s.metric, series: seriesLabel(s, st) }, value: st.value });
     }
@@ -112,7 +149,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
     const n = Object.keys(s.urls).length;
     const what = s.rate === undefined ? `${s.metric}${matchText(s.match)}` : `rate(${s.metric}${matchText(s.match)}[${formatDuration(s.rate)}])`;
     const folded = s.aggregate === undefined ? what : `${s.aggregate}(${what})`;
-    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'} (a node exporting no matching series gives no verdict)`;
+    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'} (at most ${s.maxSeries} series a node; a node exporting none matching for ${ABSENT_AFTER} reads is said)`;
   },
 
   cost: (s) => ({ calls: [], nodeCalls: Object.keys(s.urls).length }),
@@ -146,6 +183,56 @@ function verdict(result: Evaluation<State>, presents: Map<string, Resolution>, s
     summary: `${st.target}: ${what} is back at ${valueText(s, st.value)} (not ${levelText(s)})`,
     details: { Node: st.target, Series: what, Value: valueText(s, st.value), 'Read at': isoSeconds(st.at) },
   });
+}
+
+/**
+ * What holds for a target as a whole, from its count entry: it matched no series for a few
+ * reads (as Prometheus' absent()), or more than maxSeries; else the present for a resolution.
+ */
+function targetVerdict(result: Evaluation<State>, presents: Map<string, Resolution>, s: Spec, st: State): void {
+  const count = st.count;
+  if (!count) return;
+  const what = `${s.metric}${matchText(s.match)}`;
+  const labels = (series: string) => ({ node: st.target, metric: s.metric, series });
+  const absentKey = `${st.target}:absent(${what})`;
+  if (count.none >= ABSENT_AFTER) {
+    result.conditions?.push({
+      key: absentKey,
+      subject: absentKey,
+      summary: `${st.target}: ${what} matches no series (${ABSENT_AFTER} reads in a row): the rule judges nothing there`,
+      resolvedSummary: `${st.target}: ${what} matches series again`,
+      labels: labels('absent'),
+      details: {
+        Node: st.target,
+        Series: what,
+        'Reads without a series': String(count.none),
+        Why: 'a misspelt metric or matcher, or a metric renamed by an AvalancheGo upgrade (`avawatch check` names metrics no known version exports)',
+        'Read at': isoSeconds(st.at),
+      },
+    });
+  } else if (count.matched > 0) {
+    presents.set(absentKey, { summary: `${st.target}: ${what} matches ${count.matched} series again`, details: { Node: st.target, Series: what, Matched: String(count.matched), 'Read at': isoSeconds(st.at) } });
+  }
+  const capKey = countKey(st.target, s);
+  if (count.cut > 0) {
+    result.conditions?.push({
+      key: capKey,
+      subject: capKey,
+      summary: `${st.target}: ${count.matched} series match ${what}, more than maxSeries (${s.maxSeries}): ${count.cut} not judged`,
+      resolvedSummary: `${st.target}: the series matching ${what} are within maxSeries (${s.maxSeries}) again`,
+      labels: labels('count'),
+      details: {
+        Node: st.target,
+        Series: what,
+        Matched: String(count.matched),
+        'Not judged': String(count.cut),
+        Fix: 'narrow the rule with match:, fold the series with aggregate:, or raise maxSeries',
+        'Read at': isoSeconds(st.at),
+      },
+    });
+  } else {
+    presents.set(capKey, { summary: `${st.target}: ${count.matched} series match ${what}, within maxSeries (${s.maxSeries})`, details: { Node: st.target, Series: what, Matched: String(count.matched), 'Read at': isoSeconds(st.at) } });
+  }
 }
 
 function condition(s: Spec, key: string, st: State, value: number): Condition {
@@ -197,6 +284,11 @@ function seriesLabel(s: Spec, st: State): string {
 
 function seriesKey(target: string, metric: string, labels: Readonly<Record<string, string>>): string {
   return `${target}:${metric}${labelText(labels)}`;
+}
+
+/** The target's own entry: what its reads matched (and the key of its over-maxSeries alert). */
+function countKey(target: string, s: Spec): string {
+  return `${target}:count(${s.metric}${matchText(s.match)})`;
 }
 
 function aggregateKey(target: string, s: Spec): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationMs, httpUrl } from '../../base/fields.js';
 import { network } from '../fields.js';
+import { MAX_SERIES } from './read.js';
 
 /** A Prometheus metric name, and a label name. */
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -36,6 +37,8 @@ export const spec = z
     rate: durationMs.refine((ms) => ms >= 1000, 'rate: a window of at least 1s').optional(),
     /** Judge one value per target across the matched series, instead of each series on its own. */
     aggregate: z.enum(AGGREGATES).optional(),
+    /** Series judged on one target at most: more (a label that churns, a matcher too wide) are said, not judged. */
+    maxSeries: z.number().int().min(1).max(MAX_SERIES).default(100),
   })
   .superRefine((s, ctx) => {
     if ((s.above === undefined) === (s.below === undefined)) ctx.addIssue({ code: 'custom', message: 'set exactly one of "above" or "below"' });
@@ -63,5 +66,10 @@ export const state = z.object({
   /** Reads in a row that listed the target but not this series: dropped after a few (one odd answer resolves nothing). */
   absent: z.number().optional(),
   raw: z.number().optional(),
+  /**
+   * The target's own entry, not a series': what its last good read matched (`matched`), how
+   * many of those were over `maxSeries` (`cut`), and reads in a row that matched none (`none`).
+   */
+  count: z.object({ matched: z.number(), cut: z.number(), none: z.number() }).optional(),
 });
 export type State = z.output<typeof state>;

@@ -1,0 +1,34 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { unknownMetric } from './known.js';
+
+const NODE = { 'NodeID-x': 'http://127.0.0.1:9650' };
+const RULES = join(import.meta.dirname, '../../../rules');
+
+describe('unknownMetric (avawatch check)', () => {
+  it('knows every metric the shipped rules watch', () => {
+    const metrics: string[] = [];
+    for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
+      const doc = parse(readFileSync(join(RULES, file), 'utf8')) as { rules?: Array<{ kind?: string; metric?: string }> } | null;
+      for (const r of doc?.rules ?? []) if (r.kind === 'node-metrics' && r.metric) metrics.push(r.metric);
+    }
+    expect(metrics.length).toBeGreaterThan(5);
+    expect(metrics.filter((m) => unknownMetric(m, NODE) !== undefined)).toEqual([]);
+  });
+
+  it('names a typo, a name outside AvalancheGo, and a namespace it does not register', () => {
+    expect(unknownMetric('avalanche_snowman_blks_procesing', NODE)).toBe('avalanche_snowman_blks_procesing: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_snowman_blks_processing?)');
+    expect(unknownMetric('node_load1', NODE)).toBe('node_load1 is not a name AvalancheGo exports (its names start with avalanche_)');
+    expect(unknownMetric('avalanche_snowmen_blks_processing', NODE)).toMatch(/^avalanche_snowmen_blks_processing: no AvalancheGo 1.14 or 1.15 registers its namespace/);
+  });
+
+  it("takes histograms' series, the VMs' own metrics, and any name read from another exporter", () => {
+    expect(unknownMetric('avalanche_snowman_blks_accepted_count', NODE)).toBeUndefined();
+    expect(unknownMetric('avalanche_evm_eth_chain_block_bad_count', NODE)).toBeUndefined();
+    expect(unknownMetric('avalanche_2DeHa7Qb6sufPkmQcFWG2uCd4pBPv9WB6dkzroiMQhd1NSRtof_vm_x', NODE)).toBeUndefined();
+    expect(unknownMetric('node_load1', { x: 'http://127.0.0.1:9100/metrics' })).toBeUndefined();
+    expect(unknownMetric('node_load1', { x: 'http://127.0.0.1:9650/ext/metrics' })).toBeDefined();
+  });
+});
