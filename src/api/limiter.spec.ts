@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetWaitMs } from '../base/retry.js';
 import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
-import { systemClock } from '../base/clock.js';
+import { systemClock, clockAt } from '../base/clock.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {
@@ -104,7 +104,7 @@ describe('compute-unit limiter', () => {
 
   it("on the daemon's clock: a jump past a 429's pause ends it at once; a clock that stands still holds a request no longer than the pause", async () => {
     let clock = Date.UTC(2026, 0, 1);
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: { now: () => clock } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: clockAt(() => clock) });
     limiter.observe({ 'retry-after': '30' }, 429);
     expect(limiter.pausedUntil).toBe(clock + 30_000);
     clock += 30_000;

@@ -10,6 +10,7 @@ import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock, type Clock } from '../base/clock.js';
+import { ClockSteps } from '../base/clock-steps.js';
 import type { Secret } from '../base/secret.js';
 import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
@@ -96,6 +97,8 @@ export class App {
   #reloading: Promise<boolean> | undefined;
   #stopping = false;
   #reloadAgain = false;
+  /** Looked at before each evaluation: a step of the wall clock is logged once. */
+  readonly #steps: ClockSteps;
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
@@ -124,6 +127,10 @@ export class App {
     this.#teardown.push(() => closeAgent(this.#apis.nodeAgent));
     ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config, opts.loaded.secrets));
     this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
+    this.#steps = new ClockSteps(this.#clock, ({ ms, text }) => {
+      this.metrics.clockSteps.inc({ direction: ms < 0 ? 'back' : 'forward' });
+      this.#opts.log.warn({ stepMs: ms }, text);
+    });
   }
 
   get rules(): readonly LoadedRule[] {
@@ -163,6 +170,7 @@ export class App {
     const scheduler = new Scheduler({
       log,
       run: async (rule, signal) => {
+        this.#steps.check();
         try {
           const alerts = await this.#engine.evaluate(rule, signal);
           this.#sample(rule);
@@ -216,7 +224,7 @@ export class App {
       ready: () => this.readiness(),
       timeline: (q) => this.store.timeline(q),
       // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.now(), points: 240 }),
+      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.mono(), points: 240 }),
       silences: () => this.store.silences(this.#clock.now()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),
@@ -510,11 +518,10 @@ export class App {
 
   /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */
   #startChannels(): void {
-    const now = () => this.#now();
     const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
     for (const notifier of this.#notifiers) {
       notifier.start?.({
-        now,
+        clock: this.#clock,
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
         untilNext: (name) => {
           const r = rule(name);
@@ -592,7 +599,8 @@ export class App {
         gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
         samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
         failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
-        now: this.#clock.now(),
+        // Samples are kept on the steady clock, as alerts are: sampleEvery and history.keep are ages.
+        now: this.#clock.mono(),
         everyMs: this.#loaded.config.history.sampleEvery,
       });
     } catch (err) {
@@ -616,6 +624,7 @@ export class App {
     const failures: Array<{ rule: string; error: unknown }> = [];
     const signal = new AbortController().signal;
     for (const rule of rules) {
+      this.#steps.check();
       try {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));
         const view = this.#engine.view(rule.name);

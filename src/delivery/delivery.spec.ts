@@ -1,3 +1,4 @@
+import { clockAt } from '../base/clock.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ describe('delivery', () => {
       metrics,
       log: createLogger('silent', false).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 60_000, ...options },
-      clock: { now: () => clock },
+      clock: clockAt(() => clock),
       random: () => 1,
     });
 

@@ -32,7 +32,8 @@ export function startPruning(o: PruneOptions): () => void {
 
 /** One pruning, in batches with a turn of the event loop between them. */
 export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<{ samples: number; alerts: number }> {
-  const before = o.clock.now() - o.keepMs();
+  // Samples and alerts are stamped on the steady clock: keep is an age.
+  const before = o.clock.mono() - o.keepMs();
   const total = { samples: 0, alerts: 0 };
   try {
     for (;;) {
