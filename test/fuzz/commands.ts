@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { AlertMessage } from '../../src/base/types.js';
 import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificationsOf, timersCapped, truthHolds, Violation, type Judged, type Watch } from './checks.js';
 import { settleDelivery, type Daemon } from './daemon.js';
+import { clockSteps } from './steps-clock.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, type Model, type NodeModel } from './world.js';
@@ -17,7 +18,7 @@ export interface Run {
   steps: number;
 }
 
-interface Polled {
+export interface Polled {
   alerts: AlertMessage[];
   failed: Set<string>;
 }
@@ -27,7 +28,7 @@ const TRACE = process.env['AVAWATCH_FUZZ_TRACE'];
 const VALIDATOR_RULES = ['status', 'end', 'health'];
 
 /** One evaluation of every rule, then delivery until quiet, then the invariants. */
-async function poll(run: Run, model: Model, step: string, clean: boolean): Promise<Polled> {
+export async function poll(run: Run, model: Model, step: string, clean: boolean): Promise<Polled> {
   run.steps++;
   if (TRACE) appendFileSync(TRACE, `${new Date().toISOString()} ${step}\n`);
   run.w.loop.reset();
@@ -52,7 +53,7 @@ async function poll(run: Run, model: Model, step: string, clean: boolean): Promi
   return { alerts, failed };
 }
 
-type Cmd = fc.AsyncCommand<Model, Run>;
+export type Cmd = fc.AsyncCommand<Model, Run>;
 
 export class Poll implements Cmd {
   check = () => true;
@@ -82,7 +83,7 @@ export type Change =
   | { what: 'block' | 'end' | 'restake'; node: string };
 
 /** A real change in the world: the model moves with it, and the daemon must tell it once. */
-function apply(model: Model, run: Run, c: Change): void {
+export function apply(model: Model, run: Run, c: Change): void {
   const n = model.nodes.find((x) => x.nodeId === c.node);
   if (!n) return;
   const nowS = Math.floor(model.nowMs / 1000);
@@ -324,6 +325,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   blip: fc.array(fc.oneof({ arbitrary: fieldBlip, weight: 4 }, { arbitrary: blockBlip, weight: 2 }, itemsBlip, httpBlip, { arbitrary: nodeBlip, weight: 2 }), { minLength: 1, maxLength: 2 }).map((d) => new Blip(d)),
   jitter: fc.tuple(node, some(85, 90)).map(([n, a]) => new Jitter(n, a)),
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
+  clock: clockSteps(node),
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {
