@@ -10,7 +10,8 @@ import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock, type Clock } from '../base/clock.js';
-import { ClockSteps } from '../base/clock-steps.js';
+import { ClockSteps, STEP_MS } from '../base/clock-steps.js';
+import { formatDuration } from '../base/duration.js';
 import type { Secret } from '../base/secret.js';
 import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
@@ -107,6 +108,7 @@ export class App {
     const { config } = opts.loaded;
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
+    this.#reanchor();
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
     this.#sampler = new Sampler(this.store);
 
@@ -131,6 +133,16 @@ export class App {
       this.metrics.clockSteps.inc({ direction: ms < 0 ? 'back' : 'forward' });
       this.#opts.log.warn({ stepMs: ms }, text);
     });
+  }
+
+  /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
+  #reanchor(): void {
+    try {
+      const ms = this.store.reanchor(this.#clock.mono(), STEP_MS);
+      if (ms > 0) this.#opts.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
+    } catch (err) {
+      this.#opts.log.error({ error: errorText(err) }, 'could not bring the state file\'s times back to this host\'s clock; retries, for: and reminders may wait until it catches up');
+    }
   }
 
   get rules(): readonly LoadedRule[] {
