@@ -65,7 +65,7 @@ export class ClockStep implements Cmd {
     } finally {
       hook.calm();
     }
-    const waiting = outboxRows(run.d).filter((r) => r.state === 'pending').map((r) => r.id);
+    const waiting = new Map(outboxRows(run.d).filter((r) => r.state === 'pending').map((r) => [r.id, r.attempts]));
     const lines = stepLines(run.d).length;
     const from = askedSoFar(run.d);
     run.d.world.clock.stepWall(this.ms);
@@ -75,9 +75,11 @@ export class ClockStep implements Cmd {
     model.nowMs += NODE_FOR_MS;
     await poll(run, model, `${step} (+${NODE_FOR_MS / 1000}s, its for:)`, true);
     calledEveryRule(run.d, from, step);
-    for (const r of outboxRows(run.d).filter((row) => waiting.includes(row.id))) {
-      if (r.state === 'dead') throw new Violation(`${step}: notification ${r.id} to ${r.receiver}, made ${NODE_FOR_MS / 60_000} min before, was dead-lettered: "${r.last_error}"`);
-      if (r.state === 'pending') throw new Violation(`${step}: notification ${r.id} to ${r.receiver} is still held ${NODE_FOR_MS / 60_000} min after its retry was due (${r.attempts} attempt(s), "${r.last_error}")`);
+    // A row may fail again (a provider slow under load): what matters is that it was tried, and not for its age.
+    const now = run.d.world.clock.nowMs();
+    for (const r of outboxRows(run.d).filter((row) => waiting.has(row.id))) {
+      if (r.state === 'dead' && /undelivered after|expired/i.test(r.last_error ?? '')) throw new Violation(`${step}: notification ${r.id} to ${r.receiver}, made ${NODE_FOR_MS / 60_000} min before, was dead-lettered for its age: "${r.last_error}"`);
+      if (r.state === 'pending' && r.attempts === waiting.get(r.id) && r.next_attempt_at <= now) throw new Violation(`${step}: notification ${r.id} to ${r.receiver} was not tried again though its retry was due ${Math.round((now - r.next_attempt_at) / 1000)} s ago ("${r.last_error}")`);
     }
     const logged = stepLines(run.d).length - lines;
     const want = Math.abs(this.ms) > STEP_MS ? 1 : 0;
