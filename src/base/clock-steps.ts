@@ -6,7 +6,7 @@ export const STEP_MS = 60_000;
 
 /**
  * Notices a step of the wall clock: the wall moved that much more (or less) than the steady
- * clock since the last look. Nothing is judged on the wall, so this only tells: once per step,
+ * clock since the last look. No age or wait counts on the wall, so this only tells: once per step,
  * with its size and direction (the offset after a step is the new normal).
  */
 export class ClockSteps {

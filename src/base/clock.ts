@@ -3,7 +3,8 @@
 /**
  * Two readings, in unix-like milliseconds. The App owns one and hands the same clock to every
  * part it builds, so a rule test or the demo (on the simulator's time) moves them all at once.
- * Timers stay global setTimeout: a test fakes those together with Date and performance.
+ * Timers stay global setTimeout: a test that fakes them runs the App on the simulator's clock
+ * (or fakes Date and performance with them).
  *
  * - `now()`: the wall clock. It stamps what a person reads, what the service is asked, and
  *   is what a chain's timestamps are compared with ("validation ends in 2h"). An NTP
@@ -11,9 +12,10 @@
  * - `mono()`: the steady clock. It never steps: every age, wait, `for:`, dedupe window,
  *   backoff and maxAge counts on it. Its origin is the wall clock when the process started,
  *   so a time persisted on it (outbox rows, alert state) still reads as a date: a step during
- *   the process's life changes no elapsed time, and the next start re-anchors it to the wall.
- *   (Persisting the wall times instead would need a second, monotonic copy of each in memory
- *   and still misjudge every row written before a step.)
+ *   the process's life changes no elapsed time, and the next start re-anchors it to the wall
+ *   (store/reanchor.ts brings back the times a previous run left ahead of it). Persisting wall
+ *   times instead would need a monotonic copy of each kept in memory, and every row read back
+ *   after a restart would be aged on the wall again.
  */
 export interface Clock {
   now(): number;
@@ -38,11 +40,6 @@ export const systemClock: Clock = {
 /** A clock whose wall and steady readings are one (tests, tools that only need one). */
 export function clockAt(now: () => number): Clock {
   return { now, mono: now };
-}
-
-/** A steady time as the wall clock reads it now: for a person (an ISO date), never for an age. */
-export function wallOf(clock: Clock, mono: number): number {
-  return mono + (clock.now() - clock.mono());
 }
 
 /** A wall time (a cron slot, a silence's end) on the steady timeline: when it comes, as of now. */

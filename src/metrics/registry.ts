@@ -189,7 +189,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     }),
     clockSteps: new Counter({
       name: 'avawatch_clock_steps_total',
-      help: 'Steps of the host\'s wall clock of more than a minute (direction back or forward), each also logged once; no verdict depends on the wall clock.',
+      help: 'Steps of the host\'s wall clock of more than a minute (direction back or forward), each also logged once; ages, waits and for: do not count on the wall clock.',
       labelNames: ['direction'],
       registers,
     }),

@@ -47,11 +47,6 @@ export class SimClock {
     this.#wallStepMs += ms;
   }
 
-  /** The daemon's wall clock minus the world's. */
-  get wallStepMs(): number {
-    return this.#wallStepMs;
-  }
-
   advance(ms: number): void {
     if (ms < 0) throw new Error('the simulated clock only moves forward');
     this.#offsetMs += ms;
