@@ -42,4 +42,17 @@ describe('the shipped validator-status rule when the host clock steps back an ho
     const stepped = run.logs.filter((l) => l.includes("the host's wall clock stepped back by 1h"));
     expect(stepped).toHaveLength(1);
   }, 30_000);
+
+  it('is not green on an old answer: the service failing after the step fails the rule, and the heartbeat (its blindness check) names it', async () => {
+    run = await startShipped();
+    const { app, world } = run;
+    expect((await app.once()).failures).toEqual([]);
+    expect(app.blindness()).toEqual([]);
+    world.clock.stepWall(-3600_000);
+    world.clock.advance(10_000);
+    world.faults.push(...Array.from({ length: 10 }, () => ({ status: 503, pathIncludes: '/validators' })));
+    const { failures } = await app.once();
+    expect(failures.map((f) => f.rule)).toEqual(['my-validators']);
+    expect(app.blindness()).toEqual([expect.stringMatching(/^rule my-validators: its last evaluation failed \(.*HTTP 503/)]);
+  }, 30_000);
 });
