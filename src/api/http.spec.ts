@@ -128,6 +128,23 @@ describe('HttpClient against a real local server', () => {
     expect(deduped).toEqual(['/v1/x/{id}', '/v1/x/{id}']);
   });
 
+  it('ages a shared answer on the steady clock: with the wall stepped back an hour, an answer 10 s old is not shared again', async () => {
+    let wall = Date.UTC(2026, 2, 1);
+    let steady = 0;
+    const c = client({ dedupeWindowMs: 5_000, clock: { now: () => wall, mono: () => steady } });
+    const ask = () => requestContext.run({ severity: 'critical', maxAgeMs: 30_000 }, () => c.getJson(req));
+    await ask();
+    wall -= 3_600_000;
+    steady += 10_000;
+    await ask();
+    expect(seen).toHaveLength(2);
+    // Stepped forward a day, 1 s later: still within the window, shared.
+    wall += 86_400_000;
+    steady += 1_000;
+    await ask();
+    expect(seen).toHaveLength(2);
+  });
+
   it('waits for compute units before each attempt and tells the limiter what the service said', async () => {
     const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_000 }, clock: systemClock });
     replies = [{ status: 200, body: '{}', headers: { 'ratelimit-remaining': '100' } }];

@@ -104,7 +104,8 @@ export class HttpClient {
     const window = Math.min(this.#o.dedupeWindowMs, requestContext.getStore()?.maxAgeMs ?? Infinity);
     if (req.body !== undefined || req.probe === true || window <= 0) return (await this.#withRetries(req)).json;
     const key = this.#url(req).href;
-    const now = this.#o.clock.now();
+    // Aged on the steady clock: on the wall, a step back made every answer fresh for an hour.
+    const now = this.#o.clock.mono();
     const hit = this.#recent.get(key);
     if (hit && (hit.at === undefined || now - hit.at <= window)) {
       this.#o.onDedupe?.(req.endpoint);
@@ -128,7 +129,7 @@ export class HttpClient {
     this.#recent.set(key, entry);
     try {
       const { json } = await call;
-      entry.at = this.#o.clock.now();
+      entry.at = this.#o.clock.mono();
       return json;
     } catch (err) {
       this.#recent.delete(key);
@@ -138,7 +139,7 @@ export class HttpClient {
 
   #prune(): void {
     this.#pruner = undefined;
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.mono();
     for (const [k, r] of this.#recent) {
       if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
     }

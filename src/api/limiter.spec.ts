@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetWaitMs } from '../base/retry.js';
 import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
-import { systemClock } from '../base/clock.js';
+import { systemClock, clockAt } from '../base/clock.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {
@@ -102,9 +102,23 @@ describe('compute-unit limiter', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("a 429's pause runs on the steady clock: the wall stepped back an hour neither stretches it nor holds a request", async () => {
+    let wall = Date.UTC(2026, 0, 1);
+    let steady = 0;
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: { now: () => wall, mono: () => steady } });
+    limiter.observe({ 'retry-after': '30' }, 429);
+    expect(limiter.pausedUntil).toBe(wall + 30_000);
+    wall -= 3_600_000;
+    steady += 30_000;
+    expect(limiter.pausedUntil).toBe(wall);
+    const { at } = race(limiter, 1, 20);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(at).toEqual([0]);
+  });
+
   it("on the daemon's clock: a jump past a 429's pause ends it at once; a clock that stands still holds a request no longer than the pause", async () => {
     let clock = Date.UTC(2026, 0, 1);
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: { now: () => clock } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: clockAt(() => clock) });
     limiter.observe({ 'retry-after': '30' }, 429);
     expect(limiter.pausedUntil).toBe(clock + 30_000);
     clock += 30_000;

@@ -1,4 +1,4 @@
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import { resetWaitMs } from '../base/retry.js';
 import { setTimer } from '../base/timers.js';
 import { SEVERITIES, type Severity } from '../base/types.js';
@@ -64,9 +64,10 @@ export interface LimiterOptions {
   /** The longest a request waits out a 429's pause (api.maxRetryAfter); a longer pause fails it at once. */
   maxWaitMs?: number;
   /**
-   * The App's clock. The limiter's time follows it, but never runs slower than the wall
-   * clock: a clock that stands still (a rule test between steps) cannot hold a request for
-   * ever, and one that jumps ahead ends a pause at once.
+   * The App's clock. The limiter's time follows its steady reading, but never runs slower
+   * than the host's: a clock that stands still (a rule test between steps) cannot hold a
+   * request for ever, and one that jumps ahead ends a pause at once. Its wall reading only
+   * reads the service's dates and its UTC day.
    */
   clock: Clock;
 }
@@ -95,6 +96,7 @@ interface Second {
 export class Limiter {
   readonly limits: BudgetLimits;
   readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #maxWaitMs: number;
   /** Called with the CU of every request that got an answer (see settle()). */
   onSpend: ((cu: number) => void) | undefined;
@@ -111,7 +113,8 @@ export class Limiter {
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
-    this.#now = notSlowerThanWallClock(o.clock);
+    this.#clock = o.clock;
+    this.#now = notSlowerThanTheHost(o.clock);
     this.#maxWaitMs = o.maxWaitMs ?? Infinity;
   }
 
@@ -159,7 +162,8 @@ export class Limiter {
       if (remaining < ours) this.#slot(now).others += ours - remaining;
     }
     if (status === 429) {
-      const wait = resetWaitMs(first(headers['ratelimit-reset']), now) ?? resetWaitMs(first(headers['retry-after']), now) ?? DEFAULT_PAUSE_MS;
+      const wall = this.#clock.now();
+      const wait = resetWaitMs(first(headers['ratelimit-reset']), wall) ?? resetWaitMs(first(headers['retry-after']), wall) ?? DEFAULT_PAUSE_MS;
       // Honoured (nothing is sent meanwhile), but at most a day: the day's budget renews by then.
       const pause = Math.min(wait, MAX_PAUSE_MS);
       this.#pausedUntil = Math.max(this.#pausedUntil, now + pause);
@@ -194,9 +198,12 @@ export class Limiter {
     return Math.max(0, this.limits.perDay - this.#dayCu);
   }
 
-  /** Unix ms until which a 429 paused every request (0 or past: not paused). */
+  /**
+   * Unix ms (as the wall clock reads it now) until which a 429 paused every request (0 or
+   * past: not paused). Kept on the steady clock: a step of the wall neither ends nor stretches it.
+   */
   get pausedUntil(): number {
-    return this.#pausedUntil;
+    return this.#pausedUntil === 0 ? 0 : this.#clock.now() + (this.#pausedUntil - this.#now());
   }
 
   /** Requests waiting for budget. */
@@ -207,7 +214,7 @@ export class Limiter {
   /** Whether `now` is in a pause longer than a request may wait out (then: the error to fail with). */
   #tooLongPaused(now: number): RateLimitedError | undefined {
     if (this.#pausedUntil - now <= this.#maxWaitMs) return undefined;
-    return new RateLimitedError(`the service answered 429 and asked to wait until ${new Date(this.#pausedUntil).toISOString()}, longer than api.maxRetryAfter: this poll fails`);
+    return new RateLimitedError(`the service answered 429 and asked to wait until ${new Date(this.pausedUntil).toISOString()}, longer than api.maxRetryAfter: this poll fails`);
   }
 
   #pump(): void {
@@ -279,7 +286,8 @@ export class Limiter {
   }
 
   #rollDay(): void {
-    const day = Math.floor(this.#now() / 86_400_000);
+    // The service's day, by the wall clock.
+    const day = Math.floor(this.#clock.now() / 86_400_000);
     if (day !== this.#day) {
       this.#day = day;
       this.#dayCu = 0;
@@ -292,16 +300,16 @@ function first(v: string | string[] | undefined): string | undefined {
 }
 
 /**
- * `clock`, or where it lags, the time since it last moved on the wall clock: the clock's
- * value once it catches up. Never goes back. The wall clock is Date's, the one the limiter's
- * timers run on (a test fakes both together).
+ * `clock`'s steady reading, or where it lags, the time since it last moved on the host's
+ * steady clock: the clock's value once it catches up. Never goes back. The host's clock is
+ * the one the limiter's timers run on (a test fakes both together).
  */
-function notSlowerThanWallClock(clock: Clock): () => number {
-  let anchor = clock.now();
-  let anchorReal = Date.now();
+function notSlowerThanTheHost(clock: Clock): () => number {
+  let anchor = clock.mono();
+  let anchorReal = systemClock.mono();
   return () => {
-    const now = clock.now();
-    const real = Date.now();
+    const now = clock.mono();
+    const real = systemClock.mono();
     const walked = anchor + (real - anchorReal);
     if (now < walked) return walked;
     anchor = now;

@@ -125,18 +125,18 @@ export class HttpNodeApi implements NodeApi {
 
   /**
    * Rules watching the same node read one exposition (several MB): a read in flight, or
-   * answered within `shareMs`, answers them all. Each caller still stops at its own signal;
+   * answered within `shareMs` (on the steady clock), answers them all. Each caller still stops at its own signal;
    * the shared read stops at its deadline.
    */
   async metricsText(url: string, signal: AbortSignal): Promise<string> {
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.mono();
     const hit = this.#metrics.get(url);
     if (hit && (hit.at === undefined || now - hit.at < this.#o.shareMs)) return untilAborted(hit.text, signal);
     const target = resolveTarget(url, '');
     const entry: { at: number | undefined; text: Promise<string> } = { at: undefined, text: Promise.resolve('') };
     entry.text = this.#exchange({ endpoint: 'metrics', target, signal: new AbortController().signal, accept: [200], maxBytes: this.#o.maxMetricsBytes }).then(
       (r) => {
-        entry.at = this.#o.clock.now();
+        entry.at = this.#o.clock.mono();
         // Kept only for the window: a big exposition is not held until the next poll.
         setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs).unref();
         return r.text;

@@ -10,6 +10,8 @@ import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock, type Clock } from '../base/clock.js';
+import { ClockSteps, STEP_MS } from '../base/clock-steps.js';
+import { formatDuration } from '../base/duration.js';
 import type { Secret } from '../base/secret.js';
 import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
@@ -97,6 +99,8 @@ export class App {
   #reloading: Promise<boolean> | undefined;
   #stopping = false;
   #reloadAgain = false;
+  /** Looked at before each evaluation: a step of the wall clock is logged once. */
+  readonly #steps: ClockSteps;
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
@@ -105,6 +109,7 @@ export class App {
     const { config } = opts.loaded;
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
+    this.#reanchor();
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
     this.#sampler = new Sampler(this.store);
 
@@ -125,6 +130,20 @@ export class App {
     this.#teardown.push(() => closeAgent(this.#apis.nodeAgent));
     ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config, opts.loaded.secrets));
     this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
+    this.#steps = new ClockSteps(this.#clock, ({ ms, text }) => {
+      this.metrics.clockSteps.inc({ direction: ms < 0 ? 'back' : 'forward' });
+      this.#opts.log.warn({ stepMs: ms }, text);
+    });
+  }
+
+  /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
+  #reanchor(): void {
+    try {
+      const ms = this.store.reanchor(this.#clock.mono(), STEP_MS);
+      if (ms > 0) this.#opts.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
+    } catch (err) {
+      this.#opts.log.error({ error: errorText(err) }, 'could not bring the state file\'s times back to this host\'s clock; retries, for: and reminders may wait until it catches up');
+    }
   }
 
   get rules(): readonly LoadedRule[] {
@@ -164,6 +183,7 @@ export class App {
     const scheduler = new Scheduler({
       log,
       run: async (rule, signal) => {
+        this.#steps.check();
         try {
           const alerts = await this.#engine.evaluate(rule, signal);
           this.#sample(rule);
@@ -217,7 +237,7 @@ export class App {
       ready: () => this.readiness(),
       timeline: (q) => this.store.timeline(q),
       // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.now(), points: 240 }),
+      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.mono(), points: 240 }),
       silences: () => this.store.silences(this.#clock.now()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),
@@ -531,11 +551,10 @@ export class App {
 
   /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */
   #startChannels(): void {
-    const now = () => this.#now();
     const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
     for (const notifier of this.#notifiers) {
       notifier.start?.({
-        now,
+        clock: this.#clock,
         alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
         untilNext: (name) => {
           const r = rule(name);
@@ -614,7 +633,8 @@ export class App {
         gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
         samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
         failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
-        now: this.#clock.now(),
+        // Samples are kept on the steady clock, as alerts are: sampleEvery and history.keep are ages.
+        now: this.#clock.mono(),
         everyMs: this.#loaded.config.history.sampleEvery,
       });
     } catch (err) {
@@ -638,6 +658,7 @@ export class App {
     const failures: Array<{ rule: string; error: unknown }> = [];
     const signal = new AbortController().signal;
     for (const rule of rules) {
+      this.#steps.check();
       try {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));
         const view = this.#engine.view(rule.name);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Clock } from '../base/clock.js';
 import type { AlertMessage } from '../base/types.js';
 import type { DigestConfig } from './digest.js';
 export type { AlertMessage } from '../base/types.js';
@@ -85,7 +86,8 @@ export interface SecretField {
 
 /** What the app offers a channel that needs to know of it. */
 export interface ChannelContext {
-  now: () => Date;
+  /** The App's clock: a channel stamps on its wall reading and waits on its steady one. */
+  clock: Clock;
   /** This daemon's /api/v1/alerts, once it listens. */
   alertsUrl: string | undefined;
   /** How long until the rule is evaluated again (ms); undefined for a rule no longer configured. */

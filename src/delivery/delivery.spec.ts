@@ -49,14 +49,14 @@ describe('delivery', () => {
   let metrics: ReturnType<typeof createMetrics>;
   const newMetrics = () => createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   /** A Delivery over this test's store, notifier and clock. */
-  const make = (options: Partial<DeliveryOptions> = {}): Delivery =>
+  const make = (options: Partial<DeliveryOptions> = {}, wall: () => number = () => clock): Delivery =>
     new Delivery({
       store,
       notifiers: [notifier],
       metrics,
       log: createLogger('silent', false).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 60_000, ...options },
-      clock: { now: () => clock },
+      clock: { now: wall, mono: () => clock },
       random: () => 1,
     });
 
@@ -145,6 +145,33 @@ describe('delivery', () => {
     expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 2m; last error: HTTP 503' })]);
     const failed = await metrics.notificationsFailed.get();
     expect(failed.values.find((v) => v.labels.reason === 'expired')?.value).toBe(1);
+  });
+
+  it('a forward step of the wall clock by 26 h does not dead-letter a row seconds old: its age is steady time', async () => {
+    let step = 0;
+    delivery = make({}, () => clock + step);
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    notifier.failWith = new DeliveryError('busy', 'http_503', true);
+    await delivery.drain(1_000);
+    step = 26 * 3_600_000;
+    clock += 2_000;
+    notifier.failWith = undefined;
+    await delivery.drain(1_000);
+    expect(store.outbox('dead')).toEqual([]);
+    expect(notifier.groups).toEqual([['a']]);
+  });
+
+  it('a backward step of the wall clock by 1 h does not hold a retry that is due', async () => {
+    let step = 0;
+    delivery = make({}, () => clock + step);
+    store.commitEvaluation('r', {}, [alert('a')], clock);
+    notifier.failWith = new DeliveryError('busy', 'http_503', true);
+    await delivery.drain(1_000);
+    step = -3_600_000;
+    clock += 2_000;
+    notifier.failWith = undefined;
+    await delivery.drain(1_000);
+    expect(notifier.groups).toEqual([['a']]);
   });
 
   it('a wait that will take a row past maxAge does not dead-letter it early: it expires at its real age', async () => {

@@ -24,7 +24,10 @@ export interface DeliveryDeps {
   metrics: Metrics;
   log: Logger;
   options: DeliveryOptions;
-  /** The engine's clock: a row's age is measured on the time it was made with. */
+  /**
+   * The engine's clock. Rows are stamped, aged (maxAge), retried and paused on its steady
+   * reading: a step of the wall neither dead-letters a fresh row nor holds a due one.
+   */
   clock: Clock;
   random?: () => number;
   /**
@@ -116,11 +119,11 @@ export class Delivery {
 
   /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
   async drain(deadlineMs: number): Promise<number> {
-    const end = this.#deps.clock.now() + deadlineMs;
+    const end = this.#deps.clock.mono() + deadlineMs;
     await Promise.all(
       this.#deps.notifiers.map(async (n) => {
-        while (this.#deps.clock.now() <= end && this.#paused(n.name) === 0) {
-          const { sent } = await this.#round(n, () => this.#deps.clock.now() > end);
+        while (this.#deps.clock.mono() <= end && this.#paused(n.name) === 0) {
+          const { sent } = await this.#round(n, () => this.#deps.clock.mono() > end);
           if (sent === 0) return;
         }
       }),
@@ -140,8 +143,8 @@ export class Delivery {
         const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
           if (store.nextDue(notifier.name) === undefined) this.#health.idle(notifier.name);
-          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.now() + IDLE_MS);
-          await this.#idle(notifier.name, next - this.#deps.clock.now());
+          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.mono() + IDLE_MS);
+          await this.#idle(notifier.name, next - this.#deps.clock.mono());
         }
       } catch (err) {
         log.error({ receiver: notifier.name, err: String(err) }, 'delivery loop error; retrying in 1s');
@@ -163,19 +166,19 @@ export class Delivery {
     for (const [key, ready] of this.#readyAt) {
       const [receiver, group] = key.split('\u0000') as [string, string];
       if (receiver !== notifier.name) continue;
-      if (ready <= this.#deps.clock.now()) this.#readyAt.delete(key);
+      if (ready <= this.#deps.clock.mono()) this.#readyAt.delete(key);
       else {
         throttled.push(group);
         wakeAt = Math.min(wakeAt ?? ready, ready);
       }
     }
-    const rows = store.claimDue(notifier.name, this.#deps.clock.now(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const rows = store.claimDue(notifier.name, this.#deps.clock.mono(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
     const groups = groupRows(rows);
     // Groups go out one after another: the lease covers the last one too, so another
     // process (`once --send` beside the daemon) never takes a row still on its way.
     if (groups.length > 1) {
       const each = notifier.timeoutMs + notifier.minIntervalMs;
-      store.extendLease(rows.map((r) => r.id), this.#deps.clock.now() + groups.length * each + LEASE_MARGIN_MS);
+      store.extendLease(rows.map((r) => r.id), this.#deps.clock.mono() + groups.length * each + LEASE_MARGIN_MS);
     }
     let sent = 0;
     for (const group of groups) {
@@ -193,7 +196,7 @@ export class Delivery {
   async #deliver(notifier: Notifier, group: OutboxRow[]): Promise<void> {
     const { store, metrics, log, options } = this.#deps;
     const receiver = notifier.name;
-    const now = this.#deps.clock.now();
+    const now = this.#deps.clock.mono();
     // Rows past maxAge are dead letters, whatever happens to the rest of the group.
     let live = group.filter((row) => {
       if (now - bornAt(row) <= options.maxAgeMs) return true;
@@ -208,7 +211,7 @@ export class Delivery {
     try {
       const messages = live.map((r) => r.message);
       await attempt(notifier, digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
-      const done = this.#deps.clock.now();
+      const done = this.#deps.clock.mono();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
       for (const row of live) store.markSent(row.id, done);
       this.#health.delivered(receiver);
@@ -223,7 +226,7 @@ export class Delivery {
       const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
       const error = new DeliveryError(this.#deps.redact(failure.message), failure.reason, failure.retryable, failure.retryAfterMs, failure.maybeDelivered);
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
-      const at = this.#deps.clock.now();
+      const at = this.#deps.clock.mono();
       if (!error.retryable) {
         for (const row of live) store.markDead(row.id, error.message, at);
         this.#health.deadLettered(receiver, live.length, error.message, at);
@@ -249,9 +252,11 @@ export class Delivery {
   }
 
   #unsilenced(rows: OutboxRow[], now: number): OutboxRow[] {
-    const silences = this.#deps.store.silences(now);
+    // A silence's times are a person's: the wall clock's.
+    const wall = this.#deps.clock.now();
+    const silences = this.#deps.store.silences(wall);
     return rows.filter((row) => {
-      const reason = mute(row.message.labels, [], silences, [], new Date(now));
+      const reason = mute(row.message.labels, [], silences, [], new Date(wall));
       if (reason) this.#deps.store.muteWaiting(row, reason, now);
       return reason === undefined;
     });
@@ -280,7 +285,7 @@ export class Delivery {
 
   /** Milliseconds the receiver is still paused for after a retryable failure. */
   #paused(receiver: string): number {
-    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.clock.now());
+    return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.clock.mono());
   }
 
   #idle(receiver: string, ms: number): Promise<void> {

@@ -10,7 +10,7 @@ import { configSchema } from '../config/schema.js';
 import { resolveRoutes } from '../alerts/route.js';
 import { Engine, type EngineDeps } from './engine.js';
 import { FailureCounts } from './failing.js';
-import { systemClock } from '../base/clock.js';
+import { systemClock, clockAt } from '../base/clock.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -63,7 +63,7 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
     failingAfter: 2,
     failingSeverity: 'warning',
     redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
-    clock: now ? { now: () => now().getTime() } : systemClock,
+    clock: now ? clockAt(() => now().getTime()) : systemClock,
   });
   return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
 }

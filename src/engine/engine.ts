@@ -1,5 +1,5 @@
 import { linkedSignal } from '../base/abort.js';
-import type { Clock } from '../base/clock.js';
+import { monoOf, type Clock } from '../base/clock.js';
 import { formatElapsed } from '../base/duration.js';
 import { requestContext } from '../api/context.js';
 import { advance, conditionSchema, reminderDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
@@ -51,7 +51,7 @@ export interface EngineDeps {
   onQueued?: () => void;
   /** The rule's own expression process (kept by the app across reloads); endpoint rules need one. */
   expressionsFor?: (rule: string) => ExpressionRunner;
-  /** The App's clock: observations, states and outbox rows are stamped with it. */
+  /** The App's clock: observations are judged on its wall, alerts and outbox rows kept on its steady reading. */
   clock: Clock;
 }
 
@@ -189,7 +189,8 @@ export class Engine {
       return scrubCondition({ ...c, severity, labels: alertLabels(rule, c.labels, severity) }, this.#deps.redact);
     });
     const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), this.#deps.redact));
-    const lifecycle = effective ? advance(this.#loadActive(rule), effective, now.getTime(), this.#lifecycleOptions(rule), resolved) : undefined;
+    // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
+    const lifecycle = effective ? advance(this.#loadActive(rule), effective, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     // A state may keep the service's text (an error message): scrubbed as the alerts are.
@@ -260,13 +261,15 @@ export class Engine {
    */
   #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
     const { store, redact } = this.#deps;
+    // Rows and alert times on the steady clock (delivery ages them on it); silences and mutes are a person's times, on the wall.
+    const steady = this.#deps.clock.mono();
     const silences = store.silences(now.getTime());
     // The one place alerts are made: whatever any path put in them, no secret is stored or sent.
     const { planned, active } = planNotifications({
       drafts: events.map((d) => scrubDraft(nameValidator(rule.validators, { ...d, severity: severityOf(rule, d) }), redact)),
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
-      now: now.getTime(),
+      now: steady,
       labelsOf: (a) => alertLabels(rule, a.labels, a.severity ?? rule.severity),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),
       repeatMs: (t) => repeatOf(rule, t),
@@ -284,7 +287,7 @@ export class Engine {
       ...(a.reminder ? { reminder: true } : {}),
       targets,
     }));
-    const ids = store.commitEvaluation(storeRule, states, drafts, now.getTime(), active, expectRevision);
+    const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
     const at = now.toISOString();
     return drafts.map((d, i) => {
@@ -377,7 +380,7 @@ export class Engine {
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = this.#lifecycleOptions(rule);
     const scrubbed = conditions.map((c) => scrubCondition(nameValidator(rule.validators, c), this.#deps.redact));
-    const lifecycle = advance(this.#loadActive(rule, storeRule), scrubbed, now.getTime(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    const lifecycle = advance(this.#loadActive(rule, storeRule), scrubbed, this.#deps.clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#failingStored.add(rule.name);
     else this.#failingStored.delete(rule.name);
@@ -387,7 +390,9 @@ export class Engine {
   targets(rule: LoadedRule, labels: Record<string, string>, now: Date, silences: readonly Silence[] = this.#deps.store.silences(now.getTime())): Target[] {
     return this.#deps.targetsFor(rule, labels).map((t) => {
       const mutedBy = mute(labels, t.muteTimeIntervals, silences, this.#deps.timeIntervals, now);
-      const digestAt = this.#deps.digestAt?.(t.receiver, labels['severity'] ?? '', now.getTime());
+      // The slot is the wall's (a person's schedule); the row waits for it on the steady clock.
+      const slot = this.#deps.digestAt?.(t.receiver, labels['severity'] ?? '', now.getTime());
+      const digestAt = slot === undefined ? undefined : monoOf(this.#deps.clock, slot);
       return { ...t, ...(mutedBy ? { mutedBy } : {}), ...(digestAt === undefined ? {} : { digestAt }) };
     });
   }

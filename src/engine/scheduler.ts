@@ -12,8 +12,9 @@ export interface SchedulerDeps {
   /** A tick skipped because the rule's last evaluation still runs, for this long. */
   onSkip?: (rule: LoadedRule, runningForMs: number) => void;
   /**
-   * The clock its timers run on (the wall clock; a test fakes both together): the waits it
-   * computes and how long an evaluation has run are timer milliseconds. Not the App's clock,
+   * The clock its timers run on (the host's; a test fakes both together): the waits it
+   * computes (aligned on the wall) and how long an evaluation has run (on the steady reading)
+   * are timer milliseconds. Not the App's clock,
    * which the demo runs n times faster than its timers.
    */
   clock: Clock;
@@ -122,14 +123,14 @@ export class Scheduler {
 
   async #tick(job: Job): Promise<void> {
     if (job.running.size > 0) {
-      const now = this.#deps.clock.now();
+      const now = this.#deps.clock.mono();
       const runningForMs = now - (job.startedAt ?? now);
       this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
       // A rule held past its interval is not seeing on time: that counts as failing.
       if (runningForMs >= (periodMs(job.rule.schedule) ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
-    job.startedAt = this.#deps.clock.now();
+    job.startedAt = this.#deps.clock.mono();
     const run = this.#deps.run(job.rule, job.abort.signal);
     job.running.add(run);
     try {

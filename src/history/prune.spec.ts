@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { clockAt } from '../base/clock.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -24,7 +25,7 @@ describe('startPruning', () => {
     const uptime = (day: number) => ({ series: 'uptime_percent', entity: 'NodeID-A', at: day * DAY, value: day });
     store.addSamples([uptime(5), uptime(10), uptime(10.05), uptime(39)]);
     store.commitEvaluation('status', {}, [{ rule: 'status', kind: 'validator-status', status: 'event', severity: 'info', subject: 'NodeID-A', summary: 'ended', labels: {}, details: {}, targets: [] }], 9 * DAY);
-    const stop = startPruning({ store, keepMs: () => 30 * DAY, clock: { now: () => now }, log: createLogger('fatal', false).log });
+    const stop = startPruning({ store, keepMs: () => 30 * DAY, clock: clockAt(() => now), log: createLogger('fatal', false).log });
     await vi.advanceTimersByTimeAsync(0);
     expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => s.value)).toEqual([10, 10.05, 39]);
     expect(store.timeline({ since: 0 })).toEqual([]);

@@ -40,7 +40,8 @@ export function startPruning(o: PruneOptions): () => void {
  * alone leave the file as large as it ever was.
  */
 export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<{ samples: number; alerts: number }> {
-  const before = o.clock.now() - o.keepMs();
+  // Samples and alerts are stamped on the steady clock: keep is an age.
+  const before = o.clock.mono() - o.keepMs();
   const total = { samples: 0, alerts: 0 };
   try {
     for (;;) {

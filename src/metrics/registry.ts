@@ -25,6 +25,7 @@ export interface Metrics {
   apiInvalidItems: Counter<'api' | 'endpoint'>;
   heartbeats: Counter<'outcome'>;
   heartbeatLastSuccess: Gauge;
+  clockSteps: Counter<'direction'>;
 }
 
 export interface MetricsSources {
@@ -184,6 +185,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     heartbeatLastSuccess: new Gauge({
       name: 'avawatch_heartbeat_last_success_timestamp_seconds',
       help: 'When the heartbeat monitor last took a ping (either URL) with a 2xx.',
+      registers,
+    }),
+    clockSteps: new Counter({
+      name: 'avawatch_clock_steps_total',
+      help: 'Steps of the host\'s wall clock of more than a minute (direction back or forward), each also logged once; ages, waits and for: do not count on the wall clock.',
+      labelNames: ['direction'],
       registers,
     }),
     ruleConsecutiveFailures: new Gauge({

@@ -25,4 +25,12 @@ describe('SimClock', () => {
     clock.run(); // a running clock carries on
     expect(clock.nowMs()).toBe(START + 5_000);
   });
+
+  it("steps the daemon's wall clock only: its steady reading and the world's time go on", () => {
+    const clock = new SimClock(START, 0);
+    const daemon = clock.asClock();
+    clock.stepWall(-3_600_000);
+    clock.advance(10_000);
+    expect([daemon.now(), daemon.mono(), clock.nowMs()]).toEqual([START - 3_590_000, START + 10_000, START + 10_000]);
+  });
 });

@@ -7,6 +7,8 @@ import type { Clock } from '../base/clock.js';
  */
 export class SimClock {
   #offsetMs = 0;
+  /** How far the daemon's wall clock is off the world's (stepWall): the service never sees it. */
+  #wallStepMs = 0;
   #realStart: number | undefined;
 
   constructor(
@@ -32,9 +34,17 @@ export class SimClock {
     return Math.floor(this.nowMs() / 1000);
   }
 
-  /** This clock as the App's Clock, in unix ms (its own now() is seconds: not one to pass). */
+  /**
+   * This clock as the App's Clock, in unix ms (its own now() is seconds: not one to pass): its
+   * steady reading is the world's time, its wall that plus every stepWall().
+   */
   asClock(): Clock {
-    return { now: () => this.nowMs() };
+    return { now: () => this.nowMs() + this.#wallStepMs, mono: () => this.nowMs() };
+  }
+
+  /** Steps the daemon's wall clock (an NTP correction, a VM restored): its steady clock and the world go on. */
+  stepWall(ms: number): void {
+    this.#wallStepMs += ms;
   }
 
   advance(ms: number): void {

@@ -7,6 +7,7 @@ import * as history from './history.js';
 import type { HistoryEntry, Sample, TimelineQuery } from './history.js';
 import * as silences from './silences.js';
 import type { Silence } from './silences.js';
+import { reanchor } from './reanchor.js';
 import { bumpRevision, loadStates, stateRows, writeStates, type StateDiff } from './states.js';
 import { statement } from './statement.js';
 
@@ -17,6 +18,7 @@ import { statement } from './statement.js';
 //   silences.ts  silences
 //   history.ts   samples, and alerts read as a timeline
 //   open.ts      opening, checking and migrating the file (migrations.ts)
+//   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
 // Every write that belongs together runs in one transaction, opened here.
 
 export { StateConflictError, StoreError } from './errors.js';
@@ -232,6 +234,11 @@ export class Store {
   /** One entity's samples of a series since `since`, oldest first. */
   samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
     return history.samples(this.#db, series, entity, since, o);
+  }
+
+  /** Steady times of a previous run more than `toleranceMs` ahead of `now`: shifted back together; the shift (reanchor.ts). */
+  reanchor(now: number, toleranceMs: number): number {
+    return reanchor(this.#db, now, toleranceMs);
   }
 
   /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */

@@ -4,6 +4,7 @@ import type { AlertMessage } from '../../src/base/types.js';
 import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificationsOf, timersCapped, truthHolds, Violation, type Judged, type Watch } from './checks.js';
 import { settleDelivery, type Daemon } from './daemon.js';
 import { metricsSteps } from './steps-metrics.js';
+import { clockSteps } from './steps-clock.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
@@ -86,7 +87,7 @@ export type Change =
   | { what: 'block' | 'end' | 'restake'; node: string };
 
 /** A real change in the world: the model moves with it, and the daemon must tell it once. */
-function apply(model: Model, run: Run, c: Change): void {
+export function apply(model: Model, run: Run, c: Change): void {
   const n = model.nodes.find((x) => x.nodeId === c.node);
   if (!n) return;
   const nowS = Math.floor(model.nowMs / 1000);
@@ -331,6 +332,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   reload: fc.constant(0).chain(() => reloadSteps), // lazily: steps-reload.ts imports this file
   ...deliveryNodeFamilies,
   metrics: metricsSteps(node),
+  clock: clockSteps(node),
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {

@@ -64,6 +64,8 @@ export interface Model {
   nodes: NodeModel[];
   /** Nodes a reload took out of the inventory and the rules: nothing of theirs fires. */
   unwatched?: Set<string>;
+  /** How far the daemon's wall clock was stepped off the world's (steps-clock.ts); its steady clock is the world's. */
+  wallStepMs?: number;
 }
 
 export function txHashOf(node: string, period: number): string {
@@ -162,7 +164,8 @@ export function rewardThreshold(n: NodeModel): number {
 export function expected(model: Model): Expected {
   const firing = new Map<string, string | undefined>();
   const unsure = new Set<string>();
-  const nowS = Math.floor(model.nowMs / 1000);
+  // A chain's timestamps can only be judged against the daemon's wall clock: a stepped one moves those verdicts.
+  const nowS = Math.floor((model.nowMs + (model.wallStepMs ?? 0)) / 1000);
   for (const n of model.nodes) {
     const node = n.nodeId;
     if (model.unwatched?.has(node)) continue;

@@ -1,3 +1,4 @@
+import { clockAt } from '../../src/base/clock.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,7 +51,7 @@ ruleFiles: [rules.yaml]
   - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${ENDING}]}
 `,
     );
-    const start = () => composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: { now: () => clock.now } }).app;
+    const start = () => composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: clockAt(() => clock.now) }).app;
     let app = start();
     const digests = () => slack.posts.map((p) => JSON.stringify(p.body)).filter((text) => text.includes('Digest for'));
     const tick = async () => {

@@ -1,3 +1,4 @@
+import { clockAt } from '../../src/base/clock.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     uptime(OTHER, 99.9);
     const t0 = Date.now() - 30 * MIN;
     let now = t0;
-    const app = composeApp(loadConfig(config, {}), { logLevel: 'fatal', readable: false, clock: { now: () => now } }).app;
+    const app = composeApp(loadConfig(config, {}), { logLevel: 'fatal', readable: false, clock: clockAt(() => now) }).app;
     try {
       expect((await app.once()).failures).toEqual([]);
       uptime(NODE, 84);

@@ -1,3 +1,4 @@
+import { clockAt } from '../../src/base/clock.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,7 +114,7 @@ async function twoReceivers(route: string, start: string) {
     `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-  const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: { now: () => clock.now } }).app;
+  const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: clockAt(() => clock.now) }).app;
   /** One evaluation at the clock's time, and delivery of what it queued. */
   const tick = async () => {
     const result = await app.once();

@@ -1,3 +1,4 @@
+import { clockAt } from '../../src/base/clock.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +65,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     );
     captureStderr();
     const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-    app = composeApp(loaded, { logLevel: 'info', readable: false, clock: { now: () => Date.now() + aheadMs } }).app;
+    app = composeApp(loaded, { logLevel: 'info', readable: false, clock: clockAt(() => Date.now() + aheadMs) }).app;
     await app.start();
     // Three rules fire; the runway needs two reads of the balance.
     await waitUntil(() => new Set(firingAlerts(app.store).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);

@@ -1,3 +1,4 @@
+import { systemClock } from '../../base/clock.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -45,7 +46,7 @@ describe('alertmanager channel', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     notifier = new AlertmanagerNotifier({ name: 'am', type: 'alertmanager', url, resendInterval: MINUTE, timeout: 5_000, minInterval: 0 });
-    const ctx: ChannelContext = { now: () => new Date(), alertsUrl: undefined, untilNext: () => 5 * MINUTE };
+    const ctx: ChannelContext = { clock: systemClock, alertsUrl: undefined, untilNext: () => 5 * MINUTE };
     notifier.start(ctx);
   });
 
@@ -90,11 +91,11 @@ describe('alertmanager channel', () => {
   });
 
   it('links each alert to this daemon once started, and to externalUrl when set', async () => {
-    notifier.start({ now: () => new Date(), alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
+    notifier.start({ clock: systemClock, alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
     await notifier.send([ending('3d')], new AbortController().signal);
     expect(posts[0]?.[0]?.generatorURL).toBe('http://10.0.0.5:9464/api/v1/alerts');
     const own = new AlertmanagerNotifier({ ...notifier.receiver, externalUrl: 'https://avawatch.example/api/v1/alerts' });
-    own.start({ now: () => new Date(), alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
+    own.start({ clock: systemClock, alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
     await own.send([ending('3d')], new AbortController().signal);
     expect(posts[1]?.[0]?.generatorURL).toBe('https://avawatch.example/api/v1/alerts');
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { systemClock } from '../../base/clock.js';
 import { durationMs, httpUrl } from '../../base/fields.js';
 import { postJson } from '../post-json.js';
 import { PostedAlerts, type PostableAlert } from './posted.js';
@@ -95,7 +96,8 @@ export class AlertmanagerNotifier implements Notifier {
    * never keeps the old one firing until it times out and then reports it resolved.
    */
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
-    const now = Date.now();
+    // Alertmanager reads startsAt and endsAt on its own wall clock.
+    const now = (this.#ctx?.clock ?? systemClock).now();
     const postable = postableAlerts(alerts, { ttlMs: (a) => this.#ttlMs(a.rule), generatorURL: this.generatorURL }, now);
     const body = JSON.stringify([...postable, ...this.#posted.replaced(alerts, postable, now)]);
     const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];

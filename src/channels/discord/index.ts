@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { systemClock, type Clock } from '../../base/clock.js';
 import { durationMs, secretUrl } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
 import { sleep } from '../../base/timers.js';
 import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
-import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
 import { discordPayload } from './message.js';
 
 export interface DiscordReceiver extends ReceiverBase {
@@ -43,13 +44,18 @@ class DiscordNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  /** When the webhook's rate-limit bucket refills, after an answer said it is empty (ms since epoch). */
+  /** When the webhook's rate-limit bucket refills, after an answer said it is empty (on the steady clock). */
   #bucketResetAt = 0;
+  #clock: Clock = systemClock;
 
   constructor(private readonly receiver: DiscordReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
     this.timeoutMs = receiver.timeout;
+  }
+
+  start(ctx: ChannelContext): void {
+    this.#clock = ctx.clock;
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
@@ -58,10 +64,10 @@ class DiscordNotifier implements Notifier {
     if (!url) throw new DeliveryError(`${prefix} has no webhookUrl`, 'disabled', false);
     // The last answer said the bucket is empty: wait for it (within half the deadline)
     // rather than earn a 429; longer waits are left to delivery, through the 429.
-    const wait = this.#bucketResetAt - Date.now();
+    const wait = this.#bucketResetAt - this.#clock.mono();
     if (wait > 0 && wait <= this.receiver.timeout / 2) await sleep(wait, signal).catch(() => undefined);
     const res = await postForAnswer(url.reveal(), JSON.stringify(discordPayload(alerts)), { prefix, timeoutMs: this.receiver.timeout, signal });
-    this.#bucketResetAt = res.headers.get('x-ratelimit-remaining') === '0' ? Date.now() + (resetAfterMs(res) ?? 0) : 0;
+    this.#bucketResetAt = res.headers.get('x-ratelimit-remaining') === '0' ? this.#clock.mono() + (resetAfterMs(res) ?? 0) : 0;
     const error = classify(prefix, res, url);
     if (error) throw error;
   }

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { systemClock, type Clock } from '../../base/clock.js';
 import { durationMs, secretString, secretUrl } from '../../base/fields.js';
 import type { Secret } from '../../base/secret.js';
 import { postJson } from '../post-json.js';
-import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
 
 export interface WebhookReceiver extends ReceiverBase {
   type: 'webhook';
@@ -65,6 +66,7 @@ class WebhookNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
+  #clock: Clock = systemClock;
 
   constructor(private readonly receiver: WebhookReceiver) {
     this.name = receiver.name;
@@ -72,11 +74,16 @@ class WebhookNotifier implements Notifier {
     this.timeoutMs = receiver.timeout;
   }
 
+  start(ctx: ChannelContext): void {
+    this.#clock = ctx.clock;
+  }
+
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const url = this.receiver.url;
     if (!url) throw new DeliveryError(`webhook receiver "${this.name}" has no url`, 'disabled', false);
     const body = JSON.stringify(webhookBody(this.name, alerts));
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    // The receiver checks it against its own wall clock (a replayed request is old).
+    const timestamp = String(Math.floor(this.#clock.now() / 1000));
     const headers: Record<string, string> = { 'x-avawatch-timestamp': timestamp };
     if (this.receiver.secret) headers['x-avawatch-signature'] = signature(this.receiver.secret.reveal(), timestamp, body);
     await postJson(url.reveal(), body, { prefix: `webhook receiver "${this.name}"`, timeoutMs: this.receiver.timeout, signal, headers });
