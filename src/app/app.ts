@@ -386,7 +386,7 @@ export class App {
   #relocate(prev: LoadedConfig, rules: readonly string[], before: Engine): void {
     try {
       const enabled = new Set(this.#notifiers.map((n) => n.name));
-      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#engine, enabled, now: this.#clock.now() });
+      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#engine, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
       // The engine's kept states carry the revision before this commit.
       for (const name of rules) this.#engine.forget(name);
       if (queued > 0) this.#delivery.kick();

@@ -17,7 +17,9 @@ export interface RelocateOnReload {
   after: Engine;
   /** Receivers the new config delivers to. */
   enabled: ReadonlySet<string>;
+  /** The steady clock's time, which stored alerts keep; `wall` routes (mute windows are a person's times). */
   now: number;
+  wall: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface RelocateOnReload {
  */
 export function relocateOnReload(o: RelocateOnReload): number {
   let queued = 0;
-  const at = new Date(o.now);
+  const at = new Date(o.wall);
   for (const name of o.rules) {
     const rule = o.prev.rules.find((r) => r.name === name);
     if (!rule) continue;

@@ -71,7 +71,7 @@ export class Delivery {
   constructor(deps: DeliveryDeps) {
     this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
     const health = { ...HEALTH_DEFAULTS, ...definedOf(deps.options) };
-    this.#health = new ReceiverHealth(health, deps.store.deadLetters(deps.clock.now() - health.deadLetterHoldMs));
+    this.#health = new ReceiverHealth(health, deps.store.deadLetters(deps.clock.mono() - health.deadLetterHoldMs));
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -95,7 +95,7 @@ export class Delivery {
    * delivery (for deadLetterHold at most), or every attempt failing for failingAfter.
    */
   problems(): string[] {
-    return this.#health.problems(this.receivers(), this.#deps.clock.now());
+    return this.#health.problems(this.receivers(), this.#deps.clock.mono());
   }
 
   /** The receivers this delivery sends to (the enabled ones of the config in force). */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clockAt } from '../base/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
@@ -58,7 +59,7 @@ describe('a silence added while a notification waits in the outbox', () => {
       metrics: createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
       log: createLogger('silent', false).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 3_600_000 },
-      clock: { now: () => clock },
+      clock: clockAt(() => clock),
       random: () => 1,
     });
   });

@@ -58,7 +58,7 @@ describe('the state file shrinks after a large prune', () => {
     const rows = Array.from({ length: 40_000 }, (_, i) => ({ series: 'uptime_percent', entity: `NodeID-${i % 100}`, at: DAY + i * 1000, value: 99 }));
     for (let i = 0; i < rows.length; i += 5_000) store.addSamples(rows.slice(i, i + 5_000));
   }
-  const prune = (store: Store) => pruneOnce({ store, keepMs: () => DAY, clock: { now: () => 40 * DAY }, log: createLogger('fatal', false).log });
+  const prune = (store: Store) => pruneOnce({ store, keepMs: () => DAY, clock: clockAt(() => 40 * DAY), log: createLogger('fatal', false).log });
 
   it('a new file: pruning gives the pages back, in steps, and the file is smaller once closed', async () => {
     const path = join(dir, 'new.db');
