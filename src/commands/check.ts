@@ -6,7 +6,6 @@ import { budgetLimits } from '../api/limiter.js';
 import { channel } from '../channels/registry.js';
 import { estimateBudget } from '../engine/estimate.js';
 import { ruleKind } from '../rules/registry.js';
-import { unknownMetric } from '../rules/node-metrics/known.js';
 
 /**
  * `avawatch check`: the config summarised, its rules, receivers and the compute units they
@@ -21,13 +20,8 @@ export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: str
     const about = ruleKind(rule.kind).describe(rule.spec);
     console.log(`  ${rule.name}  ${rule.kind}  ${describeSchedule(rule.schedule)}  ${rule.severity}  ${about}  → ${receivers}`);
   }
-  // A node-metrics rule on a name no AvalancheGo exports watches nothing (said by the daemon only after three reads).
-  for (const rule of loaded.rules) {
-    if (rule.kind !== 'node-metrics') continue;
-    const spec = rule.spec as { metric: string; urls: Record<string, string> };
-    const why = unknownMetric(spec.metric, spec.urls);
-    if (why !== undefined) console.log(`warning: rule ${rule.name}: ${why}: it would match no series on a node (docs/rules.md#node-metrics)`);
-  }
+  // What loads yet would watch nothing (a daemon says so only after a few reads).
+  for (const rule of loaded.rules) for (const why of ruleKind(rule.kind).warnings?.(rule.spec) ?? []) console.log(`warning: rule ${rule.name}: ${why}`);
   const examples = notLoadedExamples(all);
   if (examples.length > 0) {
     console.log(`examples not loaded: ${examples.length} (placeholders: copy one, replace them, add it to ruleFiles)`);

@@ -117,6 +117,8 @@ export interface RuleKind<Spec, Obs, S> {
   chartLevels?(spec: Spec, metric: string, startS: number | undefined): readonly ChartLevel[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
+  /** What `avawatch check` warns of in a rule that loads (node-metrics: a name no AvalancheGo exports). */
+  warnings?(spec: Spec): readonly string[];
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */
   cost(spec: Spec): Cost;
 }

@@ -4,6 +4,7 @@ import { isoSeconds } from '../format.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { advanceCounter, rateOf } from './rate.js';
+import { unknownMetric } from './known.js';
 import { labelText, matcher, metricsUrl, seriesOf, type Series } from './read.js';
 import { spec, state, type Spec, type State } from './schema.js';
 
@@ -145,6 +146,10 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
     return out;
   },
 
+  warnings(s) {
+    const why = unknownMetric(s.metric, s.urls);
+    return why === undefined ? [] : [`${why}: it would match no series on a node (docs/rules.md#node-metrics)`];
+  },
   describe(s) {
     const n = Object.keys(s.urls).length;
     const what = s.rate === undefined ? `${s.metric}${matchText(s.match)}` : `rate(${s.metric}${matchText(s.match)}[${formatDuration(s.rate)}])`;
