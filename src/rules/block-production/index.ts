@@ -175,8 +175,9 @@ function next(node: string, chain: Chain, before: State | undefined, read: Read,
     st.lastBlockAt = last.at;
     if (last.number !== '') st.lastBlockNumber = last.number;
   }
-  // Said until the newest block changes: by then the node has spoken for itself.
-  const odd = newest.odd ?? hour.odd ?? (before?.oddBlock && st.lastBlockAt === before.lastBlockAt && st.lastBlockNumber === before.lastBlockNumber ? before.oddBlock : undefined);
+  // Said until the newest block changes: by then the node has spoken for itself. The hour's
+  // first: it is read every time, the newest blocks only while the hour cannot say.
+  const odd = hour.odd ?? newest.odd ?? (before?.oddBlock && st.lastBlockAt === before.lastBlockAt && st.lastBlockNumber === before.lastBlockNumber ? before.oddBlock : undefined);
   if (odd) st.oddBlock = odd;
   return st;
 }
