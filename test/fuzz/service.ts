@@ -19,7 +19,7 @@ export type Distortion =
   /** One field of a node's own answer (`result.rewardingStakePercentage` of /ext/info, `checks.database` of /ext/health). */
   | { kind: 'node'; match: string; field: string; edge: Edge }
   /** Every request whose path matches gets this answer instead. */
-  | { kind: 'http'; match: string; status: number; body?: string; headers?: Record<string, string>; delayMs?: number; echoHeaders?: boolean; hugeBytes?: number };
+  | { kind: 'http'; match: string; status: number; body?: string | Buffer; headers?: Record<string, string>; delayMs?: number; echoHeaders?: boolean; hugeBytes?: number };
 
 export interface HostileService {
   url: string;
@@ -97,13 +97,31 @@ async function answerWith(req: IncomingMessage, res: ServerResponse, d: Extract<
   }
   const headers = { 'content-type': 'application/json', ...d.headers };
   if (d.hugeBytes !== undefined) return streamHuge(res, d.status, headers, d.hugeBytes);
-  let body = d.body ?? JSON.stringify({ message: `HTTP ${d.status} from the fuzz gateway`, statusCode: d.status, error: 'Fuzz' });
+  let body: string | Buffer = d.body ?? JSON.stringify({ message: `HTTP ${d.status} from the fuzz gateway`, statusCode: d.status, error: 'Fuzz' });
   if (d.echoHeaders) {
     // As some gateways' error pages do: the request as received, credentials and all.
     const quoted = Object.entries(req.headers).map(([k, v]) => `${k}: ${String(v)}`).join('; ');
     body = JSON.stringify({ message: `Bad gateway while forwarding ${req.method} ${req.url} (${quoted})`, statusCode: d.status, error: 'Bad Gateway' });
   }
-  res.writeHead(d.status, headers).end(body);
+  res.writeHead(d.status, headers);
+  sendInPieces(res, typeof body === 'string' ? Buffer.from(body) : body);
+}
+
+/**
+ * Written 64 KiB at a time as the client reads: one write of a 32 MiB body holds this process's
+ * event loop (the daemon's too: it runs here) for a second of the socket's writev.
+ */
+function sendInPieces(res: ServerResponse, bytes: Buffer): void {
+  let at = 0;
+  const pump = (): void => {
+    while (at < bytes.length && !res.destroyed) {
+      const piece = bytes.subarray(at, at + 65_536);
+      at += piece.length;
+      if (!res.write(piece)) return void res.once('drain', pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  pump();
 }
 
 /** A body of `bytes` (a JSON list that never seems to end), written while the client reads. */
