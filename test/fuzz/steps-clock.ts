@@ -3,7 +3,7 @@ import { STEP_MS } from '../../src/base/clock-steps.js';
 import { Violation } from './checks.js';
 import { apply, poll, type Cmd, type Run } from './commands.js';
 import { outboxRows, type Daemon } from './daemon.js';
-import { NODE_FOR_MS, type Model } from './world.js';
+import { NODE_FOR_MS, watched, type Model } from './world.js';
 
 // The host's wall clock steps (an NTP correction, a VM restored from a snapshot): the daemon's
 // wall moves, its steady clock and the world (another machine) do not. Nothing it judges by
@@ -52,7 +52,7 @@ export class ClockStep implements Cmd {
     readonly ms: number,
     readonly node: string,
   ) {}
-  check = () => true;
+  check = (m: Model) => watched(m, this.node);
   async run(model: Model, run: Run) {
     const step = this.toString();
     const hook = run.d.providers.webhook;

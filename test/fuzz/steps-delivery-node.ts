@@ -5,7 +5,7 @@ import { Advance, poll, Real, type Run } from './commands.js';
 import { outboxRows, settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Provider } from './receivers.js';
 import type { Distortion } from './service.js';
-import { NODE_FOR_MS, NODES, type Model } from './world.js';
+import { NODE_FOR_MS, NODES, watched, type Model } from './world.js';
 
 // Issue 37: the path out and the node's API as they really fail. A receiver revoked for good
 // (404 on every post) or answering 503 for an hour; the node's API behind a proxy answering
@@ -60,7 +60,7 @@ export class Revoked implements Cmd {
     readonly provider: Provider,
     readonly node: string,
   ) {}
-  check = (m: Model) => m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
+  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
   async run(model: Model, run: Run) {
     const step = this.toString();
     const p = run.d.providers[this.provider];
@@ -90,7 +90,7 @@ export class Unavailable implements Cmd {
     readonly provider: Provider,
     readonly node: string,
   ) {}
-  check = (m: Model) => m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
+  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
   async run(model: Model, run: Run) {
     const step = this.toString();
     const p = run.d.providers[this.provider];
@@ -147,7 +147,7 @@ export class NodeApiOdd implements Cmd {
     readonly fault: NodeApiFault,
     readonly node: string,
   ) {}
-  check = () => true;
+  check = (m: Model) => watched(m, this.node);
   async run(model: Model, run: Run) {
     const step = this.toString();
     const d = run.d;

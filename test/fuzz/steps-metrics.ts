@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { AlertMessage } from '../../src/base/types.js';
 import { notificationsOf, Violation } from './checks.js';
 import { poll, type Cmd, type Run } from './commands.js';
-import type { Model } from './world.js';
+import { watched, type Model } from './world.js';
 
 // A series renamed under a node-metrics rule (as an AvalancheGo upgrade renames a metric): the
 // rule must say it matches nothing within ABSENT_AFTER good reads, once, and resolve once the
@@ -30,7 +30,7 @@ const MAX_POLLS = ABSENT_AFTER + 3;
 
 export class SeriesRenamed implements Cmd {
   constructor(readonly node: string) {}
-  check = () => true;
+  check = (m: Model) => watched(m, this.node);
   async run(model: Model, run: Run) {
     const step = this.toString();
     const said = (alerts: AlertMessage[]) => alerts.filter((a) => a.rule === METRICS_RULE && a.labels['series'] === 'absent' && a.labels['node'] === this.node);

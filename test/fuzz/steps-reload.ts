@@ -6,7 +6,7 @@ import { keyOf, Violation } from './checks.js';
 import { poll, type Run } from './commands.js';
 import { outboxRows, rulesYaml, type Daemon } from './daemon.js';
 import { initialFleet, inventoryYaml, TEAMS, withoutNode, type Member, type Team } from './fleet.js';
-import { NODES, type Model } from './world.js';
+import { NODES, watched, type Model } from './world.js';
 
 // Reloads that edit the fleet: a validator removed from the inventory (and its rules), added
 // back, renamed, or moved to the other team (whose receiver is another). After each, the
@@ -23,7 +23,6 @@ function fleetOf(model: Model): Member[] {
   return fleet;
 }
 
-const watched = (model: Model, node: string) => !model.unwatched?.has(node);
 
 export class Reload implements fc.AsyncCommand<Model, Run> {
   constructor(

@@ -68,6 +68,11 @@ export interface Model {
   wallStepMs?: number;
 }
 
+/** A node the rules still watch: a reload step may have taken it out (a step about it then has nothing to show). */
+export function watched(m: Model, node: string): boolean {
+  return !m.unwatched?.has(node);
+}
+
 export function txHashOf(node: string, period: number): string {
   return cb58Encode(idBytes(`${node}/period/${period}`, 32));
 }
