@@ -9,7 +9,7 @@ import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
 import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
-import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, watched, type Model, type NodeModel } from './world.js';
+import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watched, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
 // the running daemon. Every step ends with the invariants of checks.ts.
@@ -210,7 +210,7 @@ export class Trouble implements Cmd {
     p.misbehave(this.m, this.times);
     try {
       const n = model.nodes.find((x) => x.nodeId === this.node);
-      const flip = n?.version === 'avalanchego/1.13.2' ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2';
+      const flip = n && versionOld(n.version) ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2';
       apply(model, run, { what: 'version', node: this.node, value: flip });
       await poll(run, model, `${step} (a change to send)`, true);
       for (const ms of [2_000, 60_000, 15 * 60_000]) {

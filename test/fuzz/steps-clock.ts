@@ -3,7 +3,7 @@ import { STEP_MS } from '../../src/base/clock-steps.js';
 import { Violation } from './checks.js';
 import { apply, poll, type Cmd, type Run } from './commands.js';
 import { outboxRows, type Daemon } from './daemon.js';
-import { NODE_FOR_MS, watched, type Model } from './world.js';
+import { NODE_FOR_MS, versionOld, watched, type Model } from './world.js';
 
 // The host's wall clock steps (an NTP correction, a VM restored from a snapshot): the daemon's
 // wall moves, its steady clock and the world (another machine) do not. Nothing it judges by
@@ -60,7 +60,7 @@ export class ClockStep implements Cmd {
     try {
       apply(model, run, { what: 'api-failing', node: this.node, value: true });
       const n = model.nodes.find((x) => x.nodeId === this.node);
-      apply(model, run, { what: 'version', node: this.node, value: n?.version === 'avalanchego/1.13.2' ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2' });
+      apply(model, run, { what: 'version', node: this.node, value: n && versionOld(n.version) ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2' });
       await poll(run, model, `${step} (a for: starts, a notification waits)`, true);
     } finally {
       hook.calm();

@@ -5,7 +5,7 @@ import { Advance, poll, Real, type Run } from './commands.js';
 import { outboxRows, settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Provider } from './receivers.js';
 import type { Distortion } from './service.js';
-import { NODE_FOR_MS, NODES, watched, type Model } from './world.js';
+import { NODE_FOR_MS, NODES, versionOld, watched, type Model } from './world.js';
 
 // Issue 37: the path out and the node's API as they really fail. A receiver revoked for good
 // (404 on every post) or answering 503 for an hour; the node's API behind a proxy answering
@@ -51,7 +51,8 @@ function named(d: Daemon, provider: Provider): boolean {
 /** A version flip of an active node: one notification to every receiver. */
 function flip(model: Model, node: string): Real {
   const n = model.nodes.find((x) => x.nodeId === node);
-  return new Real({ what: 'version', node, value: n?.version === 'avalanchego/1.13.2' ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2' });
+  // Old to new or new to old: either way a notification (1.14.0-rc.3 is old too).
+  return new Real({ what: 'version', node, value: n && versionOld(n.version) ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2' });
 }
 
 /** A receiver revoked for good: 404 on every post. Its notification is dead-lettered, the heartbeat fails; back, the next one delivered turns it green. */
