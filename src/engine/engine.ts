@@ -174,7 +174,7 @@ export class Engine {
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, previous, memo: this.#memoOf(rule), ...this.#expressionsOf(rule) }),
+      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, steadyMs: this.#deps.clock.mono(), previous, memo: this.#memoOf(rule), ...this.#expressionsOf(rule) }),
     );
     signal.throwIfAborted();
     const now = this.#now();

@@ -53,6 +53,11 @@ export interface ObserveContext {
   signal: AbortSignal;
   /** The evaluation's clock (simulated in rule tests). */
   now: Date;
+  /**
+   * The steady clock's reading (ms): a span between two reads measured on it (a burn rate)
+   * is not moved by a step of the wall clock. The engine always gives it; unset, `now`'s.
+   */
+  steadyMs?: number;
   /** The states committed by the last evaluation (what the rule is tracking). */
   previous: ReadonlyMap<string, unknown>;
   /**

@@ -22,6 +22,17 @@ describe('l1-validator-balance', () => {
     expect(c.states.get('v1')?.burnPerSecond).toBe(1000);
   });
 
+  it("measures the burn on the steady clock: a step of the wall clock between two reads neither dilutes nor inflates it", () => {
+    // Wall and steady clocks read t; at the second read the wall has stepped `step` seconds.
+    const at = (prev: ReadonlyMap<string, State>, balance: number, t: number, step: number) =>
+      l1ValidatorBalance.evaluate(prev, { active: [item(balance)], gone: {}, failed: {}, steadyS: t }, new Date((t + step) * 1000), spec);
+    const a = at(new Map(), 5_000_000_000, T0, 0);
+    for (const step of [26 * 3600, -3600]) {
+      const b = at(a.states, 4_999_400_000, T0 + 600, step); // 600 000 nAVAX over 600 s of steady time
+      expect(b.states.get('v1')?.burnPerSecond, `wall stepped ${step}s`).toBe(1000);
+    }
+  });
+
   it('measures the burn from the last change: an unchanged read does not inflate it', () => {
     const a = run(new Map(), 5_000_000_000, T0);
     const b = run(a.states, 5_000_000_000, T0 + 60); // the service has not updated yet

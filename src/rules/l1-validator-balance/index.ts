@@ -13,6 +13,8 @@ export interface Observation {
   gone: Record<string, L1Validator | 'unlisted'>;
   /** Node or validation ids whose lookup failed, with why: their validators keep what held. */
   failed: Record<string, string>;
+  /** The steady clock at the read (s): burn spans are measured on it. Unset (older callers): the wall's. */
+  steadyS?: number;
 }
 
 const LOOKUP_CONCURRENCY = 2;
@@ -39,7 +41,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     },
   ],
 
-  async observe(s, { data, signal, previous }) {
+  async observe(s, { data, signal, previous, now, steadyMs }) {
     const active: L1Validator[] = [];
     const failed: Record<string, string> = {};
     // A whole subnet is one list: it is read whole or the evaluation fails.
@@ -63,7 +65,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
       else if ('still' in found) active.push(found.still);
       else gone[id] = found.gone;
     }
-    return { active: active.filter((v) => watched(s, v)), gone, failed };
+    return { active: active.filter((v) => watched(s, v)), gone, failed, steadyS: Math.floor((steadyMs ?? now.getTime()) / 1000) };
   },
 
   evaluate(previous, observation, now, s) {
@@ -73,7 +75,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
     const alerts: AlertDraft[] = [];
     const conditions: Condition[] = [];
     for (const v of observation.active) {
-      const st = nextState(previous.get(v.validationId), v, nowS);
+      const st = nextState(previous.get(v.validationId), v, nowS, observation.steadyS ?? nowS);
       states.set(v.validationId, st);
       conditions.push(...checks(v.validationId, st, s));
     }
@@ -171,17 +173,20 @@ const MEASURE_S = 600;
  * The burn is measured from a baseline read: an unchanged balance (the service updates less
  * often than we poll) keeps it, so the rate is not inflated; a measure replaces the rate when
  * it spans no less than the one before, or MEASURE_S, and then starts the next baseline. A
- * top-up (a rise), or a clock set back, starts a new baseline and keeps the rate known before.
+ * top-up (a rise) starts a new baseline and keeps the rate known before. Spans are on the
+ * steady clock (`steady`), so a step of the wall clock neither dilutes nor inflates a rate;
+ * a baseline kept before it was stored (or after a restart whose wall stepped) falls back on
+ * the wall (`at`), and a span that is not positive starts a new baseline.
  */
-function nextState(before: State | undefined, v: L1Validator, nowS: number): State {
+function nextState(before: State | undefined, v: L1Validator, nowS: number, steadyS: number): State {
   const balance = BigInt(v.remainingBalance);
   const read = { nodeId: v.nodeId, subnetId: v.subnetId, inactive: false, balance: balance.toString(), at: nowS };
-  const here = { balance: read.balance, at: nowS };
+  const here = { balance: read.balance, at: nowS, steady: steadyS };
   if (!before || before.inactive) return { ...read, since: here, burnPerSecond: before?.burnPerSecond ?? null };
   // States written before the baseline was kept apart measured from the last read.
   const from = before.since ?? { balance: before.balance, at: before.at };
   const spent = BigInt(from.balance) - balance;
-  const span = nowS - from.at;
+  const span = 'steady' in from && from.steady !== undefined ? steadyS - from.steady : nowS - from.at;
   const kept = { burnPerSecond: before.burnPerSecond, ...(before.burnOver === undefined ? {} : { burnOver: before.burnOver }) };
   if (balance > BigInt(before.balance) || span <= 0) return { ...read, since: here, ...kept };
   if (spent === 0n) return { ...read, since: from, ...kept };

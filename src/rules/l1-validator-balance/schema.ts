@@ -25,7 +25,7 @@ export const state = z.object({
   /** When the balance was read (unix s). */
   at: z.number(),
   /** The read the burn is measured from (absent in states written before it was kept apart). */
-  since: z.object({ balance: z.string().regex(/^\d+$/), at: z.number() }).optional(),
+  since: z.object({ balance: z.string().regex(/^\d+$/), at: z.number(), steady: z.number().optional() }).optional(),
   /** nAVAX per second burned, measured over `burnOver` seconds. */
   burnPerSecond: z.number().nullable(),
   burnOver: z.number().optional(),
