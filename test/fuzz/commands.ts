@@ -9,7 +9,7 @@ import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
 import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
-import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watched, type Model, type NodeModel } from './world.js';
+import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
 // the running daemon. Every step ends with the invariants of checks.ts.
@@ -179,7 +179,7 @@ export class Jitter implements Cmd {
     readonly node: string,
     readonly around: number,
   ) {}
-  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
+  check = (m: Model) => watchedActive(m, this.node);
   async run(model: Model, run: Run) {
     const step = this.toString();
     const sent: AlertMessage[] = [];
@@ -203,7 +203,7 @@ export class Trouble implements Cmd {
     readonly times: number,
     readonly node: string,
   ) {}
-  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
+  check = (m: Model) => watchedActive(m, this.node);
   async run(model: Model, run: Run) {
     const step = this.toString();
     const p = run.d.providers[this.provider];

@@ -5,7 +5,7 @@ import { Advance, poll, Real, type Run } from './commands.js';
 import { outboxRows, settleDelivery, type Daemon } from './daemon.js';
 import { PROVIDERS, type Provider } from './receivers.js';
 import type { Distortion } from './service.js';
-import { NODE_FOR_MS, NODES, versionOld, watched, type Model } from './world.js';
+import { NODE_FOR_MS, NODES, versionOld, watched, watchedActive, type Model } from './world.js';
 
 // Issue 37: the path out and the node's API as they really fail. A receiver revoked for good
 // (404 on every post) or answering 503 for an hour; the node's API behind a proxy answering
@@ -55,64 +55,71 @@ function flip(model: Model, node: string): Real {
   return new Real({ what: 'version', node, value: n && versionOld(n.version) ? 'avalanchego/1.14.1' : 'avalanchego/1.13.2' });
 }
 
-/** A receiver revoked for good: 404 on every post. Its notification is dead-lettered, the heartbeat fails; back, the next one delivered turns it green. */
-export class Revoked implements Cmd {
+/**
+ * A receiver failing every post with `status` while a change of `node` is sent (`during`), then
+ * answering again (`after`).
+ */
+abstract class ReceiverDown implements Cmd {
   constructor(
     readonly provider: Provider,
     readonly node: string,
   ) {}
-  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
+  protected abstract readonly status: number;
+  check = (m: Model) => watchedActive(m, this.node);
+  protected abstract during(model: Model, run: Run, step: string): Promise<void>;
+  protected abstract after(model: Model, run: Run, step: string): Promise<void>;
   async run(model: Model, run: Run) {
     const step = this.toString();
     const p = run.d.providers[this.provider];
-    p.misbehave({ kind: 'error', status: 404 }, 1_000_000);
+    p.misbehave({ kind: 'error', status: this.status }, 1_000_000);
     try {
       await flip(model, this.node).run(model, run);
-      deadDeliverySaid(run.d, `${step} (a change sent)`);
-      if (!outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'dead')) throw new Violation(`${step}: a 404 on every post dead-lettered nothing`);
-      if (!named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} dead-letters, and the heartbeat does not name it: ${JSON.stringify(run.d.app.blindness())}`);
-      await new Advance(60_000).run(model, run);
-      deadDeliverySaid(run.d, `${step} (+60s)`);
-      if (!named(run.d, this.provider)) throw new Violation(`${step}: a minute after its dead letter, the heartbeat no longer names ${this.provider}`);
+      await this.during(model, run, step);
     } finally {
       p.calm();
     }
-    // Back: the next notification gets through, and the receiver is green again.
+    await this.after(model, run, step);
+  }
+}
+
+/** A receiver revoked for good: 404 on every post. Its notification is dead-lettered, the heartbeat fails; back, the next one delivered turns it green. */
+export class Revoked extends ReceiverDown {
+  protected readonly status = 404;
+  protected async during(model: Model, run: Run, step: string) {
+    deadDeliverySaid(run.d, `${step} (a change sent)`);
+    if (!outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'dead')) throw new Violation(`${step}: a 404 on every post dead-lettered nothing`);
+    if (!named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} dead-letters, and the heartbeat does not name it: ${JSON.stringify(run.d.app.blindness())}`);
+    await new Advance(60_000).run(model, run);
+    deadDeliverySaid(run.d, `${step} (+60s)`);
+    if (!named(run.d, this.provider)) throw new Violation(`${step}: a minute after its dead letter, the heartbeat no longer names ${this.provider}`);
+  }
+  protected async after(model: Model, run: Run, step: string) {
+    // The next notification gets through, and the receiver is green again.
     await flip(model, this.node).run(model, run);
     await settleDelivery(run.d);
     if (named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} took a notification again, and the heartbeat still names it: ${JSON.stringify(run.d.app.blindness())}`);
   }
-  toString = () => `${this.provider} revoked (404 for good), node ${short(this.node)}`;
+  override toString = () => `${this.provider} revoked (404 for good), node ${short(this.node)}`;
 }
 
 /** A receiver answering 503 for an hour: failing once every attempt failed for delivery.failingAfter (10m); green at its next delivery. */
-export class Unavailable implements Cmd {
-  constructor(
-    readonly provider: Provider,
-    readonly node: string,
-  ) {}
-  check = (m: Model) => watched(m, this.node) && m.nodes.some((n) => n.nodeId === this.node && n.status === 'active');
-  async run(model: Model, run: Run) {
-    const step = this.toString();
-    const p = run.d.providers[this.provider];
-    p.misbehave({ kind: 'error', status: 503 }, 1_000_000);
-    try {
-      await flip(model, this.node).run(model, run);
-      for (const ms of [2_000, 60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000]) {
-        await new Advance(ms).run(model, run);
-        deadDeliverySaid(run.d, `${step} (+${ms / 1000}s)`);
-      }
-      if (!named(run.d, this.provider)) throw new Violation(`${step}: an hour of 503s to ${this.provider}, and the heartbeat says ${JSON.stringify(run.d.app.blindness())}`);
-    } finally {
-      p.calm();
+export class Unavailable extends ReceiverDown {
+  protected readonly status = 503;
+  protected async during(model: Model, run: Run, step: string) {
+    for (const ms of [2_000, 60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000]) {
+      await new Advance(ms).run(model, run);
+      deadDeliverySaid(run.d, `${step} (+${ms / 1000}s)`);
     }
+    if (!named(run.d, this.provider)) throw new Violation(`${step}: an hour of 503s to ${this.provider}, and the heartbeat says ${JSON.stringify(run.d.app.blindness())}`);
+  }
+  protected async after(model: Model, run: Run, step: string) {
     // Its retries (backoffMax 1m) get through.
     await new Advance(2 * 60_000).run(model, run);
     await settleDelivery(run.d);
     if (outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'pending')) return; // still waiting its turn: judged by the next step's invariant
     if (named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} answers again and took what waited, but the heartbeat still names it`);
   }
-  toString = () => `${this.provider} answers 503 for an hour, node ${short(this.node)}`;
+  override toString = () => `${this.provider} answers 503 for an hour, node ${short(this.node)}`;
 }
 
 export type NodeApiFault = 'proxy-503' | 'proxy-502' | 'info-off' | 'health-off' | 'health-huge';

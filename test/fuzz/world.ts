@@ -73,6 +73,11 @@ export function watched(m: Model, node: string): boolean {
   return !m.unwatched?.has(node);
 }
 
+/** A node the rules watch, in an active validation: a step that needs it to send something. */
+export function watchedActive(m: Model, node: string): boolean {
+  return watched(m, node) && m.nodes.some((n) => n.nodeId === node && n.status === 'active');
+}
+
 export function txHashOf(node: string, period: number): string {
   return cb58Encode(idBytes(`${node}/period/${period}`, 32));
 }

@@ -247,24 +247,12 @@ describe('block-production observe', () => {
     await blockProduction.observe(one, ctx(gap.data, T + 7200, st));
     expect(gap.calls).toEqual([{ startTimestamp: T + 7200 - 3600, pageSize: 100 }, { pageSize: 1 }]);
   });
-});
 
-describe('block-production: a block stamped a day ahead at the first look', () => {
-  const one = specSchema.parse({ network: 'mainnet', nodeIds: [A], silentFor: { 'c-chain': '3h' } });
-  it('does not hide the real newest block: a node silent for 10h fires at once, naming its last block and the odd one', async () => {
+  it('at the first look, a block stamped a day ahead does not hide the real newest block: a node silent for 10h fires at once, naming its last block and the odd one', async () => {
     const ahead = { blockTimestamp: T + 86_400, blockNumber: '1001' };
     const real = { blockTimestamp: T - 10 * 3600, blockNumber: '1000' };
-    const answers = [[ahead], [ahead], [ahead, real]];
-    const calls: Array<{ startTimestamp?: number; pageSize: number }> = [];
-    const data = {
-      primary: {
-        proposedBlocks: (_n: string, _c: string, _node: string, q: { startTimestamp?: number; pageSize: number }) => {
-          calls.push({ ...(q.startTimestamp === undefined ? {} : { startTimestamp: q.startTimestamp }), pageSize: q.pageSize });
-          return Promise.resolve({ blocks: answers.shift() ?? [], complete: true });
-        },
-      },
-    } as unknown as DataApi;
-    const o = await blockProduction.observe(one, { data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous: new Map() });
+    const { data, calls } = fakeData([[ahead], [ahead], [ahead, real]]);
+    const o = await blockProduction.observe(one, ctx(data, T, new Map()));
     // The hour (which lists the block ahead), the newest (the same), then a page of the newest.
     expect(calls).toEqual([{ startTimestamp: T - 3600, pageSize: 100 }, { pageSize: 1 }, { pageSize: 100 }]);
     const r = blockProduction.evaluate(new Map(), o, at(T), one);
@@ -274,11 +262,10 @@ describe('block-production: a block stamped a day ahead at the first look', () =
     expect(c?.details['Odd block time']).toBe('block 1001 was listed stamped 2027-01-16T08:00:00Z, 1d ahead of the clock (2027-01-15T08:00:00Z): ignored');
   });
 
-  it('a node whose every listed block is ahead of the clock is silent since avawatch first looked, saying why', async () => {
+  it('at the first look, a node whose every listed block is ahead of the clock is silent since avawatch first looked, saying why', async () => {
     const ahead = { blockTimestamp: T + 86_400, blockNumber: '1001' };
-    const answers = [[ahead], [ahead], [ahead]];
-    const data = { primary: { proposedBlocks: () => Promise.resolve({ blocks: answers.shift() ?? [], complete: true }) } } as unknown as DataApi;
-    const o = await blockProduction.observe(one, { data, metrics: {} as MetricsApi, signal: new AbortController().signal, now: at(T), previous: new Map() });
+    const { data } = fakeData([[ahead], [ahead], [ahead]]);
+    const o = await blockProduction.observe(one, ctx(data, T, new Map()));
     const later = blockProduction.evaluate(blockProduction.evaluate(new Map(), o, at(T), one).states, { reads: { [`${A}:c-chain`]: { hour: [], complete: true } } }, at(T + 3 * 3600 + 60), one);
     expect(later.conditions?.[0]?.details['Odd block time']).toMatch(/^block 1001 was listed stamped 2027-01-16T08:00:00Z, 1d ahead/);
   });
