@@ -115,7 +115,6 @@ export class App {
     const { config } = opts.loaded;
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
-    this.#reanchor();
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
     this.#sampler = new Sampler(this.store);
 
@@ -168,6 +167,8 @@ export class App {
   async start(): Promise<void> {
     const { log } = this.#opts;
     const loaded = this.#loaded;
+    // The daemon only: `once` beside a running daemon must not move the times it is counting.
+    this.#reanchor();
     this.#pruneUnconfigured();
     this.#teardown.push(
       startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }),
