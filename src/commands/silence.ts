@@ -2,8 +2,9 @@ import { userInfo } from 'node:os';
 import { producibleLabels } from '../alerts/labels.js';
 import { formatMatcher, parseMatcher } from '../alerts/silence.js';
 import { parseDuration } from '../base/duration.js';
+import { nearest } from '../base/nearest.js';
 import type { LoadedConfig } from '../config/load.js';
-import { Store } from '../store/index.js';
+import { Store, type Matcher } from '../store/index.js';
 
 export interface SilenceAddOptions {
   match: string[];
@@ -26,6 +27,8 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
       const which = unknown.map((n) => `"${n}"`).join(', ');
       throw new Error(`no configured rule or kind produces the label${unknown.length === 1 ? '' : 's'} ${which}: the silence would mute nothing. Labels alerts carry: ${known.join(', ')} (--force adds it anyway)`);
     }
+    const stranger = unknownValidator(loaded, matchers);
+    if (stranger !== undefined) throw new Error(`${stranger} (--force adds it anyway)`);
   }
   const now = Date.now();
   let endsAt: number;
@@ -69,6 +72,17 @@ export function silenceExpire(loaded: LoadedConfig, id: number): boolean {
   } finally {
     store.close();
   }
+}
+
+/** A `validator=` matcher naming no validator of the inventory (a typo): why, or undefined. */
+function unknownValidator(loaded: LoadedConfig, matchers: readonly Matcher[]): string | undefined {
+  const names = loaded.inventory.map((v) => v.name);
+  if (names.length === 0) return undefined;
+  const m = matchers.find((x) => x.name === 'validator' && !x.regex && !names.includes(x.value));
+  if (m === undefined) return undefined;
+  const near = nearest(m.value, names);
+  const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, …` : names.join(', ');
+  return `no validator of the inventory is named "${m.value}"${near ? ` (did you mean ${near}?)` : ''}: the silence would mute nothing. Its validators: ${shown}`;
 }
 
 function safeUser(): string {

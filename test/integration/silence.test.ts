@@ -1,6 +1,6 @@
 import { clockAt } from '../../src/base/clock.js';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -88,6 +88,19 @@ describe('silences', () => {
     expect(await cli('silence', 'list')).toBe('no silences in force\n');
     expect(await cli('silence', 'add', '--match', `node=${A}`, '--for', '1h', '--comment', 'x')).toMatch(/^silence #1 until \S+: node=NodeID-/);
     expect(await cli('silence', 'add', '--match', `nodeid=${A}`, '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #2 until \S+: nodeid=NodeID-/);
+  });
+
+  it("refuses a validator name the inventory does not have (a typo), suggesting the nearest, unless --force", async () => {
+    await cliProject();
+    writeFileSync(config, `${readFileSync(config, 'utf8')}validators:\n  - {name: alpha, nodeId: ${A}}\n  - {name: beta, nodeId: ${B}}\n`);
+    const add = (...match: string[]) => run(process.execPath, [CLI, '-c', config, 'silence', 'add', ...match.flatMap((m) => ['--match', m]), '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const refused = await add('validator=alfa');
+    expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no validator of the inventory is named "alfa" (did you mean alpha?): the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)\n']);
+    expect(await cli('silence', 'list')).toBe('no silences in force\n');
+    expect(await cli('silence', 'add', '--match', 'validator=alpha', '--for', '1h', '--comment', 'x')).toMatch(/^silence #1 until \S+: validator=alpha$/m);
+    // A pattern may match names to come; only an exact name is held to the inventory.
+    expect(await cli('silence', 'add', '--match', 'validator=~al.*', '--for', '1h', '--comment', 'x')).toMatch(/^silence #2 until /);
+    expect(await cli('silence', 'add', '--match', 'validator=alfa', '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #3 until \S+: validator=alfa$/m);
   });
 
   it('expires a silence on demand', async () => {

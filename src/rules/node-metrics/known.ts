@@ -1,3 +1,4 @@
+import { nearest } from '../../base/nearest.js';
 import { NAMES, NAMESPACES, OPEN } from './avalanchego-names.js';
 
 const PREFIX = 'avalanche_';
@@ -19,7 +20,7 @@ export function unknownMetric(metric: string, urls: Readonly<Record<string, stri
   if (ns === undefined) return `${metric}: no AvalancheGo 1.14 or 1.15 registers its namespace (${PREFIX}<namespace>_: ${[...NAMESPACES, ...OPEN].join(', ')})`;
   const name = metric.slice(`${PREFIX}${ns}_`.length);
   if (NAMED.has(name) || NAMED.has(name.replace(/_(bucket|sum|count)$/, ''))) return undefined;
-  const near = nearest(name);
+  const near = nearest(name, NAMES);
   return `${metric}: no AvalancheGo 1.14 or 1.15 exports it${near ? ` (did you mean ${PREFIX}${ns}_${near}?)` : ''}`;
 }
 
@@ -31,27 +32,4 @@ function isNodeApi(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The known name nearest by edits, when it is near (a typo). */
-function nearest(name: string): string | undefined {
-  let best: string | undefined;
-  let bestD = Math.max(2, Math.floor(name.length / 5)) + 1;
-  for (const known of NAMES) {
-    const d = distance(name, known, bestD);
-    if (d < bestD) [best, bestD] = [known, d];
-  }
-  return best;
-}
-
-/** Levenshtein distance, given up at `limit`. */
-function distance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) >= limit) return limit;
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length] as number;
 }
