@@ -56,3 +56,24 @@ describe('a grouped notification leads with its most urgent alert', () => {
     expect(slackGroupMessage(storm).blocks[1]).toMatchObject({ text: { text: expect.stringMatching(/^• EVENT CRITICAL: alpha validation ended without a reward\n/) } });
   });
 });
+
+describe('a group only of resolutions says "resolved", in the resolved colour', () => {
+  const calm: AlertMessage[] = [
+    { ...base, alertId: 5, status: 'resolved', severity: 'critical', summary: 'alpha uptime is back above 80%' },
+    { ...base, alertId: 6, status: 'resolved', severity: 'warning', summary: 'alpha runs avalanchego 1.14.1 again' },
+  ];
+
+  it('in every channel: "alpha: 2 resolved", never "2 alerts" under a red icon', () => {
+    const slack = slackGroupMessage(calm);
+    expect(slack.blocks[0]).toMatchObject({ text: { text: '✅ alpha: 2 resolved · my-validators' } });
+    expect(slack.text).toMatch(/^\[alpha: 2 resolved\] /);
+    expect(emailMessage(calm).subject).toMatch(/^\[alpha: 2 resolved\] /);
+    expect(discordPayload(calm).content).toMatch(/^✅ \*\*alpha: 2 resolved\*\*/);
+    expect(telegramText(calm).split('\n')[0]).toMatch(/^✅ <b>alpha: 2 resolved<\/b>/);
+  });
+
+  it('a group with one alert still firing keeps its colour and "alerts"', () => {
+    const mixed = [...calm, { ...base, alertId: 7, status: 'firing' as const, severity: 'warning' as const, summary: 'alpha uptime 84% is under 86%' }];
+    expect(slackGroupMessage(mixed).blocks[0]).toMatchObject({ text: { text: '🟠 alpha: 3 alerts · my-validators' } });
+  });
+});

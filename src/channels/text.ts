@@ -63,10 +63,12 @@ export function fitLines(
  * A group's head: how many alerts, and the validator when they are all about one (the
  * shipped grouping by `validator`: "alpha: 4 alerts"). Inventory names are config text.
  */
-export function groupHead(alerts: ReadonlyArray<{ labels: Record<string, string> }>): string {
+export function groupHead(alerts: ReadonlyArray<{ status: string; labels: Record<string, string> }>): string {
   const validator = alerts[0]?.labels['validator'];
   const one = validator !== undefined && validator !== '' && alerts.every((a) => a.labels['validator'] === validator);
-  return one ? `${validator}: ${alerts.length} alerts` : `${alerts.length} alerts`;
+  // All resolved: "4 alerts" on a phone reads as four new problems.
+  const count = `${alerts.length} ${alerts.every((a) => a.status === 'resolved') ? 'resolved' : 'alerts'}`;
+  return one ? `${validator}: ${count}` : count;
 }
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };

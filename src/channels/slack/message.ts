@@ -92,7 +92,9 @@ export function slackGroupMessage(group: readonly AlertMessage[]): SlackPayload 
   const alerts = mostUrgentFirst(group);
   const first = alerts[0] as AlertMessage;
   const rules = [...new Set(alerts.map((a) => a.rule))];
-  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s)) ?? 'info';
+  // The header's colour is the worst still firing (or news); a group only of resolutions is resolved.
+  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
+  const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
   const head = groupHead(alerts);
   const lines = alerts
     .slice(0, GROUP_LISTED)
@@ -104,7 +106,7 @@ export function slackGroupMessage(group: readonly AlertMessage[]): SlackPayload 
     unfurl_links: false,
     unfurl_media: false,
     blocks: [
-      { type: 'header', text: plain(slackLine(`${SEVERITY_ICON[worst]} ${head} · ${rules.join(', ')}`, SLACK_LIMITS.header)) },
+      { type: 'header', text: plain(slackLine(`${icon} ${head} · ${rules.join(', ')}`, SLACK_LIMITS.header)) },
       { type: 'section', text: plain(lines.join('\n')) },
       { type: 'context', elements: [mrkdwn(`avawatch · ${slackLine(kinds, 200)} · ${dateToken(first.at)}`)] },
     ],
