@@ -68,9 +68,9 @@ program
 
 program
   .command('once')
-  .description('evaluate every rule (or one) once, commit state as the daemon does, and print the alerts')
+  .description('evaluate every rule (or one) once, commit state as the daemon does, and print the alerts; exits 1 when a rule failed')
   .option('--rule <name>', 'evaluate only this rule')
-  .option('--json', 'one JSON object per alert and line')
+  .option('--json', 'one JSON object a line: each alert ({"type":"alert",…}), then what each rule saw of each validator')
   .option('--send', 'deliver due notifications now (otherwise they wait in the outbox for the daemon)')
   .option('--send-timeout <duration>', 'how long --send may take', '30s')
   .action(async (opts: { rule?: string; json?: boolean; send?: boolean; sendTimeout: string }, cmd: Command) => {
@@ -86,7 +86,7 @@ program
 program
   .command('alerts')
   .description('list the state alerts firing now (reads the state file; safe beside a running daemon)')
-  .option('--json', 'one JSON object per alert and line')
+  .option('--json', 'one JSON object a line: each alert ({"type":"alert",…}), then what each rule saw of each validator')
   .action((opts: { json?: boolean }, cmd: Command) => {
     alertsCommand(load(cmd).loaded, opts.json === true);
   });
@@ -192,7 +192,7 @@ program
 
 program
   .command('demo')
-  .description('one-command demo: simulator, daemon and a printing Slack receiver on loopback; no network, no credentials')
+  .description('one-command demo: a simulated chain, the daemon, and a Slack receiver and an SMTP server that print what they get, on loopback; no network, no credentials')
   .option('--for <duration>', 'stop by itself after this long (e.g. 90s)')
   .option('--speed <n>', 'run the scenario n times faster: its world, the daemon\'s clock and the rules\' polls (1 to 10)', '1')
   .action(async (opts: { for?: string; speed: string }) => {
