@@ -27,6 +27,12 @@ export interface ActiveAlert extends Omit<ActiveRow, 'condition'> {
   condition: Condition;
 }
 
+/** A stored alert with its condition read back, or why it does not parse. */
+export function readActive(row: ActiveRow): ActiveAlert | { invalid: string } {
+  const c = conditionSchema.safeParse(row.condition);
+  return c.success ? { ...row, condition: c.data } : { invalid: c.error.message };
+}
+
 export interface LifecycleOptions {
   /** Hold this long before firing. */
   forMs: number;

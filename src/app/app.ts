@@ -9,7 +9,7 @@ import { Heartbeat } from '../heartbeat/index.js';
 import { validatorResults, type ValidatorResult } from './results.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { systemClock, type Clock } from '../base/clock.js';
+import { monoOf, systemClock, type Clock } from '../base/clock.js';
 import { ClockSteps, STEP_MS } from '../base/clock-steps.js';
 import { formatDuration } from '../base/duration.js';
 import type { Secret } from '../base/secret.js';
@@ -242,9 +242,10 @@ export class App {
       outbox: () => this.store.outboxCounts(),
       limiters: this.#apis.limiters,
       ready: () => this.readiness(),
-      timeline: (q) => this.store.timeline(q),
+      // The page's windows start at wall times; alerts and samples are kept on the steady clock.
+      timeline: (q) => this.store.timeline({ ...q, since: monoOf(this.#clock, q.since) }),
       // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, since, { until: this.#clock.mono(), points: 240 }),
+      history: (series, entity, since) => this.store.samples(series, entity, monoOf(this.#clock, since), { until: this.#clock.mono(), points: 240 }),
       silences: () => this.store.silences(this.#clock.now()),
       receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
       receiverStats: () => this.store.receiverStats(),

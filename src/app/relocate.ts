@@ -1,4 +1,4 @@
-import { conditionSchema, type ActiveAlert } from '../alerts/lifecycle.js';
+import { readActive, type ActiveAlert } from '../alerts/lifecycle.js';
 import { relocate } from '../alerts/relocate.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Engine } from '../engine/engine.js';
@@ -72,9 +72,9 @@ export function relocateOnReload(o: RelocateOnReload): number {
 function parsed(store: Store, storeRule: string): ActiveAlert[] | undefined {
   const out: ActiveAlert[] = [];
   for (const row of store.loadActive(storeRule)) {
-    const c = conditionSchema.safeParse(row.condition);
-    if (!c.success) return undefined;
-    out.push({ ...row, condition: c.data });
+    const active = readActive(row);
+    if ('invalid' in active) return undefined;
+    out.push(active);
   }
   return out;
 }

@@ -55,7 +55,7 @@ describe('delivery', () => {
       notifiers: [notifier],
       metrics,
       log: createLogger('silent', false).log,
-      options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 60_000, ...options },
+      options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
       clock: { now: wall, mono: () => clock },
       random: () => 1,
     });

@@ -10,13 +10,10 @@ import { ReceiverHealth, type ReceiverHealthOptions } from './health.js';
 import { digestMessage, type DigestConfig } from '../channels/digest.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
-export interface DeliveryOptions extends RetryPolicy, Partial<ReceiverHealthOptions> {
+export interface DeliveryOptions extends RetryPolicy, ReceiverHealthOptions {
   /** A row older than this (counted from its creation, or its digest slot) is dead-lettered. */
   maxAgeMs: number;
 }
-
-/** delivery.failingAfter and delivery.deadLetterHold's defaults. */
-export const HEALTH_DEFAULTS: ReceiverHealthOptions = { failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000 };
 
 export interface DeliveryDeps {
   store: Store;
@@ -70,8 +67,7 @@ export class Delivery {
 
   constructor(deps: DeliveryDeps) {
     this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
-    const health = { ...HEALTH_DEFAULTS, ...definedOf(deps.options) };
-    this.#health = new ReceiverHealth(health, deps.store.deadLetters(deps.clock.mono() - health.deadLetterHoldMs));
+    this.#health = new ReceiverHealth(deps.options, deps.store.deadLetters(deps.clock.mono() - deps.options.deadLetterHoldMs));
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -142,8 +138,10 @@ export class Delivery {
         }
         const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
-          if (store.nextDue(notifier.name) === undefined) this.#health.idle(notifier.name);
-          const next = Math.min(store.nextDue(notifier.name, throttled) ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.mono() + IDLE_MS);
+          const due = store.nextDue(notifier.name, throttled);
+          // Nothing waits any more (a throttled group still does): its failing attempts are over.
+          if (due === undefined && (throttled.length === 0 || store.nextDue(notifier.name) === undefined)) this.#health.idle(notifier.name);
+          const next = Math.min(due ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.mono() + IDLE_MS);
           await this.#idle(notifier.name, next - this.#deps.clock.mono());
         }
       } catch (err) {
@@ -322,12 +320,4 @@ function groupRows(rows: readonly OutboxRow[]): OutboxRow[][] {
  */
 export async function attempt(notifier: Notifier, messages: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
   await notifier.send(messages, signal);
-}
-
-/** The options that are set (an unset one keeps its default). */
-function definedOf(o: DeliveryOptions): Partial<ReceiverHealthOptions> {
-  return {
-    ...(o.failingAfterMs === undefined ? {} : { failingAfterMs: o.failingAfterMs }),
-    ...(o.deadLetterHoldMs === undefined ? {} : { deadLetterHoldMs: o.deadLetterHoldMs }),
-  };
 }

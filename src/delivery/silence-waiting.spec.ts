@@ -58,7 +58,7 @@ describe('a silence added while a notification waits in the outbox', () => {
       notifiers: [notifier],
       metrics: createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
       log: createLogger('silent', false).log,
-      options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, maxAgeMs: 3_600_000 },
+      options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 3_600_000 },
       clock: clockAt(() => clock),
       random: () => 1,
     });

@@ -2,7 +2,7 @@ import { linkedSignal } from '../base/abort.js';
 import { monoOf, type Clock } from '../base/clock.js';
 import { formatElapsed } from '../base/duration.js';
 import { requestContext } from '../api/context.js';
-import { advance, conditionSchema, reminderDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { advance, readActive, reminderDraft, type ActiveAlert, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { planNotifications } from '../alerts/receivers.js';
 import { alertLabels, mute } from '../alerts/pipeline.js';
 import type { TimeIntervalConfig } from '../config/schema.js';
@@ -419,9 +419,9 @@ export class Engine {
 
   #loadActive(rule: LoadedRule, storeRule = rule.name): ActiveAlert[] {
     return this.#deps.store.loadActive(storeRule).map((row) => {
-      const parsed = conditionSchema.safeParse(row.condition);
-      if (!parsed.success) throw new StoreError(`stored alert "${row.key}" of rule "${rule.name}" is invalid: ${parsed.error.message}`);
-      return { ...row, condition: parsed.data };
+      const active = readActive(row);
+      if ('invalid' in active) throw new StoreError(`stored alert "${row.key}" of rule "${rule.name}" is invalid: ${active.invalid}`);
+      return active;
     });
   }
 

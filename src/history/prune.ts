@@ -61,8 +61,8 @@ export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<
 
 async function shrink(o: PruneOptions, signal?: AbortSignal): Promise<void> {
   try {
-    if (o.store.freePages() <= VACUUM_ABOVE_PAGES) return;
     let left = o.store.freePages();
+    if (left <= VACUUM_ABOVE_PAGES) return;
     const freed = left;
     while (left > 0 && !signal?.aborted) {
       o.store.vacuumStep(VACUUM_STEP_PAGES);
