@@ -253,6 +253,8 @@ export class App {
       explorers: explorersOf(this.#loaded.config.status.explorerUrl),
       inventory: this.#loaded.inventory,
       historyWindowMs: this.#loaded.config.history.keep,
+      ruleStates: (rule) => this.#engine.view(rule)?.states,
+      lastEvents: (since) => this.store.lastEvents(monoOf(this.#clock, since)),
     });
   }
 

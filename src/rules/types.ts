@@ -120,12 +120,34 @@ export interface RuleKind<Spec, Obs, S> {
    * threshold, a minimum balance); `startS` is the validation's start, when the chart has one.
    */
   chartLevels?(spec: Spec, metric: string, startS: number | undefined): readonly ChartLevel[];
+  /** What the node itself says, per NodeID, for its tile on the status page (node-health: its own API read from inside). */
+  nodeView?(spec: Spec, states: ReadonlyMap<string, S>): Map<string, NodeView>;
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
   /** What `avawatch check` warns of in a rule that loads (node-metrics: a name no AvalancheGo exports). */
   warnings?(spec: Spec): readonly string[];
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */
   cost(spec: Spec): Cost;
+}
+
+/** A node's own view of itself (its API), with the verdict the kind makes of it from inside and outside. */
+export interface NodeView {
+  network: string;
+  /** As the node reports it ("avalanchego/1.14.1"). */
+  version: string | undefined;
+  peers: number | undefined;
+  /** Chain → bootstrapped (info.isBootstrapped), in the order the rule asks. */
+  bootstrapped: Record<string, boolean>;
+  /** Failing health checks, by name. */
+  failing: string[];
+  /** The node's APIs that answer 404 (switched off). */
+  off: string[];
+  /** Its API answers; or not since when (unix s) and why. */
+  api: { answers: true } | { answers: false; since: number; error: string };
+  /** The service's view of the same node, in words, when read ("listed active, uptime 99.2%"). */
+  outside: string | undefined;
+  /** The verdict on a silent API from inside and outside: warning (the network still sees it), critical (down), none (unknown). */
+  verdict: { tier: 'warning' | 'critical' | undefined; text: string } | undefined;
 }
 
 /** A level marked on a chart. `firm`: it takes the label of a level another rule marked at the same value. */

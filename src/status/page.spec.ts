@@ -161,7 +161,9 @@ describe('the status page', () => {
   it('says when nothing fires, and why it is not ready', () => {
     const page = renderStatusPage(snapshot({ alerts: [], validators: [], l1Validators: [], ready: { ready: false, problems: ['rule <x>: 3 evaluations failed in a row'] } }));
     expect(page).toContain('<title>avawatch: nothing firing</title>');
-    expect(page).toContain('Nothing is firing.');
+    // A rule that cannot evaluate fires nothing because it reads nothing: not green.
+    expect(page).toContain('<p class="warning">Nothing is firing, but 1 rule cannot evaluate (icm-stuck): what it watches is not seen.');
+    expect(page).not.toContain('<p class="good">Nothing is firing.</p>');
     expect(page).toContain('<span class="bad">not ready</span>');
     expect(page).toContain('<li>rule &lt;x&gt;: 3 evaluations failed in a row</li>');
     expect(page).not.toContain('<section id="validators">');
@@ -219,5 +221,76 @@ describe('the validator tile: what the period can still take', () => {
     expect(tile({ cycleEnd: nowS + 3 * 86_400, nextPeriod: 0 })).toContain(': it exits then');
     expect(tile({ end: nowS + 300 * 86_400 })).not.toContain('closed to new delegations');
     expect(tile({ end: nowS + 10 * 86_400 })).toContain('closed to new delegations</span>: its validation ends before the 14d a delegation must last');
+  });
+});
+
+describe("the validator tile: the node's own view, the badge, the last event", () => {
+  const base = () => snapshot().validators[0] as StatusSnapshot['validators'][number];
+  const tileOf = (over: Partial<StatusSnapshot['validators'][number]>, more: Partial<StatusSnapshot> = {}) => {
+    const page = renderStatusPage(snapshot({ validators: [{ ...base(), name: 'alpha', labels: {}, status: 'active', ...over }], ...more }));
+    return page.slice(page.indexOf('<section id="validators">'), page.indexOf('</section>'));
+  };
+  const node = {
+    network: 'mainnet', version: 'avalanchego/1.14.1', peers: 42, bootstrapped: { P: true, X: true, C: true }, failing: [], off: [],
+    api: { answers: true as const }, outside: 'listed active, uptime 99.2%', verdict: undefined,
+  };
+
+  it('says what the node answers: its version, peers, chains bootstrapped, failing checks by name (escaped), and the network\'s view', () => {
+    const tile = tileOf({ version: 'avalanchego/1.14.1', node: { ...node, failing: ['network', HOSTILE], bootstrapped: { P: true, X: true, C: false } } });
+    expect(tile).toContain('<p class="facts node">Node: <span class="good">API answers</span> · runs <strong>avalanchego/1.14.1</strong> · <strong>42</strong> peers · <strong class="bad">not bootstrapped: C</strong> · the network: listed active, uptime 99.2%</p>');
+    expect(tile).toContain('<span class="bad">failing health checks:</span> <code>network</code>, <code>&lt;script&gt;');
+    expect(tile).not.toContain('<script');
+    expect(tile).not.toContain('version not known');
+    expect(tileOf({ node })).toContain('bootstrapped P, X, C');
+  });
+
+  it("says when the node's API is silent, and the verdict made with the network's view", () => {
+    const down = tileOf({ node: { ...node, api: { answers: false, since: nowS - 300, error: 'connection refused' }, verdict: { tier: 'critical', text: 'the node is down: the service lists no active validation of it' } } });
+    expect(down).toContain('<strong class="bad">API silent</strong> since <time');
+    expect(down).toContain('<p class="note bad">connection refused; the node is down: the service lists no active validation of it</p>');
+    const seen = tileOf({ node: { ...node, api: { answers: false, since: nowS - 300, error: 'timeout' }, verdict: { tier: 'warning', text: 'the network still sees it (listed active)' } } });
+    expect(seen).toContain('<p class="note warning">timeout; the network still sees it (listed active)</p>');
+  });
+
+  it('colours the badge by the worst firing severity: a warning is not a critical, info is green', () => {
+    expect(tileOf({ verdict: { firing: 1, worst: 'warning', blind: undefined, watched: true } })).toContain('<span class="verdict warning">1 firing</span>');
+    expect(tileOf({ verdict: { firing: 2, worst: 'critical', blind: undefined, watched: true } })).toContain('<span class="verdict bad">2 firing</span>');
+    expect(tileOf({ verdict: { firing: 1, worst: 'info', blind: undefined, watched: true } })).toContain('<span class="verdict good">1 firing</span>');
+  });
+
+  it('never says OK next to "not listed": the badge says it too', () => {
+    const tile = tileOf({ status: 'not listed', verdict: { firing: 0, blind: undefined, watched: true, unlisted: true } });
+    expect(tile).toContain('<span class="verdict bad">not listed</span>');
+    expect(tile).toContain('<span class="bad">not listed</span>');
+    expect(tile).not.toContain('>OK<');
+  });
+
+  it("shows the validator's newest one-shot event, escaped", () => {
+    const tile = tileOf({ lastEvent: { at: nowS - 3600, severity: 'critical', rule: 'my-validators', summary: `validation ended without a reward ${HOSTILE}` } });
+    expect(tile).toContain('<p class="facts last-event"><span class="sev critical">critical</span> validation ended without a reward &lt;script&gt;');
+    expect(tile).toContain('(my-validators, <time datetime="2026-03-02T11:00:00.000Z">2026-03-02 11:00:00 UTC</time> <span class="muted">(1h ago)</span>)');
+  });
+});
+
+describe('the first run, and a page that cannot see', () => {
+  const calm = { alerts: [], validators: [], l1Validators: [], rules: [] };
+
+  it('says there are no validators yet and how to add one', () => {
+    const page = renderStatusPage(snapshot({ ...calm, noValidators: true }));
+    expect(page).toContain('<h2>Validators (0)</h2>');
+    expect(page).toContain('No validators yet');
+    expect(page).toContain('validators:\n  - name: validator-1\n    nodeId: NodeID-…');
+    expect(page).toContain('<code>avawatch init --node NodeID-… --network mainnet --api http://127.0.0.1:9650</code>');
+    // Rules that name nodes themselves, not read yet: no hint.
+    expect(renderStatusPage(snapshot({ ...calm, noValidators: false }))).not.toContain('No validators yet');
+  });
+
+  it('never says green "Nothing is firing" while a source is blind: it shows the blind state', () => {
+    const blind = renderStatusPage(snapshot({ ...calm, dataSources: [{ name: 'Metrics API', state: 'blind', why: 'every rule reading it fails (1); c-chain: HTTP 503 <b>' }] }));
+    expect(blind).not.toContain('<p class="good">Nothing is firing.</p>');
+    expect(blind).toContain('<p class="bad">Nothing is firing, but avawatch is blind: it cannot read Metrics API, so nothing would fire.</p>');
+    expect(blind).toContain('<li>Metrics API: every rule reading it fails (1); c-chain: HTTP 503 &lt;b&gt;</li>');
+    expect(blind).toContain('<title>avawatch: blind</title>');
+    expect(renderStatusPage(snapshot(calm))).toContain('<p class="good">Nothing is firing.</p>');
   });
 });

@@ -60,7 +60,7 @@ export function renderStatusPage(s: StatusSnapshot): string {
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>${firing === 0 ? 'avawatch: nothing firing' : `avawatch: ${firing} firing`}</title>
+<title>${firing > 0 ? `avawatch: ${firing} firing` : blindSources(s).length > 0 ? 'avawatch: blind' : 'avawatch: nothing firing'}</title>
 <style>${new SafeHtml(CSS)}</style>
 </head>
 <body>
@@ -70,7 +70,7 @@ export function renderStatusPage(s: StatusSnapshot): string {
 ${s.ready.ready ? undefined : html`<ul class="bad">${s.ready.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
 </header>
 <main>
-${validatorsSection(s.validators, s.explorers, nowS)}
+${validatorsSection(s.validators, s.explorers, nowS, s.noValidators === true)}
 ${l1Section(s.l1Validators, s.explorers)}
 ${alertsSection(s, nowS)}
 ${timelineSection(s.timeline, s.explorers, nowS)}
@@ -105,8 +105,28 @@ function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
   );
   return html`<section id="alerts">
 <h2>Firing alerts (${count(s.alerts.length)})</h2>
-${rows.length === 0 ? html`<p class="good">Nothing is firing.</p>` : table('Newest first.', ['Severity', 'Rule', 'Subject', 'Summary', 'Since'], rows)}${more}
+${rows.length === 0 ? quiet(s) : table('Newest first.', ['Severity', 'Rule', 'Subject', 'Summary', 'Since'], rows)}${more}
 </section>`;
+}
+
+/** The sources every rule reading them fails on: what avawatch cannot see. */
+function blindSources(s: StatusSnapshot): StatusSnapshot['dataSources'] {
+  return s.dataSources.filter((d) => d.state === 'blind');
+}
+
+/**
+ * Nothing fires: green only when avawatch can see. A blind source (or a failing rule) fires
+ * nothing because nothing is read, so the page says that instead.
+ */
+function quiet(s: StatusSnapshot): SafeHtml {
+  const blind = blindSources(s);
+  if (blind.length > 0) {
+    return html`<p class="bad">Nothing is firing, but avawatch is blind: it cannot read ${blind.map((d) => d.name).join(', ')}, so nothing would fire.</p>
+<ul class="note">${blind.map((d) => html`<li>${d.name}: ${d.why}</li>`)}</ul>`;
+  }
+  const failing = s.rules.filter((r) => r.failuresInARow > 0);
+  if (failing.length > 0) return html`<p class="warning">Nothing is firing, but ${count(failing.length)} rule${failing.length === 1 ? '' : 's'} cannot evaluate (${failing.map((r) => r.name).join(', ')}): ${failing.length === 1 ? 'what it watches is' : 'what they watch is'} not seen. Rules (below) says why.</p>`;
+  return html`<p class="good">Nothing is firing.</p>`;
 }
 
 function details(d: Record<string, string>): SafeHtml | undefined {

@@ -127,7 +127,7 @@ describe('statusSnapshot: validators first', () => {
     src.failures.entitiesEvaluated('health', { [B]: 'not known to the service' }, 0);
     const s = await statusSnapshot(src);
     const byNode = new Map(s.validators.map((v) => [v.nodeId, v]));
-    expect(byNode.get(A)?.verdict).toEqual({ firing: 2, blind: 'rule status fails: HTTP 503 from the service', watched: true });
+    expect(byNode.get(A)?.verdict).toEqual({ firing: 2, worst: 'warning', blind: 'rule status fails: HTTP 503 from the service', watched: true });
     expect(byNode.get(B)?.verdict).toEqual({ firing: 0, blind: 'rule health cannot look it up: not known to the service', watched: true });
     expect(byNode.get(B)?.version).toBe('avalanche/1.14.1');
     // validator-health's defaults: the reward threshold alone (80%: the chart knows no start here); a warning band only when set.
@@ -138,6 +138,65 @@ describe('statusSnapshot: validators first', () => {
       { value: 95, label: 'warning 95%' },
       { value: 80, label: 'reward 80%' },
     ]);
+  });
+
+  it("shows the node's own view where a rule reads its API: its version before the service's (which had none), peers, chains, failing checks, the verdict on a silent API", async () => {
+    const src = sources([at('avawatch_validator_listed', 'status', A, 1), at('avawatch_validator_version_info', 'health', A, 1, { version: 'unknown' })]);
+    src.inventory = [
+      { nodeId: A, name: 'alpha', network: 'mainnet', labels: {} },
+      { nodeId: B, name: 'bee', network: 'mainnet', labels: {} },
+    ];
+    src.rules = [rule('node-health', 'node-health', { network: 'mainnet', urls: { [A]: 'http://127.0.0.1:9650', [B]: 'http://127.0.0.1:9651' } })];
+    const states = new Map<string, unknown>([
+      [A, { version: 'avalanchego/1.14.1', peers: 42, bootstrapped: { P: true, X: true, C: false }, failing: { network: { error: 'no peers', contiguousFailures: 3 }, bls: { error: 'x', contiguousFailures: 1 } }, outside: { active: true, uptime: 99.2 } }],
+      [B, { version: 'avalanchego/1.13.0', unreachableSince: 1_772_452_000, unreachable: 'connection refused', outside: { active: false }, apiVerdict: { tier: 'critical', view: 'the service lists no active validation of it', why: 'the service lists no active validation of it' } }],
+    ]);
+    src.ruleStates = (name) => (name === 'node-health' ? states : undefined);
+    const s = await statusSnapshot(src);
+    const [alpha, bee] = s.validators;
+    expect(alpha?.version).toBe('avalanchego/1.14.1');
+    expect(alpha?.rules).toEqual(['node-health', 'status']);
+    expect(alpha?.node).toEqual({
+      network: 'mainnet', version: 'avalanchego/1.14.1', peers: 42, bootstrapped: { P: true, X: true, C: false }, failing: ['bls', 'network'], off: [],
+      api: { answers: true }, outside: 'listed active, uptime 99.2%', verdict: undefined,
+    });
+    expect(bee?.node?.api).toEqual({ answers: false, since: 1_772_452_000, error: 'connection refused' });
+    expect(bee?.node?.verdict).toEqual({ tier: 'critical', text: 'the node is down: the service lists no active validation of it' });
+    // A node only its own API names (urls, no inventory) has a tile too.
+    src.inventory = undefined;
+    expect((await statusSnapshot(src)).validators.map((v) => [v.nodeId, v.node?.version])).toEqual([
+      [A, 'avalanchego/1.14.1'],
+      [B, 'avalanchego/1.13.0'],
+    ]);
+  });
+
+  it('colours by the worst firing severity, never calls an unknown NodeID OK, and keeps its newest event for the history window', async () => {
+    const alert = (node: string, severity: string): FiringAlert => ({ rule: 'r', key: `${node}${severity}`, subject: node, severity, summary: '', labels: { node, network: 'mainnet' }, details: {}, tier: '', startsAt: '2026-03-02T11:00:00.000Z' });
+    const src = sources([at('avawatch_validator_listed', 'status', A, 1), at('avawatch_validator_listed', 'status', B, 0)], [alert(A, 'warning'), alert(A, 'critical'), alert(A, 'info')]);
+    const event = (node: string, network: string, summary: string): HistoryEntry => ({ id: 1, at: Date.parse('2026-03-01T12:00:00Z'), rule: 'end', kind: 'validation-end', status: 'event', severity: 'critical', subject: node, summary, labels: { node, network }, details: {} });
+    let since: number | undefined;
+    src.historyWindowMs = 7 * 86_400_000;
+    src.lastEvents = (from) => {
+      since = from;
+      return [event(B, 'fuji', 'on another network'), event(A, 'mainnet', `${A} validation ended without a reward`)];
+    };
+    const s = await statusSnapshot(src);
+    const byNode = new Map(s.validators.map((v) => [v.nodeId, v]));
+    expect(byNode.get(A)?.verdict).toMatchObject({ firing: 3, worst: 'critical' });
+    expect(byNode.get(B)?.verdict).toMatchObject({ firing: 0, unlisted: true });
+    expect(since).toBe(Date.parse('2026-03-02T12:00:00Z') - 7 * 86_400_000);
+    expect(byNode.get(A)?.lastEvent).toEqual({ at: Date.parse('2026-03-01T12:00:00Z') / 1000, severity: 'critical', rule: 'end', summary: `${A} validation ended without a reward` });
+    expect(byNode.get(B)?.lastEvent).toBeUndefined();
+  });
+
+  it('knows the first run: no inventory validator and no rule naming a NodeID', async () => {
+    expect((await statusSnapshot(sources([]))).noValidators).toBe(true);
+    const named = sources([]);
+    named.rules = [rule('status', 'validator-status', { network: 'mainnet', nodeIds: [A] })];
+    expect((await statusSnapshot(named)).noValidators).toBe(false);
+    const listed = sources([]);
+    listed.inventory = [{ nodeId: A, name: 'alpha', network: 'mainnet', labels: {} }];
+    expect((await statusSnapshot(listed)).noValidators).toBe(false);
   });
 
   it("reads the least downtime budget over the views, the requirement, and an auto-renewed validator's cycle", async () => {

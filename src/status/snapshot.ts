@@ -13,7 +13,7 @@ import { DEFAULT_EXPLORERS, type Explorers } from './links.js';
 import { l1ValidatorRows, validatorRows, type InventoryEntry, type L1ValidatorRow, type ValidatorRow } from './validators.js';
 import { describeSchedule } from '../base/schedule.js';
 
-export type { Chart, InventoryEntry, L1ValidatorRow, ValidatorRow, Verdict } from './validators.js';
+export type { Chart, InventoryEntry, L1ValidatorRow, LastEvent, NodeView, ValidatorRow, Verdict } from './validators.js';
 export type { DataSourceRow, ReceiverRow } from './health.js';
 
 /** The timeline covers this long, newest first, at most TIMELINE_MAX entries. */
@@ -40,6 +40,8 @@ export interface StatusSnapshot {
   receivers: ReceiverRow[];
   dataSources: DataSourceRow[];
   explorers: Explorers;
+  /** No inventory validator and no rule naming a NodeID: the page shows how to add one. */
+  noValidators?: boolean;
 }
 
 export interface TimelineRow {
@@ -103,8 +105,12 @@ export interface StatusSources {
   timeline?: (q: TimelineQuery) => HistoryEntry[];
   /** A series' samples of one entity since a moment (unix ms), oldest first. */
   history?: (series: string, entity: string, since: number) => Sample[];
-  /** How far back the charts go (history.keep). */
+  /** How far back the charts go (history.keep), and how long a validator's last event stays on its tile. */
   historyWindowMs?: number;
+  /** A rule's committed states: the node's own view is made from them. */
+  ruleStates?: (rule: string) => ReadonlyMap<string, unknown> | undefined;
+  /** The newest event about each node since a moment (unix ms), newest first. */
+  lastEvents?: (since: number) => HistoryEntry[];
   silences?: () => Silence[];
   receivers?: () => ReceiverConfig[];
   receiverStats?: () => ReceiverStats[];
@@ -152,14 +158,17 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     inventory: s.inventory,
     history: s.history,
     historySince: now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS),
+    ruleStates: s.ruleStates,
+    lastEvents: s.lastEvents?.(now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS)),
   };
+  const validators = validatorRows(inputs);
   return {
     now,
     version: s.version,
     ready: s.ready(),
     alerts,
     rules,
-    validators: validatorRows(inputs),
+    validators,
     l1Validators: l1ValidatorRows(inputs),
     outbox: s.outbox(),
     budgets,
@@ -168,7 +177,16 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     receivers: receiverRows(s.receivers?.() ?? [], s.receiverStats?.() ?? [], s.redact ?? ((t) => t)),
     dataSources: dataSourceRows(s.rules, s.limiters, s.failures, now.getTime()),
     explorers: s.explorers ?? DEFAULT_EXPLORERS,
+    noValidators: validators.length === 0 && (s.inventory ?? []).length === 0 && !namesNodes(s.rules),
   };
+}
+
+/** A rule watches a NodeID of its own (nodeIds, urls, nodeApis), not from the inventory. */
+function namesNodes(rules: readonly LoadedRule[]): boolean {
+  return rules.some((r) => {
+    const { nodeIds, urls } = r.spec as { nodeIds?: unknown; urls?: unknown };
+    return (Array.isArray(nodeIds) && nodeIds.length > 0) || (typeof urls === 'object' && urls !== null && Object.keys(urls).length > 0);
+  });
 }
 
 // The rules change only with a reload (a new array): a cron rule's runs in a day are counted once, not at every refresh.

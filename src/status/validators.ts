@@ -2,7 +2,8 @@ import type { FiringAlert } from '../alerts/view.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
-import type { Sample } from '../store/history.js';
+import type { NodeView } from '../rules/types.js';
+import type { HistoryEntry, Sample } from '../store/history.js';
 import type { GaugeSample } from '../base/types.js';
 import { roughSpan } from '../base/duration.js';
 import { minDelegationS } from '../rules/network.js';
@@ -18,12 +19,27 @@ export interface InventoryEntry {
   labels: Record<string, string>;
 }
 
-/** OK, N firing, blind (with why), or neither watched nor seen yet. */
+/** OK, N firing (the worst's severity colours it), blind (with why), not listed, or neither watched nor seen yet. */
 export interface Verdict {
   firing: number;
+  /** The most severe of the firing alerts' severities. */
+  worst?: string | undefined;
   blind: string | undefined;
   watched: boolean;
+  /** The service lists no validation of it (an unknown NodeID): never "OK". */
+  unlisted?: boolean;
 }
+
+/** The newest one-shot event about a validator in the history window (a validation that ended, its reward). */
+export interface LastEvent {
+  /** Unix seconds. */
+  at: number;
+  severity: string;
+  rule: string;
+  summary: string;
+}
+
+export type { NodeView } from '../rules/types.js';
 
 export interface Chart {
   /** Oldest first; `at` in unix seconds. */
@@ -56,6 +72,9 @@ export interface ValidatorRow {
   verdict: Verdict;
   /** Uptime over the history window. */
   chart: Chart;
+  /** What the node's own API says, when a rule reads it (`api:`). */
+  node?: NodeView | undefined;
+  lastEvent?: LastEvent | undefined;
 }
 
 export interface L1ValidatorRow {
@@ -80,6 +99,17 @@ export interface ValidatorInputs {
   history: ((series: string, entity: string, sinceMs: number) => Sample[]) | undefined;
   /** Unix ms: the chart's window starts here. */
   historySince: number;
+  /** A rule's committed states (the node's own view is made from them). */
+  ruleStates?: ((rule: string) => ReadonlyMap<string, unknown> | undefined) | undefined;
+  /** The newest event about each node in the history window (store.lastEvents). */
+  lastEvents?: readonly HistoryEntry[] | undefined;
+}
+
+const RANK: Record<string, number> = { info: 1, warning: 2, critical: 3 };
+
+/** The more severe of two severities (an unknown one ranks lowest). */
+export function worse(a: string | undefined, b: string): string {
+  return a !== undefined && (RANK[a] ?? 0) >= (RANK[b] ?? 0) ? a : b;
 }
 
 /**
@@ -116,11 +146,37 @@ function blindness(failures: FailureCounts): (rules: readonly string[], entity: 
   };
 }
 
-/** Firing alerts per key they name (`keyOf` gives an alert's keys). */
-function countBy(alerts: readonly FiringAlert[], keysOf: (a: FiringAlert) => Array<string | undefined>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const a of alerts) for (const k of new Set(keysOf(a))) if (k !== undefined) out.set(k, (out.get(k) ?? 0) + 1);
+/** Firing alerts per key they name (`keyOf` gives an alert's keys), and the worst severity among them. */
+function countBy(alerts: readonly FiringAlert[], keysOf: (a: FiringAlert) => Array<string | undefined>): Map<string, { count: number; worst: string }> {
+  const out = new Map<string, { count: number; worst: string }>();
+  for (const a of alerts) {
+    for (const k of new Set(keysOf(a))) {
+      if (k === undefined) continue;
+      const found = out.get(k);
+      out.set(k, { count: (found?.count ?? 0) + 1, worst: worse(found?.worst, a.severity) });
+    }
+  }
   return out;
+}
+
+/** Per network and NodeID, what the node says of itself: from the rules whose kind reads it (the first such rule wins). */
+function nodeViews(i: ValidatorInputs, key: (network: string, nodeId: string) => string): Map<string, NodeView> {
+  const out = new Map<string, NodeView>();
+  if (!i.ruleStates) return out;
+  for (const rule of i.rules) {
+    const view = ruleKind(rule.kind).nodeView;
+    const states = view && i.ruleStates(rule.name);
+    if (!view || !states) continue;
+    for (const [node, v] of view(rule.spec as never, states as never)) if (!out.has(key(v.network, node))) out.set(key(v.network, node), v);
+  }
+  return out;
+}
+
+/** Per network and NodeID, the newest event about it (an event's network may be absent: then any network's). */
+function lastEventOf(events: readonly HistoryEntry[], network: string, nodeId: string): LastEvent | undefined {
+  const fuji = (n: string | undefined) => (n === 'testnet' ? 'fuji' : n);
+  const e = events.find((e) => (e.labels['node'] ?? e.labels['node_id'] ?? e.subject) === nodeId && (e.labels['network'] === undefined || fuji(e.labels['network']) === fuji(network)));
+  return e && { at: e.at / 1000, severity: e.severity, rule: e.rule, summary: e.summary };
 }
 
 export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
@@ -166,6 +222,14 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
     const v = s.labels['version'];
     if (s.value === 1 && v !== undefined && v !== 'unknown') row(s).version ??= v;
   }
+  // The node's own answer, where a rule reads it: its version comes before the service's (which may have none).
+  for (const [k, view] of nodeViews(i, key)) {
+    // A node read only by its own API (urls, no inventory) has a tile too.
+    const r = rows.get(k) ?? blank(view.network, k.slice(k.indexOf('\u0000') + 1));
+    rows.set(k, r);
+    r.node = view;
+    if (view.version !== undefined) r.version = view.version;
+  }
   const watching = watchers(i.rules);
   const blind = blindness(i.failures);
   // An L1 validation's alerts count on its own tile; an alert of another network on none of this one.
@@ -175,8 +239,11 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
   );
   for (const r of rows.values()) {
     r.rules = [...new Set([...r.rules, ...(watching.get(r.nodeId) ?? [])])].sort();
-    const count = (firing.get(`${r.network}\u0000${r.nodeId}`) ?? 0) + (firing.get(`*\u0000${r.nodeId}`) ?? 0);
-    r.verdict = { firing: count, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0 };
+    const here = firing.get(`${r.network}\u0000${r.nodeId}`);
+    const anywhere = firing.get(`*\u0000${r.nodeId}`);
+    const worst = here === undefined ? anywhere?.worst : anywhere === undefined ? here.worst : worse(here.worst, anywhere.worst);
+    r.verdict = { firing: (here?.count ?? 0) + (anywhere?.count ?? 0), worst, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0, ...(r.status === 'not listed' ? { unlisted: true } : {}) };
+    r.lastEvent = lastEventOf(i.lastEvents ?? [], r.network, r.nodeId);
   }
   const listed = [...rows.values()];
   // The validation that ends first on top, unless the inventory gives the order.
@@ -228,7 +295,8 @@ export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
   const firing = countBy(i.alerts, (a) => [a.labels['validation_id']]);
   for (const r of rows.values()) {
     r.rules.sort();
-    r.verdict = { firing: firing.get(r.validationId) ?? 0, blind: blind(r.rules, r.validationId), watched: true };
+    const f = firing.get(r.validationId);
+    r.verdict = { firing: f?.count ?? 0, worst: f?.worst, blind: blind(r.rules, r.validationId), watched: true };
   }
   const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
   for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: levels(i.rules, r.rules, 'avawatch_l1_validator_balance_avax') };

@@ -28,6 +28,23 @@ describe('history', () => {
     store.close();
   });
 
+  it("reads each node's newest event in a window (a validator's tile shows it), never a state alert, a reminder or an L1 validation's", () => {
+    const store = Store.open(join(dir, 'last-events.db'));
+    store.commitEvaluation('status', {}, [alert({ summary: 'A ended with a reward', labels: { node: 'NodeID-A', network: 'mainnet' } })], 1 * HOUR);
+    store.commitEvaluation('status', {}, [alert({ summary: 'A ended without a reward', severity: 'critical', labels: { node: 'NodeID-A', network: 'mainnet' } })], 2 * HOUR);
+    store.commitEvaluation('health', {}, [alert({ rule: 'health', status: 'firing', summary: 'A uptime 70%', labels: { node: 'NodeID-A', network: 'mainnet' } })], 3 * HOUR);
+    store.commitEvaluation('status', {}, [alert({ summary: 'A reminder', labels: { node: 'NodeID-A', network: 'mainnet' }, reminder: true })], 4 * HOUR);
+    store.commitEvaluation('l1', {}, [alert({ rule: 'l1', summary: 'A L1 balance topped up', labels: { node_id: 'NodeID-A', validation_id: 'v1' } })], 5 * HOUR);
+    store.commitEvaluation('end', {}, [alert({ rule: 'end', subject: 'NodeID-B', summary: 'B ended', labels: { node_id: 'NodeID-B', network: 'fuji' } })], 1 * HOUR);
+    store.commitEvaluation('end', {}, [alert({ rule: 'end', subject: 'NodeID-B', summary: 'B on mainnet ended', labels: { node_id: 'NodeID-B', network: 'mainnet' } })], 90 * 60_000);
+
+    expect(store.lastEvents(0).map((e) => e.summary)).toEqual(['A ended without a reward', 'B on mainnet ended', 'B ended']);
+    expect(store.lastEvents(0)[0]?.severity).toBe('critical');
+    // history.keep: an event older than the window leaves the tile.
+    expect(store.lastEvents(90 * 60_000).map((e) => e.summary)).toEqual(['A ended without a reward', 'B on mainnet ended']);
+    store.close();
+  });
+
   it('keeps samples per series and entity, and prunes what is older than the window but never a notification still waiting', () => {
     const store = Store.open(join(dir, 'samples.db'));
     store.addSamples([

@@ -53,6 +53,27 @@ export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[
   });
 }
 
+/**
+ * The newest one-shot event about each node since `since` (unix ms), newest first, at most
+ * `limit`: what a validator's tile says last happened to it. The node is the `node` label, else
+ * `node_id`, else the subject; an L1 validation's events (label `validation_id`) are its own.
+ */
+export function lastEvents(db: Database.Database, since: number, limit = 1000): HistoryEntry[] {
+  const node = "COALESCE(json_extract(labels, '$.node'), json_extract(labels, '$.node_id'), subject)";
+  const rows = statement(
+    db,
+    `SELECT alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key FROM (
+       SELECT id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key,
+         ROW_NUMBER() OVER (PARTITION BY ${node}, json_extract(labels, '$.network') ORDER BY created_at DESC, id DESC) AS n
+       FROM alerts WHERE created_at >= ? AND status = 'event' AND reminder = 0 AND json_extract(labels, '$.validation_id') IS NULL
+     ) WHERE n = 1 ORDER BY created_at DESC, alert_id DESC LIMIT ?`,
+  ).all(since, limit);
+  return rows.map((raw) => {
+    const r = alertRow.parse(raw);
+    return { id: r.alert_id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: r.labels, details: r.details };
+  });
+}
+
 /** Within the caller's transaction or on its own: one figure per series, entity and moment. */
 export function addSamples(db: Database.Database, samples: readonly Sample[]): void {
   const insert = statement(db, 'INSERT OR REPLACE INTO samples (series, entity, at, value) VALUES (?, ?, ?, ?)');

@@ -222,6 +222,11 @@ export class Store {
     return history.timeline(this.#db, q);
   }
 
+  /** The newest event about each node since `since`, newest first. */
+  lastEvents(since: number, limit?: number): HistoryEntry[] {
+    return history.lastEvents(this.#db, since, limit);
+  }
+
   addSamples(samples: readonly Sample[]): void {
     history.addSamples(this.#db, samples);
   }

@@ -28,7 +28,7 @@ export function chainName(chain: string): string {
 }
 
 /** The network's view, in words: what an unreachable API's alert says of the node. */
-function outsideText(st: State): string {
+export function outsideText(st: State): string {
   const o = st.outside;
   if (!o) return 'the service has not been read yet';
   if (!o.active) return 'the service lists no active validation of it';

@@ -5,6 +5,7 @@ import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../val
 import { checks, nextUpgradeOf, presentOf, stakeTier, verdict } from './checks.js';
 import { isFailed, isUnreachable, observeNodes, type NodeReading, type Observation, type Read } from './observe.js';
 import { spec, state, type Spec, type State } from './schema.js';
+import { nodeView } from './view.js';
 import type { Seen } from '../validators.js';
 
 /** One node's answer in the service's lists, once it is known not to have failed. */
@@ -42,6 +43,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
   ],
 
   observe: observeNodes,
+  nodeView,
 
   evaluate(previous, observation, now, s) {
     const nowS = Math.floor(now.getTime() / 1000);
