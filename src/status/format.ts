@@ -25,9 +25,20 @@ ${rows}
 /** A moment as UTC text and how far from now it is: "2026-03-02 12:00 UTC (5m ago)". */
 export function since(unixS: number, nowS: number): SafeHtml {
   if (!validTime(unixS)) return when(unixS);
+  return html`${when(unixS)} <span class="muted">(${relativeText(unixS, nowS)})</span>`;
+}
+
+/** "5m ago", "in 2d", "now". */
+function relativeText(unixS: number, nowS: number): string {
   const diff = (unixS - nowS) * 1000;
-  const relative = Math.abs(diff) < 1000 ? 'now' : diff < 0 ? `${formatElapsed(-diff)} ago` : `in ${formatElapsed(diff)}`;
-  return html`${when(unixS)} <span class="muted">(${relative})</span>`;
+  return Math.abs(diff) < 1000 ? 'now' : diff < 0 ? `${formatElapsed(-diff)} ago` : `in ${formatElapsed(diff)}`;
+}
+
+/** A moment in short, for a tile: "1h ago", the UTC time as its title. */
+export function ago(unixS: number, nowS: number): SafeHtml {
+  if (!validTime(unixS)) return when(unixS);
+  const iso = new Date(unixS * 1000).toISOString();
+  return html`<time datetime="${iso}" title="${whenText(unixS)}">${relativeText(unixS, nowS)}</time>`;
 }
 
 /**

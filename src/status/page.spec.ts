@@ -267,8 +267,8 @@ describe("the validator tile: the node's own view, the badge, the last event", (
 
   it("shows the validator's newest one-shot event, escaped", () => {
     const tile = tileOf({ lastEvent: { at: nowS - 3600, severity: 'critical', rule: 'my-validators', summary: `validation ended without a reward ${HOSTILE}` } });
-    expect(tile).toContain('<p class="facts last-event"><span class="sev critical">critical</span> validation ended without a reward &lt;script&gt;');
-    expect(tile).toContain('(my-validators, <time datetime="2026-03-02T11:00:00.000Z">2026-03-02 11:00:00 UTC</time> <span class="muted">(1h ago)</span>)');
+    expect(tile).toContain('<p class="note last-event"><span class="sev critical">critical</span> validation ended without a reward &lt;script&gt;');
+    expect(tile).toContain('<span class="muted">(<time datetime="2026-03-02T11:00:00.000Z" title="2026-03-02 11:00 UTC">1h ago</time>)</span></p>');
   });
 });
 

@@ -1,7 +1,7 @@
 import { formatElapsed } from '../base/duration.js';
 import { renderChart } from './chart.js';
 import { html, type SafeHtml } from './escape.js';
-import { capped, count, round, since } from './format.js';
+import { ago, capped, count, round, since } from './format.js';
 import { nodeLink, type Explorers } from './links.js';
 import { standingOf, type L1ValidatorRow, type NodeView, type ValidatorRow, type Verdict } from './validators.js';
 
@@ -50,7 +50,7 @@ function nodeFacts(n: NodeView | undefined, nowS: number): SafeHtml | undefined 
 function lastEvent(v: ValidatorRow, nowS: number): SafeHtml | undefined {
   const e = v.lastEvent;
   if (e === undefined) return undefined;
-  return html`<p class="facts last-event"><span class="sev ${e.severity}">${e.severity}</span> ${e.summary} <span class="muted">(${e.rule}, ${since(e.at, nowS)})</span></p>`;
+  return html`<p class="note last-event"><span class="sev ${e.severity}">${e.severity}</span> ${e.summary} <span class="muted">(${ago(e.at, nowS)})</span></p>`;
 }
 
 /** The first run: no validator yet, and how to add one. */
