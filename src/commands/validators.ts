@@ -18,6 +18,7 @@ export function validatorsView(loaded: LoadedConfig, now = Date.now()): Validato
   const store = Store.open(loaded.config.state.path, { write: false });
   try {
     const samples = new Map<string, GaugeSample[]>();
+    const byRule = new Map<string, Map<string, unknown>>();
     for (const rule of loaded.rules) {
       const kind = ruleKind(rule.kind);
       const states = new Map<string, unknown>();
@@ -26,13 +27,14 @@ export function validatorsView(loaded: LoadedConfig, now = Date.now()): Validato
         const parsed = kind.state.safeParse(raw);
         if (parsed.success) states.set(entity, parsed.data);
       }
+      byRule.set(rule.name, states);
       for (const s of kind.samples(rule.spec, states, new Date(now))) {
         const list = samples.get(s.metric) ?? [];
         list.push({ ...s, labels: { rule: rule.name, ...s.labels } });
         samples.set(s.metric, list);
       }
     }
-    return validatorRows({ samples: (metric) => samples.get(metric) ?? [], rules: loaded.rules, failures: new FailureCounts(), alerts: firingAlerts(store), inventory: loaded.inventory, history: undefined, historySince: 0 });
+    return validatorRows({ samples: (metric) => samples.get(metric) ?? [], rules: loaded.rules, failures: new FailureCounts(), alerts: firingAlerts(store), inventory: loaded.inventory, history: undefined, historySince: 0, ruleStates: (name) => byRule.get(name) });
   } finally {
     store.close();
   }
@@ -77,7 +79,7 @@ function paragraph(v: ValidatorRow, nowS: number): string[] {
     v.end === undefined ? undefined : `ends ${at(v.end, nowS)}`,
     v.version,
   ].filter((f) => f !== undefined);
-  const verdict = v.verdict.firing > 0 ? `${v.verdict.firing} firing` : v.verdict.watched ? 'OK' : 'not watched';
+  const verdict = v.verdict.firing > 0 ? `${v.verdict.firing} firing` : v.verdict.unlisted ? 'not listed' : v.verdict.watched ? 'OK' : 'not watched';
   const lines = [`${who} ${v.network}: ${verdict}; ${facts.join(', ')}`];
   const b = s.budget;
   if (b) lines.push(`  ${b.lost ? b.text : `can be down ${b.text} more and still be paid`}${b.needed ? ` (${b.needed})` : ''}`);

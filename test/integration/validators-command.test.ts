@@ -83,6 +83,36 @@ describe('avawatch validators', () => {
   });
 });
 
+describe("avawatch validators: the node's own version, and an unknown NodeID", () => {
+  it("prints the version the node's API answers, and 'not listed', never 'OK', for a NodeID the service does not list", async () => {
+    const ghost = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+    sim.world.nodes.set({ nodeId: BETA, version: 'avalanchego/1.14.1' });
+    const config = join(dir, 'avawatch.yaml');
+    writeFileSync(
+      config,
+      [
+        `api: { dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0 }`,
+        `state: { path: "${join(dir, 'state.db')}" }`,
+        'validators:',
+        `  - { name: beta, nodeId: ${BETA}, network: mainnet, api: "${sim.url}/node/${BETA}" }`,
+        `  - { name: ghost, nodeId: ${ghost}, network: mainnet }`,
+        `ruleFiles: [${join(ROOT, 'rules/validators.yaml')}, ${join(ROOT, 'rules/node-health.yaml')}]`,
+      ].join('\n'),
+    );
+    const loaded = loadConfig(config, {});
+    const app = composeApp(loaded, { logLevel: 'fatal', readable: false, clock: sim.world.clock.asClock() }).app;
+    try {
+      await app.once();
+    } finally {
+      await app.stop();
+    }
+    const text = validatorsCommand(loaded, false, sim.world.clock.nowMs());
+    // The service says avalanche/1.14.2; the node itself answers 1.14.1: the node's answer is shown.
+    expect(text.find((l) => l.startsWith('beta'))).toMatch(/, avalanchego\/1\.14\.1$/);
+    expect(text.find((l) => l.startsWith('ghost'))).toBe(`ghost (${ghost}) mainnet: not listed; not listed`);
+  });
+});
+
 describe('avawatch validators: hostile text', () => {
   it('prints a version the service reports with ESC, BEL and a bidi override as inert text', async () => {
     const hostile = 'avalanche/1.14.2 \u001b]0;pwned\u0007\u202e';
