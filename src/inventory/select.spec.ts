@@ -126,3 +126,12 @@ describe('a rule without network: over validators on mainnet and fuji', () => {
     expect(problems(INVENTORY, profile(', bogus: 1'))).toEqual(['N.rules.yaml:2:93: rules[0].bogus: unknown key "bogus"']);
   });
 });
+
+describe('a rule that names IDs of its own', () => {
+  it('over validators on both networks is not split (its IDs carry no network): an error says to set network:', () => {
+    const rule = `  - { name: status, kind: validator-status, every: 1m, severity: critical, nodeIds: [${A}], validators: all }\n`;
+    expect(problems(INVENTORY, rule)).toEqual([
+      'N.rules.yaml:2:141: rules[0].validators: the selected validators are on mainnet and fuji, and the rule names nodeIds of its own, which could be on either: set network: on this rule (and copy it for the other)',
+    ]);
+  });
+});

@@ -47,7 +47,12 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   if (typeof match === 'string') return { raw: rule, validators: {}, problems: [locate(['validators'], match)] };
   // No network on the rule: the selected validators' own (splitByNetwork made one part per network).
   if (rule['network'] === undefined) {
-    rule['network'] = networksOf(inventory.filter(match))[0] ?? 'mainnet';
+    const networks = networksOf(inventory.filter(match));
+    if (networks.length > 1) {
+      const own = kind.selects.filter((key) => rule[key] !== undefined).join(', ');
+      return { raw: undefined, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}, and the rule names ${own} of its own, which could be on either: set network: on this rule (and copy it for the other)`)] };
+    }
+    rule['network'] = networks[0] ?? 'mainnet';
     network = rule['network'] as Network;
   }
   const onNetwork = inventory.filter((v) => sameNetwork(v.network, network));
@@ -111,6 +116,8 @@ export function splitByNetwork(raw: unknown, kind: AnyRuleKind | undefined, inve
   if (!kind?.selects || !inventory || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return whole;
   const rule = raw as Record<string, unknown>;
   if (rule['network'] !== undefined || rule['validators'] === undefined) return whole;
+  // IDs the rule names itself carry no network: such a rule is not split (resolveSelector says why).
+  if (kind.selects.some((key) => rule[key] !== undefined)) return whole;
   const match = matcher(rule['validators']);
   if (typeof match === 'string') return whole;
   const networks = networksOf(inventory.filter(match));
