@@ -135,3 +135,15 @@ describe('a rule that names IDs of its own', () => {
     ]);
   });
 });
+
+describe('l1-validator-balance over a mixed inventory', () => {
+  it('takes the networks of the validators that list validationIds: only mainnet here, so one rule, no error', () => {
+    const l1 = '  - { name: l1, kind: l1-validator-balance, every: 1h, severity: warning, minBalance: 1, validators: all }\n';
+    expect(load(INVENTORY, l1).rules.map((r) => [r.name, r.spec['network'], r.spec['validationIds']])).toEqual([['l1', 'mainnet', ['v-alpha']]]);
+    const both = INVENTORY.replace('labels: { team: infra } }', 'labels: { team: infra }, validationIds: [v-fuji] }');
+    expect(load(both, l1).rules.map((r) => [r.name, r.spec['network'], r.spec['validationIds']])).toEqual([
+      ['l1', 'mainnet', ['v-alpha']],
+      ['l1@fuji', 'fuji', ['v-fuji']],
+    ]);
+  });
+});

@@ -47,7 +47,7 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   if (typeof match === 'string') return { raw: rule, validators: {}, problems: [locate(['validators'], match)] };
   // No network on the rule: the selected validators' own (splitByNetwork made one part per network).
   if (rule['network'] === undefined) {
-    const networks = networksOf(inventory.filter(match));
+    const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
     if (networks.length > 1) {
       const own = kind.selects.filter((key) => rule[key] !== undefined).join(', ');
       return { raw: undefined, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}, and the rule names ${own} of its own, which could be on either: set network: on this rule (and copy it for the other)`)] };
@@ -120,9 +120,15 @@ export function splitByNetwork(raw: unknown, kind: AnyRuleKind | undefined, inve
   if (kind.selects.some((key) => rule[key] !== undefined)) return whole;
   const match = matcher(rule['validators']);
   if (typeof match === 'string') return whole;
-  const networks = networksOf(inventory.filter(match));
+  const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
   if (networks.length < 2) return whole;
   return networks.map((network) => ({ raw: { ...rule, network }, suffix: network === 'mainnet' ? '' : `@${network}`, network }));
+}
+
+/** Whether the kind has something to watch of the validator: l1-validator-balance only those that list validationIds. */
+function watchable(kind: AnyRuleKind, v: InventoryValidator): boolean {
+  const keys = (kind.selects ?? []).filter((k): k is keyof typeof VALUES => k in VALUES);
+  return keys.length === 0 || keys.some((k) => VALUES[k](v).length > 0);
 }
 
 /** The networks of these validators, mainnet first (testnet is fuji). */
