@@ -40,18 +40,22 @@ program
     await runCommand(readConfig(cmd), { ofShard, shard, watch: opts.watch, logLevel: cmd.optsWithGlobals<GlobalOptions>().logLevel });
   });
 
+// init's per-validator options in the order given: each belongs to the --node before it.
+const initArgs: Array<{ flag: '--node' | '--network' | '--api' | '--name'; value: string }> = [];
+const inOrder = (flag: (typeof initArgs)[number]['flag']) => (value: string) => void initArgs.push({ flag, value });
+
 program
   .command('init')
   .description('write a config that watches your validators with the shipped rules (never overwrites a file)')
-  .option('--node <NodeID>', 'a validator of yours (repeat for more)', collect, [])
-  .option('--name <name>', 'its name in alerts and on the page, one per --node in order (default validator-1, …)', collect, [])
-  .addOption(new Option('--network <network>', 'the network of the --node validators').choices(['mainnet', 'fuji']).default('mainnet'))
-  .option('--api <url>', "its node's own API, e.g. http://127.0.0.1:9650, one per --node in order: adds node-health (docs/node.md)", collect, [])
+  .option('--node <NodeID>', 'a validator of yours (repeat for more); NodeID-…@fuji,http://127.0.0.1:9650 gives its network and API in one', inOrder('--node'))
+  .option('--network <network>', 'mainnet (default) or fuji: the network of the --node before it (before any --node: of every node)', inOrder('--network'))
+  .option('--api <url>', "the node's own API of the --node before it, e.g. http://127.0.0.1:9650: adds node-health and node-metrics (docs/node.md)", inOrder('--api'))
+  .option('--name <name>', 'the name of the --node before it, in alerts and on the page (default validator-1, …)', inOrder('--name'))
   .option('--slack-webhook-url-file <file>', 'a file holding a Slack incoming webhook URL (the URL stays out of the config)')
-  .action(async (opts: { node: string[]; name: string[]; api: string[]; network: 'mainnet' | 'fuji'; slackWebhookUrlFile?: string }, cmd: Command) => {
+  .action(async (opts: { slackWebhookUrlFile?: string }, cmd: Command) => {
     const { initCommand } = await import('./commands/init.js');
     const file = configPath(cmd.optsWithGlobals<GlobalOptions>().config, process.env);
-    process.exitCode = initCommand({ file, nodes: opts.node, names: opts.name, apis: opts.api, network: opts.network, ...(opts.slackWebhookUrlFile === undefined ? {} : { slackWebhookUrlFile: opts.slackWebhookUrlFile }) });
+    process.exitCode = initCommand({ file, args: initArgs, ...(opts.slackWebhookUrlFile === undefined ? {} : { slackWebhookUrlFile: opts.slackWebhookUrlFile }) });
   });
 
 program
@@ -255,11 +259,6 @@ function shardOf(text: string | undefined): { shard?: Shard; ofShard: (l: Loaded
   if (text === undefined) return { ofShard: (l) => l };
   const shard = parseShard(text) ?? fail(`--shard: "${text}" is not I/N with 1 ≤ I ≤ N, e.g. 1/3`);
   return { shard, ofShard: (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) }) };
-}
-
-/** A repeatable option's values. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 function parseSeconds(text: string): number {

@@ -3,9 +3,9 @@ import { ruleKinds } from '../rules/registry.js';
 
 /**
  * Labels alerts carry whatever their kind: `rule` and `severity` on every alert, `alertname`
- * and `entity` on rule-failing ones, `validator` on alerts about an inventory validator.
+ * and `entity` on rule-failing ones, `validator` and `network` on alerts about an inventory validator.
  */
-export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator'] as const;
+export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network'] as const;
 
 /**
  * Every label name an alert can carry with this config: the common ones, every kind's,

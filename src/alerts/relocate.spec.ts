@@ -114,7 +114,7 @@ describe('a reload that changes only the route', () => {
     ]);
 
     const labelled = { ...before, rule: { ...before.rule, labels: { env: 'prod' } } as LoadedRule };
-    const failing = { ...firing(labelled), key: `entity:${NODE}`, condition: { key: `entity:${NODE}`, subject: NODE, severity: 'critical' as const, summary: `health cannot see alpha (${NODE})`, labels: { team: 'core', validator: 'alpha', env: 'prod', alertname: 'rule-failing', rule: 'health', severity: 'critical', entity: NODE }, details: { Validator: 'alpha' } } };
+    const failing = { ...firing(labelled), key: `entity:${NODE}`, condition: { key: `entity:${NODE}`, subject: NODE, severity: 'critical' as const, summary: `health cannot see alpha (${NODE})`, labels: { team: 'core', validator: 'alpha', network: 'mainnet', env: 'prod', alertname: 'rule-failing', rule: 'health', severity: 'critical', entity: NODE }, details: { Validator: 'alpha' } } };
     expect(relocate(input(labelled, labelled, [failing]))).toEqual({ active: undefined, planned: [], rules: [] });
   });
 });

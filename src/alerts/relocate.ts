@@ -32,6 +32,8 @@ export interface RelocateInput {
   /** Receivers the new config delivers to. */
   enabled: ReadonlySet<string>;
   now: number;
+  /** The new inventory, when `after` is undefined: a network's part of a rule goes when its last validator does. */
+  inventoryAfter?: readonly InventoryValidator[];
 }
 
 export interface Relocated {
@@ -70,7 +72,11 @@ type Fate = { ends: string; condition?: undefined } | { ends?: undefined; condit
 function fateOf(c: Condition, o: RelocateInput): Fate {
   const { before, after } = o;
   const name = before.rule.name;
-  if (!after) return { ends: `rule ${name} removed` };
+  if (!after) {
+    const listed = (list: readonly InventoryValidator[], id: string) => list.some((v) => v.nodeId === id);
+    const left = before.rule.split && o.inventoryAfter && idsOf(c).some((id) => listed(before.inventory, id) && !listed(o.inventoryAfter ?? [], id));
+    return { ends: left ? 'removed from the inventory' : `rule ${name} removed` };
+  }
   if (after.rule.kind !== before.rule.kind) return { ends: `rule ${name} is now of kind ${after.rule.kind}` };
   const [was, is] = [specText(before.rule), specText(after.rule)];
   const gone = idsOf(c).find((id) => was.includes(`"${id}"`) && !is.includes(`"${id}"`));
@@ -79,6 +85,12 @@ function fateOf(c: Condition, o: RelocateInput): Fate {
     return { ends: listed(before) && !listed(after) ? 'removed from the inventory' : `no longer selected by rule ${name}` };
   }
   return { condition: renamed(c, before.rule, after.rule, o.kindLabels) };
+}
+
+/** Whether the rule watches what the alert is about (an ID its resolved spec names). */
+export function watches(rule: LoadedRule, c: Condition): boolean {
+  const spec = specText(rule);
+  return idsOf(c).some((id) => spec.includes(`"${id}"`));
 }
 
 /** What an alert is about: the NodeID in its `node` or `entity` label or subject, and its subject as it is (a validation ID, an address). */

@@ -1,6 +1,6 @@
 import { readActive, type ActiveAlert } from '../alerts/lifecycle.js';
-import { relocate } from '../alerts/relocate.js';
-import type { LoadedConfig } from '../config/load.js';
+import { relocate, watches } from '../alerts/relocate.js';
+import type { LoadedConfig, LoadedRule } from '../config/load.js';
 import type { Engine } from '../engine/engine.js';
 import { FAILING_ALERTNAME, FAILING_PREFIX } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
@@ -34,38 +34,71 @@ export function relocateOnReload(o: RelocateOnReload): number {
     const rule = o.prev.rules.find((r) => r.name === name);
     if (!rule) continue;
     const next = o.next.rules.find((r) => r.name === name);
-    for (const storeRule of [rule.name, FAILING_PREFIX + rule.name]) {
-      const active = parsed(o.store, storeRule);
+    for (const prefix of ['', FAILING_PREFIX]) {
+      const active = parsed(o.store, prefix + rule.name);
       if (active === undefined || active.length === 0) continue;
-      const result = relocate({
-        before: { rule, inventory: o.prev.inventory, targets: (labels) => o.before.targets(rule, labels, at) },
-        after: next && { rule: next, inventory: o.next.inventory, targets: (labels) => o.after.targets(next, labels, at) },
-        active,
-        kindLabels: ruleKind(rule.kind).labelNames,
-        enabled: o.enabled,
-        now: o.now,
-      });
-      if (result.active === undefined && result.planned.length === 0) continue;
-      const alerts: NewAlert[] = result.planned.map(({ draft, labels, targets }, i) => {
-        const owner = result.rules[i] ?? rule;
-        return {
-          rule: owner.name,
-          kind: labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : owner.kind,
-          status: draft.status,
-          severity: draft.severity ?? owner.severity,
-          subject: draft.subject,
-          summary: draft.summary,
-          labels,
-          details: draft.details,
-          ...(draft.conditionKey === undefined ? {} : { conditionKey: draft.conditionKey }),
-          targets,
-        };
-      });
-      o.store.commitEvaluation(storeRule, new StateDiff([], []), alerts, o.now, result.active ?? active);
-      queued += alerts.reduce((n, a) => n + a.targets.length, 0);
+      // An alert about a validator another network's part of the same rule now watches goes on there (a rule split or joined at this reload).
+      const groups = new Map<LoadedRule | undefined, ActiveAlert[]>();
+      for (const a of active) {
+        const to = heir(o.next.rules, rule, next, a) ?? next;
+        groups.set(to, [...(groups.get(to) ?? []), a]);
+      }
+      // The rule's own alerts are written again even when all of them moved.
+      if (!groups.has(next)) groups.set(next, []);
+      for (const [to, alerts] of groups) {
+        const moved = to !== undefined && to !== next;
+        const result = relocate({
+          before: { rule, inventory: o.prev.inventory, targets: (labels) => o.before.targets(rule, labels, at) },
+          after: to && { rule: to, inventory: o.next.inventory, targets: (labels) => o.after.targets(to, labels, at) },
+          active: alerts,
+          kindLabels: ruleKind(rule.kind).labelNames,
+          enabled: o.enabled,
+          now: o.now,
+          inventoryAfter: o.next.inventory,
+        });
+        const planned = notifications(rule, result);
+        queued += planned.reduce((n, a) => n + a.targets.length, 0);
+        if (moved) {
+          const kept = (parsed(o.store, prefix + to.name) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
+          o.store.commitEvaluation(prefix + to.name, new StateDiff([], []), planned, o.now, [...kept, ...(result.active ?? alerts)]);
+          continue;
+        }
+        if (result.active === undefined && planned.length === 0 && groups.size === 1) continue;
+        o.store.commitEvaluation(prefix + rule.name, new StateDiff([], []), planned, o.now, result.active ?? alerts);
+      }
     }
   }
   return queued;
+}
+
+/**
+ * The rule of the new config that takes a stored alert over: another network's part of the
+ * rule as written (inventory/select.ts splitByNetwork), of the same kind, that watches what
+ * the alert is about when the rule of its own name no longer does.
+ */
+function heir(rules: readonly LoadedRule[], rule: LoadedRule, next: LoadedRule | undefined, a: ActiveAlert): LoadedRule | undefined {
+  if (next && watches(next, a.condition)) return undefined;
+  const origin = rule.split?.of ?? rule.name;
+  return rules.find((r) => r !== next && r.kind === rule.kind && (r.split?.of ?? r.name) === origin && watches(r, a.condition));
+}
+
+/** What relocate planned, as the store's alerts (each with the rule it belongs to). */
+function notifications(rule: LoadedRule, result: ReturnType<typeof relocate>): NewAlert[] {
+  return result.planned.map(({ draft, labels, targets }, i) => {
+    const owner = result.rules[i] ?? rule;
+    return {
+      rule: owner.name,
+      kind: labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : owner.kind,
+      status: draft.status,
+      severity: draft.severity ?? owner.severity,
+      subject: draft.subject,
+      summary: draft.summary,
+      labels,
+      details: draft.details,
+      ...(draft.conditionKey === undefined ? {} : { conditionKey: draft.conditionKey }),
+      targets,
+    };
+  });
 }
 
 /** The stored alerts, or undefined when one does not parse (left as they are: the rule's evaluation says why). */

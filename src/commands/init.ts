@@ -11,33 +11,86 @@ export const PROFILE_RULE_FILES = ['validators.yaml', 'validation-end.yaml', 'va
 /** The shipped rule files that read the validators' own APIs (`api:`): added with --api, as the shipped config loads them. */
 export const NODE_RULE_FILES = ['node-health.yaml', 'node-metrics.yaml'] as const;
 
+/** One validator as the arguments give it: `--node` and the `--network`, `--api`, `--name` after it. */
+export interface InitValidator {
+  nodeId: string;
+  /** Default `validator-1`, `validator-2`, … by position. */
+  name?: string;
+  /** Default mainnet (or a --network given before any --node). */
+  network?: 'mainnet' | 'fuji';
+  /** Its node's own API (http://127.0.0.1:9650): node-health and node-metrics read it. */
+  api?: string;
+}
+
 export interface InitOptions {
   /** Where to write; never overwritten. */
   file: string;
-  nodes: readonly string[];
-  /** One per node, in order; default `validator-1`, `validator-2`, … */
-  names?: readonly string[];
-  network: 'mainnet' | 'fuji';
-  /** Each node's own API (http://127.0.0.1:9650), one per node in order: node-health reads it. */
-  apis?: readonly string[];
+  validators: readonly InitValidator[];
   /** A file holding the Slack webhook URL (the URL itself never lands in the config). */
   slackWebhookUrlFile?: string;
   /** The package's rules/ directory (tests point elsewhere). */
   rulesDir?: string;
 }
 
+/** `init`'s per-validator options, in the order given on the command line. */
+export type InitArg = { flag: '--node' | '--network' | '--api' | '--name'; value: string };
+
 export class InitError extends Error {
   override readonly name = 'InitError';
+}
+
+/**
+ * The validators the arguments describe: each --network, --api and --name belongs to the
+ * --node before it; `--node NodeID@network,api` says the same in one. A --network before any
+ * --node is the default of every node (as init took it before). Throws InitError naming the argument.
+ */
+export function initValidators(args: readonly InitArg[]): InitValidator[] {
+  const out: InitValidator[] = [];
+  let network: 'mainnet' | 'fuji' | undefined;
+  for (const { flag, value } of args) {
+    const arg = `${flag} ${value}`;
+    if (flag === '--node') {
+      out.push(compactNode(value));
+      continue;
+    }
+    const v = out.at(-1);
+    if (flag === '--network' && !v) {
+      if (network !== undefined) throw new InitError(`${arg}: a second --network before any --node; put each after the --node it belongs to`);
+      network = networkOf(value, arg);
+      continue;
+    }
+    if (!v) throw new InitError(`${arg}: given before any --node; put it after the --node it belongs to (--node NodeID-… ${arg})`);
+    const key = flag === '--network' ? 'network' : flag === '--api' ? 'api' : 'name';
+    if (v[key] !== undefined) throw new InitError(`${arg}: ${v.nodeId} already has ${flag} ${v[key]}; each --node takes its own ${flag}, right after it`);
+    if (key === 'network') v.network = networkOf(value, arg);
+    else v[key] = value;
+  }
+  return out.map((v) => (v.network === undefined && network !== undefined ? { ...v, network } : v));
+}
+
+/** `NodeID-…`, `NodeID-…@fuji` or `NodeID-…@fuji,http://127.0.0.1:9650`. */
+function compactNode(value: string): InitValidator {
+  const m = /^([^@,]*)(?:@([^,]*))?(?:,(.*))?$/.exec(value);
+  const [nodeId, network, api] = [m?.[1] ?? value, m?.[2], m?.[3]];
+  const arg = `--node ${value}`;
+  if (nodeId === '') throw new InitError(`${arg}: expected NodeID-…, NodeID-…@network or NodeID-…@network,api`);
+  return { nodeId, ...(network === undefined ? {} : { network: networkOf(network, arg) }), ...(api === undefined ? {} : { api }) };
+}
+
+function networkOf(value: string, arg: string): 'mainnet' | 'fuji' {
+  if (value === 'mainnet' || value === 'fuji') return value;
+  if (value === 'testnet') return 'fuji';
+  throw new InitError(`${arg}: unknown network "${value}": expected mainnet or fuji`);
 }
 
 /** Writes the config; returns its text. Throws InitError for a file that exists or bad arguments. */
 export function writeInitConfig(o: InitOptions): string {
   const file = resolve(o.file);
   if (existsSync(file)) throw new InitError(`${o.file} exists: init never overwrites a config; add your validators to its validators: list, or pass -c with a new file`);
-  if (o.nodes.length === 0) throw new InitError('name at least one validator: --node NodeID-…');
-  if (o.names && o.names.length > o.nodes.length) throw new InitError(`${o.names.length} --name for ${o.nodes.length} --node: give one name per node, in the same order`);
-  if (o.apis && o.apis.length > o.nodes.length) throw new InitError(`${o.apis.length} --api for ${o.nodes.length} --node: give one API URL per node, in the same order`);
-  for (const api of o.apis ?? []) if (!/^https?:\/\/[^\s/]+/.test(api)) throw new InitError(`--api ${api}: expected the node's API URL, such as http://127.0.0.1:9650`);
+  if (o.validators.length === 0) throw new InitError('name at least one validator: --node NodeID-…');
+  for (const v of o.validators) {
+    if (v.api !== undefined && !/^https?:\/\/[^\s/]+/.test(v.api)) throw new InitError(`--api ${v.api}: expected the node's API URL, such as http://127.0.0.1:9650`);
+  }
   const text = initConfigText({ ...o, file });
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text, { flag: 'wx' });
@@ -48,14 +101,12 @@ export function initConfigText(o: InitOptions): string {
   const dir = dirname(resolve(o.file));
   const rulesDir = o.rulesDir ?? join(PACKAGE_ROOT, 'rules');
   const ruleFile = (name: string) => yamlString(pathFrom(dir, resolve(rulesDir, name)));
-  const api = (i: number) => {
-    const url = o.apis?.[i];
-    return url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it, rules/node-health.yaml and rules/node-metrics.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health and node-metrics read it (docs/node.md)`;
-  };
-  const validators = o.nodes.map((nodeId, i) =>
-    [`  - name: ${yamlString(o.names?.[i] ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(nodeId)}`, `    network: ${o.network}`, api(i), `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'),
+  const api = (url: string | undefined) =>
+    url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it, rules/node-health.yaml and rules/node-metrics.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health and node-metrics read it (docs/node.md)`;
+  const validators = o.validators.map((v, i) =>
+    [`  - name: ${yamlString(v.name ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(v.nodeId)}`, `    network: ${v.network ?? 'mainnet'}`, api(v.api), `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'),
   );
-  const ruleFiles = (o.apis?.length ?? 0) > 0 ? [...PROFILE_RULE_FILES, ...NODE_RULE_FILES] : PROFILE_RULE_FILES;
+  const ruleFiles = o.validators.some((v) => v.api !== undefined) ? [...PROFILE_RULE_FILES, ...NODE_RULE_FILES] : PROFILE_RULE_FILES;
   const slack = o.slackWebhookUrlFile === undefined
     ? ['receivers: []                  # add one (docs/configuration.md#receivers): until then alerts are recorded, not sent', 'route:', '  receivers: []']
     : ['receivers:', '  - name: slack', '    type: slack', `    webhookUrlFile: ${yamlString(pathFrom(dir, resolve(o.slackWebhookUrlFile)))}`, 'route:', '  receivers: [slack]'];
@@ -63,13 +114,13 @@ export function initConfigText(o: InitOptions): string {
     '# yaml-language-server: $schema=' + pathFrom(dir, resolve(rulesDir, '../docs/schema/config.schema.json')),
     '# Written by `avawatch init`. Reference: docs/configuration.md',
     '# Your validators: the rules below watch each one (status, end, health, delegations, block',
-    '# production). Watching one more is one more entry here.',
+    '# production), each on its own network. Watching one more is one more entry here.',
     'validators:',
     ...validators,
     'api:',
     '  apiKey: ${AVAWATCH_API_KEY:-}        # optional: only raises the rate limits',
     'state:',
-    '  path: data/avawatch.db               # relative to the working directory',
+    `  path: ${statePathFor(o.file)}   # relative to the working directory; this config's own (another config never shares it)`,
     'server:',
     '  listen: 127.0.0.1:9464               # the status page, /metrics, /healthz, /readyz',
     ...slack,
@@ -95,6 +146,21 @@ export const GROUPING = [
   '      groupInterval: 5m',
 ];
 
+/**
+ * The state file of a config init writes: named after the config (config/mine.yaml →
+ * data/mine.db, conf/avawatch.yaml → data/conf-avawatch.db), so it never shares the shipped
+ * config's data/avawatch.db, nor another config's, by accident.
+ */
+export function statePathFor(file: string): string {
+  const rel = relative(process.cwd(), resolve(file));
+  const inside = !rel.startsWith('..') && !isAbsolute(rel);
+  const parts = (inside ? rel : resolve(file)).split(/[\\/]/).filter(Boolean);
+  const named = inside ? parts : parts.slice(-2);
+  if (named[0] === 'config' && named.length > 1) named.shift();
+  const stem = named.join('-').replace(/\.ya?ml$/i, '').replace(/[^A-Za-z0-9_.-]/g, '_');
+  return `data/${stem || 'avawatch'}.db`;
+}
+
 /** Relative to the config's directory when that stays short, else absolute. */
 function pathFrom(dir: string, target: string): string {
   const rel = relative(dir, target);
@@ -107,9 +173,12 @@ function yamlString(text: string): string {
 }
 
 /** The command: writes, then loads the result as `check` would; a config that does not load is not left behind. */
-export function initCommand(o: InitOptions): number {
+export function initCommand(o: Omit<InitOptions, 'validators'> & { args: readonly InitArg[] }): number {
+  const { args, ...rest } = o;
+  let validators: InitValidator[] = [];
   try {
-    writeInitConfig(o);
+    validators = initValidators(args);
+    writeInitConfig({ ...rest, validators });
   } catch (err) {
     if (!(err instanceof InitError)) throw err;
     console.error(`avawatch: ${err.message}`);
@@ -117,7 +186,9 @@ export function initCommand(o: InitOptions): number {
   }
   try {
     const loaded = loadConfig(o.file, process.env);
-    console.log(`wrote ${o.file}: ${o.nodes.length} validator(s), ${loaded.rules.length} rules`);
+    const fuji = validators.filter((v) => v.network === 'fuji').length;
+    const networks = fuji === 0 ? '' : fuji === validators.length ? ' on fuji' : ` (${validators.length - fuji} mainnet, ${fuji} fuji)`;
+    console.log(`wrote ${o.file}: ${validators.length} validator(s)${networks}, ${loaded.rules.length} rules, state in ${loaded.config.state.path}`);
     console.log(`next: avawatch check -c ${o.file}   then   avawatch run -c ${o.file}`);
     return 0;
   } catch (err) {
@@ -126,7 +197,7 @@ export function initCommand(o: InitOptions): number {
     // The file is gone: name the argument, not a line in it.
     for (const p of err.problems) {
       const i = /^validators\[(\d+)\]/.exec(p.path)?.[1];
-      console.error(i === undefined ? `${p.path}: ${p.message}` : `--node ${o.nodes[Number(i)]}: ${p.message}`);
+      console.error(i === undefined ? `${p.path}: ${p.message}` : `--node ${validators[Number(i)]?.nodeId ?? ''}: ${p.message}`);
     }
     console.error(`avawatch: ${o.file} not written`);
     return 1;

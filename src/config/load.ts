@@ -13,7 +13,7 @@ import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from '
 import { ruleKinds } from '../rules/registry.js';
 import type { AnyRuleKind } from '../rules/registry.js';
 import { readInventory } from '../inventory/load.js';
-import { resolveSelector, type RuleValidators } from '../inventory/select.js';
+import { resolveSelector, splitByNetwork, type Resolved, type RuleValidators } from '../inventory/select.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 
 export interface LoadedRule extends Omit<RuleCommon, 'every' | 'schedule'> {
@@ -26,6 +26,8 @@ export interface LoadedRule extends Omit<RuleCommon, 'every' | 'schedule'> {
   col: number;
   /** Inventory validators the rule watches, by NodeID: its alerts name them and carry their labels. */
   validators?: RuleValidators;
+  /** One network's part of a rule that selects validators on two (inventory/select.ts splitByNetwork): the rule as written, and this part's network. */
+  split?: { of: string; network: 'mainnet' | 'fuji' };
   /** A problem at a path inside this rule, e.g. ['receivers', 0]. */
   locate(path: ConfigPath, message: string): ConfigProblem;
 }
@@ -207,21 +209,40 @@ function loadRuleFile(
     const locate = (path: ConfigPath, message: string) => source.problem(['rules', i, ...path], message);
     problems.push(...scheduleProblems(raw, locate));
     const kind = kindOf(raw);
-    const selection = resolveSelector(raw, kind, inventory, locate);
-    problems.push(...selection.problems);
-    if (selection.idle && selection.idleWhy === 'api') noApi.push(String((raw as { name?: unknown }).name));
-    else if (selection.idle) idle.push(String((raw as { name?: unknown }).name));
-    if (selection.raw === undefined) return;
-    const parsed = ruleSchema.safeParse(withNetworkSettings(selection.raw, kind, networks));
-    if (!parsed.success) {
-      // A selector that failed already said why the keys it fills are missing.
-      const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
-      problems.push(...issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i], CONFIG_SECRET_KEYS));
-      return;
-    }
-    const [line, col] = source.position(['rules', i]);
-    const { every, schedule, ...common } = parsed.data as unknown as RuleCommon;
-    rules.push({ ...common, schedule: scheduleOf({ every, schedule }), spec: parsed.data as Record<string, unknown>, validators: selection.validators, file: shown, line, col, locate });
+    const parts = splitByNetwork(raw, kind, inventory);
+    // A problem of the rule as written is said once, not once per network.
+    const said = new Set<string>();
+    const say = (list: readonly ConfigProblem[]) => {
+      for (const p of list) {
+        const text = formatProblem(p);
+        if (said.has(text)) continue;
+        said.add(text);
+        problems.push(p);
+      }
+    };
+    const selections = parts.map((part) => resolveSelector(part.raw, kind, inventory, locate));
+    // Left out only when no part watches anything (a Fuji part may read a node the mainnet one lacks).
+    const first = selections[0];
+    if (first && selections.every((s) => s.idle)) (first.idleWhy === 'api' ? noApi : idle).push(String((raw as { name?: unknown }).name));
+    parts.forEach((part, p) => {
+      const selection = selections[p] as Resolved;
+      say(selection.problems);
+      if (selection.raw === undefined) return;
+      const parsed = ruleSchema.safeParse(withNetworkSettings(selection.raw, kind, networks));
+      if (!parsed.success) {
+        // A selector that failed already said why the keys it fills are missing.
+        const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
+        say(issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i], CONFIG_SECRET_KEYS));
+        return;
+      }
+      const [line, col] = source.position(['rules', i]);
+      const spec = parsed.data as Record<string, unknown>;
+      // The suffix goes on after the parse: a name the operator writes cannot take it (no '@'), so parts never collide with a rule.
+      if (part.suffix !== '') spec['name'] = `${String(spec['name'])}${part.suffix}`;
+      const { every, schedule, ...common } = spec as unknown as RuleCommon;
+      const split = part.network === undefined ? {} : { split: { of: String((raw as { name?: unknown }).name), network: part.network } };
+      rules.push({ ...common, schedule: scheduleOf({ every, schedule }), spec, validators: selection.validators, ...split, file: shown, line, col, locate });
+    });
   });
   return rules;
 }

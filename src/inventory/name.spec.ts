@@ -13,6 +13,7 @@ import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
+import { nameValidator } from './name.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -95,5 +96,14 @@ describe('alerts about inventory validators', () => {
       `ops: ${C} validation active → completed`,
       `ops: beta (${B}) validation active → completed`,
     ]);
+  });
+});
+
+describe('nameValidator: the network', () => {
+  it('an alert about an inventory validator carries its network (testnet as fuji); the kind’s own label wins', () => {
+    const fuji = { nodeId: C, name: 'charlie', network: 'testnet' as const, labels: { team: 'infra' } };
+    const item = { subject: C, summary: `${C} uptime 70%`, labels: { node: C }, details: {} };
+    expect(nameValidator({ [C]: fuji }, item).labels).toEqual({ team: 'infra', validator: 'charlie', network: 'fuji', node: C });
+    expect(nameValidator({ [C]: fuji }, { ...item, labels: { node: C, network: 'testnet' } }).labels['network']).toBe('testnet');
   });
 });

@@ -23,7 +23,7 @@ export function validatorOf(validators: RuleValidators | undefined, item: Pick<N
 }
 
 /**
- * An alert about an inventory validator says which: label `validator` and the inventory's
+ * An alert about an inventory validator says which: labels `validator`, `network` and the inventory's
  * labels (below the kind's own, above the rule's: the caller puts rule labels first), the
  * NodeID in the summary as `alpha (NodeID-…)`, and a `Validator` detail.
  */
@@ -35,7 +35,7 @@ export function nameValidator<T extends Named>(validators: RuleValidators | unde
   const out: T = {
     ...item,
     summary: name(item.summary),
-    labels: { ...v.labels, validator: v.name, ...item.labels },
+    labels: { ...v.labels, validator: v.name, network: v.network === 'testnet' ? 'fuji' : v.network, ...item.labels },
     details: { Validator: v.name, ...item.details },
   };
   if (item.resolvedSummary !== undefined) out.resolvedSummary = name(item.resolvedSummary);

@@ -88,3 +88,62 @@ describe('validators: selectors in rules', () => {
     expect(problems(`validatorsFile: fleet.yaml\n${INVENTORY}`, rule('validators: all'))).toEqual(['N.yaml:1:17: validatorsFile: set validators or validatorsFile, not both']);
   });
 });
+
+describe('a rule without network: over validators on mainnet and fuji', () => {
+  const profile = (extra = '') => `  - { name: status, kind: validator-status, every: 1m, severity: critical, validators: all${extra} }\n`;
+
+  it('splits into one rule per network: the mainnet part keeps the name, the fuji part is status@fuji', () => {
+    const loaded = load(INVENTORY, profile());
+    expect(loaded.rules.map((r) => [r.name, r.spec['name'], r.spec['network'], r.spec['nodeIds'], Object.keys(r.validators ?? {})])).toEqual([
+      ['status', 'status', 'mainnet', [A, B], [A, B]],
+      ['status@fuji', 'status@fuji', 'fuji', [C], [C]],
+    ]);
+    expect(loaded.rules.map((r) => r.split)).toEqual([{ of: 'status', network: 'mainnet' }, { of: 'status', network: 'fuji' }]);
+  });
+
+  it('one network keeps the rule whole and its name, fuji alone as mainnet alone', () => {
+    const fujiOnly = `validators:\n  - { name: fuji-one, network: testnet, nodeId: ${C} }\n`;
+    expect(load(fujiOnly, profile()).rules.map((r) => [r.name, r.spec['network'], r.split])).toEqual([['status', 'fuji', undefined]]);
+    expect(load(INVENTORY, profile(', network: mainnet')).rules.map((r) => r.name)).toEqual(['status']);
+    // A selector that picks one network's validators out of a mixed inventory is not split.
+    expect(load(INVENTORY, profile().replace('validators: all', 'validators: { team: ops }')).rules.map((r) => [r.name, r.spec['nodeIds']])).toEqual([['status', [B]]]);
+  });
+
+  it('node-API rules split too, each part reading its own network’s nodes; a part with no api is left out', () => {
+    const apis = `validators:\n  - { name: alpha, nodeId: ${A}, api: "http://10.0.0.1:9650" }\n  - { name: fuji-one, network: fuji, nodeId: ${C}, api: "http://10.0.0.3:9650" }\n  - { name: beta, nodeId: ${B} }\n`;
+    const node = '  - { name: node, kind: node-health, every: 1m, severity: warning, validators: all }\n';
+    expect(load(apis, node).rules.map((r) => [r.name, r.spec['network'], r.spec['urls']])).toEqual([
+      ['node', 'mainnet', { [A]: 'http://10.0.0.1:9650' }],
+      ['node@fuji', 'fuji', { [C]: 'http://10.0.0.3:9650' }],
+    ]);
+    const fujiApi = apis.replace(`, api: "http://10.0.0.1:9650"`, '');
+    const loaded = load(fujiApi, node);
+    expect(loaded.rules.map((r) => r.name)).toEqual(['node@fuji']);
+    expect(loaded.warnings.join('\n')).not.toContain('declares its node');
+  });
+
+  it('a problem of the rule as written is said once, not once per network', () => {
+    expect(problems(INVENTORY, profile(', bogus: 1'))).toEqual(['N.rules.yaml:2:93: rules[0].bogus: unknown key "bogus"']);
+  });
+});
+
+describe('a rule that names IDs of its own', () => {
+  it('over validators on both networks is not split (its IDs carry no network): an error says to set network:', () => {
+    const rule = `  - { name: status, kind: validator-status, every: 1m, severity: critical, nodeIds: [${A}], validators: all }\n`;
+    expect(problems(INVENTORY, rule)).toEqual([
+      'N.rules.yaml:2:141: rules[0].validators: the selected validators are on mainnet and fuji, and the rule names nodeIds of its own, which could be on either: set network: on this rule (and copy it for the other)',
+    ]);
+  });
+});
+
+describe('l1-validator-balance over a mixed inventory', () => {
+  it('takes the networks of the validators that list validationIds: only mainnet here, so one rule, no error', () => {
+    const l1 = '  - { name: l1, kind: l1-validator-balance, every: 1h, severity: warning, minBalance: 1, validators: all }\n';
+    expect(load(INVENTORY, l1).rules.map((r) => [r.name, r.spec['network'], r.spec['validationIds']])).toEqual([['l1', 'mainnet', ['v-alpha']]]);
+    const both = INVENTORY.replace('labels: { team: infra } }', 'labels: { team: infra }, validationIds: [v-fuji] }');
+    expect(load(both, l1).rules.map((r) => [r.name, r.spec['network'], r.spec['validationIds']])).toEqual([
+      ['l1', 'mainnet', ['v-alpha']],
+      ['l1@fuji', 'fuji', ['v-fuji']],
+    ]);
+  });
+});

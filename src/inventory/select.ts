@@ -45,11 +45,12 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   if (!inventory) return { raw: undefined, validators: {}, problems: [] };
   const match = matcher(selector);
   if (typeof match === 'string') return { raw: rule, validators: {}, problems: [locate(['validators'], match)] };
-  // No network on the rule: the selected validators' own (the shipped profile serves mainnet and fuji alike).
+  // No network on the rule: the selected validators' own (splitByNetwork made one part per network).
   if (rule['network'] === undefined) {
-    const networks = [...new Set(inventory.filter(match).map((v) => (v.network === 'testnet' ? 'fuji' : v.network)))];
+    const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
     if (networks.length > 1) {
-      return { raw: rule, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}: a rule watches one network, so set network: on this rule and copy it for the other`)] };
+      const own = kind.selects.filter((key) => rule[key] !== undefined).join(', ');
+      return { raw: undefined, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}, and the rule names ${own} of its own, which could be on either: set network: on this rule (and copy it for the other)`)] };
     }
     rule['network'] = networks[0] ?? 'mainnet';
     network = rule['network'] as Network;
@@ -94,6 +95,46 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
     rule[key] = values;
   }
   return { raw: rule, validators: { ...named(strings(rule['nodeIds'])), ...byNode(selected) }, problems };
+}
+
+/** One part of a rule: the rule itself, or its copy for one network. */
+export interface RulePart {
+  raw: unknown;
+  /** Added to the rule's name: '' for the rule as written and its mainnet part, '@fuji' for its Fuji part. */
+  suffix: string;
+  network?: 'mainnet' | 'fuji';
+}
+
+/**
+ * A rule that selects without `network:` watches each selected validator on its own network:
+ * over validators on both, one part per network. The mainnet part keeps the rule's name (its
+ * alerts, state and silences are keyed by it), the Fuji part is `<name>@fuji`; a rule whose
+ * validators are on one network is left as it is, whichever network that is.
+ */
+export function splitByNetwork(raw: unknown, kind: AnyRuleKind | undefined, inventory: readonly InventoryValidator[] | undefined): RulePart[] {
+  const whole = [{ raw, suffix: '' }];
+  if (!kind?.selects || !inventory || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return whole;
+  const rule = raw as Record<string, unknown>;
+  if (rule['network'] !== undefined || rule['validators'] === undefined) return whole;
+  // IDs the rule names itself carry no network: such a rule is not split (resolveSelector says why).
+  if (kind.selects.some((key) => rule[key] !== undefined)) return whole;
+  const match = matcher(rule['validators']);
+  if (typeof match === 'string') return whole;
+  const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
+  if (networks.length < 2) return whole;
+  return networks.map((network) => ({ raw: { ...rule, network }, suffix: network === 'mainnet' ? '' : `@${network}`, network }));
+}
+
+/** Whether the kind has something to watch of the validator: l1-validator-balance only those that list validationIds. */
+function watchable(kind: AnyRuleKind, v: InventoryValidator): boolean {
+  const keys = (kind.selects ?? []).filter((k): k is keyof typeof VALUES => k in VALUES);
+  return keys.length === 0 || keys.some((k) => VALUES[k](v).length > 0);
+}
+
+/** The networks of these validators, mainnet first (testnet is fuji). */
+function networksOf(list: readonly InventoryValidator[]): Array<'mainnet' | 'fuji'> {
+  const has = (n: 'mainnet' | 'fuji') => list.some((v) => sameNetwork(v.network, n));
+  return (['mainnet', 'fuji'] as const).filter(has);
 }
 
 /** A predicate for `all` or `{label: value, …}` (`name` picks one validator), or why the selector is wrong. */
