@@ -136,7 +136,7 @@ silence
   .option('--until <date>', 'until this ISO date')
   .requiredOption('--comment <text>', 'why (shown with every muted notification)')
   .option('--author <name>', 'who (default: the user)')
-  .option('--force', 'add it even if no configured rule or kind produces a label it names')
+  .option('--force', 'add it even if no configured rule or kind produces a label or value it names')
   .action((opts: SilenceAddOptions, cmd: Command) => {
     try {
       console.log(silenceAdd(load(cmd).loaded, opts));

@@ -98,9 +98,29 @@ describe('silences', () => {
     expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no validator of the inventory is named "alfa" (did you mean alpha?): the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)\n']);
     expect(await cli('silence', 'list')).toBe('no silences in force\n');
     expect(await cli('silence', 'add', '--match', 'validator=alpha', '--for', '1h', '--comment', 'x')).toMatch(/^silence #1 until \S+: validator=alpha$/m);
-    // A pattern may match names to come; only an exact name is held to the inventory.
     expect(await cli('silence', 'add', '--match', 'validator=~al.*', '--for', '1h', '--comment', 'x')).toMatch(/^silence #2 until /);
     expect(await cli('silence', 'add', '--match', 'validator=alfa', '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #3 until \S+: validator=alfa$/m);
+  });
+
+  it('refuses a rule, severity, network or inventory label value no alert can carry, and a pattern matching none, naming the values, unless --force', async () => {
+    await cliProject();
+    writeFileSync(config, `${readFileSync(config, 'utf8')}validators:\n  - {name: alpha, nodeId: ${A}, labels: {team: storage}}\n  - {name: beta, nodeId: ${B}, labels: {team: compute}}\n`);
+    const add = (...args: string[]) => run(process.execPath, [CLI, '-c', config, 'silence', 'add', ...args, '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const refusal = async (match: string) => {
+      const r = await add('--match', match);
+      expect(r.code, match).toBe(1);
+      return r.stderr;
+    };
+    expect(await refusal('rule=endign')).toBe('avawatch: no configured rule is named "endign" (did you mean ending?): the silence would mute nothing. Its rules: ending (--force adds it anyway)\n');
+    expect(await refusal('severity=crit')).toBe('avawatch: no alert carries severity="crit": the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)\n');
+    expect(await refusal('network=mainet')).toBe('avawatch: no alert carries network="mainet" (did you mean mainnet?): the silence would mute nothing. Values of network: mainnet, fuji, testnet (--force adds it anyway)\n');
+    expect(await refusal('team=storge')).toBe('avawatch: no alert carries team="storge" (did you mean storage?): the silence would mute nothing. Values of team: storage, compute (--force adds it anyway)\n');
+    expect(await refusal('validator=~gam.*')).toBe('avawatch: the pattern validator=~gam.* matches no validator of the inventory: the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)\n');
+    expect(await refusal('severity=~crit')).toBe('avawatch: the pattern severity=~crit matches no value of severity: the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)\n');
+    expect(await cli('silence', 'list')).toBe('no silences in force\n');
+    // What can match is added: a real value, a pattern matching one, an open label (a NodeID, an address).
+    for (const match of ['rule=ending', 'severity=~crit.*', 'network=fuji', 'team=compute', 'team=~stor.*', `node=${A}`, 'address=0xabc']) expect((await add('--match', match)).code, match).toBe(0);
+    expect(await cli('silence', 'add', '--match', 'team=storge', '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #8 until \S+: team=storge$/m);
   });
 
   it('expires a silence on demand', async () => {
