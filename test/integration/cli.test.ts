@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
@@ -148,6 +148,25 @@ describe('warnings about receivers', () => {
         const r = await avawatch(['-c', config, ...args]);
         expect(r.stderr, args.join(' ')).toContain(disabled);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('no config file where it is looked for', () => {
+  it('check outside the avawatch directory says where it looked and how to name or write one', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'avawatch-elsewhere-')));
+    try {
+      const r = await avawatch(['check'], dir);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toBe(
+        `avawatch: no config file at ${dir}/config/avawatch.yaml (the default, config/avawatch.yaml under the current directory ${dir})\n` +
+          '  name one: avawatch -c <file> check\n' +
+          '  or write one for your validators: avawatch init --node NodeID-…\n',
+      );
+      const named = await avawatch(['-c', 'mine.yaml', 'silence', 'list'], dir);
+      expect(named.stderr).toBe(`avawatch: no config file at ${dir}/mine.yaml (given with -c)\n  name one: avawatch -c <file> silence list\n  or write one for your validators: avawatch -c mine.yaml init --node NodeID-…\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
