@@ -40,6 +40,8 @@ describe('node-health shares the validator rules’ bulk list when only some val
     const checked = (await cli('check')).stdout;
     expect(checked).toContain('compute units, estimated in steady state; 1 call(s) asked by several rules are made once:');
     expect(checked).toMatch(/^ {2}data API .*per day 28,800 of /m);
+    expect(checked).toContain('  node-health  28,800/day, shared with my-validators (');
+    expect(checked).toContain('  my-validators  28,800/day, shared with node-health (');
 
     await cli('once', '--json');
     const { requests } = (await (await fetch(`${s.url}/_sim/requests`)).json()) as { requests: string[] };
