@@ -37,11 +37,10 @@ export function producibleValues(loaded: Loaded, label: string): string[] | unde
     network: NETWORKS,
     validator: loaded.inventory.map((v) => v.name),
   };
-  let values: readonly string[] | undefined = fixed[label];
-  if (values === undefined) {
-    // A kind may set it from what it reads, and a rule-failing alert its `alertname` and `entity`.
-    if ((COMMON_LABELS as readonly string[]).includes(label) || Object.values(ruleKinds).some((k) => k.labelNames.includes(label))) return undefined;
-    values = [...loaded.rules.map((r) => r.labels?.[label]), ...loaded.inventory.map((v) => v.labels[label])].filter((x) => x !== undefined);
-  }
-  return values.length === 0 ? undefined : [...new Set(values)];
+  // A kind may set it from what it reads, and a rule-failing alert its `alertname` and `entity`.
+  if (fixed[label] === undefined && ((COMMON_LABELS as readonly string[]).includes(label) || Object.values(ruleKinds).some((k) => k.labelNames.includes(label)))) return undefined;
+  // Rules' and the inventory's own labels may name one a kind does not set (`network` on a node-metrics alert).
+  const own = [...loaded.rules.map((r) => r.labels?.[label]), ...loaded.inventory.map((v) => v.labels[label])].filter((x) => x !== undefined);
+  const values = [...new Set([...(fixed[label] ?? []), ...own])];
+  return values.length === 0 ? undefined : values;
 }
