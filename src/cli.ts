@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { parseDuration } from './base/duration.js';
 import { ConfigError, configPath, loadConfig, type LoadedConfig } from './config/load.js';
+import { missingConfig } from './config/missing.js';
 import { logWarnings } from './commands/warnings.js';
 import { inShard, parseShard, type Shard } from './base/shard.js';
 import { errorText } from './engine/engine.js';
@@ -140,7 +141,7 @@ silence
   .option('--until <date>', 'until this ISO date')
   .requiredOption('--comment <text>', 'why (shown with every muted notification)')
   .option('--author <name>', 'who (default: the user)')
-  .option('--force', 'add it even if no configured rule or kind produces a label it names')
+  .option('--force', 'add it even if no configured rule or kind produces a label or value it names')
   .action((opts: SilenceAddOptions, cmd: Command) => {
     try {
       console.log(silenceAdd(load(cmd).loaded, opts));
@@ -234,6 +235,8 @@ program
 /** The config, or its problems printed and exit 1. */
 function readConfig(cmd: Command): LoadedConfig {
   const file = configPath(cmd.optsWithGlobals<GlobalOptions>().config, process.env);
+  const missing = missingConfig(file, cmd.optsWithGlobals<GlobalOptions>().config, process.env, commandPath(cmd));
+  if (missing !== undefined) fail(missing);
   try {
     return loadConfig(file, process.env);
   } catch (err) {
@@ -259,6 +262,13 @@ function shardOf(text: string | undefined): { shard?: Shard; ofShard: (l: Loaded
   if (text === undefined) return { ofShard: (l) => l };
   const shard = parseShard(text) ?? fail(`--shard: "${text}" is not I/N with 1 ≤ I ≤ N, e.g. 1/3`);
   return { shard, ofShard: (l) => ({ ...l, rules: l.rules.filter((r) => inShard(r.name, shard)) }) };
+}
+
+/** The command as typed, e.g. `silence list`. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function parseSeconds(text: string): number {

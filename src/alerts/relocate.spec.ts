@@ -61,6 +61,16 @@ describe('a reload relocates stored alerts', () => {
     expect(said(r)).toEqual([`resolved → team-core,am: alpha (${NODE}) is no longer watched: no longer selected by rule health`]);
   });
 
+  it("a node rule's node whose api: is removed ends as no longer selected, though the rule still asks the service's list for it", () => {
+    const OTHER = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+    const beta: InventoryValidator = { nodeId: OTHER, name: 'beta', network: 'mainnet', labels: {} };
+    // node-health as the inventory fills it: urls of the nodes with api:, nodeIds of every one (the shared list).
+    const nodeRule = (urls: string[]): Side => ({ ...side([alpha, beta]), rule: { ...ruleOf([alpha, beta]), kind: 'node-health', spec: { urls: Object.fromEntries(urls.map((n) => [n, 'http://127.0.0.1:9650'])), nodeIds: [NODE, OTHER] } } });
+    const before = nodeRule([NODE, OTHER]);
+    const r = relocate(input(before, nodeRule([OTHER]), [firing(before)]));
+    expect(said(r)).toEqual([`resolved → team-core,am: alpha (${NODE}) is no longer watched: no longer selected by rule health`]);
+  });
+
   it('moved to another team: the old team hears it left, the new one hears it fire, Alertmanager ends the old label set in the new one\'s group', () => {
     const before = side([alpha]);
     const after = side([{ ...alpha, labels: { team: 'infra' } }]);

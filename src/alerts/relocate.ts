@@ -6,6 +6,7 @@ import { toDraft, WHEN_FIRED, type ActiveAlert } from './lifecycle.js';
 import { alertLabels } from './pipeline.js';
 import type { Planned } from './receivers.js';
 import type { Target } from './route.js';
+import { watchedSpec } from '../rules/watched.js';
 
 // A reload that removes, renames or relabels a validator (or removes a rule, or changes the
 // route) changes what a firing alert is and where it goes. Its receivers are told at the
@@ -101,7 +102,7 @@ function idsOf(c: Condition): string[] {
 
 /** The rule's spec as JSON: an ID it watches is in it (nodeIds, urls, validationIds…, as resolved from the inventory). */
 function specText(rule: LoadedRule): string {
-  return JSON.stringify(rule.spec, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  return JSON.stringify(watchedSpec(rule.spec), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 }
 
 /**

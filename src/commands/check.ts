@@ -43,7 +43,8 @@ export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: str
   }
   if (budget.nodeCallsPerDay > 0) console.log(`  node APIs  ${budget.nodeCallsPerDay.toLocaleString('en-US')} calls a day to your own nodes, no compute units`);
   for (const r of budget.rules) {
-    console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${r.more ? ` (${r.more})` : ''}`);
+    const shared = r.sharedWith.length > 0 ? `, shared with ${r.sharedWith.join(', ')}` : '';
+    console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${shared}${r.more ? ` (${r.more})` : ''}`);
   }
   const over = budget.apis.filter((a) => a.over);
   if (over.length === 0) return true;

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
-import { producibleLabels } from '../alerts/labels.js';
-import { formatMatcher, parseMatcher } from '../alerts/silence.js';
+import { producibleLabels, producibleValues } from '../alerts/labels.js';
+import { formatMatcher, parseMatcher, silenceMatches } from '../alerts/silence.js';
 import { parseDuration } from '../base/duration.js';
 import { nearest } from '../base/nearest.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -12,7 +12,7 @@ export interface SilenceAddOptions {
   until?: string;
   comment: string;
   author?: string;
-  /** Add it even when no rule or kind produces a label it matches. */
+  /** Add it even when no rule or kind produces a label, or a value, it matches. */
   force?: boolean;
 }
 
@@ -27,7 +27,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
       const which = unknown.map((n) => `"${n}"`).join(', ');
       throw new Error(`no configured rule or kind produces the label${unknown.length === 1 ? '' : 's'} ${which}: the silence would mute nothing. Labels alerts carry: ${known.join(', ')} (--force adds it anyway)`);
     }
-    const stranger = unknownValidator(loaded, matchers);
+    const stranger = unmatchable(loaded, matchers);
     if (stranger !== undefined) throw new Error(`${stranger} (--force adds it anyway)`);
   }
   const now = Date.now();
@@ -74,15 +74,27 @@ export function silenceExpire(loaded: LoadedConfig, id: number): boolean {
   }
 }
 
-/** A `validator=` matcher naming no validator of the inventory (a typo): why, or undefined. */
-function unknownValidator(loaded: LoadedConfig, matchers: readonly Matcher[]): string | undefined {
-  const names = loaded.inventory.map((v) => v.name);
-  if (names.length === 0) return undefined;
-  const m = matchers.find((x) => x.name === 'validator' && !x.regex && !names.includes(x.value));
-  if (m === undefined) return undefined;
-  const near = nearest(m.value, names);
-  const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, …` : names.join(', ');
-  return `no validator of the inventory is named "${m.value}"${near ? ` (did you mean ${near}?)` : ''}: the silence would mute nothing. Its validators: ${shown}`;
+/** How an error names the values of a label that are names: [one of them, the list]. */
+const NAMED: Partial<Record<string, [string, string]>> = { validator: ['validator of the inventory', 'Its validators'], rule: ['configured rule', 'Its rules'] };
+
+/**
+ * Why a matcher can match no alert, or undefined: a value (or a pattern matching no value) of
+ * a label whose values the config fixes (producibleValues: a typo'd `validator=alfa`, a rule
+ * that is not configured, `severity=crit`). A matcher that matches an empty value matches
+ * alerts without the label, so it can match.
+ */
+function unmatchable(loaded: LoadedConfig, matchers: readonly Matcher[]): string | undefined {
+  for (const m of matchers) {
+    const values = producibleValues(loaded, m.name);
+    if (values === undefined || silenceMatches({ matchers: [m] }, {})) continue;
+    if (values.some((value) => silenceMatches({ matchers: [m] }, { [m.name]: value }))) continue;
+    const near = m.regex ? undefined : nearest(m.value, values);
+    const shown = values.length > 10 ? `${values.slice(0, 10).join(', ')}, …` : values.join(', ');
+    const [what, listed] = NAMED[m.name] ?? [`value of ${m.name}`, `Values of ${m.name}`];
+    const why = m.regex ? `the pattern ${formatMatcher(m)} matches no ${what}` : NAMED[m.name] ? `no ${what} is named "${m.value}"` : `no alert carries ${m.name}="${m.value}"`;
+    return `${why}${near ? ` (did you mean ${near}?)` : ''}: the silence would mute nothing. ${listed}: ${shown}`;
+  }
+  return undefined;
 }
 
 function safeUser(): string {

@@ -284,7 +284,8 @@ export class Engine {
       labels,
       details: a.details,
       ...(a.conditionKey === undefined ? {} : { conditionKey: a.conditionKey }),
-      ...(a.reminder ? { reminder: true } : {}),
+      // A reminder, or the notification owed once a mute ends: the alert fired already, the history shows it once.
+      ...(a.reminder || a.onlyReceivers ? { reminder: true } : {}),
       targets,
     }));
     const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision);

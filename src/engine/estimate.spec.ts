@@ -23,6 +23,7 @@ describe('compute-unit estimate', () => {
     const ending = rule('ending', 'validation-end', { network: 'mainnet', nodeIds: nodes(10).reverse(), warnBefore: [86_400_000] }, { every: 60_000 });
     expect(estimateBudget([status, ending], limits).apis[0]?.perMinute).toBe(20);
     expect(estimateBudget([status, ending], limits).shared).toBe(1);
+    expect(estimateBudget([status, ending], limits).rules.map((r) => [r.rule, r.sharedWith])).toEqual([['status', ['ending']], ['ending', ['status']]]);
     // Every 60 s and every 90 s: ticks at multiples of either (lcm 180 s): 1/60 + 1/90 − 1/180 per second.
     const slower: LoadedRule = { ...ending, schedule: { everyMs: 90_000 } };
     expect(ticksPerDay([60_000, 90_000])).toBe(1440 + 960 - 480);

@@ -16,7 +16,7 @@ export interface ApiEstimate {
 export interface BudgetEstimate {
   apis: ApiEstimate[];
   /** Each rule's own spend per day, before calls shared with other rules. */
-  rules: Array<{ rule: string; perDay: number; more: string | undefined }>;
+  rules: Array<{ rule: string; perDay: number; more: string | undefined; sharedWith: string[] }>;
   /** Calls asked by more than one rule, made once. */
   shared: number;
   /** Calls a day to the operators' own nodes (node-health, node-metrics): no compute units. */
@@ -29,7 +29,8 @@ export interface BudgetEstimate {
  * at the union of both tick sets; cron rules add their runs in a day.
  */
 export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'data' | 'metrics', BudgetLimits>, from = new Date()): BudgetEstimate {
-  const calls = new Map<string, { api: 'data' | 'metrics'; cu: number; intervals: Set<number>; cronRuns: number; askers: number }>();
+  const calls = new Map<string, { api: 'data' | 'metrics'; cu: number; intervals: Set<number>; cronRuns: number; askers: number; by: Set<string> }>();
+  const keysOf = new Map<string, string[]>();
   const perRule: BudgetEstimate['rules'] = [];
   let nodeCallsPerDay = 0;
   for (const rule of rules) {
@@ -37,15 +38,19 @@ export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'dat
     const runs = runsPerDay(rule.schedule, from);
     const period = periodMs(rule.schedule);
     nodeCallsPerDay += runs * (cost.nodeCalls ?? 0);
-    perRule.push({ rule: rule.name, perDay: runs * cost.calls.reduce((sum, c) => sum + c.cu, 0), more: cost.more });
+    perRule.push({ rule: rule.name, perDay: runs * cost.calls.reduce((sum, c) => sum + c.cu, 0), more: cost.more, sharedWith: [] });
+    keysOf.set(rule.name, cost.calls.map((c) => c.key));
     for (const c of cost.calls) {
-      const entry = calls.get(c.key) ?? { api: c.api, cu: c.cu, intervals: new Set<number>(), cronRuns: 0, askers: 0 };
+      const entry = calls.get(c.key) ?? { api: c.api, cu: c.cu, intervals: new Set<number>(), cronRuns: 0, askers: 0, by: new Set<string>() };
       entry.askers++;
+      entry.by.add(rule.name);
       if (period !== undefined) entry.intervals.add(period);
       else entry.cronRuns += runs;
       calls.set(c.key, entry);
     }
   }
+  // Each rule's calls that another rule asks too: made once for both.
+  for (const r of perRule) r.sharedWith = [...new Set((keysOf.get(r.rule) ?? []).flatMap((k) => [...(calls.get(k)?.by ?? [])]))].filter((n) => n !== r.rule);
   const perDay = { data: 0, metrics: 0 };
   const unions = new Map<string, number>();
   for (const c of calls.values()) {

@@ -90,6 +90,19 @@ export function batchesOf(nodeIds: readonly string[], memo: RuleMemo | undefined
 }
 
 /**
+ * The batches of `asked` (a superset of nodeIds) that hold one of nodeIds, placed in nodeIds:
+ * a rule that judges some nodes asks the very lists another rule asks for all of them.
+ */
+function batchesWithin(asked: readonly string[], nodeIds: readonly string[], memo: RuleMemo | undefined): Batches {
+  const make = (): Batches => {
+    const place = new Map(nodeIds.map((id, i) => [id, i]));
+    const lists = filterBatches([...asked, ...nodeIds], VALIDATOR_BATCH).filter((list) => list.some((id) => place.has(id)));
+    return { lists, places: lists.map((list) => new Map(list.flatMap((id) => (place.has(id) ? [[id, place.get(id) as number]] : [])))) };
+  };
+  return memo ? memo.of(asked, make) : make();
+}
+
+/**
  * Every listed node's periods on the rule's subnet. A node is confirmed by its own lookup
  * before anything is concluded from its absence: the lists may leave out a node the
  * service still validates (a default filter), so absence alone is never a change.
@@ -105,10 +118,10 @@ export async function observeValidators(
    * `unchanged`: for kinds that keep nothing else of it (validator-status, validation-end).
    * Most polls of 100k nodes are all such nodes, and this way none is read twice.
    */
-  o: { sameIsUnchanged?: boolean } = {},
+  o: { sameIsUnchanged?: boolean; askedWith?: readonly string[] } = {},
 ): Promise<Observation> {
   const nowS = Math.floor(now.getTime() / 1000);
-  const { lists: batches, places } = batchesOf(s.nodeIds, memo);
+  const { lists: batches, places } = o.askedWith ? batchesWithin(o.askedWith, s.nodeIds, memo) : batchesOf(s.nodeIds, memo);
   // Each node's periods, in the order of nodeIds (the batches are sorted): its one period as it
   // is (most nodes have one: no array made for each), or why it could not be read.
   const listedAt = new Array<Validator | Validator[] | Failed | undefined>(s.nodeIds.length);

@@ -108,7 +108,8 @@ describe('statusSnapshot: validators first', () => {
       rule('status', 'validator-status', { network: 'mainnet', nodeIds: [A] }),
       rule('node-health', 'node-health', { network: 'mainnet', urls: { [A]: 'http://127.0.0.1:9650' } }),
       rule('node-disk-low', 'node-metrics', { urls: { [A]: 'http://127.0.0.1:9650' }, metric: 'avalanche_resource_tracker_disk_available_percentage', below: 20 }),
-      rule('other-node', 'node-health', { network: 'mainnet', urls: { [B]: 'http://127.0.0.1:9651' } }),
+      // It asks the service's list for A too (the validator rules' own call), but reads only B's API.
+      rule('other-node', 'node-health', { network: 'mainnet', urls: { [B]: 'http://127.0.0.1:9651' }, nodeIds: [A, B] }),
     ];
     const s = await statusSnapshot(src);
     expect(s.validators.find((v) => v.nodeId === A)?.rules).toEqual(['node-disk-low', 'node-health', 'status']);

@@ -8,6 +8,7 @@ import type { GaugeSample } from '../base/types.js';
 import { roughSpan } from '../base/duration.js';
 import { minDelegationS } from '../rules/network.js';
 import { MAX_ROWS } from './format.js';
+import { watchedSpec } from '../rules/watched.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the
 // inventory when there is one, each with a verdict and the figures its chart draws.
@@ -119,7 +120,7 @@ export function worse(a: string | undefined, b: string): string {
 function watchers(rules: readonly LoadedRule[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of rules) {
-    const { nodeIds, urls } = r.spec as { nodeIds?: unknown; urls?: unknown };
+    const { nodeIds, urls } = watchedSpec(r.spec) as { nodeIds?: unknown; urls?: unknown };
     const ids = [...(Array.isArray(nodeIds) ? nodeIds : []), ...(typeof urls === 'object' && urls !== null ? Object.keys(urls) : [])];
     for (const id of new Set(ids)) if (typeof id === 'string') out.set(id, [...(out.get(id) ?? []), r.name]);
   }

@@ -25,7 +25,7 @@ export interface OutboxTarget {
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
   /** Where to queue it; empty records it without sending. */
   targets: readonly OutboxTarget[];
-  /** A reminder of a state alert still firing (left out of the history's timeline). */
+  /** A reminder of a state alert still firing, or its notification once a mute ends: left out of the history's timeline. */
   reminder?: boolean;
 }
 

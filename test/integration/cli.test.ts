@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
@@ -148,6 +148,61 @@ describe('warnings about receivers', () => {
         const r = await avawatch(['-c', config, ...args]);
         expect(r.stderr, args.join(' ')).toContain(disabled);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('no config file where it is looked for', () => {
+  it('check outside the avawatch directory says where it looked and how to name or write one', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'avawatch-elsewhere-')));
+    try {
+      const r = await avawatch(['check'], dir);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toBe(
+        `avawatch: no config file at ${dir}/config/avawatch.yaml (the default, config/avawatch.yaml under the current directory ${dir})\n` +
+          '  name one: avawatch -c <file> check\n' +
+          '  or write one for your validators: avawatch init --node NodeID-…\n',
+      );
+      const named = await avawatch(['-c', 'mine.yaml', 'silence', 'list'], dir);
+      expect(named.stderr).toBe(`avawatch: no config file at ${dir}/mine.yaml (given with -c)\n  name one: avawatch -c <file> silence list\n  or write one for your validators: avawatch -c mine.yaml init --node NodeID-…\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a receiver left with an example\'s placeholder', () => {
+  it('check reports it disabled, naming the receiver and its line, never the value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-placeholder-'));
+    const config = join(dir, 'avawatch.yaml');
+    const placeholders = ['https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'https://discord.com/api/webhooks/…', 'https://example.com/avawatch-hook', '<your-bot-token>'];
+    const real = 'https://hooks.slack.com/services/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';
+    writeFileSync(
+      config,
+      [
+        `state: { path: "${join(dir, 'state.db')}" }`,
+        'route: { receivers: [slack-example, discord-example, hook-example, bot-example, ops] }',
+        'receivers:',
+        `  - { name: slack-example, type: slack, webhookUrl: "${placeholders[0]}" }`,
+        `  - { name: discord-example, type: discord, webhookUrl: "${placeholders[1]}" }`,
+        `  - { name: hook-example, type: webhook, url: "${placeholders[2]}" }`,
+        `  - { name: bot-example, type: telegram, botToken: "${placeholders[3]}", chatId: "1" }`,
+        `  - { name: ops, type: slack, webhookUrl: "${real}" }`,
+      ].join('\n'),
+    );
+    try {
+      const r = await avawatch(['-c', config, 'check']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('  slack-example  slack  DISABLED (webhookUrl looks like a placeholder (a part that is all X): set the real one)\n');
+      expect(r.stdout).toContain('  discord-example  discord  DISABLED (webhookUrl looks like a placeholder (an ellipsis): set the real one)\n');
+      expect(r.stdout).toContain('  hook-example  webhook  DISABLED (url looks like a placeholder (an example.com address): set the real one)\n');
+      expect(r.stdout).toContain('  bot-example  telegram  DISABLED (botToken looks like a placeholder (a <placeholder>): set the real one)\n');
+      expect(r.stdout).toContain('  ops  slack  enabled\n');
+      expect(r.stderr).toContain(`${config}:4:5: receivers[0]: receiver \\"slack-example\\" is disabled: webhookUrl looks like a placeholder`);
+      expect(r.stderr).toContain(`${config}:7:5: receivers[3]: receiver \\"bot-example\\" is disabled: botToken looks like a placeholder`);
+      for (const secret of [...placeholders, real, 'XXXX', 'B00000000']) expect(r.stdout + r.stderr).not.toContain(secret);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

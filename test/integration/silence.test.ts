@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { composeApp } from '../../src/app/compose.js';
+import { historyCommand } from '../../src/commands/history.js';
+import { silenceAdd } from '../../src/commands/silence.js';
 import { loadConfig } from '../../src/config/load.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
@@ -98,9 +100,27 @@ describe('silences', () => {
     expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no validator of the inventory is named "alfa" (did you mean alpha?): the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)\n']);
     expect(await cli('silence', 'list')).toBe('no silences in force\n');
     expect(await cli('silence', 'add', '--match', 'validator=alpha', '--for', '1h', '--comment', 'x')).toMatch(/^silence #1 until \S+: validator=alpha$/m);
-    // A pattern may match names to come; only an exact name is held to the inventory.
     expect(await cli('silence', 'add', '--match', 'validator=~al.*', '--for', '1h', '--comment', 'x')).toMatch(/^silence #2 until /);
     expect(await cli('silence', 'add', '--match', 'validator=alfa', '--for', '1h', '--comment', 'x', '--force')).toMatch(/^silence #3 until \S+: validator=alfa$/m);
+  });
+
+  it('refuses a rule, severity, network or inventory label value no alert can carry, and a pattern matching none, naming the values, unless --force', async () => {
+    await cliProject();
+    writeFileSync(config, `${readFileSync(config, 'utf8')}validators:\n  - {name: alpha, nodeId: ${A}, labels: {team: storage}}\n  - {name: beta, nodeId: ${B}, labels: {team: compute}}\n`);
+    const refused = await run(process.execPath, [CLI, '-c', config, 'silence', 'add', '--match', 'rule=endign', '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no configured rule is named "endign" (did you mean ending?): the silence would mute nothing. Its rules: ending (--force adds it anyway)\n']);
+    // The rest in this process (a CLI start each would be slow): the same function, the same words.
+    const loaded = loadConfig(config, {});
+    const add = (match: string, force = false) => silenceAdd(loaded, { match: [match], for: '1h', comment: 'x', force });
+    expect(() => add('severity=crit')).toThrow(new Error('no alert carries severity="crit": the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
+    expect(() => add('network=mainet')).toThrow(new Error('no alert carries network="mainet" (did you mean mainnet?): the silence would mute nothing. Values of network: mainnet, fuji, testnet (--force adds it anyway)'));
+    expect(() => add('team=storge')).toThrow(new Error('no alert carries team="storge" (did you mean storage?): the silence would mute nothing. Values of team: storage, compute (--force adds it anyway)'));
+    expect(() => add('validator=~gam.*')).toThrow(new Error('the pattern validator=~gam.* matches no validator of the inventory: the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)'));
+    expect(() => add('severity=~crit')).toThrow(new Error('the pattern severity=~crit matches no value of severity: the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
+    // What can match is added: a real value, a pattern matching one, an open label (a NodeID, an address).
+    for (const match of ['rule=ending', 'severity=~crit.*', 'network=fuji', 'team=compute', 'team=~stor.*', `node=${A}`, 'address=0xabc']) expect(add(match), match).toMatch(/^silence #\d+ until /);
+    expect(add('team=storge', true)).toMatch(/^silence #8 until \S+: team=storge$/);
+    expect(await cli('silence', 'list')).toMatch(/^(#\d+ active .*\n){8}$/);
   });
 
   it('expires a silence on demand', async () => {
@@ -127,7 +147,8 @@ async function twoReceivers(route: string, start: string) {
     `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\n${route}\nreceivers:\n  - {name: first, type: slack, webhookUrl: "${first.webhookUrl}", minInterval: 0s}\n  - {name: second, type: slack, webhookUrl: "${second.webhookUrl}", minInterval: 0s}\nruleFiles: [rules.yaml]\n`,
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: critical, network: mainnet, nodeIds: [${A}]}\n`);
-  const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: clockAt(() => clock.now) }).app;
+  const loaded = loadConfig(config, {});
+  const app = composeApp(loaded, { logLevel: 'error', readable: false, clock: clockAt(() => clock.now) }).app;
   /** One evaluation at the clock's time, and delivery of what it queued. */
   const tick = async () => {
     const result = await app.once();
@@ -141,7 +162,7 @@ async function twoReceivers(route: string, start: string) {
     await second.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { clock, app, first, second, tick, close };
+  return { clock, app, loaded, first, second, tick, close };
 }
 
 describe('mute windows on one receiver’s route', () => {
@@ -165,6 +186,25 @@ route:
       clock.now += 60_000;
       await tick();
       expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('the history of an alert muted when it fired', () => {
+  it('shows it firing once, not again when its mute ends and it is notified', async () => {
+    const route = `timeIntervals: [{name: night, times: [{start: "00:00", end: "06:00"}]}]
+route: {receivers: [first, second], muteTimeIntervals: [night]}`;
+    const { clock, app, loaded, first, second, tick, close } = await twoReceivers(route, '2026-01-05T05:00:00Z');
+    try {
+      await tick();
+      expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second muted']);
+      clock.now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended: both are told now
+      await tick();
+      expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
+      const { lines } = historyCommand(loaded, { since: '24h' }, clock.now);
+      expect(lines.filter((l) => / firing ending /.test(l))).toEqual([expect.stringMatching(/^2026-01-05T05:00:00\.000Z CRITICAL firing ending NodeID-\S+: NodeID-\S+ validation ends in /)]);
     } finally {
       await close();
     }

@@ -27,7 +27,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
   kind: 'node-health',
   labelNames: ['node', 'network', 'check', 'view', 'health_check', 'chain', 'threshold'],
   spec,
-  selects: ['urls'],
+  selects: ['urls', 'nodeIds'],
   state,
   gauges: [
     { name: 'avawatch_node_api_up', help: "1 when the node's own API answered at the last poll, 0 when it did not.", labelNames: ['rule', 'network', 'node_id'] },
@@ -125,7 +125,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     // health, getNodeID, getNodeVersion, uptime, peers, upgrades, and isBootstrapped per chain.
     const nodeCalls = nodes.length * (6 + s.chains.length);
     if (s.outside === false) return { calls: [], nodeCalls };
-    return { ...validatorLookups({ network: s.network, nodeIds: nodes, subnetId: PRIMARY_NETWORK }), nodeCalls };
+    return { ...validatorLookups({ network: s.network, nodeIds: [...new Set([...(s.nodeIds ?? []), ...nodes])], subnetId: PRIMARY_NETWORK }), nodeCalls };
   },
 };
 

@@ -107,7 +107,7 @@ async function readService(s: Spec, ids: readonly string[], ctx: ObserveContext)
     if (st?.period !== undefined) previous.set(id, { period: st.period, missing: st.missing });
   }
   try {
-    const seen = await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous });
+    const seen = await observeValidators({ network: s.network, nodeIds: ids, subnetId: PRIMARY_NETWORK }, { ...ctx, previous }, s.nodeIds ? { askedWith: s.nodeIds } : {});
     return new Map(ids.map((id, i) => [id, seen[i] as Seen]));
   } catch (err) {
     ctx.signal.throwIfAborted();

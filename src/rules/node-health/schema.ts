@@ -15,6 +15,12 @@ export const spec = z
     network: network.default('mainnet'),
     /** NodeID → the node's own API (http://127.0.0.1:9650); `validators:` fills it from the inventory's `api`. */
     urls: z.record(nodeId, httpUrl).refine((u) => Object.keys(u).length > 0, 'list at least one node: {NodeID-…: http://127.0.0.1:9650}'),
+    /**
+     * The NodeIDs the service's bulk list is asked for (it judges only the urls' nodes):
+     * `validators:` fills it with every selected validator, API or not, so the list is the very
+     * request the validator rules make, answered once a poll. Default: the urls' nodes.
+     */
+    nodeIds: z.array(nodeId).min(1).optional(),
     /** Chains whose info.isBootstrapped must be true. */
     chains: z.array(chain).min(1).default(['P', 'X', 'C']),
     /** AvalancheGo older than this fires (the same key as validator-health's). */
