@@ -5,6 +5,7 @@ import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
 import { setTimer } from '../base/timers.js';
 import { healthReply, rpcEnvelope } from './node-schemas.js';
+import { networkErrorText } from './errors.js';
 
 // The operator's own AvalancheGo node: /ext/health, any JSON-RPC method (a kind reads the ones
 // it calls from its folder: node-health/read.ts the /ext/info ones) and /ext/metrics, read as
@@ -249,7 +250,7 @@ export class HttpNodeApi implements NodeApi {
       // Only the error's code: an undici message may quote the URL.
       const cause = err as { code?: unknown; cause?: { code?: unknown } };
       const code = typeof cause.code === 'string' ? cause.code : typeof cause.cause?.code === 'string' ? cause.cause.code : undefined;
-      throw fail(`network error (${code ?? (err instanceof Error ? err.name : 'unknown')})`, 'network_error');
+      throw fail(networkErrorText(code, err instanceof Error ? err.name : 'unknown'), 'network_error');
     } finally {
       deadline.dispose();
     }
