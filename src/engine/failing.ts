@@ -1,5 +1,6 @@
 import type { LoadedRule } from '../config/load.js';
 import type { Condition, Severity } from '../base/types.js';
+import type { Cause } from './cause.js';
 
 /**
  * A rule's rule-failing alert is kept in the store under this name (rule names cannot
@@ -12,6 +13,8 @@ export interface FailureRun {
   count: number;
   since: number;
   error: string;
+  /** A cause outside the rule (engine/cause.ts): its rules share one alert. Undefined: the rule's own. */
+  cause?: Cause | undefined;
 }
 
 /**
@@ -23,9 +26,10 @@ export class FailureCounts {
   readonly #entities = new Map<string, Map<string, FailureRun>>();
 
   /** Counts a failure; `skipped` (a tick the last evaluation overran) keeps the run's real error when it has one. */
-  failed(rule: string, error: string, now: number, skipped = false): FailureRun {
+  failed(rule: string, error: string, now: number, skipped = false, cause?: Cause): FailureRun {
     const run = this.#runs.get(rule);
-    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error: skipped && run ? run.error : error };
+    const kept = skipped && run !== undefined;
+    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error: kept ? run.error : error, cause: kept ? run.cause : cause };
     this.#runs.set(rule, next);
     return next;
   }
@@ -36,6 +40,11 @@ export class FailureCounts {
 
   count(rule: string): number {
     return this.#runs.get(rule)?.count ?? 0;
+  }
+
+  /** The rule's run, while its evaluations fail. */
+  run(rule: string): FailureRun | undefined {
+    return this.#runs.get(rule);
   }
 
   /** Rules failing at least `n` times in a row. */
