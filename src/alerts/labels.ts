@@ -3,9 +3,10 @@ import { ruleKinds } from '../rules/registry.js';
 
 /**
  * Labels alerts carry whatever their kind: `rule` and `severity` on every alert, `alertname`
- * and `entity` on rule-failing ones, `validator` on alerts about an inventory validator.
+ * and `entity` on rule-failing ones, `validator` on alerts about an inventory validator;
+ * `source`, `api` and `node_api` on avawatch's alert of rules failing for one cause (engine/cause.ts).
  */
-export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator'] as const;
+export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'source', 'api', 'node_api'] as const;
 
 /**
  * Every label name an alert can carry with this config: the common ones, every kind's,

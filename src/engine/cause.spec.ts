@@ -54,40 +54,45 @@ const period = (nodeId: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId,
 const ruleOf = (name: string, node: string) =>
   ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
 
+/** An engine over `store`, its Data API answering each node as `world` says (an Error fails it), on the clock `now()`. */
+function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number): Engine {
+  const data = {
+    primary: {
+      validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
+        const err = world[q.nodeIds[0] ?? ''];
+        if (err) throw err;
+        return { periods: q.validationStatus === 'active' ? q.nodeIds.map(period) : [], broken: [] };
+      },
+      validatorPeriods: async (_n: string, node: string) => {
+        const err = world[node];
+        if (err) throw err;
+        return [period(node)];
+      },
+    },
+  } as unknown as DataApi;
+  return new Engine({
+    store,
+    data,
+    metricsApi: {} as MetricsApi,
+    metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
+    log: { warn: () => undefined, info: () => undefined, error: () => undefined } as never,
+    targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
+    repeatIntervalMs: 0,
+    timeIntervals: [],
+    failures: new FailureCounts(),
+    failingAfter: 2,
+    failingSeverity: 'warning',
+    redact: (t) => t,
+    clock: clockAt(now),
+  });
+}
+
 describe('engine: rules failing for one cause share one alert', () => {
   it('fires once at the threshold, lists every rule failing for it, says nothing as rules join or recover, and resolves once when the last evaluates again', async () => {
     const store = Store.open(':memory:');
     const world: Record<string, Error | undefined> = {};
-    const data = {
-      primary: {
-        validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
-          const err = world[q.nodeIds[0] ?? ''];
-          if (err) throw err;
-          return { periods: q.validationStatus === 'active' ? q.nodeIds.map(period) : [], broken: [] };
-        },
-        validatorPeriods: async (_n: string, node: string) => {
-          const err = world[node];
-          if (err) throw err;
-          return [period(node)];
-        },
-      },
-    } as unknown as DataApi;
     let now = Date.parse('2026-03-01T15:27:00Z');
-    const engine = new Engine({
-      store,
-      data,
-      metricsApi: {} as MetricsApi,
-      metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
-      log: { warn: () => undefined, info: () => undefined, error: () => undefined } as never,
-      targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
-      repeatIntervalMs: 0,
-      timeIntervals: [],
-      failures: new FailureCounts(),
-      failingAfter: 2,
-      failingSeverity: 'warning',
-      redact: (t) => t,
-      clock: clockAt(() => now),
-    });
+    const engine = engineOn(store, world, () => now);
     const [r1, r2, own] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('own', C)];
     const run = (r: LoadedRule) => engine.evaluate(r, new AbortController().signal).catch(() => undefined);
     const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
@@ -121,5 +126,31 @@ describe('engine: rules failing for one cause share one alert', () => {
     await run(r2);
     expect(sent().slice(2)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
     expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!rule-failing:own']);
+  });
+
+  it('a restart mid-outage keeps the alert: its rules are waited for, not read as recovered, and it resolves once', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
+    const now = Date.parse('2026-03-01T15:27:00Z');
+    const [r1, r2, other] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('other', C)];
+    const before = engineOn(store, world, () => now);
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.evaluate(r, new AbortController().signal).catch(() => undefined);
+    const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
+    expect(sent()).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
+
+    // Restarted: the failure counts are gone; the alert is in the state file.
+    const after = engineOn(store, world, () => now);
+    for (const r of [r1, r2, other]) after.restore(r);
+    const run = (r: LoadedRule) => after.evaluate(r, new AbortController().signal).catch(() => undefined);
+    await run(other); // another rule, fine: says nothing of r1 and r2
+    await run(r1); // still failing, once since the restart: the alert stands, nothing is said
+    expect(sent()).toHaveLength(1);
+    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    world[A] = world[B] = undefined;
+    await run(r1);
+    expect(sent()).toHaveLength(1); // r2 has not evaluated since the restart
+    await run(r2);
+    expect(sent().slice(1)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
+    expect(store.activeAlerts()).toEqual([]);
   });
 });

@@ -75,6 +75,9 @@ export class Engine {
   readonly #memos = new WeakMap<LoadedRule, RuleMemo>();
   /** Causes with an alert in the store (engine/cause.ts); read from the store at first use. */
   #causesStored: Set<string> | undefined;
+  /** Rules restored (configured in the daemon), and those evaluated since: a cause's alert from before a restart waits for its rules. */
+  readonly #restored = new Set<string>();
+  readonly #evaluated = new Set<string>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -119,6 +122,7 @@ export class Engine {
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
     this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#now() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
+    this.#restored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
@@ -132,6 +136,7 @@ export class Engine {
     this.#views.delete(ruleName);
     this.#cache.delete(ruleName);
     this.#failingStored.delete(ruleName);
+    this.#restored.delete(ruleName);
   }
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
@@ -318,6 +323,7 @@ export class Engine {
     const now = this.#now();
     const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped, skipped ? undefined : causeOf(err));
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
+    this.#evaluated.add(rule.name);
     try {
       this.#resend(rule, now);
     } catch (e) {
@@ -369,6 +375,7 @@ export class Engine {
     failures.succeeded(rule.name);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
     const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
+    this.#evaluated.add(rule.name);
     this.#syncCauses(now);
     if (conditions.length === 0 && !wasFailing && !this.#failingStored.has(rule.name)) return;
     try {
@@ -409,10 +416,13 @@ export class Engine {
     const rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
     const active = this.#loadActive(rule, storeRule);
     const was = active.find((a) => a.key === CAUSE_KEY);
-    // Fires at the threshold; once firing, it holds until every rule of it evaluates again.
-    const holds = runs.some((r) => r.count >= failingAfter) || (was?.state === 'firing' && runs.length > 0);
+    // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
+    // rules' runs are in memory: after a restart, those it listed are waited for, not read as recovered.
+    const waiting = listedRules(was?.condition).filter((r) => this.#restored.has(r) && !this.#evaluated.has(r));
+    const holds = runs.some((r) => r.count >= failingAfter) || (was?.state === 'firing' && (runs.length > 0 || waiting.length > 0));
     if (!holds && active.length === 0) return;
-    const conditions = holds ? [scrubCondition(causeCondition(runs, listedRules(was?.condition), failingSeverity), redact)] : [];
+    const condition = runs.length > 0 ? scrubCondition(causeCondition(runs, listedRules(was?.condition), failingSeverity), redact) : was?.condition;
+    const conditions = holds && condition ? [condition] : [];
     const repeatMs = (c: Condition) => this.#shortestRepeat(rule, c.labels);
     const lifecycle = advance(active, conditions, this.#deps.clock.mono(), { forMs: 0, keepFiringForMs: 0, repeatMs, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
