@@ -1,7 +1,9 @@
 import { ApiError } from '../api/errors.js';
 import { NodeApiError } from '../api/node-api.js';
 import type { Condition, Severity } from '../base/types.js';
-import { FAILING_ALERTNAME, type FailureRun } from './failing.js';
+import { FAILING_ALERTNAME, type Cause, type FailureRun } from './failing.js';
+
+export type { Cause } from './failing.js';
 
 // One outage, one message: evaluations that fail for a cause outside the rule (the service
 // down, a node's API silent, the budget spent) make one alert per cause, listing its rules.
@@ -12,18 +14,6 @@ export const CAUSE_PREFIX = '!cannot-see:';
 export const CAUSE_KEY = 'cannot-see';
 /** The `rule` label of a cause's alert: it is avawatch's own, not one rule's. */
 export const CAUSE_RULE = 'avawatch';
-
-/** Why rules fail together: the same source, named for a person. */
-export interface Cause {
-  /** Stable for the source (not the status): `data-service`, `budget:data`, `node-api:10.0.0.5:9650`. */
-  key: string;
-  /** The alert's labels beyond alertname, rule and severity: `source`, and `api` or `node_api`. */
-  labels: Record<string, string>;
-  /** `the data service` */
-  subject: string;
-  /** `the data service answers 503` */
-  what: string;
-}
 
 const SERVICE = { data: ['data-service', 'the data service'], metrics: ['metrics-api', 'the Metrics API'] } as const;
 

@@ -1,6 +1,5 @@
 import type { LoadedRule } from '../config/load.js';
 import type { Condition, Severity } from '../base/types.js';
-import type { Cause } from './cause.js';
 
 /**
  * A rule's rule-failing alert is kept in the store under this name (rule names cannot
@@ -8,6 +7,18 @@ import type { Cause } from './cause.js';
  */
 export const FAILING_PREFIX = '!rule-failing:';
 export const FAILING_ALERTNAME = 'rule-failing';
+
+/** Why rules fail together: the same source outside them, named for a person (engine/cause.ts makes it). */
+export interface Cause {
+  /** Stable for the source (not the status): `data-service`, `budget:data`, `node-api:10.0.0.5:9650`. */
+  key: string;
+  /** The alert's labels beyond alertname, rule and severity: `source`, and `api` or `node_api`. */
+  labels: Record<string, string>;
+  /** `the data service` */
+  subject: string;
+  /** `the data service answers 503` */
+  what: string;
+}
 
 export interface FailureRun {
   count: number;
