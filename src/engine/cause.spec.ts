@@ -114,7 +114,7 @@ describe('engine: rules failing for one cause share one alert', () => {
       'rule "own" is blind: its last 2 evaluations failed (data API GET /v1/x: HTTP 400)',
     ]);
     const [alert] = store.activeAlerts().filter((a) => a.rule === '!cannot-see:data-service');
-    expect(alert?.condition).toMatchObject({ key: 'cannot-see', labels: { alertname: 'rule-failing', rule: 'avawatch', source: 'data-service', severity: 'warning' }, details: { Rules: 'r1 (2 failed), r2 (2 failed)' } });
+    expect(alert?.condition).toMatchObject({ key: 'cannot-see:data-service', labels: { alertname: 'rule-failing', rule: 'avawatch', source: 'data-service', severity: 'warning' }, details: { Rules: 'r1 (2 failed), r2 (2 failed)' } });
 
     world[A] = undefined;
     await run(r1); // r1 sees again while r2 does not: the details change, nothing is sent

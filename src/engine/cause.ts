@@ -10,8 +10,10 @@ export type { Cause } from './failing.js';
 
 /** A cause's alert is kept in the store under this prefix and the cause's key. */
 export const CAUSE_PREFIX = '!cannot-see:';
-/** Its condition key: one per cause, stable while the cause lasts. */
-export const CAUSE_KEY = 'cannot-see';
+/** Its condition key: one per cause (`cannot-see:data-service`), stable while the cause lasts; unique across causes, as Alertmanager's identity of an alert needs. */
+export function causeKey(cause: string): string {
+  return `cannot-see:${cause}`;
+}
 /** The `rule` label of a cause's alert: it is avawatch's own, not one rule's. */
 export const CAUSE_RULE = 'avawatch';
 
@@ -74,7 +76,7 @@ export function causeCondition(runs: readonly CauseRun[], before: readonly strin
   const all = [...new Set([...before, ...rules])].sort();
   const n = (k: number) => `${k} rule${k === 1 ? '' : 's'}`;
   return {
-    key: CAUSE_KEY,
+    key: causeKey(cause.key),
     subject: cause.subject,
     severity,
     summary: `avawatch cannot see: ${cause.what} since ${hhmm(since)} UTC, ${n(rules.length)}`,

@@ -18,7 +18,7 @@ import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../base/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
-import { CAUSE_KEY, CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeOf, listedRules, type CauseRun } from './cause.js';
+import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
@@ -415,7 +415,7 @@ export class Engine {
     // avawatch's own alert: routed by its labels (the route tree), not by one rule's receivers.
     const rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
     const active = this.#loadActive(rule, storeRule);
-    const was = active.find((a) => a.key === CAUSE_KEY);
+    const was = active.find((a) => a.key === causeKey(key));
     // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
     // rules' runs are in memory: after a restart, those it listed are waited for, not read as recovered.
     const waiting = listedRules(was?.condition).filter((r) => this.#restored.has(r) && !this.#evaluated.has(r));
