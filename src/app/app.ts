@@ -543,6 +543,7 @@ export class App {
       onQueued: () => this.#delivery.kick(),
       expressionsFor: (rule) => this.#expressionsOf(rule),
       clock: this.#clock,
+      configured: () => this.#loaded.rules.map((r) => r.name),
     });
   }
 

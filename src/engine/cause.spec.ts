@@ -55,7 +55,7 @@ const ruleOf = (name: string, node: string) =>
   ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
 
 /** An engine over `store`, its Data API answering each node as `world` says (an Error fails it), on the clock `now()`. */
-function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number): Engine {
+function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[]): Engine {
   const data = {
     primary: {
       validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
@@ -84,6 +84,7 @@ function engineOn(store: Store, world: Record<string, Error | undefined>, now: (
     failingSeverity: 'warning',
     redact: (t) => t,
     clock: clockAt(now),
+    ...(configured ? { configured } : {}),
   });
 }
 
@@ -152,5 +153,20 @@ describe('engine: rules failing for one cause share one alert', () => {
     await run(r2);
     expect(sent().slice(1)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
     expect(store.activeAlerts()).toEqual([]);
+  });
+
+  it('`once` beside the daemon, one rule fine again: the daemon\'s alert stands until every configured rule it listed evaluates again', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
+    const now = Date.parse('2026-03-01T15:27:00Z');
+    const [r1, r2] = [ruleOf('r1', A), ruleOf('r2', B)];
+    const daemon = engineOn(store, world, () => now);
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await daemon.evaluate(r, new AbortController().signal).catch(() => undefined);
+    world[A] = undefined;
+    // Another process: nothing restored, the config's rules known.
+    const once = engineOn(store, world, () => now, () => ['r1', 'r2']);
+    await once.evaluate(r1, new AbortController().signal);
+    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(store.outbox('pending').map((row) => row.summary)).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
   });
 });

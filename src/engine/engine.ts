@@ -54,6 +54,8 @@ export interface EngineDeps {
   expressionsFor?: (rule: string) => ExpressionRunner;
   /** The App's clock: observations are judged on its wall, alerts and outbox rows kept on its steady reading. */
   clock: Clock;
+  /** The rules configured now (default: those restored): a cause's alert waits for those it listed that have not evaluated here yet. */
+  configured?: () => Iterable<string>;
 }
 
 /**
@@ -417,8 +419,10 @@ export class Engine {
     const active = this.#loadActive(rule, storeRule);
     const was = active.find((a) => a.key === causeKey(key));
     // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
-    // rules' runs are in memory: after a restart, those it listed are waited for, not read as recovered.
-    const waiting = listedRules(was?.condition).filter((r) => this.#restored.has(r) && !this.#evaluated.has(r));
+    // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
+    // listed are waited for, not read as recovered.
+    const configured = new Set(this.#deps.configured?.() ?? this.#restored);
+    const waiting = listedRules(was?.condition).filter((r) => configured.has(r) && !this.#evaluated.has(r));
     const holds = runs.some((r) => r.count >= failingAfter) || (was?.state === 'firing' && (runs.length > 0 || waiting.length > 0));
     if (!holds && active.length === 0) return;
     const condition = runs.length > 0 ? scrubCondition(causeCondition(runs, listedRules(was?.condition), failingSeverity), redact) : was?.condition;
