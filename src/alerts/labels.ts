@@ -2,12 +2,14 @@ import { SEVERITIES } from '../base/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { NETWORKS } from '../rules/fields.js';
 import { ruleKinds } from '../rules/registry.js';
+import { CAUSE_APIS, CAUSE_RULE, CAUSE_SOURCES } from '../engine/cause.js';
 
 /**
  * Labels alerts carry whatever their kind: `rule` and `severity` on every alert, `alertname`
- * and `entity` on rule-failing ones, `validator` and `network` on alerts about an inventory validator.
+ * and `entity` on rule-failing ones, `validator` and `network` on alerts about an inventory validator;
+ * `source`, `api` and `node_api` on avawatch's alert of rules failing for one cause (engine/cause.ts).
  */
-export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network'] as const;
+export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network', 'source', 'api', 'node_api'] as const;
 
 type Loaded = Pick<LoadedConfig, 'rules' | 'inventory'>;
 
@@ -32,10 +34,12 @@ export function producibleLabels(loaded: Loaded): string[] {
  */
 export function producibleValues(loaded: Loaded, label: string): string[] | undefined {
   const fixed: Record<string, readonly string[]> = {
-    rule: loaded.rules.map((r) => r.name),
+    rule: [...loaded.rules.map((r) => r.name), CAUSE_RULE],
     severity: SEVERITIES,
     network: NETWORKS,
     validator: loaded.inventory.map((v) => v.name),
+    source: CAUSE_SOURCES,
+    api: CAUSE_APIS,
   };
   // A kind may set it from what it reads, and a rule-failing alert its `alertname` and `entity`.
   if (fixed[label] === undefined && ((COMMON_LABELS as readonly string[]).includes(label) || Object.values(ruleKinds).some((k) => k.labelNames.includes(label)))) return undefined;

@@ -9,7 +9,7 @@ import { HttpClient, type HttpClientOptions } from './http.js';
 import { Limiter } from './limiter.js';
 import { systemClock } from '../base/clock.js';
 
-type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };
+type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean; drop?: boolean };
 
 describe('HttpClient against a real local server', () => {
   let server: Server;
@@ -27,6 +27,7 @@ describe('HttpClient against a real local server', () => {
       seen.push(req.headers);
       const reply = replies.shift() ?? { status: 200, body: '{"ok":true}' };
       if (reply.hang) return; // never answers
+      if (reply.drop) return void req.socket.destroy(); // closes the connection without an answer
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(reply.body ?? '');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -154,6 +155,17 @@ describe('HttpClient against a real local server', () => {
     const spent = new Limiter({ limits: { perMinute: 6_000, perDay: 10 }, clock: systemClock });
     await expect(client({ limiter: spent }).getJson(req)).rejects.toThrow("data API GET /v1/x/abc: the day's budget of 10 compute units is spent");
     expect(seen).toHaveLength(1);
+  });
+
+  it('a connection closed without an answer reads "connection closed", a refused one "connection refused", with the code kept', async () => {
+    const req = { endpoint: '/v1/x', path: '/v1/x' };
+    replies = [{ status: 0, drop: true }];
+    const closed = await client({ retries: 0 }).getJson(req).catch((e: unknown) => e);
+    expect(closed).toBeInstanceOf(ApiError);
+    expect((closed as ApiError).message).toBe('data API GET /v1/x: network error: connection closed (UND_ERR_SOCKET)');
+    expect((closed as ApiError).details.network).toBe('connection closed');
+    const refused = await client({ retries: 0, baseUrl: 'http://127.0.0.1:1' }).getJson(req).catch((e: unknown) => e);
+    expect((refused as ApiError).message).toBe('data API GET /v1/x: network error: connection refused (ECONNREFUSED)');
   });
 
   it('counts compute units only for attempts the service answered: a timeout, a refused connection and an abort give theirs back', async () => {

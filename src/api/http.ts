@@ -4,7 +4,7 @@ import { linkedSignal } from '../base/abort.js';
 import type { Clock } from '../base/clock.js';
 import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, networkErrorText, networkWords } from './errors.js';
 import { parseRetryAfter, retryableStatus } from '../base/retry.js';
 import { setTimer, sleep } from '../base/timers.js';
 import { BudgetExhaustedError, RateLimitedError, type Limiter, type Reservation } from './limiter.js';
@@ -283,10 +283,11 @@ export class HttpClient {
       return this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
     }
     this.#o.onResponse?.(req.endpoint, 'network_error');
-    const detail = netCode ?? (err instanceof Error ? err.message : String(err));
-    return this.#error(req, `network error (${detail})`, {
+    const words = networkWords(netCode);
+    return this.#error(req, networkErrorText(netCode, err instanceof Error ? err.message : String(err)), {
       code: 'network_error',
       retryable: netCode === undefined || RETRYABLE_NETWORK.has(netCode),
+      ...(words === undefined ? {} : { network: words }),
     });
   }
 

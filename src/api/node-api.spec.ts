@@ -176,7 +176,7 @@ describe('HttpNodeApi.rpc', () => {
     for (const m of messages) {
       for (const secret of ['admin', 'hunter2', 't0psecret', 'private-prefix', 'http://']) expect(m).not.toContain(secret);
     }
-    expect(messages[3]).toBe('node 127.0.0.1:1 health: network error (ECONNREFUSED)');
+    expect(messages[3]).toBe('node 127.0.0.1:1 health: network error: connection refused (ECONNREFUSED)');
     expect(seen.find((s) => s.url.includes('/ext/health'))?.url).toBe('/private-prefix/ext/health?token=t0psecret');
   });
 });

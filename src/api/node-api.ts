@@ -5,6 +5,7 @@ import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
 import { setTimer } from '../base/timers.js';
 import { healthReply, rpcEnvelope } from './node-schemas.js';
+import { networkErrorText } from './errors.js';
 
 // The operator's own AvalancheGo node: /ext/health, any JSON-RPC method (a kind reads the ones
 // it calls from its folder: node-health/read.ts the /ext/info ones) and /ext/metrics, read as
@@ -42,6 +43,8 @@ export class NodeApiError extends Error {
      * node's own JSON-RPC error.
      */
     readonly kind: 'unreachable' | 'invalid' | 'too_large' | 'off' | 'rpc',
+    /** The node's host:port, when the call reached for one (never its credentials). */
+    readonly where?: string,
   ) {
     super(message);
   }
@@ -116,7 +119,7 @@ export class HttpNodeApi implements NodeApi {
     // AvalancheGo answers 503 with its report when unhealthy; a 503 without one is a proxy's
     // error page (the node behind it is gone): the API does not answer, as with a 502.
     if (status === 503 && !isHealthReport(text)) {
-      throw new NodeApiError(`node ${target.where} health: HTTP 503 without a health report (a proxy's error page: the node behind it does not answer)`, 'unreachable');
+      throw new NodeApiError(`node ${target.where} health: HTTP 503 without a health report (a proxy's error page: the node behind it does not answer)`, 'unreachable', target.where);
     }
     const report = this.#parse('health', target, healthReply, parseJson('health', target, text, this.#o.onResponse));
     // The body is the verdict; a 503 that says healthy (a proxy's doing) still reads as unhealthy.
@@ -201,7 +204,7 @@ export class HttpNodeApi implements NodeApi {
     const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
-      return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, kind);
+      return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, kind, x.target.where);
     };
     const tooLarge = () => fail(`answered, but over ${x.maxBytes} bytes: too large to read`, 'too_large', 'too_large');
     try {
@@ -249,7 +252,7 @@ export class HttpNodeApi implements NodeApi {
       // Only the error's code: an undici message may quote the URL.
       const cause = err as { code?: unknown; cause?: { code?: unknown } };
       const code = typeof cause.code === 'string' ? cause.code : typeof cause.cause?.code === 'string' ? cause.cause.code : undefined;
-      throw fail(`network error (${code ?? (err instanceof Error ? err.name : 'unknown')})`, 'network_error');
+      throw fail(networkErrorText(code, err instanceof Error ? err.name : 'unknown'), 'network_error');
     } finally {
       deadline.dispose();
     }

@@ -17,6 +17,7 @@ import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
 import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
+import { blindLines, CAUSE_PREFIX } from '../engine/cause.js';
 import { resolveRoutes } from '../alerts/route.js';
 import { firingAlerts } from '../alerts/view.js';
 import { Engine, errorText } from '../engine/engine.js';
@@ -223,7 +224,8 @@ export class App {
    */
   #pruneUnconfigured(): void {
     const names = new Set(this.#loaded.rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
-    const gone = this.store.ruleNames().filter((r) => !names.has(r));
+    // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
+    const gone = this.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX));
     if (gone.length === 0) return;
     this.store.pruneRule(...gone);
     this.#opts.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
@@ -274,9 +276,9 @@ export class App {
       problems.push(`state file: ${errorText(err)}`);
     }
     const names = new Set(this.#loaded.rules.map((r) => r.name));
-    for (const f of this.failures.failing(this.#loaded.config.health.failingAfter)) {
-      if (names.has(f.rule)) problems.push(`rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`);
-    }
+    // One line per cause outside the rules (the service down: one line, not one per rule).
+    const failing = this.failures.failing(this.#loaded.config.health.failingAfter).filter((f) => names.has(f.rule));
+    problems.push(...blindLines(failing, (f) => `rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`));
     // Alerts that cannot get out: the heartbeat and /readyz say it, as avawatch's own alerts cannot.
     problems.push(...this.#delivery.problems());
     return { ready: problems.length === 0, problems };
@@ -543,6 +545,7 @@ export class App {
       onQueued: () => this.#delivery.kick(),
       expressionsFor: (rule) => this.#expressionsOf(rule),
       clock: this.#clock,
+      configured: () => this.#loaded.rules.map((r) => r.name),
     });
   }
 
@@ -620,7 +623,7 @@ export class App {
     // A rule that reads the operators' nodes sees a node that is down or odd, not a blind avawatch.
     const services = this.#loaded.rules.filter((r) => !ruleKind(r.kind).selects?.includes('urls'));
     const names = new Set(services.map((r) => r.name));
-    for (const f of this.failures.failing(1)) if (names.has(f.rule)) out.push(`rule ${f.rule}: its last evaluation failed (${f.error})`);
+    out.push(...blindLines(this.failures.failing(1).filter((f) => names.has(f.rule)), (f) => `rule ${f.rule}: its last evaluation failed (${f.error})`));
     for (const rule of services) {
       const entities = this.failures.entities(rule.name);
       const first = entities[0];

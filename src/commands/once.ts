@@ -2,6 +2,7 @@ import { composeApp } from '../app/compose.js';
 import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { errorText } from '../engine/engine.js';
+import { causeOf } from '../engine/cause.js';
 import { jsonLine, printable } from './terminal.js';
 import { logWarnings } from './warnings.js';
 
@@ -40,9 +41,27 @@ export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise
       const why = o.send ? 'could not be delivered yet' : 'not sent (use --send)';
       console.error(`${left} notification(s) ${why}: they wait in the outbox for the daemon`);
     }
-    for (const f of failures) console.error(`rule ${f.rule} failed: ${printable(errorText(f.error))}`);
+    for (const line of failureLines(failures)) console.error(printable(line));
     return failures.length > 0 ? 1 : 0;
   } finally {
     await app.stop();
   }
+}
+
+/** One line per cause outside the rules (the service down), listing its rules; then each rule failing for its own reason. */
+export function failureLines(failures: ReadonlyArray<{ rule: string; error: unknown }>): string[] {
+  const byCause = new Map<string, { what: string; rules: string[]; error: string }>();
+  const own: string[] = [];
+  for (const f of failures) {
+    const cause = causeOf(f.error);
+    if (cause === undefined) {
+      own.push(`rule ${f.rule} failed: ${errorText(f.error)}`);
+      continue;
+    }
+    const group = byCause.get(cause.key) ?? { what: cause.what, rules: [], error: errorText(f.error) };
+    group.rules.push(f.rule);
+    byCause.set(cause.key, group);
+  }
+  const grouped = [...byCause.values()].map((g) => `${g.what}: ${g.rules.length} rule${g.rules.length === 1 ? '' : 's'} failed (${g.rules.join(', ')}): ${g.error}`);
+  return [...grouped, ...own];
 }

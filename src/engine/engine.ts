@@ -18,6 +18,7 @@ import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../base/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
+import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
 import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
@@ -53,6 +54,8 @@ export interface EngineDeps {
   expressionsFor?: (rule: string) => ExpressionRunner;
   /** The App's clock: observations are judged on its wall, alerts and outbox rows kept on its steady reading. */
   clock: Clock;
+  /** The rules configured now (default: those restored): a cause's alert waits for those it listed that have not evaluated here yet. */
+  configured?: () => Iterable<string>;
 }
 
 /**
@@ -72,6 +75,11 @@ export class Engine {
   readonly #failingStored = new Set<string>();
   /** What each rule's kind derived from its spec: per loaded rule, so a reload starts afresh. */
   readonly #memos = new WeakMap<LoadedRule, RuleMemo>();
+  /** Causes with an alert in the store (engine/cause.ts); read from the store at first use. */
+  #causesStored: Set<string> | undefined;
+  /** Rules restored (configured in the daemon), and those evaluated since: a cause's alert from before a restart waits for its rules. */
+  readonly #restored = new Set<string>();
+  readonly #evaluated = new Set<string>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -116,6 +124,7 @@ export class Engine {
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
     this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#now() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
+    this.#restored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
 
@@ -129,6 +138,7 @@ export class Engine {
     this.#views.delete(ruleName);
     this.#cache.delete(ruleName);
     this.#failingStored.delete(ruleName);
+    this.#restored.delete(ruleName);
   }
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
@@ -314,14 +324,18 @@ export class Engine {
   #failed(rule: LoadedRule, err: unknown, skipped = false): void {
     const { failures, failingAfter, failingSeverity, metrics, log } = this.#deps;
     const now = this.#now();
-    const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped);
+    const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped, skipped ? undefined : causeOf(err));
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
+    this.#evaluated.add(rule.name);
     try {
       this.#resend(rule, now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not queue the firing alerts again for the receivers that expire them');
     }
-    if (run.count < failingAfter) return;
+    this.#syncCauses(now);
+    // Failing for a cause outside the rule: the cause's one alert says it (an alert of the
+    // rule's own, from before, stays until the rule evaluates again).
+    if (run.count < failingAfter || run.cause !== undefined) return;
     try {
       // Entities that were failing before stay as they were: this evaluation saw none of them.
       this.#advanceFailing(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
@@ -364,12 +378,61 @@ export class Engine {
     failures.succeeded(rule.name);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
     const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
+    this.#evaluated.add(rule.name);
+    this.#syncCauses(now);
     if (conditions.length === 0 && !wasFailing && !this.#failingStored.has(rule.name)) return;
     try {
       this.#advanceFailing(rule, conditions, now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not update the rule-failing alert');
     }
+  }
+
+  /**
+   * Each cause's one alert (engine/cause.ts), after any rule's evaluation: it fires when one
+   * of its rules has failed failingAfter times in a row, lists every rule failing for it, and
+   * resolves once none is: a rule joining or recovering meanwhile only updates its details.
+   */
+  #syncCauses(now: Date): void {
+    const { failures, store, log } = this.#deps;
+    this.#causesStored ??= new Set(store.ruleNames().filter((n) => n.startsWith(CAUSE_PREFIX)).map((n) => n.slice(CAUSE_PREFIX.length)));
+    const groups = new Map<string, CauseRun[]>();
+    for (const f of failures.failing(1)) {
+      if (f.cause === undefined) continue;
+      const list = groups.get(f.cause.key) ?? [];
+      list.push({ ...f, cause: f.cause });
+      groups.set(f.cause.key, list);
+    }
+    for (const key of new Set([...groups.keys(), ...this.#causesStored])) {
+      try {
+        this.#advanceCause(key, groups.get(key) ?? [], now);
+      } catch (e) {
+        log.error({ cause: key, error: errorText(e) }, 'could not update the alert of rules that cannot see');
+      }
+    }
+  }
+
+  #advanceCause(key: string, runs: readonly CauseRun[], now: Date): void {
+    const { failingAfter, failingSeverity, redact } = this.#deps;
+    const storeRule = CAUSE_PREFIX + key;
+    // avawatch's own alert: routed by its labels (the route tree), not by one rule's receivers.
+    const rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
+    const active = this.#loadActive(rule, storeRule);
+    const was = active.find((a) => a.key === causeKey(key));
+    // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
+    // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
+    // listed are waited for, not read as recovered.
+    const configured = new Set(this.#deps.configured?.() ?? this.#restored);
+    const waiting = listedRules(was?.condition).filter((r) => configured.has(r) && !this.#evaluated.has(r));
+    const holds = runs.some((r) => r.count >= failingAfter) || (was?.state === 'firing' && (runs.length > 0 || waiting.length > 0));
+    if (!holds && active.length === 0) return;
+    const condition = runs.length > 0 ? scrubCondition(causeCondition(runs, listedRules(was?.condition), failingSeverity), redact) : was?.condition;
+    const conditions = holds && condition ? [condition] : [];
+    const repeatMs = (c: Condition) => this.#shortestRepeat(rule, c.labels);
+    const lifecycle = advance(active, conditions, this.#deps.clock.mono(), { forMs: 0, keepFiringForMs: 0, repeatMs, sendResolved: true });
+    this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
+    if (lifecycle.active.length > 0) this.#causesStored?.add(key);
+    else this.#causesStored?.delete(key);
   }
 
   #entityConditions(rule: LoadedRule, runs: ReturnType<FailureCounts['entities']>): Condition[] {

@@ -8,10 +8,24 @@ import type { Condition, Severity } from '../base/types.js';
 export const FAILING_PREFIX = '!rule-failing:';
 export const FAILING_ALERTNAME = 'rule-failing';
 
+/** Why rules fail together: the same source outside them, named for a person (engine/cause.ts makes it). */
+export interface Cause {
+  /** Stable for the source (not the status): `data-service`, `budget:data`, `node-api:10.0.0.5:9650`. */
+  key: string;
+  /** The alert's labels beyond alertname, rule and severity: `source`, and `api` or `node_api`. */
+  labels: Record<string, string>;
+  /** `the data service` */
+  subject: string;
+  /** `the data service answers 503` */
+  what: string;
+}
+
 export interface FailureRun {
   count: number;
   since: number;
   error: string;
+  /** A cause outside the rule (engine/cause.ts): its rules share one alert. Undefined: the rule's own. */
+  cause?: Cause | undefined;
 }
 
 /**
@@ -23,9 +37,10 @@ export class FailureCounts {
   readonly #entities = new Map<string, Map<string, FailureRun>>();
 
   /** Counts a failure; `skipped` (a tick the last evaluation overran) keeps the run's real error when it has one. */
-  failed(rule: string, error: string, now: number, skipped = false): FailureRun {
+  failed(rule: string, error: string, now: number, skipped = false, cause?: Cause): FailureRun {
     const run = this.#runs.get(rule);
-    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error: skipped && run ? run.error : error };
+    const kept = skipped && run !== undefined;
+    const next = { count: (run?.count ?? 0) + 1, since: run?.since ?? now, error: kept ? run.error : error, cause: kept ? run.cause : cause };
     this.#runs.set(rule, next);
     return next;
   }
@@ -36,6 +51,11 @@ export class FailureCounts {
 
   count(rule: string): number {
     return this.#runs.get(rule)?.count ?? 0;
+  }
+
+  /** The rule's run, while its evaluations fail. */
+  run(rule: string): FailureRun | undefined {
+    return this.#runs.get(rule);
   }
 
   /** Rules failing at least `n` times in a row. */

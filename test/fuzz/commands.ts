@@ -5,6 +5,7 @@ import { alive, deliveryHonest, falseNotifications, keyOf, noSecrets, notificati
 import { settleDelivery, type Daemon } from './daemon.js';
 import { metricsSteps } from './steps-metrics.js';
 import { clockSteps } from './steps-clock.js';
+import { outageSteps } from './steps-outage.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
@@ -333,6 +334,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   ...deliveryNodeFamilies,
   metrics: metricsSteps(node),
   clock: clockSteps(node),
+  outage: fc.constant(0).chain(() => outageSteps), // lazily: steps-outage.ts imports this file
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {

@@ -53,6 +53,6 @@ describe('the shipped validator-status rule when the host clock steps back an ho
     world.faults.push(...Array.from({ length: 10 }, () => ({ status: 503, pathIncludes: '/validators' })));
     const { failures } = await app.once();
     expect(failures.map((f) => f.rule)).toEqual(['my-validators']);
-    expect(app.blindness()).toEqual([expect.stringMatching(/^rule my-validators: its last evaluation failed \(.*HTTP 503/)]);
+    expect(app.blindness()).toEqual([expect.stringMatching(/^the data service answers 503 since \d\d:\d\d UTC: 1 rule failing \(my-validators\): .*HTTP 503/)]);
   }, 30_000);
 });

@@ -285,7 +285,7 @@ describe('avawatch once', () => {
     const failed = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
-    expect(failed.stderr).toContain('rule my-validators failed: data API GET /v1/networks/mainnet/validators: HTTP 500: injected fault');
+    expect(failed.stderr).toContain('the data service answers 500: 1 rule failed (my-validators): data API GET /v1/networks/mainnet/validators: HTTP 500: injected fault');
     expect(sim.world.faults).toHaveLength(0);
     // The change is still there to be seen by the next successful poll.
     const next = await avawatch(['-c', project.configFile, 'once', '--json'], project.dir);

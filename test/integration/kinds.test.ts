@@ -323,7 +323,8 @@ describe('avawatch once --json: a failed read sends nothing, the next one report
       sim.world.faults.push({ status: 503, pathIncludes: path });
       const failed = await once();
       expect([failed.stdout, failed.code]).toEqual(['', 1]);
-      expect(failed.stderr).toContain(`rule ${c.expected[0]?.['rule'] as string} failed`);
+      // The service's 503 is a cause outside the rule: one line for it, naming the rule.
+      expect(failed.stderr).toContain(`the data service answers 503: 1 rule failed (${c.expected[0]?.['rule'] as string})`);
       const lines = (await once()).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toEqual(c.expected.map((e) => expect.objectContaining(e)));
     });

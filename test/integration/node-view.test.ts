@@ -140,7 +140,7 @@ describe('heartbeat: a dead man\'s switch on loopback', () => {
     sim.world.settings.errorRate = 1; // every answer a 5xx
     await app.once();
     const blind = await app.heartbeat();
-    expect(blind).toMatchObject({ outcome: 'fail', why: [expect.stringMatching(/^rule v: its last evaluation failed \(data API GET \/v1\/networks\/mainnet\/validators: HTTP 50[03]/)] });
+    expect(blind).toMatchObject({ outcome: 'fail', why: [expect.stringMatching(/^the data service answers 50[03] since \d\d:\d\d UTC: 1 rule failing \(v\): data API GET \/v1\/networks\/mainnet\/validators: HTTP 50[03]/)] });
     sim.world.settings.errorRate = 0;
     await app.once();
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok' });

@@ -49,10 +49,13 @@ describe('a 429 never stalls everything silently', () => {
       // calls (for B) are never answered 429; they fail because the wait covers every call.
       d.sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathMatches: '/validators$', query: A });
       await d.until(async () => (await failures(a, 'status')) >= 3 && (await failures(a, 'ending')) >= 3, 'three failed evaluations of each rule', { within: 8_000 });
-      expect(firingAlerts(a.store).map((f) => `${f.labels['rule']} ${f.labels['alertname']}`).sort()).toEqual(['ending rule-failing', 'status rule-failing']);
+      // One cause, one alert: the service's pause blinds both rules, and the alert names them.
+      const firing = firingAlerts(a.store);
+      expect(firing.map((f) => `${f.labels['rule']} ${f.labels['alertname']} ${f.labels['source']}`)).toEqual(['avawatch rule-failing data-service']);
+      expect(firing[0]?.summary).toMatch(/^avawatch cannot see: the data service asked us to pause \(429\) since \d\d:\d\d UTC, 2 rules$/);
       const ready = await fetch(`${a.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.text()).toMatch(/rule ending: \d+ evaluations failed in a row \(data API GET \/v1\/networks\/mainnet\/validators: the service answered 429 and asked to wait until \S+, longer than api.maxRetryAfter: this poll fails\)/);
+      expect(await ready.text()).toMatch(/the data service asked us to pause \(429\) since \d\d:\d\d UTC: 2 rules failing \(ending, status\): data API GET \/v1\/networks\/mainnet\/validators: the service answered 429 and asked to wait until \S+, longer than api.maxRetryAfter: this poll fails/);
       expect(d.logs.join('')).not.toContain('previous evaluation still running');
       expect(d.warnings).not.toContain('TimeoutOverflowWarning');
     }),

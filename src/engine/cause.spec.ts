@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api/errors.js';
+import { NodeApiError } from '../api/node-api.js';
+import type { DataApi } from '../api/data/index.js';
+import type { MetricsApi } from '../api/metrics-api.js';
+import type { Validator } from '../api/schemas.js';
+import { clockAt } from '../base/clock.js';
+import type { LoadedRule } from '../config/load.js';
+import { createMetrics } from '../metrics/registry.js';
+import { PRIMARY_NETWORK } from '../rules/fields.js';
+import { Store } from '../store/index.js';
+import { blindLines, causeOf } from './cause.js';
+import { Engine } from './engine.js';
+import { FailureCounts } from './failing.js';
+
+const apiError = (status: number | undefined, code = String(status), extra: Partial<ApiError['details']> = {}) =>
+  new ApiError(`data API GET /v1/x: ${status === undefined ? code : `HTTP ${status}`}`, { api: 'data', endpoint: '/v1/x', retryable: false, code, ...(status === undefined ? {} : { status }), ...extra });
+
+describe('the cause of a failed evaluation', () => {
+  it('the service down, refusing the key, rate-limiting, unreachable or slow is the data service; a bad request or a parse failure is the rule\'s own', () => {
+    expect(causeOf(apiError(503))).toMatchObject({ key: 'data-service', labels: { source: 'data-service' }, what: 'the data service answers 503' });
+    expect(causeOf(apiError(401))?.what).toBe('the data service refuses the API key (401)');
+    expect(causeOf(apiError(429))?.what).toBe('the data service answers 429 (rate limited)');
+    expect(causeOf(apiError(undefined, 'network_error', { network: 'connection closed' }))?.what).toBe('the data service cannot be reached (connection closed)');
+    expect(causeOf(apiError(undefined, 'timeout'))?.what).toBe('the data service does not answer in time');
+    expect(causeOf(new ApiError('metrics API GET /v2/x: HTTP 502', { api: 'metrics', endpoint: '/v2/x', status: 502, retryable: true, code: '502' }))).toMatchObject({ key: 'metrics-api', labels: { source: 'metrics-api' } });
+    expect(causeOf(apiError(undefined, 'budget'))).toMatchObject({ key: 'budget:data', labels: { source: 'budget', api: 'data' }, what: "the Data API's compute-unit budget is spent for the day" });
+    expect(causeOf(new NodeApiError('node 10.0.0.5:9650 health: network error: connection refused (ECONNREFUSED)', 'unreachable', '10.0.0.5:9650'))).toMatchObject({
+      key: 'node-api:10.0.0.5:9650',
+      labels: { source: 'node-api', node_api: '10.0.0.5:9650' },
+      what: 'the node API at 10.0.0.5:9650 does not answer (network error: connection refused (ECONNREFUSED))',
+    });
+    // Wrapped (an expression's error keeps its cause): still the service.
+    expect(causeOf(new Error('expression x: failed', { cause: apiError(503) }))?.key).toBe('data-service');
+    for (const own of [apiError(400), apiError(404), apiError(200, 'too_large'), apiError(undefined, 'aborted'), new NodeApiError('node h:1 info.uptime: an answer that does not parse', 'invalid', 'h:1'), new Error('unexpected response: validators.0.nodeId')]) {
+      expect(causeOf(own)).toBeUndefined();
+    }
+  });
+
+  it('blind lines: one per cause listing its rules, then one per rule failing for its own reason', () => {
+    const since = Date.parse('2026-03-01T15:27:10Z');
+    const runs = [
+      ...['b', 'a', 'c'].map((rule) => ({ rule, count: 3, since: since + 1000, error: 'data API GET /v1/x: HTTP 503', cause: causeOf(apiError(503)) })),
+      { rule: 'own', count: 3, since, error: 'HTTP 400' },
+    ];
+    expect(blindLines(runs, (r) => `rule ${r.rule}: ${r.error}`)).toEqual(['the data service answers 503 since 15:27 UTC: 3 rules failing (a, b, c): data API GET /v1/x: HTTP 503', 'rule own: HTTP 400']);
+  });
+});
+
+const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+const period = (nodeId: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: 'active', startTimestamp: 1, endTimestamp: 2 });
+const ruleOf = (name: string, node: string) =>
+  ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
+
+/** An engine over `store`, its Data API answering each node as `world` says (an Error fails it), on the clock `now()`. */
+function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[]): Engine {
+  const data = {
+    primary: {
+      validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
+        const err = world[q.nodeIds[0] ?? ''];
+        if (err) throw err;
+        return { periods: q.validationStatus === 'active' ? q.nodeIds.map(period) : [], broken: [] };
+      },
+      validatorPeriods: async (_n: string, node: string) => {
+        const err = world[node];
+        if (err) throw err;
+        return [period(node)];
+      },
+    },
+  } as unknown as DataApi;
+  return new Engine({
+    store,
+    data,
+    metricsApi: {} as MetricsApi,
+    metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
+    log: { warn: () => undefined, info: () => undefined, error: () => undefined } as never,
+    targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
+    repeatIntervalMs: 0,
+    timeIntervals: [],
+    failures: new FailureCounts(),
+    failingAfter: 2,
+    failingSeverity: 'warning',
+    redact: (t) => t,
+    clock: clockAt(now),
+    ...(configured ? { configured } : {}),
+  });
+}
+
+describe('engine: rules failing for one cause share one alert', () => {
+  it('fires once at the threshold, lists every rule failing for it, says nothing as rules join or recover, and resolves once when the last evaluates again', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = {};
+    let now = Date.parse('2026-03-01T15:27:00Z');
+    const engine = engineOn(store, world, () => now);
+    const [r1, r2, own] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('own', C)];
+    const run = (r: LoadedRule) => engine.evaluate(r, new AbortController().signal).catch(() => undefined);
+    const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
+    for (const r of [r1, r2, own]) await run(r);
+    expect(sent()).toEqual([]);
+
+    world[A] = world[B] = apiError(503);
+    world[C] = apiError(400);
+    await run(r1);
+    await run(r2);
+    await run(own);
+    now += 60_000;
+    expect(sent()).toEqual([]); // one failure each: below failingAfter
+    await run(r1); // r1's second: the cause fires, naming both rules
+    await run(r2); // r2's second: it was listed already; nothing new is said
+    await run(own); // a rule's own failure: its own alert, as before
+    expect(sent().sort()).toEqual([
+      'avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules',
+      'rule "own" is blind: its last 2 evaluations failed (data API GET /v1/x: HTTP 400)',
+    ]);
+    const [alert] = store.activeAlerts().filter((a) => a.rule === '!cannot-see:data-service');
+    expect(alert?.condition).toMatchObject({ key: 'cannot-see:data-service', labels: { alertname: 'rule-failing', rule: 'avawatch', source: 'data-service', severity: 'warning' }, details: { Rules: 'r1 (2 failed), r2 (2 failed)' } });
+
+    world[A] = undefined;
+    await run(r1); // r1 sees again while r2 does not: the details change, nothing is sent
+    await run(r2);
+    expect(sent()).toHaveLength(2);
+    expect(store.activeAlerts().find((a) => a.rule === '!cannot-see:data-service')?.condition).toMatchObject({ details: { Rules: 'r2 (3 failed)' } });
+
+    world[B] = undefined;
+    await run(r2);
+    expect(sent().slice(2)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
+    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!rule-failing:own']);
+  });
+
+  it('a restart mid-outage keeps the alert: its rules are waited for, not read as recovered, and it resolves once', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
+    const now = Date.parse('2026-03-01T15:27:00Z');
+    const [r1, r2, other] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('other', C)];
+    const before = engineOn(store, world, () => now);
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.evaluate(r, new AbortController().signal).catch(() => undefined);
+    const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
+    expect(sent()).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
+
+    // Restarted: the failure counts are gone; the alert is in the state file.
+    const after = engineOn(store, world, () => now);
+    for (const r of [r1, r2, other]) after.restore(r);
+    const run = (r: LoadedRule) => after.evaluate(r, new AbortController().signal).catch(() => undefined);
+    await run(other); // another rule, fine: says nothing of r1 and r2
+    await run(r1); // still failing, once since the restart: the alert stands, nothing is said
+    expect(sent()).toHaveLength(1);
+    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    world[A] = world[B] = undefined;
+    await run(r1);
+    expect(sent()).toHaveLength(1); // r2 has not evaluated since the restart
+    await run(r2);
+    expect(sent().slice(1)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
+    expect(store.activeAlerts()).toEqual([]);
+  });
+
+  it('`once` beside the daemon, one rule fine again: the daemon\'s alert stands until every configured rule it listed evaluates again', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
+    const now = Date.parse('2026-03-01T15:27:00Z');
+    const [r1, r2] = [ruleOf('r1', A), ruleOf('r2', B)];
+    const daemon = engineOn(store, world, () => now);
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await daemon.evaluate(r, new AbortController().signal).catch(() => undefined);
+    world[A] = undefined;
+    // Another process: nothing restored, the config's rules known.
+    const once = engineOn(store, world, () => now, () => ['r1', 'r2']);
+    await once.evaluate(r1, new AbortController().signal);
+    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(store.outbox('pending').map((row) => row.summary)).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
+  });
+});
