@@ -11,6 +11,7 @@ import { resolveRoutes } from '../alerts/route.js';
 import { Engine, type EngineDeps } from './engine.js';
 import { FailureCounts } from './failing.js';
 import { systemClock, clockAt } from '../base/clock.js';
+import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -31,7 +32,7 @@ const rule = {
  * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
  * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date) {
+function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date, evaluated: LoadedRule = rule) {
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
@@ -65,7 +66,7 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
     redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
     clock: now ? clockAt(() => now().getTime()) : systemClock,
   });
-  return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
+  return { store, engine, logs, run: () => engine.evaluate(evaluated, new AbortController().signal) };
 }
 
 describe('engine: fetch → evaluate → commit', () => {
@@ -142,6 +143,19 @@ describe('engine: fetch → evaluate → commit', () => {
       await expect(run()).rejects.toThrow('HTTP 503');
       expect(queued(store)).toEqual(['am firing reminder']);
     });
+  });
+
+  it('`for:` counts a poll within half the rule\'s interval: `for: 2m` polled every minute fires at the 3rd failing poll, though the 1st was stamped late', async () => {
+    // validation-end: a period that ended (at 2 s past the epoch) with no new one is a condition.
+    const ending = { ...rule, name: 'end', kind: 'validation-end', for: 120_000, spec: validationEndSpec.parse({ network: 'mainnet', nodeIds: [A] }) } as unknown as LoadedRule;
+    let now = Date.UTC(2026, 10, 26, 12, 0, 0, 230);
+    const { run } = setup({ [A]: 'active' }, undefined, () => new Date(now), ending);
+    const fired: string[][] = [];
+    for (let poll = 0; poll < 4; poll++) {
+      fired.push((await run()).map((a) => `${a.status} ${a.summary}`));
+      now = Date.UTC(2026, 10, 26, 12, poll + 1);
+    }
+    expect(fired).toEqual([[], [], [expect.stringMatching(/^firing .*validation ended/)], []]);
   });
 
   it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {

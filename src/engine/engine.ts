@@ -400,8 +400,11 @@ export class Engine {
   #lifecycleOptions(rule: LoadedRule): LifecycleOptions {
     // A kind with its own `for` (metric-threshold's series window) already waits in the series.
     const ownFor = ruleKind(rule.kind).ownsFor === true;
+    // `for` counts a poll within half an interval (jitter never costs one more poll).
+    const pollMs = periodMs(rule.schedule);
     return {
       forMs: ownFor ? 0 : (rule.for ?? 0),
+      ...(pollMs === undefined ? {} : { pollMs }),
       keepFiringForMs: rule.keepFiringFor ?? 0,
       // The shortest interval among the condition's receivers; each then filters for its own.
       repeatMs: (c) => this.#shortestRepeat(rule, c.labels),
