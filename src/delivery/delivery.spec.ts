@@ -118,6 +118,15 @@ describe('delivery', () => {
       expect(await sentBy(1)).toEqual(['a+b']);
     });
 
+    it('the second counts from when the poll began, not the commit: a slow evaluation does not add to it', async () => {
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock, undefined, undefined, clock - 400);
+      expect(store.nextDue('fake')).toBe(clock + 600);
+      expect(await sentBy(600)).toEqual(['down']);
+      // An evaluation longer than the second: due at once.
+      store.commitEvaluation('r', {}, [news('down again', 'critical')], clock, undefined, undefined, clock - 3_000);
+      expect(await sentBy(0)).toEqual(['down', 'down again']);
+    });
+
     it('a critical after a message of its group leaves after 1 s: groupInterval never holds it; a warning still waits and joins the next message', async () => {
       store.commitEvaluation('r', {}, [news('a')], clock);
       expect(await sentBy(1_000)).toEqual(['a']);

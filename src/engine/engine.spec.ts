@@ -158,6 +158,23 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(fired).toEqual([[], [], [expect.stringMatching(/^firing .*validation ended/)], []]);
   });
 
+  it('a critical waits 1 s from when its poll began, not from its commit: a slow answer does not add to it', async () => {
+    let now = Date.UTC(2026, 10, 26, 12);
+    let answerTakes = 0;
+    const nodes: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    // The service answers after `answerTakes` ms.
+    const world = new Proxy(nodes, { get: (w, key) => ((now += answerTakes), (answerTakes = 0), Reflect.get(w, key)) });
+    const grouped: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 60_000, groupIntervalMs: 300_000, repeatMs: 0, muteTimeIntervals: [] }];
+    const { store, run } = setup(world, grouped, () => new Date(now));
+    await run();
+    nodes[A] = 'removed';
+    const started = now;
+    answerTakes = 700;
+    expect((await run()).map((a) => a.severity)).toEqual(['critical']);
+    expect(now).toBe(started + 700);
+    expect(store.nextDue('slack')).toBe(started + 1_000);
+  });
+
   it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: new Error('502 Bad Gateway: x-glacier-api-key: gk-secret-key') };
     const { engine, run } = setup(world);

@@ -63,13 +63,17 @@ export const alertRow = z.object({
 
 
 /**
- * The most an urgent row waits (a critical, or the first news of its group), whatever the
- * route's groupWait: long enough for the other alerts of the same evaluation to join it.
+ * The most an urgent row waits (a critical, or the first news of its group) after its poll
+ * began, whatever the route's groupWait: long enough for what the other rules of the same
+ * poll say to join it, short enough that it leaves within the poll interval + 1 s.
  */
 export const URGENT_WAIT_MS = 1_000;
 
-/** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
-export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
+/**
+ * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
+ * with why). `startedAt`: when the evaluation began. Returns their ids.
+ */
+export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number, startedAt = now): number[] {
   const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent)
@@ -79,7 +83,8 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
       const urgent = t.digestAt === undefined && t.mutedBy === undefined && (a.severity === 'critical' || firstNews(db, t, now));
-      const wait = urgent ? Math.min(t.groupWaitMs, URGENT_WAIT_MS) : t.groupWaitMs;
+      // Stored as what is left of it at the commit: the row is due 1 s after its poll began.
+      const wait = urgent ? Math.max(0, Math.min(t.groupWaitMs, URGENT_WAIT_MS) - (now - startedAt)) : t.groupWaitMs;
       // A digest row waits for its slot in the receiver's one digest group.
       const row = t.digestAt === undefined
         ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, wait, t.groupIntervalMs, null, urgent ? 1 : 0).lastInsertRowid
