@@ -63,11 +63,14 @@ export const alertRow = z.object({
 
 
 /**
- * The most an urgent row waits (a critical, or the first news of its group) after its poll
+ * The most an urgent row (a critical, or the first news of its group) waits after its poll
  * began, whatever the route's groupWait: long enough for what the other rules of the same
- * poll say to join it, short enough that it leaves within the poll interval + 1 s.
+ * poll say to join it, short enough that it reaches the receiver within the poll interval
+ * + 1 s (the rest of the second is the sending's).
  */
-export const URGENT_WAIT_MS = 1_000;
+export const URGENT_WAIT_MS = 800;
+/** What an urgent row waits at least after it was queued (a slow poll's siblings still join it). */
+export const URGENT_FLOOR_MS = 100;
 
 /**
  * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
@@ -83,8 +86,8 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
       const urgent = t.digestAt === undefined && t.mutedBy === undefined && (a.severity === 'critical' || firstNews(db, t, now));
-      // Stored as what is left of it at the commit: the row is due 1 s after its poll began.
-      const wait = urgent ? Math.max(0, Math.min(t.groupWaitMs, URGENT_WAIT_MS) - (now - startedAt)) : t.groupWaitMs;
+      // Stored as what is left of it at the commit.
+      const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
       // A digest row waits for its slot in the receiver's one digest group.
       const row = t.digestAt === undefined
         ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, wait, t.groupIntervalMs, null, urgent ? 1 : 0).lastInsertRowid
