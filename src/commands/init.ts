@@ -81,14 +81,17 @@ export function initConfigText(o: InitOptions): string {
 }
 
 /**
- * One happening, one message per receiver: what the rules say about one validator within a
- * minute (a validation ending: its status, end and health) goes out together.
+ * One happening, one message per receiver: what the rules say about one validator in one poll
+ * (a validation ending: its status, end and health) goes out together, a critical or a
+ * validator's first news at once (store/outbox.ts), later news within groupInterval.
  */
 export const GROUPING = [
   '  groupBy: [rule]',
   '  routes:',
-  '    # One happening, one message: alerts about the same validator within groupWait go out together.',
-  '    # It matches every alert about a validator: routes of your own (a team, critical only) go before it.',
+  '    # One happening, one message: alerts about the same validator go out together. A critical, and the',
+  '    # first news about a validator, leave 0.8 s after their poll (within the poll interval + 1 s) with what',
+  '    # the other rules of that poll said; later milder news waits groupWait and joins the next message, at',
+  '    # most one per groupInterval. It matches every alert about a validator: routes of your own go before it.',
   "    - matchRe: { validator: '.+' }",
   '      groupBy: [validator]',
   '      groupWait: 1m',
