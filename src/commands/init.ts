@@ -88,10 +88,8 @@ export function initConfigText(o: InitOptions): string {
 export const GROUPING = [
   '  groupBy: [rule]',
   '  routes:',
-  '    # One happening, one message: alerts about the same validator go out together. A critical, and the',
-  '    # first news about a validator, leave 0.8 s after their poll (within the poll interval + 1 s) with what',
-  '    # the other rules of that poll said; later milder news waits groupWait and joins the next message, at',
-  '    # most one per groupInterval. It matches every alert about a validator: routes of your own go before it.',
+  "    # One happening, one message: a critical, or a validator's first news, leaves within the poll + 1 s with",
+  "    # the poll's other alerts; later news joins within groupInterval. Routes of your own go before this one.",
   "    - matchRe: { validator: '.+' }",
   '      groupBy: [validator]',
   '      groupWait: 1m',
