@@ -128,6 +128,8 @@ export interface ProjectOptions {
   listen?: string;
   /** More keys under api:, one per line. */
   api?: string[];
+  /** The whole `route:` (default: every alert to the Slack receiver, ops-slack, ungrouped). */
+  route?: unknown;
 }
 
 /** A config and a rule file on disk, as an operator writes them (like test/helpers/harness.ts). */
@@ -136,8 +138,7 @@ export function writeProject(o: ProjectOptions): Project {
   const statePath = join(dir, 'state', 'avawatch.db');
   const configFile = join(dir, 'avawatch.yaml');
   const receivers = o.webhookUrl
-    ? `route:
-  receivers: [ops-slack]
+    ? `${o.route === undefined ? 'route:\n  receivers: [ops-slack]' : `route: ${JSON.stringify(o.route)}`}
 receivers:
   - name: ops-slack
     type: slack

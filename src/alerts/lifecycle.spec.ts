@@ -29,6 +29,18 @@ describe('state alert lifecycle', () => {
     expect(walk({ forMs: 5 * MIN }, [[0, [c('A'), c('B')]], [3, [c('A'), c('B')]], [4, [c('A')]], [5, [c('A')]], [6, []]])).toEqual([[], [], [], ['firing A'], ['resolved A']]);
   });
 
+  it('`for` counts a poll within half an interval: `for: 2m` polled every minute fires at the 3rd failing poll, though it came a little early', () => {
+    // The first failing poll was stamped 230 ms after its minute; the next ones on time.
+    const steps: Array<[number, Condition[]]> = [[230 / MIN, [c('A')]], [1, [c('A')]], [2, [c('A')]], [3, [c('A')]]];
+    expect(walk({ forMs: 2 * MIN, pollMs: MIN }, steps)).toEqual([[], [], ['firing A'], []]);
+    // Half an interval short is not enough: the 2nd poll (1 min in) of a `for: 2m` does not fire.
+    expect(walk({ forMs: 2 * MIN, pollMs: MIN }, [[0, [c('A')]], [1, [c('A')]]])).toEqual([[], []]);
+  });
+
+  it('a `for` shorter than half the poll interval still takes a second poll that sees the condition', () => {
+    expect(walk({ forMs: 10_000, pollMs: MIN }, [[0, [c('A')]], [1, [c('A')]]])).toEqual([[], ['firing A']]);
+  });
+
   it('reminds every repeatInterval while firing, counted from the last notification', () => {
     expect(walk({ repeatMs: 10 * MIN }, [[0, [c('A', '1')]], [9, [c('A', '1')]], [10, [c('A', '1')]], [15, [c('A', '2')]], [24, [c('A', '2')]], [25, [c('A', '2')]]])).toEqual([
       ['firing A'],

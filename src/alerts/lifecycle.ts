@@ -36,6 +36,12 @@ export function readActive(row: ActiveRow): ActiveAlert | { invalid: string } {
 export interface LifecycleOptions {
   /** Hold this long before firing. */
   forMs: number;
+  /**
+   * The rule's poll interval, when it polls on one: `for` counts a condition held for
+   * forMs minus half of it (a poll within half an interval counts), so the poll jitter
+   * never costs a whole interval more. Undefined: none (a cron schedule).
+   */
+  pollMs?: number;
   /** Keep firing this long after it stops holding: a condition that blinks pages once. */
   keepFiringForMs: number;
   /** Remind while firing; 0: never. Per condition: the shortest interval of its receivers. */
@@ -69,7 +75,7 @@ export function advance(
     before.delete(c.key);
     const tier = c.tier ?? '';
     const startedAt = was?.startedAt ?? now;
-    const held = now - startedAt >= o.forMs;
+    const held = heldLongEnough(now - startedAt, o);
     const entry: ActiveAlert = {
       key: c.key,
       tier,
@@ -113,6 +119,15 @@ export function advance(
     if (o.sendResolved) notifications.push(resolvedDraft(gone));
   }
   return { active: next, notifications };
+}
+
+/**
+ * `for` met: held forMs, less half a poll interval of slack. A `for` shorter than the slack
+ * still takes a second poll that sees the condition.
+ */
+function heldLongEnough(heldMs: number, o: LifecycleOptions): boolean {
+  if (o.forMs <= 0) return true;
+  return heldMs > 0 && heldMs >= o.forMs - (o.pollMs ?? 0) / 2;
 }
 
 function withPresent(c: Condition, present: Resolution): Condition {

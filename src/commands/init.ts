@@ -132,14 +132,15 @@ export function initConfigText(o: InitOptions): string {
 }
 
 /**
- * One happening, one message per receiver: what the rules say about one validator within a
- * minute (a validation ending: its status, end and health) goes out together.
+ * One happening, one message per receiver: what the rules say about one validator in one poll
+ * (a validation ending: its status, end and health) goes out together, a critical or a
+ * validator's first news at once (store/outbox.ts), later news within groupInterval.
  */
 export const GROUPING = [
   '  groupBy: [rule]',
   '  routes:',
-  '    # One happening, one message: alerts about the same validator within groupWait go out together.',
-  '    # It matches every alert about a validator: routes of your own (a team, critical only) go before it.',
+  "    # One happening, one message: a critical, or a validator's first news, leaves within the poll + 1 s with",
+  "    # the poll's other alerts; later news joins within groupInterval. Routes of your own go before this one.",
   "    - matchRe: { validator: '.+' }",
   '      groupBy: [validator]',
   '      groupWait: 1m',

@@ -28,11 +28,11 @@ class FakeNotifier implements Notifier {
   }
 }
 
-const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs = 0): NewAlert => ({
+const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs = 0, severity: NewAlert['severity'] = 'warning', status: NewAlert['status'] = 'event'): NewAlert => ({
   rule: 'r',
   kind: 'k',
-  status: 'event',
-  severity: 'warning',
+  status,
+  severity,
   subject,
   summary: `${subject} changed`,
   labels: {},
@@ -80,15 +80,111 @@ describe('delivery', () => {
     expect(store.outbox('sent')).toHaveLength(3);
   });
 
-  it('counts groupWait from the group’s first alert, so a late member joins the same message', async () => {
-    store.commitEvaluation('r', {}, [alert('a', 'g', 30_000)], clock);
+  it('counts groupWait of later news from the group’s first pending alert, so a late member joins the same message', async () => {
+    // The group's first news went out; what follows within groupInterval is later news.
+    store.commitEvaluation('r', {}, [alert('x', 'g', 30_000, 10_000)], clock);
+    clock += 1_000;
+    await delivery.drain(1_000);
+    store.commitEvaluation('r', {}, [alert('a', 'g', 30_000, 10_000)], clock);
     clock += 3_000;
-    store.commitEvaluation('r', {}, [alert('b', 'g', 30_000)], clock);
+    store.commitEvaluation('r', {}, [alert('b', 'g', 30_000, 10_000)], clock);
+    clock += 26_999;
     await delivery.drain(1_000);
-    expect(notifier.groups).toEqual([]);
-    clock += 27_000;
+    expect(notifier.groups).toEqual([['x']]);
+    clock += 1;
     await delivery.drain(1_000);
-    expect(notifier.groups).toEqual([['a', 'b']]);
+    expect(notifier.groups).toEqual([['x'], ['a', 'b']]);
+  });
+
+  describe('latency by severity (the shipped route: groupWait 1m, groupInterval 5m)', () => {
+    const WAIT = 60_000;
+    const INTERVAL = 300_000;
+    beforeEach(() => {
+      delivery = make({ maxAgeMs: 3_600_000 });
+    });
+    const news = (subject: string, severity: NewAlert['severity'] = 'warning', status: NewAlert['status'] = 'event') => alert(subject, 'alpha', WAIT, INTERVAL, severity, status);
+    /** Commits, then drains at each given offset (ms since the commit); the groups sent so far. */
+    const sentBy = async (ms: number) => {
+      clock += ms;
+      await delivery.drain(1_000);
+      return notifier.groups.map((g) => g.join('+'));
+    };
+
+    it('the first news of a group leaves 0.8 s after its poll, not after groupWait', async () => {
+      store.commitEvaluation('r', {}, [news('a'), news('b')], clock);
+      expect(store.nextDue('fake')).toBe(clock + 800);
+      expect(await sentBy(799)).toEqual([]);
+      // Both alerts of the same evaluation go together.
+      expect(await sentBy(1)).toEqual(['a+b']);
+    });
+
+    it('the wait counts from when the poll began, not the commit: a slow evaluation does not add to it', async () => {
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock, undefined, undefined, clock - 400);
+      expect(store.nextDue('fake')).toBe(clock + 400);
+      expect(await sentBy(400)).toEqual(['down']);
+      // An evaluation longer than the wait: 0.1 s, for what the other rules of the poll say.
+      store.commitEvaluation('r', {}, [news('down again', 'critical')], clock, undefined, undefined, clock - 3_000);
+      expect(await sentBy(99)).toEqual(['down']);
+      expect(await sentBy(1)).toEqual(['down', 'down again']);
+    });
+
+    it('a critical after a message of its group leaves after 0.8 s: groupInterval never holds it; a warning still waits and joins the next message', async () => {
+      store.commitEvaluation('r', {}, [news('a')], clock);
+      expect(await sentBy(1_000)).toEqual(['a']);
+      clock += 10_000;
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock);
+      // The worker wakes for it though its group is throttled.
+      expect(store.nextDue('fake', ['alpha'])).toBe(clock + 800);
+      expect(await sentBy(1_000)).toEqual(['a', 'down']);
+      store.commitEvaluation('r', {}, [news('slow')], clock);
+      expect(await sentBy(WAIT)).toEqual(['a', 'down']);
+      expect(await sentBy(INTERVAL - WAIT - 1)).toEqual(['a', 'down']);
+      expect(await sentBy(1)).toEqual(['a', 'down', 'slow']);
+    });
+
+    it('the resolution of a critical leaves at once too', async () => {
+      store.commitEvaluation('r', {}, [news('down', 'critical', 'firing')], clock);
+      expect(await sentBy(1_000)).toEqual(['down']);
+      clock += 30_000;
+      store.commitEvaluation('r', {}, [news('up', 'critical', 'resolved')], clock);
+      expect(await sentBy(1_000)).toEqual(['down', 'up']);
+    });
+
+    it('a critical flushes the warnings waiting in its group: one message', async () => {
+      store.commitEvaluation('r', {}, [news('a')], clock);
+      expect(await sentBy(1_000)).toEqual(['a']);
+      store.commitEvaluation('r', {}, [news('w1')], clock);
+      expect(await sentBy(20_000)).toEqual(['a']);
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock);
+      expect(await sentBy(1_000)).toEqual(['a', 'w1+down']);
+    });
+
+    it('news after a quiet groupInterval is first news again', async () => {
+      store.commitEvaluation('r', {}, [news('a')], clock);
+      expect(await sentBy(1_000)).toEqual(['a']);
+      clock += INTERVAL;
+      store.commitEvaluation('r', {}, [news('b')], clock);
+      expect(await sentBy(1_000)).toEqual(['a', 'b']);
+    });
+
+    it('a restart keeps it: urgency is read from the state file', async () => {
+      store.commitEvaluation('r', {}, [news('a')], clock);
+      expect(await sentBy(1_000)).toEqual(['a']);
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock);
+      store.close();
+      store = Store.open(join(dir, 's.db'));
+      delivery = make({ maxAgeMs: 3_600_000 });
+      expect(await sentBy(1_000)).toEqual(['a', 'down']);
+    });
+
+    it('a failing receiver’s Retry-After still holds a critical', async () => {
+      store.commitEvaluation('r', {}, [news('down', 'critical')], clock);
+      notifier.failWith = new DeliveryError('busy', 'http_429', true, 30_000);
+      expect(await sentBy(1_000)).toEqual([]);
+      notifier.failWith = undefined;
+      expect(await sentBy(29_999)).toEqual([]);
+      expect(await sentBy(1)).toEqual(['down']);
+    });
   });
 
   it('a group inside its groupInterval waits without holding up other groups', async () => {

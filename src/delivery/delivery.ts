@@ -58,7 +58,10 @@ export class Delivery {
   readonly #wakers = new Map<string, () => void>();
   /** A receiver that failed retryably is left alone until then (Retry-After or backoff). */
   readonly #pausedUntil = new Map<string, number>();
-  /** When each (receiver, group) may get its next message: its last delivery + groupInterval. */
+  /**
+   * When each (receiver, group) may get its next message: its last delivery + groupInterval.
+   * An urgent row (a critical, a group's first news) is claimed anyway (store/outbox.ts).
+   */
   readonly #readyAt = new Map<string, number>();
   readonly #abort = new AbortController();
   #workers: Promise<void>[] = [];
@@ -158,7 +161,7 @@ export class Delivery {
    */
   async #round(notifier: Notifier, stop: () => boolean): Promise<{ claimed: number; sent: number; throttled: string[]; wakeAt?: number }> {
     const { store } = this.#deps;
-    // Groups still inside their groupInterval are not claimed, so they never block the others.
+    // Groups still inside their groupInterval are not claimed (unless an urgent row is due), so they never block the others.
     let wakeAt: number | undefined;
     const throttled: string[] = [];
     for (const [key, ready] of this.#readyAt) {

@@ -11,6 +11,7 @@ import { resolveRoutes } from '../alerts/route.js';
 import { Engine, type EngineDeps } from './engine.js';
 import { FailureCounts } from './failing.js';
 import { systemClock, clockAt } from '../base/clock.js';
+import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -31,7 +32,7 @@ const rule = {
  * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
  * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date) {
+function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date, evaluated: LoadedRule = rule) {
   const store = Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const data = {
@@ -65,7 +66,7 @@ function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['ta
     redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
     clock: now ? clockAt(() => now().getTime()) : systemClock,
   });
-  return { store, engine, logs, run: () => engine.evaluate(rule, new AbortController().signal) };
+  return { store, engine, logs, run: () => engine.evaluate(evaluated, new AbortController().signal) };
 }
 
 describe('engine: fetch → evaluate → commit', () => {
@@ -142,6 +143,36 @@ describe('engine: fetch → evaluate → commit', () => {
       await expect(run()).rejects.toThrow('HTTP 503');
       expect(queued(store)).toEqual(['am firing reminder']);
     });
+  });
+
+  it('`for:` counts a poll within half the rule\'s interval: `for: 2m` polled every minute fires at the 3rd failing poll, though the 1st was stamped late', async () => {
+    // validation-end: a period that ended (at 2 s past the epoch) with no new one is a condition.
+    const ending = { ...rule, name: 'end', kind: 'validation-end', for: 120_000, spec: validationEndSpec.parse({ network: 'mainnet', nodeIds: [A] }) } as unknown as LoadedRule;
+    let now = Date.UTC(2026, 10, 26, 12, 0, 0, 230);
+    const { run } = setup({ [A]: 'active' }, undefined, () => new Date(now), ending);
+    const fired: string[][] = [];
+    for (let poll = 0; poll < 4; poll++) {
+      fired.push((await run()).map((a) => `${a.status} ${a.summary}`));
+      now = Date.UTC(2026, 10, 26, 12, poll + 1);
+    }
+    expect(fired).toEqual([[], [], [expect.stringMatching(/^firing .*validation ended/)], []]);
+  });
+
+  it('a critical waits 0.8 s from when its poll began, not from its commit: a slow answer does not add to it', async () => {
+    let now = Date.UTC(2026, 10, 26, 12);
+    let answerTakes = 0;
+    const nodes: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
+    // The service answers after `answerTakes` ms.
+    const world = new Proxy(nodes, { get: (w, key) => ((now += answerTakes), (answerTakes = 0), Reflect.get(w, key)) });
+    const grouped: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 60_000, groupIntervalMs: 300_000, repeatMs: 0, muteTimeIntervals: [] }];
+    const { store, run } = setup(world, grouped, () => new Date(now));
+    await run();
+    nodes[A] = 'removed';
+    const started = now;
+    answerTakes = 700;
+    expect((await run()).map((a) => a.severity)).toEqual(['critical']);
+    expect(now).toBe(started + 700);
+    expect(store.nextDue('slack')).toBe(started + 800);
   });
 
   it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {

@@ -181,6 +181,8 @@ export class Engine {
     const revision = cached.revision;
     const previous = cached.states;
     const observedAt = this.#now();
+    // An urgent alert's short wait (store/outbox.ts) counts from here, the poll, not the commit.
+    const startedAt = this.#deps.clock.mono();
     // A shared answer must be fresh for this rule too: younger than half its interval.
     const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
     const observation: unknown = await requestContext.run(context, () =>
@@ -250,7 +252,7 @@ export class Engine {
       // Every state left was evaluated now: its text is exactly its JSON.
       cached.exact = true;
       const diff = new StateDiff(upsert, remove, { version: cached.version, all: json });
-      messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, revision);
+      messages = this.#commit(rule, rule.name, diff, alerts, lifecycle?.active, now, revision, startedAt);
     } catch (err) {
       this.#cache.delete(rule.name);
       throw err;
@@ -269,7 +271,7 @@ export class Engine {
    * Routes the alerts, records per-receiver mutes and reminders, and commits states, alerts
    * and active alerts in one transaction under `storeRule`.
    */
-  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number): AlertMessage[] {
+  #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number, startedAt?: number): AlertMessage[] {
     const { store, redact } = this.#deps;
     // Rows and alert times on the steady clock (delivery ages them on it); silences and mutes are a person's times, on the wall.
     const steady = this.#deps.clock.mono();
@@ -298,7 +300,7 @@ export class Engine {
       ...(a.reminder || a.onlyReceivers ? { reminder: true } : {}),
       targets,
     }));
-    const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision);
+    const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision, startedAt);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
     const at = now.toISOString();
     return drafts.map((d, i) => {
@@ -464,8 +466,11 @@ export class Engine {
   #lifecycleOptions(rule: LoadedRule): LifecycleOptions {
     // A kind with its own `for` (metric-threshold's series window) already waits in the series.
     const ownFor = ruleKind(rule.kind).ownsFor === true;
+    // `for` counts a poll within half an interval (jitter never costs one more poll).
+    const pollMs = periodMs(rule.schedule);
     return {
       forMs: ownFor ? 0 : (rule.for ?? 0),
+      ...(pollMs === undefined ? {} : { pollMs }),
       keepFiringForMs: rule.keepFiringFor ?? 0,
       // The shortest interval among the condition's receivers; each then filters for its own.
       repeatMs: (c) => this.#shortestRepeat(rule, c.labels),

@@ -99,7 +99,8 @@ export class Store {
    * Commits an evaluation, all or nothing: the rule's new entity states (the whole set, or
    * what changed), its state alerts, and its alerts with their outbox rows. With
    * `expectRevision`, refused (StateConflictError) when another commit of the rule came
-   * since the evaluation read its states. Returns the alerts' ids.
+   * since the evaluation read its states. `startedAt`: when the evaluation began (an urgent
+   * alert's short wait counts from it). Returns the alerts' ids.
    */
   commitEvaluation(
     rule: string,
@@ -108,12 +109,13 @@ export class Store {
     now: number,
     active?: readonly ActiveRow[],
     expectRevision?: number,
+    startedAt = now,
   ): number[] {
     const db = this.#db;
     const tx = db.transaction(() => {
       writeStates(db, rule, states, now, this.dataVersion(), expectRevision);
       if (active) writeActive(db, rule, active);
-      return outbox.insertAlerts(db, alerts, now);
+      return outbox.insertAlerts(db, alerts, now, startedAt);
     });
     // IMMEDIATE: the revision check and the writes hold the write lock together.
     return tx.immediate();

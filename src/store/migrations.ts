@@ -127,4 +127,12 @@ export const MIGRATIONS: readonly string[] = [
   -- finds them by this index instead of scanning the outbox.
   CREATE INDEX outbox_by_alert ON outbox (alert_id);
   `,
+  `
+  -- Latency by severity: a critical row, or the first news of its group, is urgent. Its
+  -- group_wait is stored capped (1 s) and it flushes its whole group, groupInterval or not.
+  -- Kept here so a restart still sends it at once.
+  ALTER TABLE outbox ADD COLUMN urgent INTEGER NOT NULL DEFAULT 0;
+  -- "First news" is judged at insert from the group's pending and recently sent rows.
+  CREATE INDEX outbox_by_group ON outbox (receiver, group_key, state, updated_at);
+  `,
 ];

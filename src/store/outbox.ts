@@ -62,20 +62,36 @@ export const alertRow = z.object({
 });
 
 
-/** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
-export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number): number[] {
+/**
+ * The most an urgent row (a critical, or the first news of its group) waits after its poll
+ * began, whatever the route's groupWait: long enough for what the other rules of the same
+ * poll say to join it, short enough that it reaches the receiver within the poll interval
+ * + 1 s (the rest of the second is the sending's).
+ */
+export const URGENT_WAIT_MS = 800;
+/** What an urgent row waits at least after it was queued (a slow poll's siblings still join it). */
+export const URGENT_FLOOR_MS = 100;
+
+/**
+ * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
+ * with why). `startedAt`: when the evaluation began. Returns their ids.
+ */
+export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number, startedAt = now): number[] {
   const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return alerts.map((a) => {
     const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0);
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
+      const urgent = t.digestAt === undefined && t.mutedBy === undefined && (a.severity === 'critical' || firstNews(db, t, now));
+      // Stored as what is left of it at the commit.
+      const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
       // A digest row waits for its slot in the receiver's one digest group.
       const row = t.digestAt === undefined
-        ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, t.groupWaitMs, t.groupIntervalMs, null).lastInsertRowid
-        : insertOutbox.run(id, t.receiver, t.digestAt, now, now, DIGEST_GROUP, 0, 0, t.digestAt).lastInsertRowid;
+        ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, wait, t.groupIntervalMs, null, urgent ? 1 : 0).lastInsertRowid
+        : insertOutbox.run(id, t.receiver, t.digestAt, now, now, DIGEST_GROUP, 0, 0, t.digestAt, 0).lastInsertRowid;
       // Muted: recorded with why, never sent and never lost.
       if (t.mutedBy) statement(db, `UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);
     }
@@ -84,20 +100,40 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
 }
 
 /**
+ * The first news of a group: nothing of it waits, and nothing of it was sent within its
+ * groupInterval. Judged from the file, so a restart keeps the verdict.
+ */
+function firstNews(db: Database.Database, t: OutboxTarget, now: number): boolean {
+  const seen = statement(db, `SELECT 1 FROM outbox
+        WHERE receiver = ? AND group_key = ? AND (state = 'pending' OR (state = 'sent' AND updated_at > ?)) LIMIT 1`)
+    .get(t.receiver, t.groupKey, now - t.groupIntervalMs);
+  return seen === undefined;
+}
+
+/** An urgent row of the same group that this claim takes too: its group goes with it. */
+const URGENT_IN_GROUP = `EXISTS (SELECT 1 FROM outbox u
+   WHERE u.state = 'pending' AND u.receiver = outbox.receiver AND u.group_key = outbox.group_key AND u.urgent = 1
+     AND u.created_at + u.group_wait <= @now AND u.next_attempt_at <= @now AND u.lease_until <= @now)`;
+
+/** When the group's wait is over: groupWait counts from its first pending row. */
+const GROUP_READY = `(SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait`;
+
+/**
  * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
  * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
  */
 export function claimDue(db: Database.Database, receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
-  // groupWait counts from the group's first pending row; groups inside their groupInterval are skipped.
+  // groupWait counts from the group's first pending row; groups inside their groupInterval are
+  // skipped, unless an urgent row (a critical, a group's first news) is due: it takes its group along.
   const claim = db.transaction(() => {
-    const ids = statement(db, `UPDATE outbox SET lease_until = ? WHERE id IN (
+    const ids = statement(db, `UPDATE outbox SET lease_until = @until WHERE id IN (
            SELECT id FROM outbox
-            WHERE state = 'pending' AND receiver = ? AND next_attempt_at <= ? AND lease_until <= ?
-              AND (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait <= ?
-              AND group_key NOT IN (SELECT value FROM json_each(?))
-            ORDER BY id LIMIT ?)
+            WHERE state = 'pending' AND receiver = @receiver AND next_attempt_at <= @now AND lease_until <= @now
+              AND (${URGENT_IN_GROUP}
+                OR (${GROUP_READY} <= @now AND group_key NOT IN (SELECT value FROM json_each(@skip))))
+            ORDER BY id LIMIT @limit)
          RETURNING id`)
-      .all(now + leaseMs, receiver, now, now, now, JSON.stringify(skipGroups), limit) as Array<{ id: number }>;
+      .all({ until: now + leaseMs, receiver, now, skip: JSON.stringify(skipGroups), limit }) as Array<{ id: number }>;
     return outboxRows(db, ids.map((r) => r.id));
   });
   return claim.immediate();
@@ -147,11 +183,15 @@ export function extendLease(db: Database.Database, ids: readonly number[], until
   })();
 }
 
-/** When the next pending row of a receiver can be claimed, if any. */
+/** When the next pending row of a receiver can be claimed, if any: an urgent row even in a skipped (throttled) group. */
 export function nextDue(db: Database.Database, receiver: string, skipGroups: readonly string[] = []): number | undefined {
-  const row = statement(db, `SELECT MIN(MAX(next_attempt_at, lease_until, (SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = outbox.receiver AND g.group_key = outbox.group_key) + group_wait)) AS at
-         FROM outbox WHERE state = 'pending' AND receiver = ? AND group_key NOT IN (SELECT value FROM json_each(?))`)
-    .get(receiver, JSON.stringify(skipGroups)) as { at: number | null };
+  const row = statement(db, `SELECT MIN(at) AS at FROM (
+           SELECT MAX(next_attempt_at, lease_until, ${GROUP_READY}) AS at
+             FROM outbox WHERE state = 'pending' AND receiver = @receiver AND group_key NOT IN (SELECT value FROM json_each(@skip))
+           UNION ALL
+           SELECT MAX(next_attempt_at, lease_until, created_at + group_wait)
+             FROM outbox WHERE state = 'pending' AND receiver = @receiver AND urgent = 1)`)
+    .get({ receiver, skip: JSON.stringify(skipGroups) }) as { at: number | null };
   return row.at ?? undefined;
 }
 
