@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatElapsed } from '../base/duration.js';
+import { formatDuration, formatElapsed, humanDuration } from '../base/duration.js';
 import { exportKind } from './export/index.js';
 import { spec as exportSpec } from './export/schema.js';
 import { validator } from '../api/schemas.js';
@@ -34,5 +34,11 @@ describe('durations in summaries', () => {
   it('formatElapsed: seconds under a minute, whole minutes above', () => {
     expect([0, 999, 1_000, 45_500, 59_999, 60_000, 150_000, 80_000_000, -5_000].map(formatElapsed)).toEqual(['0s', '0s', '1s', '45s', '59s', '1m', '2m', '22h13m', '0s']);
     expect(formatDuration(45_000)).toBe('45s');
+  });
+});
+
+describe('humanDuration: a measured span for people, never milliseconds (issue 38)', () => {
+  it('whole seconds, and whole minutes from an hour up', () => {
+    expect([179_770, 59_400, 0, 3_600_000 + 95_000, 86_400_000 + 29_999].map(humanDuration)).toEqual(['3m', '59s', '0s', '1h2m', '1d']);
   });
 });
