@@ -37,6 +37,7 @@ interface Batch {
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
+  keyDetails: ['Net reward', 'Amount', 'End'],
   labelNames: ['delegation', 'node', 'network', 'reward', 'threshold', 'check', 'change'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],

@@ -24,6 +24,7 @@ const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec']
 
 export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   kind: 'l1-validator-balance',
+  keyDetails: ['Remaining balance', 'Runway'],
   labelNames: ['validation_id', 'node', 'subnet', 'network', 'check'],
   spec: specObject,
   selects: ['validationIds'],

@@ -18,6 +18,7 @@ export interface Observation {
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',
+  keyDetails: ['Period ends', 'Cycle ends'],
   labelNames: ['node', 'network', 'threshold'],
   spec,
   selects: ['nodeIds', 'nodeApis'],
