@@ -1,11 +1,12 @@
 import type { L1Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../base/amount.js';
-import { formatDuration, formatElapsed, humanDuration } from '../../base/duration.js';
+import { formatDuration, humanDuration } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
+import { isoSeconds } from '../format.js';
 
 export interface Observation {
   active: L1Validator[];
@@ -242,7 +243,8 @@ function checks(id: string, st: State, s: Spec): Condition[] {
     out.push({
       key: `${id}/runway`,
       subject: id,
-      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatElapsed(runway * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
+      // When, as a time (from the balance's reading), not "in 22h" from the evaluation: true whenever it is delivered.
+      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance around ${isoSeconds(st.at + runway)}, within ${formatDuration(s.minRunway)}, at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
       resolvedSummary: `L1 validator ${id} (${st.nodeId}) no longer runs out within ${formatDuration(s.minRunway)} (topped up, or no longer active)`,
       labels: { ...labelsOf(id, st, s), check: 'runway' },
       details: { ...details, Burn: perDay, Runway: humanDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },
