@@ -104,12 +104,13 @@ describe('what a firing and a resolved notice say of time and of then (issue 38)
   });
 
   it('a resolved notice repeats no detail unchanged since the firing, and says so when none changed', () => {
-    const low: Condition = { ...c('N'), details: { Node: 'N', Uptime: '88.5%', Levels: 'critical under 80%', 'Judged period': 'a to b' } };
+    const low: Condition = { ...c('N'), details: { Validator: 'alpha', Node: 'N', Uptime: '88.5%', Failure: 'HTTP 503' } };
     const first = advance([], [low], 0);
-    const present = (uptime: string) => () => ({ summary: 'N uptime is back', details: { Node: 'N', Uptime: uptime } });
+    const present = (uptime: string, more = {}) => () => ({ summary: 'N uptime is back', details: { Validator: 'alpha', Node: 'N', Uptime: uptime, ...more } });
     const [changed] = advance(first.active, [], MIN, base, present('92.1%')).notifications;
-    expect(Object.keys(changed?.details ?? {})).toEqual(['Node', 'Uptime', 'When it fired: Uptime', 'Fired at']);
-    const [same] = advance(first.active, [], MIN, base, present('88.5%')).notifications;
-    expect(same?.details).toEqual({ Node: 'N', Uptime: '88.5%', 'When it fired': 'the details above are unchanged', 'Fired at': new Date(0).toISOString() });
+    // The figure that changed, and the one not read again (what was wrong), are of then.
+    expect(Object.keys(changed?.details ?? {})).toEqual(['Validator', 'Node', 'Uptime', 'When it fired: Uptime', 'When it fired: Failure', 'Fired at']);
+    const [same] = advance(first.active, [], MIN, base, present('88.5%', { Failure: 'HTTP 503' })).notifications;
+    expect(same?.details).toEqual({ Validator: 'alpha', Node: 'N', Uptime: '88.5%', Failure: 'HTTP 503', 'When it fired': 'the details above are unchanged', 'Fired at': new Date(0).toISOString() });
   });
 });

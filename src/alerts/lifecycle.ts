@@ -126,20 +126,16 @@ function withPresent(c: Condition, present: Resolution): Condition {
 
 /**
  * The present first (what the kind read when it stopped holding), then the firing figures
- * under "When it fired: …", so no figure of then reads as one of now. With a present, only
- * what changed is said again: a detail it repeats unchanged (the node) is said once, one it
- * does not read (the levels, the period) was in the firing notice. Without one, every
- * firing figure is of then.
+ * under "When it fired: …", so no figure of then reads as one of now. A detail the present
+ * repeats unchanged (the node, the validator) is said once; one it does not read again (the
+ * failure it fired with) is of then. When every one is unchanged, that is said.
  */
 function resolvedDraft(gone: ActiveAlert): AlertDraft {
   const c = gone.condition;
+  const present = c.resolvedDetails ?? {};
   const fired: Record<string, string> = {};
-  if (c.resolvedDetails === undefined) for (const [key, value] of Object.entries(c.details)) fired[WHEN_FIRED + key] = value;
-  else {
-    const present = c.resolvedDetails;
-    for (const [key, value] of Object.entries(c.details)) if (key in present && present[key] !== value) fired[WHEN_FIRED + key] = value;
-    if (Object.keys(fired).length === 0) fired[WHEN_FIRED.replace(/: $/, '')] = 'the details above are unchanged';
-  }
+  for (const [key, value] of Object.entries(c.details)) if (present[key] !== value) fired[WHEN_FIRED + key] = value;
+  if (c.resolvedDetails !== undefined && Object.keys(fired).length === 0) fired[WHEN_FIRED.replace(/: $/, '')] = 'the details above are unchanged';
   const summary = c.resolvedSummary ?? `resolved: ${c.summary}`;
   return toDraft({ ...c, summary, details: c.resolvedDetails ?? {} }, 'resolved', { ...fired, ...firedTimes(gone) });
 }

@@ -13,6 +13,8 @@ import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
+import { nameResolution } from './name.js';
+import { inventory } from './schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -95,5 +97,13 @@ describe('alerts about inventory validators', () => {
       `ops: ${C} validation active → completed`,
       `ops: beta (${B}) validation active → completed`,
     ]);
+  });
+});
+
+describe('nameResolution: a present named as its alert is (issue 38)', () => {
+  it('carries the validator in its details, so a resolved notice does not repeat it as "When it fired: Validator"', () => {
+    const [alpha] = inventory.parse([{ name: 'alpha', nodeId: A }]);
+    const present = nameResolution({ [A]: alpha! }, { summary: `${A} uptime is back at 92%`, details: { Node: A, Uptime: '92%' } });
+    expect(present).toEqual({ summary: `alpha (${A}) uptime is back at 92%`, details: { Validator: 'alpha', Node: A, Uptime: '92%' } });
   });
 });
