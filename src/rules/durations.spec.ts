@@ -21,14 +21,14 @@ describe('durations in summaries', () => {
     expect(c.conditions?.map((x) => x.summary)).toEqual(['Export op-1 has been running for 2m, past its 30s timeout']);
   });
 
-  it('a validation that ends or ended less than a minute ago says so in seconds', () => {
+  it('a validation that ends or ended less than a minute ago says when, as a time (true whenever it is read)', () => {
     const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
     const END = 1_800_000_000;
     const spec = validationEndSpec.parse({ network: 'mainnet', nodeIds: [NODE] });
     const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: END - 365 * 86_400, endTimestamp: END };
     const summary = (seen: unknown, nowS: number) => validationEnd.evaluate(new Map(), { service: [[validator.parse(seen)]] }, new Date(nowS * 1000), spec).conditions?.[0]?.summary;
-    expect(summary(validatorSample.active(period), END - 30)).toBe(`${NODE} validation ends in 30s (2027-01-15T08:00:00Z)`);
-    expect(summary(validatorSample.completed(period), END + 45)).toBe(`${NODE} validation ended 45s ago (2027-01-15T08:00:00Z) and no new period has started`);
+    expect(summary(validatorSample.active(period), END - 30)).toBe(`${NODE} validation ends within 1d, at 2027-01-15T08:00:00Z`);
+    expect(summary(validatorSample.completed(period), END + 45)).toBe(`${NODE} validation ended 2027-01-15T08:00:00Z and no new period has started`);
   });
 
   it('formatElapsed: seconds under a minute, whole minutes above', () => {
