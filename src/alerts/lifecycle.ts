@@ -87,8 +87,8 @@ export function advance(
     };
     if (entry.state === 'firing') {
       if (was?.state !== 'firing') {
-        const held: Record<string, string> = o.forMs > 0 ? { 'Failing since': new Date(startedAt).toISOString(), 'Held for': humanDuration(now - startedAt) } : {};
-        notifications.push(toDraft(c, 'firing', held));
+        const heldFor: Record<string, string> = o.forMs > 0 ? { 'Failing since': new Date(startedAt).toISOString(), 'Held for': humanDuration(now - startedAt) } : {};
+        notifications.push(toDraft(c, 'firing', heldFor));
         entry.notifiedAt = now;
         entry.condition = { ...c, firedAt: now };
       } else if (was.tier !== tier) {
