@@ -91,3 +91,38 @@ describe('state alert lifecycle', () => {
     expect(resolved?.details).toEqual({ 'When it fired: Node': 'A', 'Fired at': new Date(0).toISOString() });
   });
 });
+
+describe('what a firing and a resolved notice say of time and of then (issue 38)', () => {
+  const forTwo: LifecycleOptions = { ...base, forMs: 2 * MIN };
+  const T0 = Date.parse('2026-11-28T15:00:00.770Z');
+
+  it('"Held for" is a whole span, not "2m59s770ms", for a first poll stamped 230 ms late', () => {
+    const first = advance([], [c('A')], T0, forTwo);
+    const second = advance(first.active, [c('A')], T0 + MIN - 230, forTwo);
+    const fired = advance(second.active, [c('A')], T0 + 3 * MIN - 230, forTwo).notifications[0];
+    expect(fired?.details['Held for']).toBe('3m');
+  });
+
+  it('"Fired at" is when it passed for:, and "Failing since" when it began to hold', () => {
+    let active = advance([], [c('A')], T0, forTwo).active;
+    active = advance(active, [c('A')], T0 + MIN, forTwo).active;
+    const firing = advance(active, [c('A')], T0 + 2 * MIN, forTwo);
+    expect(firing.notifications[0]?.details['Failing since']).toBe('2026-11-28T15:00:00.770Z');
+    active = advance(firing.active, [c('A')], T0 + 3 * MIN, forTwo).active;
+    const [resolved] = advance(active, [], T0 + 5 * MIN, forTwo).notifications;
+    expect(resolved?.details).toMatchObject({ 'Failing since': '2026-11-28T15:00:00.770Z', 'Fired at': '2026-11-28T15:02:00.770Z' });
+    const reminder = advance(active, [c('A')], T0 + 70 * MIN, { ...forTwo, repeatMs: 60 * MIN }).notifications[0];
+    expect(reminder?.details['Fired at']).toBe('2026-11-28T15:02:00.770Z');
+  });
+
+  it('a resolved notice repeats no detail unchanged since the firing, and says so when none changed', () => {
+    const low: Condition = { ...c('N'), details: { Validator: 'alpha', Node: 'N', Uptime: '88.5%', Failure: 'HTTP 503' } };
+    const first = advance([], [low], 0);
+    const present = (uptime: string, more = {}) => () => ({ summary: 'N uptime is back', details: { Validator: 'alpha', Node: 'N', Uptime: uptime, ...more } });
+    const [changed] = advance(first.active, [], MIN, base, present('92.1%')).notifications;
+    // The figure that changed, and the one not read again (what was wrong), are of then.
+    expect(Object.keys(changed?.details ?? {})).toEqual(['Validator', 'Node', 'Uptime', 'When it fired: Uptime', 'When it fired: Failure', 'Fired at']);
+    const [same] = advance(first.active, [], MIN, base, present('88.5%', { Failure: 'HTTP 503' })).notifications;
+    expect(same?.details).toEqual({ Validator: 'alpha', Node: 'N', Uptime: '88.5%', Failure: 'HTTP 503', 'When it fired': 'the details above are unchanged', 'Fired at': new Date(0).toISOString() });
+  });
+});

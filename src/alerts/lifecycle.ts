@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatDuration } from '../base/duration.js';
+import { humanDuration } from '../base/duration.js';
 import { NEWS, SEVERITIES, type AlertDraft, type Condition, type Resolution } from '../base/types.js';
 import type { ActiveRow } from '../store/index.js';
 
@@ -16,6 +16,7 @@ export const conditionSchema: z.ZodType<Condition> = z.object({
   labels: text,
   details: text,
   tier: z.string().optional(),
+  firedAt: z.number().optional(),
 }) as z.ZodType<Condition>;
 
 /**
@@ -76,6 +77,8 @@ export function advance(
     const tier = c.tier ?? '';
     const startedAt = was?.startedAt ?? now;
     const held = heldLongEnough(now - startedAt, o);
+    // When it fired (passed `for:`), kept with the condition the kind gives anew each time.
+    const firedAt = was?.state === 'firing' ? was.condition.firedAt : undefined;
     const entry: ActiveAlert = {
       key: c.key,
       tier,
@@ -86,20 +89,21 @@ export function advance(
       mutedAt: was?.mutedAt ?? null,
       mutedReceivers: was?.mutedReceivers ?? [],
       notifiedReceivers: was?.notifiedReceivers ?? {},
-      condition: c,
+      condition: firedAt === undefined ? c : { ...c, firedAt },
     };
     if (entry.state === 'firing') {
-      const since = { 'Firing since': new Date(startedAt).toISOString() };
       if (was?.state !== 'firing') {
-        notifications.push(toDraft(c, 'firing', o.forMs > 0 ? { 'Held for': formatDuration(now - startedAt) } : {}));
+        const heldFor: Record<string, string> = o.forMs > 0 ? { 'Failing since': new Date(startedAt).toISOString(), 'Held for': humanDuration(now - startedAt) } : {};
+        notifications.push(toDraft(c, 'firing', heldFor));
         entry.notifiedAt = now;
+        entry.condition = { ...c, firedAt: now };
       } else if (was.tier !== tier) {
-        notifications.push(toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...since }));
+        notifications.push(toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...firedTimes(entry) }));
         entry.notifiedAt = now;
       } else {
         const repeatMs = typeof o.repeatMs === 'function' ? o.repeatMs(c) : o.repeatMs;
         if (repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= repeatMs) {
-          notifications.push(reminderDraft(c, startedAt));
+          notifications.push(reminderDraft(entry.condition, startedAt));
           entry.notifiedAt = now;
         }
       }
@@ -137,21 +141,35 @@ function withPresent(c: Condition, present: Resolution): Condition {
 
 /**
  * The present first (what the kind read when it stopped holding), then the firing figures
- * under "When it fired: …", so no figure of then reads as one of now. A firing detail the
- * present repeats unchanged (the node) is said once.
+ * under "When it fired: …", so no figure of then reads as one of now. A detail the present
+ * repeats unchanged (the node, the validator) is said once; one it does not read again (the
+ * failure it fired with) is of then. When every one is unchanged, that is said.
  */
 function resolvedDraft(gone: ActiveAlert): AlertDraft {
   const c = gone.condition;
   const present = c.resolvedDetails ?? {};
   const fired: Record<string, string> = {};
   for (const [key, value] of Object.entries(c.details)) if (present[key] !== value) fired[WHEN_FIRED + key] = value;
+  if (c.resolvedDetails !== undefined && Object.keys(fired).length === 0) fired[WHEN_FIRED.replace(/: $/, '')] = 'the details above are unchanged';
   const summary = c.resolvedSummary ?? `resolved: ${c.summary}`;
-  return toDraft({ ...c, summary, details: present }, 'resolved', { ...fired, 'Fired at': new Date(gone.startedAt).toISOString() });
+  return toDraft({ ...c, summary, details: c.resolvedDetails ?? {} }, 'resolved', { ...fired, ...firedTimes(gone) });
+}
+
+/**
+ * When a firing alert fired (it passed `for:`) and, when that was later, when its condition
+ * began to hold. A row stored before the firing time was kept says the start only, as
+ * "Failing since".
+ */
+export function firedTimes(a: Pick<ActiveAlert, 'startedAt' | 'condition'>): Record<string, string> {
+  const since = new Date(a.startedAt).toISOString();
+  const fired = a.condition.firedAt;
+  if (fired === undefined) return { 'Failing since': since };
+  return fired > a.startedAt ? { 'Failing since': since, 'Fired at': new Date(fired).toISOString() } : { 'Fired at': since };
 }
 
 /** A firing alert said again: a reminder (left out of the history's timeline). */
 export function reminderDraft(c: Condition, startedAt: number): AlertDraft {
-  return { ...toDraft(c, 'firing', { Reminder: 'still firing', 'Firing since': new Date(startedAt).toISOString() }), reminder: true };
+  return { ...toDraft(c, 'firing', { Reminder: 'still firing', ...firedTimes({ startedAt, condition: c }) }), reminder: true };
 }
 
 export function toDraft(c: Condition, status: 'firing' | 'resolved', extra: Record<string, string>): AlertDraft {

@@ -2,7 +2,7 @@ import type { LoadedRule } from '../config/load.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 import { nameValidator, validatorOf } from '../inventory/name.js';
 import { SEVERITIES, type AlertDraft, type Condition } from '../base/types.js';
-import { toDraft, WHEN_FIRED, type ActiveAlert } from './lifecycle.js';
+import { firedTimes, toDraft, WHEN_FIRED, type ActiveAlert } from './lifecycle.js';
 import { alertLabels } from './pipeline.js';
 import type { Planned } from './receivers.js';
 import type { Target } from './route.js';
@@ -134,7 +134,7 @@ function ended(a: ActiveAlert, why: string, o: RelocateInput, out: Relocated): v
   for (const [k, v] of Object.entries(c.details)) fired[WHEN_FIRED + k] = v;
   const draft: AlertDraft = {
     ...toDraft({ ...c, summary: `${name} is no longer watched: ${why}` }, 'resolved', {}),
-    details: { 'No longer watched': why, 'Was firing': c.summary, ...fired, 'Fired at': new Date(a.startedAt).toISOString() },
+    details: { 'No longer watched': why, 'Was firing': c.summary, ...fired, ...firedTimes(a) },
   };
   plan(out, o.before.rule, draft, c.labels, enabledOf(o.before.targets(c.labels), o));
 }
@@ -152,17 +152,17 @@ function move(a: ActiveAlert, next: Condition, o: RelocateInput, out: Relocated)
   const gained = relabelled ? is : is.filter((t) => !had.has(t.receiver));
   if (lost.length === 0 && gained.length === 0) return relabelled ? { ...a, condition: next } : a;
   const why = reasonOf(c.labels, next.labels);
-  const since = new Date(a.startedAt).toISOString();
+  const since = firedTimes(a);
   // A receiver that knows an alert by its labels (Alertmanager: it forgets one it stops
   // hearing of) keeps the old label set firing unless told it ended: in the group, so in the post, of the new one.
   const endOld = relabelled ? is.filter((t) => had.has(t.receiver) && t.resendMs !== undefined) : [];
   const left: AlertDraft = {
     ...toDraft({ ...c, summary: `${why.to}, still firing: ${c.summary}` }, 'resolved', {}),
-    details: { Moved: why.to, ...c.details, 'Firing since': since },
+    details: { Moved: why.to, ...c.details, ...since },
   };
   if (lost.length > 0) plan(out, o.before.rule, left, c.labels, lost);
   if (endOld.length > 0) plan(out, o.before.rule, left, c.labels, endOld);
-  if (gained.length > 0) plan(out, after.rule, toDraft(next, 'firing', { Moved: why.from, 'Firing since': since }), next.labels, gained);
+  if (gained.length > 0) plan(out, after.rule, toDraft(next, 'firing', { Moved: why.from, ...since }), next.labels, gained);
   const notified = { ...a.notifiedReceivers };
   for (const t of lost) delete notified[t.receiver];
   for (const t of gained) if (!t.mutedBy) notified[t.receiver] = o.now;

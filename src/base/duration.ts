@@ -28,6 +28,17 @@ export function formatDuration(ms: number): string {
 }
 
 /**
+ * A measured span for people (mail, chat, terminal, page): whole seconds, and whole minutes
+ * from an hour up, so a `for: 2m` held over polls stamped 770 ms apart reads "3m", never
+ * "2m59s770ms". Config values and machine fields keep `formatDuration`'s exact milliseconds.
+ */
+export function humanDuration(ms: number): string {
+  const whole = Math.max(0, ms);
+  const unit = whole >= 3_600_000 ? 60_000 : 1_000;
+  return formatDuration(Math.round(whole / unit) * unit);
+}
+
+/**
  * How long something has run or has left, for a sentence: whole minutes (rounded down)
  * from a minute up, whole seconds below one, so 45 s reads "45s", never "0s" or "1m".
  */

@@ -64,6 +64,8 @@ export interface Condition {
   details: Record<string, string>;
   /** Escalation level: a change re-notifies (e.g. `3d` after `14d`). */
   tier?: string;
+  /** Set by the alerts module: when it fired (passed `for:`), on the steady clock (unix ms). */
+  firedAt?: number;
 }
 
 /** An alert as a channel renders it: everything comes from the outbox row. */

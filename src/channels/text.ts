@@ -1,3 +1,5 @@
+import { keyDetails } from './key-details.js';
+
 // Text helpers for the chat channels (Telegram, Discord): chain text on one inert line, cut
 // to a provider's limit after escaping, and lists that end in "+N more" instead of overflowing.
 
@@ -81,4 +83,37 @@ const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2
 export function mostUrgentFirst<A extends { status: string; severity: string }>(alerts: readonly A[]): A[] {
   const rank = (a: A): number => (a.status === 'resolved' ? 10 : 0) + (SEVERITY_RANK[a.severity] ?? 3);
   return [...alerts].sort((a, b) => rank(a) - rank(b));
+}
+
+type Listed = { status: string; severity: string; summary: string; rule: string; kind: string; details: Record<string, string> };
+
+/** A group's worst severity still firing (or news); undefined when every alert is resolved. */
+export function groupWorst(alerts: ReadonlyArray<{ status: string; severity: string }>): 'critical' | 'warning' | 'info' | undefined {
+  return (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
+}
+
+/**
+ * A group's title, what a phone shows of it (push text, subject, first line): the most
+ * urgent alert's severity and summary, and how many more: "CRITICAL: alpha validation ended
+ * without a reward (+3 more)"; "RESOLVED: …" when all are resolved. Not escaped.
+ */
+export function groupTitle(alerts: readonly Listed[]): { word: string; summary: string; more: string } {
+  const sorted = mostUrgentFirst(alerts);
+  const worst = groupWorst(sorted);
+  return {
+    word: worst ? worst.toUpperCase() : 'RESOLVED',
+    summary: sorted[0]?.summary ?? '',
+    // Kept when the summary is cut to fit: the count is part of the news.
+    more: sorted.length > 1 ? ` (+${sorted.length - 1} more)` : '',
+  };
+}
+
+/**
+ * One alert's line in a grouped post, not escaped: status, severity, (rule), summary, and
+ * the key details its kind declares ("· Validation reward: 22.9 AVAX").
+ */
+export function groupLine(a: Listed, withRule: boolean): string {
+  const status = a.status === 'firing' ? 'FIRING' : a.status === 'resolved' ? 'RESOLVED' : 'EVENT';
+  const facts = keyDetails(a).map(([name, value]) => ` · ${name}: ${value}`).join('');
+  return `${status} ${a.severity.toUpperCase()}${withRule ? ` ${a.rule}` : ''}: ${a.summary}${facts}`;
 }

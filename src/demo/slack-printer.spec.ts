@@ -39,7 +39,7 @@ describe('the demo Slack printer', () => {
       { kind: 'address-activity', status: 'event' },
     ]);
     expect(messageLines(body)).toEqual([
-      'slack ← [2 alerts] demo-treasury: received 25000 USDC (+1 more)',
+      'slack ← 🟠 WARNING: received 25000 USDC (+1 more)',
       '         • EVENT WARNING: received 25000 USDC',
       '         • EVENT WARNING: received 1000000 <!channel>',
       '         (< and > arrived escaped: Slack shows them as text; no mention, no link)',

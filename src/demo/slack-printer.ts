@@ -23,7 +23,8 @@ interface SlackBody {
 }
 
 const STATUS_WORDS: Record<string, AlertMessage['status']> = { FIRING: 'firing', RESOLVED: 'resolved', EVENT: 'event' };
-const GROUP_HEAD = /^\[\d+ alerts\]/;
+/** A group's text: the worst alert's icon and severity (a single alert's starts "[FIRING …]"). */
+const GROUP_HEAD = /^(?:🔴|🟠|🔵|✅) [A-Z]+: /u;
 
 /** A Slack-compatible incoming webhook on loopback that prints each message it accepts. */
 export async function startSlackPrinter(print: (line: string) => void): Promise<PrintingReceiver> {

@@ -13,7 +13,8 @@ import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
-import { nameValidator } from './name.js';
+import { nameResolution, nameValidator } from './name.js';
+import { inventory } from './schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -105,5 +106,13 @@ describe('nameValidator: the network', () => {
     const item = { subject: C, summary: `${C} uptime 70%`, labels: { node: C }, details: {} };
     expect(nameValidator({ [C]: fuji }, item).labels).toEqual({ team: 'infra', validator: 'charlie', network: 'fuji', node: C });
     expect(nameValidator({ [C]: fuji }, { ...item, labels: { node: C, network: 'testnet' } }).labels['network']).toBe('testnet');
+  });
+});
+
+describe('nameResolution: a present named as its alert is (issue 38)', () => {
+  it('carries the validator in its details, so a resolved notice does not repeat it as "When it fired: Validator"', () => {
+    const [alpha] = inventory.parse([{ name: 'alpha', nodeId: A }]);
+    const present = nameResolution({ [A]: alpha! }, { summary: `${A} uptime is back at 92%`, details: { Node: A, Uptime: '92%' } });
+    expect(present).toEqual({ summary: `alpha (${A}) uptime is back at 92%`, details: { Validator: 'alpha', Node: A, Uptime: '92%' } });
   });
 });

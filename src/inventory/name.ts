@@ -49,7 +49,10 @@ export function nameResolution<T extends { summary: string }>(validators: RuleVa
     const v = Object.hasOwn(validators, id) ? validators[id] : undefined;
     if (!v) continue;
     const named = `${v.name} (${v.nodeId})`;
-    return r.summary.includes(named) ? r : { ...r, summary: r.summary.replace(id, named) };
+    const out = r.summary.includes(named) ? r : { ...r, summary: r.summary.replace(id, named) };
+    // Figures read now carry the validator as the firing ones do: not said again as "of then".
+    const details = (out as { details?: Record<string, string> }).details;
+    return details ? { ...out, details: { Validator: v.name, ...details } } : out;
   }
   return r;
 }

@@ -92,6 +92,11 @@ export interface RuleKind<Spec, Obs, S> {
   /** The kind's own keys (the common ones are added by the config loader). */
   spec: z.ZodObject;
   /**
+   * The names of the details that say most about one of its alerts (a reward, an uptime, a
+   * version), most telling first: a grouped post's line for the alert carries those it has.
+   */
+  keyDetails?: readonly string[];
+  /**
    * The kind reads the rule's `for` itself (metric-threshold: a window of the series), so the
    * lifecycle does not wait it out a second time.
    */

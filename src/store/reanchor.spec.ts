@@ -20,4 +20,16 @@ describe('Store.reanchor', () => {
     expect(store.reanchor(T - 30_000, 60_000)).toBe(0);
     store.close();
   });
+
+  it("shifts a firing alert's firing time with its start: \"Fired at\" stays after \"Failing since\"", () => {
+    const store = Store.open(':memory:');
+    const condition = { key: 'N', subject: 'N', summary: 'N is low', labels: {}, details: {}, firedAt: T + HOUR + 120_000 };
+    const row = { key: 'N', tier: '', state: 'firing' as const, startedAt: T + HOUR, notifiedAt: T + HOUR + 120_000, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition };
+    store.commitEvaluation('r', {}, [], T + HOUR, [row, { ...row, key: 'M', condition: { ...condition, key: 'M', firedAt: undefined } }]);
+    expect(store.reanchor(T, 60_000)).toBe(HOUR);
+    const [m, n] = store.loadActive('r').sort((a, b) => (a.key < b.key ? -1 : 1));
+    expect(n).toMatchObject({ startedAt: T, condition: { firedAt: T + 120_000 } });
+    expect(m?.condition).not.toHaveProperty('firedAt');
+    store.close();
+  });
 });

@@ -15,7 +15,8 @@ const SHIFT = [
   `UPDATE outbox SET next_attempt_at = next_attempt_at - @ms, created_at = created_at - @ms, updated_at = updated_at - @ms,
      lease_until = CASE WHEN lease_until > 0 THEN lease_until - @ms ELSE 0 END, digest_at = digest_at - @ms`,
   `UPDATE active_alerts SET started_at = started_at - @ms, notified_at = notified_at - @ms, cleared_at = cleared_at - @ms, muted_at = muted_at - @ms,
-     notified_receivers = (SELECT json_group_object(key, value - @ms) FROM json_each(active_alerts.notified_receivers))`,
+     notified_receivers = (SELECT json_group_object(key, value - @ms) FROM json_each(active_alerts.notified_receivers)),
+     condition = CASE WHEN json_type(condition, '$.firedAt') IN ('integer', 'real') THEN json_set(condition, '$.firedAt', json_extract(condition, '$.firedAt') - @ms) ELSE condition END`,
   'UPDATE entity_state SET updated_at = updated_at - @ms',
   'UPDATE samples SET at = at - @ms',
 ];

@@ -70,10 +70,10 @@ receivers:
 ruleFiles: [rules.yaml]
 `,
     );
-    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
+    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, for: 2s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
     app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
     await app.start();
-    // firing, then (3 s later) a reminder, then resolved by a new validation period.
+    // firing (held for 2 s), then (3 s later) a reminder, then resolved by a new validation period.
     await slack.waitForPosts(2, 15_000);
     await waitUntil(async () => {
       const list = await am.alerts();
@@ -108,6 +108,23 @@ ruleFiles: [rules.yaml]
   it('email', () => {
     expect(smtp.messages.slice(0, 3).map((m) => m.subject?.slice(0, 25))).toEqual(['[FIRING CRITICAL] ending:', '[FIRING CRITICAL] ending:', '[RESOLVED CRITICAL] endin']);
     expect(smtp.messages[1]!.text).toContain('Reminder: still firing');
+  });
+
+  it('email: the firing says how long it held in whole seconds; the resolved mail says when it fired and repeats no unchanged detail (issue 38)', () => {
+    const [firing, , resolved] = smtp.messages.map((m) => m.text ?? '');
+    const fact = (text: string, name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(text)?.[1];
+    expect(fact(firing!, 'Held for')).toMatch(/^\d+s$/);
+    // "Fired at" is the firing (the firing mail's time), "Failing since" the first poll that saw it, 2 s before.
+    const firedAt = Date.parse(fact(resolved!, 'Fired at') ?? '');
+    const since = Date.parse(fact(resolved!, 'Failing since') ?? '');
+    expect(Math.abs(firedAt - Date.parse(fact(firing!, 'When') ?? ''))).toBeLessThan(1_000);
+    expect(firedAt - since).toBeGreaterThanOrEqual(2_000);
+    expect(fact(firing!, 'Failing since')).toBe(fact(resolved!, 'Failing since'));
+    // A figure of then that the present reads again is one that changed; one unchanged (the node) is said once.
+    const then = [...resolved!.matchAll(/^When it fired: ([^:]+): (.*)$/gm)];
+    expect(then.map(([, name]) => name)).toContain('Staking tx');
+    for (const [, name, value] of then) expect(fact(resolved!, name!), name).not.toBe(value);
+    expect(resolved!.match(/^(When it fired: )?Node: /gm)).toEqual(['Node: ']);
   });
 
   it('webhook', () => {

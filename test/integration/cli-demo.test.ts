@@ -67,7 +67,7 @@ describe('avawatch demo', () => {
     expect(r.stdout).toMatch(/slack ← \[FIRING WARNING\] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace fails: remaining available disk space percentage \(7%\)/);
     expect(r.stdout).toContain("slack ← [RESOLVED WARNING] demo-node: NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN's health check diskspace passes again");
     // The hostile token symbol arrives escaped, and is printed as the text it is.
-    expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
+    expect(r.stdout).toMatch(/received 1000000 <!channel> from 0x1f3e5b7d9a2c4e6f8091a3b5c7d9e1f20304a5b6 · Token: Claim your AVAX rewards \(<!channel>\)[^\n]*\n(.*\n)*?\s+\(< and > arrived escaped: Slack shows them as text; no mention, no link\)/);
 
     const done = /avawatch demo: done; (\d+) Slack message\(s\) and (\d+) email\(s\) received\.\n/.exec(r.stdout);
     expect(done, r.stdout).not.toBeNull();

@@ -263,7 +263,7 @@ describe('daemon: storms are grouped', () => {
         await d.until(() => a.store.pendingCount() === 0 && a.store.outbox('sent').length === 200, 'all 200 marked sent');
         expect(d.slack.posts).toHaveLength(1);
         const post = d.slack.posts[0]!;
-        expect(post.body.text).toBe(`[200 alerts] ${RULE}: ${nodes[0]} validation active → completed (+199 more)`);
+        expect(post.body.text).toBe(`🔵 INFO: ${nodes[0]} validation active → completed (+199 more)`);
         const list = JSON.stringify(post.body.blocks);
         expect(list).toContain(`• EVENT INFO: ${nodes[9]} validation active → completed`);
         expect(list).not.toContain(nodes[10]!);

@@ -58,6 +58,25 @@ describe('email receiver against a real SMTP server on loopback', () => {
     expect(mail!.html).toContain('<th style="text-align:left;padding:2px 12px 2px 0">Node</th><td>NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg</td>');
   });
 
+  it('a grouped mail leads its subject with the critical alert, and lists each with its key detail (issue 38)', async () => {
+    sink = await startSmtpSink();
+    const group: AlertMessage[] = [
+      { ...alert, alertId: 1, severity: 'info', summary: 'alpha validation active → completed', details: { Node: 'N', 'Validation reward': '22.947945205 AVAX' } },
+      { ...alert, alertId: 2, kind: 'validator-health', status: 'firing', severity: 'warning', summary: 'alpha uptime 84% is under 86%', details: { Node: 'N', Uptime: '84% (the service view)' } },
+      { ...alert, alertId: 3, severity: 'critical', summary: 'alpha validation ended without a reward', details: { Node: 'N', 'Validation reward': '0 AVAX' } },
+    ];
+    await emailChannel.create(receiver(sink.port)).send(group, signal);
+    const [mail] = await sink.waitFor(1);
+    expect(mail!.subject).toBe('[CRITICAL] alpha validation ended without a reward (+2 more)');
+    expect(mail!.text?.split('\n').slice(0, 4)).toEqual([
+      '3 alerts (my-validators)',
+      '- EVENT CRITICAL: alpha validation ended without a reward · Validation reward: 0 AVAX',
+      '- FIRING WARNING: alpha uptime 84% is under 86% · Uptime: 84% (the service view)',
+      '- EVENT INFO: alpha validation active → completed · Validation reward: 22.947945205 AVAX',
+    ]);
+    expect(mail!.html).toContain('<li>EVENT INFO: alpha validation active → completed · Validation reward: 22.947945205 AVAX</li>');
+  });
+
   it('keeps hostile chain text inert: escaped in HTML, no header injection through CRLF', async () => {
     sink = await startSmtpSink();
     const hostile = 'token <script>alert(1)</script> & <a href="http://evil">x</a>\r\nBcc: victim@example.com';

@@ -101,8 +101,10 @@ describe('one happening, one message per receiver (the shipped profile and group
     const text = read(ended[0]!);
     // What each rule saw, in one message about alpha.
     for (const rule of ['my-validators', 'validation-ending', 'validator-health', 'delegations']) expect(text).toContain(rule);
-    // Headed by the validator it is about, its rules the most urgent alert's first.
-    expect(JSON.stringify(ended[0]!.body.blocks[0])).toMatch(/alpha: 5 alerts · validation-ending, my-validators, delegations, validator-health/);
+    // Headed (and pushed) by its most urgent alert; the validator it is about and its rules, the most urgent alert's first, below.
+    expect(JSON.stringify(ended[0]!.body.blocks[0])).toContain(JSON.stringify(ended[0]!.body.text));
+    expect(ended[0]!.body.text).toMatch(/^🟠 WARNING: alpha \(NodeID-.* \(\+4 more\)$/);
+    expect(JSON.stringify(ended[0]!.body.blocks[2])).toMatch(/alpha: 5 alerts · validation-ending, my-validators, delegations, validator-health/);
 
     // Re-staked two hours later: a new period, and blocks again.
     applyChange(run.world, worldChange.parse({

@@ -131,7 +131,7 @@ ruleFiles: [rules.yaml]
     waited(discord.received, 800);
     const storm = discord.accepted().find((r) => r.body.embeds!.length > 1)!;
     expect(storm.body.embeds).toHaveLength(10);
-    expect(storm.body.content).toBe(`🟠 **${STORM_SIZE} alerts** · icm\\-storm\n+${STORM_SIZE - 10} more`);
+    expect(storm.body.content).toMatch(new RegExp(`^🟠 \\*\\*WARNING\\*\\*: .* \\(\\+${STORM_SIZE - 1} more\\) · \\*\\*${STORM_SIZE} alerts\\*\\* · icm\\\\-storm\\n\\+${STORM_SIZE - 10} not shown below$`));
   });
 
   it('Discord: nothing can mention or link; the token name shows as typed', () => {

@@ -76,7 +76,9 @@ describe('the status page in a real browser (headless Chromium), against the sim
     await waitUntil(ended, 'the validation-ended event committed', 15_000);
     sim.world.clock.advance(HOUR);
     aheadMs = HOUR;
-    await waitUntil(() => /ends in 1d22h/.test(firingAlerts(app.store).find((a) => a.rule === 'validation-ending')?.summary ?? ''), 'an evaluation an hour on', 15_000);
+    // Summaries state times, not "in 1d22h" (issue 38): the rule's last success says it ran an hour on.
+    const lastSuccess = async () => (await app.metrics.ruleLastSuccess.get()).values.find((v) => v.labels.rule === 'validation-ending')?.value ?? 0;
+    await waitUntil(async () => (await lastSuccess()) * 1000 >= Date.now() + aheadMs - 60_000, 'an evaluation an hour on', 15_000);
     // The charts' figures, as the history sampler writes them (uptime every 10 minutes for 6 h; N dips once).
     const now = Date.now() + aheadMs;
     const uptime = (node: string, base: number) => Array.from({ length: 37 }, (_, i) => ({ series: 'uptime_percent', entity: node, at: now - (36 - i) * 600_000, value: i === 20 ? base - 9 : base }));
@@ -108,7 +110,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     const ending = firingAlerts(app.store).find((a) => a.rule === 'validation-ending');
     const row = page.locator('#alerts tbody tr', { hasText: 'validation-ending' });
     expect((await row.locator('td').allInnerTexts()).slice(0, 4)).toEqual(['WARNING', 'validation-ending', N, expect.stringContaining(ending?.summary ?? '?')]);
-    expect(ending?.summary).toMatch(/ends in/);
+    expect(ending?.summary).toMatch(/ends within \d+d, at \d{4}-/);
     expect(await page.locator('#alerts tbody tr', { hasText: 'l1-balance' }).locator('.sev').innerText()).toBe('CRITICAL');
 
     const rules = page.locator('#rules tbody tr');

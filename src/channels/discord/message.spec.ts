@@ -102,7 +102,9 @@ describe('Discord message', () => {
     const p = discordPayload(alerts);
     withinLimits(p);
     expect(p.embeds).toHaveLength(10);
-    expect(p.content).toBe('🔴 **200 alerts** · my\\-validators\n+190 more');
+    const [first, ...rest] = p.content.split('\n');
+    expect(first).toMatch(/^🔴 \*\*CRITICAL\*\*: .*… \(\+199 more\) · \*\*200 alerts\*\* · my\\-validators$/);
+    expect(rest).toEqual(['+190 not shown below']);
   });
 });
 

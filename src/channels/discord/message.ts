@@ -1,5 +1,6 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, groupHead, mostUrgentFirst, oneLine } from '../text.js';
+import { keyDetails } from '../key-details.js';
+import { clipEscaped, groupHead, groupTitle, groupWorst, mostUrgentFirst, oneLine } from '../text.js';
 
 /** Discord's documented limits on a message a webhook posts, in characters. */
 export const DISCORD_LIMITS = {
@@ -71,7 +72,7 @@ export function discordPayload(group: readonly AlertMessage[]): DiscordPayload {
   const alerts = mostUrgentFirst(group);
   const shown = alerts.slice(0, DISCORD_LIMITS.embeds);
   const budget = Math.floor(DISCORD_LIMITS.embedsTotal / shown.length);
-  const embeds = shown.map((a) => embed(a, budget));
+  const embeds = shown.map((a) => embed(a, budget, alerts.length > 1));
   const rest = alerts.length - shown.length;
   return { content: content(alerts, rest), embeds, allowed_mentions: { parse: [] } };
 }
@@ -83,9 +84,12 @@ function content(alerts: readonly AlertMessage[], rest: number): string {
     return `${icon} **${STATUS_WORD[first.status]} ${first.severity.toUpperCase()}** · ${discordLine(first.rule, 100)}: ${discordLine(first.summary, CONTENT_MAX)}`;
   }
   const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
-  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
+  const worst = groupWorst(alerts);
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
-  return `${icon} **${groupHead(alerts)}** · ${discordLine(rules, CONTENT_MAX)}${rest > 0 ? `\n+${rest} more` : ''}`;
+  // The notification's preview: the most urgent alert first, then how many and which rules.
+  const title = groupTitle(alerts);
+  const head = `${icon} **${title.word}**: ${discordLine(title.summary, CONTENT_MAX)}${title.more} · **${discordLine(groupHead(alerts), 200)}** · ${discordLine(rules, CONTENT_MAX)}`;
+  return `${head}${rest > 0 ? `\n+${rest} not shown below` : ''}`;
 }
 
 /**
@@ -93,11 +97,14 @@ function content(alerts: readonly AlertMessage[], rest: number): string {
  * title first, the full summary when the title cut it, then the facts in order while they
  * fit; facts left out are counted in the footer.
  */
-function embed(a: AlertMessage, budget: number): DiscordEmbed {
+function embed(a: AlertMessage, budget: number, grouped: boolean): DiscordEmbed {
   const L = DISCORD_LIMITS;
   const color = a.status === 'resolved' ? COLOR.resolved : COLOR[a.severity];
   const head = `${STATUS_WORD[a.status]} ${a.severity.toUpperCase()} · `;
-  const all: Array<[string, string]> = [['Rule', a.rule], ['Severity', a.severity], ...Object.entries(a.details)];
+  // In a group, the key details (the reward, the uptime) come first: a shared budget cuts the rest.
+  const key = grouped ? keyDetails(a) : [];
+  const rest = Object.entries(a.details).filter(([name]) => !key.some(([k]) => k === name));
+  const all: Array<[string, string]> = [...key, ['Rule', a.rule], ['Severity', a.severity], ...rest];
   const facts = all.slice(0, L.fields);
   const skippedAlways = all.length - facts.length;
   // Room for the footer's "· N more details" however many are left out.

@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead, mostUrgentFirst } from '../text.js';
+import { groupHead, groupLine, groupTitle, mostUrgentFirst } from '../text.js';
 
 const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 
@@ -25,20 +25,29 @@ export interface EmailContent {
 }
 
 const GROUP_LISTED = 50;
+/** A group's colour, the worst still firing (resolved: green), as the chat channels show it. */
+const COLOUR = { critical: '#e01e5a', warning: '#f2a900', info: '#1d9bd1', resolved: '#2eb67d' } as const;
 
 /** One mail for a group of alerts, the most urgent first (its subject leads with it); a group of one reads as that alert alone. */
 export function emailMessage(group: readonly AlertMessage[]): EmailContent {
   if (group.length === 1) return oneAlert(group[0] as AlertMessage);
   const alerts = mostUrgentFirst(group);
-  const rules = [...new Set(alerts.map((a) => a.rule))].join(', ');
-  const first = alerts[0] as AlertMessage;
-  const subject = oneLine(`[${groupHead(alerts)}] ${rules}: ${first.summary} (+${alerts.length - 1} more)`).slice(0, 250);
-  const parts = alerts.slice(0, GROUP_LISTED).map(oneAlert);
+  const ruleList = [...new Set(alerts.map((a) => a.rule))];
+  const rules = ruleList.join(', ');
+  const title = groupTitle(alerts);
+  // The subject leads with the most urgent alert: what a mail list shows.
+  const subject = `${oneLine(`[${title.word}] ${title.summary}`).slice(0, 250 - title.more.length)}${title.more}`;
+  const listed = alerts.slice(0, GROUP_LISTED);
+  const parts = listed.map(oneAlert);
+  const lines = listed.map((a) => oneLine(groupLine(a, ruleList.length > 1)));
   const more = alerts.length > GROUP_LISTED ? `…and ${alerts.length - GROUP_LISTED} more` : '';
+  const colour = title.word === 'RESOLVED' ? COLOUR.resolved : (COLOUR[title.word.toLowerCase() as keyof typeof COLOUR] ?? COLOUR.info);
   return {
     subject,
-    text: [`${groupHead(alerts)} (${rules})`, '', ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),
-    html: `<!doctype html>\n<html><body style="font-family:sans-serif">\n<p><strong>${escapeHtml(groupHead(alerts))}</strong> (${escapeHtml(rules)})</p>\n${parts
+    text: [`${groupHead(alerts)} (${rules})\n${lines.map((l) => `- ${l}`).join('\n')}`, ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),
+    html: `<!doctype html>\n<html><body style="font-family:sans-serif">\n<p style="border-left:4px solid ${colour};padding-left:8px"><strong>${escapeHtml(groupHead(alerts))}</strong> (${escapeHtml(rules)})</p>\n<ul>\n${lines
+      .map((l) => `<li>${escapeHtml(l)}</li>`)
+      .join('\n')}\n</ul><hr>\n${parts
       .map((p) => p.html.replace(/^[\s\S]*?<body[^>]*>/, '').replace(/<\/body><\/html>$/, ''))
       .join('<hr>\n')}${more ? `<p>${escapeHtml(more)}</p>` : ''}\n</body></html>`,
   };

@@ -113,7 +113,12 @@ describe('Slack message', () => {
       expect(MARKUP.filter((m) => o.text.includes(m)), o.where).toEqual([]);
       expect(o.verbatim, o.where).toBe(true);
     }
-    expect(payload.blocks[0]).toEqual({ type: 'header', text: value('🔴 12 alerts · my-validators') });
+    // The header and the push text lead with the most urgent alert, cut to fit, the count kept.
+    const header = (payload.blocks[0] as { text: { text: string } }).text.text;
+    expect(header).toMatch(/^🔴 CRITICAL: \*bold\* .*… \(\+11 more\)$/);
+    expect(header.length).toBeLessThanOrEqual(150);
+    expect(payload.text).toMatch(/^🔴 CRITICAL: \*bold\* .*… \(\+11 more\)$/);
+    expect(payload.blocks[2]).toMatchObject({ elements: [{ text: expect.stringMatching(/^avawatch · [a-z-]+ · 12 alerts · my-validators · /) }] });
     const list = objects.find((o) => o.where === 'section 1')!;
     expect(list).toMatchObject({ type: 'plain_text', emoji: false });
     const lines = list.text.split('\n');

@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead, mostUrgentFirst } from '../text.js';
+import { groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst } from '../text.js';
 
 /** Slack's three control characters; with them escaped, text cannot link, mention or format a link. */
 export function escapeSlack(text: string): string {
@@ -87,28 +87,32 @@ const GROUP_LISTED = 10;
 /** Each listed alert's line: ten of them and the "…and N more" line stay within a section. */
 const GROUP_LINE = Math.floor((SLACK_LIMITS.section - 40) / GROUP_LISTED);
 
-/** One message for a group: how many, what kind, and the most urgent few, each on a line; the push text leads with the most urgent. */
+/**
+ * One message for a group: the header and the push text lead with the most urgent alert
+ * ("🔴 CRITICAL: alpha validation ended without a reward (+3 more)"), then the most urgent
+ * few, each on a line with its key details; how many and which rules in the context.
+ */
 export function slackGroupMessage(group: readonly AlertMessage[]): SlackPayload {
   const alerts = mostUrgentFirst(group);
   const first = alerts[0] as AlertMessage;
   const rules = [...new Set(alerts.map((a) => a.rule))];
-  // The header's colour is the worst still firing (or news); a group only of resolutions is resolved.
-  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
+  // The colour is the worst still firing (or news); a group only of resolutions is resolved.
+  const worst = groupWorst(alerts);
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
-  const head = groupHead(alerts);
-  const lines = alerts
-    .slice(0, GROUP_LISTED)
-    .map((a) => slackLine(`• ${STATUS_WORD[a.status]} ${a.severity.toUpperCase()}${rules.length > 1 ? ` ${a.rule}` : ''}: ${a.summary}`, GROUP_LINE));
+  const title = groupTitle(alerts);
+  const head = `${icon} ${title.word}: `;
+  const headline = (max: number) => `${head}${slackLine(title.summary, max - head.length - title.more.length)}${title.more}`;
+  const lines = alerts.slice(0, GROUP_LISTED).map((a) => slackLine(`• ${groupLine(a, rules.length > 1)}`, GROUP_LINE));
   if (alerts.length > GROUP_LISTED) lines.push(`…and ${alerts.length - GROUP_LISTED} more`);
   const kinds = [...new Set(alerts.map((a) => a.kind))].join(', ');
   return {
-    text: slackLine(`[${head}] ${rules.join(', ')}: ${first.summary} (+${alerts.length - 1} more)`, SLACK_LIMITS.text),
+    text: headline(SLACK_LIMITS.text),
     unfurl_links: false,
     unfurl_media: false,
     blocks: [
-      { type: 'header', text: plain(slackLine(`${icon} ${head} · ${rules.join(', ')}`, SLACK_LIMITS.header)) },
+      { type: 'header', text: plain(headline(SLACK_LIMITS.header)) },
       { type: 'section', text: plain(lines.join('\n')) },
-      { type: 'context', elements: [mrkdwn(`avawatch · ${slackLine(kinds, 200)} · ${dateToken(first.at)}`)] },
+      { type: 'context', elements: [mrkdwn(`avawatch · ${slackLine(kinds, 200)} · ${slackLine(`${groupHead(alerts)} · ${rules.join(', ')}`, 400)} · ${dateToken(first.at)}`)] },
     ],
   };
 }

@@ -62,8 +62,9 @@ describe('Telegram message', () => {
     const text = telegramText(alerts);
     expect(text.length).toBeLessThanOrEqual(TELEGRAM_TEXT_LIMIT);
     const lines = text.split('\n');
-    expect(lines[0]).toBe('🔴 <b>200 alerts</b> · my-validators');
-    expect(lines[2]).toBe(`• EVENT CRITICAL: ${HOSTILE_SHOWN} 1`);
+    expect(lines[0]).toMatch(/^🔴 <b>CRITICAL<\/b>: &lt;b&gt;bold.*… \(\+199 more\)$/);
+    expect(lines[1]).toBe('<b>200 alerts</b> · my-validators');
+    expect(lines[3]).toBe(`• EVENT CRITICAL: ${HOSTILE_SHOWN} 1`);
     const shown = lines.filter((l) => l.startsWith('• ')).length;
     expect(lines.at(-2)).toBe(`+${200 - shown} more`);
     expect(tags(text)).toEqual(['</b>', '</i>', '<b>', '<i>']);

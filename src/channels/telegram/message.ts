@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, fitLines, groupHead, mostUrgentFirst, oneLine } from '../text.js';
+import { clipEscaped, fitLines, groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst, oneLine } from '../text.js';
 
 /**
  * Telegram's limit on a message's text: 4,096 characters after entity parsing. The text as
@@ -45,10 +45,12 @@ function group(unsorted: readonly AlertMessage[]): string {
   // The most urgent first: lines cut for the limit are the calm ones.
   const alerts = mostUrgentFirst(unsorted);
   const rules = [...new Set(alerts.map((a) => a.rule))];
-  const worst = (['critical', 'warning', 'info'] as const).find((s) => alerts.some((a) => a.severity === s && a.status !== 'resolved'));
+  const worst = groupWorst(alerts);
   const icon = worst ? SEVERITY_ICON[worst] : RESOLVED_ICON;
-  const head = [`${icon} <b>${groupHead(alerts)}</b> · ${line(rules.join(', '), 300)}`];
-  const listed = alerts.slice(0, GROUP_LISTED).map((a) => `• ${STATUS_WORD[a.status]} ${a.severity.toUpperCase()}${rules.length > 1 ? ` ${a.rule}` : ''}: ${line(a.summary, GROUP_LINE_MAX)}`);
+  // The first line is the notification's preview: the most urgent alert.
+  const title = groupTitle(alerts);
+  const head = [`${icon} <b>${title.word}</b>: ${line(title.summary, GROUP_LINE_MAX)}${title.more}`, `<b>${line(groupHead(alerts), 300)}</b> · ${line(rules.join(', '), 300)}`];
+  const listed = alerts.slice(0, GROUP_LISTED).map((a) => `• ${line(groupLine(a, rules.length > 1), GROUP_LINE_MAX)}`);
   const kinds = [...new Set(alerts.map((a) => a.kind))].join(', ');
   const tail = [`<i>avawatch · ${line(kinds, 200)} · ${line((alerts[0] as AlertMessage).at, 40)}</i>`];
   return fitLines(head, listed, tail, TELEGRAM_TEXT_LIMIT, { hidden: alerts.length - listed.length });

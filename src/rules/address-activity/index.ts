@@ -18,6 +18,7 @@ const SUFFIX: Record<List, string> = { native: '', erc20: ':listErc20', internal
 
 export const addressActivity: RuleKind<Spec, Observation, State> = {
   kind: 'address-activity',
+  keyDetails: ['Amount', 'Token'],
   labelNames: ['chain_id', 'address', 'direction', 'list', 'token', 'tx_hash', 'block'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,

@@ -44,6 +44,7 @@ const keyOf = (node: string, chain: Chain) => `${node}:${chain}`;
  */
 export const blockProduction: RuleKind<Spec, Observation, State> = {
   kind: 'block-production',
+  keyDetails: ['Last proposed block', 'Silent for'],
   labelNames: ['node', 'network', 'chain'],
   spec,
   selects: ['nodeIds'],

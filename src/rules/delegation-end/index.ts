@@ -2,7 +2,7 @@ import type { Delegator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { filterBatches } from '../../api/data/filters.js';
 import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
-import { formatDuration, formatElapsed } from '../../base/duration.js';
+import { formatDuration } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isoSeconds } from '../format.js';
@@ -37,6 +37,7 @@ interface Batch {
 
 export const delegationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'delegation-end',
+  keyDetails: ['Net reward', 'Amount', 'End'],
   labelNames: ['delegation', 'node', 'network', 'reward', 'threshold', 'check', 'change'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],
@@ -289,7 +290,8 @@ function ending(tx: string, st: DelegationState, nowS: number, s: Spec): Conditi
     // The delegator's stake leaving is news to see, not a page.
     news: 'neutral',
     tier: formatDuration(tier),
-    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends in ${formatElapsed(left * 1000)} (${isoSeconds(st.endTimestamp)})`,
+    // Its end as a time, not "in 23h" from the evaluation: true whenever it is delivered.
+    summary: `Delegation of ${avaxText(st.amount)} to ${st.nodeId} ends within ${formatDuration(tier)}, at ${isoSeconds(st.endTimestamp)}`,
     resolvedSummary: `Delegation ${tx} to ${st.nodeId} is no longer ending soon (ended or extended)`,
     labels: { ...labelsOf(tx, st, s), threshold: formatDuration(tier) },
     details: facts(tx, st),
@@ -324,7 +326,7 @@ function windowOf(node: string, was: WindowState | undefined, seen: Period | Fai
   const base = { Node: node, Network: s.network, 'Validation ends': isoSeconds(seen.endTimestamp), 'Shortest delegation': formatDuration(minimum * 1000), 'Staking tx': seen.txHash };
   const event = (summary: string, change: string): AlertDraft => ({ status: 'event', severity: 'info', news: 'neutral', subject: node, summary, labels: { node, network: s.network, check: 'delegation-window', change }, details: base });
   if (closed && !before) {
-    return { state, event: event(`${node} can no longer accept new delegations: its validation ends ${isoSeconds(seen.endTimestamp)} (in ${formatElapsed(left * 1000)}), before the ${formatDuration(minimum * 1000)} a delegation must last`, 'closed') };
+    return { state, event: event(`${node} can no longer accept new delegations: its validation ends ${isoSeconds(seen.endTimestamp)}, before the ${formatDuration(minimum * 1000)} a delegation must last`, 'closed') };
   }
   if (!closed && left > 0 && was.closed === true) return { state, event: event(`${node} can accept delegations again: its validation (or cycle) now ends ${isoSeconds(seen.endTimestamp)}`, 'opened') };
   return { state };

@@ -25,6 +25,7 @@ const LAST_STEP_S = 3_600;
 
 export const endpoint: RuleKind<Spec, Observation, State> = {
   kind: 'endpoint',
+  keyDetails: ['After'],
   labelNames: ['key', 'mode'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,

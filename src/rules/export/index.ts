@@ -26,6 +26,7 @@ const KNOWN_ENDS = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']);
 
 export const exportKind: RuleKind<Spec, Observation, State> = {
   kind: 'export',
+  keyDetails: ['Status', 'Error'],
   labelNames: ['operation', 'export_status'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,

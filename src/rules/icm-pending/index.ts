@@ -15,6 +15,7 @@ const LOOKUP_CONCURRENCY = 2;
 
 export const icmPending: RuleKind<Spec, Observation, State> = {
   kind: 'icm-pending',
+  keyDetails: ['Status'],
   labelNames: ['message_id', 'address', 'network', 'status'],
   spec,
   state,

@@ -68,7 +68,7 @@ describe('l1-validator-balance', () => {
     const c = run(b.states, 80_000_000, T0 + 20_000); // 80000 s left < 1d
     const runway = c.conditions?.find((x) => x.labels['check'] === 'runway');
     expect(runway?.summary).toBe(
-      'L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) runs out of balance in 22h13m at 0.0864 AVAX/day; top up 0.0064 AVAX to keep it running for 1d',
+      'L1 validator v1 (NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5) runs out of balance around 2027-01-16T11:46:40Z, within 1d, at 0.0864 AVAX/day; top up 0.0064 AVAX to keep it running for 1d',
     );
   });
 

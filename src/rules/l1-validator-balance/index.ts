@@ -1,11 +1,12 @@
 import type { L1Validator } from '../../api/schemas.js';
 import { apiCall } from '../../api/catalog.js';
 import { formatAvax, navaxToAvax } from '../../base/amount.js';
-import { formatDuration, formatElapsed } from '../../base/duration.js';
+import { formatDuration, humanDuration } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
+import { isoSeconds } from '../format.js';
 
 export interface Observation {
   active: L1Validator[];
@@ -24,6 +25,7 @@ const specObject = spec as unknown as RuleKind<Spec, Observation, State>['spec']
 
 export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   kind: 'l1-validator-balance',
+  keyDetails: ['Remaining balance', 'Runway'],
   labelNames: ['validation_id', 'node', 'subnet', 'network', 'check'],
   spec: specObject,
   selects: ['validationIds'],
@@ -211,8 +213,8 @@ function balanceNow(id: string, check: string, st: State, s: Spec): Resolution {
   if (st.inactive) return { summary: `${who} is no longer active: it left the active set with ${avax}`, details };
   const runway = runwaySeconds(st);
   if (st.burnPerSecond) details['Burn'] = `${formatAvax(BigInt(Math.round(st.burnPerSecond * 86_400)))} AVAX/day`;
-  if (runway !== undefined) details['Runway'] = formatDuration(runway * 1000);
-  const enough = runway === undefined ? '' : `, enough for ${formatDuration(runway * 1000)}`;
+  if (runway !== undefined) details['Runway'] = humanDuration(runway * 1000);
+  const enough = runway === undefined ? '' : `, enough for ${humanDuration(runway * 1000)}`;
   if (check === 'runway' && s.minRunway !== undefined) return { summary: `${who} no longer runs out within ${formatDuration(s.minRunway)}: ${avax} now${enough}`, details };
   if (check === 'balance' && s.minBalance !== undefined) return { summary: `${who} is no longer below ${formatAvax(s.minBalance)} AVAX: ${avax} now${enough}`, details };
   return { summary: `${who} has ${avax} now${enough}`, details };
@@ -241,10 +243,11 @@ function checks(id: string, st: State, s: Spec): Condition[] {
     out.push({
       key: `${id}/runway`,
       subject: id,
-      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance in ${formatElapsed(runway * 1000)} at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
+      // When, as a time (from the balance's reading), not "in 22h" from the evaluation: true whenever it is delivered.
+      summary: `L1 validator ${id} (${st.nodeId}) runs out of balance around ${isoSeconds(st.at + runway)}, within ${formatDuration(s.minRunway)}, at ${perDay}; top up ${formatAvax(need > 0n ? need : 0n)} AVAX to keep it running for ${formatDuration(s.minRunway)}`,
       resolvedSummary: `L1 validator ${id} (${st.nodeId}) no longer runs out within ${formatDuration(s.minRunway)} (topped up, or no longer active)`,
       labels: { ...labelsOf(id, st, s), check: 'runway' },
-      details: { ...details, Burn: perDay, Runway: formatDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },
+      details: { ...details, Burn: perDay, Runway: humanDuration(runway * 1000), 'Top up for the minimum runway': `${formatAvax(need > 0n ? need : 0n)} AVAX` },
     });
   }
   return out;

@@ -10,6 +10,7 @@ const NOMINAL_SECONDS: Record<TimeInterval, number> = { hour: 3600, day: 86_400,
 
 export const metricThreshold: RuleKind<Spec, MetricPoint[], State> = {
   kind: 'metric-threshold',
+  keyDetails: ['Points'],
   labelNames: ['chain_id', 'metric', 'time_interval'],
   spec: spec as unknown as RuleKind<Spec, MetricPoint[], State>['spec'],
   ownsFor: true,

@@ -1,4 +1,4 @@
-import { formatDuration } from '../../base/duration.js';
+import { humanDuration } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition, Resolution } from '../types.js';
 import { versionTooOld } from '../semver.js';
@@ -71,7 +71,7 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
 
   const v = st.apiVerdict;
   if (st.unreachableSince !== undefined && v) {
-    const since = `for ${formatDuration(Math.max(0, nowS - st.unreachableSince) * 1000)}`;
+    const since = `for ${humanDuration(Math.max(0, nowS - st.unreachableSince) * 1000)}`;
     const details = { Error: st.unreachable ?? 'no answer', 'Not answering since': isoSeconds(st.unreachableSince), 'The network': v.view };
     const summary =
       v.tier === 'critical'

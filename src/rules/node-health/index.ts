@@ -25,6 +25,7 @@ const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node
 
 export const nodeHealth: RuleKind<Spec, Observation, State> = {
   kind: 'node-health',
+  keyDetails: ['Version', 'Peers', 'Error', 'Weighted average uptime'],
   labelNames: ['node', 'network', 'check', 'view', 'health_check', 'chain', 'threshold'],
   spec,
   selects: ['urls', 'nodeIds'],

@@ -27,6 +27,7 @@ const CONCURRENCY = 8;
  */
 export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   kind: 'node-metrics',
+  keyDetails: ['Value'],
   labelNames: ['node', 'metric', 'series', 'chain'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['urls'],

@@ -34,6 +34,7 @@ const MESSAGE_CHARS = 200;
  */
 export const signatureAggregator: RuleKind<Spec, Observation, State> = {
   kind: 'signature-aggregator',
+  keyDetails: ['Failure', 'Failed in a row'],
   labelNames: ['tx_hash', 'network'],
   spec,
   state,

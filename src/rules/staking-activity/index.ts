@@ -27,6 +27,7 @@ const LOOKUP_CONCURRENCY = 2;
 
 export const stakingActivity: RuleKind<Spec, Observation, State> = {
   kind: 'staking-activity',
+  keyDetails: ['Amount staked'],
   labelNames: ['network', 'address', 'tx_type', 'node'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,

@@ -17,6 +17,7 @@ export interface Observation {
 
 export const subnetChanges: RuleKind<Spec, Observation, State> = {
   kind: 'subnet-changes',
+  keyDetails: ['After'],
   labelNames: ['network', 'subnet_id', 'change', 'blockchain_id'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,

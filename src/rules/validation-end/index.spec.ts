@@ -27,7 +27,7 @@ describe('validation-end', () => {
 
   it('fires inside 14d, escalates at 3d and 1d, and again when the period has ended', () => {
     const a = at(13.5);
-    expect(a.notifications.map((n) => [n.status, n.summary])).toEqual([['firing', `${NODE} validation ends in 13d12h (2027-01-15T08:00:00Z)`]]);
+    expect(a.notifications.map((n) => [n.status, n.summary])).toEqual([['firing', `${NODE} validation ends within 14d, at 2027-01-15T08:00:00Z`]]);
     expect(a.notifications[0]?.labels).toEqual({ node: NODE, network: 'mainnet', threshold: '14d' });
     expect(at(10, active, a.states, a.active).notifications).toEqual([]);
     const b = at(2.5, active, a.states, a.active);
@@ -36,7 +36,20 @@ describe('validation-end', () => {
     expect(c.notifications.map((n) => n.details['Escalated'])).toEqual(['3d → 1d']);
     const done = [validator.parse(validatorSample.completed(period))];
     const d = at(-0.25, done, c.states, c.active);
-    expect(d.notifications.map((n) => n.summary)).toEqual([`${NODE} validation ended 6h ago (2027-01-15T08:00:00Z) and no new period has started`]);
+    expect(d.notifications.map((n) => n.summary)).toEqual([`${NODE} validation ended 2027-01-15T08:00:00Z and no new period has started`]);
+  });
+
+  it('a summary read minutes after its evaluation is still true: times as they are, none counted from the evaluation (issue 38)', () => {
+    const done = [validator.parse(validatorSample.completed(period))];
+    // Evaluated 2 minutes after the end; delivered (or evaluated again) 6 minutes later.
+    const minute = 60 / DAY;
+    for (const [ago, later] of [[-2 * minute, -8 * minute], [2.5, 2.5 - 6 * minute]] as const) {
+      const seen = ago < 0 ? done : active;
+      const summaries = [ago, later].map((d) => at(d, seen).conditions?.[0]?.summary);
+      expect(summaries[0]).toBeDefined();
+      expect(summaries[1]).toBe(summaries[0]);
+      expect(summaries[0]).not.toMatch(/\bago\b|\bin \d/);
+    }
   });
 
   it('resolves when a new validation period starts', () => {
@@ -89,7 +102,7 @@ describe('validation-end, validations of any length', () => {
     expect(evalAt(short(END), shares, END - 47 * HOUR)).toEqual([]);
     expect(evalAt(short(END), shares, END - 5 * HOUR)).toEqual([]);
     const warned = evalAt(short(END), shares, END - 4 * HOUR);
-    expect(warned.map((c) => [c.labels['threshold'], c.summary, c.details['Threshold set']])).toEqual([['4h48m', `${NODE} validation ends in 4h (2027-01-15T08:00:00Z)`, '10% (at most 14d)']]);
+    expect(warned.map((c) => [c.labels['threshold'], c.summary, c.details['Threshold set']])).toEqual([['4h48m', `${NODE} validation ends within 4h48m, at 2027-01-15T08:00:00Z`, '10% (at most 14d)']]);
     expect(evalAt(short(END), shares, END - 45 * 60).map((c) => c.labels['threshold'])).toEqual(['1h']);
     // A year-long validation keeps 14d, 3d and 1d.
     expect(thresholdsFor(shares.warnBefore, 365 * DAY).map((t) => t.ms / 86_400_000)).toEqual([14, 3, 1]);
@@ -109,7 +122,7 @@ describe('validation-end, validations of any length', () => {
     expect(renewing.states.get(NODE)?.renew).toEqual({ txId: 'tx1', start: cycleStart, end: END, nextPeriod: 14 * DAY });
     const exiting = validationEnd.evaluate(renewing.states, { service: [listed], pchain: pchain(0) }, now, shares);
     // A 14-day cycle: 2% is 6h43m, 1% is 3h21m36s; 12 hours left is inside 10% (1d9h36m).
-    expect(exiting.conditions?.map((c) => [c.labels['threshold'], c.summary])).toEqual([['1d9h36m', `${NODE} auto-renewed validation exits at its cycle boundary in 12h (2027-01-15T08:00:00Z)`]]);
+    expect(exiting.conditions?.map((c) => [c.labels['threshold'], c.summary])).toEqual([['1d9h36m', `${NODE} auto-renewed validation exits at its cycle boundary within 1d9h36m, at 2027-01-15T08:00:00Z`]]);
     // The P-Chain API not answering keeps what it said last: no warning appears on a gap.
     const gap = validationEnd.evaluate(renewing.states, { service: [listed], pchain: { failed: 'P-Chain API: HTTP 502' } }, now, shares);
     expect(gap.conditions).toEqual([]);

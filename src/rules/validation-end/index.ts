@@ -1,4 +1,4 @@
-import { formatDuration, formatElapsed } from '../../base/duration.js';
+import { formatDuration } from '../../base/duration.js';
 import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
@@ -18,6 +18,7 @@ export interface Observation {
 
 export const validationEnd: RuleKind<Spec, Observation, State> = {
   kind: 'validation-end',
+  keyDetails: ['Period ends', 'Cycle ends'],
   labelNames: ['node', 'network', 'threshold'],
   spec,
   selects: ['nodeIds', 'nodeApis'],
@@ -157,10 +158,9 @@ function ending(node: string, p: Period, renew: Renew | undefined, nowS: number,
   const tier = left <= 0 ? 'ended' : formatDuration(crossed?.ms ?? 0);
   const when = isoSeconds(end);
   const what = cycle ? 'auto-renewed validation exits at its cycle boundary' : 'validation ends';
-  const summary =
-    left <= 0
-      ? `${node} validation ended ${formatElapsed(-left * 1000)} ago (${when}) and no new period has started`
-      : `${node} ${what} in ${formatElapsed(left * 1000)} (${when})`;
+  // Times as they are, not "ago"/"in" from the evaluation: a message delivered later stays
+  // true (the page and the terminal count from now when they show it).
+  const summary = left <= 0 ? `${node} validation ended ${when} and no new period has started` : `${node} ${what} within ${tier}, at ${when}`;
   const written: Record<string, string> = crossed?.text && crossed.text !== tier ? { 'Threshold set': crossed.text } : {};
   return {
     key: node,

@@ -1,6 +1,6 @@
 import { avaxText, formatAvax, navax } from '../../base/amount.js';
 import { downtimeBudget, judgedOf, viewsOf, VIEW_TEXT, warnAt, WARN_HYSTERESIS, type Figures, type Judged } from './budget.js';
-import { formatDuration, roughSpan } from '../../base/duration.js';
+import { formatDuration, humanDuration, roughSpan } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import type { Condition } from '../types.js';
 import { benchedChains } from './read.js';
@@ -39,7 +39,7 @@ export function checks(node: string, st: State, nowS: number, s: Spec): Conditio
       const what = chains.map((c) => `${c}-chain ${fmt(st.benched?.[c] ?? 0)}%`).join(', ');
       out.push(
         condition('benched', {
-          summary: `${node} is benched on the ${chains.join('/')}-chain (${what} of requests) for ${formatDuration((nowS - st.benchedSince) * 1000)}`,
+          summary: `${node} is benched on the ${chains.join('/')}-chain (${what} of requests) for ${humanDuration((nowS - st.benchedSince) * 1000)}`,
           resolvedSummary: `${node} is no longer benched`,
           labels: { chains: chains.join(',') },
           details: { Benched: what, Since: isoSeconds(st.benchedSince), Level: `above ${fmt(s.benched.above)}% for ${formatDuration(s.benched.for)}` },
@@ -51,7 +51,7 @@ export function checks(node: string, st: State, nowS: number, s: Spec): Conditio
   if (s.reachability && st.unreachableSince !== undefined && st.reachability !== undefined && st.reachability < s.reachability.below && nowS - st.unreachableSince >= s.reachability.for / 1000) {
     out.push(
       condition('reachability', {
-        summary: `${node} is reachable ${fmt(st.reachability)}% of the time, under ${fmt(s.reachability.below)}%, for ${formatDuration((nowS - st.unreachableSince) * 1000)}`,
+        summary: `${node} is reachable ${fmt(st.reachability)}% of the time, under ${fmt(s.reachability.below)}%, for ${humanDuration((nowS - st.unreachableSince) * 1000)}`,
         resolvedSummary: `${node} is reachable again (at least ${fmt(s.reachability.below)}%)`,
         details: { Reachability: `${fmt(st.reachability)}%`, Since: isoSeconds(st.unreachableSince) },
       }),

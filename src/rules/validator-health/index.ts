@@ -32,6 +32,7 @@ const labelsOf = (node: string, s: Spec) => ({ network: s.network, node_id: node
  */
 export const validatorHealth: RuleKind<Spec, Observation, State> = {
   kind: 'validator-health',
+  keyDetails: ['Uptime', 'Version', 'Reachability', 'Benched', 'Delegation capacity', 'Validation reward', 'Next period'],
   labelNames: ['node', 'network', 'check', 'chains', 'threshold', 'change'],
   spec,
   selects: ['nodeIds', 'nodeApis'],

@@ -10,6 +10,7 @@ import { record } from '../../base/record.js';
 
 export const validatorStatus: RuleKind<Spec, Observation, State> = {
   kind: 'validator-status',
+  keyDetails: ['Validation reward', 'Delegation reward'],
   labelNames: ['node', 'network', 'status', 'previous_status', 'reward'],
   spec,
   selects: ['nodeIds'],
