@@ -2,7 +2,6 @@ import { SEVERITIES } from '../base/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { NETWORKS } from '../rules/fields.js';
 import { ruleKinds } from '../rules/registry.js';
-import { CAUSE_APIS, CAUSE_RULE, CAUSE_SOURCES } from '../engine/cause.js';
 
 /**
  * Labels alerts carry whatever their kind: `rule` and `severity` on every alert, `alertname`
@@ -10,6 +9,12 @@ import { CAUSE_APIS, CAUSE_RULE, CAUSE_SOURCES } from '../engine/cause.js';
  * `source`, `api` and `node_api` on avawatch's alert of rules failing for one cause (engine/cause.ts).
  */
 export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network', 'source', 'api', 'node_api'] as const;
+
+/** The `rule` label of avawatch's alert of rules failing for one cause (engine/cause.ts): its own, not one rule's. */
+export const CAUSE_RULE = 'avawatch';
+/** That alert's `source` values, and the `api` values of a budget cause: a silence on another would mute nothing. */
+export const CAUSE_SOURCES = ['data-service', 'metrics-api', 'budget', 'node-api'] as const;
+export const CAUSE_APIS = ['data', 'metrics'] as const;
 
 type Loaded = Pick<LoadedConfig, 'rules' | 'inventory'>;
 

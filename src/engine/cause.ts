@@ -1,7 +1,10 @@
 import { ApiError } from '../api/errors.js';
 import { NodeApiError } from '../api/node-api.js';
 import type { Condition, Severity } from '../base/types.js';
+import { CAUSE_RULE } from '../alerts/labels.js';
 import { FAILING_ALERTNAME, type Cause, type FailureRun } from './failing.js';
+
+export { CAUSE_RULE } from '../alerts/labels.js';
 
 export type { Cause } from './failing.js';
 
@@ -14,12 +17,6 @@ export const CAUSE_PREFIX = '!cannot-see:';
 export function causeKey(cause: string): string {
   return `cannot-see:${cause}`;
 }
-/** The `rule` label of a cause's alert: it is avawatch's own, not one rule's. */
-export const CAUSE_RULE = 'avawatch';
-
-/** The `source` label's values, and the `api` label's of a budget cause (a silence on another would mute nothing). */
-export const CAUSE_SOURCES = ['data-service', 'metrics-api', 'budget', 'node-api'] as const;
-export const CAUSE_APIS = ['data', 'metrics'] as const;
 
 const SERVICE = { data: ['data-service', 'the data service'], metrics: ['metrics-api', 'the Metrics API'] } as const;
 

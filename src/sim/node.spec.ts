@@ -117,7 +117,7 @@ describe('the node simulator', () => {
     });
     const err = (await client.health(base, signal()).catch((e: unknown) => e)) as NodeApiError;
     expect(err.kind).toBe('unreachable');
-    expect(err.message).toMatch(/health: network error \((UND_ERR_SOCKET|ECONNRESET)\)$/);
+    expect(err.message).toMatch(/health: network error: connection closed \((UND_ERR_SOCKET|ECONNRESET)\)$/);
     const listed = await request(`${sim.url}/v1/networks/mainnet/validators/${NODE}`);
     expect(listed.statusCode).toBe(200);
     await listed.body.dump();

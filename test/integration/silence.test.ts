@@ -108,7 +108,7 @@ describe('silences', () => {
     await cliProject();
     writeFileSync(config, `${readFileSync(config, 'utf8')}validators:\n  - {name: alpha, nodeId: ${A}, labels: {team: storage}}\n  - {name: beta, nodeId: ${B}, labels: {team: compute}}\n`);
     const refused = await run(process.execPath, [CLI, '-c', config, 'silence', 'add', '--match', 'rule=endign', '--for', '1h', '--comment', 'x'], { env: { PATH: process.env['PATH'] ?? '' } }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
-    expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no configured rule is named "endign" (did you mean ending?): the silence would mute nothing. Its rules: ending (--force adds it anyway)\n']);
+    expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no configured rule is named "endign" (did you mean ending?): the silence would mute nothing. Its rules: ending, avawatch (--force adds it anyway)\n']);
     // The rest in this process (a CLI start each would be slow): the same function, the same words.
     const loaded = loadConfig(config, {});
     const add = (match: string, force = false) => silenceAdd(loaded, { match: [match], for: '1h', comment: 'x', force });
@@ -204,7 +204,7 @@ route: {receivers: [first, second], muteTimeIntervals: [night]}`;
       await tick();
       expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
       const { lines } = historyCommand(loaded, { since: '24h' }, clock.now);
-      expect(lines.filter((l) => / firing ending /.test(l))).toEqual([expect.stringMatching(/^2026-01-05T05:00:00\.000Z CRITICAL firing ending NodeID-\S+: NodeID-\S+ validation ends in /)]);
+      expect(lines.filter((l) => / firing ending /.test(l))).toEqual([expect.stringMatching(/^2026-01-05T05:00:00\.000Z CRITICAL firing ending NodeID-\S+: NodeID-\S+ validation ends within 3d, at /)]);
     } finally {
       await close();
     }
