@@ -172,7 +172,6 @@ function uptimeCondition(node: string, st: State, nowS: number, s: Spec): Draft 
     const where = u < l.warning ? `is under ${fmt(l.warning)}%` : `is not back above ${fmt(l.warning + l.hysteresis)}% yet`;
     summary = `${node} uptime ${fmt(u)}%${seen} ${where}: ${points(u - r)} the ${r}% ${what} needs for its reward`;
   }
-  const critical = l.raised ? `${fmt(l.critical)}% (the reward threshold; ${l.raised})` : `${fmt(l.critical)}%`;
   const warn = warnAt(s, v.figures.length, r);
   const back = l.warning > l.critical ? l.warning + l.hysteresis : l.critical + l.hysteresis;
   return {
@@ -187,9 +186,15 @@ function uptimeCondition(node: string, st: State, nowS: number, s: Spec): Draft 
       'Reward threshold': `${r}% (${j.requirement.why})`,
       Margin: `${u - r >= 0 ? '+' : '−'}${fmt(Math.abs(u - r))} points`,
       [j.cycle ? 'Cycle' : 'Judged period']: `${isoSeconds(j.start)} to ${end} (${roughSpan(v.figures.elapsed)} elapsed, ${roughSpan(v.figures.remaining)} left)`,
-      Levels: `${l.warning > l.critical ? `warning under ${fmt(l.warning)}%, ` : ''}critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis)${warn === undefined ? '' : `; a warning while it can be down less than ${roughSpan(warn)}`}`,
+      Levels: levelsText(l, warn),
     },
   };
+}
+
+/** The uptime levels a firing and its resolution both state (the same text, so a resolved notice says it once). */
+export function levelsText(l: Levels, warn: number | undefined): string {
+  const critical = l.raised ? `${fmt(l.critical)}% (the reward threshold; ${l.raised})` : `${fmt(l.critical)}%`;
+  return `${l.warning > l.critical ? `warning under ${fmt(l.warning)}%, ` : ''}critical under ${critical}; each left only above it + ${fmt(l.hysteresis)} (hysteresis)${warn === undefined ? '' : `; a warning while it can be down less than ${roughSpan(warn)}`}`;
 }
 
 /**

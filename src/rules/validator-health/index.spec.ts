@@ -245,6 +245,9 @@ describe('validator-health resolved texts', () => {
     expect(uptime?.summary).toBe(`${NODE} uptime is back at 92.1% (above 81%); it can be down 35d 22h more and still be paid`);
     expect(uptime?.severity).toBe('critical');
     expect(uptime?.details).toMatchObject({ Uptime: "92.1% (the service's own node's view)", Margin: '+12.1 points', 'When it fired: Uptime': "79.5% (the service's own node's view; each validator votes on what it saw)", 'When it fired: Margin': '−0.5 points' });
+    // The levels and the threshold have not moved: said once, not again under "When it fired" (issue 38).
+    expect(uptime?.details['Levels']).toBe(fired.notifications[0]?.details['Levels']);
+    expect(Object.keys(uptime?.details ?? {}).filter((k) => /^When it fired: (Levels|Reward threshold)$/.test(k))).toEqual([]);
     expect(version?.summary).toBe(`${NODE} runs AvalancheGo 1.14.2 now (1.14.1 or newer required)`);
     expect(version?.details).toMatchObject({ Version: 'avalanche/1.14.2', 'When it fired: Version': 'avalanche/1.13.2' });
   });

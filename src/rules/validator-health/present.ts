@@ -1,9 +1,9 @@
 import { roughSpan } from '../../base/duration.js';
 import { avaxText, formatAvax } from '../../base/amount.js';
 import type { Resolution } from '../types.js';
-import { CHECKS, fmt } from './checks.js';
+import { CHECKS, fmt, levelsText } from './checks.js';
 import { CHAINS } from './read.js';
-import { VIEW_TEXT } from './budget.js';
+import { VIEW_TEXT, warnAt } from './budget.js';
 import { VIEWS, type Spec, type State } from './schema.js';
 import { levelsFor } from './uptime.js';
 import { parseVersion, versionText } from '../semver.js';
@@ -46,8 +46,9 @@ const PRESENT: Record<(typeof CHECKS)[number], Present> = {
       details: {
         Uptime: views.map((v) => `${fmt(v.uptime)}% (${VIEW_TEXT[v.view]})`).join('; '),
         'Downtime budget': views.map((v) => `${roughSpan(v.budget)} (${v.view})`).join('; '),
-        'Reward threshold': `${j.requirement}%`,
+        'Reward threshold': `${j.requirement}% (${j.why})`,
         Margin: `${margin >= 0 ? '+' : '−'}${fmt(Math.abs(margin))} points`,
+        Levels: levelsText(l, warnAt(s, j.end - j.start, j.requirement)),
       },
     };
   },
