@@ -1,3 +1,4 @@
+import { formatDuration } from '../base/duration.js';
 import type { Dispatcher } from 'undici';
 import { undici } from './undici.js';
 import { linkedSignal } from '../base/abort.js';
@@ -201,7 +202,7 @@ export class HttpClient {
     } catch (err) {
       if (deadline.timedOut && !(err instanceof ApiError)) {
         this.#o.onResponse?.(req.endpoint, 'timeout');
-        throw this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
+        throw this.#error(req, `no complete response within ${formatDuration(this.#o.timeoutMs)}`, { code: 'timeout', retryable: true });
       }
       throw err;
     } finally {
@@ -280,7 +281,7 @@ export class HttpClient {
     const netCode = cause.code ?? cause.cause?.code;
     if (netCode === 'UND_ERR_HEADERS_TIMEOUT' || netCode === 'UND_ERR_BODY_TIMEOUT' || netCode === 'UND_ERR_ABORTED') {
       this.#o.onResponse?.(req.endpoint, 'timeout');
-      return this.#error(req, `no complete response within ${this.#o.timeoutMs} ms`, { code: 'timeout', retryable: true });
+      return this.#error(req, `no complete response within ${formatDuration(this.#o.timeoutMs)}`, { code: 'timeout', retryable: true });
     }
     this.#o.onResponse?.(req.endpoint, 'network_error');
     const words = networkWords(netCode);

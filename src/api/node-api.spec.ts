@@ -133,7 +133,7 @@ describe('HttpNodeApi.health', () => {
     });
     const started = Date.now();
     const err = await failure(api(200).health(base, signal()));
-    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: no complete answer within 200 ms`]);
+    expect([err.kind, err.message]).toEqual(['unreachable', `node ${new URL(base).host} health: no complete answer within 200ms`]);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

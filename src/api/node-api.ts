@@ -1,3 +1,4 @@
+import { formatDuration } from '../base/duration.js';
 import type { Dispatcher } from 'undici';
 import { undici } from './undici.js';
 import type { z } from 'zod';
@@ -247,7 +248,7 @@ export class HttpNodeApi implements NodeApi {
       return { status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') };
     } catch (err) {
       if (err instanceof NodeApiError) throw err;
-      if (deadline.timedOut) throw fail(`no complete answer within ${this.#o.timeoutMs} ms`, 'timeout');
+      if (deadline.timedOut) throw fail(`no complete answer within ${formatDuration(this.#o.timeoutMs)}`, 'timeout');
       if (x.signal.aborted) throw fail('aborted', 'aborted');
       // Only the error's code: an undici message may quote the URL.
       const cause = err as { code?: unknown; cause?: { code?: unknown } };

@@ -1,3 +1,4 @@
+import { formatDuration } from './duration.js';
 import { setTimer } from './timers.js';
 
 /**
@@ -12,7 +13,7 @@ export function linkedSignal(parent: AbortSignal | undefined, timeoutMs?: number
       ? undefined
       : setTimer(() => {
           timedOut = true;
-          controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+          controller.abort(new DOMException(`no answer within ${formatDuration(timeoutMs)}`, 'TimeoutError'));
         }, timeoutMs);
   const onAbort = (): void => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);

@@ -71,7 +71,7 @@ describe('postJson and postForAnswer', () => {
     const url = await serve(() => undefined);
     const err = await failure(postJson(url, '{}', options(100)));
     expect(err).toMatchObject({
-      message: 'webhook receiver "hook": no answer within 100 ms after the request was sent (it may have been delivered)',
+      message: 'webhook receiver "hook": no answer within 100ms after the request was sent (it may have been delivered)',
       reason: 'timeout',
       retryable: true,
       maybeDelivered: true,

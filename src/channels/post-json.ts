@@ -1,3 +1,4 @@
+import { formatDuration } from '../base/duration.js';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { linkedSignal } from '../base/abort.js';
@@ -65,7 +66,7 @@ export async function postForAnswer(url: string, body: string, o: PostOptions): 
     res = await exchange(new URL(url), body, headers, attempt.signal, () => (sent = true));
   } catch (err) {
     const after = sent ? SENT : '';
-    if (attempt.timedOut) throw new DeliveryError(`${o.prefix}: no answer within ${o.timeoutMs} ms${after}`, 'timeout', true, undefined, sent);
+    if (attempt.timedOut) throw new DeliveryError(`${o.prefix}: no answer within ${formatDuration(o.timeoutMs)}${after}`, 'timeout', true, undefined, sent);
     // The code only: an error's message may quote the URL.
     const code = (err as { code?: unknown }).code;
     throw new DeliveryError(`${o.prefix}: ${typeof code === 'string' ? code : 'network error'}${after}`, 'network', true, undefined, sent);

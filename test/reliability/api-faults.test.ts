@@ -141,7 +141,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
     const before = c.app.store.loadStates(RULE);
     c.sim.world.faults.push(...times(6, { status: 200, delayMs: 60_000, ...onLaterPage }));
     const after = arrive(c, before, 'n');
-    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1000 ms`);
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1s`);
   }, 60_000);
 
   it('a trickled body, each chunk in time but the whole slower than api.timeout', async ({ onTestFinished }) => {
@@ -150,7 +150,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
     // The real page, 16 bytes every 200 ms: no gap trips a body timeout, the whole takes seconds.
     c.sim.world.faults.push(...times(6, { status: 200, trickle: { chunkBytes: 16, intervalMs: 200 }, ...onLaterPage }));
     const after = arrive(c, before, 'n');
-    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1000 ms`);
+    await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1s`);
   }, 60_000);
 
   it('a 10 MB body, over api.maxResponseBytes', async ({ onTestFinished }) => {

@@ -111,7 +111,7 @@ describe.concurrent('delivery caps', () => {
     expect(dead).toMatchObject({
       attempts: 2,
       lastError:
-        'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: webhook receiver "hook": no answer within 200 ms after the request was sent (it may have been delivered)',
+        'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: webhook receiver "hook": no answer within 200ms after the request was sent (it may have been delivered)',
       summary: CHANGE,
     });
     expect(slow.bodies).toHaveLength(2);

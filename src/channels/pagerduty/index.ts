@@ -1,3 +1,4 @@
+import { formatDuration } from '../../base/duration.js';
 import { z } from 'zod';
 import { linkedSignal } from '../../base/abort.js';
 import { durationMs, httpUrl, secretString } from '../../base/fields.js';
@@ -83,7 +84,7 @@ class PagerDutyNotifier implements Notifier {
         try {
           res = await postForAnswer(url, body, { prefix: `${prefix}${which}`, timeoutMs: this.receiver.timeout, signal: deadline.signal });
         } catch (err) {
-          if (deadline.timedOut) throw new DeliveryError(`${prefix}${which}: no answer within ${this.receiver.timeout} ms`, 'timeout', true);
+          if (deadline.timedOut) throw new DeliveryError(`${prefix}${which}: no answer within ${formatDuration(this.receiver.timeout)}`, 'timeout', true);
           throw err;
         }
         const error = classify(`${prefix}${which}`, res, key);

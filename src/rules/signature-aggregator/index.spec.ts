@@ -117,7 +117,7 @@ describe('signature-aggregator', () => {
     sim = await startSim();
     sim.world.signatureAggregator.set(TX, { latencyMs: 400 });
     const slow = await probe(api(sim, { timeoutMs: 100 }), 1);
-    expect(slow.states.get(TX)).toMatchObject({ ok: false, how: 'timeout', error: 'timeout: no complete response within 100 ms' });
+    expect(slow.states.get(TX)).toMatchObject({ ok: false, how: 'timeout', error: 'timeout: no complete response within 100ms' });
     expect(slow.states.get(TX)?.latency).toBeGreaterThanOrEqual(0.09);
     sim.world.faults.push({ status: 201, body: '{"message":"ok"}', pathIncludes: 'aggregateSignatures' });
     const odd = await probe(api(sim), 1, slow.states);
