@@ -55,7 +55,7 @@ const ruleOf = (name: string, node: string) =>
   ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
 
 /** An engine over `store`, its Data API answering each node as `world` says (an Error fails it), on the clock `now()`. */
-function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[]): Engine {
+function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[], targetsFor?: (rule: LoadedRule) => string[]): Engine {
   const data = {
     primary: {
       validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
@@ -76,7 +76,7 @@ function engineOn(store: Store, world: Record<string, Error | undefined>, now: (
     metricsApi: {} as MetricsApi,
     metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
     log: { warn: () => undefined, info: () => undefined, error: () => undefined } as never,
-    targetsFor: () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }],
+    targetsFor: (rule) => (targetsFor?.(rule) ?? ['slack']).map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] })),
     repeatIntervalMs: 0,
     timeIntervals: [],
     failures: new FailureCounts(),
@@ -89,6 +89,20 @@ function engineOn(store: Store, world: Record<string, Error | undefined>, now: (
 }
 
 describe('engine: rules failing for one cause share one alert', () => {
+  it('goes to the receivers its rules name when the route tree sends it nowhere (every rule names its own, the root none)', async () => {
+    const store = Store.open(':memory:');
+    const world: Record<string, Error | undefined> = {};
+    const now = Date.parse('2026-03-01T15:27:00Z');
+    // As resolveRoutes: a rule's own receivers, else the tree's (none here).
+    const engine = engineOn(store, world, () => now, undefined, (rule) => [...(rule.receivers ?? [])]);
+    const [r1, r2] = [{ ...ruleOf('r1', A), receivers: ['pager'] }, { ...ruleOf('r2', B), receivers: ['team'] }] as LoadedRule[];
+    world[A] = world[B] = apiError(503);
+    for (let i = 0; i < 2; i++) for (const r of [r1!, r2!]) await engine.evaluate(r, new AbortController().signal).catch(() => undefined);
+    const rows = store.outbox('pending').filter((row) => row.summary.startsWith('avawatch cannot see'));
+    expect(rows.map((row) => row.receiver).sort()).toEqual(['pager', 'team']);
+  });
+
+
   it('fires once at the threshold, lists every rule failing for it, says nothing as rules join or recover, and resolves once when the last evaluates again', async () => {
     const store = Store.open(':memory:');
     const world: Record<string, Error | undefined> = {};

@@ -80,6 +80,8 @@ export class Engine {
   /** Rules restored (configured in the daemon), and those evaluated since: a cause's alert from before a restart waits for its rules. */
   readonly #restored = new Set<string>();
   readonly #evaluated = new Set<string>();
+  /** The receivers each rule names itself (a cause's alert falls back to them when the route tree has none). */
+  readonly #ownReceivers = new Map<string, readonly string[]>();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -328,7 +330,7 @@ export class Engine {
     const now = this.#now();
     const run = failures.failed(rule.name, this.#deps.redact(errorText(err)), now.getTime(), skipped, skipped ? undefined : causeOf(err));
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
-    this.#evaluated.add(rule.name);
+    this.#seen(rule);
     try {
       this.#resend(rule, now);
     } catch (e) {
@@ -380,7 +382,7 @@ export class Engine {
     failures.succeeded(rule.name);
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
     const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
-    this.#evaluated.add(rule.name);
+    this.#seen(rule);
     this.#syncCauses(now);
     if (conditions.length === 0 && !wasFailing && !this.#failingStored.has(rule.name)) return;
     try {
@@ -414,13 +416,26 @@ export class Engine {
     }
   }
 
+  /** The rule was evaluated here (a cause's alert waits for no more of it), with the receivers it names now. */
+  #seen(rule: LoadedRule): void {
+    this.#evaluated.add(rule.name);
+    if (rule.receivers) this.#ownReceivers.set(rule.name, rule.receivers);
+    else this.#ownReceivers.delete(rule.name);
+  }
+
   #advanceCause(key: string, runs: readonly CauseRun[], now: Date): void {
     const { failingAfter, failingSeverity, redact } = this.#deps;
     const storeRule = CAUSE_PREFIX + key;
     // avawatch's own alert: routed by its labels (the route tree), not by one rule's receivers.
-    const rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
+    let rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
     const active = this.#loadActive(rule, storeRule);
     const was = active.find((a) => a.key === causeKey(key));
+    // A tree that routes it nowhere (every rule names its receivers, the root none): the receivers its rules name, so an outage is never heard by no one.
+    const labels = was?.condition.labels ?? { alertname: FAILING_ALERTNAME, rule: CAUSE_RULE, ...runs[0]?.cause.labels, severity: failingSeverity };
+    if (this.#deps.targetsFor(rule, labels).length === 0) {
+      const own = [...new Set([...runs.map((r) => r.rule), ...listedRules(was?.condition)].flatMap((r) => this.#ownReceivers.get(r) ?? []))];
+      if (own.length > 0) rule = { ...rule, receivers: own };
+    }
     // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
     // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
     // listed are waited for, not read as recovered.
