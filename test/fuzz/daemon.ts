@@ -194,9 +194,9 @@ export function outboxRows(d: Daemon): OutboxRow[] {
 
 /**
  * Lets delivery run until it is quiet: no attempt under way, nothing changing, every
- * provider's count steady (real time; at most `maxMs`).
+ * provider's count steady (real time; at most `maxMs`: a cap, reached only on a busy machine).
  */
-export async function settleDelivery(d: Daemon, maxMs = 3_000): Promise<void> {
+export async function settleDelivery(d: Daemon, maxMs = 10_000): Promise<void> {
   d.app.delivery.kick();
   const start = Date.now();
   let last = '';
