@@ -265,6 +265,12 @@ describe("the validator tile: the node's own view, the badge, the last event", (
     expect(tile).not.toContain('>OK<');
   });
 
+  it('never says OK next to a completed validation: the badge says it no longer validates', () => {
+    const tile = tileOf({ status: 'completed', verdict: { firing: 0, blind: undefined, watched: true, ended: true } });
+    expect(tile).toContain('<span class="verdict bad">not validating</span>');
+    expect(tile).not.toContain('>OK<');
+  });
+
   it("shows the validator's newest one-shot event, escaped", () => {
     const tile = tileOf({ lastEvent: { at: nowS - 3600, severity: 'critical', rule: 'my-validators', summary: `validation ended without a reward ${HOSTILE}` } });
     expect(tile).toContain('<p class="note last-event"><span class="sev critical">critical</span> validation ended without a reward &lt;script&gt;');

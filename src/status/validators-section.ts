@@ -10,13 +10,15 @@ import { standingOf, type L1ValidatorRow, type NodeView, type ValidatorRow, type
 /** A badge's colour by the worst firing severity: a warning is not a critical, info is no trouble (unknown: the worst). */
 const FIRING_CLASS: Record<string, string> = { critical: 'bad', warning: 'warning', info: 'good' };
 
-/** The verdict in words (colour only repeats it): N firing, blind, not listed, not watched, OK. */
+/** The verdict in words (colour only repeats it): N firing, blind, not listed, not validating, not watched, OK. */
 function verdict(v: Verdict): SafeHtml {
   const parts: SafeHtml[] = [];
   if (v.firing > 0) parts.push(html`<span class="verdict ${FIRING_CLASS[v.worst ?? ''] ?? 'bad'}">${count(v.firing)} firing</span>`);
   if (v.blind !== undefined) parts.push(html`<span class="verdict warning">blind</span>`);
   // The service lists no validation of it: its badge says so, as its status does, never "OK".
   if (parts.length === 0 && v.unlisted) parts.push(html`<span class="verdict bad">not listed</span>`);
+  // Its validation is over (completed or removed): no longer validating is not "OK" either.
+  if (parts.length === 0 && v.ended) parts.push(html`<span class="verdict bad">not validating</span>`);
   if (parts.length === 0) parts.push(v.watched ? html`<span class="verdict good">OK</span>` : html`<span class="verdict muted">not watched</span>`);
   return html`${parts}`;
 }

@@ -29,6 +29,8 @@ export interface Verdict {
   watched: boolean;
   /** The service lists no validation of it (an unknown NodeID): never "OK". */
   unlisted?: boolean;
+  /** Its current period is completed or removed: never "OK". */
+  ended?: boolean;
 }
 
 /** The newest one-shot event about a validator in the history window (a validation that ended, its reward). */
@@ -243,7 +245,7 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
     const here = firing.get(`${r.network}\u0000${r.nodeId}`);
     const anywhere = firing.get(`*\u0000${r.nodeId}`);
     const worst = here === undefined ? anywhere?.worst : anywhere === undefined ? here.worst : worse(here.worst, anywhere.worst);
-    r.verdict = { firing: (here?.count ?? 0) + (anywhere?.count ?? 0), worst, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0, ...(r.status === 'not listed' ? { unlisted: true } : {}) };
+    r.verdict = { firing: (here?.count ?? 0) + (anywhere?.count ?? 0), worst, blind: blind(r.rules, r.nodeId), watched: r.rules.length > 0, ...(r.status === 'not listed' ? { unlisted: true } : {}), ...(r.status === 'completed' || r.status === 'removed' ? { ended: true } : {}) };
     r.lastEvent = lastEventOf(i.lastEvents ?? [], r.network, r.nodeId);
   }
   const listed = [...rows.values()];
