@@ -79,7 +79,7 @@ function paragraph(v: ValidatorRow, nowS: number): string[] {
     v.end === undefined ? undefined : `ends ${at(v.end, nowS)}`,
     v.version,
   ].filter((f) => f !== undefined);
-  const verdict = v.verdict.firing > 0 ? `${v.verdict.firing} firing` : v.verdict.unlisted ? 'not listed' : v.verdict.watched ? 'OK' : 'not watched';
+  const verdict = v.verdict.firing > 0 ? `${v.verdict.firing} firing` : v.verdict.unlisted ? 'not listed' : v.verdict.ended ? 'not validating' : v.verdict.watched ? 'OK' : 'not watched';
   const lines = [`${who} ${v.network}: ${verdict}; ${facts.join(', ')}`];
   const b = s.budget;
   if (b) lines.push(`  ${b.lost ? b.text : `can be down ${b.text} more and still be paid`}${b.needed ? ` (${b.needed})` : ''}`);
