@@ -104,14 +104,15 @@ describe.concurrent('delivery caps', () => {
   }, 40_000);
 
   it('a webhook that takes the post but answers after the timeout gets one more copy, never a third; the row says so', async ({ onTestFinished }) => {
-    const slow = await startSlowReceiver(onTestFinished, 2_000);
-    const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${slow.url}", timeout: 200ms}` });
+    // A timeout long enough that a busy machine still sends the post within it (200 ms could time out before sending: an attempt of no unknown outcome, and a third post).
+    const slow = await startSlowReceiver(onTestFinished, 5_000);
+    const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${slow.url}", timeout: 1s}` });
     c.change();
     const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'the row given up', 15_000);
     expect(dead).toMatchObject({
       attempts: 2,
       lastError:
-        'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: webhook receiver "hook": no answer within 200ms after the request was sent (it may have been delivered)',
+        'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: webhook receiver "hook": no answer within 1s after the request was sent (it may have been delivered)',
       summary: CHANGE,
     });
     expect(slow.bodies).toHaveLength(2);
