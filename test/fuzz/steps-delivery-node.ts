@@ -68,9 +68,16 @@ abstract class ReceiverDown implements Cmd {
   check = (m: Model) => watchedActive(m, this.node);
   protected abstract during(model: Model, run: Run, step: string): Promise<void>;
   protected abstract after(model: Model, run: Run, step: string): Promise<void>;
+  /** The last outbox row before the step: a receiver judged failing must have been owed something since. */
+  protected before = 0;
+  /** Whether a notification was queued for the provider during the step (a blind service may have seen no flip to send). */
+  protected owed(run: Run): boolean {
+    return outboxRows(run.d).some((r) => r.receiver === this.provider && r.id > this.before);
+  }
   async run(model: Model, run: Run) {
     const step = this.toString();
     const p = run.d.providers[this.provider];
+    this.before = Math.max(0, ...outboxRows(run.d).map((r) => r.id));
     p.misbehave({ kind: 'error', status: this.status }, 1_000_000);
     try {
       await flip(model, this.node).run(model, run);
@@ -87,6 +94,7 @@ export class Revoked extends ReceiverDown {
   protected readonly status = 404;
   protected async during(model: Model, run: Run, step: string) {
     deadDeliverySaid(run.d, `${step} (a change sent)`);
+    if (!this.owed(run)) return; // nothing was sent to it (the service blind, the flip unseen): nothing to dead-letter
     if (!outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'dead')) throw new Violation(`${step}: a 404 on every post dead-lettered nothing`);
     if (!named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} dead-letters, and the heartbeat does not name it: ${JSON.stringify(run.d.app.blindness())}`);
     await new Advance(60_000).run(model, run);
@@ -110,6 +118,7 @@ export class Unavailable extends ReceiverDown {
       await new Advance(ms).run(model, run);
       deadDeliverySaid(run.d, `${step} (+${ms / 1000}s)`);
     }
+    if (!this.owed(run)) return; // nothing was sent to it (the service blind, the flip unseen): no attempt failed
     if (!named(run.d, this.provider)) throw new Violation(`${step}: an hour of 503s to ${this.provider}, and the heartbeat says ${JSON.stringify(run.d.app.blindness())}`);
   }
   protected async after(model: Model, run: Run, step: string) {
