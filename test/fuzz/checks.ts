@@ -121,6 +121,8 @@ export interface Judged {
 export function keyOf(a: AlertMessage): string | undefined {
   if (!MODELLED.has(a.rule) || a.labels['alertname'] === 'rule-failing') return undefined;
   if (a.rule === 'health') return `health/${a.labels['node']}:${a.labels['check']}`;
+  // node-health's keys are its conditions' (NodeID:health:check, NodeID:down…), as firingNow reads them.
+  if (a.rule === 'node') return a.conditionKey === undefined ? undefined : `node/${a.conditionKey}`;
   return `blocks/${a.labels['node']}:${a.labels['chain']}`;
 }
 

@@ -200,7 +200,7 @@ function alertmanagerHolds(d: Daemon, node: string): Set<string> {
 
 /** The alerts committed after `id` (a reload's own are in none of the polls' answers). */
 function alertsSince(d: Daemon, id: number): AlertMessage[] {
-  const rows = d.db.prepare('SELECT id, rule, kind, status, severity, subject, summary, labels, details, created_at, reminder FROM alerts WHERE id > ? ORDER BY id').all(id) as Array<Record<string, unknown>>;
+  const rows = d.db.prepare('SELECT id, rule, kind, status, severity, subject, summary, labels, details, created_at, reminder, condition_key FROM alerts WHERE id > ? ORDER BY id').all(id) as Array<Record<string, unknown>>;
   return rows.map((r) => ({
     alertId: r['id'] as number,
     rule: r['rule'] as string,
@@ -213,6 +213,7 @@ function alertsSince(d: Daemon, id: number): AlertMessage[] {
     details: JSON.parse(r['details'] as string) as Record<string, string>,
     at: new Date(r['created_at'] as number).toISOString(),
     ...(r['reminder'] ? { reminder: true } : {}),
+    ...(typeof r['condition_key'] === 'string' ? { conditionKey: r['condition_key'] } : {}),
   }));
 }
 
