@@ -85,6 +85,9 @@ export function mostUrgentFirst<A extends { status: string; severity: string }>(
   return [...alerts].sort((a, b) => rank(a) - rank(b));
 }
 
+/** How each channel names an alert's status. */
+export const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
+
 type Listed = { status: string; severity: string; summary: string; rule: string; kind: string; details: Record<string, string> };
 
 /** A group's worst severity still firing (or news); undefined when every alert is resolved. */
@@ -113,7 +116,7 @@ export function groupTitle(alerts: readonly Listed[]): { word: string; summary: 
  * the key details its kind declares ("· Validation reward: 22.9 AVAX").
  */
 export function groupLine(a: Listed, withRule: boolean): string {
-  const status = a.status === 'firing' ? 'FIRING' : a.status === 'resolved' ? 'RESOLVED' : 'EVENT';
+  const status = STATUS_WORD[a.status as keyof typeof STATUS_WORD] ?? a.status.toUpperCase();
   const facts = keyDetails(a).map(([name, value]) => ` · ${name}: ${value}`).join('');
   return `${status} ${a.severity.toUpperCase()}${withRule ? ` ${a.rule}` : ''}: ${a.summary}${facts}`;
 }

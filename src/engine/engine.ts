@@ -430,12 +430,6 @@ export class Engine {
     let rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
     const active = this.#loadActive(rule, storeRule);
     const was = active.find((a) => a.key === causeKey(key));
-    // A tree that routes it nowhere (every rule names its receivers, the root none): the receivers its rules name, so an outage is never heard by no one.
-    const labels = was?.condition.labels ?? { alertname: FAILING_ALERTNAME, rule: CAUSE_RULE, ...runs[0]?.cause.labels, severity: failingSeverity };
-    if (this.#deps.targetsFor(rule, labels).length === 0) {
-      const own = [...new Set([...runs.map((r) => r.rule), ...listedRules(was?.condition)].flatMap((r) => this.#ownReceivers.get(r) ?? []))];
-      if (own.length > 0) rule = { ...rule, receivers: own };
-    }
     // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
     // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
     // listed are waited for, not read as recovered.
@@ -445,6 +439,11 @@ export class Engine {
     if (!holds && active.length === 0) return;
     const condition = runs.length > 0 ? scrubCondition(causeCondition(runs, listedRules(was?.condition), failingSeverity), redact) : was?.condition;
     const conditions = holds && condition ? [condition] : [];
+    // A tree that routes it nowhere (every rule names its receivers, the root none): the receivers its rules name, so an outage is never heard by no one.
+    if (condition && this.#deps.targetsFor(rule, condition.labels).length === 0) {
+      const own = [...new Set([...runs.map((r) => r.rule), ...listedRules(was?.condition)].flatMap((r) => this.#ownReceivers.get(r) ?? []))];
+      if (own.length > 0) rule = { ...rule, receivers: own };
+    }
     const repeatMs = (c: Condition) => this.#shortestRepeat(rule, c.labels);
     const lifecycle = advance(active, conditions, this.#deps.clock.mono(), { forMs: 0, keepFiringForMs: 0, repeatMs, sendResolved: true });
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);

@@ -1,6 +1,6 @@
 import type { AlertMessage } from '../types.js';
 import { keyDetails } from '../key-details.js';
-import { clipEscaped, groupHead, groupTitle, groupWorst, mostUrgentFirst, oneLine } from '../text.js';
+import { clipEscaped, groupHead, groupTitle, groupWorst, mostUrgentFirst, oneLine, STATUS_WORD } from '../text.js';
 
 /** Discord's documented limits on a message a webhook posts, in characters. */
 export const DISCORD_LIMITS = {
@@ -19,7 +19,6 @@ export const DISCORD_LIMITS = {
 const COLOR = { critical: 0xe01e5a, warning: 0xf2a900, info: 0x1d9bd1, resolved: 0x2eb67d } as const;
 const SEVERITY_ICON = { critical: '🔴', warning: '🟠', info: '🔵' } as const;
 const RESOLVED_ICON = '✅';
-const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 /** The content line is a notification's preview: short. */
 const CONTENT_MAX = 500;
 

@@ -1,7 +1,6 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead, groupLine, groupTitle, mostUrgentFirst } from '../text.js';
+import { groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst, STATUS_WORD } from '../text.js';
 
-const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 
 export function escapeHtml(text: string): string {
   return text
@@ -41,7 +40,8 @@ export function emailMessage(group: readonly AlertMessage[]): EmailContent {
   const parts = listed.map(oneAlert);
   const lines = listed.map((a) => oneLine(groupLine(a, ruleList.length > 1)));
   const more = alerts.length > GROUP_LISTED ? `…and ${alerts.length - GROUP_LISTED} more` : '';
-  const colour = title.word === 'RESOLVED' ? COLOUR.resolved : (COLOUR[title.word.toLowerCase() as keyof typeof COLOUR] ?? COLOUR.info);
+  const worst = groupWorst(alerts);
+  const colour = worst ? COLOUR[worst] : COLOUR.resolved;
   return {
     subject,
     text: [`${groupHead(alerts)} (${rules})\n${lines.map((l) => `- ${l}`).join('\n')}`, ...parts.map((p) => p.text.replace(/\n-- avawatch$/, '')), more].join('\n\n'),

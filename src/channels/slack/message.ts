@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst } from '../text.js';
+import { groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst, STATUS_WORD } from '../text.js';
 
 /** Slack's three control characters; with them escaped, text cannot link, mention or format a link. */
 export function escapeSlack(text: string): string {
@@ -16,7 +16,6 @@ export const SLACK_LIMITS = { header: 150, section: 3000, field: 2000, text: 300
 // Unicode, not :shortcodes:: the header is plain_text with emoji off, so chain text in it stays text.
 const SEVERITY_ICON = { critical: '🔴', warning: '🟠', info: '🔵' } as const;
 const RESOLVED_ICON = '✅';
-const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 /** Facts per section: a field for the name and one for the value, two columns, Slack's 10 fields. */
 const FACTS_PER_SECTION = 5;
 /** Sections of facts at most (Slack allows 50 blocks); further facts are counted in the context. */

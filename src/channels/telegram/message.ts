@@ -1,5 +1,5 @@
 import type { AlertMessage } from '../types.js';
-import { clipEscaped, fitLines, groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst, oneLine } from '../text.js';
+import { clipEscaped, fitLines, groupHead, groupLine, groupTitle, groupWorst, mostUrgentFirst, oneLine, STATUS_WORD } from '../text.js';
 
 /**
  * Telegram's limit on a message's text: 4,096 characters after entity parsing. The text as
@@ -10,7 +10,6 @@ export const TELEGRAM_TEXT_LIMIT = 4096;
 
 const SEVERITY_ICON = { critical: '🔴', warning: '🟠', info: '🔵' } as const;
 const RESOLVED_ICON = '✅';
-const STATUS_WORD = { firing: 'FIRING', resolved: 'RESOLVED', event: 'EVENT' } as const;
 /** A summary is cut here, a detail's value sooner: one long error must leave room for the rest. */
 const SUMMARY_MAX = 1500;
 const DETAIL_MAX = 600;
