@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { expectedRatio, pollCasesTestFile, readPollCases } from '../helpers/poll-cases-promtool.js';
 
-// docs/prometheus/avalanchego.rules.yml: Ava Labs' recommended node alerts for a Prometheus
-// that scrapes the nodes, held to its promtool unit tests (avalanchego.rules.test.yml).
+// docs/prometheus/avalanchego.rules.yml: Ava Labs' recommended node alerts (and SAE, L1 and
+// absence rules) for a Prometheus that scrapes the nodes, held to its promtool unit tests
+// (avalanchego.rules.test.yml) and to the poll cases it shares with the node-metrics kind.
 const RULES = 'docs/prometheus/avalanchego.rules.yml';
 const TESTS = 'docs/prometheus/avalanchego.rules.test.yml';
 
@@ -18,27 +20,47 @@ function promtool(args: string[]): { code: number | null; output: string } {
 }
 
 interface RuleFile {
-  groups: Array<{ rules: Array<{ alert?: string; expr: string }> }>;
+  groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }>;
 }
 interface TestFile {
   tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
 }
 
-const alerts = (parseYaml(readFileSync(RULES, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules.flatMap((r) => (r.alert ? [r.alert] : [])));
+const rules = (parseYaml(readFileSync(RULES, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules);
+const alerts = rules.flatMap((r) => (r.alert ? [r.alert] : []));
 const cases = (parseYaml(readFileSync(TESTS, 'utf8')) as TestFile).tests.flatMap((t) => t.alert_rule_test ?? []);
+const pollCases = readPollCases();
+
+/** The rules file with `from` replaced by `to`: `from` must be there, so a mutation cannot silently miss. */
+function mutated(from: string, to: string): string {
+  const text = readFileSync(RULES, 'utf8');
+  if (!text.includes(from)) throw new Error(`${RULES} no longer contains ${JSON.stringify(from)}: update this mutation`);
+  return text.split(from).join(to);
+}
 
 describe('the Prometheus rules file of recommended node alerts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-prom-rules-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** Both test files (the shipped one and the poll table's) against `rulesText`, in a directory of their own. */
+  function runTests(name: string, rulesText: string): { code: number | null; output: string } {
+    const sub = join(dir, name);
+    rmSync(sub, { recursive: true, force: true });
+    spawnSync('mkdir', ['-p', sub]);
+    writeFileSync(join(sub, 'avalanchego.rules.yml'), rulesText);
+    copyFileSync(TESTS, join(sub, 'avalanchego.rules.test.yml'));
+    writeFileSync(join(sub, 'poll-success-cases.test.yml'), pollCasesTestFile(pollCases, 'avalanchego.rules.yml'));
+    return promtool(['test', 'rules', join(sub, 'avalanchego.rules.test.yml'), join(sub, 'poll-success-cases.test.yml')]);
+  }
+
   it('`promtool check rules` accepts it', () => {
     const r = promtool(['check', 'rules', RULES]);
     expect(r, r.output).toMatchObject({ code: 0 });
-    expect(r.output).toContain(`SUCCESS: ${alerts.length} rules found`);
+    expect(r.output).toContain(`SUCCESS: ${rules.length} rules found`);
   });
 
   it('`promtool test rules` passes, and tests every alert firing and not firing', () => {
-    expect(alerts).toHaveLength(11);
+    expect(alerts).toHaveLength(22);
     for (const alert of alerts) {
       const mine = cases.filter((c) => c.alertname === alert);
       expect(mine.some((c) => (c.exp_alerts ?? []).length > 0), `${alert}: a case where it fires`).toBe(true);
@@ -49,11 +71,36 @@ describe('the Prometheus rules file of recommended node alerts', () => {
     expect(r.output).toContain('SUCCESS');
   });
 
-  it('fails when an alert is broken (a level moved)', () => {
-    copyFileSync(TESTS, join(dir, 'avalanchego.rules.test.yml'));
-    writeFileSync(join(dir, 'avalanchego.rules.yml'), readFileSync(RULES, 'utf8').replace('avalanche_stake_percent_connected < 0.8', 'avalanche_stake_percent_connected < 0.6'));
-    const r = promtool(['test', 'rules', join(dir, 'avalanchego.rules.test.yml')]);
-    expect(r.code).not.toBe(0);
-    expect(r.output).toContain('AvalancheGoConnectedStakeLow');
+  it('passes the poll success cases shared with the node-metrics kind (test/fixtures/node/poll-success-cases.yaml)', () => {
+    // The table holds cases that fire each level, one too idle to judge, and quiet ones.
+    expect(pollCases.some((c) => c.expect.includes('critical'))).toBe(true);
+    expect(pollCases.some((c) => c.tooFew === true && c.expect.length === 0)).toBe(true);
+    expect(expectedRatio(pollCases.find((c) => c.tooFew === true) ?? pollCases[0]!)).toBeLessThan(0.9);
+    const r = runTests('as-shipped', readFileSync(RULES, 'utf8'));
+    expect(r, r.output).toMatchObject({ code: 0 });
+    expect(r.output).toContain('SUCCESS');
+  });
+
+  // Each broken rule fails its tests, naming the alert (or the case) that went wrong.
+  const mutations: Array<{ what: string; from: string; to: string; names: string }> = [
+    { what: 'a level moved (connected stake)', from: 'avalanche_stake_percent_connected < 0.8', to: 'avalanche_stake_percent_connected < 0.6', names: 'AvalancheGoConnectedStakeLow' },
+    { what: 'the poll guard removed', from: '(instance_chain:avalanche_snowman_polls:rate5m >= 0.2)', to: 'instance_chain:avalanche_snowman_polls:rate5m', names: 'too idle to judge' },
+    { what: 'the critical poll level moved', from: 'ratio5m < 0.90', to: 'ratio5m < 0.85', names: 'a busy chain at 86% pages' },
+    { what: 'the disk guard removed', from: 'and on (job, instance) avalanche_resource_tracker_disk_available_space > 0', to: '', names: 'AvalancheGoDiskSpaceLow' },
+    { what: 'benched peers back at warning', from: 'expr: avalanche_benchlist_benched_num > 1\n        for: 10m\n        labels: { severity: critical }', to: 'expr: avalanche_benchlist_benched_num > 1\n        for: 10m\n        labels: { severity: warning }', names: 'AvalancheGoBenchedPeers' },
+    { what: 'bad blocks only under `subnetevm`', from: 'avalanche_.+_vm_eth_chain_block_bad_count', to: 'avalanche_subnetevm_vm_eth_chain_block_bad_count', names: 'AvalancheGoBadBlocks' },
+    { what: "an L1's checks counted with the node-wide ones", from: 'avalanche_health_checks_failing{check="health",tag="application"}\n', to: '(0 * avalanche_health_checks_failing{check="health",tag="application"})\n', names: 'AvalancheGoL1HealthChecksFailing' },
+    { what: 'polls stopped judged on any chain', from: 'max_over_time(instance_chain:avalanche_snowman_polls:min_rate5m_1h[6h]) >= 0.2', to: 'max_over_time(instance_chain:avalanche_snowman_polls:min_rate5m_1h[6h]) >= 0', names: 'AvalancheGoChainPollsStopped' },
+    { what: "SAE's series named as RELEASES.md prints them", from: 'avalanche_evm_transition_sae_', to: 'avalanche_evm_sae_', names: 'AvalancheGoCChainExecutionLagging' },
+    { what: 'a stall judged with nothing queued', from: 'execution_queue_blocks{chain="C"} > 0\n', to: 'execution_queue_blocks{chain="C"} >= 0\n', names: 'AvalancheGoCChainExecutorStalled' },
+    { what: 'a down node not judged', from: 'up{job="avalanchego"} == 0', to: 'up{job="avalanchego"} < 0', names: 'AvalancheGoNodeDown' },
+  ];
+  it.each(mutations)('fails when the rules are broken: $what', ({ what, from, to, names }) => {
+    const r = runTests(what.replace(/\W+/g, '-'), mutated(from, to));
+    expect(r.code, r.output).not.toBe(0);
+    expect(r.output).toContain(names);
+    // A failed expectation, not a file promtool cannot load.
+    expect(r.output).toMatch(/exp:|expr: /);
+    expect(r.output).not.toMatch(/parse error|could not|error loading/i);
   });
 });
