@@ -1,7 +1,7 @@
 import { roughSpan } from '../../base/duration.js';
 import { isoSeconds } from '../format.js';
 import { firstRelease, nextUpgrade, UNSCHEDULED_S, upgradeName, type Upgrade } from '../network.js';
-import { UNREADABLE } from '../node-health/read.js';
+import { UNREADABLE } from '../node-upgrades.js';
 import { older, parseVersion, versionText } from '../semver.js';
 import type { Condition, Resolution } from '../types.js';
 import { protocolOf, type Table } from './compatibility.js';

@@ -1,7 +1,7 @@
 import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-api.js';
 import { linkedSignal } from '../../base/abort.js';
 import type { Failed } from '../lookup.js';
-import { nodeUpgrades } from '../node-health/read.js';
+import { nodeUpgrades } from '../node-upgrades.js';
 import type { ObserveContext } from '../types.js';
 import { readTables, type Table } from './compatibility.js';
 import { nodeVersionInfo, type NodeVersionInfo } from './read.js';
