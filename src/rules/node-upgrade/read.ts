@@ -23,7 +23,8 @@ export const nodeVersionInfoReply = z
   .looseObject({
     version: z.string().min(1),
     rpcProtocolVersion: z.unknown(),
-    vmVersions: z.record(z.string(), z.unknown()).nullish().catch(undefined),
+    // Walked as parsed (z.record drops a key named __proto__): any VM name is only a name.
+    vmVersions: z.custom<Record<string, unknown> | null | undefined>((v) => v == null || (typeof v === 'object' && !Array.isArray(v))).catch(undefined),
   })
   .transform((r): NodeVersionInfo => ({
     version: r.version.slice(0, MAX_TEXT),
@@ -42,11 +43,10 @@ export async function nodeVersionInfo(api: NodeApi, base: string, signal: AbortS
   return api.rpc(base, '/ext/info', 'info.getNodeVersion', {}, nodeVersionInfoReply, signal);
 }
 
-/** The node's RPCChainVM protocol, or undefined when what it wrote is not a number. */
+/** The node's RPCChainVM protocol (a json.Uint32, quoted or bare), or undefined when what it wrote is not one. */
 export function protocolNumber(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
-  return undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff ? n : undefined;
 }
 
 /**
