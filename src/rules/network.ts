@@ -125,3 +125,16 @@ export const MAX_VALIDATOR_STAKE_NAVAX = 3_000_000n * 1_000_000_000n;
 
 /** reward.PercentDenominator: shares (autoCompoundRewardShares, delegation shares) are millionths. */
 export const SHARE_DENOMINATOR = 1_000_000;
+
+/**
+ * The first AvalancheGo release that schedules each upgrade (RELEASES.md: "This release
+ * schedules the activation of …"; Fuji got each as a `-fuji` pre-release of the same version
+ * first, e.g. v1.15.0-fuji for Helicon). A node older than it does not know the upgrade;
+ * node-upgrade reads the release's RPCChainVM protocol from compatibility.json.
+ */
+const FIRST_RELEASE: Record<Upgrade, string> = { durango: '1.11.0', etna: '1.12.0', fortuna: '1.13.0', granite: '1.14.0', helicon: '1.15.0' };
+
+/** The first release that schedules `upgrade` (on Fuji as its `-fuji` pre-release), e.g. 1.15.0 for Helicon. */
+export function firstRelease(upgrade: Upgrade): string {
+  return FIRST_RELEASE[upgrade];
+}

@@ -15,6 +15,7 @@ import { endpoint } from './endpoint/index.js';
 import { addressActivity } from './address-activity/index.js';
 import { nodeHealth } from './node-health/index.js';
 import { nodeMetrics } from './node-metrics/index.js';
+import { nodeUpgrade } from './node-upgrade/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it. Its order
 // is the order of docs/rules.md, joined from each kind's README.md (registry.spec.ts).
@@ -29,6 +30,7 @@ export const ruleKinds = {
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
   [metricThreshold.kind]: metricThreshold,
   [nodeMetrics.kind]: nodeMetrics,
+  [nodeUpgrade.kind]: nodeUpgrade,
   [delegationEnd.kind]: delegationEnd,
   [icmPending.kind]: icmPending,
   [exportKind.kind]: exportKind,

@@ -4,6 +4,8 @@ import { goNumber } from '../../api/node-schemas.js';
 
 // info.uptime is read by validator-health too: it lives in rules/node-uptime.ts.
 export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
+// info.upgrades is read by node-upgrade too: it lives in rules/node-upgrades.ts.
+export { nodeUpgrades, upgradesReply, UNREADABLE } from '../node-upgrades.js';
 
 // The node's info calls this kind reads, read from here (POST /ext/info, through NodeApi.rpc;
 // no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), peers, upgrades. Their replies
@@ -45,26 +47,6 @@ export const peersReply = z
   .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
   .transform((r) => r.numPeers ?? r.peers?.length ?? 0);
 
-/** What upgradesReply keeps for a `<name>Time` whose value is no time: named, but no reading. */
-export const UNREADABLE = -1;
-
-/**
- * info.upgrades: upgrade.Config, flat (upgrade/upgrade.go): each `<name>Time` an RFC 3339 time,
- * 9999-12-01 for one the build does not schedule. Read by name, so an upgrade added after this
- * was written is read too; one whose time does not parse is UNREADABLE (an odd answer, never
- * read as "not scheduled": that is a key the build does not have at all).
- */
-export const upgradesReply = z.record(z.string(), z.unknown()).transform((r) => {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(r)) {
-    const name = /^([a-z][A-Za-z0-9]{0,40})Time$/.exec(key)?.[1];
-    if (name === undefined) continue;
-    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-    out[name] = Number.isFinite(ms) ? Math.floor(ms / 1000) : UNREADABLE;
-  }
-  return out;
-});
-
 /** The info API's JSON-RPC endpoint. */
 const INFO = '/ext/info';
 
@@ -85,9 +67,4 @@ export async function isBootstrapped(api: NodeApi, base: string, chain: string, 
 
 export async function peerCount(api: NodeApi, base: string, signal: AbortSignal): Promise<number> {
   return api.rpc(base, INFO, 'info.peers', {}, peersReply, signal);
-}
-
-/** Upgrade name (durango, helicon, …) → its activation in the node's build, unix seconds. */
-export async function nodeUpgrades(api: NodeApi, base: string, signal: AbortSignal): Promise<Record<string, number>> {
-  return api.rpc(base, INFO, 'info.upgrades', {}, upgradesReply, signal);
 }
