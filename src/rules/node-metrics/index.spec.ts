@@ -139,7 +139,7 @@ describe('node-metrics', () => {
     const s = parse({ metric: 'c', rate: '5m', above: 1 });
     const key = `${A}:c{}`;
     const previous = new Map<string, State>([[key, { target: A, at: T0, labels: {}, value: 3, breach: true, points: [[T0, 1000]], raw: 1000 }]]);
-    const observation: Observation = { [A]: [{ labels: {}, value: 1010 }] };
+    const observation: Observation = { [A]: { series: [{ labels: {}, value: 1010 }] } };
     const r = nodeMetrics.evaluate(previous, observation, at(60), s);
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
   });
@@ -309,7 +309,7 @@ describe('node-metrics', () => {
     ]);
     const s = parse({ metric: 'm', above: 1 });
     const key = `${A}:m{}`;
-    const r = nodeMetrics.evaluate(new Map([[key, { target: A, at: T0, labels: {}, value: 5, breach: true }]]), { [A]: [{ labels: {}, value: NaN }] }, at(60), s);
+    const r = nodeMetrics.evaluate(new Map([[key, { target: A, at: T0, labels: {}, value: 5, breach: true }]]), { [A]: { series: [{ labels: {}, value: NaN }] } }, at(60), s);
     expect(r.states.get(key)).toMatchObject({ value: 5, breach: true, at: T0 });
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
   });
