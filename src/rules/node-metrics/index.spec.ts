@@ -493,7 +493,8 @@ describe('node-metrics', () => {
     const series = seriesMatching(text, 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count');
     const ms = performance.now() - started;
     expect(series).toEqual([{ labels: { chain: 'L1' }, value: 2, name: 'avalanche_subnetevm_vm_eth_chain_block_bad_count' }]);
-    expect(ms, 'one event-loop turn on a 5 MB exposition').toBeLessThan(500);
+    // Generous for a busy machine: a pass per candidate line over the text would take minutes.
+    expect(ms, 'a few native scans of a 5 MB exposition').toBeLessThan(3_000);
     // One 32 MiB line full of the fixed part: each byte searched a bounded number of times.
     const one = `x{l="${'_vm_eth_chain_block_bad_count'.repeat(1_100_000)}"} 1\n`;
     const t1 = performance.now();

@@ -42,7 +42,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   keyDetails: ['Value'],
   labelNames: ['node', 'metric', 'series', 'chain'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
-  selects: ['urls'],
+  selects: ['urls', 'subnets'],
   state,
   gauges: [
     {
@@ -64,7 +64,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
 
   async observe(s, { node, signal }) {
     if (!node) throw new Error('node-metrics needs the node API, which this evaluation was not given');
-    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => readTarget(s, await node.metricsText(metricsUrl(s.urls[target] as string), signal)));
+    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => readTarget(s, await node.metricsText(metricsUrl(s.urls[target] as string), signal), target));
   },
 
   evaluate(previous, observation, now, s) {
@@ -392,7 +392,7 @@ function seriesLabel(s: Spec, st: State): string {
  * `ratioWith`'s or `minus`'s of the same labels; or that `until:` is exported, or that `when:`
  * does not hold.
  */
-export function readTarget(s: Spec, text: string): TargetRead {
+export function readTarget(s: Spec, text: string, target: string): TargetRead {
   if (s.until !== undefined && seriesOf(text, s.until).length > 0) return { series: [], retired: `the node exports ${s.until}` };
   if (s.when) {
     const guard = seriesOf(text, s.when.metric);
@@ -402,7 +402,10 @@ export function readTarget(s: Spec, text: string): TargetRead {
       return { series: [], skip: `${s.when.metric} ${seen} (not above ${above}): not judged` };
     }
   }
-  const matches = matcher(s.match);
+  const subnets = typeof s.subnets === 'object' ? new Set(s.subnets[target] ?? []) : undefined;
+  if (subnets?.size === 0) return { series: [], skip: 'validates no subnet besides the Primary Network (the inventory lists no subnets): nothing to judge' };
+  const own = matcher(s.match);
+  const matches = subnets === undefined ? own : (labels: Readonly<Record<string, string>>) => own(labels) && subnets.has(labels[s.subnetLabel] ?? '');
   const pattern = s.metric.startsWith('~') ? s.metric.slice(1) : undefined;
   const series: Joined[] = (pattern !== undefined ? seriesMatching(text, pattern, infixOf(pattern) as string) : seriesOf(text, s.metric)).filter((x) => matches(x.labels));
   const otherName = s.ratioWith ?? s.minus;

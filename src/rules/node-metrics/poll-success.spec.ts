@@ -72,7 +72,7 @@ function run(rule: LoadedRule, c: Case): { firing: boolean; states: ReadonlyMap<
   for (let minute = 0; minute < good.length; minute++) {
     const now = T0 + minute * 60_000;
     const lines = [good[minute] === undefined ? '' : `avalanche_snowman_polls_successful{chain="C"} ${good[minute]}`, bad[minute] === undefined ? '' : `avalanche_snowman_polls_failed{chain="C"} ${bad[minute]}`];
-    const observation = { [NODE]: readTarget(s, `${lines.filter(Boolean).join('\n')}\n`) };
+    const observation = { [NODE]: readTarget(s, `${lines.filter(Boolean).join('\n')}\n`, NODE) };
     const r = nodeMetrics.evaluate(states, observation, new Date(now), s);
     states = r.states;
     active = advance(active, r.conditions ?? [], now, { forMs: rule.for ?? 0, ...(pollMs === undefined ? {} : { pollMs }), keepFiringForMs: 0, repeatMs: 0, sendResolved: true }, r.resolvedAs).active;

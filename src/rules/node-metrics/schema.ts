@@ -59,6 +59,17 @@ export const spec = z
      */
     until: metricName.optional(),
     /**
+     * Target → the subnets it validates: only series whose `subnetLabel` is one of them are
+     * judged. `from-inventory` (with `validators:`) fills it from each validator's `subnets`;
+     * a target with none has nothing to judge and is not said to match nothing.
+     */
+    subnets: z
+      .union([z.literal('from-inventory'), z.record(z.string().min(1), z.array(z.string().min(1)))])
+      .refine((v) => v !== 'from-inventory', 'subnets: from-inventory takes them from the inventory: select validators with validators: (or list them: {NodeID-…: [subnet ID]})')
+      .optional(),
+    /** The label `subnets` compares: health's `tag` (a chain's check is tagged with its subnet ID, chains/manager.go). */
+    subnetLabel: z.string().regex(LABEL_NAME, 'expected a label name').default('tag'),
+    /**
      * The series exist only on some nodes (a chain the node may not run, a VM of a later
      * version): a target exporting none matching is not said, as it is by default after three reads.
      */
