@@ -47,7 +47,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   gauges: [
     {
       name: 'avawatch_node_metric_value',
-      help: "Latest value a node-metrics rule judged: the series' level, or its per-second rate over the rule's window; series is the series' labels as text.",
+      help: "Latest value a node-metrics rule judged: the series' level, its per-second rate over the rule's window, a ratio of two counters' rates (ratioWith, 0..1) or a difference of two gauges (minus); NaN when read but too few to judge (minRate); series is the series' labels as text.",
       labelNames: ['rule', 'node_id', 'metric', 'series'],
     },
     {
