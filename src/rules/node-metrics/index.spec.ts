@@ -477,6 +477,9 @@ describe('node-metrics', () => {
       [`${A}:avalanche_${vm}_vm_eth_chain_block_bad_count{chain="2Y"}`, `avalanche_${vm}_vm_eth_chain_block_bad_count`, `${A}: avalanche_${vm}_vm_eth_chain_block_bad_count{chain="2Y"} is 4, above 0`],
     ]);
     expect(seriesKeys(r.states)).toHaveLength(2);
+    // Two VMs' series with the same labels are two series, not one.
+    const twin = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_a_vm_eth_chain_block_bad_count{chain="X"} 1', 'avalanche_b_vm_eth_chain_block_bad_count{chain="X"} 2']) }), new Map(), 0);
+    expect(twin.conditions?.map((c) => c.summary)).toEqual([`${A}: avalanche_a_vm_eth_chain_block_bad_count{chain="X"} is 1, above 0`, `${A}: avalanche_b_vm_eth_chain_block_bad_count{chain="X"} is 2, above 0`]);
     expect(infixOf('avalanche_.+_vm_eth_chain_block_bad_count')).toBe('_vm_eth_chain_block_bad_count');
     expect(infixOf('avalanche_(evm|subnetevm)_x')).toBe('avalanche_');
     expect(infixOf('a|b_long_name')).toBeUndefined();

@@ -459,10 +459,11 @@ function fold(how: NonNullable<Spec['aggregate']>, values: number[]): number {
   return how === 'min' ? values.reduce((a, b) => Math.min(a, b), Infinity) : values.reduce((a, b) => Math.max(a, b), -Infinity);
 }
 
-/** A label set listed twice in one exposition: the last one counts (as a scrape would fail, but a verdict is still possible). */
-function unique(series: Series[]): Series[] {
-  const out = new Map<string, Series>();
-  for (const x of series) out.set(labelText(x.labels), x);
+/** A series listed twice in one exposition: the last one counts (as a scrape would fail, but a verdict is still possible). */
+function unique(series: Joined[]): Joined[] {
+  const out = new Map<string, Joined>();
+  // By name too: a ~pattern's series of two names may have the same labels.
+  for (const x of series) out.set(`${x.name ?? ''}${labelText(x.labels)}`, x);
   return [...out.values()];
 }
 
