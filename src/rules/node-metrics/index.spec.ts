@@ -530,5 +530,7 @@ describe('node-metrics', () => {
     const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '5m', aggregate: 'sum', above: 0.1 });
     expect(nodeMetrics.cost(s)).toEqual({ calls: [], nodeCalls: 2 });
     expect(nodeMetrics.describe(s)).toBe('sum(rate(avalanche_snowman_polls_failed{chain="C"}[5m])) > 0.1 on 2 nodes (at most 100 series a node; a node exporting none matching for 3 reads is said)');
+    const ratio = parse({ metric: 'ok', ratioWith: 'bad', rate: '5m', minRate: 0.2, below: 0.95, optional: true, when: { metric: 'g', above: 0 } });
+    expect(nodeMetrics.describe(ratio)).toBe('rate(ok[5m]) / (rate(ok[5m]) + rate(bad[5m])) < 0.95 on 1 node (judged from 0.2/s of both together, while g > 0) (at most 100 series a node; optional: a node exporting none is not said)');
   });
 });

@@ -194,7 +194,9 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
       ...(s.when ? [`while ${s.when.metric} > ${s.when.above}`] : []),
       ...(s.until !== undefined ? [`until the node exports ${s.until}`] : []),
     ];
-    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'}${guards.length > 0 ? ` (${guards.join(', ')})` : ''} (at most ${s.maxSeries} series a node; a node exporting none matching for ${ABSENT_AFTER} reads is said)`;
+    if (typeof s.subnets === 'object') guards.push(`the ${s.subnetLabel} of each node's subnets`);
+    const none = s.optional ? 'optional: a node exporting none is not said' : `a node exporting none matching for ${ABSENT_AFTER} reads is said`;
+    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'}${guards.length > 0 ? ` (${guards.join(', ')})` : ''} (at most ${s.maxSeries} series a node; ${none})`;
   },
 
   cost: (s) => ({ calls: [], nodeCalls: Object.keys(s.urls).length }),
