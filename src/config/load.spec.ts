@@ -55,7 +55,7 @@ describe('loading the shipped config', () => {
     expect(loaded.rules.map((r) => r.name)).toEqual(['c-chain-tx-drop']);
     expect(loaded.warnings).toEqual([
       'config/avawatch.yaml:35:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
-      'config/avawatch.yaml: the inventory lists no validator, so 16 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production, node-health and 10 more): add yours under validators: (or run avawatch init --node NodeID-…)',
+      'config/avawatch.yaml: the inventory lists no validator, so 24 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production, node-health and 18 more): add yours under validators: (or run avawatch init --node NodeID-…)',
     ]);
   });
 

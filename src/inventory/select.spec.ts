@@ -146,4 +146,21 @@ describe('l1-validator-balance over a mixed inventory', () => {
       ['l1@fuji', 'fuji', ['v-fuji']],
     ]);
   });
+  it('subnets: from-inventory fills NodeID → the subnets each selected validator lists; without validators: it is an error at the key', () => {
+    const L1 = '2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Uh';
+    const config = `validators:
+  - { name: alpha, nodeId: ${A}, api: "http://127.0.0.1:9650", subnets: [${L1}] }
+  - { name: beta, nodeId: ${B}, api: "http://127.0.0.1:9651" }
+  - { name: fuji-one, network: fuji, nodeId: ${C}, api: "http://127.0.0.1:9652", subnets: [fuji-subnet] }
+`;
+    const l1 = '  - { name: l1, kind: node-metrics, every: 1m, severity: critical, validators: all, subnets: from-inventory, metric: avalanche_health_checks_failing, above: 0 }\n';
+    const loaded = load(config, l1);
+    // Split by network as any selecting rule: the fuji part gets fuji's validators.
+    expect(loaded.rules.map((r) => [r.name, r.spec['subnets']])).toEqual([
+      ['l1', { [A]: [L1], [B]: [] }],
+      ['l1@fuji', { [C]: ['fuji-subnet'] }],
+    ]);
+    const bare = '  - { name: l1, kind: node-metrics, every: 1m, severity: critical, urls: { x: "http://127.0.0.1:9650" }, subnets: from-inventory, metric: avalanche_health_checks_failing, above: 0 }\n';
+    expect(problems('', bare)).toEqual([expect.stringMatching(/rules\[0\]\.subnets: subnets: from-inventory takes them from the inventory/)]);
+  });
 });

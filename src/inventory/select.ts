@@ -18,7 +18,7 @@ export interface Resolved {
   idleWhy?: 'api';
 }
 
-const VALUES: Record<Exclude<InventoryKey, 'urls' | 'nodeApis'>, (v: InventoryValidator) => readonly string[]> = {
+const VALUES: Record<Exclude<InventoryKey, 'urls' | 'nodeApis' | 'subnets'>, (v: InventoryValidator) => readonly string[]> = {
   nodeIds: (v) => [v.nodeId],
   validationIds: (v) => v.validationIds ?? [],
   rewardAddresses: (v) => v.rewardAddresses ?? [],
@@ -49,7 +49,7 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   if (rule['network'] === undefined) {
     const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
     if (networks.length > 1) {
-      const own = kind.selects.filter((key) => rule[key] !== undefined).join(', ');
+      const own = kind.selects.filter((key) => ownValues(rule, key)).join(', ');
       return { raw: undefined, validators: {}, problems: [locate(['validators'], `the selected validators are on ${networks.join(' and ')}, and the rule names ${own} of its own, which could be on either: set network: on this rule (and copy it for the other)`)] };
     }
     rule['network'] = networks[0] ?? 'mainnet';
@@ -57,7 +57,7 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   }
   const onNetwork = inventory.filter((v) => sameNetwork(v.network, network));
   // The shipped profile before the operator lists a validator: nothing to watch, not a mistake.
-  if (selector === 'all' && onNetwork.length === 0 && kind.selects.every((k) => rule[k] === undefined)) return { raw: undefined, validators: {}, problems: [], idle: true };
+  if (selector === 'all' && onNetwork.length === 0 && kind.selects.every((k) => !ownValues(rule, k))) return { raw: undefined, validators: {}, problems: [], idle: true };
   // A node-API rule of the profile before any validator declares its API: nothing to read yet.
   if (selector === 'all' && kind.selects.includes('urls') && rule['urls'] === undefined && onNetwork.every((v) => v.api === undefined)) {
     return { raw: undefined, validators: {}, problems: [], idle: true, idleWhy: 'api' };
@@ -67,6 +67,11 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
   const problems: ConfigProblem[] = [];
   for (const key of kind.selects) {
     const explicit = rule[key];
+    if (key === 'subnets') {
+      // Asked for only: NodeID → the subnets the inventory says it validates (none: []).
+      if (explicit === FROM_INVENTORY) rule[key] = Object.fromEntries(selected.map((v) => [v.nodeId, v.subnets ?? []]));
+      continue;
+    }
     if (key === 'nodeApis') {
       // Where declared only: none is fine (the kind reads the service alone then).
       if (explicit !== undefined && (explicit === null || typeof explicit !== 'object' || Array.isArray(explicit))) continue;
@@ -117,12 +122,20 @@ export function splitByNetwork(raw: unknown, kind: AnyRuleKind | undefined, inve
   const rule = raw as Record<string, unknown>;
   if (rule['network'] !== undefined || rule['validators'] === undefined) return whole;
   // IDs the rule names itself carry no network: such a rule is not split (resolveSelector says why).
-  if (kind.selects.some((key) => rule[key] !== undefined)) return whole;
+  if (kind.selects.some((key) => ownValues(rule, key))) return whole;
   const match = matcher(rule['validators']);
   if (typeof match === 'string') return whole;
   const networks = networksOf(inventory.filter((v) => match(v) && watchable(kind, v)));
   if (networks.length < 2) return whole;
   return networks.map((network) => ({ raw: { ...rule, network }, suffix: network === 'mainnet' ? '' : `@${network}`, network }));
+}
+
+/** `subnets: from-inventory`: the selected validators' own subnets, per NodeID. */
+export const FROM_INVENTORY = 'from-inventory';
+
+/** Whether the rule names this key's values itself (IDs of no network), not asking the inventory for them. */
+function ownValues(rule: Record<string, unknown>, key: InventoryKey): boolean {
+  return rule[key] !== undefined && rule[key] !== FROM_INVENTORY;
 }
 
 /** Whether the kind has something to watch of the validator: l1-validator-balance only those that list validationIds. */

@@ -12,8 +12,10 @@ export { SEVERITIES, type AlertDraft, type Condition, type GaugeDef, type GaugeS
  * A rule key an inventory validator can fill (see RuleKind.selects). `urls` and `nodeApis` both
  * map NodeID → the node's own API: a kind that cannot work without one takes `urls` (idle, or
  * an error, when none is declared), one that reads it only where declared takes `nodeApis`.
+ * `subnets` is filled only when the rule asks (`subnets: from-inventory`): NodeID → the
+ * validator's `subnets`.
  */
-export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls' | 'nodeApis';
+export type InventoryKey = 'nodeIds' | 'validationIds' | 'rewardAddresses' | 'urls' | 'nodeApis' | 'subnets';
 
 export interface Evaluation<S> {
   /**

@@ -21,7 +21,7 @@ it("the container's default config is the shipped one with its rules beside it, 
     const check = await run(process.execPath, [CLI, 'check', '-c', join(out, 'avawatch.yaml')], { env: { PATH: process.env['PATH'] ?? '' } });
     // No inventory yet: the profile's rules wait for one (mounted validators, or avawatch init).
     expect(check.stdout).toContain('rule files: 8, rules: 1\n');
-    expect(check.stderr).toContain('16 rule(s) with \\"validators: all\\" watch nothing');
+    expect(check.stderr).toContain('24 rule(s) with \\"validators: all\\" watch nothing');
     expect(check.stdout).toMatch(/examples not loaded: \d+ /);
   } finally {
     rmSync(out, { recursive: true, force: true });

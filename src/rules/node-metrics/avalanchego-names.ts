@@ -10,6 +10,11 @@
  *   `git grep -hoE 'Name:\s*"[a-z][a-z0-9_]*"' <tag> -- '*.go' ':!*_test.go' ':!graft/*' ':!tests/*'`.
  * - NAMESPACES: the ones node/node.go and chains/manager.go register (`avalanche_<namespace>_`),
  *   whose names are in NAMES.
+ * - The C-Chain after Helicon (v1.15.0-fuji): the transition VM registers its own gatherer as
+ *   "transition" under the EVM's (vms/transitionvm/vm.go), SAE registers "sae"
+ *   (vms/saevm/sae/vm.go; saexec/metrics.go and sae/metrics.go name the series) and "cchain"
+ *   (vms/saevm/cchain/vm.go): avalanche_evm_transition_sae_<name>, avalanche_evm_transition_cchain_<name>,
+ *   names in NAMES (so a typo there is said, though evm itself is OPEN).
  * - OPEN: namespaces whose names are not literals in AvalancheGo's source, so any name under
  *   them is taken: the VMs' (`avalanche_<vm name>_`, constants.VMName: platformvm, avm, evm,
  *   subnetevm, xsvm, or a VM ID for a VM without a name; coreth's come from go-ethereum's
@@ -18,7 +23,7 @@
  * A name is known when it is `avalanche_<namespace>_<name>` with name in NAMES, or name with a
  * histogram's or summary's `_bucket`, `_sum` or `_count`.
  */
-export const NAMESPACES = ['api', 'avalanche', 'benchlist', 'handler', 'health', 'meterchainvm', 'meterdagvm', 'network', 'p2p', 'proposervm', 'requests', 'resource_tracker', 'responses', 'snowman', 'stake', 'system_resources', 'upgrade'] as const;
+export const NAMESPACES = ['api', 'avalanche', 'benchlist', 'evm_transition_cchain', 'evm_transition_sae', 'handler', 'health', 'meterchainvm', 'meterdagvm', 'network', 'p2p', 'proposervm', 'requests', 'resource_tracker', 'responses', 'snowman', 'stake', 'system_resources', 'upgrade'] as const;
 
 export const OPEN = ['platformvm', 'avm', 'evm', 'subnetevm', 'xsvm', 'process', 'db', 'meterdb', 'rpcchainvm'] as const;
 

@@ -3,8 +3,8 @@ import { advance } from '../../alerts/lifecycle.js';
 import { NodeApiError, type NodeApi } from '../../api/node-api.js';
 import type { ObserveContext } from '../types.js';
 import { nodeMetrics, type Observation } from './index.js';
-import { metricsUrl, seriesOf } from './read.js';
-import { spec as specSchema, type State } from './schema.js';
+import { metricsUrl, seriesMatching, seriesOf } from './read.js';
+import { infixOf, spec as specSchema, type State } from './schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -139,7 +139,7 @@ describe('node-metrics', () => {
     const s = parse({ metric: 'c', rate: '5m', above: 1 });
     const key = `${A}:c{}`;
     const previous = new Map<string, State>([[key, { target: A, at: T0, labels: {}, value: 3, breach: true, points: [[T0, 1000]], raw: 1000 }]]);
-    const observation: Observation = { [A]: [{ labels: {}, value: 1010 }] };
+    const observation: Observation = { [A]: { series: [{ labels: {}, value: 1010 }] } };
     const r = nodeMetrics.evaluate(previous, observation, at(60), s);
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
   });
@@ -309,9 +309,212 @@ describe('node-metrics', () => {
     ]);
     const s = parse({ metric: 'm', above: 1 });
     const key = `${A}:m{}`;
-    const r = nodeMetrics.evaluate(new Map([[key, { target: A, at: T0, labels: {}, value: 5, breach: true }]]), { [A]: [{ labels: {}, value: NaN }] }, at(60), s);
+    const r = nodeMetrics.evaluate(new Map([[key, { target: A, at: T0, labels: {}, value: 5, breach: true }]]), { [A]: { series: [{ labels: {}, value: NaN }] } }, at(60), s);
     expect(r.states.get(key)).toMatchObject({ value: 5, breach: true, at: T0 });
     expect(r.conditions?.map((c) => c.key)).toEqual([key]);
+  });
+
+  it('ratioWith: the share of one counter in both, per chain joined on the labels; under minRate too few to judge, said and not paged', async () => {
+    const s = parse({ metric: 'avalanche_snowman_polls_successful', ratioWith: 'avalanche_snowman_polls_failed', rate: '2m', minRate: 0.2, below: 0.9 });
+    let good = 0;
+    let bad = 0;
+    let idle = 0;
+    const node = fakeNode({
+      'http://a:9650/ext/metrics': () =>
+        exposition([
+          `avalanche_snowman_polls_successful{chain="C"} ${good}`,
+          `avalanche_snowman_polls_failed{chain="C"} ${bad}`,
+          `avalanche_snowman_polls_successful{chain="Q"} ${idle}`,
+          `avalanche_snowman_polls_failed{chain="Q"} 0`,
+        ]),
+    });
+    let states: ReadonlyMap<string, State> = new Map();
+    let active = advance([], [], at(0).getTime()).active;
+    const sent: string[] = [];
+    // C: 600 good and 120 failed a minute (83%), then the node restarts (both reset), then all
+    // good; Q: every poll fails... on 6 polls a minute (0.1/s): too few to judge.
+    const reads: Array<[number, number, number]> = [
+      [0, 0, 0],
+      [60, 600, 120],
+      [120, 1200, 240],
+      [180, 600, 120],
+      [240, 1200, 120],
+      [300, 1800, 120],
+      [360, 2400, 120],
+    ];
+    for (const [t, g, b] of reads) {
+      [good, bad, idle] = [g, b, 0];
+      const r = await step(s, node, states, t);
+      states = r.states;
+      const next = advance(active, r.conditions ?? [], at(t).getTime(), undefined, r.resolvedAs);
+      active = next.active;
+      sent.push(...next.notifications.map((n) => `${t}: ${n.status} ${n.summary}`));
+    }
+    expect(sent).toEqual([
+      `120: firing ${A}: avalanche_snowman_polls_successful{chain="C"} / (avalanche_snowman_polls_successful + avalanche_snowman_polls_failed) over 2m is 83.33%, below 90%`,
+      // The restart at 180 s counts as Prometheus counts it (600 and 120 more, not a fall): over
+      // 120..240 s, 1,200 good and 120 failed.
+      `240: resolved ${A}: avalanche_snowman_polls_successful{chain="C"} / (avalanche_snowman_polls_successful + avalanche_snowman_polls_failed) over 2m is back at 90.91% (not below 90%)`,
+    ]);
+    const q = states.get(`${A}:avalanche_snowman_polls_successful{chain="Q"}`);
+    expect(q?.unjudged).toBe('too few to judge: 0/s of avalanche_snowman_polls_successful and avalanche_snowman_polls_failed together over 2m, under minRate 0.2/s');
+    const gauges = nodeMetrics.samples(s, states, at(360)).filter((g) => g.metric === 'avawatch_node_metric_value');
+    expect(gauges.map((g) => [g.labels['series'], g.value])).toEqual([
+      ['{chain="C"}', 1],
+      ['{chain="Q"}', NaN],
+    ]);
+  });
+
+  it('ratioWith: a firing ratio whose chain goes idle resolves saying there are too few to judge', () => {
+    const s = parse({ metric: 'ok', ratioWith: 'bad', rate: '1m', minRate: 1, below: 0.9 });
+    const key = `${A}:ok{}`;
+    const read = (t: number, ok: number, bad: number, prev: ReadonlyMap<string, State>) => nodeMetrics.evaluate(prev, { [A]: { series: [{ labels: {}, value: ok, other: bad }] } }, at(t), s);
+    const a = read(0, 0, 0, new Map());
+    const b = read(60, 0, 600, a.states);
+    expect(b.conditions?.map((c) => c.key)).toEqual([key]);
+    const c = read(120, 0, 630, b.states);
+    expect(c.conditions).toEqual([]);
+    expect(c.resolvedAs?.(key)?.summary).toBe(`${A}: ok / (ok + bad) over 1m: too few to judge: 0.5/s of ok and bad together over 1m, under minRate 1/s`);
+  });
+
+  it('when: a target whose guard does not hold is not judged (an unset gauge never pages); what fired stays as for a failed read', async () => {
+    const s = parse({ metric: 'avalanche_resource_tracker_disk_available_percentage', when: { metric: 'avalanche_resource_tracker_disk_available_space', above: 0 }, below: 10 });
+    let pct = 0;
+    let space = 0;
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition([`avalanche_resource_tracker_disk_available_percentage ${pct}`, `avalanche_resource_tracker_disk_available_space ${space}`]) });
+    let states: ReadonlyMap<string, State> = new Map();
+    // The health API off: both gauges 0 for an hour, no alert, not even "matches no series".
+    for (let minute = 0; minute <= 60; minute += 5) {
+      const r = await step(s, node, states, minute * 60);
+      states = r.states;
+      expect(r.conditions, `minute ${minute}`).toEqual([]);
+      expect(r.failed).toEqual({});
+    }
+    expect(states.get(`${A}:count(avalanche_resource_tracker_disk_available_percentage)`)?.skipped).toBe('avalanche_resource_tracker_disk_available_space is 0 (not above 0): not judged');
+    // The health API on: 5% free fires; switched off again, the alert holds as it was.
+    [pct, space] = [5, 1e9];
+    const low = await step(s, node, states, 3700);
+    expect(low.conditions?.map((c) => c.summary)).toEqual([`${A}: avalanche_resource_tracker_disk_available_percentage is 5, below 10`]);
+    [pct, space] = [0, 0];
+    const off = await step(s, node, low.states, 3760);
+    expect(off.conditions?.map((c) => c.summary)).toEqual([`${A}: avalanche_resource_tracker_disk_available_percentage is 5, below 10`]);
+  });
+
+  it('until: once the node exports the successor, the rule no longer applies there: said once, what fired resolves, no "matches no series"', async () => {
+    const s = parse({ metric: 'avalanche_evm_eth_chain_block_bad_count', match: { chain: 'C' }, until: 'avalanche_evm_transition_sae_last_executed_height', rate: '1m', above: 0 });
+    let lines = ['avalanche_evm_eth_chain_block_bad_count{chain="C"} 0'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
+    let states: ReadonlyMap<string, State> = new Map();
+    let active = advance([], [], at(0).getTime()).active;
+    const sent: string[] = [];
+    const events: string[] = [];
+    const script: Array<[number, string[]]> = [
+      [0, ['avalanche_evm_eth_chain_block_bad_count{chain="C"} 0']],
+      [60, ['avalanche_evm_eth_chain_block_bad_count{chain="C"} 3']],
+      // Helicon: the counter freezes, SAE's series appear; then a restart drops Coreth's.
+      [120, ['avalanche_evm_eth_chain_block_bad_count{chain="C"} 3', 'avalanche_evm_transition_sae_last_executed_height{chain="C"} 100']],
+      [180, ['avalanche_evm_transition_sae_last_executed_height{chain="C"} 160']],
+      [240, ['avalanche_evm_transition_sae_last_executed_height{chain="C"} 220']],
+      [300, ['avalanche_evm_transition_sae_last_executed_height{chain="C"} 280']],
+      [360, ['avalanche_evm_transition_sae_last_executed_height{chain="C"} 340']],
+    ];
+    for (const [t, l] of script) {
+      lines = l;
+      const r = await step(s, node, states, t);
+      states = r.states;
+      events.push(...r.alerts.map((e) => `${t}: ${e.severity} ${e.summary}`));
+      const next = advance(active, r.conditions ?? [], at(t).getTime(), undefined, r.resolvedAs);
+      active = next.active;
+      sent.push(...next.notifications.map((n) => `${t}: ${n.status} ${n.summary}`));
+    }
+    expect(sent).toEqual([
+      `60: firing ${A}: rate of avalanche_evm_eth_chain_block_bad_count{chain="C"} over 1m is 0.05/s, above 0/s`,
+      `120: resolved ${A}: rate of avalanche_evm_eth_chain_block_bad_count{chain="C"} over 1m no longer applies: the node exports avalanche_evm_transition_sae_last_executed_height`,
+    ]);
+    expect(events).toEqual([`120: info ${A}: avalanche_evm_eth_chain_block_bad_count{chain="C"} no longer applies: the node exports avalanche_evm_transition_sae_last_executed_height`]);
+    expect(seriesKeys(states)).toEqual([]);
+  });
+
+  it('optional: a node exporting no matching series is not said (a chain it does not run)', async () => {
+    const s = parse({ metric: 'avalanche_evm_transition_sae_execution_queue_blocks', optional: true, above: 20 });
+    const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} 1']) });
+    let states: ReadonlyMap<string, State> = new Map();
+    for (const t of [0, 60, 120, 180, 240]) {
+      const r = await step(s, node, states, t);
+      states = r.states;
+      expect(r.conditions).toEqual([]);
+    }
+  });
+
+  it('minus: the difference of two gauges of the same labels (executed not yet settled)', async () => {
+    const s = parse({ metric: 'avalanche_evm_transition_sae_last_executed_height', minus: 'avalanche_evm_transition_sae_last_settled_height', above: 100 });
+    const node = fakeNode({
+      'http://a:9650/ext/metrics': exposition(['avalanche_evm_transition_sae_last_executed_height{chain="C"} 5300', 'avalanche_evm_transition_sae_last_settled_height{chain="C"} 5000']),
+    });
+    const r = await step(s, node, new Map(), 0);
+    expect(r.conditions?.map((c) => c.summary)).toEqual([`${A}: avalanche_evm_transition_sae_last_executed_height{chain="C"} - avalanche_evm_transition_sae_last_settled_height is 300, above 100`]);
+    // The other series missing: no verdict, said in the state.
+    const alone = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_evm_transition_sae_last_executed_height{chain="C"} 5300']) }), new Map(), 0);
+    expect(alone.conditions).toEqual([]);
+    expect([...alone.states.values()].find((st) => !st.count)?.unjudged).toBe('avalanche_evm_transition_sae_last_settled_height has no series with these labels');
+  });
+
+  it('a ~pattern metric: any VM namespace, each series by its own name; the fixed part finds the lines', async () => {
+    const s = parse({ metric: '~avalanche_.+_vm_eth_chain_block_bad_count', above: 0 });
+    const vm = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+    const node = fakeNode({
+      'http://a:9650/ext/metrics': exposition([
+        '# HELP avalanche_subnetevm_vm_eth_chain_block_bad_count x',
+        'avalanche_subnetevm_vm_eth_chain_block_bad_count{chain="2X"} 0',
+        `avalanche_${vm}_vm_eth_chain_block_bad_count{chain="2Y"} 4`,
+        'avalanche_evm_eth_chain_block_bad_count{chain="C"} 9',
+        'avalanche_x_vm_eth_chain_block_bad_count_total{chain="Z"} 9',
+        'other{label="avalanche_q_vm_eth_chain_block_bad_count"} 9',
+      ]),
+    });
+    const r = await step(s, node, new Map(), 0);
+    expect(r.conditions?.map((c) => [c.key, c.labels['metric'], c.summary])).toEqual([
+      [`${A}:avalanche_${vm}_vm_eth_chain_block_bad_count{chain="2Y"}`, `avalanche_${vm}_vm_eth_chain_block_bad_count`, `${A}: avalanche_${vm}_vm_eth_chain_block_bad_count{chain="2Y"} is 4, above 0`],
+    ]);
+    expect(seriesKeys(r.states)).toHaveLength(2);
+    // Two VMs' series with the same labels are two series, not one.
+    const twin = await step(s, fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_a_vm_eth_chain_block_bad_count{chain="X"} 1', 'avalanche_b_vm_eth_chain_block_bad_count{chain="X"} 2']) }), new Map(), 0);
+    expect(twin.conditions?.map((c) => c.summary)).toEqual([`${A}: avalanche_a_vm_eth_chain_block_bad_count{chain="X"} is 1, above 0`, `${A}: avalanche_b_vm_eth_chain_block_bad_count{chain="X"} is 2, above 0`]);
+    expect(infixOf('avalanche_.+_vm_eth_chain_block_bad_count')).toBe('_vm_eth_chain_block_bad_count');
+    expect(infixOf('avalanche_(evm|subnetevm)_x')).toBe('avalanche_');
+    expect(infixOf('a|b_long_name')).toBeUndefined();
+    expect(infixOf('avalanche_s?x')).toBe('avalanche_');
+  });
+
+  it('a ~pattern stays linear on a huge exposition, its fixed part in every line', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 60_000; i++) lines.push(`avalanche_n${i}_vm_eth_chain_block_bad_count_other{chain="c${i}"} ${i}`, `x{l="_vm_eth_chain_block_bad_count"} 1`);
+    lines.push('avalanche_subnetevm_vm_eth_chain_block_bad_count{chain="L1"} 2');
+    const text = exposition(lines);
+    expect(text.length).toBeGreaterThan(5_000_000);
+    const started = performance.now();
+    const series = seriesMatching(text, 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count');
+    const ms = performance.now() - started;
+    expect(series).toEqual([{ labels: { chain: 'L1' }, value: 2, name: 'avalanche_subnetevm_vm_eth_chain_block_bad_count' }]);
+    // Generous for a busy machine: a pass per candidate line over the text would take minutes.
+    expect(ms, 'a few native scans of a 5 MB exposition').toBeLessThan(3_000);
+    // One 32 MiB line full of the fixed part: each byte searched a bounded number of times.
+    const one = `x{l="${'_vm_eth_chain_block_bad_count'.repeat(1_100_000)}"} 1\n`;
+    const t1 = performance.now();
+    expect(seriesMatching(one, 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count')).toEqual([]);
+    // Linear: a few native scans; a search per mention of the fixed part would take minutes.
+    expect(performance.now() - t1).toBeLessThan(5_000);
+  });
+
+  it('the new keys: ratioWith needs rate, minRate needs ratioWith, minus no rate, a pattern needs a fixed part and no join', () => {
+    const problems = (raw: Record<string, unknown>) => specSchema.safeParse({ urls: { [A]: 'http://a:9650' }, metric: 'm', below: 1, ...raw }).error?.issues.map((i) => i.message);
+    expect(problems({ ratioWith: 'f' })).toEqual(['a ratio of two counters needs rate: (the window of both rates)']);
+    expect(problems({ minRate: 1 })).toEqual(['minRate guards a ratio: set ratioWith']);
+    expect(problems({ minus: 'f', rate: '1m' })).toEqual(['minus judges the difference of two levels: not with rate or ratioWith']);
+    expect(problems({ metric: '~.+_x' })?.[0]).toMatch(/^a metric pattern needs a fixed part of at least 4 name characters/);
+    expect(problems({ metric: '~avalanche_(' })?.[0]).toMatch(/is not a regular expression/);
+    expect(problems({ metric: '~avalanche_.+', minus: 'f' })).toEqual(['ratioWith and minus join two named metrics: not a ~pattern']);
+    expect(problems({ metric: '~avalanche_.+_bad_count' })).toBeUndefined();
   });
 
   it('its keys: exactly one level, a regex that compiles, a target at least; network defaults for validators: all', () => {
@@ -327,5 +530,7 @@ describe('node-metrics', () => {
     const s = parse({ urls: { [A]: 'http://a:9650', [B]: 'http://b:9650' }, metric: 'avalanche_snowman_polls_failed', match: { chain: 'C' }, rate: '5m', aggregate: 'sum', above: 0.1 });
     expect(nodeMetrics.cost(s)).toEqual({ calls: [], nodeCalls: 2 });
     expect(nodeMetrics.describe(s)).toBe('sum(rate(avalanche_snowman_polls_failed{chain="C"}[5m])) > 0.1 on 2 nodes (at most 100 series a node; a node exporting none matching for 3 reads is said)');
+    const ratio = parse({ metric: 'ok', ratioWith: 'bad', rate: '5m', minRate: 0.2, below: 0.95, optional: true, when: { metric: 'g', above: 0 } });
+    expect(nodeMetrics.describe(ratio)).toBe('rate(ok[5m]) / (rate(ok[5m]) + rate(bad[5m])) < 0.95 on 1 node (judged from 0.2/s of both together, while g > 0) (at most 100 series a node; optional: a node exporting none is not said)');
   });
 });

@@ -5,11 +5,23 @@ import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { advanceCounter, rateOf } from './rate.js';
 import { unknownMetric } from './known.js';
-import { labelText, matcher, metricsUrl, seriesOf, type Series } from './read.js';
-import { spec, state, type Spec, type State } from './schema.js';
+import { labelText, matcher, metricsUrl, seriesMatching, seriesOf, type Series } from './read.js';
+import { infixOf, spec, state, type Spec, type State } from './schema.js';
+
+/** A series of the metric, with the value of `ratioWith`'s or `minus`'s series of the same labels. */
+export type Joined = Series & { other?: number };
+
+/** What one read of a target gave. */
+export interface TargetRead {
+  series: Joined[];
+  /** `when:` did not hold: why its series are not judged now. */
+  skip?: string;
+  /** `until:` is exported: why the rule no longer applies there. */
+  retired?: string;
+}
 
 /** Target (a key of `urls`) → the series of the metric that match, or why it could not be read. */
-export type Observation = Record<string, Outcome<Series[]>>;
+export type Observation = Record<string, Outcome<TargetRead>>;
 
 /** Reads in a row without a series after which it is gone. */
 const GONE_AFTER = 3;
@@ -30,12 +42,12 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   keyDetails: ['Value'],
   labelNames: ['node', 'metric', 'series', 'chain'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
-  selects: ['urls'],
+  selects: ['urls', 'subnets'],
   state,
   gauges: [
     {
       name: 'avawatch_node_metric_value',
-      help: "Latest value a node-metrics rule judged: the series' level, or its per-second rate over the rule's window; series is the series' labels as text.",
+      help: "Latest value a node-metrics rule judged: the series' level, its per-second rate over the rule's window, a ratio of two counters' rates (ratioWith, 0..1) or a difference of two gauges (minus); NaN when read but too few to judge (minRate); series is the series' labels as text.",
       labelNames: ['rule', 'node_id', 'metric', 'series'],
     },
     {
@@ -52,11 +64,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
 
   async observe(s, { node, signal }) {
     if (!node) throw new Error('node-metrics needs the node API, which this evaluation was not given');
-    const matches = matcher(s.match);
-    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => {
-      const text = await node.metricsText(metricsUrl(s.urls[target] as string), signal);
-      return seriesOf(text, s.metric).filter((x) => matches(x.labels));
-    });
+    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => readTarget(s, await node.metricsText(metricsUrl(s.urls[target] as string), signal), target));
   },
 
   evaluate(previous, observation, now, s) {
@@ -82,9 +90,26 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
         if (isFailed(seen)) (result.failed as Record<string, string>)[target] = seen.failed;
         continue;
       }
+      if (seen.retired !== undefined) {
+        retire(result, presents, gone, s, target, mine, previous.get(countKey(target, s)), seen.retired, nowS);
+        continue;
+      }
+      if (seen.skip !== undefined) {
+        // As a read that failed: every series keeps its state and what held holds, said in the count entry.
+        for (const [key, st] of mine) {
+          if (st.count) continue;
+          result.states.set(key, st);
+          if (st.breach && st.value !== undefined && (s.aggregate === undefined) === (st.aggregate !== true)) result.conditions?.push(condition(s, key, st, st.value));
+        }
+        const was = previous.get(countKey(target, s));
+        const counted: State = { target, at: nowS, labels: {}, count: was?.count ?? { matched: 0, cut: 0, none: 0 }, skipped: seen.skip };
+        result.states.set(countKey(target, s), counted);
+        targetVerdict(result, presents, s, counted);
+        continue;
+      }
       // The series judged: those tracked already, then new ones in the exposition's order, up
       // to maxSeries with the ones just gone that are still kept; the rest are counted and said.
-      const series = unique(seen).map((x) => ({ x, key: seriesKey(target, s.metric, x.labels) }));
+      const series = unique(seen.series).map((x) => ({ x, key: seriesKey(target, x.name ?? s.metric, x.labels) }));
       const matched = new Set(series.map((m) => m.key));
       let kept = 0;
       for (const [key, st] of mine) if (!st.count && st.aggregate !== true && !matched.has(key) && (st.absent ?? 0) + 1 < GONE_AFTER) kept++;
@@ -108,7 +133,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
         if (values.length > 0 || was) result.states.set(key, st);
         verdict(result, presents, s, key, st, nowS);
       }
-      const none = series.length === 0 ? (previous.get(countKey(target, s))?.count?.none ?? 0) + 1 : 0;
+      const none = series.length === 0 && !s.optional ? (previous.get(countKey(target, s))?.count?.none ?? 0) + 1 : 0;
       const counted: State = { target, at: nowS, labels: {}, count: { matched: series.length, cut: ordered.length - judging.length, none } };
       result.states.set(countKey(target, s), counted);
       targetVerdict(result, presents, s, counted);
@@ -141,43 +166,103 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
         out.push({ metric: 'avawatch_node_metric_series', labels, value: st.count.matched }, { metric: 'avawatch_node_metric_series_cut', labels, value: st.count.cut });
         continue;
       }
-      if (st.value === undefined || (s.aggregate !== undefined) !== (st.aggregate === true)) continue;
-      out.push({ metric: 'avawatch_node_metric_value', labels: { node_id: st.target, metric: s.metric, series: seriesLabel(s, st) }, value: st.value });
+      if ((s.aggregate !== undefined) !== (st.aggregate === true)) continue;
+      // A series read but not judged (too few to judge) is NaN: present, with nothing to say.
+      const value = st.value ?? (st.unjudged !== undefined ? NaN : undefined);
+      if (value === undefined) continue;
+      out.push({ metric: 'avawatch_node_metric_value', labels: { node_id: st.target, metric: st.name ?? s.metric, series: seriesLabel(s, st) }, value });
     }
     return out;
   },
 
   warnings(s) {
-    const why = unknownMetric(s.metric, s.urls);
-    return why === undefined ? [] : [`${why}: it would match no series on a node (docs/rules.md#node-metrics)`];
+    const names = [s.metric, s.ratioWith, s.minus, s.when?.metric, s.until].filter((m): m is string => m !== undefined && !m.startsWith('~'));
+    return names.flatMap((m) => {
+      const why = unknownMetric(m, s.urls);
+      return why === undefined ? [] : [`${why}: it would match no series on a node (docs/rules.md#node-metrics)`];
+    });
   },
   describe(s) {
     const n = Object.keys(s.urls).length;
-    const what = s.rate === undefined ? `${s.metric}${matchText(s.match)}` : `rate(${s.metric}${matchText(s.match)}[${formatDuration(s.rate)}])`;
+    const m = matchText(s.match);
+    const rate = (name: string) => `rate(${name}${m}[${formatDuration(s.rate ?? 0)}])`;
+    const what =
+      s.ratioWith !== undefined ? `${rate(s.metric)} / (${rate(s.metric)} + ${rate(s.ratioWith)})` : s.minus !== undefined ? `${s.metric}${m} - ${s.minus}${m}` : s.rate === undefined ? `${s.metric}${m}` : rate(s.metric);
     const folded = s.aggregate === undefined ? what : `${s.aggregate}(${what})`;
-    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'} (at most ${s.maxSeries} series a node; a node exporting none matching for ${ABSENT_AFTER} reads is said)`;
+    const guards = [
+      ...(s.minRate !== undefined ? [`judged from ${s.minRate}/s of both together`] : []),
+      ...(s.when ? [`while ${s.when.metric} > ${s.when.above}`] : []),
+      ...(s.until !== undefined ? [`until the node exports ${s.until}`] : []),
+    ];
+    if (typeof s.subnets === 'object') guards.push(`the ${s.subnetLabel} of each node's subnets`);
+    const none = s.optional ? 'optional: a node exporting none is not said' : `a node exporting none matching for ${ABSENT_AFTER} reads is said`;
+    return `${folded} ${s.above !== undefined ? `> ${s.above}` : `< ${s.below}`} on ${n} node${n === 1 ? '' : 's'}${guards.length > 0 ? ` (${guards.join(', ')})` : ''} (at most ${s.maxSeries} series a node; ${none})`;
   },
 
   cost: (s) => ({ calls: [], nodeCalls: Object.keys(s.urls).length }),
 };
 
 /** The series' new state: its level, or its counter advanced and the rate once the window is covered. */
-function next(was: State | undefined, target: string, series: Series, nowS: number, s: Spec): State {
+function next(was: State | undefined, target: string, series: Joined, nowS: number, s: Spec): State {
+  const own = series.name !== undefined ? { name: series.name } : {};
   // NaN (a gauge with nothing to say yet) is no verdict: the series keeps what it had.
-  if (Number.isNaN(series.value)) return { ...(was ?? { target, at: nowS, labels: series.labels }), target, labels: series.labels };
-  if (s.rate === undefined) return { target, at: nowS, labels: series.labels, value: series.value, breach: breaches(s, series.value) };
+  const keep = (why?: string): State => {
+    const { unjudged: _, ...kept } = was ?? { target, at: nowS, labels: series.labels };
+    return { ...kept, target, labels: series.labels, ...own, ...(why !== undefined ? { unjudged: why } : {}) };
+  };
+  if (Number.isNaN(series.value)) return keep();
+  const other = s.ratioWith ?? s.minus;
+  if (other !== undefined && (series.other === undefined || Number.isNaN(series.other))) return keep(`${other} has no series with these labels`);
+  if (s.ratioWith !== undefined) return nextRatio(was, target, series as Joined & { other: number }, nowS, s);
+  if (s.minus !== undefined) {
+    const value = series.value - (series.other as number);
+    return { target, at: nowS, labels: series.labels, value, breach: breaches(s, value) };
+  }
+  if (s.rate === undefined) return { target, at: nowS, labels: series.labels, ...own, value: series.value, breach: breaches(s, series.value) };
   const windowS = s.rate / 1000;
   const counter = advanceCounter(was?.points && was.raw !== undefined ? { points: was.points, raw: was.raw } : undefined, nowS, series.value, windowS);
   const rate = rateOf(counter, nowS, windowS);
-  const st: State = { target, at: nowS, labels: series.labels, points: counter.points, raw: counter.raw };
+  const st: State = { target, at: nowS, labels: series.labels, ...own, points: counter.points, raw: counter.raw };
   if (rate !== undefined) return { ...st, value: rate, breach: breaches(s, rate) };
   // The window is not covered yet: no verdict, so an alert that fired stays as it is.
   if (was?.breach) return { ...st, at: was.at, breach: true, ...(was.value !== undefined ? { value: was.value } : {}) };
   return st;
 }
 
+/**
+ * A ratio of two counters' rates over the window, both advanced (resets counted as in
+ * Prometheus): none until both cover it, and none under `minRate` of both together, said.
+ */
+function nextRatio(was: State | undefined, target: string, series: Joined & { other: number }, nowS: number, s: Spec): State {
+  const windowS = (s.rate as number) / 1000;
+  const mine = advanceCounter(was?.points && was.raw !== undefined ? { points: was.points, raw: was.raw } : undefined, nowS, series.value, windowS);
+  const other = advanceCounter(was?.other, nowS, series.other, windowS);
+  const a = rateOf(mine, nowS, windowS);
+  const b = rateOf(other, nowS, windowS);
+  const st: State = { target, at: nowS, labels: series.labels, points: mine.points, raw: mine.raw, other };
+  if (a === undefined || b === undefined) {
+    if (was?.breach) return { ...st, at: was.at, breach: true, ...(was.value !== undefined ? { value: was.value } : {}) };
+    return st;
+  }
+  const total = a + b;
+  if (total === 0 || total < (s.minRate ?? 0)) {
+    return { ...st, unjudged: `too few to judge: ${rateText(total)}/s of ${s.metric} and ${s.ratioWith} together over ${formatDuration(s.rate as number)}${s.minRate !== undefined ? `, under minRate ${s.minRate}/s` : ''}` };
+  }
+  const ratio = a / total;
+  return { ...st, value: ratio, breach: breaches(s, ratio) };
+}
+
+function rateText(v: number): string {
+  return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(3)));
+}
+
 /** What holds for one entity (a series, or a target's aggregate): its condition, or its present for a resolution. */
 function verdict(result: Evaluation<State>, presents: Map<string, Resolution>, s: Spec, key: string, st: State, nowS: number): void {
+  if (st.unjudged !== undefined && st.at === nowS) {
+    const what = describeSeries(s, st);
+    presents.set(key, { summary: `${st.target}: ${what}: ${st.unjudged}`, details: { Node: st.target, Series: what, Why: st.unjudged, 'Read at': isoSeconds(st.at) } });
+    return;
+  }
   if (st.value === undefined) return;
   if (st.breach) {
     result.conditions?.push(condition(s, key, st, st.value));
@@ -243,7 +328,7 @@ function targetVerdict(result: Evaluation<State>, presents: Map<string, Resoluti
 
 function condition(s: Spec, key: string, st: State, value: number): Condition {
   const what = describeSeries(s, st);
-  const labels: Record<string, string> = { node: st.target, metric: s.metric, series: seriesLabel(s, st) };
+  const labels: Record<string, string> = { node: st.target, metric: st.name ?? s.metric, series: seriesLabel(s, st) };
   const chain = st.labels['chain'];
   if (chain !== undefined) labels['chain'] = chain;
   return {
@@ -258,6 +343,7 @@ function condition(s: Spec, key: string, st: State, value: number): Condition {
       Value: valueText(s, value),
       Level: levelText(s),
       ...(s.rate !== undefined ? { Window: formatDuration(s.rate) } : {}),
+      ...(s.minRate !== undefined ? { 'Judged from': `${s.minRate}/s of both counters together` } : {}),
       'Read at': isoSeconds(st.at),
     },
   };
@@ -268,24 +354,82 @@ function breaches(s: Spec, value: number): boolean {
 }
 
 function levelText(s: Spec): string {
-  const unit = s.rate !== undefined ? '/s' : '';
-  return s.above !== undefined ? `above ${s.above}${unit}` : `below ${s.below}${unit}`;
+  const level = (s.above ?? s.below) as number;
+  const text = s.ratioWith !== undefined ? percent(level) : s.rate !== undefined ? `${level}/s` : String(level);
+  return `${s.above !== undefined ? 'above' : 'below'} ${text}`;
 }
 
 function valueText(s: Spec, value: number): string {
+  if (s.ratioWith !== undefined) return percent(value);
   const text = Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(4)));
   return s.rate !== undefined ? `${text}/s` : text;
 }
 
+/** A ratio as a percentage: 0.8621 → 86.21%. */
+function percent(ratio: number): string {
+  return `${Number((ratio * 100).toPrecision(4))}%`;
+}
+
 /** How an alert names what it judged: `avalanche_x{chain="C"}`, `rate of … over 5m`, `sum of …`. */
 function describeSeries(s: Spec, st: State): string {
-  const series = st.aggregate ? `${s.metric}${matchText(s.match)}` : `${s.metric}${Object.keys(st.labels).length === 0 ? '' : labelText(st.labels)}`;
-  const measured = s.rate !== undefined ? `rate of ${series} over ${formatDuration(s.rate)}` : series;
+  const labels = st.aggregate ? matchText(s.match) : Object.keys(st.labels).length === 0 ? '' : labelText(st.labels);
+  const series = `${st.name ?? s.metric}${labels}`;
+  const measured =
+    s.ratioWith !== undefined
+      ? `${series} / (${s.metric} + ${s.ratioWith}) over ${formatDuration(s.rate as number)}`
+      : s.minus !== undefined
+        ? `${series} - ${s.minus}`
+        : s.rate !== undefined
+          ? `rate of ${series} over ${formatDuration(s.rate)}`
+          : series;
   return st.aggregate ? `${s.aggregate ?? 'aggregate'} of ${measured}` : measured;
 }
 
 function seriesLabel(s: Spec, st: State): string {
   return st.aggregate ? (s.aggregate ?? 'aggregate') : labelText(st.labels);
+}
+
+/**
+ * One read of a target: the series of the metric (by name or ~pattern) that match, joined with
+ * `ratioWith`'s or `minus`'s of the same labels; or that `until:` is exported, or that `when:`
+ * does not hold.
+ */
+export function readTarget(s: Spec, text: string, target: string): TargetRead {
+  if (s.until !== undefined && seriesOf(text, s.until).length > 0) return { series: [], retired: `the node exports ${s.until}` };
+  if (s.when) {
+    const guard = seriesOf(text, s.when.metric);
+    const above = (s.when.above as number);
+    if (!guard.some((g) => g.value > above)) {
+      const seen = guard.length === 0 ? 'is not exported' : `is ${guard.map((g) => g.value).join(', ')}`;
+      return { series: [], skip: `${s.when.metric} ${seen} (not above ${above}): not judged` };
+    }
+  }
+  const subnets = typeof s.subnets === 'object' ? new Set(s.subnets[target] ?? []) : undefined;
+  if (subnets?.size === 0) return { series: [], skip: 'validates no subnet besides the Primary Network (the inventory lists no subnets): nothing to judge' };
+  const own = matcher(s.match);
+  const matches = subnets === undefined ? own : (labels: Readonly<Record<string, string>>) => own(labels) && subnets.has(labels[s.subnetLabel] ?? '');
+  const pattern = s.metric.startsWith('~') ? s.metric.slice(1) : undefined;
+  const series: Joined[] = (pattern !== undefined ? seriesMatching(text, pattern, infixOf(pattern) as string) : seriesOf(text, s.metric)).filter((x) => matches(x.labels));
+  const otherName = s.ratioWith ?? s.minus;
+  if (otherName === undefined) return { series };
+  const others = new Map(seriesOf(text, otherName).map((x) => [labelText(x.labels), x.value]));
+  return { series: series.map((x) => ({ ...x, other: others.get(labelText(x.labels)) })) };
+}
+
+/**
+ * A target that exports `until:`: the rule no longer applies there. Its series are dropped,
+ * what fired resolves saying so, and one info event says it the first time.
+ */
+function retire(result: Evaluation<State>, presents: Map<string, Resolution>, gone: Map<string, Resolution>, s: Spec, target: string, mine: ReadonlyArray<[string, State]>, was: State | undefined, why: string, nowS: number): void {
+  const what = `${s.metric}${matchText(s.match)}`;
+  const summary = `${target}: ${what} no longer applies: ${why}`;
+  const details = { Node: target, Series: what, Why: why, 'Read at': isoSeconds(nowS) };
+  for (const [key, st] of mine) if (!st.count) gone.set(key, { summary: `${target}: ${describeSeries(s, st)} no longer applies: ${why}`, details });
+  presents.set(`${target}:absent(${what})`, { summary, details });
+  presents.set(countKey(target, s), { summary, details });
+  result.states.set(countKey(target, s), { target, at: nowS, labels: {}, count: { matched: 0, cut: 0, none: 0 }, retired: true, skipped: why });
+  if (was?.retired) return;
+  result.alerts.push({ status: 'event', severity: 'info', news: 'neutral', subject: `${target}:${what}`, summary, labels: { node: target, metric: s.metric, series: 'retired' }, details });
 }
 
 function seriesKey(target: string, metric: string, labels: Readonly<Record<string, string>>): string {
@@ -317,10 +461,11 @@ function fold(how: NonNullable<Spec['aggregate']>, values: number[]): number {
   return how === 'min' ? values.reduce((a, b) => Math.min(a, b), Infinity) : values.reduce((a, b) => Math.max(a, b), -Infinity);
 }
 
-/** A label set listed twice in one exposition: the last one counts (as a scrape would fail, but a verdict is still possible). */
-function unique(series: Series[]): Series[] {
-  const out = new Map<string, Series>();
-  for (const x of series) out.set(labelText(x.labels), x);
+/** A series listed twice in one exposition: the last one counts (as a scrape would fail, but a verdict is still possible). */
+function unique(series: Joined[]): Joined[] {
+  const out = new Map<string, Joined>();
+  // By name too: a ~pattern's series of two names may have the same labels.
+  for (const x of series) out.set(`${x.name ?? ''}${labelText(x.labels)}`, x);
   return [...out.values()];
 }
 

@@ -11,10 +11,14 @@ describe('unknownMetric (avawatch check)', () => {
   it('knows every metric the shipped rules watch', () => {
     const metrics: string[] = [];
     for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
-      const doc = parse(readFileSync(join(RULES, file), 'utf8')) as { rules?: Array<{ kind?: string; metric?: string }> } | null;
-      for (const r of doc?.rules ?? []) if (r.kind === 'node-metrics' && r.metric) metrics.push(r.metric);
+      const doc = parse(readFileSync(join(RULES, file), 'utf8')) as { rules?: Array<{ kind?: string; metric?: string; ratioWith?: string; minus?: string; until?: string; when?: { metric: string } }> } | null;
+      for (const r of doc?.rules ?? []) {
+        if (r.kind !== 'node-metrics') continue;
+        for (const m of [r.metric, r.ratioWith, r.minus, r.until, r.when?.metric]) if (m !== undefined && !m.startsWith('~')) metrics.push(m);
+      }
     }
     expect(metrics.length).toBeGreaterThan(5);
+    expect(metrics).toContain('avalanche_evm_transition_sae_last_settled_height');
     expect(metrics.filter((m) => unknownMetric(m, NODE) !== undefined)).toEqual([]);
   });
 
@@ -22,6 +26,12 @@ describe('unknownMetric (avawatch check)', () => {
     expect(unknownMetric('avalanche_snowman_blks_procesing', NODE)).toBe('avalanche_snowman_blks_procesing: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_snowman_blks_processing?)');
     expect(unknownMetric('node_load1', NODE)).toBe('node_load1 is not a name AvalancheGo exports (its names start with avalanche_)');
     expect(unknownMetric('avalanche_snowmen_blks_processing', NODE)).toMatch(/^avalanche_snowmen_blks_processing: no AvalancheGo 1.14 or 1.15 registers its namespace/);
+    // SAE's names (the C-Chain after Helicon) are known, under the EVM's open namespace.
+    expect(unknownMetric('avalanche_evm_transition_sae_execution_queue_blocks', NODE)).toBeUndefined();
+    expect(unknownMetric('avalanche_evm_transition_cchain_min_block_delay_seconds', NODE)).toBeUndefined();
+    expect(unknownMetric('avalanche_evm_transition_sae_execution_queue_block', NODE)).toBe(
+      'avalanche_evm_transition_sae_execution_queue_block: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_evm_transition_sae_execution_queue_blocks?)',
+    );
   });
 
   it("takes histograms' series, the VMs' own metrics, and any name read from another exporter", () => {

@@ -15,8 +15,10 @@ const VM_ID = /^avalanche_[1-9A-HJ-NP-Za-km-z]{40,}_/;
 export function unknownMetric(metric: string, urls: Readonly<Record<string, string>>): string | undefined {
   if (!Object.values(urls).some(isNodeApi)) return undefined;
   if (!metric.startsWith(PREFIX)) return `${metric} is not a name AvalancheGo exports (its names start with ${PREFIX})`;
-  if (VM_ID.test(metric) || OPEN.some((ns) => metric.startsWith(`${PREFIX}${ns}_`))) return undefined;
+  if (VM_ID.test(metric)) return undefined;
+  // The longest namespace first: SAE's under the EVM's (evm_transition_sae) are known names, the EVM's own are open.
   const ns = [...NAMESPACES].sort((a, b) => b.length - a.length).find((n) => metric.startsWith(`${PREFIX}${n}_`));
+  if (ns === undefined && OPEN.some((n) => metric.startsWith(`${PREFIX}${n}_`))) return undefined;
   if (ns === undefined) return `${metric}: no AvalancheGo 1.14 or 1.15 registers its namespace (${PREFIX}<namespace>_: ${[...NAMESPACES, ...OPEN].join(', ')})`;
   const name = metric.slice(`${PREFIX}${ns}_`.length);
   if (NAMED.has(name) || NAMED.has(name.replace(/_(bucket|sum|count)$/, ''))) return undefined;

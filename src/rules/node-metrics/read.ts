@@ -2,6 +2,8 @@
 export interface Series {
   labels: Record<string, string>;
   value: number;
+  /** Its name, when read by a pattern (seriesMatching). */
+  name?: string;
 }
 
 /**
@@ -45,6 +47,37 @@ export function seriesOf(text: string, metric: string): Series[] {
   if (count > MAX_SERIES) throw new Error(`${metric}: ${count} series, more than the ${MAX_SERIES} a rule reads: narrow it with match:`);
   return lines.map((line) => sampleOf(line, metric));
 }
+
+/**
+ * The samples whose name matches `pattern` (anchored), each with its name. Linear as seriesOf:
+ * the candidate lines are found by the pattern's fixed part (`infix`) with the native search,
+ * each line is looked at once (its start found back from the first hit, the search going on
+ * after its end), and only a line whose name contains the infix is tested against the regex.
+ */
+export function seriesMatching(text: string, pattern: string, infix: string): Series[] {
+  const re = new RegExp(`^(?:${pattern})$`, 'u');
+  const found: Array<{ line: string; name: string }> = [];
+  let count = 0;
+  let from = 0;
+  while (from < text.length) {
+    const at = text.indexOf(infix, from);
+    if (at < 0) break;
+    const start = text.lastIndexOf('\n', at) + 1;
+    const end = text.indexOf('\n', at);
+    from = end < 0 ? text.length : end + 1;
+    NAME.lastIndex = start;
+    const name = NAME.exec(text)?.[0];
+    // The infix within the name (not in a label or a comment), and the whole name matching.
+    if (name === undefined || at + infix.length > start + name.length || !re.test(name)) continue;
+    const next = text[start + name.length];
+    if (next !== '{' && next !== ' ' && next !== '\t') continue;
+    if (++count <= MAX_SERIES) found.push({ line: text.slice(start, end < 0 ? undefined : end), name });
+  }
+  if (count > MAX_SERIES) throw new Error(`~${pattern}: ${count} series, more than the ${MAX_SERIES} a rule reads: narrow it with match:`);
+  return found.map(({ line, name }) => ({ ...sampleOf(line, name), name }));
+}
+
+const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
 
 /** Series of one metric a rule reads from one exposition; more is a rule too wide (or a hostile answer). */
 export const MAX_SERIES = 1_000;
