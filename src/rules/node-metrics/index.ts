@@ -187,7 +187,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
     const m = matchText(s.match);
     const rate = (name: string) => `rate(${name}${m}[${formatDuration(s.rate ?? 0)}])`;
     const what =
-      s.ratioWith !== undefined ? `${rate(s.metric)} / (${rate(s.metric)} + ${rate(s.ratioWith)})` : s.minus !== undefined ? `${s.metric}${m} - ${s.minus}${m}` : s.rate === undefined ? `${s.metric}${m}` : rate(s.metric);
+      s.ratioWith !== undefined ? `${rate(s.metric)} / (${rate(s.metric)} + ${rate(s.ratioWith)})` : s.minus !== undefined ? `${s.metric}${m} - ${s.minus}${s.minusLabels ? labelText(s.minusLabels) : m}` : s.rate === undefined ? `${s.metric}${m}` : rate(s.metric);
     const folded = s.aggregate === undefined ? what : `${s.aggregate}(${what})`;
     const guards = [
       ...(s.minRate !== undefined ? [`judged from ${s.minRate}/s of both together`] : []),
@@ -378,7 +378,7 @@ function describeSeries(s: Spec, st: State): string {
     s.ratioWith !== undefined
       ? `${series} / (${s.metric} + ${s.ratioWith}) over ${formatDuration(s.rate as number)}`
       : s.minus !== undefined
-        ? `${series} - ${s.minus}`
+        ? `${series} - ${s.minus}${s.minusLabels ? labelText(s.minusLabels) : ''}`
         : s.rate !== undefined
           ? `rate of ${series} over ${formatDuration(s.rate)}`
           : series;
@@ -413,7 +413,8 @@ export function readTarget(s: Spec, text: string, target: string): TargetRead {
   const otherName = s.ratioWith ?? s.minus;
   if (otherName === undefined) return { series };
   const others = new Map(seriesOf(text, otherName).map((x) => [labelText(x.labels), x.value]));
-  return { series: series.map((x) => ({ ...x, other: others.get(labelText(x.labels)) })) };
+  const partner = (labels: Readonly<Record<string, string>>) => labelText(s.minusLabels ? { ...labels, ...s.minusLabels } : labels);
+  return { series: series.map((x) => ({ ...x, other: others.get(partner(x.labels)) })) };
 }
 
 /**

@@ -47,6 +47,11 @@ export const spec = z
     /** Judge metric − minus of the series of both with the same labels (a lag of two heights). */
     minus: metricName.optional(),
     /**
+     * For `minus`: the partner series has these label values in place of the judged series'
+     * own (a subnet's failing checks minus the node-wide ones counted under every tag).
+     */
+    minusLabels: z.record(z.string().regex(LABEL_NAME, 'expected a label name'), z.string()).optional(),
+    /**
      * A target's series are judged only while a series of this metric on it (any labels) is
      * above the level: otherwise no verdict, as for a failed read (an unset gauge never pages,
      * and what fired stays as it is).
@@ -90,6 +95,7 @@ export const spec = z
     if (s.ratioWith !== undefined && s.rate === undefined) ctx.addIssue({ code: 'custom', path: ['ratioWith'], message: 'a ratio of two counters needs rate: (the window of both rates)' });
     if (s.minRate !== undefined && s.ratioWith === undefined) ctx.addIssue({ code: 'custom', path: ['minRate'], message: 'minRate guards a ratio: set ratioWith' });
     if (s.metric.startsWith('~') && (s.ratioWith ?? s.minus) !== undefined) ctx.addIssue({ code: 'custom', path: ['metric'], message: 'ratioWith and minus join two named metrics: not a ~pattern' });
+    if (s.minusLabels !== undefined && s.minus === undefined) ctx.addIssue({ code: 'custom', path: ['minusLabels'], message: 'minusLabels picks the series of minus: set minus' });
     if (s.minus !== undefined && (s.rate !== undefined || s.ratioWith !== undefined)) ctx.addIssue({ code: 'custom', path: ['minus'], message: 'minus judges the difference of two levels: not with rate or ratioWith' });
   });
 export type Spec = z.output<typeof spec>;
