@@ -237,6 +237,9 @@ export function presentOf(key: string, st: State | undefined, s: Spec): Resoluti
     return { summary: `${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement${s.rewardingStake === false ? '' : ` (above ${pct(s.rewardingStake.warning)})`}`, details: { 'Rewarding stake': pct(st.rewardingStake) } };
   }
   if (key.endsWith(':peers') && st.peers !== undefined) return { summary: `${node} has ${st.peers} peers now`, details: { Peers: String(st.peers) } };
+  const check = /:health:(.+)$/.exec(key)?.[1];
+  // Not "passes again": with the health API switched off nothing tells whether it does.
+  if (check !== undefined && st.off?.includes('health')) return { summary: `${node}'s health check ${check} is no longer read: its health API is disabled` };
   if (key.endsWith(':peers')) return { summary: `${node}'s peer count is unknown now (${st.rpcErrors?.['peers']?.error ?? 'not read'})` };
   if (key.endsWith(':version') && st.version !== undefined) return { summary: `${node} runs ${st.version} now`, details: { Version: st.version } };
   return undefined;

@@ -211,6 +211,19 @@ describe('node-health', () => {
     expect(steps[0]?.states.get(NODE)?.unreachableSince).toBeUndefined();
   });
 
+  it('health API switched off while a disk check fails: no disk figure is left to fire on; the check goes unread, never "passes again", and nothing pages', () => {
+    const disk: HealthReport = { healthy: false, checks: [{ name: 'diskspace', error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)', contiguousFailures: 2 }] };
+    const off = reading({ health: 'off' });
+    const steps = run(spec(), [one(reading({ health: disk })), one(off), one(off), one(off), one(off)]);
+    expect(steps[0]?.sent).toEqual([expect.stringMatching(/^firing -: .* health check diskspace fails/)]);
+    expect(steps.slice(1).flatMap((x) => x.sent)).toEqual([
+      expect.stringMatching(/^firing info: .*: health API disabled/),
+      `resolved -: ${NODE}'s health check diskspace is no longer read: its health API is disabled`,
+    ]);
+    expect(steps[4]?.conditions?.map((c) => [c.labels['check'], c.severity])).toEqual([['api-off', 'info']]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}, {}]);
+  });
+
   it('a failing check one answer leaves out still fails; one left out answer after answer is dropped', () => {
     const failing: HealthReport = { healthy: false, checks: [{ name: 'C', contiguousFailures: 0 }, { name: 'diskspace', error: 'remaining available disk space percentage (7%) is below …', contiguousFailures: 2 }] };
     const without: HealthReport = { healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] };
