@@ -224,6 +224,19 @@ describe('node-health', () => {
     expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}, {}]);
   });
 
+  it('a peer count the health answer does not carry (its network check not run yet) holds two answers, then is unknown: never 0, never a failing rule', () => {
+    const none = reading({ peers: { unknown: "/ext/health's network check gives no connectedPeers (not run yet?)" } });
+    const steps = run(spec({ minPeers: 10 }), [one(reading({ peers: { ok: 3 } })), one(none), one(none), one(none)]);
+    expect(steps.map((x) => x.states.get(NODE)?.peers)).toEqual([3, 3, 3, undefined]);
+    expect(steps.flatMap((x) => x.sent)).toEqual([`firing -: ${NODE} has 3 peers, under 10`, `resolved -: ${NODE}'s peer count is unknown now (/ext/health's network check gives no connectedPeers (not run yet?))`]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}]);
+    const s = spec();
+    expect(nodeHealth.samples(s, steps[3]?.states ?? new Map(), at(3)).map((g) => g.metric)).not.toContain('avawatch_node_peers');
+    // Health off: no count of failing checks is made up.
+    const off = nodeHealth.evaluate(new Map(), one(reading({ health: 'off' })), at(0), s);
+    expect(nodeHealth.samples(s, off.states, at(0)).map((g) => g.metric)).not.toContain('avawatch_node_health_checks_failing');
+  });
+
   it('a failing check one answer leaves out still fails; one left out answer after answer is dropped', () => {
     const failing: HealthReport = { healthy: false, checks: [{ name: 'C', contiguousFailures: 0 }, { name: 'diskspace', error: 'remaining available disk space percentage (7%) is below …', contiguousFailures: 2 }] };
     const without: HealthReport = { healthy: true, checks: [{ name: 'C', contiguousFailures: 0 }] };

@@ -94,7 +94,8 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     for (const [node, st] of states) {
       const labels = labelsOf(node, s);
       out.push({ metric: 'avawatch_node_api_up', labels, value: st.unreachableSince === undefined ? 1 : 0 });
-      if (st.failing !== undefined) {
+      // Health API off: no check is read, so no count of failing ones (those still held aside).
+      if (st.failing !== undefined && !(st.off?.includes('health') && Object.keys(st.failing).length === 0)) {
         out.push({ metric: 'avawatch_node_health_checks_failing', labels, value: Object.keys(st.failing).length });
         for (const check of Object.keys(st.failing)) out.push({ metric: 'avawatch_node_health_check_failing', labels: { ...labels, check }, value: 1 });
       }
