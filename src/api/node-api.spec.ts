@@ -30,7 +30,7 @@ describe('HttpNodeApi.health', () => {
   it('reads a 200 healthy report and a 503 unhealthy one, the checks sorted by name', async () => {
     let status = 200;
     const base = await serve((_req, res) => json(res, status, status === 200 ? { checks: { network: { message: { connectedPeers: 60 }, timestamp: '2026-01-01T00:00:00Z', duration: 1 } }, healthy: true } : UNHEALTHY));
-    expect(await api().health(base, signal())).toEqual({ healthy: true, checks: [{ name: 'network', contiguousFailures: 0 }] });
+    expect(await api().health(base, signal())).toEqual({ healthy: true, checks: [{ name: 'network', contiguousFailures: 0 }], connectedPeers: 60 });
     status = 503;
     expect(await api().health(base, signal())).toEqual({
       healthy: false,
@@ -84,6 +84,25 @@ describe('HttpNodeApi.health', () => {
     status = 503;
     body = JSON.stringify(UNHEALTHY);
     expect((await api().health(base, signal())).healthy).toBe(false);
+  });
+
+  it("reads the peer count from the network check's message.connectedPeers (network/network.go), whatever the other checks' messages are", async () => {
+    const network = (message: unknown, error?: string) => ({ message, ...(error ? { error } : {}), timestamp: '2026-01-01T00:00:00Z', duration: 1 });
+    let checks: Record<string, unknown> = {};
+    const base = await serve((_req, res) => json(res, 200, { checks, healthy: true }));
+    const peers = async () => (await api().health(base, signal())).connectedPeers;
+    checks = { network: network({ connectedPeers: 5000, sendFailRate: 0.01, timeSinceLastMsgReceived: '1.2s', 'primary network validator health': { ingressConnectionCount: 3 } }), C: network([1, 'x', null]), bls: network('node is not a validator'), odd: network(null) };
+    expect(await peers()).toBe(5000);
+    // Failing (too few peers): the message still holds the count.
+    checks = { network: network({ connectedPeers: 2 }, 'network layer is unhealthy reason: not connected to a minimum of 5 peer(s) only 2') };
+    expect(await peers()).toBe(2);
+    // Not run yet (no message), an odd count, the count in another check: no figure, never a failed answer.
+    for (const c of [{ network: { error: 'not yet run', timestamp: '0001-01-01T00:00:00Z', duration: 0 } }, { network: network({ connectedPeers: -1 }) }, { network: network({ connectedPeers: 'many' }) }, { network: network(['connectedPeers']) }, { router: network({ connectedPeers: 9 }) }]) {
+      checks = c;
+      expect(await peers(), JSON.stringify(c)).toBeUndefined();
+    }
+    checks = { network: network({ connectedPeers: '61' }) };
+    expect(await peers()).toBe(61);
   });
 
   it('a 404 is the API switched off, said as such, on /ext/health and /ext/info alike', async () => {

@@ -30,6 +30,12 @@ export interface HealthReport {
   healthy: boolean;
   /** Every check, sorted by name. */
   checks: HealthCheck[];
+  /**
+   * Peers the node is connected to: the `network` check's `message.connectedPeers`
+   * (network/network.go), as of its last run (every 30 s). Undefined when the answer carries
+   * none (the check not run yet, an odd message).
+   */
+  connectedPeers?: number | undefined;
 }
 
 /** A call to a node that failed: why, in text that never holds the URL's credentials. */

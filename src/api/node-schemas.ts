@@ -43,7 +43,21 @@ function failures(value: unknown): number {
 
 const healthResult = z.looseObject({ error: z.unknown().optional(), contiguousFailures: z.unknown().optional(), timeOfFirstFailure: z.unknown().optional() });
 
-/** GET /ext/health (200 healthy, 503 not, the same body): APIReply {checks, healthy}. */
+/**
+ * The peers the node is connected to, from its `network` check's message (network/network.go
+ * HealthCheck: `ConnectedPeersKey` = "connectedPeers", an int): the count without the peer list.
+ * Only a non-negative safe integer reads; the message may be anything (the check not yet run
+ * has none), and anything else is no figure, never a failed answer.
+ */
+function connectedPeers(check: unknown): number | undefined {
+  if (typeof check !== 'object' || check === null) return undefined;
+  const message = (check as { message?: unknown }).message;
+  if (typeof message !== 'object' || message === null || Array.isArray(message) || !Object.hasOwn(message, 'connectedPeers')) return undefined;
+  const parsed = goNumber.safeParse((message as { connectedPeers?: unknown }).connectedPeers);
+  return parsed.success && Number.isSafeInteger(parsed.data) && parsed.data >= 0 ? parsed.data : undefined;
+}
+
+/** GET /ext/health (200 healthy, 503 not, the same body): APIReply {checks, healthy}; the `network` check's connectedPeers. */
 export const healthReply = z
   // The check map is walked as parsed (z.record drops a key named __proto__): any name is only a name.
   .looseObject({
@@ -64,7 +78,8 @@ export const healthReply = z
       else checks.push({ name, error, contiguousFailures: failures(c.contiguousFailures), timeOfFirstFailure: instant(c.timeOfFirstFailure) });
     }
     checks.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { healthy: r.healthy, checks };
+    const peers = r.checks && Object.hasOwn(r.checks, 'network') ? connectedPeers(r.checks['network']) : undefined;
+    return peers === undefined ? { healthy: r.healthy, checks } : { healthy: r.healthy, checks, connectedPeers: peers };
   });
 
 /** The JSON-RPC 2.0 envelope of gorilla/rpc json2: `result`, or `error` {code, message, data}. */

@@ -10,6 +10,7 @@ import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
 import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
+import { healthFamilies } from './steps-health.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
@@ -332,6 +333,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   trouble: fc.tuple(fc.constantFrom(...PROVIDERS), misbehaviour, some(1, 3, 20), node).map(([p, m, t, n]) => new Trouble(p, m, t, n)),
   reload: fc.constant(0).chain(() => reloadSteps), // lazily: steps-reload.ts imports this file
   ...deliveryNodeFamilies,
+  ...healthFamilies,
   metrics: metricsSteps(node),
   clock: clockSteps(node),
   outage: fc.constant(0).chain(() => outageSteps), // lazily: steps-outage.ts imports this file

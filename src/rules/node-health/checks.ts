@@ -190,21 +190,27 @@ export function checks(node: string, url: string, st: State, s: Spec, nowS: numb
   return out;
 }
 
-const INFO_FIGURES = 'its NodeID, version, bootstrapped chains, uptime, peers and upgrades';
+const INFO_FIGURES = 'its NodeID, version, bootstrapped chains, uptime and upgrades';
 
-/** An API of the node switched off (404): what goes unchecked, said once as a condition of its own. */
+/**
+ * An API of the node switched off (404): said once, what goes unchecked and what stands in for
+ * it, as a notice (info, neutral news: never a page, never a failing rule; the rule's
+ * `severities.neutral` routes it). The node answers: never "cannot reach", never "down".
+ */
 function apiOff(node: string, url: string, st: State): Draft | undefined {
   const off = new Set(st.off ?? []);
   if (off.size === 0 || st.unreachableSince !== undefined) return undefined;
   const where = hostOf(url);
   const summary =
     off.has('health') && off.has('info')
-      ? `${node}'s API at ${where} answers 404 on both /ext/health and /ext/info: nothing of the node is checked (both APIs switched off, or the URL is not the node's)`
+      ? `${node}: health API disabled and info API disabled: its API at ${where} answers 404 on both /ext/health and /ext/info (switched off, or the URL is not the node's): nothing of the node is checked`
       : off.has('health')
-        ? `${node}'s health API at ${where} is switched off (/ext/health answers 404; AvalancheGo's --api-health-enabled): its health checks go unchecked; the node is judged by its info API`
-        : `${node}'s info API at ${where} is switched off (/ext/info answers 404; AvalancheGo's --api-info-enabled): ${INFO_FIGURES} go unchecked`;
+        ? `${node}: health API disabled (switched off: /ext/health at ${where} answers 404, AvalancheGo's --api-health-enabled=false): its health checks go unchecked; the node is judged by its info API, its peers by /ext/metrics`
+        : `${node}: info API disabled (switched off: /ext/info at ${where} answers 404, AvalancheGo's --api-info-enabled=false): ${INFO_FIGURES} go unchecked; the node is judged by its health API`;
   return {
     summary,
+    severity: 'info',
+    news: 'neutral',
     resolvedSummary: `${node}'s API at ${where} serves ${[...off].map((a) => `/ext/${a}`).join(' and ')} again`,
     details: { 'Switched off': [...off].map((a) => `/ext/${a}`).join(', ') },
   };
@@ -231,6 +237,10 @@ export function presentOf(key: string, st: State | undefined, s: Spec): Resoluti
     return { summary: `${pct(st.rewardingStake)} of stake thinks ${node} meets the uptime requirement${s.rewardingStake === false ? '' : ` (above ${pct(s.rewardingStake.warning)})`}`, details: { 'Rewarding stake': pct(st.rewardingStake) } };
   }
   if (key.endsWith(':peers') && st.peers !== undefined) return { summary: `${node} has ${st.peers} peers now`, details: { Peers: String(st.peers) } };
+  const check = /:health:(.+)$/.exec(key)?.[1];
+  // Not "passes again": with the health API switched off nothing tells whether it does.
+  if (check !== undefined && st.off?.includes('health')) return { summary: `${node}'s health check ${check} is no longer read: its health API is disabled` };
+  if (key.endsWith(':peers')) return { summary: `${node}'s peer count is unknown now (${st.rpcErrors?.['peers']?.error ?? 'not read'})` };
   if (key.endsWith(':version') && st.version !== undefined) return { summary: `${node} runs ${st.version} now`, details: { Version: st.version } };
   return undefined;
 }

@@ -192,21 +192,49 @@ describe('node-health', () => {
 
   it('the info API switched off (404) is said, not a failing rule; its figures go unchecked, never "not bootstrapped"', () => {
     const off = { error: new NodeApiError('node 10.0.0.5:9650 info.getNodeID: HTTP 404: the node does not serve this API (switched off?)', 'off') };
-    const infoOff = reading({ identity: off, version: off, uptime: off, peers: off, upgrades: off, bootstrapped: { P: off, X: off, C: off } });
+    const infoOff = reading({ identity: off, version: off, uptime: off, upgrades: off, bootstrapped: { P: off, X: off, C: off } });
     const steps = run(spec(), [one(reading()), one(infoOff), one(infoOff), one(infoOff), one(reading())]);
     expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}, {}]);
-    expect(steps[1]?.sent).toEqual([`firing -: ${NODE}'s info API at 10.0.0.5:9650 is switched off (/ext/info answers 404; AvalancheGo's --api-info-enabled): its NodeID, version, bootstrapped chains, uptime, peers and upgrades go unchecked`]);
+    expect(steps[1]?.sent).toEqual([
+      `firing info: ${NODE}: info API disabled (switched off: /ext/info at 10.0.0.5:9650 answers 404, AvalancheGo's --api-info-enabled=false): its NodeID, version, bootstrapped chains, uptime and upgrades go unchecked; the node is judged by its health API`,
+    ]);
     expect(steps[3]?.conditions?.map((c) => c.labels['check'])).toEqual(['api-off']);
     expect(steps[3]?.states.get(NODE)?.bootstrapped).toEqual({});
-    expect(steps[4]?.sent).toEqual([`resolved -: ${NODE}'s API at 10.0.0.5:9650 serves /ext/info again`]);
+    expect(steps[4]?.sent).toEqual([`resolved info: ${NODE}'s API at 10.0.0.5:9650 serves /ext/info again`]);
   });
 
   it('the health API switched off: said, and the node judged by its info API (a chain not bootstrapped still fires)', () => {
     const steps = run(spec(), [one(reading({ health: 'off', bootstrapped: { P: { ok: true }, X: { ok: true }, C: { ok: false } } }))]);
     expect(steps[0]?.failed).toEqual({});
     expect(steps[0]?.conditions?.map((c) => c.labels['check'])).toEqual(['api-off', 'bootstrapped']);
-    expect(steps[0]?.sent[0]).toContain("health API at 10.0.0.5:9650 is switched off (/ext/health answers 404; AvalancheGo's --api-health-enabled)");
+    expect(steps[0]?.sent[0]).toContain(`info: ${NODE}: health API disabled (switched off: /ext/health at 10.0.0.5:9650 answers 404, AvalancheGo's --api-health-enabled=false)`);
     expect(steps[0]?.states.get(NODE)?.unreachableSince).toBeUndefined();
+  });
+
+  it('health API switched off while a disk check fails: no disk figure is left to fire on; the check goes unread, never "passes again", and nothing pages', () => {
+    const disk: HealthReport = { healthy: false, checks: [{ name: 'diskspace', error: 'remaining available disk space percentage (7%) is below warning threshold available space percentage (10%)', contiguousFailures: 2 }] };
+    const off = reading({ health: 'off' });
+    const steps = run(spec(), [one(reading({ health: disk })), one(off), one(off), one(off), one(off)]);
+    expect(steps[0]?.sent).toEqual([expect.stringMatching(/^firing -: .* health check diskspace fails/)]);
+    expect(steps.slice(1).flatMap((x) => x.sent)).toEqual([
+      expect.stringMatching(/^firing info: .*: health API disabled/),
+      `resolved -: ${NODE}'s health check diskspace is no longer read: its health API is disabled`,
+    ]);
+    expect(steps[4]?.conditions?.map((c) => [c.labels['check'], c.severity])).toEqual([['api-off', 'info']]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}, {}]);
+  });
+
+  it('a peer count the health answer does not carry (its network check not run yet) holds two answers, then is unknown: never 0, never a failing rule', () => {
+    const none = reading({ peers: { unknown: "/ext/health's network check gives no connectedPeers (not run yet?)" } });
+    const steps = run(spec({ minPeers: 10 }), [one(reading({ peers: { ok: 3 } })), one(none), one(none), one(none)]);
+    expect(steps.map((x) => x.states.get(NODE)?.peers)).toEqual([3, 3, 3, undefined]);
+    expect(steps.flatMap((x) => x.sent)).toEqual([`firing -: ${NODE} has 3 peers, under 10`, `resolved -: ${NODE}'s peer count is unknown now (/ext/health's network check gives no connectedPeers (not run yet?))`]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}]);
+    const s = spec();
+    expect(nodeHealth.samples(s, steps[3]?.states ?? new Map(), at(3)).map((g) => g.metric)).not.toContain('avawatch_node_peers');
+    // Health off: no count of failing checks is made up.
+    const off = nodeHealth.evaluate(new Map(), one(reading({ health: 'off' })), at(0), s);
+    expect(nodeHealth.samples(s, off.states, at(0)).map((g) => g.metric)).not.toContain('avawatch_node_health_checks_failing');
   });
 
   it('a failing check one answer leaves out still fails; one left out answer after answer is dropped', () => {
@@ -224,7 +252,6 @@ describe('node-health', () => {
       'info.getNodeVersion': { version: 'avalanchego/1.14.2' },
       'info.isBootstrapped': { isBootstrapped: true },
       'info.uptime': { rewardingStakePercentage: '100.0000', weightedAveragePercentage: '100.0000' },
-      'info.peers': { numPeers: '5', peers: [] },
       'info.upgrades': { apricotPhase4MinPChainHeight: 793005, graniteTime: '2025-11-19T16:00:00Z', graniteEpochDuration: 300_000_000_000, heliconTime: '9999-12-01T00:00:00Z', nextTime: 'soon' },
     };
     const api: NodeApi = {
@@ -250,7 +277,6 @@ describe('node-health', () => {
         '/ext/info info.getNodeID',
         '/ext/info info.getNodeVersion',
         '/ext/info info.uptime',
-        '/ext/info info.peers',
         '/ext/info info.upgrades',
         ...s.chains.map((c) => `/ext/info info.isBootstrapped ${c}`),
       ]
@@ -262,7 +288,8 @@ describe('node-health', () => {
       identity: { ok: { nodeId: NODE } },
       version: { ok: 'avalanchego/1.14.2' },
       uptime: { ok: { rewardingStakePercentage: 100, weightedAveragePercentage: 100 } },
-      peers: { ok: 5 },
+      // The fake's health answer carries no network check: the count is unknown (never info.peers).
+      peers: { unknown: "/ext/health's network check gives no connectedPeers (not run yet?)" },
       // Each `…Time` read by name, 9999 kept (a build that does not schedule it); one that is no time is named but unreadable (-1).
       upgrades: { ok: { granite: 1_763_568_000, helicon: 253_399_622_400, next: -1 } },
       bootstrapped: Object.fromEntries(s.chains.map((c) => [c, { ok: true }])),
@@ -272,7 +299,7 @@ describe('node-health', () => {
 
   it('check: node calls cost no compute units; the outside view is the validator rules\' shared list', () => {
     const s = spec();
-    expect(nodeHealth.cost(s).nodeCalls).toBe(9);
+    expect(nodeHealth.cost(s).nodeCalls).toBe(8);
     expect(nodeHealth.cost(s).calls.map((c) => c.key)).toEqual([expect.stringContaining('GET /v1/networks/mainnet/validators?')]);
     expect(nodeHealth.cost(spec({ outside: false })).calls).toEqual([]);
   });

@@ -39,7 +39,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     { name: 'avawatch_node_version_info', help: 'AvalancheGo version the node reports (info.getNodeVersion; 1 for the version shown).', labelNames: ['rule', 'network', 'node_id', 'version'] },
     { name: 'avawatch_node_rewarding_stake_percent', help: 'info.uptime rewardingStakePercentage: stake that thinks the node meets the uptime requirement (percent).', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_node_weighted_uptime_percent', help: 'info.uptime weightedAveragePercentage: stake-weighted uptime the network observes (percent).', labelNames: ['rule', 'network', 'node_id'] },
-    { name: 'avawatch_node_peers', help: 'Peers the node is connected to (info.peers).', labelNames: ['rule', 'network', 'node_id'] },
+    { name: 'avawatch_node_peers', help: "Peers the node is connected to (/ext/health's network check, connectedPeers; avalanche_network_peers while its health API is off).", labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_node_next_upgrade_timestamp_seconds', help: "The next network upgrade the node's build schedules (info.upgrades), by name; none while nothing is scheduled.", labelNames: ['rule', 'network', 'node_id', 'upgrade'] },
   ],
 
@@ -94,7 +94,8 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
     for (const [node, st] of states) {
       const labels = labelsOf(node, s);
       out.push({ metric: 'avawatch_node_api_up', labels, value: st.unreachableSince === undefined ? 1 : 0 });
-      if (st.failing !== undefined) {
+      // Health API off: no check is read, so no count of failing ones (those still held aside).
+      if (st.failing !== undefined && !(st.off?.includes('health') && Object.keys(st.failing).length === 0)) {
         out.push({ metric: 'avawatch_node_health_checks_failing', labels, value: Object.keys(st.failing).length });
         for (const check of Object.keys(st.failing)) out.push({ metric: 'avawatch_node_health_check_failing', labels: { ...labels, check }, value: 1 });
       }
@@ -123,8 +124,9 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
 
   cost(s) {
     const nodes = Object.keys(s.urls);
-    // health, getNodeID, getNodeVersion, uptime, peers, upgrades, and isBootstrapped per chain.
-    const nodeCalls = nodes.length * (6 + s.chains.length);
+    // health (its peer count too), getNodeID, getNodeVersion, uptime, upgrades, and isBootstrapped
+    // per chain; never info.peers. With the health API off, /ext/metrics for the peers too.
+    const nodeCalls = nodes.length * (5 + s.chains.length);
     if (s.outside === false) return { calls: [], nodeCalls };
     return { ...validatorLookups({ network: s.network, nodeIds: [...new Set([...(s.nodeIds ?? []), ...nodes])], subnetId: PRIMARY_NETWORK }), nodeCalls };
   },
@@ -244,14 +246,13 @@ function readNode(st: State, r: NodeReading, before: State | undefined): string[
     },
     () => delete st.upgrades,
   );
-  take(
-    'peers',
-    r.peers,
-    (n) => {
-      if (Number.isSafeInteger(n) && n >= 0) st.peers = n;
-    },
-    () => delete st.peers,
-  );
+  // Not in what the node answered (its network check not run yet, health and metrics off): as a refusal, dropped after a few.
+  if ('ok' in r.peers) st.peers = r.peers.ok;
+  else {
+    const count = (before?.rpcErrors?.['peers']?.count ?? 0) + 1;
+    rpc['peers'] = { count, error: r.peers.unknown.slice(0, MAX_ERROR) };
+    if (count >= GONE_AFTER) delete st.peers;
+  }
   if (Object.keys(rpc).length > 0) st.rpcErrors = rpc;
   else delete st.rpcErrors;
   if (off.size > 0) st.off = [...off].sort();

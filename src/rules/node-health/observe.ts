@@ -4,16 +4,23 @@ import { PRIMARY_NETWORK } from '../fields.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { ObserveContext } from '../types.js';
 import { observeValidators, type Seen } from '../validators.js';
-import { isBootstrapped, nodeIdentity, nodeUpgrades, nodeUptime, nodeVersion, peerCount, type NodeIdentity, type NodeUptime } from './read.js';
+import { isBootstrapped, nodeIdentity, nodeUpgrades, nodeUptime, nodeVersion, peersOfMetrics, PEERS_GAUGE, type NodeIdentity, type NodeUptime } from './read.js';
 import type { Spec, State } from './schema.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
 // not asked the rest, so an unreachable node costs one timeout, not seven), then the info
 // calls side by side. A call that fails leaves its figure unread: the evaluation keeps the
-// last value, so one odd answer neither fires nor resolves anything.
+// last value, so one odd answer neither fires nor resolves anything. The peer count is the
+// health answer's (never info.peers: the whole list, over 1 MiB past ~3,000 peers); with the
+// health API off, /ext/metrics' gauge.
 
 /** A figure read from the node, or why it could not be. */
 export type Read<T> = { ok: T } | { error: NodeApiError };
+
+/** A figure what the node answered does not carry (never a failed read): why. */
+export interface Unknown {
+  unknown: string;
+}
 
 export interface NodeReading {
   /** `off`: the node does not serve /ext/health (404: --api-health-enabled=false); judged by its info API. */
@@ -22,7 +29,8 @@ export interface NodeReading {
   version: Read<string>;
   bootstrapped: Record<string, Read<boolean>>;
   uptime: Read<NodeUptime>;
-  peers: Read<number>;
+  /** Connected peers: /ext/health's network check, else /ext/metrics' gauge; unknown when neither tells. */
+  peers: { ok: number } | Unknown;
   upgrades: Read<Record<string, number>>;
 }
 
@@ -90,12 +98,26 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
     read(() => nodeIdentity(api, base, signal)),
     read(() => nodeVersion(api, base, signal)),
     read(() => nodeUptime(api, base, signal)),
-    read(() => peerCount(api, base, signal)),
+    peersOf(api, base, health, signal),
     read(() => nodeUpgrades(api, base, signal)),
     ...chains.map((c) => read(() => isBootstrapped(api, base, c, signal))),
   ]);
   const bootstrapped = Object.fromEntries(chains.map((c, i) => [c, boot[i] as Read<boolean>]));
   return { health, identity, version, uptime, peers, upgrades, bootstrapped };
+}
+
+/** The peer count: the health answer's; with the health API off, the metrics gauge (a read node-metrics shares), else unknown. */
+async function peersOf(api: NodeApi, base: string, health: HealthReport | 'off', signal: AbortSignal): Promise<{ ok: number } | Unknown> {
+  if (health !== 'off') return health.connectedPeers === undefined ? { unknown: "/ext/health's network check gives no connectedPeers (not run yet?)" } : { ok: health.connectedPeers };
+  try {
+    const n = await peersOfMetrics(api, base, signal);
+    return n === undefined ? { unknown: `the health API is off and /ext/metrics has no ${PEERS_GAUGE}` } : { ok: n };
+  } catch (err) {
+    signal.throwIfAborted();
+    // A fallback: its failure leaves the figure unknown, it does not fail the node.
+    const why = err instanceof NodeApiError && err.kind === 'off' ? '/ext/metrics is switched off too' : `/ext/metrics: ${err instanceof Error ? err.message : String(err)}`;
+    return { unknown: `the health API is off and ${why}` };
+  }
 }
 
 /** The service's bulk lists (the validator rules' very calls, so shared with them); blind is not an error of the rule. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failure, json, nodeServer, rpc } from '../../../test/helpers/node-server.js';
 import { HttpNodeApi } from '../../api/node-api.js';
 import { systemClock } from '../../base/clock.js';
-import { isBootstrapped, nodeIdentity, nodeUptime, nodeVersion, peerCount } from './read.js';
+import { gaugeValue, isBootstrapped, metricsUrlOf, nodeIdentity, nodeUptime, nodeVersion, peersOfMetrics } from './read.js';
 
 // The kind's info calls through the real node API client, against a loopback server answering
 // as AvalancheGo does (the transport itself: src/api/node-api.spec.ts).
@@ -18,7 +18,6 @@ describe('node-health reads the info calls', () => {
       'info.getNodeVersion': { version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', rpcProtocolVersion: '45', gitCommit: 'x', vmVersions: {} },
       'info.isBootstrapped': { isBootstrapped: false },
       'info.uptime': { rewardingStakePercentage: '79.9876', weightedAveragePercentage: 98.5 },
-      'info.peers': { numPeers: '61', peers: [] },
     };
     const base = await serve((_req, res, body) => {
       const call = JSON.parse(body) as { method: string; id: number };
@@ -29,8 +28,7 @@ describe('node-health reads the info calls', () => {
     expect(await nodeVersion(a, base, signal())).toBe('avalanchego/1.14.2');
     expect(await isBootstrapped(a, base, 'C', signal())).toBe(false);
     expect(await nodeUptime(a, base, signal())).toEqual({ rewardingStakePercentage: 79.9876, weightedAveragePercentage: 98.5 });
-    expect(await peerCount(a, base, signal())).toBe(61);
-    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(5).fill('POST /ext/info'));
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(Array(4).fill('POST /ext/info'));
     expect(JSON.parse(seen[2]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'info.isBootstrapped', params: { chain: 'C' } });
   });
 
@@ -60,5 +58,17 @@ describe('node-health reads the info calls', () => {
     const base = await serve((_req, res, body) => json(res, 200, { jsonrpc: '2.0', error: { code: -32000, message: "couldn't get node uptime: node is not a validator", data: null }, id: (JSON.parse(body) as { id: unknown }).id }));
     const err = await failure(nodeUptime(api(), base, signal()));
     expect([err.kind, err.message]).toEqual(['rpc', `node ${new URL(base).host} info.uptime: the node answered an error (-32000): couldn't get node uptime: node is not a validator`]);
+  });
+
+  it('the peer gauge of /ext/metrics (health API off): read at <base>/ext/metrics, the unlabelled sample only', async () => {
+    const text = '# HELP avalanche_network_peers Number of network peers\n# TYPE avalanche_network_peers gauge\navalanche_network_peers_tracked 9\navalanche_network_peers 5000\n';
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end(text);
+    });
+    expect(await peersOfMetrics(api(), `${base}/prefix/`, signal())).toBe(5000);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /prefix/ext/metrics']);
+    expect(metricsUrlOf('http://u:p@h:9650/x?y=1')).toBe('http://u:p@h:9650/x/ext/metrics?y=1');
+    expect([gaugeValue('x_avalanche_network_peers 3\n', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers{} 7', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers -1\n', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers NaN\n', 'avalanche_network_peers')]).toEqual([undefined, 7, undefined, undefined]);
   });
 });

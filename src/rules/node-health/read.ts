@@ -8,7 +8,7 @@ export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
 export { nodeUpgrades, upgradesReply, UNREADABLE } from '../node-upgrades.js';
 
 // The node's info calls this kind reads, read from here (POST /ext/info, through NodeApi.rpc;
-// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), peers, upgrades. Their replies
+// no compute units): getNodeID, getNodeVersion, isBootstrapped, uptime (shared), upgrades. Their replies
 // are read as the Go source writes them (docs/node-api-source.md), only the fields used;
 // test/contract/node.test.ts holds the schemas to it.
 
@@ -41,7 +41,12 @@ export const nodeVersionReply = z.looseObject({ version: z.string().min(1) }).tr
 /** info.isBootstrapped: {isBootstrapped}. */
 export const isBootstrappedReply = z.looseObject({ isBootstrapped: z.boolean() }).transform((r) => r.isBootstrapped);
 
-/** info.peers: numPeers (json.Uint64); without it, the length of `peers`. */
+/**
+ * info.peers: numPeers (json.Uint64); without it, the length of `peers`. Not called by the kind:
+ * the answer lists every peer (over 1 MiB past ~3,000), so the count comes from /ext/health
+ * (peersOfMetrics when it is off); kept, held to Go by test/contract/node.test.ts, for a rule
+ * that needs a peer's details (ask it with `nodeIDs`, bounded).
+ */
 export const peersReply = z
   .looseObject({ numPeers: count.optional(), peers: z.array(z.unknown()).nullish() })
   .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
@@ -64,7 +69,37 @@ export async function isBootstrapped(api: NodeApi, base: string, chain: string, 
   return api.rpc(base, INFO, 'info.isBootstrapped', { chain }, isBootstrappedReply, signal);
 }
 
+/** network/metrics.go's gauge (namespace avalanche_network): set on each connect and disconnect, health API or not. */
+export const PEERS_GAUGE = 'avalanche_network_peers';
 
-export async function peerCount(api: NodeApi, base: string, signal: AbortSignal): Promise<number> {
-  return api.rpc(base, INFO, 'info.peers', {}, peersReply, signal);
+/** The node's /ext/metrics under its API base (a path prefix and credentials kept): node-metrics reads the same URL, so one read serves both. */
+export function metricsUrlOf(base: string): string {
+  const u = new URL(base);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/ext/metrics`;
+  return u.toString();
+}
+
+/** The connected peers from /ext/metrics' gauge, for a node whose health API is off; undefined when the exposition has no such sample. */
+export async function peersOfMetrics(api: NodeApi, base: string, signal: AbortSignal): Promise<number | undefined> {
+  return gaugeValue(await api.metricsText(metricsUrlOf(base), signal), PEERS_GAUGE);
+}
+
+/**
+ * The value of an unlabelled gauge's sample (`name value` or `name{} value`), found with the
+ * native search (the exposition runs to MBs); a count only: a non-negative safe integer.
+ */
+export function gaugeValue(text: string, name: string): number | undefined {
+  let from = 0;
+  while (from < text.length) {
+    const at = text.indexOf(name, from);
+    if (at < 0) return undefined;
+    const end = text.indexOf('\n', at);
+    from = end < 0 ? text.length : end + 1;
+    if (at !== 0 && text[at - 1] !== '\n') continue;
+    const m = /^(?:\{\})?[ \t]+(\S+)/.exec(text.slice(at + name.length, end < 0 ? undefined : end));
+    if (!m) continue;
+    const value = Number(m[1]);
+    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  }
+  return undefined;
 }

@@ -80,7 +80,7 @@ export const state = z.object({
   peers: z.number().optional(),
   /** info.upgrades: upgrade name → its activation in the node's build, unix seconds. */
   upgrades: z.record(z.string(), z.number()).optional(),
-  /** The node's own JSON-RPC errors in a row, per figure: a figure it keeps refusing is cleared, one refusal is not. */
+  /** The node's own JSON-RPC errors in a row, per figure (and `peers`: answers in a row without a count): a figure it keeps refusing is cleared, one refusal is not. */
   rpcErrors: z.record(z.string(), z.object({ count: z.number(), error: z.string() })).optional(),
   /** The rewarding-stake alert's tier: where the next poll's hysteresis starts from. */
   stakeTier: z.enum(['warning', 'critical']).optional(),
