@@ -1,3 +1,4 @@
+import { failingGauges, failingRuns, lastRun, selectChecks, type CheckSpec, type Failure } from './node-checks.js';
 import { renderNodeMetrics } from './node-metrics.js';
 
 // Simulated AvalancheGo nodes: the operator's own node APIs (/ext/health, /ext/info,
@@ -19,6 +20,41 @@ export const PRIMARY_CHAINS: Record<'P' | 'X' | 'C', { id: string; aliases: stri
 /** The node's default warning and shutdown thresholds of available disk space, percent. */
 const DISK_WARNING = 10;
 const DISK_REQUIRED = 3;
+/** Subnet-EVM's VM ID: an L1 chain's VM unless its scenario names another. */
+export const SUBNET_EVM_VM_ID = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/** Where a node looks for a plugin (--plugin-dir's default under the operator's home), for the handshake error. */
+const PLUGIN_DIR = '/home/avalanche/.avalanchego/plugins';
+
+/**
+ * version/compatibility.json (v1.15.0-fuji): the RPCChainVM protocol each release speaks
+ * (version/constants.go RPCChainVMProtocol: 45 at v1.14.2, 46 at v1.15.0).
+ */
+const PROTOCOL_OF: Record<string, number> = {
+  '1.15.0': 46,
+  '1.14.2': 45,
+  '1.14.1': 44,
+  '1.14.0': 44,
+  '1.13.5': 43,
+  '1.13.4': 43,
+  '1.13.3': 42,
+  '1.13.2': 41,
+  '1.13.1': 40,
+  '1.13.0': 39,
+  '1.12.2': 39,
+};
+
+/** An L1 chain the node validates, run by a plugin VM (chains/manager.go, vms/rpcchainvm). */
+export interface L1Chain {
+  subnetId: string;
+  vmId: string;
+  /** What the plugin reports (info.getNodeVersion's vmVersions). */
+  vmVersion: string;
+  /** The RPCChainVM protocol the plugin speaks; undefined: the node's. Another: refused at the handshake. */
+  protocol: number | undefined;
+}
+
+/** The C-Chain's VM: Coreth; after Helicon SAE in the transition VM (`switched` in this process, `restarted` after a restart). */
+export type CChainVm = 'coreth' | 'switched' | 'restarted';
 
 /** What a scenario or a test may set on a node; undefined keeps the value, null resets it. */
 export interface NodeInput {
@@ -34,6 +70,16 @@ export interface NodeInput {
   /** nodePOP's publicKey; null: the node reports no nodePOP. */
   blsPublicKey?: string | null | undefined;
   version?: string | undefined;
+  /** The node's RPCChainVM protocol; null: the one its version's release speaks. */
+  rpcProtocolVersion?: number | null | undefined;
+  /** false: started with --api-health-enabled=false (no /ext/health, no node-wide checks, disk gauges 0). */
+  healthApi?: boolean | undefined;
+  /** false: started with --api-info-enabled=false (no /ext/info). */
+  infoApi?: boolean | undefined;
+  /** The C-Chain's VM (Coreth, or SAE after Helicon). */
+  cChain?: CChainVm | undefined;
+  /** Per blockchain ID: an L1 chain it validates (fields given replace those set); null: no longer. */
+  l1Chains?: Record<string, Partial<L1Chain> | null> | undefined;
   /** Per chain (P, X, C, an alias or a blockchain id); each given replaces its value. */
   bootstrapped?: Record<string, boolean> | undefined;
   /** check name → its error text; null makes the check pass again. */
@@ -50,15 +96,6 @@ export interface NodeInput {
   renamed?: Record<string, string | null> | undefined;
 }
 
-interface Failure {
-  error: string;
-  details?: unknown;
-  /** Simulated ms when it started failing. */
-  since: number;
-  /** Health requests answered while failing. */
-  count: number;
-}
-
 export interface SimNode {
   nodeId: string;
   network: 'mainnet' | 'fuji';
@@ -67,6 +104,11 @@ export interface SimNode {
   reportsNodeId: string | undefined;
   blsPublicKey: string | null;
   version: string;
+  rpcProtocolVersion: number | undefined;
+  healthApi: boolean;
+  infoApi: boolean;
+  cChain: CChainVm;
+  l1Chains: Record<string, L1Chain>;
   bootstrapped: Record<string, boolean>;
   /** Failing checks set explicitly (check → error). */
   failing: Record<string, string>;
@@ -77,17 +119,23 @@ export interface SimNode {
   diskAvailablePercent: number;
   metrics: Record<string, number>;
   renamed: Record<string, string>;
-  /** Simulated ms the node was declared (its counters grow from there). */
+  /** Simulated ms the node was declared (its counters grow, and its checks run, from there). */
   startedAt: number;
 }
 
 /** A JSON-RPC 2.0 answer as gorilla/rpc json2 writes it: always HTTP 200. */
 export type RpcAnswer = { result: unknown } | { error: { code: number; message: string; data: null } };
 
+/** The health workers (api/health/health.go): GET /ext/health and health.health are `health`. */
+export type HealthWorker = 'health' | 'readiness' | 'liveness';
+export type HealthBody = { checks: Record<string, unknown>; healthy: boolean };
+
 /** The simulated nodes, by NodeID; the clock is the world's. */
 export class NodeWorld {
   readonly #nodes = new Map<string, SimNode>();
   readonly #failures = new Map<string, Map<string, Failure>>();
+  /** When the readiness check first passed (RegisterMonotonicCheck: it passes for good from then). */
+  readonly #ready = new Map<string, number>();
 
   constructor(readonly nowMs: () => number) {}
 
@@ -101,6 +149,14 @@ export class NodeWorld {
     if (input.reportsNodeId !== undefined) node.reportsNodeId = input.reportsNodeId ?? undefined;
     if (input.blsPublicKey !== undefined) node.blsPublicKey = input.blsPublicKey;
     if (input.version !== undefined) node.version = input.version;
+    if (input.rpcProtocolVersion !== undefined) node.rpcProtocolVersion = input.rpcProtocolVersion ?? undefined;
+    if (input.healthApi !== undefined) node.healthApi = input.healthApi;
+    if (input.infoApi !== undefined) node.infoApi = input.infoApi;
+    if (input.cChain !== undefined) node.cChain = input.cChain;
+    for (const [id, chain] of Object.entries(input.l1Chains ?? {})) {
+      if (chain === null) delete node.l1Chains[id];
+      else node.l1Chains[id] = { subnetId: id, vmId: SUBNET_EVM_VM_ID, vmVersion: 'v0.8.0', protocol: undefined, ...node.l1Chains[id], ...definedOnly(chain) };
+    }
     if (input.bootstrapped) node.bootstrapped = { ...node.bootstrapped, ...canonicalChains(input.bootstrapped) };
     for (const [check, error] of Object.entries(input.failing ?? {})) {
       if (error === null) delete node.failing[check];
@@ -131,25 +187,29 @@ export class NodeWorld {
   remove(nodeId: string): void {
     this.#nodes.delete(nodeId);
     this.#failures.delete(nodeId);
+    this.#ready.delete(nodeId);
   }
 
   get size(): number {
     return this.#nodes.size;
   }
 
-  /** GET /ext/health: the status (200, or 503 when a check fails) and the Go APIReply. Counts a run of every failing check. */
-  health(nodeId: string): { status: number; body: { checks: Record<string, unknown>; healthy: boolean } } | undefined {
+  /**
+   * A health worker's answer (GET /ext/health[/…], health.health/readiness/liveness): the status
+   * (200, or 503 when a reported check fails) and the Go APIReply, over the checks with one of
+   * `tags` (and the application ones), or all. undefined: no such node.
+   */
+  health(nodeId: string, worker: HealthWorker = 'health', tags: string[] = []): { status: number; body: HealthBody } | undefined {
     const node = this.#nodes.get(nodeId);
     if (!node) return undefined;
     const now = this.nowMs();
-    const failures = this.#refresh(node, now);
+    const failures = this.#workerFailures(node, worker, now);
     const checks: Record<string, unknown> = {};
-    for (const name of checkNames(node, failures)) {
-      const failure = failures.get(name);
-      if (failure) failure.count++;
-      checks[name] = goResult(failure ? failure.details : passingDetails(node, name), now, failure);
+    for (const spec of selectChecks(checkSpecs(node, worker, failures), tags)) {
+      const failure = failures.get(spec.name);
+      checks[spec.name] = goResult(failure ? failure.details : passingDetails(node, spec.name), node.startedAt, now, failure);
     }
-    const healthy = failures.size === 0;
+    const healthy = Object.values(checks).every((c) => (c as { error?: unknown }).error === undefined);
     return { status: healthy ? 200 : 503, body: { checks: sortKeys(checks), healthy } };
   }
 
@@ -164,10 +224,25 @@ export class NodeWorld {
   metrics(nodeId: string): string | undefined {
     const node = this.#nodes.get(nodeId);
     if (!node) return undefined;
-    return renderNodeMetrics(node, this.#refresh(node, this.nowMs()).size, this.nowMs());
+    const now = this.nowMs();
+    const gauges = Object.fromEntries(
+      (['health', 'readiness', 'liveness'] as const).map((worker) => {
+        const failures = this.#workerFailures(node, worker, now);
+        return [worker, failingGauges(checkSpecs(node, worker, failures), (name) => failures.has(name))];
+      }),
+    ) as Record<HealthWorker, Map<string, number>>;
+    return renderNodeMetrics({ ...node, loadedL1: loadedL1Chains(node) }, gauges, now);
   }
 
-  /** The failing checks now: those set, plus what the state implies (disk, bootstrapping, no peers). */
+  #workerFailures(node: SimNode, worker: HealthWorker, now: number): Map<string, Failure> {
+    if (worker === 'health') return this.#refresh(node, now);
+    if (worker === 'liveness') return new Map();
+    // readiness: the bootstrapped check alone, monotonic.
+    const notReady = this.#ready.get(node.nodeId) === undefined;
+    return notReady ? new Map([['bootstrapped', { error: 'subnets not bootstrapped', details: [PRIMARY_SUBNET], since: node.startedAt }]]) : new Map();
+  }
+
+  /** The failing health checks now: those set, plus what the state implies (disk, bootstrapping, no peers, a refused plugin). */
   #refresh(node: SimNode, now: number): Map<string, Failure> {
     const current = this.#failures.get(node.nodeId) ?? new Map<string, Failure>();
     const wanted = new Map<string, { error: string; details?: unknown }>();
@@ -178,13 +253,21 @@ export class NodeWorld {
     } else if (disk < DISK_WARNING) {
       wanted.set('diskspace', { error: `remaining available disk space percentage (${disk}%) is below warning threshold available space percentage (${DISK_WARNING}%)`, details: diskDetails });
     }
-    if (Object.values(node.bootstrapped).some((b) => !b)) wanted.set('bootstrapped', { error: 'subnets not bootstrapped', details: [PRIMARY_SUBNET] });
-    if (node.peers === 0) wanted.set('network', { error: 'not connected to a minimum of 1 peer(s) only 0', details: { connectedPeers: 0, sendFailRate: 0 } });
+    const bootstrapping = bootstrappingSubnets(node);
+    if (bootstrapping.length > 0) wanted.set('bootstrapped', { error: 'subnets not bootstrapped', details: bootstrapping });
+    else if (!this.#ready.has(node.nodeId)) this.#ready.set(node.nodeId, now);
+    if (node.peers === 0) wanted.set('network', { error: 'network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0', details: networkDetails(node) });
+    for (const [id, chain] of Object.entries(node.l1Chains)) {
+      const refused = refusal(node, chain);
+      if (refused) wanted.set(id, { error: refused });
+    }
     for (const [check, error] of Object.entries(node.failing)) wanted.set(check, { error, details: wanted.get(check)?.details });
+    // With --api-health-enabled=false the node-wide checks are never registered.
+    if (!node.healthApi) for (const name of NODE_WIDE_CHECKS) wanted.delete(name);
     for (const name of [...current.keys()]) if (!wanted.has(name)) current.delete(name);
     for (const [name, w] of wanted) {
       const prior = current.get(name);
-      current.set(name, prior ? { ...prior, error: w.error, details: w.details } : { ...w, since: now, count: 0 });
+      current.set(name, prior ? { ...prior, error: w.error, details: w.details } : { ...w, since: now });
     }
     this.#failures.set(node.nodeId, current);
     return current;
@@ -200,6 +283,11 @@ function fresh(nodeId: string, now: number): SimNode {
     reportsNodeId: undefined,
     blsPublicKey: SAMPLE_BLS_PUBLIC_KEY,
     version: DEFAULT_NODE_VERSION,
+    rpcProtocolVersion: undefined,
+    healthApi: true,
+    infoApi: true,
+    cChain: 'coreth',
+    l1Chains: {},
     bootstrapped: { P: true, X: true, C: true },
     failing: {},
     rewardingStake: 100,
@@ -211,6 +299,51 @@ function fresh(nodeId: string, now: number): SimNode {
     renamed: {},
     startedAt: now,
   };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The node's RPCChainVM protocol: set, or its release's (compatibility.json); a later 1.15 build than the table knows speaks 46. */
+export function protocolOf(node: Pick<SimNode, 'version' | 'rpcProtocolVersion'>): number {
+  if (node.rpcProtocolVersion !== undefined) return node.rpcProtocolVersion;
+  const semver = /(\d+\.\d+\.\d+)/.exec(node.version)?.[1] ?? '';
+  return PROTOCOL_OF[semver] ?? (semver.startsWith('1.15.') ? 46 : 45);
+}
+
+/**
+ * The health check a chain whose plugin was refused registers (chains/manager.go: "failed to
+ * create chain on subnet …", the handshake's error from vms/rpcchainvm/runtime/subprocess).
+ */
+function refusal(node: SimNode, chain: L1Chain): string | undefined {
+  const ours = protocolOf(node);
+  if (chain.protocol === undefined || chain.protocol === ours) return undefined;
+  return (
+    `failed to create chain on subnet ${chain.subnetId}: error while creating vm: handshake failed: RPCChainVM protocol version mismatch between AvalancheGo and Virtual Machine plugin. ` +
+    `AvalancheGo version ${appVersion(node)} implements RPCChainVM protocol version ${ours}. The VM located at ${PLUGIN_DIR}/${chain.vmId} implements RPCChainVM protocol version ${chain.protocol}. ` +
+    'Please make sure that there is an exact match of the protocol versions. This can be achieved by updating your VM or running an older/newer version of AvalancheGo. Please be advised that some virtual machines may not yet support the latest RPCChainVM protocol version'
+  );
+}
+
+/** version.Current as the handshake error prints it (avalanchego/1.15.0). */
+function appVersion(node: SimNode): string {
+  return node.version.includes('/') ? node.version : `avalanchego/${node.version.replace(/^v/, '')}`;
+}
+
+/** The subnets with a chain not bootstrapped (the `bootstrapped` check's message). */
+function bootstrappingSubnets(node: SimNode): string[] {
+  const subnets = Object.entries(node.bootstrapped)
+    .filter(([, done]) => !done)
+    .map(([chain]) => node.l1Chains[chain]?.subnetId ?? PRIMARY_SUBNET);
+  return [...new Set(subnets)].sort();
+}
+
+/** The L1 chains whose plugin the node runs (not refused). */
+function loadedL1Chains(node: SimNode): Array<{ id: string } & L1Chain> {
+  return Object.entries(node.l1Chains)
+    .filter(([, c]) => refusal(node, c) === undefined)
+    .map(([id, c]) => ({ id, ...c }));
 }
 
 /** Aliases and the primary chains' ids fold onto P, X, C. */
@@ -225,10 +358,24 @@ function primaryAlias(chain: string): 'P' | 'X' | 'C' | undefined {
   return undefined;
 }
 
-/** The checks a 1.14 node registers (node.go initHealthAPI, chains/manager.go), its chains', and any other set failing. */
-function checkNames(node: SimNode, failures: Map<string, Failure>): string[] {
-  const names = new Set(['network', 'router', 'database', 'diskspace', 'bls', 'futureupgrade', 'bootstrapped', ...Object.keys(node.bootstrapped), ...failures.keys()]);
-  return [...names].sort();
+/** The checks node/node.go initHealthAPI registers, only while the health API is enabled. */
+const NODE_WIDE_CHECKS = ['network', 'router', 'database', 'diskspace', 'bls', 'futureupgrade'];
+
+/**
+ * A worker's checks: node.go's node-wide ones (application), chains/manager.go's `bootstrapped`
+ * (application) and one per chain named by its alias, tagged with its subnet ID; any other set failing.
+ */
+function checkSpecs(node: SimNode, worker: HealthWorker, failures: Map<string, Failure>): CheckSpec[] {
+  if (worker === 'liveness') return [];
+  if (worker === 'readiness') return [{ name: 'bootstrapped', application: true, tags: [] }];
+  const specs = new Map<string, CheckSpec>();
+  const application = (name: string) => specs.set(name, { name, application: true, tags: [] });
+  if (node.healthApi) NODE_WIDE_CHECKS.forEach(application);
+  application('bootstrapped');
+  for (const chain of Object.keys(node.bootstrapped)) specs.set(chain, { name: chain, application: false, tags: primaryAlias(chain) ? [PRIMARY_SUBNET] : [] });
+  for (const [id, c] of Object.entries(node.l1Chains)) specs.set(id, { name: id, application: false, tags: [c.subnetId] });
+  for (const name of failures.keys()) if (!specs.has(name)) application(name);
+  return [...specs.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function diskspaceDetails(node: SimNode): Record<string, number> {
@@ -236,11 +383,22 @@ function diskspaceDetails(node: SimNode): Record<string, number> {
   return { availableDiskBytes: Math.floor((total * node.diskAvailablePercent) / 100), availableDiskPercentage: Math.floor(node.diskAvailablePercent) };
 }
 
+/** network/network.go HealthCheck's details: ConnectedPeersKey and the others it sets (the ingress report after its grace period). */
+function networkDetails(node: SimNode): Record<string, unknown> {
+  const talking = node.peers > 0;
+  return {
+    connectedPeers: node.peers,
+    ...(talking ? { timeSinceLastMsgReceived: '96.2ms', timeSinceLastMsgSent: '96.2ms' } : {}),
+    sendFailRate: 0,
+    'primary network validator health': { ingressConnectionCount: talking ? Math.ceil(node.peers / 2) : 0, primaryNetworkValidator: node.validator },
+  };
+}
+
 /** What a passing check's `message` holds (node.go, network.go, chains/manager.go); undefined: Go's nil, omitted. */
 function passingDetails(node: SimNode, name: string): unknown {
   switch (name) {
     case 'network':
-      return { connectedPeers: node.peers, sendFailRate: 0, timeSinceLastMsgReceived: '96.2ms', timeSinceLastMsgSent: '96.2ms' };
+      return networkDetails(node);
     case 'router':
       return { longestRunningRequest: '0s', outstandingRequests: 0 };
     case 'database':
@@ -258,14 +416,15 @@ function passingDetails(node: SimNode, name: string): unknown {
   }
 }
 
-/** health.Result as Go's encoder writes it: omitempty drops message, error, contiguousFailures and timeOfFirstFailure. */
-function goResult(details: unknown, now: number, failure: Failure | undefined): Record<string, unknown> {
+/** health.Result as Go's encoder writes it (omitempty drops message, error, contiguousFailures and timeOfFirstFailure), as of the newest run. */
+function goResult(details: unknown, startedAt: number, now: number, failure: Failure | undefined): Record<string, unknown> {
+  const ran = Math.max(lastRun(startedAt, now), failure?.since ?? 0);
   return {
     ...(details === undefined || details === null ? {} : { message: details }),
     ...(failure ? { error: failure.error } : {}),
-    timestamp: goTime(now),
+    timestamp: goTime(ran),
     duration: 12_345,
-    ...(failure && failure.count > 0 ? { contiguousFailures: failure.count, timeOfFirstFailure: goTime(failure.since) } : {}),
+    ...(failure ? { contiguousFailures: failingRuns(startedAt, failure.since, now), timeOfFirstFailure: goTime(failure.since) } : {}),
   };
 }
 
@@ -300,14 +459,17 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
         },
       };
     case 'info.getNodeVersion': {
+      // vms/manager.go Versions: each VM that answered its Version call, by its primary alias; the
+      // primary network's VMs (Coreth included, grafted) report the node's own version.
       const semver = node.version.replace(/^[^/]*\//, 'v');
+      const plugins = Object.fromEntries(loadedL1Chains(node).map((c) => [c.vmId, c.vmVersion]));
       return {
         result: {
           version: node.version,
           databaseVersion: 'v1.4.5',
-          rpcProtocolVersion: '45',
+          rpcProtocolVersion: String(protocolOf(node)),
           gitCommit: '1cf1fc3d1711a09fde7319d2b48609c8cba93680',
-          vmVersions: { avm: semver, evm: 'v0.15.3', platform: semver },
+          vmVersions: sortKeys({ avm: semver, evm: semver, platform: semver, ...plugins }),
         },
       };
     }
@@ -315,7 +477,9 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
       const chain = typeof params['chain'] === 'string' ? params['chain'] : '';
       if (chain === '') return rpcError("argument 'chain' not given");
       const key = primaryAlias(chain) ?? chain;
-      const state = node.bootstrapped[key];
+      // An L1 chain is bootstrapped unless set otherwise; one whose plugin was refused does not exist.
+      const l1 = loadedL1Chains(node).some((c) => c.id === key);
+      const state = node.bootstrapped[key] ?? (l1 ? true : undefined);
       if (state === undefined) return rpcError(`there is no chain with alias/ID '${chain}'`);
       return { result: { isBootstrapped: state } };
     }
