@@ -53,6 +53,9 @@ export interface L1Chain {
   protocol: number | undefined;
 }
 
+/** An L1 chain's fields to set; `protocol: null`: the node's own again. */
+export type L1ChainInput = { subnetId?: string | undefined; vmId?: string | undefined; vmVersion?: string | undefined; protocol?: number | null | undefined };
+
 /** The C-Chain's VM: Coreth; after Helicon SAE in the transition VM (`switched` in this process, `restarted` after a restart). */
 export type CChainVm = 'coreth' | 'switched' | 'restarted';
 
@@ -79,7 +82,7 @@ export interface NodeInput {
   /** The C-Chain's VM (Coreth, or SAE after Helicon). */
   cChain?: CChainVm | undefined;
   /** Per blockchain ID: an L1 chain it validates (fields given replace those set); null: no longer. */
-  l1Chains?: Record<string, Partial<L1Chain> | null> | undefined;
+  l1Chains?: Record<string, L1ChainInput | null> | undefined;
   /** Per chain (P, X, C, an alias or a blockchain id); each given replaces its value. */
   bootstrapped?: Record<string, boolean> | undefined;
   /** check name → its error text; null makes the check pass again. */
@@ -155,7 +158,11 @@ export class NodeWorld {
     if (input.cChain !== undefined) node.cChain = input.cChain;
     for (const [id, chain] of Object.entries(input.l1Chains ?? {})) {
       if (chain === null) delete node.l1Chains[id];
-      else node.l1Chains[id] = { subnetId: id, vmId: SUBNET_EVM_VM_ID, vmVersion: 'v0.8.0', protocol: undefined, ...node.l1Chains[id], ...definedOnly(chain) };
+      else {
+        const { protocol, ...rest } = chain;
+        const prior = node.l1Chains[id] ?? { subnetId: id, vmId: SUBNET_EVM_VM_ID, vmVersion: 'v0.8.0', protocol: undefined };
+        node.l1Chains[id] = { ...prior, ...definedOnly(rest), protocol: protocol === undefined ? prior.protocol : (protocol ?? undefined) };
+      }
     }
     if (input.bootstrapped) node.bootstrapped = { ...node.bootstrapped, ...canonicalChains(input.bootstrapped) };
     for (const [check, error] of Object.entries(input.failing ?? {})) {

@@ -16,7 +16,7 @@ const l1Chain = z.strictObject({
   vmId: cb58.optional(),
   vmVersion: z.string().min(1).optional(),
   /** The plugin's RPCChainVM protocol; another than the node's: refused at the handshake. */
-  protocol: z.number().int().min(0).optional(),
+  protocol: z.number().int().min(0).nullable().optional(),
 });
 
 const state = {
