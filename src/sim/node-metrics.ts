@@ -1,4 +1,4 @@
-// A simulated node's /ext/metrics: the Prometheus text exposition of avalanchego 1.14's own
+// A simulated node's /ext/metrics: the Prometheus text exposition of avalanchego 1.14/1.15's own
 // metric names (docs/node-api-source.md), from the node's state, with the scenario's
 // `metrics` overrides on top (a series given exactly replaces it; any other is added), and
 // `renamed` families exported under another name (as an AvalancheGo upgrade renames one).
@@ -10,6 +10,8 @@ export interface NodeMetricsState {
   peers: number;
   rewardingStake: number;
   weightedAverage: number;
+  /** false: not a validator (the uptime gauges read 0). */
+  validator?: boolean;
   metrics: Record<string, number>;
   /** Metric name → the name it is exported under (an upgrade renamed it). */
   renamed?: Record<string, string>;
@@ -84,8 +86,10 @@ export function renderNodeMetrics(node: NodeMetricsState, failing: FailingGauges
     for (const [tag, count] of byTag) add('avalanche_health_checks_failing', 'gauge', 'number of currently failing health checks', `{check="${worker}",tag="${tag}"}`, count);
   }
   add('avalanche_network_peers', 'gauge', 'Number of network peers', '', node.peers);
-  add('avalanche_network_node_uptime_rewarding_stake', 'gauge', 'The percentage of total stake which thinks this node is eligible for rewards', '', node.rewardingStake);
-  add('avalanche_network_node_uptime_weighted_average', 'gauge', "This node's uptime average weighted by observing peer stakes", '', node.weightedAverage);
+  // network.go sets the zero UptimeResult when the node validates nothing (errNotValidator).
+  const validator = node.validator !== false;
+  add('avalanche_network_node_uptime_rewarding_stake', 'gauge', 'The percentage of total stake which thinks this node is eligible for rewards', '', validator ? node.rewardingStake : 0);
+  add('avalanche_network_node_uptime_weighted_average', 'gauge', "This node's uptime average weighted by observing peer stakes", '', validator ? node.weightedAverage : 0);
   // Registered by initHealthAPI after its early return: absent with the health API off.
   if (healthApi) add('avalanche_upgrade_time_until', 'gauge', 'Time until an upcoming network upgrade (ns). +Inf means the upgrade is unscheduled.', '', Infinity);
   const l1 = node.loadedL1 ?? [];

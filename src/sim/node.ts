@@ -2,7 +2,7 @@ import { failingGauges, failingRuns, lastRun, selectChecks, type CheckSpec, type
 import { renderNodeMetrics } from './node-metrics.js';
 
 // Simulated AvalancheGo nodes: the operator's own node APIs (/ext/health, /ext/info,
-// /ext/metrics) as avalanchego 1.14.2 answers them (docs/node-api-source.md). Held to the
+// /ext/metrics) as avalanchego 1.14.2 and v1.15.0-fuji answer them (docs/node-api-source.md). Held to the
 // Go source by test/contract/node.test.ts.
 
 /** The BLS key the data simulator lists for every validation (samples.ts common()). */
@@ -467,8 +467,9 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
       };
     case 'info.getNodeVersion': {
       // vms/manager.go Versions: each VM that answered its Version call, by its primary alias; the
-      // primary network's VMs (Coreth included, grafted) report the node's own version.
+      // primary network's VMs report the node's own version (Coreth from v1.14.2; v0.15.4 at v1.14.1).
       const semver = node.version.replace(/^[^/]*\//, 'v');
+      const evm = semver === 'v1.14.1' ? 'v0.15.4' : semver;
       const plugins = Object.fromEntries(loadedL1Chains(node).map((c) => [c.vmId, c.vmVersion]));
       return {
         result: {
@@ -476,7 +477,7 @@ function infoAnswer(node: SimNode, method: string, params: Record<string, unknow
           databaseVersion: 'v1.4.5',
           rpcProtocolVersion: String(protocolOf(node)),
           gitCommit: '1cf1fc3d1711a09fde7319d2b48609c8cba93680',
-          vmVersions: sortKeys({ avm: semver, evm: semver, platform: semver, ...plugins }),
+          vmVersions: sortKeys({ avm: semver, evm, platform: semver, ...plugins }),
         },
       };
     }

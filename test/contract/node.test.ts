@@ -236,12 +236,16 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     expect(value.result.version).toBe('avalanchego/1.11.3');
   });
 
-  it('low rewarding stake: info.uptime with json.Float64 strings; not a validator: the Go error', async () => {
+  it('low rewarding stake: info.uptime with json.Float64 strings; not a validator: the Go error, and the uptime gauges 0', async () => {
     const base = await nodeSim({ rewardingStake: 61.23456, weightedAverage: 79.5 });
     const value = expectGo((await call(base, 'info.uptime')).text, rpcResponse(UptimeResponse)) as { result: unknown };
     expect(value.result).toEqual({ rewardingStakePercentage: '61.2346', weightedAveragePercentage: '79.5000' });
+    expect(expectExposition((await get(`${base}/ext/metrics`)).text).get('avalanche_network_node_uptime_rewarding_stake')).toBe(61.23456);
     sim!.world.nodes.set({ nodeId: NODE, validator: false });
     expect(expectGo((await call(base, 'info.uptime')).text, rpcResponse(UptimeResponse))).toMatchObject({ error: { code: -32000, message: "couldn't get node uptime: node is not a validator", data: null } });
+    // network.go sets NodeUptime's zero result when the node validates nothing.
+    const samples = expectExposition((await get(`${base}/ext/metrics`)).text);
+    expect([samples.get('avalanche_network_node_uptime_rewarding_stake'), samples.get('avalanche_network_node_uptime_weighted_average')]).toEqual([0, 0]);
   });
 
   it('info.peers: numPeers a json.Uint64 and peer.Info entries; an unknown method as gorilla/rpc answers it', async () => {
