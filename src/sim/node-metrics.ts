@@ -36,6 +36,15 @@ const CHAINS = ['C', 'P', 'X'] as const;
 const DISK_BYTES = 2_000_000_000_000;
 /** The Primary Network's validators, as a mainnet node counts them. */
 const MAINNET_VALIDATORS = 1_400;
+/**
+ * constants.VMName (utils/constants/vm_ids.go): the names of the VM IDs built into the node;
+ * any other VM's namespace is its ID. Subnet-EVM's usual VM ID is the built-in SubnetEVMID.
+ */
+const VM_NAMES: Record<string, string> = {
+  srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy: 'subnetevm',
+  mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6: 'evm',
+  v3m4wPxaHpvGr8qfMeyK6PRW3idZrPHmYcMTt7oXdK47yurVH: 'xsvm',
+};
 /** An L1's validators. */
 const L1_VALIDATORS = 8;
 
@@ -111,8 +120,8 @@ export function renderNodeMetrics(node: NodeMetricsState, failing: FailingGauges
   if (node.cChain !== 'restarted') add('avalanche_evm_eth_chain_block_bad_count', 'counter', '', '{chain="C"}', 0);
   if (node.cChain === 'switched' || node.cChain === 'restarted') addSae(add, up, nowMs);
   // A plugin VM: chains/manager.go getOrMakeVMGatherer names its namespace by constants.VMName
-  // (the VM ID for a plugin), vm_server.go registers the plugin's metrics as "vm", Subnet-EVM its chain's as "eth".
-  for (const c of l1) add(`avalanche_${c.vmId}_vm_eth_chain_block_bad_count`, 'counter', '', `{chain="${c.id}"}`, 0);
+  // (subnetevm for Subnet-EVM's usual ID, else the VM ID), vm_server.go registers the plugin's metrics as "vm", Subnet-EVM its chain's as "eth".
+  for (const c of l1) add(`avalanche_${VM_NAMES[c.vmId] ?? c.vmId}_vm_eth_chain_block_bad_count`, 'counter', '', `{chain="${c.id}"}`, 0);
   for (const [text, value] of Object.entries(node.metrics)) {
     const series = parseSeries(text);
     if (!series) continue;
@@ -148,6 +157,7 @@ function addSae(add: Add, up: number, nowMs: number): void {
   sae('execution_queue_gas_limit', 'gauge', 'Sum of the gas limits of accepted blocks that have not yet completed execution.', 0);
   sae('last_executed_gas_time_seconds', 'gauge', 'Gas time reached by the latest executed block, as a Unix timestamp.', Math.floor(nowMs / 1000));
   sae('gas_time_wall_time_gap_seconds', 'gauge', 'Gas time minus wall time, observed when the latest block finished executing; negative when gas time lags the wall clock.', -0.25);
+  sae('gas_target', 'gauge', 'ACP-176 gas target in force as of the latest enqueued block.', 1_000_000);
   sae('in_memory_blocks', 'gauge', 'Number of SAE blocks still live in memory (created but not yet garbage collected).', 4);
   sae('executed_gas_charged_total', 'counter', 'Cumulative gas charged by executed blocks (transaction gas used plus end-of-block operation gas); this is not the eth gas used.', executed * 1_000_000);
   sae('executed_gas_limit_total', 'counter', 'Cumulative gas limit (worst-case gas) of executed blocks.', executed * 15_000_000);

@@ -46,6 +46,9 @@ const PRIMARY = '11111111111111111111111111111111LpoYY';
 const L1_SUBNET = '2hMMhMFfXKmLY1Dv9DZZ6yr9uEvh4TjfEsj3TtBKUhpMPTBGsB';
 const L1_CHAIN = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
 const SUBNET_EVM = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/** An L1 with a VM ID of its own (not Subnet-EVM's). */
+const OWN_VM = 'juFxSrbCM4wszxddKepj1GWwmrn9YgN1g4n3VUWPpRo9JjERA';
+const OWN_VM_CHAIN = 'GAB1Y7VB4x4ZcLoTvfWeuoqTAxWz1ePy6ksRqWFBDhP3cmL4n';
 
 /** The metric families avawatch's alerts read, with their type and label names (docs/node-api-source.md). */
 const METRICS: Record<string, { type: 'gauge' | 'counter'; labels: string[] }> = {
@@ -69,7 +72,7 @@ const METRICS: Record<string, { type: 'gauge' | 'counter'; labels: string[] }> =
 };
 /** The C-Chain's series after Helicon (transitionvm "transition", SAE "sae", "cchain"; v1.15.0-fuji), present only then. */
 const SAE_METRICS: Record<string, { type: 'gauge' | 'counter'; labels: string[] }> = Object.fromEntries([
-  ...['last_executed_height', 'last_settled_height', 'execution_queue_blocks', 'execution_queue_gas_limit', 'last_executed_gas_time_seconds', 'gas_time_wall_time_gap_seconds', 'in_memory_blocks'].map((n) => [`avalanche_evm_transition_sae_${n}`, { type: 'gauge', labels: ['chain'] }]),
+  ...['last_executed_height', 'last_settled_height', 'execution_queue_blocks', 'execution_queue_gas_limit', 'last_executed_gas_time_seconds', 'gas_time_wall_time_gap_seconds', 'gas_target', 'in_memory_blocks'].map((n) => [`avalanche_evm_transition_sae_${n}`, { type: 'gauge', labels: ['chain'] }]),
   ...['executed_gas_charged_total', 'executed_gas_limit_total', 'accepted_gas_limit_total'].map((n) => [`avalanche_evm_transition_sae_${n}`, { type: 'counter', labels: ['chain'] }]),
   ['avalanche_evm_transition_cchain_min_block_delay_seconds', { type: 'gauge', labels: ['chain'] }],
 ]);
@@ -293,8 +296,8 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     expect((await get(`${base}/ext/health`)).status).toBe(200);
   });
 
-  it('/ext/metrics: per chain the polls, benched, validators; Coreth\'s bad-block counter; an L1 chain under its plugin\'s VM namespace (chains/manager.go, vm_server.go)', async () => {
-    const base = await nodeSim({ l1Chains: { [L1_CHAIN]: { subnetId: L1_SUBNET } } });
+  it('/ext/metrics: per chain the polls, benched, validators; Coreth\'s bad-block counter; an L1 chain under its plugin\'s VM namespace (chains/manager.go constants.VMName, vm_server.go)', async () => {
+    const base = await nodeSim({ l1Chains: { [L1_CHAIN]: { subnetId: L1_SUBNET }, [OWN_VM_CHAIN]: { vmId: OWN_VM } } });
     sim!.world.clock.advance(60_000);
     const samples = expectExposition((await get(`${base}/ext/metrics`)).text);
     for (const chain of ['P', 'X', 'C', L1_CHAIN]) {
@@ -304,7 +307,9 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     }
     expect(samples.get('avalanche_snowman_polls_successful{chain="C"}')).toBeGreaterThan(0);
     expect(samples.get('avalanche_evm_eth_chain_block_bad_count{chain="C"}')).toBe(0);
-    expect(samples.get(`avalanche_${SUBNET_EVM}_vm_eth_chain_block_bad_count{chain="${L1_CHAIN}"}`)).toBe(0);
+    // Subnet-EVM's usual VM ID is the node's built-in SubnetEVMID, named subnetevm; another VM is named by its ID.
+    expect(samples.get(`avalanche_subnetevm_vm_eth_chain_block_bad_count{chain="${L1_CHAIN}"}`)).toBe(0);
+    expect(samples.get(`avalanche_${OWN_VM}_vm_eth_chain_block_bad_count{chain="${OWN_VM_CHAIN}"}`)).toBe(0);
     expect(samples.get('avalanche_resource_tracker_disk_available_space')).toBeGreaterThan(0);
     expect([...samples.keys()].some((k) => k.startsWith('avalanche_evm_transition_'))).toBe(false);
   });
