@@ -141,7 +141,7 @@ export class NodeWorld {
     if (worker === 'liveness') return new Map();
     // readiness: the bootstrapped check alone, monotonic.
     const notReady = this.#ready.get(node.nodeId) === undefined;
-    return notReady ? new Map([['bootstrapped', { error: 'subnets not bootstrapped', details: [PRIMARY_SUBNET], since: node.startedAt }]]) : new Map();
+    return notReady ? new Map([['bootstrapped', { error: 'subnets not bootstrapped', details: bootstrappingSubnets(node), since: node.startedAt }]]) : new Map();
   }
 
   /** The failing health checks now: those set, plus what the state implies (disk, bootstrapping, no peers, a refused plugin). */

@@ -208,7 +208,7 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     expect(sick?.message).toMatchObject({ connectedPeers: 0 });
   });
 
-  it('a chain that stops being bootstrapped: info.isBootstrapped false, the bootstrapped check failing, readiness 503', async () => {
+  it('a chain that stops being bootstrapped: info.isBootstrapped false, the bootstrapped check failing, readiness 503 until it first passes', async () => {
     const base = await nodeSim({ bootstrapped: { C: false } });
     const answer = await call(base, 'info.isBootstrapped', { chain: 'C' });
     expect(answer.status).toBe(200);
@@ -221,6 +221,11 @@ describe(`the node simulator answers as ${AVALANCHEGO.version} (avalanchego@${AV
     expectGo(readiness.text, APIReply);
     const unknown = await call(base, 'info.isBootstrapped', { chain: 'Q' });
     expect(expectGo(unknown.text, rpcResponse(IsBootstrappedResponse))).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: "there is no chain with alias/ID 'Q'", data: null }, id: 1 });
+    // Readiness is a monotonic check (RegisterMonotonicCheck): once passed it passes for good, while health's `bootstrapped` follows the chains.
+    sim!.world.nodes.set({ nodeId: NODE, bootstrapped: { C: true } });
+    expect((await get(`${base}/ext/health/readiness`)).status).toBe(200);
+    sim!.world.nodes.set({ nodeId: NODE, bootstrapped: { C: false } });
+    expect([(await get(`${base}/ext/health/readiness`)).status, (await get(`${base}/ext/health`)).status]).toEqual([200, 503]);
   });
 
   it('another NodeID: info.getNodeID and the node-id header name it, with a HexNC nodePOP', async () => {
