@@ -58,10 +58,11 @@ describe('the node simulator', () => {
     expect(sim.budget.spent).toEqual({ data: 0, metrics: 0 });
   });
 
-  it('a disk filling: diskspace fails, counted per health request, from the time it started', async () => {
+  it('a disk filling: diskspace fails, counted per 30 s check run (not per request), from the time it started', async () => {
     const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, diskAvailablePercent: 40 }] }, [{ at: '+10m', node: { nodeId: NODE, diskAvailablePercent: 7.5 } }]);
     expect((await client.health(base, signal())).healthy).toBe(true);
     sim.world.clock.advance(10 * 60_000);
+    await client.health(base, signal());
     await client.health(base, signal());
     sim.world.clock.advance(30_000);
     const report = await client.health(base, signal());
@@ -149,6 +150,22 @@ describe('the node simulator', () => {
     expect(new Set(families).size).toBe(families.length);
   });
 
+  it('scenario keys of 1.15 nodes: an L1 chain and its plugin, the C-Chain after Helicon, the health API off', async () => {
+    const L1 = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
+    const { sim, base } = await simWith(
+      { nodes: [{ nodeId: NODE, version: 'avalanchego/1.15.0', cChain: 'switched', l1Chains: { [L1]: { vmVersion: 'v0.7.4', protocol: 45 } } }] },
+      [{ at: '+1m', node: { nodeId: NODE, healthApi: false, l1Chains: { [L1]: { protocol: null } } } }],
+    );
+    const failing = (await client.health(base, signal())).checks.filter((c) => c.error !== undefined).map((c) => c.name);
+    expect(failing).toEqual([L1]);
+    expect(await client.metricsText(`${base}/ext/metrics`, signal())).toContain('avalanche_evm_transition_sae_execution_queue_blocks{chain="C"} 0\n');
+    sim.world.clock.advance(60_000);
+    const off = (await client.health(base, signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect(off.kind).toBe('off');
+    const versions = z.object({ vmVersions: z.record(z.string(), z.string()) }).transform((r) => r.vmVersions);
+    expect(await info(base, 'info.getNodeVersion', versions)).toMatchObject({ srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy: 'v0.7.4' });
+  });
+
   it('refuses a bad node key with its path', () => {
     const result = scenarioSchema.safeParse({ world: { nodes: [{ nodeId: 'node-1', diskAvailablePercent: 140, metrics: { 'not a series': 1 } }] } });
     expect(result.success).toBe(false);
@@ -156,6 +173,11 @@ describe('the node simulator', () => {
     expect(issues).toContain('world.nodes.0.nodeId: expected NodeID-…');
     expect(issues.some((i) => i.startsWith('world.nodes.0.diskAvailablePercent: '))).toBe(true);
     expect(issues.some((i) => i.startsWith('world.nodes.0.metrics.not a series: ') || i.startsWith('world.nodes.0.metrics: '))).toBe(true);
+    const l1 = scenarioSchema.safeParse({ world: { nodes: [{ nodeId: NODE, cChain: 'sae', l1Chains: { 'not-an-id': {}, '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN': { protocol: 'forty-six' } } }] } });
+    const l1Issues = l1.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+    expect(l1Issues.some((i) => i.startsWith('world.nodes.0.cChain: '))).toBe(true);
+    expect(l1Issues.some((i) => i.startsWith('world.nodes.0.l1Chains.not-an-id: '))).toBe(true);
+    expect(l1Issues.some((i) => i.startsWith('world.nodes.0.l1Chains.2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN.protocol: '))).toBe(true);
     expect(scenarioSchema.safeParse({ events: [{ at: '1m', node: { nodeId: NODE } }] }).error?.issues[0]?.message).toMatch(/^nothing to change: give one of network, upgrades, down, /);
   });
 });

@@ -1,5 +1,5 @@
 import type { Network } from '../api/data/reader.js';
-import type { NodeWorld, RpcAnswer } from './node.js';
+import type { HealthWorker, NodeWorld, RpcAnswer } from './node.js';
 
 // The simulated nodes' HTTP face, /node/{NodeID}/ext/…: what the server sends, byte for byte
 // as AvalancheGo does (Go's encoder ends a body with a newline; every answer carries the
@@ -14,8 +14,8 @@ export type PChainRpc = (network: Network, method: string, params: Record<string
 const ROUTE = /^\/node\/([^/]+)\/ext\/(health(?:\/health|\/readiness|\/liveness)?|info|metrics|bc\/P)\/?$/;
 const PUBLIC_P_CHAIN = /^\/p-chain\/(mainnet|fuji)\/ext\/bc\/P\/?$/;
 
-/** The body as the simulator read it: parsed JSON, undefined, or the parse error. */
-export function nodeReply(nodes: NodeWorld, method: string, pathname: string, body: unknown, pchain: PChainRpc): NodeReply {
+/** The body as the simulator read it: parsed JSON, undefined, or the parse error; `query` the URL's (GET /ext/health?tag=…). */
+export function nodeReply(nodes: NodeWorld, method: string, pathname: string, body: unknown, pchain: PChainRpc, query?: URLSearchParams): NodeReply {
   const open = PUBLIC_P_CHAIN.exec(pathname);
   if (open) return rpc(method, body, {}, (m, params) => pchain(open[1] as Network, m, params));
   const match = ROUTE.exec(pathname);
@@ -25,26 +25,43 @@ export function nodeReply(nodes: NodeWorld, method: string, pathname: string, bo
   if (node.down) return { destroy: true };
   const headers = { 'node-id': node.reportsNodeId ?? node.nodeId };
   const route = match[2] as string;
+  // An API switched off by its flag has no route (node.go initHealthAPI, initInfoAPI): gorilla/mux's 404.
+  if ((route.startsWith('health') && !node.healthApi) || (route === 'info' && !node.infoApi)) return text(404, '404 page not found\n', headers);
 
   if (route === 'metrics') {
     if (method !== 'GET') return text(405, 'Method Not Allowed\n', headers);
     return { status: 200, headers: { ...headers, 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: nodes.metrics(node.nodeId) ?? '' };
   }
   if (route.startsWith('health') && method === 'GET') {
-    const health = nodes.health(node.nodeId);
+    // health.NewGetHandler over the route's worker (GET /ext/health is the health worker), `?tag=` repeatable.
+    const worker = (route.split('/')[1] ?? 'health') as HealthWorker;
+    const health = nodes.health(node.nodeId, worker, query?.getAll('tag') ?? []);
     if (!health) return text(404, '404 page not found\n');
-    // Readiness and liveness hold no checks the simulator fails but bootstrapping (readiness).
-    const body = route === 'health' || route === 'health/health' ? health.body : subset(health.body, route === 'health/readiness' ? ['bootstrapped'] : []);
-    const status = route === 'health' || route === 'health/health' ? health.status : body.healthy ? 200 : 503;
-    return goJson(status, body, headers, 'application/json');
+    return goJson(health.status, health.body, headers, 'application/json');
   }
   return rpc(method, body, headers, (rpcMethod, params) => {
     if (route === 'bc/P') return pchain(node.network, rpcMethod, params);
     if (route === 'info') return nodes.info(node.nodeId, rpcMethod, params);
-    const health = nodes.health(node.nodeId);
-    if (rpcMethod !== 'health.health' || !health) return { error: { code: -32000, message: `rpc: can't find method "${rpcMethod}"`, data: null } };
-    return { result: health.body };
+    return healthRpc(nodes, node.nodeId, rpcMethod, params);
   });
+}
+
+/** api/health/service.go: health.health, health.readiness, health.liveness with APIArgs {tags}; the APIReply as result. */
+function healthRpc(nodes: NodeWorld, nodeId: string, rpcMethod: string, params: Record<string, unknown>): RpcAnswer | undefined {
+  const [service = '', fn = ''] = rpcMethod.split('.', 2);
+  if (service !== 'health') return rpcError(`rpc: can't find service "${rpcMethod}"`);
+  if (/^[A-Z]/.test(fn)) return rpcError('method must start with a non-uppercase letter');
+  if (fn !== 'health' && fn !== 'readiness' && fn !== 'liveness') return rpcError(`rpc: can't find method "health.${fn.charAt(0).toUpperCase()}${fn.slice(1)}"`);
+  const tags = params['tags'];
+  if (tags !== undefined && tags !== null && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string'))) {
+    return rpcError('couldn\'t unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls');
+  }
+  const health = nodes.health(nodeId, fn, (tags ?? []) as string[]);
+  return health ? { result: health.body } : undefined;
+}
+
+function rpcError(message: string): RpcAnswer {
+  return { error: { code: -32000, message, data: null } };
 }
 
 /** A JSON-RPC 2.0 exchange as gorilla/rpc json2 answers it (always HTTP 200 once it is POST). */
@@ -59,11 +76,6 @@ function rpc(method: string, body: unknown, headers: Record<string, string>, ans
   const a = answer(rpcMethod, params);
   if (!a) return text(404, '404 page not found\n');
   return goJson(200, { jsonrpc: '2.0', ...a, id }, { ...headers, 'x-content-type-options': 'nosniff' });
-}
-
-function subset(body: { checks: Record<string, unknown>; healthy: boolean }, names: string[]): { checks: Record<string, unknown>; healthy: boolean } {
-  const checks = Object.fromEntries(Object.entries(body.checks).filter(([name]) => names.includes(name)));
-  return { checks, healthy: Object.values(checks).every((c) => (c as { error?: unknown }).error === undefined) };
 }
 
 /** GET health writes `application/json`; gorilla/rpc's answers `application/json; charset=utf-8`. */

@@ -64,7 +64,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     if (url.pathname.startsWith('/node/') || url.pathname.startsWith('/p-chain/')) {
       timeline?.applyDue(world);
       nodeRequests.push(`${req.method} ${url.pathname}`);
-      return sendNode(res, nodeReply(world.nodes, req.method ?? 'GET', url.pathname, body, (network, m, params) => world.pchainApi(network, m, params)));
+      return sendNode(res, nodeReply(world.nodes, req.method ?? 'GET', url.pathname, body, (network, m, params) => world.pchainApi(network, m, params), url.searchParams));
     }
     if (body instanceof Error) return send(res, error(400, `malformed JSON body: ${body.message}`));
     if (url.pathname.startsWith('/_sim/')) return send(res, control(req.method ?? 'GET', url, body));

@@ -8,7 +8,7 @@ export const AVALANCHEGO = { version: 'avalanchego/1.14.2', commit: '1cf1fc3d171
 
 export type GoType =
   | { go: 'string'; pattern?: RegExp; gen?: fc.Arbitrary<string> }
-  | { go: 'bool' | 'int64' | 'uint64' | 'json.Uint64' | 'json.Uint32' | 'json.Float64' | 'json.Float32' | 'time.Time' | 'time.Duration' | 'any' }
+  | { go: 'bool' | 'int64' | 'uint64' | 'float64' | 'json.Uint64' | 'json.Uint32' | 'json.Float64' | 'json.Float32' | 'time.Time' | 'time.Duration' | 'any' }
   | { go: 'ptr' | 'slice'; elem: GoType }
   | { go: 'map'; value: GoType }
   | { go: 'struct'; name: string; fields: GoField[] };
@@ -37,6 +37,28 @@ export const Result: GoType = {
     f('duration', { go: 'time.Duration' }),
     f('contiguousFailures', { go: 'int64' }, true),
     f('timeOfFirstFailure', { go: 'ptr', elem: { go: 'time.Time' } }, true),
+  ],
+};
+/** api/health/service.go APIArgs, the params of health.health, health.readiness, health.liveness. */
+export const APIArgs: GoType = { go: 'struct', name: 'health.APIArgs', fields: [f('tags', { go: 'slice', elem: str() })] };
+/**
+ * network/network.go HealthCheck's details, a map[string]interface{} (keys set as it goes: the
+ * message times only once a message went, the ingress report after its grace period), here as a
+ * struct whose optional keys are omitempty; durations as time.Duration.String().
+ */
+export const NetworkHealthDetails: GoType = {
+  go: 'struct',
+  name: 'network health details',
+  fields: [
+    f('connectedPeers', { go: 'int64' }),
+    f('timeSinceLastMsgReceived', str(/^[\d.]+(ns|µs|ms|s|m|h)|(\d+h)?(\d+m)?[\d.]+s$/), true),
+    f('timeSinceLastMsgSent', str(/^[\d.]+(ns|µs|ms|s|m|h)|(\d+h)?(\d+m)?[\d.]+s$/), true),
+    f('sendFailRate', { go: 'float64' }),
+    f(
+      'primary network validator health',
+      { go: 'ptr', elem: { go: 'struct', name: 'no_ingress_conn_alert.go result', fields: [f('ingressConnectionCount', { go: 'int64' }), f('primaryNetworkValidator', { go: 'bool' })] } },
+      true,
+    ),
   ],
 };
 /** api/health/service.go APIReply */
@@ -185,6 +207,8 @@ export function conformance(value: unknown, type: GoType, path = '$'): string[] 
       return type.pattern && !type.pattern.test(value) ? bad(`expected ${type.pattern}`) : [];
     case 'bool':
       return typeof value === 'boolean' ? [] : bad('expected a bool');
+    case 'float64':
+      return typeof value === 'number' && Number.isFinite(value) ? [] : bad('expected a bare finite number');
     case 'int64':
     case 'time.Duration':
       return Number.isInteger(value) ? [] : bad('expected a bare integer');
@@ -282,6 +306,8 @@ export function goValue(type: GoType, o: GenOptions, nonEmpty = false): fc.Arbit
       return (nonEmpty ? text.filter((s) => s !== '') : text).map(goString);
     case 'bool':
       return nonEmpty ? fc.constant('true') : fc.boolean().map(String);
+    case 'float64':
+      return fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !nonEmpty || d !== 0).map((d) => JSON.stringify(d));
     case 'int64':
     case 'time.Duration':
       return fc.bigInt(INT64_MIN, INT64_MAX).filter((b) => !nonEmpty || b !== 0n).map(String);
