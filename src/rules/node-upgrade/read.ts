@@ -14,7 +14,7 @@ const MAX_TEXT = 120;
 export interface NodeVersionInfo {
   version: string;
   /** As the node wrote it (a number in a string); the kind says when it is not one. */
-  rpcProtocolVersion: unknown;
+  rpcProtocolVersion?: unknown;
   /** VM (primary alias or ID) → its version. Undefined when the answer had no map. */
   vmVersions: Record<string, string> | undefined;
 }
@@ -22,7 +22,7 @@ export interface NodeVersionInfo {
 export const nodeVersionInfoReply = z
   .looseObject({
     version: z.string().min(1),
-    rpcProtocolVersion: z.unknown(),
+    rpcProtocolVersion: z.unknown().optional(),
     // Walked as parsed (z.record drops a key named __proto__): any VM name is only a name.
     vmVersions: z.custom<Record<string, unknown> | null | undefined>((v) => v == null || (typeof v === 'object' && !Array.isArray(v))).catch(undefined),
   })
