@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 export const PROFILE_RULE_FILES = ['validators.yaml', 'validation-end.yaml', 'validator-health.yaml', 'delegation-end.yaml', 'block-production.yaml'] as const;
 
 /** The shipped rule files that read the validators' own APIs (`api:`): added with --api, as the shipped config loads them. */
-export const NODE_RULE_FILES = ['node-health.yaml', 'node-metrics.yaml'] as const;
+export const NODE_RULE_FILES = ['node-health.yaml', 'node-metrics.yaml', 'node-upgrade.yaml'] as const;
 
 /** One validator as the arguments give it: `--node` and the `--network`, `--api`, `--name` after it. */
 export interface InitValidator {
@@ -18,7 +18,7 @@ export interface InitValidator {
   name?: string;
   /** Default mainnet (or a --network given before any --node). */
   network?: 'mainnet' | 'fuji';
-  /** Its node's own API (http://127.0.0.1:9650): node-health and node-metrics read it. */
+  /** Its node's own API (http://127.0.0.1:9650): node-health, node-metrics and node-upgrade read it. */
   api?: string;
 }
 
@@ -102,7 +102,7 @@ export function initConfigText(o: InitOptions): string {
   const rulesDir = o.rulesDir ?? join(PACKAGE_ROOT, 'rules');
   const ruleFile = (name: string) => yamlString(pathFrom(dir, resolve(rulesDir, name)));
   const api = (url: string | undefined) =>
-    url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it, rules/node-health.yaml and rules/node-metrics.yaml to watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health and node-metrics read it (docs/node.md)`;
+    url === undefined ? `    # api: http://127.0.0.1:9650   # its own AvalancheGo API: add it, and rules/node-health.yaml, node-metrics.yaml and node-upgrade.yaml watch the node from inside (docs/node.md)` : `    api: ${yamlString(url)}   # node-health, node-metrics and node-upgrade read it (docs/node.md)`;
   const validators = o.validators.map((v, i) =>
     [`  - name: ${yamlString(v.name ?? `validator-${i + 1}`)}`, `    nodeId: ${yamlString(v.nodeId)}`, `    network: ${v.network ?? 'mainnet'}`, api(v.api), `    # labels: { team: infra }   # route by them; rules may select them: validators: { team: infra }`].join('\n'),
   );

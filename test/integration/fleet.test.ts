@@ -67,7 +67,7 @@ describe('init for a mixed fleet, then once --json against the stand-in service 
     const api = `${sim.url}/node/${C}`;
     const made = await avawatch(['-c', 'config/mine.yaml', 'init', '--node', A, '--network', 'mainnet', '--name', 'alpha', '--node', C, '--network', 'fuji', '--api', api, '--name', 'charlie'], { cwd: dir });
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('wrote config/mine.yaml: 2 validator(s) (1 mainnet, 1 fuji), 29 rules, state in data/mine.db');
+    expect(made.stdout).toContain('wrote config/mine.yaml: 2 validator(s) (1 mainnet, 1 fuji), 30 rules, state in data/mine.db');
     const file = join(dir, 'config/mine.yaml');
     const check = await avawatch(['-c', 'config/mine.yaml', 'check'], { cwd: dir });
     expect(check.code).toBe(0);

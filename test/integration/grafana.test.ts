@@ -22,6 +22,10 @@ const N1 = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const N2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const SUBNET = '2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg';
 const ADDR = '0xAbC0000000000000000000000000000000000001';
+const L1_CHAIN = '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5';
+const SUBNET_EVM = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/** Mainnet's next upgrade a month ahead of the daemon's clock: node-upgrade's countdown has one to count to. */
+const nextUpgrade = () => `networks: { mainnet: { upgrades: { helicon: ${new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/\.\d{3}/, '')} } } }\n`;
 
 /** Metric names in PromQL: ours and prom-client's process metrics. */
 const METRIC_NAME = /\b(?:avawatch|process|nodejs)_[a-z0-9_]+/g;
@@ -133,7 +137,8 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
         proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
         evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
         // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails; its build schedules an upgrade to come.
-        nodes: [{ nodeId: N1, diskAvailablePercent: 7, upgrades: { nextUpgradeTime: new Date(sim.world.clock.nowMs() + 30 * 86_400_000).toISOString() } }],
+        // It runs an L1's Subnet-EVM plugin (rules/node-upgrade.yaml's l1s, filled in below).
+        nodes: [{ nodeId: N1, diskAvailablePercent: 7, upgrades: { nextUpgradeTime: new Date(sim.world.clock.nowMs() + 30 * 86_400_000).toISOString() }, l1Chains: { [L1_CHAIN]: { subnetId: SUBNET, vmId: SUBNET_EVM } } }],
       });
       applyChange(sim.world, change, sim.world.clock.nowMs());
       // One failed evaluation (a try and its one retry) for the failure counters.
@@ -141,13 +146,17 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
       slack = await startSlackReceiver();
       // One failed delivery attempt (retried, then delivered) for the delivery counters.
       slack.failNext({ status: 503, body: 'service_unavailable' });
-      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]\n` });
+      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]\n${nextUpgrade()}` });
       // Every example rule, as shipped, polled every second instead of every few minutes: the
       // L1 runway needs two reads, and the test must not wait for a 10m interval.
       for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
         const text = readFileSync(join(RULES, file), 'utf8');
         // As an operator would once the placeholders are replaced: a glob loads it then.
-        const fast = text.replace(/^(\s*every:\s*)\S+/gm, '$11s').replace(/^placeholder:.*\n/m, '');
+        const fast = text
+          .replace(/^(\s*every:\s*)\S+/gm, '$11s')
+          .replace(/^placeholder:.*\n/m, '')
+          // node-upgrade's L1 chains, as an operator fills in the commented example.
+          .replace(/^(\s*)# (l1s:).*\n\s*#\s*- \{ name: my-l1, chain: \S+, vm: myl1vm \}.*$/m, `$1$2 [{ name: my-l1, chain: ${L1_CHAIN}, vm: ${SUBNET_EVM} }]`);
         expect(fast, `${file} sets every:`).not.toBe(text);
         writeFileSync(join(project.dir, 'rules', file), fast);
       }

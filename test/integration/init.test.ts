@@ -45,13 +45,13 @@ describe('avawatch init', () => {
   it("--api declares the node's own API and adds node-health, which check counts as free calls", async () => {
     const made = await avawatch(['-c', 'node.yaml', 'init', '--node', A, '--name', 'alpha', '--api', 'http://127.0.0.1:9650'], { cwd: dir });
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('wrote node.yaml: 1 validator(s), 24 rules');
-    expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toContain('    api: http://127.0.0.1:9650   # node-health and node-metrics read it (docs/node.md)');
+    expect(made.stdout).toContain('wrote node.yaml: 1 validator(s), 25 rules');
+    expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toContain('    api: http://127.0.0.1:9650   # node-health, node-metrics and node-upgrade read it (docs/node.md)');
     const check = await avawatch(['-c', 'node.yaml', 'check'], { cwd: dir });
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/ {2}node-health {2}node-health {2}every 1m {2}warning {2}mainnet, 1 node's own API: health checks/);
-    // node-health: 5 + 3 chains calls a minute (its peers from the health answer, never info.peers); the node-metrics rules the rest.
-    expect(check.stdout).toContain('node APIs  44,640 calls a day to your own nodes, no compute units');
+    // node-health: 5 + 3 chains calls a minute (its peers from the health answer, never info.peers); the node-metrics rules and node-upgrade (3 calls each 5m) the rest.
+    expect(check.stdout).toContain('node APIs  45,504 calls a day to your own nodes, no compute units');
     // The same node rules as the shipped config: Ava Labs' recommended node alerts too.
     const shipped = (parseYaml(readFileSync('config/avawatch.yaml', 'utf8')) as { ruleFiles: string[] }).ruleFiles.map((f) => basename(f));
     const written = (parseYaml(readFileSync(join(dir, 'node.yaml'), 'utf8')) as { ruleFiles: string[] }).ruleFiles.map((f) => basename(f));
