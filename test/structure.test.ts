@@ -128,6 +128,7 @@ const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
   'src/commands/init.ts → block-production': PROFILE,
   'src/commands/init.ts → node-health': PROFILE,
   'src/commands/init.ts → node-metrics': PROFILE,
+  'src/commands/init.ts → node-upgrade': PROFILE,
 };
 
 /** Hand-written files that name every kind, and why they may. */
