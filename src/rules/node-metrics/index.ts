@@ -5,20 +5,10 @@ import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
 import { advanceCounter, rateOf } from './rate.js';
 import { unknownMetric } from './known.js';
-import { labelText, matcher, metricsUrl, seriesMatching, seriesOf, type Series } from './read.js';
-import { infixOf, spec, state, type Spec, type State } from './schema.js';
-
-/** A series of the metric, with the value of `ratioWith`'s or `minus`'s series of the same labels. */
-export type Joined = Series & { other?: number };
-
-/** What one read of a target gave. */
-export interface TargetRead {
-  series: Joined[];
-  /** `when:` did not hold: why its series are not judged now. */
-  skip?: string;
-  /** `until:` is exported: why the rule no longer applies there. */
-  retired?: string;
-}
+import { labelText, metricsUrl } from './read.js';
+import { spec, state, type Spec, type State } from './schema.js';
+import { readTarget, type Joined, type TargetRead } from './target.js';
+import { describeSeries, levelText, matchText, rateText, seriesLabel, valueText } from './text.js';
 
 /** Target (a key of `urls`) → the series of the metric that match, or why it could not be read. */
 export type Observation = Record<string, Outcome<TargetRead>>;
@@ -252,10 +242,6 @@ function nextRatio(was: State | undefined, target: string, series: Joined & { ot
   return { ...st, value: ratio, breach: breaches(s, ratio) };
 }
 
-function rateText(v: number): string {
-  return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(3)));
-}
-
 /** What holds for one entity (a series, or a target's aggregate): its condition, or its present for a resolution. */
 function verdict(result: Evaluation<State>, presents: Map<string, Resolution>, s: Spec, key: string, st: State, nowS: number): void {
   if (st.unjudged !== undefined && st.at === nowS) {
@@ -353,70 +339,6 @@ function breaches(s: Spec, value: number): boolean {
   return s.above !== undefined ? value > s.above : value < (s.below as number);
 }
 
-function levelText(s: Spec): string {
-  const level = (s.above ?? s.below) as number;
-  const text = s.ratioWith !== undefined ? percent(level) : s.rate !== undefined ? `${level}/s` : String(level);
-  return `${s.above !== undefined ? 'above' : 'below'} ${text}`;
-}
-
-function valueText(s: Spec, value: number): string {
-  if (s.ratioWith !== undefined) return percent(value);
-  const text = Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(4)));
-  return s.rate !== undefined ? `${text}/s` : text;
-}
-
-/** A ratio as a percentage: 0.8621 → 86.21%. */
-function percent(ratio: number): string {
-  return `${Number((ratio * 100).toPrecision(4))}%`;
-}
-
-/** How an alert names what it judged: `avalanche_x{chain="C"}`, `rate of … over 5m`, `sum of …`. */
-function describeSeries(s: Spec, st: State): string {
-  const labels = st.aggregate ? matchText(s.match) : Object.keys(st.labels).length === 0 ? '' : labelText(st.labels);
-  const series = `${st.name ?? s.metric}${labels}`;
-  const measured =
-    s.ratioWith !== undefined
-      ? `${series} / (${s.metric} + ${s.ratioWith}) over ${formatDuration(s.rate as number)}`
-      : s.minus !== undefined
-        ? `${series} - ${s.minus}${s.minusLabels ? labelText(s.minusLabels) : ''}`
-        : s.rate !== undefined
-          ? `rate of ${series} over ${formatDuration(s.rate)}`
-          : series;
-  return st.aggregate ? `${s.aggregate ?? 'aggregate'} of ${measured}` : measured;
-}
-
-function seriesLabel(s: Spec, st: State): string {
-  return st.aggregate ? (s.aggregate ?? 'aggregate') : labelText(st.labels);
-}
-
-/**
- * One read of a target: the series of the metric (by name or ~pattern) that match, joined with
- * `ratioWith`'s or `minus`'s of the same labels; or that `until:` is exported, or that `when:`
- * does not hold.
- */
-export function readTarget(s: Spec, text: string, target: string): TargetRead {
-  if (s.until !== undefined && seriesOf(text, s.until).length > 0) return { series: [], retired: `the node exports ${s.until}` };
-  if (s.when) {
-    const guard = seriesOf(text, s.when.metric);
-    const above = (s.when.above as number);
-    if (!guard.some((g) => g.value > above)) {
-      const seen = guard.length === 0 ? 'is not exported' : `is ${guard.map((g) => g.value).join(', ')}`;
-      return { series: [], skip: `${s.when.metric} ${seen} (not above ${above}): not judged` };
-    }
-  }
-  const subnets = typeof s.subnets === 'object' ? new Set(s.subnets[target] ?? []) : undefined;
-  if (subnets?.size === 0) return { series: [], skip: 'validates no subnet besides the Primary Network (the inventory lists no subnets): nothing to judge' };
-  const own = matcher(s.match);
-  const matches = subnets === undefined ? own : (labels: Readonly<Record<string, string>>) => own(labels) && subnets.has(labels[s.subnetLabel] ?? '');
-  const pattern = s.metric.startsWith('~') ? s.metric.slice(1) : undefined;
-  const series: Joined[] = (pattern !== undefined ? seriesMatching(text, pattern, infixOf(pattern) as string) : seriesOf(text, s.metric)).filter((x) => matches(x.labels));
-  const otherName = s.ratioWith ?? s.minus;
-  if (otherName === undefined) return { series };
-  const others = new Map(seriesOf(text, otherName).map((x) => [labelText(x.labels), x.value]));
-  const partner = (labels: Readonly<Record<string, string>>) => labelText(s.minusLabels ? { ...labels, ...s.minusLabels } : labels);
-  return { series: series.map((x) => ({ ...x, other: others.get(partner(x.labels)) })) };
-}
-
 /**
  * A target that exports `until:`: the rule no longer applies there. Its series are dropped,
  * what fired resolves saying so, and one info event says it the first time.
@@ -444,16 +366,6 @@ function countKey(target: string, s: Spec): string {
 
 function aggregateKey(target: string, s: Spec): string {
   return `${target}:${s.aggregate}(${s.metric}${matchText(s.match)})`;
-}
-
-/** The matchers as Prometheus writes them: `{chain="C",tag=~"all|application"}`. */
-function matchText(match: Readonly<Record<string, string>>): string {
-  const names = Object.keys(match).sort();
-  if (names.length === 0) return '';
-  return `{${names.map((n) => {
-    const v = match[n] as string;
-    return v.startsWith('~') ? `${n}=~${JSON.stringify(v.slice(1))}` : `${n}=${JSON.stringify(v)}`;
-  }).join(',')}}`;
 }
 
 function fold(how: NonNullable<Spec['aggregate']>, values: number[]): number {

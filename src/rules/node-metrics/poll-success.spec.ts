@@ -6,7 +6,8 @@ import { parse } from 'yaml';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { periodMs } from '../../base/schedule.js';
 import { loadConfig, type LoadedRule } from '../../config/load.js';
-import { nodeMetrics, readTarget } from './index.js';
+import { nodeMetrics } from './index.js';
+import { readTarget } from './target.js';
 import type { Spec, State } from './schema.js';
 
 // The poll success ratio's shared cases (test/fixtures/node/poll-success-cases.yaml), fed through
