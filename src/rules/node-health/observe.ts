@@ -6,6 +6,7 @@ import type { ObserveContext } from '../types.js';
 import { observeValidators, type Seen } from '../validators.js';
 import { isBootstrapped, nodeIdentity, nodeUpgrades, nodeUptime, nodeVersion, peersOfMetrics, PEERS_GAUGE, type NodeIdentity, type NodeUptime } from './read.js';
 import type { Spec, State } from './schema.js';
+import { settle, type Read } from '../node-calls.js';
 
 // One node's own APIs, read together: /ext/health first (a node that does not answer it is
 // not asked the rest, so an unreachable node costs one timeout, not seven), then the info
@@ -15,7 +16,6 @@ import type { Spec, State } from './schema.js';
 // health API off, /ext/metrics' gauge.
 
 /** A figure read from the node, or why it could not be. */
-export type Read<T> = { ok: T } | { error: NodeApiError };
 
 /** A figure what the node answered does not carry (never a failed read): why. */
 export interface Unknown {
@@ -86,14 +86,7 @@ async function readNode(api: NodeApi, base: string, chains: readonly string[], s
     else if (err instanceof NodeApiError && err.kind !== 'unreachable') return { failed: `/ext/health: ${err.message}` };
     else return { unreachable: err instanceof Error ? err.message : String(err) };
   }
-  const read = async <T>(call: () => Promise<T>): Promise<Read<T>> => {
-    try {
-      return { ok: await call() };
-    } catch (err) {
-      signal.throwIfAborted();
-      return { error: err instanceof NodeApiError ? err : new NodeApiError(String(err), 'invalid') };
-    }
-  };
+  const read = <T>(call: () => Promise<T>): Promise<Read<T>> => settle(call, signal);
   const [identity, version, uptime, peers, upgrades, ...boot] = await Promise.all([
     read(() => nodeIdentity(api, base, signal)),
     read(() => nodeVersion(api, base, signal)),

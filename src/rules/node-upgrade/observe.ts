@@ -3,6 +3,7 @@ import { linkedSignal } from '../../base/abort.js';
 import type { Failed } from '../lookup.js';
 import { nodeUpgrades } from '../node-upgrades.js';
 import type { ObserveContext } from '../types.js';
+import { settle, type Read } from '../node-calls.js';
 import { readTables, type Table } from './compatibility.js';
 import { nodeVersionInfo, type NodeVersionInfo } from './read.js';
 import type { Spec } from './schema.js';
@@ -12,7 +13,6 @@ import type { Spec } from './schema.js';
 // (NodeApi.rpc answers identical calls in flight once). A node whose API does not answer is a
 // failed lookup here: node-health says it is silent.
 
-export type Read<T> = { ok: T } | { error: NodeApiError };
 
 export interface NodeReading {
   /** `off`: /ext/health answers 404 (switched off): no chain's check can be read. */
@@ -61,14 +61,7 @@ async function readNode(api: NodeApi, base: string, signal: AbortSignal): Promis
     if (err instanceof NodeApiError && err.kind === 'off') health = 'off';
     else return { failed: `/ext/health: ${err instanceof Error ? err.message : String(err)}` };
   }
-  const read = async <T>(call: () => Promise<T>): Promise<Read<T>> => {
-    try {
-      return { ok: await call() };
-    } catch (err) {
-      signal.throwIfAborted();
-      return { error: err instanceof NodeApiError ? err : new NodeApiError(String(err), 'invalid') };
-    }
-  };
+  const read = <T>(call: () => Promise<T>): Promise<Read<T>> => settle(call, signal);
   const [version, upgrades] = await Promise.all([read(() => nodeVersionInfo(api, base, signal)), read(() => nodeUpgrades(api, base, signal))]);
   return { health, version, upgrades };
 }
