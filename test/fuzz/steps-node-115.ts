@@ -159,7 +159,7 @@ export class PluginRefused implements Cmd {
   toString = () => `L1 plugin of protocol ${this.protocol} refused on ${short(L1_NODE)}, then restored`;
 }
 
-/** A chain polling under minRate (with failures among its few polls) for longer than the window: never paged. */
+/** A chain polling under minRate (with failures among its few polls) for longer than the window and `for`: never paged. */
 export class IdleChain implements Cmd {
   constructor(
     readonly node: string,
@@ -177,7 +177,8 @@ export class IdleChain implements Cmd {
     let [good, bad] = [now(ok), now(failed)];
     const from = d.notifications.length;
     try {
-      for (let i = 1; i <= 9; i++) {
+      // 12 minutes: the 5m window covered by idle samples alone, then the rules' `for: 5m` and one more.
+      for (let i = 1; i <= 12; i++) {
         // 8 good and 3 failed polls a minute: 0.18/s, 73% successful.
         [good, bad] = [good + 8, bad + 3];
         d.world.nodes.set({ nodeId: this.node, metrics: { [ok]: good, [failed]: bad } });
