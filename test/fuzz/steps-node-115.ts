@@ -111,7 +111,7 @@ export class SaeSwitch implements Cmd {
     set.add(this.node);
     const from = d.notifications.length;
     d.world.nodes.set({ nodeId: this.node, cChain: 'switched' });
-    await poll(run, model, `${step} (switched)`, true);
+    await advance(model, run, SHARE_MS, `${step} (switched)`, true);
     await advance(model, run, MINUTE, `${step} (switched, +1m)`, true);
     d.world.nodes.set({ nodeId: this.node, cChain: 'restarted' });
     for (let i = 1; i <= 4; i++) await advance(model, run, 2 * MINUTE, `${step} (restarted, +${2 * i}m)`, true);
@@ -140,7 +140,7 @@ export class PluginRefused implements Cmd {
     d.world.nodes.set({ nodeId: L1_NODE, l1Chains: l1('v1.14.2', this.protocol) });
     try {
       // Not clean: node-health rightly says the chain's failing check, which the model does not hold.
-      await poll(run, model, `${step} (refused)`, false);
+      await advance(model, run, SHARE_MS, `${step} (refused)`, false);
       await advance(model, run, 3 * MINUTE, `${step} (refused, +3m)`, false);
     } finally {
       d.world.nodes.set({ nodeId: L1_NODE, l1Chains: l1(L1_PLUGIN, null) });
