@@ -11,6 +11,7 @@ import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
 import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
 import { healthFamilies } from './steps-health.js';
+import { node115Families } from './steps-node-115.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
@@ -334,6 +335,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   reload: fc.constant(0).chain(() => reloadSteps), // lazily: steps-reload.ts imports this file
   ...deliveryNodeFamilies,
   ...healthFamilies,
+  ...node115Families,
   metrics: metricsSteps(node),
   clock: clockSteps(node),
   outage: fc.constant(0).chain(() => outageSteps), // lazily: steps-outage.ts imports this file

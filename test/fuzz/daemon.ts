@@ -28,6 +28,15 @@ export const DELIVERY = { backoffMaxMs: 60_000, maxAgeMs: 6 * 3600_000 };
 export const DELIVERY_WAIT_CAP_MS = 10 * 60_000;
 const NEVER = '0 0 1 1 *';
 
+/** The fuzz node that validates an L1 (issue 39): it runs AvalancheGo 1.15.0 and the L1's plugin. */
+export const L1_NODE = NODES[2] as string;
+export const L1_CHAIN = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
+export const L1_SUBNET = '2hMMhMFfXKmLY1Dv9DZZ6yr9uEvh4TjfEsj3TtBKUhpMPTBGsB';
+export const L1_VM = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/** The plugin's version as vmVersions lists it: protocol 46, the node's (compatible, quiet). */
+export const L1_PLUGIN = 'v1.15.0';
+export const L1_NODE_VERSION = 'avalanchego/1.15.0';
+
 export interface Daemon {
   app: App;
   world: World;
@@ -50,6 +59,7 @@ export interface Daemon {
 
 export function rulesYaml(serviceUrl: string): string {
   const nodes = `[${NODES.join(', ')}]`;
+  const urls = NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ');
   // Expressions whose cost follows a number from the chain: cheap at 12 delegators, a runaway
   // at 300,000,000 (both within the contract). Never true: any alert from them is a defect.
   const slow = '$count($spread([1..$min([delegatorCount, 30000])])) < 0 or $reduce([1..$min([delegatorCount, 5000000])], function($a, $b) { $a + $b }) < 0';
@@ -90,8 +100,32 @@ export function rulesYaml(serviceUrl: string): string {
     chains: [P] # the model has no bootstrapping to judge; each chain is one more call per node and poll
     urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}
   - {name: metrics, kind: node-metrics, schedule: "${NEVER}", severity: warning, metric: avalanche_snowman_blks_processing, match: {chain: P}, above: 1000, urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}}
+  - {name: node-upgrade, kind: node-upgrade, schedule: "${NEVER}", severity: warning, warnBefore: 7d, criticalBefore: 1d, l1s: [{name: fuzz-l1, chain: ${L1_CHAIN}, vm: ${L1_VM}}], urls: {${urls}}}${nodeRules(urls)}
   - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
 `;
+}
+
+/**
+ * rules/node-metrics.yaml's rules that AvalancheGo 1.15 exercises (issue 39), as shipped but
+ * for the schedule and `urls` in place of `validators: all` (the fuzz inventory has no `api:`).
+ * steps-node-115.ts holds them to their invariants; the SAE rules are three of five (cost).
+ */
+function nodeRules(urls: string): string {
+  const rule = (name: string, severity: string, body: string) => `
+  - {name: ${name}, kind: node-metrics, schedule: "${NEVER}", severity: ${severity}, urls: {${urls}}, ${body}}`;
+  const disk = 'metric: avalanche_resource_tracker_disk_available_percentage, when: {metric: avalanche_resource_tracker_disk_available_space, above: 0}, for: 5m';
+  const polls = 'metric: avalanche_snowman_polls_successful, ratioWith: avalanche_snowman_polls_failed, rate: 5m, minRate: 0.2, for: 5m';
+  return [
+    rule('node-disk-low', 'warning', `${disk}, below: 20`),
+    rule('node-disk-critical', 'critical', `${disk}, below: 10`),
+    rule('node-poll-success', 'warning', `${polls}, below: 0.95`),
+    rule('node-poll-success-critical', 'critical', `${polls}, below: 0.90`),
+    rule('node-bad-blocks', 'critical', 'metric: avalanche_evm_eth_chain_block_bad_count, match: {chain: C}, until: avalanche_evm_transition_sae_last_executed_height, rate: 10m, above: 0, for: 5m'),
+    rule('node-l1-health', 'critical', `subnets: {${L1_NODE}: [${L1_SUBNET}]}, metric: avalanche_health_checks_failing, match: {check: health}, minus: avalanche_health_checks_failing, minusLabels: {tag: application}, above: 0, for: 2m`),
+    rule('node-sae-queue-blocks', 'warning', 'metric: avalanche_evm_transition_sae_execution_queue_blocks, above: 20, optional: true, for: 5m'),
+    rule('node-sae-settle-lag', 'critical', 'metric: avalanche_evm_transition_sae_last_executed_height, minus: avalanche_evm_transition_sae_last_settled_height, above: 100, optional: true, for: 5m'),
+    rule('node-sae-gas-time-gap', 'warning', 'metric: avalanche_evm_transition_sae_gas_time_wall_time_gap_seconds, below: -30, optional: true, for: 5m'),
+  ].join('');
 }
 
 function configYaml(serviceUrl: string, statePath: string, p: Record<Provider, ProviderStandIn>, teams: Record<Team, ProviderStandIn>): string {
@@ -135,6 +169,7 @@ validatorsFile: inventory.yaml
 export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; model: Model }> {
   const model = initialModel();
   const world = buildWorld(model);
+  world.nodes.set({ nodeId: L1_NODE, version: L1_NODE_VERSION, l1Chains: { [L1_CHAIN]: { subnetId: L1_SUBNET, vmId: L1_VM, vmVersion: L1_PLUGIN } } });
   // Polls come many times a real second on a clock that stands still: budgets are not what this tests.
   const unmetered = { perMinute: 1e12, perDay: 1e15 };
   const sim = await startSim({ world, budget: { data: unmetered, metrics: unmetered } });
