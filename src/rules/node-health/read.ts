@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { NodeApi } from '../../api/node-api.js';
-import { goNumber } from '../../api/node-schemas.js';
 
 // info.uptime is read by validator-health too: it lives in rules/node-uptime.ts.
 export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
@@ -17,10 +16,6 @@ export interface NodeIdentity {
   /** The BLS public key from nodePOP (0x + 96 lowercase hex digits), when the node reports one. */
   blsPublicKey?: string | undefined;
 }
-
-
-/** A count (json.Uint64): a non-negative integer. */
-const count = goNumber.refine((n) => Number.isSafeInteger(n) && n >= 0, { message: 'expected a non-negative integer' });
 
 /** info.getNodeID: {nodeID, nodePOP: {publicKey, proofOfPossession} | null}. */
 export const nodeIdReply = z
@@ -40,17 +35,6 @@ export const nodeVersionReply = z.looseObject({ version: z.string().min(1) }).tr
 
 /** info.isBootstrapped: {isBootstrapped}. */
 export const isBootstrappedReply = z.looseObject({ isBootstrapped: z.boolean() }).transform((r) => r.isBootstrapped);
-
-/**
- * info.peers: numPeers (json.Uint64); without it, the length of `peers`. Not called by the kind:
- * the answer lists every peer (over 1 MiB past ~3,000), so the count comes from /ext/health
- * (peersOfMetrics when it is off); kept, held to Go by test/contract/node.test.ts, for a rule
- * that needs a peer's details (ask it with `nodeIDs`, bounded).
- */
-export const peersReply = z
-  .looseObject({ numPeers: count.optional(), peers: z.array(z.unknown()).nullish() })
-  .refine((r) => r.numPeers !== undefined || Array.isArray(r.peers), { message: 'neither numPeers nor peers' })
-  .transform((r) => r.numPeers ?? r.peers?.length ?? 0);
 
 /** The info API's JSON-RPC endpoint. */
 const INFO = '/ext/info';

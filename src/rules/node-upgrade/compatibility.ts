@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import shipped from './compatibility.json' with { type: 'json' };
 
 // Which RPCChainVM protocol a version speaks. AvalancheGo's version/compatibility.json maps
@@ -82,8 +82,9 @@ export async function readTables(files: readonly string[]): Promise<{ tables: Ta
   const errors: Record<string, string> = {};
   for (const file of files) {
     try {
+      // Sized before it is read: a wrong path (a log, a disk image) is never loaded whole.
+      if ((await stat(file)).size > MAX_BYTES) throw new Error(`over ${MAX_BYTES} bytes`);
       const text = await readFile(file, 'utf8');
-      if (text.length > MAX_BYTES) throw new Error(`over ${MAX_BYTES} bytes`);
       tables.push(parseTable(JSON.parse(text) as unknown));
     } catch (err) {
       const code = (err as { code?: unknown }).code;
