@@ -190,7 +190,7 @@ export const incidentsSchema = z.strictObject({
   network: z
     .strictObject({
       /** Share (0..1) of the network's stake under a family's threshold that makes a network-wide incident. */
-      share: z.number().gt(0, 'must be more than 0').max(1, 'must be at most 1 (all the stake)').default(0.33),
+      share: z.number().gt(0, 'must be more than 0').max(1, 'must be at most 1: a fraction of the stake (0.33 is a third)').default(0.33),
       /** A validator is within the network's drop when its figure is no worse than the network's p10 (p90 for benched) by this many points. */
       tolerance: z.number().min(0).max(100).default(5),
       /** An older baseline is stale: no network verdict, each validator is judged alone. */
