@@ -1,7 +1,7 @@
 import type { Severity } from '../base/types.js';
 import type { IncidentsConfig } from '../config/schema.js';
 import { networkKey, type Group } from './groups.js';
-import { networkShareOf, ownShareOf } from './shares.js';
+import { fleetStakeOf, networkShareOf, ownShareOf, type FleetStake } from './shares.js';
 import type { Baseline, BaselineMetric, ChildRef, Incident, Scope } from './types.js';
 
 // Which of the operator's active alerts are one incident: network-wide first (a validator
@@ -62,10 +62,16 @@ export function detect(input: DetectInput): Detection {
     list.push(c);
   }
 
+  const stakes = new Map<string, FleetStake | undefined>();
+  const fleetStake = (network: string): FleetStake | undefined => {
+    if (!stakes.has(network)) stakes.set(network, fleetStakeOf(input.fleet.get(network) ?? [], (id) => input.stakeOf(network, id)));
+    return stakes.get(network);
+  };
+
   const raise = (base: Omit<Incident, 'members' | 'validators' | 'severity' | 'networkShare' | 'ownShare'>, members: ChildRef[], networkShare: number | undefined): void => {
     members.sort((a, b) => cmp(a.validator, b.validator) || cmp(a.rule, b.rule) || cmp(a.key, b.key));
     const nodeIds = new Set(members.map((m) => m.nodeId));
-    const ownShare = ownShareOf(nodeIds, input.fleet.get(base.network) ?? [], (id) => input.stakeOf(base.network, id));
+    const ownShare = ownShareOf(nodeIds, fleetStake(base.network));
     const severity = members.reduce<Severity>((s, m) => (SEVERITY_RANK[m.severity] > SEVERITY_RANK[s] ? m.severity : s), 'warning');
     const incident: Incident = { ...base, severity, members, validators: [...new Set(members.map((m) => m.validator))].sort(cmp) };
     if (networkShare !== undefined) incident.networkShare = networkShare;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baselineOf, nodeOf } from '../../test/helpers/incidents-world.js';
-import { networkShareOf, ownShareOf } from './shares.js';
+import { fleetStakeOf, networkShareOf, ownShareOf } from './shares.js';
 
 describe('shares of stake', () => {
   it('of the network: the stake percentages of the affected validators in the sweep', () => {
@@ -16,12 +16,12 @@ describe('shares of stake', () => {
 
   it('of the operator: stake, own and delegated, not the count of validators', () => {
     const stake: Record<string, number> = { a: 600, b: 300, c: 100 };
-    expect(ownShareOf(new Set(['a']), ['a', 'b', 'c'], (id) => stake[id])).toBeCloseTo(0.6);
-    expect(ownShareOf(new Set(['b', 'c']), ['a', 'b', 'c'], (id) => stake[id])).toBeCloseTo(0.4);
+    expect(ownShareOf(new Set(['a']), fleetStakeOf(['a', 'b', 'c'], (id) => stake[id]))).toBeCloseTo(0.6);
+    expect(ownShareOf(new Set(['b', 'c']), fleetStakeOf(['a', 'b', 'c'], (id) => stake[id]))).toBeCloseTo(0.4);
   });
 
   it('of the operator: unknown while one validator\'s stake is unknown or all is zero', () => {
-    expect(ownShareOf(new Set(['a']), ['a', 'x'], (id) => (id === 'a' ? 1 : undefined))).toBeUndefined();
-    expect(ownShareOf(new Set(['a']), ['a'], () => 0)).toBeUndefined();
+    expect(ownShareOf(new Set(['a']), fleetStakeOf(['a', 'x'], (id) => (id === 'a' ? 1 : undefined)))).toBeUndefined();
+    expect(ownShareOf(new Set(['a']), fleetStakeOf(['a'], () => 0))).toBeUndefined();
   });
 });

@@ -15,18 +15,28 @@ export function networkShareOf(nodeIds: ReadonlySet<string>, baseline: Baseline 
   return Math.min(1, pct / 100);
 }
 
-/**
- * The operator's stake on the network the validators carry: their stake (own and delegated)
- * over that of every own validator there; undefined while one of those is unknown.
- */
-export function ownShareOf(nodeIds: ReadonlySet<string>, fleet: readonly string[], stakeOf: (nodeId: string) => number | undefined): number | undefined {
+/** The stake of each of the operator's validators on one network; undefined while one of them is unknown. */
+export interface FleetStake {
+  total: number;
+  of: ReadonlyMap<string, number>;
+}
+
+export function fleetStakeOf(fleet: readonly string[], stakeOf: (nodeId: string) => number | undefined): FleetStake | undefined {
+  const of = new Map<string, number>();
   let total = 0;
-  let affected = 0;
-  for (const id of new Set(fleet)) {
+  for (const id of fleet) {
     const s = stakeOf(id);
     if (s === undefined || !(s >= 0)) return undefined;
-    total += s;
-    if (nodeIds.has(id)) affected += s;
+    if (!of.has(id)) total += s;
+    of.set(id, s);
   }
-  return total > 0 ? affected / total : undefined;
+  return total > 0 ? { total, of } : undefined;
+}
+
+/** The operator's stake on the network the validators carry: their stake (own and delegated) over that of every own validator there. */
+export function ownShareOf(nodeIds: ReadonlySet<string>, fleet: FleetStake | undefined): number | undefined {
+  if (!fleet) return undefined;
+  let affected = 0;
+  for (const id of nodeIds) affected += fleet.of.get(id) ?? 0;
+  return affected / fleet.total;
 }
