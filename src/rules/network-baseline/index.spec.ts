@@ -54,7 +54,7 @@ describe('network-baseline', () => {
   it('gauges the distribution, the versions, completeness and age', () => {
     const { states } = run(new Map(), seen(network(10), now.getTime() - 60_000));
     const samples = networkBaseline.samples(s, states, now);
-    expect(samples).toContainEqual({ metric: 'avawatch_network_validator_uptime_percent', labels: { network: 'mainnet', quantile: 'p50' }, value: 99 });
+    expect(samples).toContainEqual({ metric: 'avawatch_network_validator_uptime_percent', labels: { network: 'mainnet', percentile: 'p50' }, value: 99 });
     expect(samples).toContainEqual({ metric: 'avawatch_network_validators', labels: { network: 'mainnet', version: '1.14.1' }, value: 10 });
     expect(samples).toContainEqual({ metric: 'avawatch_network_baseline_complete', labels: { network: 'mainnet' }, value: 1 });
     expect(samples).toContainEqual({ metric: 'avawatch_network_baseline_age_seconds', labels: { network: 'mainnet' }, value: 60 });

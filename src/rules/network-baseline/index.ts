@@ -34,7 +34,7 @@ export const networkBaseline: RuleKind<Spec, Observation, State> = {
     ...FIGURES.map((f) => ({
       name: `avawatch_network_validator_${f}_percent`,
       help: `The ${f === 'benched' ? 'worst benched-requests share (P, X, C)' : f} of the network's active validators at the last whole sweep, percent: p10, p50, p90 by count.`,
-      labelNames: ['rule', 'network', 'quantile'],
+      labelNames: ['rule', 'network', 'percentile'],
     })),
     { name: 'avawatch_network_validators', help: 'Active validators of the network at the last whole sweep, by AvalancheGo version.', labelNames: ['rule', 'network', 'version'] },
     { name: 'avawatch_network_stake_below_percent', help: "Share of the network's stake (%) on validators below the rule's threshold of each figure, at the last whole sweep.", labelNames: ['rule', 'network', 'figure'] },
@@ -71,7 +71,7 @@ export const networkBaseline: RuleKind<Spec, Observation, State> = {
     out.push({ metric: 'avawatch_network_baseline_age_seconds', labels: { network }, value: Math.max(0, Math.round((now.getTime() - w.at) / 1000)) });
     for (const f of FIGURES) {
       const q: Quantiles | undefined = w[f];
-      if (q) for (const k of ['p10', 'p50', 'p90'] as const) out.push({ metric: `avawatch_network_validator_${f}_percent`, labels: { network, quantile: k }, value: q[k] });
+      if (q) for (const k of ['p10', 'p50', 'p90'] as const) out.push({ metric: `avawatch_network_validator_${f}_percent`, labels: { network, percentile: k }, value: q[k] });
       out.push({ metric: 'avawatch_network_stake_below_percent', labels: { network, figure: f }, value: w.below[f] });
     }
     for (const [version, n] of Object.entries(w.versions)) out.push({ metric: 'avawatch_network_validators', labels: { network, version }, value: n });
