@@ -54,6 +54,14 @@ describe('PrimaryNetwork.activeSet', () => {
     await expect(api(sim.url).activeSet('mainnet', { maxPages: 2 })).rejects.toThrow(/more than 2 pages/);
   });
 
+  it('fails when a page after the first fails: the pages read before it are never the set', async () => {
+    sim = await startSim();
+    network(sim, 250);
+    sim.world.faults.push({ status: 503, pathIncludes: '/validators', pageToken: true });
+    await expect(api(sim.url).activeSet('mainnet', { maxPages: 5 })).rejects.toThrow(/503/);
+    expect(sim.requests).toHaveLength(2);
+  });
+
   it('fails on a page token the service repeats, after a bounded number of pages', async () => {
     sim = await startSim();
     network(sim, 250);
