@@ -68,6 +68,21 @@ export type Validator = z.output<typeof validator>;
 
 export const validatorsPage = pageOf('validators', validator);
 
+/**
+ * One active primary validator of the whole-network sweep (network-baseline): only what the
+ * distribution reads. Every figure is optional: an item without one is left out of that
+ * figure's distribution, never the sweep's count.
+ */
+export const activeValidator = z.object({
+  nodeId: z.string(),
+  amountStaked: optionalAmount,
+  amountDelegated: optionalAmount,
+  uptimePerformance: optionalNumber,
+  avalancheGoVersion: z.string().optional().catch(undefined),
+  validatorHealth: validator.shape.validatorHealth,
+});
+export type ActiveValidator = z.output<typeof activeValidator>;
+
 /** The one error shape of every error status. */
 export const errorBody = z.object({
   message: z.union([z.string(), z.array(z.string())]).optional(),

@@ -6,6 +6,7 @@ import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
 import { validatorHealth } from './validator-health/index.js';
+import { networkBaseline } from './network-baseline/index.js';
 import { validatorStatus } from './validator-status/index.js';
 import { blockProduction } from './block-production/index.js';
 import { signatureAggregator } from './signature-aggregator/index.js';
@@ -26,6 +27,7 @@ export const ruleKinds = {
   [validatorStatus.kind]: validatorStatus,
   [validationEnd.kind]: validationEnd,
   [validatorHealth.kind]: validatorHealth,
+  [networkBaseline.kind]: networkBaseline,
   [nodeHealth.kind]: nodeHealth,
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
   [metricThreshold.kind]: metricThreshold,

@@ -11,7 +11,7 @@ import { DataApi } from '../../src/api/data/index.js';
 import type { NodeApi } from '../../src/api/node-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
-import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
+import { activeValidator, delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
 import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
 import { pageOf } from '../../src/api/parse.js';
 import { stakingTransaction } from '../../src/rules/staking-activity/read.js';
@@ -38,6 +38,7 @@ const RUNS = Number(process.env['AVAWATCH_CONTRACT_RUNS'] ?? 10);
 /** Each response type: the SDK's schema (the contract) and avawatch's reader of it. */
 const RESPONSES = {
   validators: { contract: 'ListValidatorDetailsResponse', sdk: sdk.ListValidatorDetailsResponse$inboundSchema, ours: 'validatorsPage', schema: validatorsPage },
+  activeSet: { contract: 'ListValidatorDetailsResponse', sdk: sdk.ListValidatorDetailsResponse$inboundSchema, ours: 'activeValidator (the network baseline sweep)', schema: pageOf('validators', activeValidator) },
   delegators: { contract: 'ListDelegatorDetailsResponse', sdk: sdk.ListDelegatorDetailsResponse$inboundSchema, ours: 'delegatorsPage', schema: delegatorsPage },
   l1Validators: { contract: 'ListL1ValidatorsResponse', sdk: sdk.ListL1ValidatorsResponse$inboundSchema, ours: 'l1ValidatorsPage', schema: l1ValidatorsPage },
   icmMessages: { contract: 'ListIcmMessagesResponse', sdk: sdk.ListIcmMessagesResponse$inboundSchema, ours: 'icmMessagesPage', schema: icmMessagesPage },
