@@ -97,6 +97,8 @@ export const l1Validator = z.object({
   subnetId: z.string(),
   // Whole nAVAX as text; a number past 2^53 is as exact as the service sent it.
   remainingBalance: z.number().transform((n) => BigInt(Math.trunc(n)).toString()),
+  // The validator's consensus weight (l1-liveness's shares); 0 for one removed. Absent: unknown.
+  weight: z.number().nonnegative().optional(),
 });
 export type L1Validator = z.output<typeof l1Validator>;
 export const l1ValidatorsPage = pageOf('validators', l1Validator);

@@ -180,7 +180,7 @@ const MEASURE_S = 600;
  * a baseline kept before it was stored (or after a restart whose wall stepped) falls back on
  * the wall (`at`), and a span that is not positive starts a new baseline.
  */
-function nextState(before: State | undefined, v: L1Validator, nowS: number, steadyS: number): State {
+export function nextState(before: State | undefined, v: L1Validator, nowS: number, steadyS: number): State {
   const balance = BigInt(v.remainingBalance);
   const read = { nodeId: v.nodeId, subnetId: v.subnetId, inactive: false, balance: balance.toString(), at: nowS };
   const here = { balance: read.balance, at: nowS, steady: steadyS };
@@ -196,7 +196,7 @@ function nextState(before: State | undefined, v: L1Validator, nowS: number, stea
   return { ...read, since: span >= MEASURE_S ? here : from, burnPerSecond: Number(spent) / span, burnOver: span };
 }
 
-function runwaySeconds(st: State): number | undefined {
+export function runwaySeconds(st: State): number | undefined {
   if (st.inactive || !st.burnPerSecond || st.burnPerSecond <= 0) return undefined;
   return Math.floor(Number(st.balance) / st.burnPerSecond);
 }
