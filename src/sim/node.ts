@@ -125,6 +125,15 @@ export class NodeWorld {
     return infoAnswer(node, method, params, this.nowMs());
   }
 
+  /** platform.validates {subnetID}: the blockchains the declared nodes run for that subnet (service.go Validates). */
+  validates(params: Record<string, unknown>): RpcAnswer {
+    const subnet = params['subnetID'];
+    if (typeof subnet !== 'string') return { error: { code: -32000, message: 'couldn\'t unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls', data: null } };
+    const ids = new Set<string>();
+    for (const node of this.#nodes.values()) for (const [id, c] of Object.entries(node.l1Chains)) if (c.subnetId === subnet) ids.add(id);
+    return { result: { blockchainIDs: [...ids].sort() } };
+  }
+
   /** POST /ext/bc/{chain}/proposervm: one JSON-RPC call. undefined: no such node, or no such L1 chain on it (404). */
   proposervm(nodeId: string, chain: string, method: string): RpcAnswer | undefined {
     const node = this.#nodes.get(nodeId);

@@ -40,6 +40,7 @@ export function nodeReply(nodes: NodeWorld, method: string, pathname: string, bo
     return goJson(health.status, health.body, headers, 'application/json');
   }
   return rpc(method, body, headers, (rpcMethod, params) => {
+    if (route === 'bc/P' && rpcMethod === 'platform.validates') return nodes.validates(params);
     if (route === 'bc/P') return pchain(node.network, rpcMethod, params);
     if (route === 'info') return nodes.info(node.nodeId, rpcMethod, params);
     if (route.endsWith('/proposervm')) return nodes.proposervm(node.nodeId, decodeURIComponent(route.slice(3, -'/proposervm'.length)), rpcMethod);
