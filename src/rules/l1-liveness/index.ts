@@ -6,7 +6,7 @@ import { formatDuration, humanDuration } from '../../base/duration.js';
 import { record } from '../../base/record.js';
 import { isoSeconds } from '../format.js';
 import { attempt, isFailed } from '../lookup.js';
-import { nextState } from '../l1-validator-balance/index.js';
+import { nextState } from '../l1-burn.js';
 import { settle, type Read } from '../node-calls.js';
 import { currentEpoch, proposedHeight, type Epoch } from '../proposervm.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationMs, httpUrl } from '../../base/fields.js';
 import { network } from '../fields.js';
+import { burnState } from '../l1-burn.js';
 
 const share = z.number().gt(0).max(100);
 const id = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'expected a CB58 ID');
@@ -42,22 +43,8 @@ export const state = z.object({
   blockchainId: z.string().optional(),
   /** The epoch as kept between polls (frozen.ts EpochSeen). */
   epoch: z.object({ number: z.number(), startTime: z.number(), pChainHeight: z.number(), sinceSteady: z.number(), proposedThen: z.number() }).optional(),
-  /** Per validation ID: the balance readings the burn is measured from (l1-validator-balance's state). */
-  balances: z
-    .record(
-      z.string(),
-      z.object({
-        nodeId: z.string(),
-        subnetId: z.string(),
-        balance: z.string().regex(/^\d+$/),
-        at: z.number(),
-        since: z.object({ balance: z.string().regex(/^\d+$/), at: z.number(), steady: z.number().optional() }).optional(),
-        burnPerSecond: z.number().nullable(),
-        burnOver: z.number().optional(),
-        inactive: z.boolean(),
-      }),
-    )
-    .default({}),
+  /** Per validation ID: the balance readings the burn is measured from (l1-burn.ts). */
+  balances: z.record(z.string(), burnState).default({}),
   /** The conditions each part raised at its last reading: they hold while that part cannot be read. */
   held: z.object({ tip: z.array(heldCondition).default([]), weight: z.array(heldCondition).default([]) }).default({ tip: [], weight: [] }),
   /** The last verdicts, for the gauges. */
