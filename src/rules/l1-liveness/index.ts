@@ -181,7 +181,7 @@ function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: n
       key: `${r.subnetId}/frozen`,
       subject: r.subnetId,
       summary: `L1 ${r.subnetId} (chain ${chain}) is ${why}${green}; the P-Chain moved ${v.pChainMoved} blocks meanwhile`,
-      resolvedSummary: `L1 ${r.subnetId} (chain ${chain}) produces blocks again: its epoch advanced`,
+      resolvedSummary: `L1 ${r.subnetId} (chain ${chain}) is no longer frozen: its epoch advanced, or this node may build again`,
       labels: { ...labels, chain, check: 'frozen' },
       details: {
         Verdict: v.why === 'frozen' ? 'frozen' : 'frozen or quiet',
