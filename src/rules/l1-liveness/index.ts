@@ -171,16 +171,16 @@ function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: n
   st.epochHeldS = v.tip === 'old' ? Math.floor(v.heldMs / 1000) : 0;
   if (v.tip === 'live' || v.why === 'quiet') return [];
   const held = humanDuration(v.heldMs);
-  const green = r.healthy === true ? ' while /ext/health answers healthy' : '';
+  const green = r.healthy === true ? '; /ext/health answers healthy' : '';
   const why =
     v.why === 'frozen'
-      ? `frozen: no block for ${held}, and this node's next turn to build is ${humanDuration((r.slot ?? 0) * SLOT_MS)} past the tip (no validator in the tip's P-Chain view is building)`
-      : `frozen or quiet: its epoch has not advanced for ${held} (no slot reading from the node to tell)`;
+      ? `frozen: its epoch has not advanced for ${held} while the P-Chain moved ${v.pChainMoved} blocks, and this node's next turn to build is ${humanDuration((r.slot ?? 0) * SLOT_MS)} past the tip (no validator in the tip's P-Chain view builds)`
+      : `frozen or quiet: its epoch has not advanced for ${held} while the P-Chain moved ${v.pChainMoved} blocks (no slot reading from the node to tell)`;
   return [
     {
       key: `${r.subnetId}/frozen`,
       subject: r.subnetId,
-      summary: `L1 ${r.subnetId} (chain ${chain}) is ${why}${green}; the P-Chain moved ${v.pChainMoved} blocks meanwhile`,
+      summary: `L1 ${r.subnetId} (chain ${chain}) is ${why}${green}`,
       resolvedSummary: `L1 ${r.subnetId} (chain ${chain}) is no longer frozen: its epoch advanced, or this node may build again`,
       labels: { ...labels, chain, check: 'frozen' },
       details: {
