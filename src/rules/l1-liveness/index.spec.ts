@@ -43,6 +43,13 @@ function run(polls: Array<[number, Partial<L1Reading>]>) {
 const checks = (e: ReturnType<typeof run>) => (e.conditions ?? []).map((c) => c.labels['check']).sort();
 
 describe('l1-liveness evaluate', () => {
+  it('the node connected to 62% of the weight: under the 80% consensus needs; unread, no word', () => {
+    const e = run([[0, { slot: 1, connected: 0.62 }]]);
+    expect(e.conditions?.find((c) => c.labels['check'] === 'connected')?.summary).toMatch(/: NodeID-7Xhw\S+ is connected to 62.0% of its weight, under the 80% consensus needs$/);
+    expect(checks(run([[0, { slot: 1, connected: 0.98 }]]))).toEqual([]);
+    expect(checks(run([[0, { slot: 1 }]]))).toEqual([]);
+  });
+
   it('a frozen tip with a half-weight validator running dry: both said, with health green and the halt time', () => {
     const e = run([[0, {}], [20, {}]]);
     expect(checks(e)).toEqual(['forecast', 'frozen']);

@@ -27,6 +27,8 @@ export interface L1Reading {
   proposed?: Read<number>;
   /** avalanche_proposervm_block_building_slot{chain}; undefined: not read. */
   slot?: number | undefined;
+  /** avalanche_stake_percent_connected{chain} (0..1): the share of the L1's weight, inactive included, this node is connected to; undefined: not read. */
+  connected?: number | undefined;
   /** /ext/health's verdict; undefined: not read. */
   healthy?: boolean | undefined;
   /** The whole L1's validators, inactive ones included; a string: why the read failed; undefined: weights off. */
@@ -53,10 +55,10 @@ function l1Nodes(s: Spec): Map<string, { nodeId: string; url: string }> {
   return out;
 }
 
-/** The slot gauge of one chain in an exposition. */
-function slotOf(text: string, chain: string): number | undefined {
+/** One chain's sample of a node series in an exposition (the slot gauge, the connected stake). */
+function sampleOf(text: string, name: string, chain: string): number | undefined {
   for (const line of text.split('\n')) {
-    if (!line.startsWith('avalanche_proposervm_block_building_slot{') || !line.includes(`chain="${chain}"`)) continue;
+    if (!line.startsWith(`${name}{`) || !line.includes(`chain="${chain}"`)) continue;
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     return Number.isFinite(value) && value >= 0 ? value : undefined;
   }
@@ -73,6 +75,7 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
   gauges: [
     { name: 'avawatch_l1_active_weight_share', help: "Share (0..1) of an L1's total validator weight that is active.", labelNames: ['rule', 'network', 'subnet_id'] },
     { name: 'avawatch_l1_low_runway_weight_share', help: "Share (0..1) of an L1's total weight whose balance runs out within the rule's horizon.", labelNames: ['rule', 'network', 'subnet_id'] },
+    { name: 'avawatch_l1_connected_weight_share', help: "Share (0..1) of an L1's total weight its node is connected to (avalanche_stake_percent_connected).", labelNames: ['rule', 'network', 'subnet_id'] },
     { name: 'avawatch_l1_epoch_held_seconds', help: "Seconds the L1 tip's epoch has stood still while the P-Chain moved (0 while it advances).", labelNames: ['rule', 'network', 'subnet_id'] },
   ],
 
@@ -95,7 +98,9 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
         reading.epoch = await settle(() => currentEpoch(node, at.url, chain, signal), signal);
         reading.proposed = await settle(() => proposedHeight(node, at.url, signal), signal);
         const metrics = await settle(() => node.metricsText(`${at.url.replace(/\/$/, '')}/ext/metrics`, signal), signal);
-        reading.slot = 'ok' in metrics ? slotOf(metrics.ok, chain) : undefined;
+        reading.slot = 'ok' in metrics ? sampleOf(metrics.ok, 'avalanche_proposervm_block_building_slot', chain) : undefined;
+        const connected = 'ok' in metrics ? sampleOf(metrics.ok, 'avalanche_stake_percent_connected', chain) : undefined;
+        reading.connected = connected !== undefined && connected <= 1 ? connected : undefined;
         const health = await settle(() => node.health(at.url, signal), signal);
         reading.healthy = 'ok' in health ? health.ok.healthy : undefined;
       }
@@ -136,6 +141,7 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
       const labels = { network: s.network, subnet_id: subnet };
       if (st.activeShare !== undefined) out.push({ metric: 'avawatch_l1_active_weight_share', labels, value: st.activeShare });
       if (st.lowShare !== undefined) out.push({ metric: 'avawatch_l1_low_runway_weight_share', labels, value: st.lowShare });
+      if (st.connectedShare !== undefined) out.push({ metric: 'avawatch_l1_connected_weight_share', labels, value: st.connectedShare });
       if (st.epochHeldS !== undefined) out.push({ metric: 'avawatch_l1_epoch_held_seconds', labels, value: st.epochHeldS });
     }
     return out;
@@ -169,7 +175,9 @@ function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: n
   if (r.slot !== undefined) st.slot = r.slot;
   const v = verdict(st.epoch, r.proposed.ok, steadyMs, s.frozenAfter, r.slot);
   st.epochHeldS = v.tip === 'old' ? Math.floor(v.heldMs / 1000) : 0;
-  if (v.tip === 'live' || v.why === 'quiet') return [];
+  st.connectedShare = r.connected;
+  const out = connectedCondition(r, chain, s, labels);
+  if (v.tip === 'live' || v.why === 'quiet') return out;
   const held = humanDuration(v.heldMs);
   const green = r.healthy === true ? '; /ext/health answers healthy' : '';
   const why =
@@ -177,6 +185,7 @@ function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: n
       ? `frozen: its epoch has not advanced for ${held} while the P-Chain moved ${v.pChainMoved} blocks, and this node's next turn to build is ${humanDuration((r.slot ?? 0) * SLOT_MS)} past the tip (no validator in the tip's P-Chain view builds)`
       : `frozen or quiet: its epoch has not advanced for ${held} while the P-Chain moved ${v.pChainMoved} blocks (no slot reading from the node to tell)`;
   return [
+    ...out,
     {
       key: `${r.subnetId}/frozen`,
       subject: r.subnetId,
@@ -192,6 +201,21 @@ function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: n
         'Block-building slot': r.slot === undefined ? 'not read' : String(r.slot),
         '/ext/health': r.healthy === undefined ? 'not read' : r.healthy ? 'healthy' : 'unhealthy',
       },
+    },
+  ];
+}
+
+/** The node connected to less of the L1's weight than consensus needs: its polls cannot finish. */
+function connectedCondition(r: L1Reading, chain: string, s: Spec, labels: Labels): Condition[] {
+  if (r.connected === undefined || r.connected >= s.consensusShare / 100) return [];
+  return [
+    {
+      key: `${r.subnetId}/connected`,
+      subject: r.subnetId,
+      summary: `L1 ${r.subnetId} (chain ${chain}): ${r.nodeId} is connected to ${pct(r.connected)} of its weight, under the ${s.consensusShare}% consensus needs`,
+      resolvedSummary: `L1 ${r.subnetId} (chain ${chain}): ${r.nodeId} is connected to at least ${s.consensusShare}% of its weight again`,
+      labels: { ...labels, chain, check: 'connected' },
+      details: { 'Connected weight': pct(r.connected), Needs: `${s.consensusShare}%` },
     },
   ];
 }

@@ -51,6 +51,7 @@ export const state = z.object({
   epochHeldS: z.number().optional(),
   slot: z.number().optional(),
   activeShare: z.number().optional(),
+  connectedShare: z.number().optional(),
   lowShare: z.number().optional(),
 });
 export type State = z.output<typeof state>;
