@@ -112,6 +112,9 @@ export const l1Validator = z.object({
   subnetId: z.string(),
   // Whole nAVAX as text; a number past 2^53 is as exact as the service sent it.
   remainingBalance: z.number().transform((n) => BigInt(Math.trunc(n)).toString()),
+  // The validator's consensus weight (the L1's weight shares); 0 for one removed. Absent or odd:
+  // unknown, never a failed page (the balance read does not need it).
+  weight: z.unknown().transform((v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)),
 });
 export type L1Validator = z.output<typeof l1Validator>;
 export const l1ValidatorsPage = pageOf('validators', l1Validator);

@@ -17,6 +17,7 @@ import { addressActivity } from './address-activity/index.js';
 import { nodeHealth } from './node-health/index.js';
 import { nodeMetrics } from './node-metrics/index.js';
 import { nodeUpgrade } from './node-upgrade/index.js';
+import { l1Liveness } from './l1-liveness/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it. Its order
 // is the order of docs/rules.md, joined from each kind's README.md (registry.spec.ts).
@@ -42,6 +43,7 @@ export const ruleKinds = {
   [subnetChanges.kind]: subnetChanges,
   [endpoint.kind]: endpoint,
   [addressActivity.kind]: addressActivity,
+  [l1Liveness.kind]: l1Liveness,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

@@ -265,6 +265,10 @@ const INFO_REPLIES: Record<string, unknown> = {
   // Its P-Chain API: Mainnet's, and no validator that renews (validator-health's and validation-end's auto-renew read).
   'platform.getStakingAssetID': { assetID: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z' },
   'platform.getCurrentValidators': { validators: [] },
+  // l1-liveness: the L1's chain, its epoch (service.md's example) and the P-Chain's proposed height.
+  'platform.validates': { blockchainIDs: ['2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN'] },
+  'proposervm.getCurrentEpoch': { number: '56', startTime: '1755802182', pChainHeight: '21857141' },
+  'platform.getProposedHeight': { height: '21857200' },
 };
 
 /** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
@@ -291,6 +295,8 @@ function exampleRules(): Map<string, Record<string, unknown>> {
       const { validators: selects, ...rest } = raw as Record<string, unknown>;
       const selected = ruleKind(String(kind)).selects?.includes('urls') ? { urls: { [PROFILE_NODE]: 'http://127.0.0.1:9650' } } : { nodeIds: [PROFILE_NODE] };
       const rule = selects === undefined ? rest : { network: 'mainnet', ...selected, ...rest };
+      // `subnets: from-inventory` is the inventory's too: the stand-in validates one L1.
+      if (selects !== undefined && rule['subnets'] === 'from-inventory') rule['subnets'] = { [PROFILE_NODE]: ['2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Uh'] };
       if (typeof kind === 'string' && !out.has(kind)) out.set(kind, ruleSchema.parse(rule) as Record<string, unknown>);
     }
   }
