@@ -8,6 +8,7 @@ import { evaluateBench } from './evaluate.js';
 import { expositionBench } from './exposition.js';
 import { expressionsBench } from './expressions.js';
 import { fleetBench } from './fleet.js';
+import { incidentsBench } from './incidents.js';
 import { latencyBench } from './latency.js';
 import type { BenchResult } from './lib.js';
 import { memoryBench } from './memory.js';
@@ -29,6 +30,7 @@ const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'memory', run: () => memoryBench() },
   { id: 'storm', run: () => stormBench() },
   { id: 'exposition', run: () => expositionBench() },
+  { id: 'incidents', run: () => incidentsBench() },
 ];
 
 function machine(): Array<[string, string]> {

@@ -33,6 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['channels'], // Slack, email, … : one message, one post
   ['config'], // the whole config: rules, inventory, receivers, routes
   ['alerts'], // routing, silences, the lifecycle
+  ['incidents'], // one verdict for many alerts: network-wide, a fleet group, or the validator (pure)
   ['engine', 'delivery', 'history', 'heartbeat'], // evaluate → commit; the outbox's sender; samples; the dead man's switch
   ['status'], // the status page
   ['server'], // HTTP: /metrics, /healthz, the status page

@@ -68,6 +68,21 @@ export type Validator = z.output<typeof validator>;
 
 export const validatorsPage = pageOf('validators', validator);
 
+/**
+ * One active primary validator of the whole-network sweep (network-baseline): only what the
+ * distribution reads. Every figure is optional: an item without one is left out of that
+ * figure's distribution, never the sweep's count.
+ */
+export const activeValidator = z.object({
+  nodeId: z.string(),
+  amountStaked: optionalAmount,
+  amountDelegated: optionalAmount,
+  uptimePerformance: optionalNumber,
+  avalancheGoVersion: z.string().optional().catch(undefined),
+  validatorHealth: validator.shape.validatorHealth,
+});
+export type ActiveValidator = z.output<typeof activeValidator>;
+
 /** The one error shape of every error status. */
 export const errorBody = z.object({
   message: z.union([z.string(), z.array(z.string())]).optional(),
@@ -97,6 +112,9 @@ export const l1Validator = z.object({
   subnetId: z.string(),
   // Whole nAVAX as text; a number past 2^53 is as exact as the service sent it.
   remainingBalance: z.number().transform((n) => BigInt(Math.trunc(n)).toString()),
+  // The validator's consensus weight (the L1's weight shares); 0 for one removed. Absent or odd:
+  // unknown, never a failed page (the balance read does not need it).
+  weight: z.unknown().transform((v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)),
 });
 export type L1Validator = z.output<typeof l1Validator>;
 export const l1ValidatorsPage = pageOf('validators', l1Validator);

@@ -177,6 +177,29 @@ function receiverSchema() {
   return union as unknown as z.ZodType<ReceiverBase & Record<string, unknown>>;
 }
 
+/** Incidents (issue 40): one verdict for what many validators show at once. */
+export const incidentsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Inventory labels that group validators, most specific first: a child belongs to the first group whose incident holds. */
+  groupBy: z.array(labelName).default(['host', 'region', 'provider', 'version', 'team']),
+  /** Validators of one group with bad news within `window` that make one incident (a group smaller than k: all of it). */
+  k: z.number().int('must be a whole number').min(2, 'must be at least 2: one validator is judged alone').default(3),
+  window: durationMs.refine((ms) => ms > 0, 'must be more than 0s').default(600_000),
+  /** How long a firing child waits for its incident before it is sent alone. */
+  wait: durationMs.default(60_000),
+  network: z
+    .strictObject({
+      /** Share (0..1) of the network's stake under a family's threshold that makes a network-wide incident. */
+      share: z.number().gt(0, 'must be more than 0').max(1, 'must be at most 1: a fraction of the stake (0.33 is a third)').default(0.33),
+      /** A validator is within the network's drop when its figure is no worse than the network's p10 (p90 for benched) by this many points. */
+      tolerance: z.number().min(0).max(100).default(5),
+      /** An older baseline is stale: no network verdict, each validator is judged alone. */
+      maxAge: durationMs.refine((ms) => ms > 0, 'must be more than 0s').default(1_200_000),
+    })
+    .prefault({}),
+});
+export type IncidentsConfig = z.output<typeof incidentsSchema>;
+
 export const configSchema = z.strictObject({
   api: api.prefault({}),
   state: z.strictObject({ path: z.string().min(1).default('data/avawatch.db') }).prefault({}),
@@ -238,6 +261,7 @@ export const configSchema = z.strictObject({
       if (h.keep < 3_600_000) ctx.addIssue({ code: 'custom', path: ['keep'], message: 'must be at least 1h: the history is pruned hourly, and a shorter one would forget what happened before anyone could read it' });
     })
     .prefault({}),
+  incidents: incidentsSchema.prefault({}),
   /** The operator's own AvalancheGo nodes, as node-health and node-metrics read them (no compute units). */
   nodeApi: z
     .strictObject({

@@ -115,3 +115,36 @@ describe('Scheduler', () => {
     expect(at('late')).toEqual([]);
   });
 });
+
+describe('Scheduler.runNow', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: START });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('evaluates a rule between its ticks, never beside a running evaluation, and leaves its ticks where they are', async () => {
+    let hold = false;
+    const { s, at, runs, skipped } = scheduler({ hold: () => hold });
+    s.start([rule('baseline', { everyMs: 600_000 })]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(at('baseline')).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(120_000);
+    hold = true;
+    expect(s.runNow('baseline')).toBe('started');
+    expect(at('baseline')).toEqual([0, 121_000]);
+    // The on-demand sweep still runs: asked again, that one answers; no skip is counted.
+    expect(s.runNow('baseline')).toBe('running');
+    expect(at('baseline')).toEqual([0, 121_000]);
+    expect(skipped).toEqual([]);
+    runs.at(-1)?.end();
+    hold = false;
+    await vi.advanceTimersByTimeAsync(600_000);
+    // The next regular tick is the clock's multiple of 10 m, as before.
+    expect(at('baseline').slice(2).map((t) => (t + START) % 600_000)).toEqual([0]);
+    expect(s.runNow('nobody')).toBe('unknown');
+    await stopAll(s);
+    expect(s.runNow('baseline')).toBe('unknown');
+  });
+});

@@ -85,6 +85,19 @@ export class Scheduler {
     this.#abort.abort(); // whatever an evaluation left behind (a retry, a sibling lookup) ends now
   }
 
+  /**
+   * Evaluates a rule now, between its ticks (the network baseline's on-demand sweep): `running`
+   * when its evaluation is already under way (that one answers; nothing is skipped or counted),
+   * `unknown` when no job has that name. Its regular ticks stay where they are.
+   */
+  runNow(name: string): 'started' | 'running' | 'unknown' {
+    const job = this.#jobs.get(name);
+    if (!job || job.stopped || this.#stopping) return 'unknown';
+    if (job.running.size > 0) return 'running';
+    void this.#tick(job);
+    return 'started';
+  }
+
   async #stopJob(job: Job): Promise<void> {
     job.stopped = true;
     clearTimeout(job.timer);

@@ -3,7 +3,7 @@ import { httpUrl, labelName, name } from '../base/fields.js';
 import { network, nodeId, type Network } from '../rules/fields.js';
 
 /** Labels avawatch sets itself: an inventory label of that name would be overwritten or confuse routing. */
-export const RESERVED_LABELS: readonly string[] = ['validator', 'network', 'node', 'rule', 'severity', 'alertname'];
+export const RESERVED_LABELS: readonly string[] = ['validator', 'network', 'node', 'rule', 'severity', 'alertname', 'scope'];
 
 const inventoryLabels = z.record(
   labelName.superRefine((l, ctx) => {

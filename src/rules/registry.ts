@@ -6,6 +6,7 @@ import { l1ValidatorBalance } from './l1-validator-balance/index.js';
 import { metricThreshold } from './metric-threshold/index.js';
 import { validationEnd } from './validation-end/index.js';
 import { validatorHealth } from './validator-health/index.js';
+import { networkBaseline } from './network-baseline/index.js';
 import { validatorStatus } from './validator-status/index.js';
 import { blockProduction } from './block-production/index.js';
 import { signatureAggregator } from './signature-aggregator/index.js';
@@ -16,6 +17,7 @@ import { addressActivity } from './address-activity/index.js';
 import { nodeHealth } from './node-health/index.js';
 import { nodeMetrics } from './node-metrics/index.js';
 import { nodeUpgrade } from './node-upgrade/index.js';
+import { l1Liveness } from './l1-liveness/index.js';
 
 // The one list of rule kinds: the YAML schema, `check` and the engine all read it. Its order
 // is the order of docs/rules.md, joined from each kind's README.md (registry.spec.ts).
@@ -26,6 +28,7 @@ export const ruleKinds = {
   [validatorStatus.kind]: validatorStatus,
   [validationEnd.kind]: validationEnd,
   [validatorHealth.kind]: validatorHealth,
+  [networkBaseline.kind]: networkBaseline,
   [nodeHealth.kind]: nodeHealth,
   [l1ValidatorBalance.kind]: l1ValidatorBalance,
   [metricThreshold.kind]: metricThreshold,
@@ -40,6 +43,7 @@ export const ruleKinds = {
   [subnetChanges.kind]: subnetChanges,
   [endpoint.kind]: endpoint,
   [addressActivity.kind]: addressActivity,
+  [l1Liveness.kind]: l1Liveness,
 } satisfies Record<string, AnyRuleKind>;
 
 export function ruleKind(kind: string): AnyRuleKind {

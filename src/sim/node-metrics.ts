@@ -1,3 +1,5 @@
+import { buildingSlot, tipMs } from './proposervm.js';
+
 // A simulated node's /ext/metrics: the Prometheus text exposition of avalanchego 1.14/1.15's own
 // metric names (docs/node-api-source.md), from the node's state, with the scenario's
 // `metrics` overrides on top (a series given exactly replaces it; any other is added), and
@@ -22,7 +24,7 @@ export interface NodeMetricsState {
   /** The C-Chain's VM: Coreth, or SAE in the transition VM after Helicon. */
   cChain?: 'coreth' | 'switched' | 'restarted';
   /** The L1 chains whose plugin runs: blockchain ID and VM ID. */
-  loadedL1?: Array<{ id: string; vmId: string }>;
+  loadedL1?: Array<{ id: string; vmId: string; frozenSince?: number | undefined }>;
 }
 
 interface Family {
@@ -122,6 +124,13 @@ export function renderNodeMetrics(node: NodeMetricsState, failing: FailingGauges
   // A plugin VM: chains/manager.go getOrMakeVMGatherer names its namespace by constants.VMName
   // (subnetevm for Subnet-EVM's usual ID, else the VM ID), vm_server.go registers the plugin's metrics as "vm", Subnet-EVM its chain's as "eth".
   for (const c of l1) add(`avalanche_${VM_NAMES[c.vmId] ?? c.vmId}_vm_eth_chain_block_bad_count`, 'counter', '', `{chain="${c.id}"}`, 0);
+  // The proposervm's gatherer (chains/manager.go proposervmNamespace, vm.go): the slot of this
+  // node's next turn from the tip (climbing while the tip is frozen), and the tip's accept time.
+  for (const c of l1) {
+    add('avalanche_proposervm_block_building_slot', 'gauge', 'the slot that this node may attempt to build a block', `{chain="${c.id}"}`, buildingSlot(c.frozenSince, nowMs));
+    const tipS = Math.floor(tipMs(c.frozenSince, nowMs) / 1000);
+    for (const type of ['inner', 'proposervm']) add('avalanche_proposervm_last_accepted_timestamp', 'gauge', 'timestamp of the last block accepted', `{block_type="${type}",chain="${c.id}"}`, tipS);
+  }
   for (const [text, value] of Object.entries(node.metrics)) {
     const series = parseSeries(text);
     if (!series) continue;

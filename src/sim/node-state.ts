@@ -44,10 +44,12 @@ export interface L1Chain {
   vmVersion: string;
   /** The RPCChainVM protocol the plugin speaks; undefined: the node's. Another: refused at the handshake. */
   protocol: number | undefined;
+  /** Simulated ms its tip froze (no block since; health stays green); undefined: it produces blocks. */
+  frozenSince?: number | undefined;
 }
 
 /** An L1 chain's fields to set; `protocol: null`: the node's own again. */
-export type L1ChainInput = { subnetId?: string | undefined; vmId?: string | undefined; vmVersion?: string | undefined; protocol?: number | null | undefined };
+export type L1ChainInput = { subnetId?: string | undefined; vmId?: string | undefined; vmVersion?: string | undefined; protocol?: number | null | undefined; frozen?: boolean | undefined };
 
 /** The C-Chain's VM: Coreth; after Helicon SAE in the transition VM (`switched` in this process, `restarted` after a restart). */
 export type CChainVm = 'coreth' | 'switched' | 'restarted';

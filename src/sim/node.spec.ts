@@ -8,6 +8,7 @@ import { scenarioSchema } from './scenario.js';
 import { startSim, type SimServer } from './server.js';
 import { World } from './world.js';
 import { systemClock } from '../base/clock.js';
+import { currentEpoch, proposedHeight, proposervmPath } from '../rules/proposervm.js';
 
 // The node simulator through its HTTP routes, read by the real client.
 
@@ -164,6 +165,36 @@ describe('the node simulator', () => {
     expect(off.kind).toBe('off');
     const versions = z.object({ vmVersions: z.record(z.string(), z.string()) }).transform((r) => r.vmVersions);
     expect(await info(base, 'info.getNodeVersion', versions)).toMatchObject({ srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy: 'v0.7.4' });
+  });
+
+  it("an L1's proposervm: a live tip seals an epoch every 5 min; a frozen one keeps its epoch while the P-Chain moves, the slot gauge climbs, health stays green", async () => {
+    const L1 = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, l1Chains: { [L1]: {} } }] }, [{ at: '+10m', node: { nodeId: NODE, l1Chains: { [L1]: { frozen: true } } } }]);
+    const unshared = new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock, shareMs: 0 }); // each read sees the clock's step
+    const slot = async () => Number(/avalanche_proposervm_block_building_slot\{chain="[^"]+"\} (\d+)/.exec(await unshared.metricsText(`${base}/ext/metrics`, signal()))?.[1]);
+    const live = await currentEpoch(client, base, L1, signal());
+    expect(live.startTime).toBe(START / 1000); // 2026-01-01T00:00Z is an epoch boundary counted from Granite
+    expect(live.number).toBeGreaterThan(0);
+    const p0 = await proposedHeight(client, base, signal());
+    expect(await slot()).toBe(1);
+    sim.world.clock.advance(6 * 60_000);
+    expect((await currentEpoch(client, base, L1, signal())).number).toBe(live.number + 1);
+    sim.world.clock.advance(4 * 60_000); // frozen at +10m
+    const frozen = await currentEpoch(client, base, L1, signal());
+    sim.world.clock.advance(60 * 60_000);
+    expect(await currentEpoch(client, base, L1, signal())).toEqual(frozen);
+    expect(await proposedHeight(client, base, signal())).toBe(p0 + (70 * 60) / 2); // a P-Chain block every 2 s, 70 min on
+    expect(await slot()).toBe(12 * 60);
+    expect((await client.health(base, signal())).healthy).toBe(true);
+  });
+
+  it("proposervm: another chain or a node before v1.14.0 answers 404 (off); an upper-case method gorilla's error", async () => {
+    const L1 = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
+    const { sim, base } = await simWith({ nodes: [{ nodeId: NODE, l1Chains: { [L1]: {} } }, { nodeId: OTHER, version: 'avalanchego/1.13.5', l1Chains: { [L1]: {} } }] });
+    expect(((await currentEpoch(client, base, 'C', signal()).catch((e: unknown) => e)) as NodeApiError).kind).toBe('off');
+    expect(((await currentEpoch(client, `${sim.url}/node/${OTHER}`, L1, signal()).catch((e: unknown) => e)) as NodeApiError).kind).toBe('off');
+    const err = (await client.rpc(base, proposervmPath(L1), 'proposervm.GetCurrentEpoch', {}, z.unknown(), signal()).catch((e: unknown) => e)) as NodeApiError;
+    expect([err.kind, err.message]).toEqual(['rpc', expect.stringContaining('method must start with a non-uppercase letter')]);
   });
 
   it('refuses a bad node key with its path', () => {

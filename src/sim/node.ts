@@ -1,6 +1,7 @@
 import { failingGauges, failingRuns, lastRun, selectChecks, type CheckSpec, type Failure } from './node-checks.js';
 import { infoAnswer } from './node-info.js';
 import { renderNodeMetrics } from './node-metrics.js';
+import { proposervmAnswer } from './proposervm.js';
 import {
   DEFAULT_NODE_VERSION,
   PRIMARY_SUBNET,
@@ -54,9 +55,11 @@ export class NodeWorld {
     for (const [id, chain] of Object.entries(input.l1Chains ?? {})) {
       if (chain === null) delete node.l1Chains[id];
       else {
-        const { protocol, ...rest } = chain;
+        const { protocol, frozen, ...rest } = chain;
         const prior = node.l1Chains[id] ?? { subnetId: id, vmId: SUBNET_EVM_VM_ID, vmVersion: 'v0.8.0', protocol: undefined };
-        node.l1Chains[id] = { ...prior, ...definedOnly(rest), protocol: protocol === undefined ? prior.protocol : (protocol ?? undefined) };
+        // A tip that freezes keeps the instant it froze; freezing again changes nothing.
+        const frozenSince = frozen === undefined ? prior.frozenSince : frozen ? (prior.frozenSince ?? now) : undefined;
+        node.l1Chains[id] = { ...prior, ...definedOnly(rest), protocol: protocol === undefined ? prior.protocol : (protocol ?? undefined), frozenSince };
       }
     }
     if (input.bootstrapped) node.bootstrapped = { ...node.bootstrapped, ...canonicalChains(input.bootstrapped) };
@@ -120,6 +123,21 @@ export class NodeWorld {
     const node = this.#nodes.get(nodeId);
     if (!node) return undefined;
     return infoAnswer(node, method, params, this.nowMs());
+  }
+
+  /** platform.validates {subnetID}: the blockchains the declared nodes run for that subnet (service.go Validates). */
+  validates(params: Record<string, unknown>): RpcAnswer {
+    const subnet = params['subnetID'];
+    if (typeof subnet !== 'string') return { error: { code: -32000, message: 'couldn\'t unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls', data: null } };
+    const ids = new Set<string>();
+    for (const node of this.#nodes.values()) for (const [id, c] of Object.entries(node.l1Chains)) if (c.subnetId === subnet) ids.add(id);
+    return { result: { blockchainIDs: [...ids].sort() } };
+  }
+
+  /** POST /ext/bc/{chain}/proposervm: one JSON-RPC call. undefined: no such node, or no such L1 chain on it (404). */
+  proposervm(nodeId: string, chain: string, method: string): RpcAnswer | undefined {
+    const node = this.#nodes.get(nodeId);
+    return node ? proposervmAnswer(node, chain, method, this.nowMs()) : undefined;
   }
 
   /** GET /ext/metrics: a Prometheus text exposition with the node's real metric names. */

@@ -4,6 +4,7 @@ import { NETWORKS } from '../rules/fields.js';
 import { error, isReply, LIST_LIMITS, ok, paginate, type Ctx, type Handler, type Reply, type SimArea } from './http.js';
 import { PRIMARY_CHAINS, primaryChain } from './blocks.js';
 import { proposedBlockItem } from './samples.js';
+import { pChainHeightAt } from './proposervm.js';
 
 const network = z.enum(NETWORKS);
 
@@ -156,7 +157,7 @@ const l1Validators = withNetwork((ctx, net) => {
     .filter(({ item, active }) => (includeInactive || active) && (!q.get('l1ValidationId') || item.validationId === q.get('l1ValidationId')))
     .filter(({ item }) => (!q.get('nodeId') || item.nodeId === q.get('nodeId')) && (!q.get('subnetId') || item.subnetId === q.get('subnetId')))
     .map(({ item }) => item);
-  const blockHeight = String(20_000_000 + Math.floor(ctx.world.clock.now() / 2));
+  const blockHeight = String(pChainHeightAt(ctx.world.clock.nowMs()));
   return list(ctx, items, 'validators', { blockHeight });
 });
 

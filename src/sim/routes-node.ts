@@ -11,7 +11,7 @@ export type NodeReply = { destroy: true } | { status: number; headers: Record<st
 /** platform.* of a network's P-Chain (World.pchainApi). */
 export type PChainRpc = (network: Network, method: string, params: Record<string, unknown>) => RpcAnswer;
 
-const ROUTE = /^\/node\/([^/]+)\/ext\/(health(?:\/health|\/readiness|\/liveness)?|info|metrics|bc\/P)\/?$/;
+const ROUTE = /^\/node\/([^/]+)\/ext\/(health(?:\/health|\/readiness|\/liveness)?|info|metrics|bc\/P|bc\/[^/]+\/proposervm)\/?$/;
 const PUBLIC_P_CHAIN = /^\/p-chain\/(mainnet|fuji)\/ext\/bc\/P\/?$/;
 
 /** The body as the simulator read it: parsed JSON, undefined, or the parse error; `query` the URL's (GET /ext/health?tag=…). */
@@ -40,8 +40,10 @@ export function nodeReply(nodes: NodeWorld, method: string, pathname: string, bo
     return goJson(health.status, health.body, headers, 'application/json');
   }
   return rpc(method, body, headers, (rpcMethod, params) => {
+    if (route === 'bc/P' && rpcMethod === 'platform.validates') return nodes.validates(params);
     if (route === 'bc/P') return pchain(node.network, rpcMethod, params);
     if (route === 'info') return nodes.info(node.nodeId, rpcMethod, params);
+    if (route.endsWith('/proposervm')) return nodes.proposervm(node.nodeId, decodeURIComponent(route.slice(3, -'/proposervm'.length)), rpcMethod);
     return healthRpc(nodes, node.nodeId, rpcMethod, params);
   });
 }

@@ -17,6 +17,8 @@ const l1Chain = z.strictObject({
   vmVersion: z.string().min(1).optional(),
   /** The plugin's RPCChainVM protocol; another than the node's: refused at the handshake. */
   protocol: z.number().int().min(0).nullable().optional(),
+  /** true: its tip freezes (no block, epoch fixed, health green); false: it produces blocks again. */
+  frozen: z.boolean().optional(),
 });
 
 const state = {

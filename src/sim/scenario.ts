@@ -15,6 +15,7 @@ import type { ValidationChange, World } from './world.js';
 import type { AutoRenewInput } from './stakers.js';
 import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 import { applyNodeChange, nodeKeys } from './scenario-node.js';
+import { applyNetworkChange, networkKeys } from './scenario-network.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
 /** An event's time: relative to the start (+30s, -1d) or an ISO date. */
@@ -254,6 +255,8 @@ export const worldChange = z.strictObject({
   evmTransactions: z.array(evmTransaction).optional(),
   /** The operators' own node APIs: nodes, node (src/sim/scenario-node.ts). */
   ...nodeKeys(),
+  /** A bulk network of made-up validators and its dips: bulkNetwork, networkDip (src/sim/scenario-network.ts). */
+  ...networkKeys(),
 });
 export type WorldChange = z.output<typeof worldChange>;
 
@@ -358,6 +361,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   applyPChainChange(world, change, at);
   applyLongTail(world.longTail, change, at);
   applyNodeChange(world.nodes, change);
+  applyNetworkChange(world, change);
   for (const t of change.evmTransactions ?? []) {
     const timestamp = t.at ? at(t.at) : world.clock.now();
     world.evm.add({

@@ -6,6 +6,7 @@ import { PChainWorld } from './pchain.js';
 import { LongTail } from './longtail.js';
 import { EvmLedger } from './evm.js';
 import { NodeWorld } from './node.js';
+import { pChainHeightAnswer } from './proposervm.js';
 import { crossBoundaries, pchainAnswer, type AutoRenewInput, type PChainAnswer } from './stakers.js';
 import {
   delegatorItem,
@@ -215,6 +216,8 @@ export class World {
   /** The P-Chain API (/ext/bc/P) of a node on a network: platform.* over this world's validations. */
   pchainApi(network: Network, method: string, params: Record<string, unknown>): PChainAnswer {
     this.#crossBoundaries();
+    const height = pChainHeightAnswer(method, this.clock.nowMs());
+    if (height) return height;
     const entries = [...this.#validators.values()].flat().filter((e) => e.raw === undefined && same(e.network, network));
     return pchainAnswer(network, method, params, entries);
   }

@@ -11,7 +11,7 @@ import { DataApi } from '../../src/api/data/index.js';
 import type { NodeApi } from '../../src/api/node-api.js';
 import { HttpClient } from '../../src/api/http.js';
 import { MetricsApi } from '../../src/api/metrics-api.js';
-import { delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
+import { activeValidator, delegatorsPage, icmMessagesPage, l1ValidatorsPage, metricsPage, operation, validatorsPage } from '../../src/api/schemas.js';
 import { proposedBlocksPage, signatureAggregation } from '../../src/api/schemas.js';
 import { pageOf } from '../../src/api/parse.js';
 import { stakingTransaction } from '../../src/rules/staking-activity/read.js';
@@ -38,6 +38,7 @@ const RUNS = Number(process.env['AVAWATCH_CONTRACT_RUNS'] ?? 10);
 /** Each response type: the SDK's schema (the contract) and avawatch's reader of it. */
 const RESPONSES = {
   validators: { contract: 'ListValidatorDetailsResponse', sdk: sdk.ListValidatorDetailsResponse$inboundSchema, ours: 'validatorsPage', schema: validatorsPage },
+  activeSet: { contract: 'ListValidatorDetailsResponse', sdk: sdk.ListValidatorDetailsResponse$inboundSchema, ours: 'activeValidator (the network baseline sweep)', schema: pageOf('validators', activeValidator) },
   delegators: { contract: 'ListDelegatorDetailsResponse', sdk: sdk.ListDelegatorDetailsResponse$inboundSchema, ours: 'delegatorsPage', schema: delegatorsPage },
   l1Validators: { contract: 'ListL1ValidatorsResponse', sdk: sdk.ListL1ValidatorsResponse$inboundSchema, ours: 'l1ValidatorsPage', schema: l1ValidatorsPage },
   icmMessages: { contract: 'ListIcmMessagesResponse', sdk: sdk.ListIcmMessagesResponse$inboundSchema, ours: 'icmMessagesPage', schema: icmMessagesPage },
@@ -264,6 +265,10 @@ const INFO_REPLIES: Record<string, unknown> = {
   // Its P-Chain API: Mainnet's, and no validator that renews (validator-health's and validation-end's auto-renew read).
   'platform.getStakingAssetID': { assetID: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z' },
   'platform.getCurrentValidators': { validators: [] },
+  // l1-liveness: the L1's chain, its epoch (service.md's example) and the P-Chain's proposed height.
+  'platform.validates': { blockchainIDs: ['2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN'] },
+  'proposervm.getCurrentEpoch': { number: '56', startTime: '1755802182', pChainHeight: '21857141' },
+  'platform.getProposedHeight': { height: '21857200' },
 };
 
 /** The operator's own node, the same at every read: the node kinds' service side is what is generated here. */
@@ -290,6 +295,8 @@ function exampleRules(): Map<string, Record<string, unknown>> {
       const { validators: selects, ...rest } = raw as Record<string, unknown>;
       const selected = ruleKind(String(kind)).selects?.includes('urls') ? { urls: { [PROFILE_NODE]: 'http://127.0.0.1:9650' } } : { nodeIds: [PROFILE_NODE] };
       const rule = selects === undefined ? rest : { network: 'mainnet', ...selected, ...rest };
+      // `subnets: from-inventory` is the inventory's too: the stand-in validates one L1.
+      if (selects !== undefined && rule['subnets'] === 'from-inventory') rule['subnets'] = { [PROFILE_NODE]: ['2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Uh'] };
       if (typeof kind === 'string' && !out.has(kind)) out.set(kind, ruleSchema.parse(rule) as Record<string, unknown>);
     }
   }

@@ -344,3 +344,14 @@ function goStruct(type: Extract<GoType, { go: 'struct' }>, o: GenOptions): fc.Ar
   const extra = o.extra ? fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !type.fields.some((x) => x.json === k)), anyJson, { maxKeys: 2 }) : fc.constant({});
   return fc.tuple(fc.tuple(...fields), extra).map(([entries, more]) => `{${[...entries.filter((e) => e !== undefined), ...Object.entries(more).map(([k, v]) => `${JSON.stringify(k)}:${v}`)].join(',')}}`);
 }
+
+// ---- an L1's proposervm (vms/proposervm/service.go, identical v1.14.0 through master) and the P-Chain's heights
+
+/** api.GetHeightResponse (api/common_args_responses.go): proposervm.getProposedHeight, platform.getHeight, platform.getProposedHeight. */
+export const GetHeightResponse: GoType = { go: 'struct', name: 'api.GetHeightResponse', fields: [f('height', { go: 'json.Uint64' })] };
+/** proposervm GetEpochResponse (service.go:110-114). */
+export const GetEpochResponse: GoType = {
+  go: 'struct',
+  name: 'proposervm.GetEpochResponse',
+  fields: [f('number', { go: 'json.Uint64' }), f('startTime', { go: 'json.Uint64' }), f('pChainHeight', { go: 'json.Uint64' })],
+};

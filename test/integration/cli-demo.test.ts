@@ -80,7 +80,7 @@ describe('avawatch demo', () => {
     expect([...rows.keys()].sort()).toEqual(Object.keys(ruleKinds).sort());
     for (const [kind, counts] of rows) expect(counts.reduce((a, b) => a + b), kind).toBeGreaterThan(0);
     expect([...rows.values()].reduce((n, [, resolved]) => n + (resolved ?? 0), 0)).toBeGreaterThanOrEqual(1);
-    expect(summary).toMatch(/\nEvery one of the 17 kinds fired\.\n$/);
+    expect(summary).toMatch(/\nEvery one of the 19 kinds fired\.\n$/);
   }, 70_000);
 
   it('refuses a --speed that is not a number from 1 to 10', async () => {

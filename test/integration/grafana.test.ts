@@ -146,7 +146,7 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
       slack = await startSlackReceiver();
       // One failed delivery attempt (retried, then delivered) for the delivery counters.
       slack.failNext({ status: 503, body: 'service_unavailable' });
-      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]\n${nextUpgrade()}` });
+      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}", subnets: [${SUBNET}]}, {name: beta, nodeId: ${N2}}]\n${nextUpgrade()}` });
       // Every example rule, as shipped, polled every second instead of every few minutes: the
       // L1 runway needs two reads, and the test must not wait for a 10m interval.
       for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http.js';
 import { issueText } from '../parse.js';
-import { delegator, l1Validator, proposedBlock, validator, type Delegator, type L1Validator, type ProposedBlock, type Validator } from '../schemas.js';
+import { activeValidator, delegator, l1Validator, proposedBlock, validator, type ActiveValidator, type Delegator, type L1Validator, type ProposedBlock, type Validator } from '../schemas.js';
 import { AreaReader, type DataApiOptions, type Network } from './reader.js';
 
 // The primary network (the interface's §4.5): validators, delegators, L1 validators and the
@@ -25,6 +25,16 @@ export interface ValidatorListQuery {
   nodeIds: readonly string[];
   validationStatus: 'active' | 'pending';
   subnetId: string;
+}
+
+/** The whole active primary validator set, read to its end, or a failure: never a part of it. */
+export interface ActiveSet {
+  /** One per nodeId: a node the service listed twice (pages that moved under the walk) counts once. */
+  validators: ActiveValidator[];
+  /** Items that break the contract (left out, with why): the caller judges whether the set is still whole. */
+  broken: BrokenItem[];
+  /** Items the service repeated across pages. */
+  repeated: number;
 }
 
 export interface DelegatorQuery {
@@ -100,6 +110,36 @@ export class PrimaryNetwork extends AreaReader {
     return out;
   }
 
+  /**
+   * Every active validator of the primary network (no nodeIds: the whole set), for the network
+   * baseline. Its own page bound (`maxPages`, not api.maxPages: 2,000 validators is 20 pages);
+   * past it, a failed page or a repeated token, the read throws: a part of the set is never
+   * returned as the set. The minimum uptime is lifted: the service's default (90) would drop
+   * exactly the validators that dip. Sorted by block index for stable paging.
+   */
+  async activeSet(network: Network, q: { maxPages: number }, signal?: AbortSignal): Promise<ActiveSet> {
+    const endpoint = '/v1/networks/{network}/validators';
+    const path = `/v1/networks/${network}/validators`;
+    const { items } = await this.list({ endpoint, params: { network }, query: activeSetQuery(), items: 'validators', item: anyItem, maxPages: q.maxPages, signal });
+    const out: ActiveSet = { validators: [], broken: [], repeated: 0 };
+    const seen = new Set<string>();
+    for (const [i, item] of items.entries()) {
+      const parsed = activeValidator.safeParse(item);
+      if (!parsed.success) {
+        const nodeId = readNodeId(item);
+        out.broken.push({ nodeId, reason: `data API ${path}: unexpected item validators[${i}]${nodeId === undefined ? '' : ` of ${nodeId}`}: ${issueText(parsed.error, 'item')}` });
+        continue;
+      }
+      if (seen.has(parsed.data.nodeId)) {
+        out.repeated++;
+        continue;
+      }
+      seen.add(parsed.data.nodeId);
+      out.validators.push(parsed.data);
+    }
+    return out;
+  }
+
   /** Delegators matching the filters, newest first (by start), one call's worth of filter. */
   async delegators(network: Network, q: DelegatorQuery, signal?: AbortSignal): Promise<Delegator[]> {
     // api.maxPages bounds the pages of each node or address in the filter, not of all together.
@@ -160,6 +200,13 @@ export function validatorListQuery(q: ValidatorListQuery): Record<string, string
   if (q.validationStatus === 'active') query['minUptimePerformance'] = '0';
   return query;
 }
+
+/** The query of the whole-set sweep (also how `avawatch check` names its call). */
+export function activeSetQuery(): Record<string, string> {
+  return { validationStatus: 'active', subnetId: PRIMARY_SUBNET, minUptimePerformance: '0', sortBy: 'blockIndex' };
+}
+
+const PRIMARY_SUBNET = '11111111111111111111111111111111LpoYY';
 
 /** An item's nodeId when it is text: the only way to tell whose a broken item is. */
 function readNodeId(item: unknown): string | undefined {

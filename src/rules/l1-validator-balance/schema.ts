@@ -17,18 +17,5 @@ export const spec = z
   .refine((s) => s.minBalance !== undefined || s.minRunway !== undefined, { message: 'set minBalance, minRunway or both' });
 export type Spec = z.output<typeof spec>;
 
-export const state = z.object({
-  nodeId: z.string(),
-  subnetId: z.string(),
-  /** nAVAX, exact. */
-  balance: z.string().regex(/^\d+$/),
-  /** When the balance was read (unix s). */
-  at: z.number(),
-  /** The read the burn is measured from (absent in states written before it was kept apart). */
-  since: z.object({ balance: z.string().regex(/^\d+$/), at: z.number(), steady: z.number().optional() }).optional(),
-  /** nAVAX per second burned, measured over `burnOver` seconds. */
-  burnPerSecond: z.number().nullable(),
-  burnOver: z.number().optional(),
-  inactive: z.boolean(),
-});
-export type State = z.output<typeof state>;
+/** Per validation ID: the balance and the burn measured from it (l1-burn.ts). */
+export { burnState as state, type BurnState as State } from '../l1-burn.js';
