@@ -130,6 +130,7 @@ const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
   'src/commands/init.ts → node-health': PROFILE,
   'src/commands/init.ts → node-metrics': PROFILE,
   'src/commands/init.ts → node-upgrade': PROFILE,
+  'src/commands/init.ts → network-baseline': PROFILE,
 };
 
 /** Hand-written files that name every kind, and why they may. */

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 // `avawatch init`: a working config for one's own validators, watched by the shipped profile.
 
 /** The shipped rule files that watch every inventory validator (`validators: all`). */
-export const PROFILE_RULE_FILES = ['validators.yaml', 'validation-end.yaml', 'validator-health.yaml', 'delegation-end.yaml', 'block-production.yaml'] as const;
+export const PROFILE_RULE_FILES = ['validators.yaml', 'validation-end.yaml', 'validator-health.yaml', 'delegation-end.yaml', 'block-production.yaml', 'network-baseline.yaml'] as const;
 
 /** The shipped rule files that read the validators' own APIs (`api:`): added with --api, as the shipped config loads them. */
 export const NODE_RULE_FILES = ['node-health.yaml', 'node-metrics.yaml', 'node-upgrade.yaml'] as const;

@@ -55,7 +55,7 @@ describe('loading the shipped config', () => {
     expect(loaded.rules.map((r) => r.name)).toEqual(['c-chain-tx-drop']);
     expect(loaded.warnings).toEqual([
       'config/avawatch.yaml:35:5: receivers[0]: receiver "ops-slack" is disabled: webhookUrl is empty',
-      'config/avawatch.yaml: the inventory lists no validator, so 25 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production, node-health and 19 more): add yours under validators: (or run avawatch init --node NodeID-…)',
+      'config/avawatch.yaml: the inventory lists no validator, so 26 rule(s) with "validators: all" watch nothing and are not loaded (my-validators, validation-ending, validator-health, delegations, block-production, network-baseline and 20 more): add yours under validators: (or run avawatch init --node NodeID-…)',
     ]);
   });
 
@@ -68,8 +68,8 @@ describe('loading the shipped config', () => {
     // Only read-only rules over entities that exist on mainnet; every other example is a
     // placeholder that check names, and none of them writes (export) or probes (aggregator).
     const kinds = new Set(loaded.rules.map((r) => r.kind));
-    expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'node-health', 'node-metrics', 'node-upgrade', 'validation-end', 'validator-health', 'validator-status']);
-    for (const rule of loaded.rules.filter((r) => r.kind !== 'metric-threshold')) {
+    expect([...kinds].sort()).toEqual(['block-production', 'delegation-end', 'metric-threshold', 'network-baseline', 'node-health', 'node-metrics', 'node-upgrade', 'validation-end', 'validator-health', 'validator-status']);
+    for (const rule of loaded.rules.filter((r) => r.kind !== 'metric-threshold' && r.kind !== 'network-baseline')) {
       // The node's own rules read its API; the others its NodeID.
       if (rule.kind.startsWith('node-')) expect(rule.spec['urls']).toEqual({ 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg': 'http://127.0.0.1:9650' });
       else expect(rule.spec['nodeIds']).toEqual(['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg']);

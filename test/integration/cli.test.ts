@@ -43,7 +43,7 @@ describe('avawatch check', () => {
     expect(r.stdout).toContain(`rule files: ${SHIPPED.files}, rules: 1\n`);
     expect(SHIPPED.rules).toContain('my-validators');
     expect(r.stdout).not.toContain('my-validators');
-    expect(r.stderr).toContain('25 rule(s) with \\"validators: all\\" watch nothing and are not loaded');
+    expect(r.stderr).toContain('26 rule(s) with \\"validators: all\\" watch nothing and are not loaded');
     expect(r.stdout).toContain('ops-slack  slack  DISABLED (webhookUrl is empty)');
     // The examples with placeholders are named, not loaded: the export one would start real jobs.
     expect(r.stdout).toMatch(/examples not loaded: \d+ \(placeholders: copy one, replace them, add it to ruleFiles\)\n/);

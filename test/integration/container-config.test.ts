@@ -20,8 +20,8 @@ it("the container's default config is the shipped one with its rules beside it, 
     expect(config).toContain('  - rules/validators.yaml\n');
     const check = await run(process.execPath, [CLI, 'check', '-c', join(out, 'avawatch.yaml')], { env: { PATH: process.env['PATH'] ?? '' } });
     // No inventory yet: the profile's rules wait for one (mounted validators, or avawatch init).
-    expect(check.stdout).toContain('rule files: 9, rules: 1\n');
-    expect(check.stderr).toContain('25 rule(s) with \\"validators: all\\" watch nothing');
+    expect(check.stdout).toContain('rule files: 10, rules: 1\n');
+    expect(check.stderr).toContain('26 rule(s) with \\"validators: all\\" watch nothing');
     expect(check.stdout).toMatch(/examples not loaded: \d+ /);
   } finally {
     rmSync(out, { recursive: true, force: true });

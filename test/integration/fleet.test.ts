@@ -11,7 +11,7 @@ import { avawatch } from '../helpers/cli.js';
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
-const PROFILE_RULES = ['my-validators', 'validation-ending', 'validator-health', 'delegations', 'block-production'];
+const PROFILE_RULES = ['my-validators', 'validation-ending', 'validator-health', 'delegations', 'block-production', 'network-baseline'];
 type Line = Record<string, unknown>;
 
 const dirs: string[] = [];
@@ -67,7 +67,7 @@ describe('init for a mixed fleet, then once --json against the stand-in service 
     const api = `${sim.url}/node/${C}`;
     const made = await avawatch(['-c', 'config/mine.yaml', 'init', '--node', A, '--network', 'mainnet', '--name', 'alpha', '--node', C, '--network', 'fuji', '--api', api, '--name', 'charlie'], { cwd: dir });
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('wrote config/mine.yaml: 2 validator(s) (1 mainnet, 1 fuji), 30 rules, state in data/mine.db');
+    expect(made.stdout).toContain('wrote config/mine.yaml: 2 validator(s) (1 mainnet, 1 fuji), 32 rules, state in data/mine.db');
     const file = join(dir, 'config/mine.yaml');
     const check = await avawatch(['-c', 'config/mine.yaml', 'check'], { cwd: dir });
     expect(check.code).toBe(0);

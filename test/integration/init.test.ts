@@ -19,7 +19,7 @@ describe('avawatch init', () => {
     writeFileSync(join(dir, 'slack.url'), `${HOOK}\n`);
     const made = await avawatch(['-c', 'conf/avawatch.yaml', 'init', '--node', A, '--name', 'alpha', '--node', B, '--slack-webhook-url-file', 'slack.url'], { cwd: dir });
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('wrote conf/avawatch.yaml: 2 validator(s), 5 rules');
+    expect(made.stdout).toContain('wrote conf/avawatch.yaml: 2 validator(s), 6 rules');
     const text = readFileSync(join(dir, 'conf/avawatch.yaml'), 'utf8');
     expect(text).not.toContain(HOOK);
 
@@ -45,7 +45,7 @@ describe('avawatch init', () => {
   it("--api declares the node's own API and adds node-health, which check counts as free calls", async () => {
     const made = await avawatch(['-c', 'node.yaml', 'init', '--node', A, '--name', 'alpha', '--api', 'http://127.0.0.1:9650'], { cwd: dir });
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain('wrote node.yaml: 1 validator(s), 25 rules');
+    expect(made.stdout).toContain('wrote node.yaml: 1 validator(s), 26 rules');
     expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toContain('    api: http://127.0.0.1:9650   # node-health, node-metrics and node-upgrade read it (docs/node.md)');
     const check = await avawatch(['-c', 'node.yaml', 'check'], { cwd: dir });
     expect(check.code).toBe(0);

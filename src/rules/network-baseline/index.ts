@@ -28,6 +28,8 @@ export const networkBaseline: RuleKind<Spec, Observation, State> = {
   kind: 'network-baseline',
   keyDetails: ['Validators', 'Why'],
   labelNames: ['network'],
+  // `validators: all` fills no key: it picks the networks to sweep (those the operator validates on).
+  selects: [],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   state,
   gauges: [
