@@ -6,9 +6,12 @@ import { ruleKinds } from '../rules/registry.js';
 /**
  * Labels alerts carry whatever their kind: `rule` and `severity` on every alert, `alertname`
  * and `entity` on rule-failing ones, `validator` and `network` on alerts about an inventory validator;
- * `source`, `api` and `node_api` on avawatch's alert of rules failing for one cause (engine/cause.ts).
+ * `source`, `api` and `node_api` on avawatch's alert of rules failing for one cause (engine/cause.ts);
+ * `scope` on alerts about a validator and on incidents, `group` and `family` on incidents (issue 40).
  */
-export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network', 'source', 'api', 'node_api'] as const;
+export const COMMON_LABELS = ['rule', 'severity', 'alertname', 'entity', 'validator', 'network', 'source', 'api', 'node_api', 'scope', 'group', 'family'] as const;
+/** An alert's `scope`: the incident it is part of, or the validator alone. */
+export const SCOPES = ['network', 'group', 'validator'] as const;
 
 /** The `rule` label of avawatch's alert of rules failing for one cause (engine/cause.ts): its own, not one rule's. */
 export const CAUSE_RULE = 'avawatch';
@@ -45,6 +48,7 @@ export function producibleValues(loaded: Loaded, label: string): string[] | unde
     validator: loaded.inventory.map((v) => v.name),
     source: CAUSE_SOURCES,
     api: CAUSE_APIS,
+    scope: SCOPES,
   };
   // A kind may set it from what it reads, and a rule-failing alert its `alertname` and `entity`.
   if (fixed[label] === undefined && ((COMMON_LABELS as readonly string[]).includes(label) || Object.values(ruleKinds).some((k) => k.labelNames.includes(label)))) return undefined;

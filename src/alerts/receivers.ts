@@ -21,6 +21,8 @@ export interface PlanInput {
   targetsFor: (labels: Record<string, string>) => readonly Target[];
   /** A receiver's reminder interval for this rule (the rule's repeatInterval, else the route's). */
   repeatMs: (target: Target) => number;
+  /** Why a firing notification of this condition is held back from this receiver (its incident fires there), if it is. */
+  held?: (conditionKey: string, receiver: string) => string | undefined;
 }
 
 /**
@@ -36,7 +38,7 @@ export function planNotifications(o: PlanInput): { planned: Planned[]; active: A
   const planned = drafts.map((draft): Planned => {
     const labels = o.labelsOf(draft);
     const entry = draft.conditionKey === undefined ? undefined : byKey.get(draft.conditionKey);
-    const targets = o.targetsFor(labels).filter((t) => {
+    const targets = withHolds(draft, o.targetsFor(labels), o).filter((t) => {
       if (draft.onlyReceivers && !draft.onlyReceivers.includes(t.receiver)) return false;
       if (!draft.reminder) return true;
       const every = o.repeatMs(t);
@@ -46,6 +48,18 @@ export function planNotifications(o: PlanInput): { planned: Planned[]; active: A
     return { draft, labels, targets };
   });
   return { planned, active };
+}
+
+/** A firing notification is held from the receivers its incident fires to (recorded as muted, owed once it ends); never a resolution. */
+function withHolds(draft: Pick<AlertDraft, 'status' | 'conditionKey'>, targets: readonly Target[], o: PlanInput): Target[] {
+  const { held } = o;
+  if (!held || draft.status !== 'firing' || draft.conditionKey === undefined) return [...targets];
+  const key = draft.conditionKey;
+  return targets.map((t) => {
+    if (t.mutedBy) return t;
+    const why = held(key, t.receiver);
+    return why === undefined ? t : { ...t, mutedBy: why };
+  });
 }
 
 /** A firing alert's receivers: when each was notified, and which are owed it after their mute. */
@@ -62,8 +76,7 @@ function unmuted(active: readonly ActiveAlert[], o: PlanInput): AlertDraft[] {
   const out: AlertDraft[] = [];
   for (const a of active) {
     if (a.state !== 'firing' || a.mutedReceivers.length === 0 || o.drafts.some((d) => d.conditionKey === a.key)) continue;
-    const free = o
-      .targetsFor(a.condition.labels)
+    const free = withHolds({ status: 'firing', conditionKey: a.key }, o.targetsFor(a.condition.labels), o)
       .filter((t) => a.mutedReceivers.includes(t.receiver) && !t.mutedBy)
       .map((t) => t.receiver);
     if (free.length === 0) continue;

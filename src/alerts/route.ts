@@ -20,6 +20,8 @@ export interface Target {
    * resendInterval): reminders reach it this often, whatever the repeat interval.
    */
   resendMs?: number;
+  /** A firing child that could join an incident waits this long at least, urgent or not (engine, incidents.wait). */
+  minWaitMs?: number;
 }
 
 interface Settings {

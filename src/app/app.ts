@@ -18,6 +18,9 @@ import { formatProblem } from '../base/source.js';
 import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
 import { blindLines, CAUSE_PREFIX } from '../engine/cause.js';
+import { IncidentTracker } from '../engine/incidents.js';
+import { OnDemandSweeps } from '../engine/on-demand.js';
+import { INCIDENT_PREFIX } from '../incidents/condition.js';
 import { resolveRoutes } from '../alerts/route.js';
 import { firingAlerts } from '../alerts/view.js';
 import { Engine, errorText } from '../engine/engine.js';
@@ -101,6 +104,8 @@ export class App {
   #notifiers: Notifier[] = [];
   #server: HttpServer | undefined;
   #scheduler: Scheduler | undefined;
+  /** The on-demand sweeps' cap, kept across reloads. */
+  readonly #sweeps = new OnDemandSweeps();
   #watcher: ConfigWatcher | undefined;
   #heartbeat: Heartbeat | undefined;
   #reloading: Promise<boolean> | undefined;
@@ -225,7 +230,7 @@ export class App {
   #pruneUnconfigured(): void {
     const names = new Set(this.#loaded.rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
     // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
-    const gone = this.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX));
+    const gone = this.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
     if (gone.length === 0) return;
     this.store.pruneRule(...gone);
     this.#opts.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
@@ -355,6 +360,7 @@ export class App {
     }
     this.#apis = apis;
     this.#engine = engine;
+    if (!plan.engine) engine.regroup(next.inventory);
     if (delivery) {
       this.#stopChannels();
       const old = this.#delivery;
@@ -509,6 +515,8 @@ export class App {
       redact: (text) => scrub(text, secrets),
       digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
       clock: this.#clock,
+      // Always the current engine's incidents, also after a reload swapped it.
+      held: (row) => this.#engine.heldFor(row.message.rule, row.message.conditionKey, row.receiver),
     });
     return { delivery, notifiers };
   }
@@ -546,6 +554,8 @@ export class App {
       expressionsFor: (rule) => this.#expressionsOf(rule),
       clock: this.#clock,
       configured: () => this.#loaded.rules.map((r) => r.name),
+      incidents: new IncidentTracker(config.incidents, this.#loaded.inventory),
+      sweepFirst: (networks, signal) => this.#sweepFirst(networks, signal),
     });
   }
 
@@ -664,13 +674,30 @@ export class App {
   }
 
   /** Evaluates the named rules (all when none) once each, in order. */
+  /**
+   * "Is it me or the network?": a network's baseline swept between its polls, before the
+   * alerts that ask it are committed, at most once per 2 minutes and 30 times a day
+   * (engine/on-demand.ts). A sweep that fails leaves the baseline stale: each validator is judged alone.
+   */
+  async #sweepFirst(networks: readonly string[], signal: AbortSignal): Promise<void> {
+    const rules = this.rules.filter((r) => ruleKind(r.kind).baselines !== undefined && networks.some((n) => r.spec['network'] === n || (n === 'fuji' && r.spec['network'] === 'testnet')));
+    if (rules.length === 0 || !this.#sweeps.take(this.#clock.mono())) return;
+    for (const r of rules) {
+      try {
+        await this.#engine.evaluate(r, signal);
+      } catch {
+        // Counted and logged by the engine as the rule's failure.
+      }
+    }
+  }
+
   async once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }>; results: ValidatorResult[] }> {
-    const rules = names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name));
+    const chosen = names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name));
     const alerts: AlertMessage[] = [];
     const results: ValidatorResult[] = [];
     const failures: Array<{ rule: string; error: unknown }> = [];
     const signal = new AbortController().signal;
-    for (const rule of rules) {
+    for (const rule of chosen) {
       this.#steps.check();
       try {
         alerts.push(...(await this.#engine.evaluate(rule, signal)));

@@ -41,7 +41,7 @@ export function planReload(prev: LoadedConfig, file: LoadedConfig): ReloadPlan {
 
   const changed = (...keys: Array<keyof Config>) => keys.some((k) => stableJson(prev.config[k]) !== stableJson(config[k]));
   const apis = changed('api', 'nodeApi');
-  const engine = apis || changed('route', 'receivers', 'timeIntervals', 'health');
+  const engine = apis || changed('route', 'receivers', 'timeIntervals', 'health', 'incidents');
   const byName = new Map(prev.rules.map((r) => [r.name, r]));
   const removed = prev.rules.filter((r) => !next.rules.some((n) => n.name === r.name));
   const added = next.rules.filter((r) => !byName.has(r.name));

@@ -34,6 +34,8 @@ export interface DeliveryDeps {
   redact?: (text: string) => string;
   /** A receiver's digest settings (named in its digest message). */
   digestOf?: (receiver: string) => DigestConfig | undefined;
+  /** Why a firing row is held back now (its incident fires to this receiver): muted when claimed, owed once the incident ends. */
+  held?: (row: OutboxRow) => string | undefined;
 }
 
 /** Rows claimed at once: a storm up to this size goes out as one message per group. */
@@ -69,7 +71,7 @@ export class Delivery {
   readonly #health: ReceiverHealth;
 
   constructor(deps: DeliveryDeps) {
-    this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, ...deps };
+    this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, held: () => undefined, ...deps };
     this.#health = new ReceiverHealth(deps.options, deps.store.deadLetters(deps.clock.mono() - deps.options.deadLetterHoldMs));
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
@@ -257,7 +259,7 @@ export class Delivery {
     const wall = this.#deps.clock.now();
     const silences = this.#deps.store.silences(wall);
     return rows.filter((row) => {
-      const reason = mute(row.message.labels, [], silences, [], new Date(wall));
+      const reason = mute(row.message.labels, [], silences, [], new Date(wall)) ?? (row.message.status === 'firing' ? this.#deps.held(row) : undefined);
       if (reason) this.#deps.store.muteWaiting(row, reason, now);
       return reason === undefined;
     });

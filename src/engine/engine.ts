@@ -25,6 +25,9 @@ import { nameResolution, nameValidator } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
 import type { RuleMemo } from '../rules/types.js';
 import { ruleMemo } from './memo.js';
+import { INCIDENT_ALERTNAME, INCIDENT_PREFIX, incidentCondition, listedValidators } from '../incidents/condition.js';
+import type { Incident } from '../incidents/types.js';
+import type { IncidentTracker, NetworkBaseline } from './incidents.js';
 
 export interface EngineDeps {
   store: Store;
@@ -56,6 +59,10 @@ export interface EngineDeps {
   clock: Clock;
   /** The rules configured now (default: those restored): a cause's alert waits for those it listed that have not evaluated here yet. */
   configured?: () => Iterable<string>;
+  /** Incidents (issue 40): which active alerts are one incident, and the baselines they are judged on. */
+  incidents?: IncidentTracker;
+  /** A child that may be network-wide appeared and the network's baseline is old: sweep it now, before the child is committed (capped by the app). */
+  sweepFirst?: (networks: readonly string[], signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -82,6 +89,8 @@ export class Engine {
   readonly #evaluated = new Set<string>();
   /** The receivers each rule names itself (a cause's alert falls back to them when the route tree has none). */
   readonly #ownReceivers = new Map<string, readonly string[]>();
+  /** Incidents with an alert in the store; read from the store at first use. */
+  #incidentsStored: Set<string> | undefined;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -124,8 +133,14 @@ export class Engine {
     // Counters exist at 0 from the start, so increase() sees the first failure.
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
-    this.#views.set(rule.name, { rule, states: this.#loadStates(rule).states, at: this.#now() });
+    const states = this.#loadStates(rule).states;
+    this.#views.set(rule.name, { rule, states, at: this.#now() });
     if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#failingStored.add(rule.name);
+    const incidents = this.#deps.incidents;
+    if (incidents) {
+      incidents.restored(ruleKind(rule.kind).baselines?.(rule.spec, states) ?? []);
+      incidents.update(rule.name, incidents.childrenOf(rule, this.#loadActive(rule)));
+    }
     this.#restored.add(rule.name);
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
@@ -141,6 +156,22 @@ export class Engine {
     this.#cache.delete(ruleName);
     this.#failingStored.delete(ruleName);
     this.#restored.delete(ruleName);
+    this.#deps.incidents?.forget(ruleName);
+  }
+
+  /** The inventory changed (a reload that keeps this engine): its groups are made again. */
+  regroup(inventory: Parameters<IncidentTracker['regroup']>[0]): void {
+    this.#deps.incidents?.regroup(inventory);
+  }
+
+  /** The network baselines, with their age on the steady clock (the page). */
+  baselines(): NetworkBaseline[] {
+    return this.#deps.incidents?.baselines(this.#deps.clock.mono()) ?? [];
+  }
+
+  /** Why a firing notification of this alert is held back from this receiver now (its incident fires there), if it is. */
+  heldFor(rule: string, conditionKey: string | undefined, receiver: string): string | undefined {
+    return this.#deps.incidents?.heldFor(rule, conditionKey, receiver);
   }
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
@@ -204,7 +235,9 @@ export class Engine {
     });
     const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), this.#deps.redact));
     // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
-    const lifecycle = effective ? advance(this.#loadActive(rule), effective, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved) : undefined;
+    const before = effective ? this.#loadActive(rule) : [];
+    const scoped = effective && (await this.#scoped(rule, effective, before, ownSignal));
+    const lifecycle = scoped ? advance(before, scoped, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     // A state may keep the service's text (an error message): scrubbed as the alerts are.
@@ -265,6 +298,8 @@ export class Engine {
     // The service's error text, as shown by once --json: scrubbed as the log's is.
     this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, this.#deps.redact(why)])) });
     metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
+    // The incidents' alerts are this evaluation's news too (`once` and rule tests show them).
+    messages.push(...this.#incidentsAfter(rule, lifecycle?.active, states, startedAt, now));
     this.#settled(rule, failed, now);
     return messages;
   }
@@ -274,7 +309,7 @@ export class Engine {
    * and active alerts in one transaction under `storeRule`.
    */
   #commit(rule: LoadedRule, storeRule: string, states: StateDiff, events: AlertDraft[], lifecycleActive: ActiveAlert[] | undefined, now: Date, expectRevision?: number, startedAt?: number): AlertMessage[] {
-    const { store, redact } = this.#deps;
+    const { store, redact, incidents } = this.#deps;
     // Rows and alert times on the steady clock (delivery ages them on it); silences and mutes are a person's times, on the wall.
     const steady = this.#deps.clock.mono();
     const silences = store.silences(now.getTime());
@@ -284,9 +319,10 @@ export class Engine {
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: steady,
-      labelsOf: (a) => alertLabels(rule, a.labels, a.severity ?? rule.severity),
+      labelsOf: (a) => this.#eventScope(a, alertLabels(rule, a.labels, a.severity ?? rule.severity)),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),
       repeatMs: (t) => repeatOf(rule, t),
+      ...(incidents ? { held: (key: string, receiver: string) => incidents.heldFor(storeRule, key, receiver) } : {}),
     });
     const drafts: NewAlert[] = planned.map(({ draft: a, labels, targets }) => ({
       rule: rule.name,
@@ -300,7 +336,7 @@ export class Engine {
       ...(a.conditionKey === undefined ? {} : { conditionKey: a.conditionKey }),
       // A reminder, or the notification owed once a mute ends: the alert fired already, the history shows it once.
       ...(a.reminder || a.onlyReceivers ? { reminder: true } : {}),
-      targets,
+      targets: this.#patient(rule, a, targets),
     }));
     const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision, startedAt);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
@@ -449,6 +485,146 @@ export class Engine {
     this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
     if (lifecycle.active.length > 0) this.#causesStored?.add(key);
     else this.#causesStored?.delete(key);
+  }
+
+  /**
+   * Each condition about a validator carries `scope`: the incident it belongs to (network,
+   * group) or `validator`. Judged with this evaluation's conditions in (a host's five alerts
+   * of one poll are one incident from their first notification), and kept while the alert
+   * fires: Alertmanager knows an alert by its labels, so one that changed would never resolve.
+   */
+  async #scoped(rule: LoadedRule, conditions: Condition[], before: readonly ActiveAlert[], signal: AbortSignal): Promise<Condition[]> {
+    const incidents = this.#deps.incidents;
+    if (!incidents?.config.enabled) return conditions;
+    const steady = this.#deps.clock.mono();
+    const was = new Map(before.map((a) => [a.key, a]));
+    const refs = conditions.flatMap((c) => {
+      const a = was.get(c.key);
+      const ref = incidents.childOf(rule, c, a?.state ?? 'pending', a?.startedAt ?? steady);
+      return ref ? [ref] : [];
+    });
+    if (refs.length === 0) return conditions;
+    // New news the network may share, on an old baseline: the network is asked first.
+    const networks = incidents.wantsSweep(rule.name, refs, steady);
+    if (networks.length > 0 && this.#deps.sweepFirst) {
+      await this.#deps.sweepFirst(networks, signal);
+      signal.throwIfAborted();
+    }
+    const detection = incidents.trial(rule.name, refs, this.#deps.clock.mono());
+    const about = new Set(refs.map((r) => r.key));
+    return conditions.map((c) => {
+      if (!about.has(c.key)) return c;
+      const a = was.get(c.key);
+      // Firing already: its labels as it fired (one from before incidents has none, and keeps none).
+      if (a?.state === 'firing') {
+        const kept = a.condition.labels['scope'];
+        const { scope: _s, ...rest } = c.labels;
+        return { ...c, labels: kept === undefined ? rest : { ...rest, scope: kept } };
+      }
+      return { ...c, labels: { ...c.labels, scope: detection.scopeOf({ rule: rule.name, key: c.key }) } };
+    });
+  }
+
+  /** An event about a validator is that validator's alone: never part of an incident. */
+  #eventScope(a: AlertDraft, labels: Record<string, string>): Record<string, string> {
+    if (a.status !== 'event' || !this.#deps.incidents?.config.enabled || labels['validator'] === undefined || labels['scope'] !== undefined) return labels;
+    return { ...labels, scope: 'validator' };
+  }
+
+  /**
+   * A firing child that could still join an incident (its validator is in a group, or its
+   * family is judged against a network baseline) waits `incidents.wait` before it is sent,
+   * however urgent: the incident's one notification can then replace it (delivery checks the
+   * hold when it claims the row). The one exception to "a critical leaves within the poll + 1 s".
+   */
+  #patient(rule: LoadedRule, a: AlertDraft, targets: Target[]): Target[] {
+    const incidents = this.#deps.incidents;
+    if (!incidents || a.status !== 'firing' || a.reminder || a.onlyReceivers || a.severity === 'info' || !incidents.mayJoin(rule, a)) return targets;
+    const wait = incidents.config.wait;
+    return wait > 0 ? targets.map((t) => (t.mutedBy || t.digestAt !== undefined ? t : { ...t, minWaitMs: wait })) : targets;
+  }
+
+  /** After a rule's commit: its children and baselines, then every incident. Never fails the evaluation: it is committed. */
+  #incidentsAfter(rule: LoadedRule, active: readonly ActiveAlert[] | undefined, states: ReadonlyMap<string, unknown>, startedAt: number, now: Date): AlertMessage[] {
+    const incidents = this.#deps.incidents;
+    if (!incidents) return [];
+    try {
+      if (active) incidents.update(rule.name, incidents.childrenOf(rule, active));
+      const baselines = ruleKind(rule.kind).baselines?.(rule.spec, states);
+      if (baselines) incidents.swept(baselines, startedAt);
+      return this.#syncIncidents(now);
+    } catch (e) {
+      this.#deps.log.error({ rule: rule.name, error: errorText(e) }, 'could not update the incidents');
+      return [];
+    }
+  }
+
+  /** Each incident's one alert: fires when detection raises it, lists its validators, resolves when its last child does. */
+  #syncIncidents(now: Date): AlertMessage[] {
+    const { incidents, store, log } = this.#deps;
+    if (!incidents) return [];
+    this.#incidentsStored ??= new Set(store.ruleNames().filter((n) => n.startsWith(INCIDENT_PREFIX)).map((n) => n.slice(INCIDENT_PREFIX.length)));
+    const raised = new Map(incidents.incidents(this.#deps.clock.mono()).map((i) => [i.key, i]));
+    let ended = false;
+    const out: AlertMessage[] = [];
+    for (const key of new Set([...raised.keys(), ...this.#incidentsStored])) {
+      try {
+        const step = this.#advanceIncident(key, raised.get(key), now);
+        out.push(...step.messages);
+        ended ||= step.ended;
+      } catch (e) {
+        log.error({ incident: key, error: errorText(e) }, 'could not update the alert of an incident');
+      }
+    }
+    if (ended) out.push(...this.#replanHeld(now));
+    return out;
+  }
+
+  /** Its notifications, and whether its alert stopped firing (its held children are owed their notification). */
+  #advanceIncident(key: string, incident: Incident | undefined, now: Date): { messages: AlertMessage[]; ended: boolean } {
+    const incidents = this.#deps.incidents as IncidentTracker;
+    const storeRule = INCIDENT_PREFIX + key;
+    const rule = { name: CAUSE_RULE, kind: INCIDENT_ALERTNAME, severity: incident?.severity ?? 'warning', labels: {} } as unknown as LoadedRule;
+    const active = this.#loadActive(rule, storeRule);
+    const was = active.find((a) => a.key === key);
+    if (!incident && active.length === 0) {
+      this.#incidentsStored?.delete(key);
+      return { messages: [], ended: false };
+    }
+    let condition = incident && scrubCondition(incidentCondition(incident, listedValidators(was?.condition)), this.#deps.redact);
+    // Its labels as it fired (a worse member changes its text, never its identity).
+    if (condition && was?.state === 'firing') condition = { ...condition, labels: was.condition.labels, severity: was.condition.severity };
+    const repeatMs = (c: Condition) => this.#shortestRepeat(rule, c.labels);
+    const lifecycle = advance(active, condition ? [condition] : [], this.#deps.clock.mono(), { forMs: 0, keepFiringForMs: 0, repeatMs, sendResolved: true });
+    const messages = this.#commit(rule, storeRule, new StateDiff([], []), lifecycle.notifications, lifecycle.active, now);
+    const after = lifecycle.active.find((a) => a.key === key);
+    if (after?.state === 'firing' && incident && condition) {
+      // Held only from the receivers it reaches now (a silenced incident holds nothing back there).
+      const receivers = this.targets(rule, condition.labels, now).filter((t) => !t.mutedBy).map((t) => t.receiver);
+      incidents.firing(incident, receivers, condition.summary);
+    } else if (incident) incidents.firing(incident, undefined, '');
+    else incidents.firing({ key } as Incident, undefined, '');
+    if (lifecycle.active.length > 0) this.#incidentsStored?.add(key);
+    else this.#incidentsStored?.delete(key);
+    return { messages, ended: was?.state === 'firing' && after?.state !== 'firing' };
+  }
+
+  /** An incident ended: its children still firing are notified now to the receivers they were held from, not at their next poll. */
+  #replanHeld(now: Date): AlertMessage[] {
+    const out: AlertMessage[] = [];
+    for (const view of this.#views.values()) {
+      const { rule } = view;
+      const active = this.#loadActive(rule);
+      if (!active.some((a) => a.state === 'firing' && a.mutedReceivers.length > 0)) continue;
+      try {
+        out.push(...this.#commit(rule, rule.name, new StateDiff([], []), [], active, now));
+        const cached = this.#cache.get(rule.name);
+        if (cached && this.#deps.store.dataVersion() === cached.version) cached.revision += 1;
+      } catch (e) {
+        this.#deps.log.error({ rule: rule.name, error: errorText(e) }, 'could not notify the alerts an incident held back');
+      }
+    }
+    return out;
   }
 
   #entityConditions(rule: LoadedRule, runs: ReturnType<FailureCounts['entities']>): Condition[] {

@@ -3,6 +3,7 @@ import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { NodeApi } from '../api/node-api.js';
 import type { ApiCall } from '../api/catalog.js';
+import type { BaselineView } from './baseline.js';
 import type { AlertDraft, Condition, GaugeDef, GaugeSample, Resolution } from '../base/types.js';
 import type { ExpressionRunner } from './endpoint/runner.js';
 
@@ -129,6 +130,8 @@ export interface RuleKind<Spec, Obs, S> {
   chartLevels?(spec: Spec, metric: string, startS: number | undefined): readonly ChartLevel[];
   /** What the node itself says, per NodeID, for its tile on the status page (node-health: its own API read from inside). */
   nodeView?(spec: Spec, states: ReadonlyMap<string, S>): Map<string, NodeView>;
+  /** The network baselines its state holds (network-baseline), judged on no age: the engine measures that on its steady clock. */
+  baselines?(spec: Spec, states: ReadonlyMap<string, S>): readonly BaselineView[];
   /** One line for `avawatch check`. */
   describe(spec: Spec): string;
   /** What `avawatch check` warns of in a rule that loads (node-metrics: a name no AvalancheGo exports). */

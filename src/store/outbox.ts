@@ -20,6 +20,8 @@ export interface OutboxTarget {
   mutedBy?: string;
   /** The digest slot (unix ms) the row waits for. */
   digestAt?: number;
+  /** Waits at least this long, urgent or not: a child that may join an incident (incidents.wait). */
+  minWaitMs?: number;
 }
 
 export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
@@ -85,12 +87,12 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
     const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0);
     const id = Number(lastInsertRowid);
     for (const t of a.targets) {
-      const urgent = t.digestAt === undefined && t.mutedBy === undefined && (a.severity === 'critical' || firstNews(db, t, now));
+      const urgent = t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined && (a.severity === 'critical' || firstNews(db, t, now));
       // Stored as what is left of it at the commit.
       const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
       // A digest row waits for its slot in the receiver's one digest group.
       const row = t.digestAt === undefined
-        ? insertOutbox.run(id, t.receiver, now, now, now, t.groupKey, wait, t.groupIntervalMs, null, urgent ? 1 : 0).lastInsertRowid
+        ? insertOutbox.run(id, t.receiver, now + (t.minWaitMs ?? 0), now, now, t.groupKey, wait, t.groupIntervalMs, null, urgent ? 1 : 0).lastInsertRowid
         : insertOutbox.run(id, t.receiver, t.digestAt, now, now, DIGEST_GROUP, 0, 0, t.digestAt, 0).lastInsertRowid;
       // Muted: recorded with why, never sent and never lost.
       if (t.mutedBy) statement(db, `UPDATE outbox SET state = 'muted', last_error = ? WHERE id = ?`).run(t.mutedBy, row);

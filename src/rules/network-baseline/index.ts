@@ -3,6 +3,7 @@ import { activeSetQuery, type ActiveSet } from '../../api/data/primary.js';
 import type { Condition, Evaluation, GaugeSample, RuleKind } from '../types.js';
 import { spec, state, type Quantiles, type Spec, type State, type Whole } from './schema.js';
 import { distribution } from './stats.js';
+import { baselineView } from './view.js';
 
 // The network baseline: one sweep of the whole active primary validator set per poll, kept as
 // its distribution (p10/p50/p90 of uptime, reachability and benched, versions, the stake
@@ -79,6 +80,8 @@ export const networkBaseline: RuleKind<Spec, Observation, State> = {
     for (const [version, n] of Object.entries(w.versions)) out.push({ metric: 'avawatch_network_validators', labels: { network, version }, value: n });
     return out;
   },
+
+  baselines: (s, states) => [baselineView(s.network, states.get(s.network), undefined, Infinity)],
 
   describe: (s) => {
     const pages = Math.ceil(expected(s) / PAGE);

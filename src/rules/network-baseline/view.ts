@@ -1,33 +1,10 @@
-import type { Quantiles, State } from './schema.js';
+import type { BaselineView } from '../baseline.js';
+import type { State } from './schema.js';
 
 // The baseline as the incident layer reads it (issue 40, design §1–2): a network verdict needs a
 // whole and fresh one; anything else is `usable: false` and each validator is judged alone.
 
-export type Figure = 'uptime' | 'reachability' | 'benched';
-
-export interface NodeFigures {
-  uptime: number | undefined;
-  reachability: number | undefined;
-  benched: number | undefined;
-  /** The validator's share (%) of the sweep's stake. */
-  stakePct: number;
-}
-
-export interface BaselineView {
-  network: string;
-  /** When the last whole sweep was read (unix ms, a stamp), if there is one. */
-  at: number | undefined;
-  /** The last sweep was whole and it is not older than `maxAgeMs`: a network verdict may use it. */
-  usable: boolean;
-  /** Why it is not usable, in words for the page ("stale: the sweep failed: …"). */
-  why: string | undefined;
-  count: number;
-  quantiles: Partial<Record<Figure, Quantiles>>;
-  versions: Readonly<Record<string, number>>;
-  /** Share (%) of the network's stake below the rule's threshold of a figure. */
-  belowShare(figure: Figure): number;
-  figureOf(nodeId: string): NodeFigures | undefined;
-}
+export type { BaselineView, Figure, NodeFigures } from '../baseline.js';
 
 /**
  * The view of one network's state. `ageMs` is how old the last whole sweep is, measured by the
