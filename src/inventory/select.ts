@@ -99,7 +99,8 @@ export function resolveSelector(raw: unknown, kind: AnyRuleKind | undefined, inv
     }
     rule[key] = values;
   }
-  return { raw: rule, validators: { ...named(strings(rule['nodeIds'])), ...byNode(selected) }, problems };
+  // A kind that fills no key from them (network-baseline) watches none of them: it only takes their networks.
+  return { raw: rule, validators: { ...named(strings(rule['nodeIds'])), ...(kind.selects.length > 0 ? byNode(selected) : {}) }, problems };
 }
 
 /** One part of a rule: the rule itself, or its copy for one network. */

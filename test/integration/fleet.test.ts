@@ -11,7 +11,7 @@ import { avawatch } from '../helpers/cli.js';
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
-const PROFILE_RULES = ['my-validators', 'validation-ending', 'validator-health', 'delegations', 'block-production', 'network-baseline'];
+const PROFILE_RULES = ['my-validators', 'validation-ending', 'validator-health', 'delegations', 'block-production'];
 type Line = Record<string, unknown>;
 
 const dirs: string[] = [];
