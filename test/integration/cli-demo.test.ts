@@ -77,7 +77,11 @@ describe('avawatch demo', () => {
     // The summary: a row per kind, each with something it printed.
     const summary = r.stdout.slice(r.stdout.indexOf('What the Slack receiver printed, per rule kind:'));
     const rows = new Map([...summary.matchAll(/^ {2}([a-z0-9-]+)\s+(\d+)\s+(\d+)\s+(\d+)$/gm)].map((m) => [m[1], m.slice(2).map(Number)]));
-    expect([...rows.keys()].sort()).toEqual(Object.keys(ruleKinds).sort());
+    // Besides the kinds, the incidents' own row: (b) a host dies, (a) the network dips, one notification each.
+    expect([...rows.keys()].sort()).toEqual([...Object.keys(ruleKinds), 'incident'].sort());
+    expect(r.stdout).toMatch(/slack ← \[FIRING WARNING\] avawatch: host h1 on mainnet: 5 validators — \d+ % of your stake/);
+    expect(r.stdout).toMatch(/slack ← \[FIRING CRITICAL\] avawatch: network-wide on mainnet: validator-health\/uptime for 3 validators — \d+ % of your stake, \d+ % of the network's/);
+    expect(r.stdout).not.toMatch(/slack ← [^\n]*FIRING[^\n]*\bE1 \(NodeID/);
     for (const [kind, counts] of rows) expect(counts.reduce((a, b) => a + b), kind).toBeGreaterThan(0);
     expect([...rows.values()].reduce((n, [, resolved]) => n + (resolved ?? 0), 0)).toBeGreaterThanOrEqual(1);
     expect(summary).toMatch(/\nEvery one of the 19 kinds fired\.\n$/);
