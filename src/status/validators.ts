@@ -9,6 +9,7 @@ import { roughSpan } from '../base/duration.js';
 import { minDelegationS } from '../rules/network.js';
 import { MAX_ROWS } from './format.js';
 import { watchedSpec } from '../rules/watched.js';
+import type { Band } from './network.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the
 // inventory when there is one, each with a verdict and the figures its chart draws.
@@ -49,6 +50,10 @@ export interface Chart {
   points: Array<{ at: number; value: number }>;
   /** Lines drawn across the chart, each labelled. */
   thresholds: Array<{ label: string; value: number }>;
+  /** The network's p10–p90 and median behind the line (status/network.ts). */
+  band?: Band | undefined;
+  /** Why no band is drawn, in words ("baseline stale: …"). */
+  baseline?: string | undefined;
 }
 
 export interface ValidatorRow {
