@@ -62,8 +62,10 @@ export function renderChart(chart: Chart, what: string, unit: string, cap?: numb
   const d = pts.map((p, i) => `${i === 0 ? 'M' : 'L'}${xy(p.at, p.value)}`).join(' ');
   const low = Math.min(...pts.map((p) => p.value));
   const latest = band[band.length - 1];
-  const network = latest === undefined ? (chart.baseline ?? (chart.band ? 'no network baseline in this window' : '')) : `network median ${fmt(latest.p50)}, p10–p90 ${fmt(latest.p10)}–${fmt(latest.p90)}`;
-  const summary = `${what} from ${whenText(first.at)} to ${whenText(last.at)}: latest ${fmt(last.value)}, lowest ${fmt(low)}${lines ? `; lines: ${lines}` : ''}${network ? `; ${network}` : ''}`;
+  // The caption says the median (short, for a phone's tile); the title and aria-label the band too.
+  const network = latest === undefined ? (chart.baseline ?? (chart.band ? 'no network baseline in this window' : '')) : `network median ${fmt(latest.p50)}`;
+  const spread = latest === undefined ? '' : `, p10–p90 ${fmt(latest.p10)}–${fmt(latest.p90)}`;
+  const summary = `${what} from ${whenText(first.at)} to ${whenText(last.at)}: latest ${fmt(last.value)}, lowest ${fmt(low)}${lines ? `; lines: ${lines}` : ''}${network ? `; ${network}${spread}` : ''}`;
   const thresholds = chart.thresholds.map(
     (t) => html`<line class="thr" x1="0" x2="${W}" y1="${y(t.value).toFixed(1)}" y2="${y(t.value).toFixed(1)}"></line><text class="thr-label" x="${PAD}" y="${(y(t.value) - 2).toFixed(1)}">${t.label}</text>`,
   );

@@ -10,7 +10,7 @@ const SCOPE_WORDS: Record<string, string> = { network: 'network-wide', group: 'y
 
 function baseline(n: NetworkRow): SafeHtml {
   const figures = [
-    n.count === undefined ? undefined : html`<strong>${count(n.count)}</strong> active validators`,
+    n.count === undefined ? undefined : html`<strong>${count(n.count)}</strong> active validator${n.count === 1 ? '' : 's'}`,
     n.sweptAt === undefined ? undefined : html`swept ${when(n.sweptAt)}${n.ageMs === undefined ? undefined : html` <span class="muted">(${formatElapsed(n.ageMs)} old)</span>`}`,
     n.median.uptime === undefined ? undefined : html`median uptime <strong>${round(n.median.uptime, 2)}%</strong>`,
     n.median.reachability === undefined ? undefined : html`median reachability ${round(n.median.reachability, 2)}%`,
