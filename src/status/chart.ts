@@ -1,7 +1,6 @@
 import { html, type SafeHtml } from './escape.js';
 import { round, whenText } from './format.js';
-import type { Band } from './network.js';
-import type { Chart } from './validators.js';
+import type { Band, Chart } from './validators.js';
 
 // A small line chart drawn on the server: an inline SVG (no script), its figures also in
 // words (title, aria-label and a caption), thresholds dashed and labelled, so it reads

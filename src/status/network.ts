@@ -4,7 +4,7 @@ import type { NetworkBaseline } from '../engine/incidents.js';
 import { INCIDENT_ALERTNAME } from '../incidents/condition.js';
 import type { Sample } from '../store/history.js';
 import { MAX_ROWS } from './format.js';
-import type { ValidatorRow } from './validators.js';
+import type { Band, ValidatorRow } from './validators.js';
 
 // The page's view of the network (issue 40): each network's baseline (count, versions, age or why
 // it is stale), its open incidents read from their stored alerts, and the band of the network's
@@ -12,12 +12,6 @@ import type { ValidatorRow } from './validators.js';
 
 /** Versions a network's block names; the rest are counted together. */
 export const TOP_VERSIONS = 5;
-
-/** The network's uptime over the history window: p10–p90 shaded, the median dashed. */
-export interface Band {
-  /** Oldest first; `at` in unix seconds. */
-  points: Array<{ at: number; p10: number; p50: number; p90: number }>;
-}
 
 export interface IncidentRow {
   key: string;

@@ -15,9 +15,9 @@ import { describeSchedule } from '../base/schedule.js';
 import type { NetworkBaseline } from '../engine/incidents.js';
 import { networkRows, withBands, type NetworkRow } from './network.js';
 
-export type { Chart, InventoryEntry, L1ValidatorRow, LastEvent, NodeView, ValidatorRow, Verdict } from './validators.js';
+export type { Band, Chart, InventoryEntry, L1ValidatorRow, LastEvent, NodeView, ValidatorRow, Verdict } from './validators.js';
 export type { DataSourceRow, ReceiverRow } from './health.js';
-export type { Band, IncidentRow, NetworkRow } from './network.js';
+export type { IncidentRow, NetworkRow } from './network.js';
 
 /** A firing alert as the page lists it: `held` says why its notifications are held back (an incident). */
 export type PageAlert = FiringAlert & { held?: string | undefined };

@@ -9,7 +9,6 @@ import { roughSpan } from '../base/duration.js';
 import { minDelegationS } from '../rules/network.js';
 import { MAX_ROWS } from './format.js';
 import { watchedSpec } from '../rules/watched.js';
-import type { Band } from './network.js';
 
 // The page's validator rows: merged from the rules' gauges, named and ordered by the
 // inventory when there is one, each with a verdict and the figures its chart draws.
@@ -44,6 +43,12 @@ export interface LastEvent {
 }
 
 export type { NodeView } from '../rules/types.js';
+
+/** The network's uptime over the history window: p10–p90 shaded, the median dashed (status/network.ts). */
+export interface Band {
+  /** Oldest first; `at` in unix seconds. */
+  points: Array<{ at: number; p10: number; p50: number; p90: number }>;
+}
 
 export interface Chart {
   /** Oldest first; `at` in unix seconds. */
