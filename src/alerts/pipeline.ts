@@ -9,13 +9,15 @@ import { inTimeInterval, silenceMatches } from './silence.js';
 //   enrich   alertLabels() below: the rule's labels, the kind's, rule and severity, merged once
 //   route    resolveRoutes (route.ts): the receivers, their group and how often they hear again
 //   mute     mute() below: a silence or a mute window; decided here only
+//   hold     IncidentTracker.heldFor (engine/incidents.ts): a firing alert of a firing incident,
+//            held from the receivers the incident reaches (never a resolution)
 //   plan     planNotifications (receivers.ts): per receiver, reminders and resends (Alertmanager's
 //            resendInterval), and the notifications owed once a mute ends
 //   enqueue  Store.commitEvaluation: the alert row, one outbox row per target
 // Send (delivery/delivery.ts, the only code that sends):
 //   claim    Store.claimDue: a receiver's due rows, leased
 //   group    the rows of one group key become one message (a digest: one a slot)
-//   recheck  mute() again: a silence added while the row waited
+//   recheck  mute() again: a silence added while the row waited; the hold again
 //   send     the channel's Notifier.send: one attempt
 //   retry    backoff, Retry-After, pauses, dead letters
 

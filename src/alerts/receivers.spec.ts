@@ -17,9 +17,9 @@ const target = (receiver: string, repeatMs: number, mutedBy?: string): Target =>
 });
 
 /** One evaluation: the lifecycle at `minute`, then who gets what, with `muted` receivers muted. */
-function step(active: ActiveAlert[], minute: number, muted: string[] = []): { sent: string[]; active: ActiveAlert[] } {
+function step(active: ActiveAlert[], minute: number, muted: string[] = [], o: { heldFrom?: string[]; holds?: boolean } = {}): { sent: string[]; active: ActiveAlert[] } {
   const now = minute * MIN;
-  const life = advance(active, [condition], now, { forMs: 0, keepFiringForMs: 0, repeatMs: 10 * MIN, sendResolved: true });
+  const life = advance(active, o.holds === false ? [] : [condition], now, { forMs: 0, keepFiringForMs: 0, repeatMs: 10 * MIN, sendResolved: true });
   const input: PlanInput = {
     drafts: life.notifications,
     active: life.active,
@@ -27,6 +27,7 @@ function step(active: ActiveAlert[], minute: number, muted: string[] = []): { se
     labelsOf: (d) => d.labels,
     targetsFor: () => [target('slack', 10 * MIN, muted.includes('slack') ? 'silence 1' : undefined), target('email', 30 * MIN, muted.includes('email') ? 'silence 1' : undefined)],
     repeatMs: (t) => t.repeatMs,
+    held: (key, receiver) => (key === 'A' && o.heldFrom?.includes(receiver) ? 'held by incident incident:group:mainnet:host=h1' : undefined),
   };
   const plan = planNotifications(input);
   const sent = plan.planned.flatMap((p) => p.targets.map((t) => `${p.draft.reminder ? 'reminder' : p.draft.details['Still firing'] ? 'unmuted' : p.draft.status} ${t.receiver}${t.mutedBy ? ' (muted)' : ''}`));
@@ -55,6 +56,17 @@ describe('notifications per receiver', () => {
     expect(free.sent).toEqual(['unmuted email']);
     expect(free.active[0]?.mutedReceivers).toEqual([]);
     expect(step(free.active, 3).sent).toEqual([]);
+  });
+
+  it('held by an incident: recorded, not sent, to the receivers it reaches; owed when it ends; its resolution never held', () => {
+    const first = step([], 0, [], { heldFrom: ['slack'] });
+    expect(first.sent).toEqual(['firing slack (muted)', 'firing email']);
+    // Still held: nothing; the incident over: slack gets it now.
+    expect(step(first.active, 1, [], { heldFrom: ['slack'] }).sent).toEqual([]);
+    const over = step(first.active, 2);
+    expect(over.sent).toEqual(['unmuted slack']);
+    // Resolved while its incident still fires: the resolution reaches every receiver.
+    expect(step(first.active, 3, [], { heldFrom: ['slack', 'email'], holds: false }).sent).toEqual(['resolved slack', 'resolved email']);
   });
 
   it('leaves its input unchanged', () => {

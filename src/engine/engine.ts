@@ -236,8 +236,8 @@ export class Engine {
     const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), this.#deps.redact));
     // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
     const before = effective ? this.#loadActive(rule) : [];
-    const scoped = effective && (await this.#scoped(rule, effective, before, ownSignal));
-    const lifecycle = scoped ? advance(before, scoped, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved) : undefined;
+    if (effective) await this.#askNetwork(rule, effective, before, ownSignal);
+    const lifecycle = effective ? this.#scope(rule, advance(before, effective, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved), before) : undefined;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     // A state may keep the service's text (an error message): scrubbed as the alerts are.
@@ -487,42 +487,47 @@ export class Engine {
     else this.#causesStored?.delete(key);
   }
 
-  /**
-   * Each condition about a validator carries `scope`: the incident it belongs to (network,
-   * group) or `validator`. Judged with this evaluation's conditions in (a host's five alerts
-   * of one poll are one incident from their first notification), and kept while the alert
-   * fires: Alertmanager knows an alert by its labels, so one that changed would never resolve.
-   */
-  async #scoped(rule: LoadedRule, conditions: Condition[], before: readonly ActiveAlert[], signal: AbortSignal): Promise<Condition[]> {
+  /** New news the network may share, on an old baseline: the network is asked (swept) before the news is judged. */
+  async #askNetwork(rule: LoadedRule, conditions: readonly Condition[], before: readonly ActiveAlert[], signal: AbortSignal): Promise<void> {
     const incidents = this.#deps.incidents;
-    if (!incidents?.config.enabled) return conditions;
+    if (!incidents?.config.enabled || !this.#deps.sweepFirst) return;
     const steady = this.#deps.clock.mono();
     const was = new Map(before.map((a) => [a.key, a]));
-    const refs = conditions.flatMap((c) => {
-      const a = was.get(c.key);
-      const ref = incidents.childOf(rule, c, a?.state ?? 'pending', a?.startedAt ?? steady);
-      return ref ? [ref] : [];
-    });
-    if (refs.length === 0) return conditions;
-    // New news the network may share, on an old baseline: the network is asked first.
+    const refs = conditions.flatMap((c) => incidents.childOf(rule, c, was.get(c.key)?.state ?? 'pending', was.get(c.key)?.startedAt ?? steady) ?? []);
     const networks = incidents.wantsSweep(rule.name, refs, steady);
-    if (networks.length > 0 && this.#deps.sweepFirst) {
-      await this.#deps.sweepFirst(networks, signal);
-      signal.throwIfAborted();
-    }
+    if (networks.length === 0) return;
+    await this.#deps.sweepFirst(networks, signal);
+    signal.throwIfAborted();
+  }
+
+  /**
+   * Each alert about a validator carries `scope`: the incident it is part of (network, group)
+   * or `validator`. Judged after the lifecycle, with this evaluation's alerts in (a host's five
+   * alerts of one poll are one incident from their first notification), and kept while the
+   * alert fires: Alertmanager knows an alert by its labels, so one that changed would never resolve.
+   */
+  #scope(rule: LoadedRule, result: { active: ActiveAlert[]; notifications: AlertDraft[] }, before: readonly ActiveAlert[]): { active: ActiveAlert[]; notifications: AlertDraft[] } {
+    const incidents = this.#deps.incidents;
+    if (!incidents?.config.enabled) return result;
+    const refs = incidents.childrenOf(rule, result.active);
+    if (refs.length === 0) return result;
     const detection = incidents.trial(rule.name, refs, this.#deps.clock.mono());
     const about = new Set(refs.map((r) => r.key));
-    return conditions.map((c) => {
-      if (!about.has(c.key)) return c;
-      const a = was.get(c.key);
-      // Firing already: its labels as it fired (one from before incidents has none, and keeps none).
-      if (a?.state === 'firing') {
-        const kept = a.condition.labels['scope'];
-        const { scope: _s, ...rest } = c.labels;
-        return { ...c, labels: kept === undefined ? rest : { ...rest, scope: kept } };
-      }
-      return { ...c, labels: { ...c.labels, scope: detection.scopeOf({ rule: rule.name, key: c.key }) } };
+    const firedAs = new Map(before.filter((a) => a.state === 'firing').map((a) => [a.key, a.condition.labels['scope']]));
+    const scopes = new Map<string, string | undefined>();
+    const withScope = (labels: Record<string, string>, scope: string | undefined) => {
+      const { scope: _s, ...rest } = labels;
+      return scope === undefined ? rest : { ...rest, scope };
+    };
+    const active = result.active.map((a) => {
+      if (!about.has(a.key)) return a;
+      // Fired already: its scope as it fired (one from before incidents has none, and keeps none).
+      const scope = firedAs.has(a.key) ? firedAs.get(a.key) : detection.scopeOf({ rule: rule.name, key: a.key });
+      scopes.set(a.key, scope);
+      return { ...a, condition: { ...a.condition, labels: withScope(a.condition.labels, scope) } };
     });
+    const notifications = result.notifications.map((d) => (d.status === 'firing' && d.conditionKey !== undefined && scopes.has(d.conditionKey) ? { ...d, labels: withScope(d.labels, scopes.get(d.conditionKey)) } : d));
+    return { active, notifications };
   }
 
   /** An event about a validator is that validator's alone: never part of an incident. */

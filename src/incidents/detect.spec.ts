@@ -147,6 +147,10 @@ describe('detect: fleet groups', () => {
     expect(d.incidents.map((x) => [x.key, x.validators.join(' ')])).toEqual([['incident:group:mainnet:provider=p0', 'v0 v3 v6 v9']]);
   });
 
+  it('a condition still inside its `for` is no incident yet: a blip of five pages no one', () => {
+    expect(verdicts(input(undefined, down([5, 6, 7, 8, 9]).map((c) => ({ ...c, state: 'pending' as const }))))).toEqual([]);
+  });
+
   it('info is news, not trouble: it forms no incident', () => {
     expect(verdicts(input(undefined, down([5, 6, 7]).map((c) => ({ ...c, severity: 'info' as const }))))).toEqual([]);
   });

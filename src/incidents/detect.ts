@@ -50,8 +50,9 @@ export function baselineUsable(b: Baseline | undefined, now: number, maxAgeMs: n
 
 export function detect(input: DetectInput): Detection {
   const { config, now } = input;
-  // Only bad news about a validator counts (info is news, not trouble).
-  const children = input.children.filter((c) => SEVERITY_RANK[c.severity] >= SEVERITY_RANK.warning);
+  // Only bad news about a validator counts (info is news, not trouble), and only once it fires:
+  // a condition inside its `for` may be a blip, and an incident of blips would page for nothing.
+  const children = input.children.filter((c) => c.state === 'firing' && SEVERITY_RANK[c.severity] >= SEVERITY_RANK.warning);
   const claimed = new Map<string, Incident>();
   const incidents: Incident[] = [];
   const byNetwork = new Map<string, ChildRef[]>();
