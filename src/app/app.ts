@@ -39,6 +39,7 @@ import { startPruning } from '../history/prune.js';
 import { Sampler } from '../history/sampler.js';
 import { renderStatusPage } from '../status/page.js';
 import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
+import { heldText } from '../status/network.js';
 import { Store } from '../store/index.js';
 import { VERSION } from '../base/version.js';
 import { periodMs, untilNext } from '../base/schedule.js';
@@ -262,6 +263,9 @@ export class App {
       historyWindowMs: this.#loaded.config.history.keep,
       ruleStates: (rule) => this.#engine.view(rule)?.states,
       lastEvents: (since) => this.store.lastEvents(monoOf(this.#clock, since)),
+      baselines: () => this.#engine.baselines(),
+      // Held from a receiver while its incident fires there (the engine's own answer, as delivery asks it).
+      heldFor: (rule, key) => heldText(this.#loaded.config.receivers.map((r) => r.name), (receiver) => this.#engine.heldFor(rule, key, receiver)),
     });
   }
 

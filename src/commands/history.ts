@@ -99,7 +99,8 @@ function figuresOf(store: Store, since: number, who: Who, entries: readonly Hist
   }
   const out: Figure[] = [];
   for (const def of SAMPLED) {
-    const entities = def.series === 'uptime_percent' ? who.nodeIds : who.validationIds;
+    // The network's figures are no validator's.
+    const entities = def.entity === 'node_id' ? who.nodeIds : def.entity === 'validation_id' ? who.validationIds : new Set<string>();
     for (const entity of entities) {
       const rows = store.samples(def.series, entity, since);
       const last = rows.at(-1);

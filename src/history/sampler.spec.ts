@@ -69,4 +69,31 @@ describe('Sampler', () => {
     expect(sampler.sample(other)).toBe(0);
     store.close();
   });
+
+  it("keeps the network baseline's p10, p50 and p90 of uptime and reachability per network, and none of a stale sweep's old figures", () => {
+    const store = Store.open(join(dir, 'network.db'));
+    const sampler = new Sampler(store);
+    const gauge = (metric: string, network: string, value: number, extra: Record<string, string> = {}): GaugeSample => ({ metric, labels: { rule: 'baseline', network, ...extra }, value });
+    const sweep = (now: number, mainnetWhole: boolean, median: number): RuleSampling => {
+      const samples = [
+        gauge('avawatch_network_baseline_complete', 'mainnet', mainnetWhole ? 1 : 0),
+        gauge('avawatch_network_baseline_complete', 'fuji', 1),
+        ...(['mainnet', 'fuji'] as const).flatMap((n) =>
+          (['uptime', 'reachability', 'benched'] as const).flatMap((f) => [gauge(`avawatch_network_validator_${f}_percent`, n, median - 5, { percentile: 'p10' }), gauge(`avawatch_network_validator_${f}_percent`, n, median, { percentile: 'p50' }), gauge(`avawatch_network_validator_${f}_percent`, n, 100, { percentile: 'p90' })]),
+        ),
+      ];
+      const gauges = [...new Set(samples.map((s) => s.metric))];
+      return { rule: 'baseline', gauges, samplesOf: (m) => samples.filter((s) => s.metric === m), failing: () => new Set(), now, everyMs: 10 * MIN };
+    };
+    expect(sampler.sample(sweep(0, true, 99))).toBe(12);
+    expect(sampler.sample(sweep(10 * MIN, false, 50))).toBe(6);
+    const series = (name: string, network: string) => store.samples(name, network, 0).map((s) => [s.at / MIN, s.value]);
+    expect(series('network_uptime_p10', 'mainnet')).toEqual([[0, 94]]);
+    expect(series('network_uptime_p50', 'mainnet')).toEqual([[0, 99]]);
+    expect(series('network_uptime_p90', 'mainnet')).toEqual([[0, 100]]);
+    expect(series('network_reachability_p50', 'mainnet')).toEqual([[0, 99]]);
+    expect(series('network_uptime_p50', 'fuji')).toEqual([[0, 99], [10, 50]]);
+    expect(series('network_benched_p50', 'mainnet')).toEqual([]);
+    store.close();
+  });
 });

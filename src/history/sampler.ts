@@ -5,10 +5,31 @@ import type { GaugeSample } from '../base/types.js';
  * The figures kept over time, from the gauges of the rules' committed state. The status
  * page reads these series names: keep them.
  */
-export const SAMPLED = [
+export const SAMPLED: readonly SampledFigure[] = [
   { metric: 'avawatch_validator_uptime_percent', series: 'uptime_percent', entity: 'node_id' },
   { metric: 'avawatch_l1_validator_balance_avax', series: 'l1_balance_avax', entity: 'validation_id' },
-] as const;
+  // The network baseline's percentiles, one series each (`network_uptime_p50`, entity the network): the page's band.
+  ...(['uptime', 'reachability'] as const).flatMap((f) =>
+    (['p10', 'p50', 'p90'] as const).map((p) => ({ metric: `avawatch_network_validator_${f}_percent`, series: `network_${f}_${p}`, entity: 'network', where: { percentile: p }, wholeOnly: true })),
+  ),
+];
+
+export interface SampledFigure {
+  metric: string;
+  series: string;
+  /** The label naming what the figure is about. */
+  entity: string;
+  /** Only the samples with these labels (a gauge split into series by one). */
+  where?: Readonly<Record<string, string>>;
+  /**
+   * Only while the network's last sweep was whole (`avawatch_network_baseline_complete` 1): a
+   * stale baseline keeps its old figures in the gauges, and they must not be kept as new.
+   */
+  wholeOnly?: boolean;
+}
+
+/** Gauge saying whether an entity's figures are new: 0 leaves out the `wholeOnly` figures of it. */
+const COMPLETE = 'avawatch_network_baseline_complete';
 
 /** Labels naming what a lookup is about: a failed lookup of either makes the figure old. */
 const LOOKUP_LABELS = ['node_id', 'validation_id'] as const;
@@ -57,12 +78,16 @@ export class Sampler {
     const failing = r.failing();
     const out: Sample[] = [];
     let next = r.now + r.everyMs;
+    let stale: Set<string> | undefined;
     for (const def of wanted) {
       const seen = last.get(def.series) ?? new Map<string, number>();
       last.set(def.series, seen);
+      if (def.wholeOnly) stale ??= new Set([...r.samplesOf(COMPLETE)].filter((s) => s.value !== 1).map((s) => s.labels[def.entity] ?? ''));
       for (const s of r.samplesOf(def.metric)) {
         const entity = s.labels[def.entity];
         if (entity === undefined || LOOKUP_LABELS.some((l) => failing.has(s.labels[l] ?? ''))) continue;
+        if (def.where && Object.entries(def.where).some(([k, v]) => s.labels[k] !== v)) continue;
+        if (def.wholeOnly && stale?.has(entity)) continue;
         const at = seen.get(entity);
         if (at !== undefined && at + r.everyMs > r.now) {
           next = Math.min(next, at + r.everyMs);

@@ -4,6 +4,7 @@ import { capped, count, since, table, when } from './format.js';
 import { dataSourcesSection, receiversSection, silencesSection, timelineSection } from './sections.js';
 import type { RuleStatus, StatusSnapshot } from './snapshot.js';
 import { l1Section, validatorsSection } from './validators-section.js';
+import { networkSection } from './network-section.js';
 
 export { MAX_ROWS } from './format.js';
 
@@ -33,6 +34,7 @@ footer{margin-top:2rem;font-size:.85rem}a{color:var(--info)}h3{font-size:1rem;ma
 .chart{margin:.2rem 0}.chart svg{display:block;width:100%;max-width:24rem;height:auto;color:var(--fg)}.chart figcaption,.chart-empty{font-size:.8rem}
 .chart .line{fill:none;stroke:currentColor;stroke-width:1.5}.chart .last{fill:currentColor}
 .chart .thr{stroke:var(--crit);stroke-width:1;stroke-dasharray:5 3}.chart .thr-label{fill:var(--muted);font:9px var(--sans)}
+.chart .band{fill:var(--info);fill-opacity:.18;stroke:none}.chart .median{fill:none;stroke:var(--info);stroke-width:1;stroke-dasharray:3 2}
 @media (max-width:40rem){body{padding:.5rem}h1{font-size:1.2rem}h2{margin-top:1rem}.tiles{grid-template-columns:1fr}thead{display:none}table,tbody,tr,td{display:block;width:100%}tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.25rem 0}td{border:0;padding:.15rem .6rem}td.num{text-align:left}td{overflow-wrap:anywhere}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font:15px/1.45 var(--sans)}caption{display:block}}
 `;
 
@@ -71,6 +73,7 @@ ${s.ready.ready ? undefined : html`<ul class="bad">${s.ready.problems.map((p) =>
 </header>
 <main>
 ${validatorsSection(s.validators, s.explorers, nowS, s.noValidators === true)}
+${networkSection(s.networks ?? [], nowS)}
 ${l1Section(s.l1Validators, s.explorers)}
 ${alertsSection(s, nowS)}
 ${timelineSection(s.timeline, s.explorers, nowS)}
@@ -99,7 +102,7 @@ function alertsSection(s: StatusSnapshot, nowS: number): SafeHtml {
 <td data-label="Severity"><span class="sev ${a.severity}">${a.severity}</span></td>
 <td data-label="Rule">${a.rule}</td>
 <td data-label="Subject" class="id">${a.subject}</td>
-<td data-label="Summary">${a.summary}${details(a.details)}</td>
+<td data-label="Summary">${a.summary}${a.held === undefined ? undefined : html`<div class="note warning held">${a.held}</div>`}${details(a.details)}</td>
 <td data-label="Since">${since(Date.parse(a.startsAt) / 1000, nowS)}</td>
 </tr>`,
   );

@@ -12,9 +12,15 @@ import { dataSourceRows, receiverRows, type DataSourceRow, type ReceiverConfig, 
 import { DEFAULT_EXPLORERS, type Explorers } from './links.js';
 import { l1ValidatorRows, validatorRows, type InventoryEntry, type L1ValidatorRow, type ValidatorRow } from './validators.js';
 import { describeSchedule } from '../base/schedule.js';
+import type { NetworkBaseline } from '../engine/incidents.js';
+import { networkRows, withBands, type NetworkRow } from './network.js';
 
-export type { Chart, InventoryEntry, L1ValidatorRow, LastEvent, NodeView, ValidatorRow, Verdict } from './validators.js';
+export type { Band, Chart, InventoryEntry, L1ValidatorRow, LastEvent, NodeView, ValidatorRow, Verdict } from './validators.js';
 export type { DataSourceRow, ReceiverRow } from './health.js';
+export type { IncidentRow, NetworkRow } from './network.js';
+
+/** A firing alert as the page lists it: `held` says why its notifications are held back (an incident). */
+export type PageAlert = FiringAlert & { held?: string | undefined };
 
 /** The timeline covers this long, newest first, at most TIMELINE_MAX entries. */
 export const TIMELINE_MS = 24 * 3_600_000;
@@ -28,7 +34,9 @@ export interface StatusSnapshot {
   version: string;
   ready: { ready: boolean; problems: string[] };
   /** Newest first. */
-  alerts: FiringAlert[];
+  alerts: PageAlert[];
+  /** Each network's baseline and open incidents (issue 40). */
+  networks?: NetworkRow[];
   rules: RuleStatus[];
   validators: ValidatorRow[];
   l1Validators: L1ValidatorRow[];
@@ -118,11 +126,16 @@ export interface StatusSources {
   redact?: (text: string) => string;
   /** Explorer base URL per network (status.explorerUrl). */
   explorers?: Explorers;
+  /** The network baselines with their age (engine.baselines()): the Network block and the charts' band. */
+  baselines?: () => NetworkBaseline[];
+  /** Why a firing alert's notifications are held back now (by an incident), if they are. */
+  heldFor?: (rule: string, key: string) => string | undefined;
 }
 
 export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> {
   const now = s.now();
-  const alerts = s.firing().sort((a, b) => b.startsAt.localeCompare(a.startsAt) || a.rule.localeCompare(b.rule) || a.subject.localeCompare(b.subject));
+  const alerts: PageAlert[] = s.firing().sort((a, b) => b.startsAt.localeCompare(a.startsAt) || a.rule.localeCompare(b.rule) || a.subject.localeCompare(b.subject));
+  if (s.heldFor) for (const a of alerts) a.held = s.heldFor(a.rule, a.key);
   const lastSuccess = new Map((await s.metrics.ruleLastSuccess.get()).values.map((v) => [String(v.labels.rule), v.value]));
   const spent = new Map((await s.metrics.computeUnits.get()).values.map((v) => [String(v.labels.api), v.value]));
   const failing = new Map(s.failures.failing(1).map((f) => [f.rule, f]));
@@ -162,11 +175,14 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     lastEvents: s.lastEvents?.(now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS)),
   };
   const validators = validatorRows(inputs);
+  const baselines = s.baselines?.() ?? [];
+  if (s.baselines) withBands(validators, baselines, s.history, inputs.historySince);
   return {
     now,
     version: s.version,
     ready: s.ready(),
     alerts,
+    networks: networkRows(baselines, alerts),
     rules,
     validators,
     l1Validators: l1ValidatorRows(inputs),

@@ -44,11 +44,21 @@ export interface LastEvent {
 
 export type { NodeView } from '../rules/types.js';
 
+/** The network's uptime over the history window: p10–p90 shaded, the median dashed (status/network.ts). */
+export interface Band {
+  /** Oldest first; `at` in unix seconds. */
+  points: Array<{ at: number; p10: number; p50: number; p90: number }>;
+}
+
 export interface Chart {
   /** Oldest first; `at` in unix seconds. */
   points: Array<{ at: number; value: number }>;
   /** Lines drawn across the chart, each labelled. */
   thresholds: Array<{ label: string; value: number }>;
+  /** The network's p10–p90 and median behind the line (status/network.ts). */
+  band?: Band | undefined;
+  /** Why no band is drawn, in words ("baseline stale: …"). */
+  baseline?: string | undefined;
 }
 
 export interface ValidatorRow {

@@ -31,6 +31,7 @@ const RULES = `rules:
   - { name: validator-health, kind: validator-health, every: 1s, severity: warning, network: mainnet, nodeIds: [${N}, ${N2}] }
   - { name: l1-balance, kind: l1-validator-balance, every: 1s, severity: critical, network: mainnet, subnetId: ${SUBNET}, minBalance: 0.5, minRunway: 3d }
   - { name: icm-stuck, kind: icm-pending, every: 1s, severity: warning, network: mainnet, addresses: ["${ADDR}"], olderThan: 15m }
+  - { name: network-baseline, kind: network-baseline, every: 1s, severity: warning, network: mainnet, expectValidators: 2, minShareOfLast: 0 }
 `;
 
 describe('the status page in a real browser (headless Chromium), against the simulator', () => {
@@ -83,6 +84,9 @@ describe('the status page in a real browser (headless Chromium), against the sim
     const now = Date.now() + aheadMs;
     const uptime = (node: string, base: number) => Array.from({ length: 37 }, (_, i) => ({ series: 'uptime_percent', entity: node, at: now - (36 - i) * 600_000, value: i === 20 ? base - 9 : base }));
     app.store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
+    // The network's band (issue 40): p10–p90 of the network's uptime, and its median, over the same hours.
+    const band = (p: string, value: number) => Array.from({ length: 37 }, (_, i) => ({ series: `network_uptime_${p}`, entity: 'mainnet', at: now - (36 - i) * 600_000, value }));
+    app.store.addSamples([...band('p10', 96), ...band('p50', 99.1), ...band('p90', 99.9)]);
     app.store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 })));
     browser = await launchChromium({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1200, height: 900 } });
   }, 60_000);
@@ -114,7 +118,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(await page.locator('#alerts tbody tr', { hasText: 'l1-balance' }).locator('.sev').innerText()).toBe('CRITICAL');
 
     const rules = page.locator('#rules tbody tr');
-    expect(await rules.count()).toBe(5);
+    expect(await rules.count()).toBe(6);
     const ruleCells = await rules.filter({ hasText: 'validation-ending' }).locator('td').allInnerTexts();
     expect(ruleCells.slice(0, 3)).toEqual(['validation-ending', 'validation-end', 'every 1s']);
     expect(ruleCells[3]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((now|\d+s ago)\)$/);
@@ -139,7 +143,13 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect((await chart.locator('path.line').getAttribute('d'))?.split('L').length).toBeGreaterThanOrEqual(37);
     expect(await chart.locator('line.thr').count()).toBe(1);
     expect(await chart.locator('text.thr-label').allTextContents()).toEqual(['reward 80%']);
-    expect(await chart.getAttribute('aria-label')).toMatch(/^Uptime from .* UTC: latest 98\.5%, lowest 89\.5%; lines: reward 80%$/);
+    expect(await chart.getAttribute('aria-label')).toMatch(/^Uptime from .* UTC: latest 98\.5%, lowest 89\.5%; lines: reward 80%; network median 99\.1%, p10–p90 96%–99\.9%$/);
+    // Behind its line, the network's p10–p90 shaded and its median dashed (the page's own CSS draws them).
+    expect(await chart.locator('polygon.band').count()).toBe(1);
+    expect(await page.evaluate("getComputedStyle(document.querySelector('#validators .chart path.median')).strokeDasharray")).not.toBe('none');
+    // The Network block: the baseline swept from the simulator's whole list, and no incident.
+    expect(await page.locator('#network h3').innerText()).toBe('mainnet');
+    expect(await page.locator('#network .network').innerText()).toMatch(/^mainnet\n+\d active validators? · swept \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+s old\) · median uptime [\d.]+%[\s\S]*Versions: 1\.14\.1 \d[\s\S]*No open incident\.$/);
     // How long it can still be down, as the formula gives it at its last read (the gauge's, shown in words):
     // uptime × elapsed + remaining − requirement × length, with 80% needed (it started before Helicon).
     const st = app.engine.view('validator-health')?.states.get(N) as { at: number; period: { startTimestamp: number; endTimestamp: number } };
@@ -148,7 +158,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(gauge?.value).toBe(Math.round(budget));
     const days = Math.floor(budget / 86_400);
     expect(text).toContain(`can be down ${days}d ${Math.floor((budget - days * 86_400) / 3_600)}h more and still be paid (80% needed)`);
-    expect(await tile.locator('figcaption').innerText()).toMatch(/latest 98\.5%, lowest 89\.5%$/);
+    expect(await tile.locator('figcaption').innerText()).toMatch(/latest 98\.5%, lowest 89\.5%; network median 99\.1%$/);
     const box = await chart.boundingBox();
     expect(box?.height).toBeGreaterThan(40);
     const l1 = page.locator('#l1 .tile', { hasText: 'v-low' });
@@ -165,14 +175,14 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(await event.locator('td[data-label="Validator"] a').getAttribute('href')).toBe(`https://subnets.avax.network/validators/${N2}`);
 
     expect(await page.locator('#receivers p').first().innerText()).toBe('Outbox: 0 pending · 0 dead');
-    expect(await page.locator('#sources tbody tr', { hasText: 'Data API' }).locator('td').allInnerTexts()).toEqual(['Data API', 'ok', expect.stringMatching(/^5 rules reading it; [\d,]+ CU left today$/)]);
+    expect(await page.locator('#sources tbody tr', { hasText: 'Data API' }).locator('td').allInnerTexts()).toEqual(['Data API', 'ok', expect.stringMatching(/^6 rules reading it; [\d,]+ CU left today$/)]);
     const data = await page.locator('#sources table').nth(1).locator('tbody tr', { hasText: 'data' }).locator('td').allInnerTexts();
     expect(data[1]).toMatch(/^[\d,]+ of 6,000$/);
     expect(data[3]).toMatch(/^[\d,]+ of 1,200,000$/);
 
     // Sections in the order a person asks: validators, then what fires, what happened, and the machinery last.
     const order = await page.evaluate("[...document.querySelectorAll('main > section')].map((s) => s.id).join(' ')");
-    expect(order).toBe('validators l1 alerts timeline silences receivers sources rules');
+    expect(order).toBe('validators network l1 alerts timeline silences receivers sources rules');
 
     // In the page (strings: this project's TypeScript has no DOM types).
     // The inline style ran under the CSP (a violation would leave the text as written, and log).
