@@ -37,6 +37,8 @@ interface Run {
   /** Each receiver's posts since the last call, as text. */
   take(): string[][];
   minutes(n: number): Promise<void>;
+  /** A new daemon process on the same state file. */
+  restart(): Promise<void>;
 }
 
 async function start(): Promise<Run> {
@@ -68,11 +70,18 @@ async function start(): Promise<Run> {
     ].join('\n'),
   );
   const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-  const app = composeApp(loaded, { logLevel: 'silent', readable: false, clock: world.clock.asClock() }).app;
+  const make = () => composeApp(loaded, { logLevel: 'silent', readable: false, clock: world.clock.asClock() }).app;
+  let app = make();
   cleanup.push(() => app.stop());
   const seen = receivers.map(() => 0);
   return {
-    app,
+    get app() {
+      return app;
+    },
+    restart: async () => {
+      await app.stop();
+      app = make();
+    },
     receivers,
     change,
     take: () =>
@@ -141,6 +150,10 @@ describe('one verdict per incident (issue 40)', () => {
       expect(posts[0]).toMatch(/host h1 on mainnet: 5 validators — 63 % of your stake/);
       expect(posts[0]).toMatch(/v1, v2, v3, v4, v5/);
     }
+    // A restart while it fires: nothing is said again, and the incident still holds its alerts back.
+    await run.restart();
+    await run.minutes(3);
+    expect(run.take()).toEqual([[], []]);
     for (const c of own(H1, { health: { reachability: 100 } })) run.change(c);
     await run.minutes(2);
     for (const posts of run.take()) {
