@@ -6,6 +6,7 @@ import { budgetLimits } from '../api/limiter.js';
 import { channel } from '../channels/registry.js';
 import { estimateBudget } from '../engine/estimate.js';
 import { ruleKind } from '../rules/registry.js';
+import { groupsOf } from '../incidents/groups.js';
 
 /**
  * `avawatch check`: the config summarised, its rules, receivers and the compute units they
@@ -32,6 +33,7 @@ export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: str
     const reason = channel(r.type).disabledReason(r);
     console.log(`  ${r.name}  ${r.type}  ${reason ? `DISABLED (${reason})` : 'enabled'}`);
   }
+  console.log(incidentsLine(loaded));
   console.log(`server: ${config.server.listen}  ${describeAccess(config.server)}`);
   const budget = estimateBudget(loaded.rules, { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget });
   const tier = typeof config.api.budget === 'string' ? ` (${config.api.budget})` : '';
@@ -51,4 +53,15 @@ export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: str
   const what = over.map((a) => `${a.api} API: ${a.perMinute.toLocaleString('en-US')} CU/min, ${a.perDay.toLocaleString('en-US')} CU/day against ${a.limits.perMinute.toLocaleString('en-US')}/min, ${a.limits.perDay.toLocaleString('en-US')}/day`);
   console.error(`avawatch: the rules would spend more compute units than the budget allows (${what.join('; ')}): poll less often, watch fewer entities, or set api.budget to your plan`);
   return false;
+}
+
+/** How the inventory's labels group validators into incidents (docs/incidents.md): what an operator checks before a host dies. */
+function incidentsLine(loaded: LoadedConfig): string {
+  const o = loaded.config.incidents;
+  if (!o.enabled) return 'incidents: off (each validator judged alone)';
+  const groups = groupsOf(loaded.inventory, o.groupBy);
+  const shown = groups.slice(0, 6).map((g) => `${g.name}${g.network === 'mainnet' ? '' : `@${g.network}`} (${g.nodeIds.length})`);
+  const more = groups.length > shown.length ? `, and ${groups.length - shown.length} more` : '';
+  const baseline = loaded.rules.some((r) => ruleKind(r.kind).baselines !== undefined) ? 'network-wide from the baseline' : 'no network baseline rule: no network-wide verdict';
+  return `incidents: ${groups.length === 0 ? `no group of two or more by ${o.groupBy.join(', ')}` : `${groups.length} group(s): ${shown.join(', ')}${more}`}; k ${o.k} within ${Math.round(o.window / 60_000)}m; ${baseline}; an alert that may join waits ${Math.round(o.wait / 1000)}s`;
 }
