@@ -568,7 +568,14 @@ export class Engine {
   #syncIncidents(now: Date): AlertMessage[] {
     const { incidents, store, log } = this.#deps;
     if (!incidents) return [];
-    this.#incidentsStored ??= new Set(store.ruleNames().filter((n) => n.startsWith(INCIDENT_PREFIX)).map((n) => n.slice(INCIDENT_PREFIX.length)));
+    if (!this.#incidentsStored) {
+      this.#incidentsStored = new Set(store.ruleNames().filter((n) => n.startsWith(INCIDENT_PREFIX)).map((n) => n.slice(INCIDENT_PREFIX.length)));
+      // After a restart: those that fired hold on while their members do.
+      for (const row of [...this.#incidentsStored].flatMap((key) => store.loadActive(INCIDENT_PREFIX + key))) {
+        const a = readActive(row);
+        if (!('invalid' in a) && a.state === 'firing') incidents.resume(a.condition);
+      }
+    }
     const raised = new Map(incidents.incidents(this.#deps.clock.mono()).map((i) => [i.key, i]));
     let ended = false;
     const out: AlertMessage[] = [];

@@ -1,6 +1,7 @@
 import type { ActiveAlert } from '../alerts/lifecycle.js';
 import type { LoadedRule } from '../config/load.js';
 import type { IncidentsConfig } from '../config/schema.js';
+import { listedAlerts } from '../incidents/condition.js';
 import { BASELINE_FAMILIES, detect, type Detection } from '../incidents/detect.js';
 import { groupsOf, networkKey, type Group } from '../incidents/groups.js';
 import type { Baseline, ChildRef, Incident } from '../incidents/types.js';
@@ -179,6 +180,31 @@ export class IncidentTracker {
     this.#open = raised;
     this.#claims = new Map([...raised.values()].flatMap((i) => i.members.map((m) => [childId(m.rule, m.key), i.key] as const)));
     return [...raised.values()];
+  }
+
+  /**
+   * An incident whose alert fired before a restart: open again over its members still active,
+   * as one raised before is kept (`incidents`). Detection alone would drop a network-wide one
+   * until the next sweep (the restored baseline's age is unknown), resolving it while its alerts fire.
+   */
+  resume(c: Condition): void {
+    const scope = c.labels['scope'];
+    if (this.#open.has(c.key) || (scope !== 'group' && scope !== 'network')) return;
+    const listed = new Set(listedAlerts(c));
+    const network = c.labels['network'] ?? '';
+    const members = [...this.#children.values()].flat().filter((m) => m.network === network && listed.has(`${m.validator}: ${m.family}`));
+    if (members.length === 0) return;
+    const { group, family } = c.labels;
+    this.#open.set(c.key, {
+      key: c.key,
+      scope,
+      network,
+      ...(group === undefined ? {} : { group }),
+      ...(family === undefined ? {} : { family }),
+      severity: c.severity ?? 'warning',
+      members,
+      validators: [...new Set(members.map((m) => m.validator))].sort(),
+    });
   }
 
   /** The incident's alert fires (to these receivers, unmuted) or not. */

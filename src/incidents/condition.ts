@@ -12,6 +12,7 @@ export const INCIDENT_PREFIX = '!incident:';
 
 const VALIDATORS = 'Validators';
 const EVER = 'All validators it held';
+const ALERTS = 'Alerts';
 
 /** A share (0..1) as an operator reads it: `50 %`, `3.1 %`, `0.04 %`. */
 export function percent(share: number): string {
@@ -36,7 +37,7 @@ export function incidentCondition(incident: Incident, before: readonly string[] 
   if (incident.networkShare !== undefined) details["Share of the network's stake"] = percent(incident.networkShare);
   if (incident.ownShare !== undefined) details['Share of your stake'] = percent(incident.ownShare);
   details[VALIDATORS] = incident.validators.join(', ');
-  details['Alerts'] = incident.members.map((m) => `${m.validator}: ${m.family}`).join(', ');
+  details[ALERTS] = incident.members.map((m) => `${m.validator}: ${m.family}`).join(', ');
   details[EVER] = all.join(', ');
   return {
     key: incident.key,
@@ -54,4 +55,10 @@ export function incidentCondition(incident: Incident, before: readonly string[] 
 export function listedValidators(c: Condition | undefined): string[] {
   const all = c?.details[EVER];
   return all ? all.split(', ').filter((v) => v !== '') : [];
+}
+
+/** Its members as its alert listed them last (`v6: validator-health/uptime`), read back from its details. */
+export function listedAlerts(c: Condition | undefined): string[] {
+  const all = c?.details[ALERTS];
+  return all ? all.split(', ').filter((a) => a !== '') : [];
 }

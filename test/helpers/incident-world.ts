@@ -38,11 +38,15 @@ export interface IncidentRun {
   close(): Promise<void>;
 }
 
-export async function startIncidentWorld(o: { receivers?: number; config?: string[] } = {}): Promise<IncidentRun> {
+/**
+ * `networkSize`: the bulk network's validators (1,000; fewer runs faster). `tolerate`: rules whose
+ * failed polls are expected (a fault played on purpose) rather than a test failure.
+ */
+export async function startIncidentWorld(o: { receivers?: number; config?: string[]; networkSize?: number; tolerate?: readonly string[] } = {}): Promise<IncidentRun> {
   const world = new World(new SimClock(START, 0));
   const change = (c: unknown) => applyChange(world, worldChange.parse(c), START);
   change({
-    bulkNetwork: { network: 'mainnet', validators: 1000 },
+    bulkNetwork: { network: 'mainnet', validators: o.networkSize ?? 1000 },
     validations: FLEET.map((v) => ({ nodeId: v.nodeId, txHash: `tx-${v.name}`, start: '-100d', end: '+200d', status: 'active', uptimePerformance: 99.5, version: 'avalanche/1.14.1' })),
   });
   const sim = await startSim({ world, budget: { data: { perMinute: 1e9, perDay: 1e12 }, metrics: { perMinute: 1e9, perDay: 1e12 } } });
@@ -88,7 +92,7 @@ export async function startIncidentWorld(o: { receivers?: number; config?: strin
         const m = Math.round((world.clock.nowMs() - START) / MINUTE);
         const due = loaded.rules.filter((r) => m % Math.round((periodMs(r.schedule) ?? MINUTE) / MINUTE) === 0).map((r) => r.name);
         const { failures } = await app.once(due);
-        expect(failures.map((f) => `${f.rule}: ${String(f.error)}`)).toEqual([]);
+        expect(failures.filter((f) => !o.tolerate?.includes(f.rule)).map((f) => `${f.rule}: ${String(f.error)}`)).toEqual([]);
         await app.delivery.drain(0);
         world.clock.advance(MINUTE);
       }

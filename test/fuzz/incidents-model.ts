@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { H1, OTHERS, startIncidentWorld } from '../helpers/incident-world.js';
+
+// Issue 40's incident fuzzer, its plays and its record: random sequences of what the operator's
+// validators and the network do (test/helpers/incident-world.ts builds the real App), each
+// followed by 1-12 simulated minutes; what every receiver got and what the store had firing
+// are recorded minute by minute for the invariants (incidents-invariants.ts).
+
+export const NETWORK_SIZE = 200;
+
+export type Cmd =
+  | { t: 'reach'; v: number; up: boolean; wait: number }
+  | { t: 'uptime'; v: number; up: boolean; wait: number }
+  | { t: 'dip'; share: number; uptime: number; wait: number }
+  | { t: 'sweepFails'; wait: number }
+  | { t: 'restart'; wait: number };
+
+const wait = fc.integer({ min: 1, max: 12 });
+export const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('reach' as const), v: fc.integer({ min: 0, max: H1.length - 1 }), up: fc.boolean(), wait }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('uptime' as const), v: fc.integer({ min: 0, max: OTHERS.length - 1 }), up: fc.boolean(), wait }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('dip' as const), share: fc.constantFrom(0, 20, 40, 70, 100), uptime: fc.constantFrom(60, 70, 85, 99.5), wait }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('sweepFails' as const), wait }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), wait }) },
+);
+
+/** One receiver's post, as read from its text and blocks. */
+export interface Post {
+  minute: number;
+  firing: boolean;
+  /** `v3/reachability` for a child; `incident` for an incident. */
+  child?: string;
+  /** An incident's scope as its notification says it (`your group host=h1`, `network-wide …`). */
+  scope?: string;
+  text: string;
+}
+
+/** A firing child in the store at one minute. */
+export interface Sample {
+  minute: number;
+  firing: Map<string, string | undefined>; // child → scope label
+}
+
+export interface Record {
+  posts: Post[][];
+  samples: Sample[];
+  /** Share (0..1) of the network's validators under the uptime threshold, each minute. */
+  dipShare: number[];
+  end: number;
+}
+
+const names = new Map([...H1, ...OTHERS].map((v) => [v.nodeId, v.name]));
+
+function checkOf(text: string): string {
+  if (/reachab/i.test(text)) return 'reachability';
+  if (/uptime/i.test(text)) return 'uptime';
+  return 'other';
+}
+
+/** The fields of a Slack post's sections: label → value. */
+function fieldsOf(blocks: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const b of (blocks as { fields?: { text: string }[] }[] | undefined) ?? []) {
+    const f = b.fields ?? [];
+    for (let i = 0; i + 1 < f.length; i += 2) out.set(f[i]!.text.replace(/^\*|\*$/g, ''), f[i + 1]!.text);
+  }
+  return out;
+}
+
+export function parsePost(body: { text: string; blocks?: unknown }, minute: number): Post {
+  const head = /^\[(FIRING|RESOLVED) \w+\] ([\w-]+): (.*)/.exec(body.text);
+  if (!head) throw new Error(`a post not understood: ${body.text}`);
+  const firing = head[1] === 'FIRING';
+  if (head[2] === 'avawatch') {
+    const fields = fieldsOf(body.blocks);
+    const said = fields.get(firing ? 'Scope' : 'When it fired: Scope');
+    if (said === undefined) throw new Error(`an incident without its scope: ${body.text}`);
+    // A network-wide incident is one per family: named in its title, or in the alerts it held.
+    const family = /: ([\w-]+\/[\w-]+) for \d+ validator/.exec(head[3]!)?.[1] ?? /: ([\w-]+\/[\w-]+)/.exec(fields.get('When it fired: Alerts') ?? '')?.[1];
+    const scope = said === 'network-wide' ? `network-wide ${family ?? '?'}` : said;
+    return { minute, firing, child: 'incident', scope, text: body.text };
+  }
+  const v = /\((NodeID-\w+)\)/.exec(head[3]!);
+  const name = v ? names.get(v[1]!) : undefined;
+  return { minute, firing, ...(name ? { child: `${name}/${checkOf(head[3]!)}` } : {}), text: body.text };
+}
+
+/** Plays the commands on a fresh world and records it; recovers everything and waits 15 minutes at the end. */
+export async function play(cmds: readonly Cmd[]): Promise<Record> {
+  const run = await startIncidentWorld({ networkSize: NETWORK_SIZE, tolerate: ['network-baseline'] });
+  const rec: Record = { posts: run.receivers.map(() => []), samples: [], dipShare: [], end: 0 };
+  const uptimes = Array.from({ length: NETWORK_SIZE }, () => 99.5);
+  const own = new Map<string, number>(OTHERS.map((v) => [v.name, 99.5]));
+  const seen = run.receivers.map(() => 0);
+  let minute = 0;
+  const step = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const under = uptimes.filter((u) => u < 80).length + [...own.values()].filter((u) => u < 80).length;
+      rec.dipShare[minute] = under / (NETWORK_SIZE + 8);
+      await run.minutes(1);
+      const firing = new Map<string, string | undefined>();
+      for (const a of run.app.store.activeAlerts()) {
+        if (a.rule !== 'validator-health') continue;
+        const labels = (a.condition as { labels: { [k: string]: string } }).labels;
+        const name = names.get(labels['nodeId'] ?? '') ?? labels['validator'];
+        firing.set(`${name}/${labels['check']}`, labels['scope']);
+      }
+      rec.samples.push({ minute, firing });
+      run.receivers.forEach((r, j) => {
+        for (const p of r.posts.slice(seen[j])) {
+          const post = parsePost(p.body as { text: string; blocks?: unknown }, minute);
+          if (!/\] network-baseline:/.test(post.text)) rec.posts[j]!.push(post);
+        }
+        seen[j] = r.posts.length;
+      });
+      minute++;
+    }
+  };
+  const dip = (share: number, uptime: number) => {
+    run.change({ networkDip: { network: 'mainnet', share, uptime } });
+    const moved = Math.round((NETWORK_SIZE * share) / 100);
+    for (let i = 0; i < moved; i++) uptimes[i] = uptime;
+  };
+  try {
+    await step(2);
+    for (const c of cmds) {
+      if (c.t === 'reach') run.change({ validator: { nodeId: H1[c.v]!.nodeId, health: { reachability: c.up ? 100 : 0 } } });
+      else if (c.t === 'uptime') {
+        run.change({ validator: { nodeId: OTHERS[c.v]!.nodeId, uptimePerformance: c.up ? 99.5 : 70 } });
+        own.set(OTHERS[c.v]!.name, c.up ? 99.5 : 70);
+      } else if (c.t === 'dip') dip(c.share, c.uptime);
+      else if (c.t === 'sweepFails') run.world.faults.push({ status: 503, body: JSON.stringify({ message: 'unavailable' }), pathMatches: '/v1/networks/mainnet/validators$', query: 'sortBy=blockIndex' });
+      else await run.restart();
+      await step(c.wait);
+    }
+    // Everything recovers, then a quiet period.
+    for (const v of H1) run.change({ validator: { nodeId: v.nodeId, health: { reachability: 100 } } });
+    for (const v of OTHERS) {
+      run.change({ validator: { nodeId: v.nodeId, uptimePerformance: 99.5 } });
+      own.set(v.name, 99.5);
+    }
+    dip(100, 99.5);
+    await step(15);
+    rec.end = minute;
+    return rec;
+  } finally {
+    await run.close();
+  }
+}
