@@ -23,6 +23,11 @@ const K = 3;
 const H1_NAMES = new Set(H1.map((v) => v.name));
 /** A poll's slack: a notification may leave one poll after what caused it. */
 const SLACK = 2;
+/**
+ * The shipped grouping's `groupInterval` (5 m per validator, src/commands/init.ts): a warning's
+ * resolution soon after its firing waits for it, by design (one happening, one message).
+ */
+const PACED = 5 + SLACK;
 
 export function episodes(rec: Record): Episode[] {
   const open = new Map<string, Episode>();
@@ -92,8 +97,8 @@ export function violations(rec: Record): string[] {
       const delivered = childPosts(e.child, true, e.from, end + SLACK).length > 0;
       const held = incidents.some((o) => covers(o.scope, e.child) && during(o, e.from, end));
       if (!delivered && !held) out.push(`1: receiver ${r}: ${e.child} fired at minute ${e.from}, neither delivered nor held by an incident it got`);
-      // 2. Its resolution is delivered (never held).
-      if (e.to !== undefined && (delivered || held) && childPosts(e.child, false, e.to, e.to + SLACK).length === 0)
+      // 2. Its resolution is delivered (never held), within the validator's groupInterval.
+      if (e.to !== undefined && (delivered || held) && childPosts(e.child, false, e.to, e.to + PACED).length === 0)
         out.push(`2: receiver ${r}: ${e.child} resolved at minute ${e.to}, its resolution never delivered`);
     }
 

@@ -67,22 +67,39 @@ function fieldsOf(blocks: unknown): Map<string, string> {
   return out;
 }
 
-export function parsePost(body: { text: string; blocks?: unknown }, minute: number): Post {
+/** An incident's scope from its line: `your group host=h1`, `network-wide validator-health/uptime` (`network-wide ?` when the line does not say). */
+function scopeOf(line: string): string | undefined {
+  const group = /(?:^|over: )(\w+) (\S+) on \w+[:,]/.exec(line);
+  if (/network-wide on/.test(line)) return `network-wide ${/: ([\w-]+\/[\w-]+) for \d+ validator/.exec(line)?.[1] ?? '?'}`;
+  return group ? `your group ${group[1]}=${group[2]}` : undefined;
+}
+
+/** A post's alerts: one, or each line of a grouped post (`• FIRING WARNING: …`). */
+export function parsePost(body: { text: string; blocks?: unknown }, minute: number): Post[] {
   const head = /^\[(FIRING|RESOLVED) \w+\] ([\w-]+): (.*)/.exec(body.text);
-  if (!head) throw new Error(`a post not understood: ${body.text}`);
-  const firing = head[1] === 'FIRING';
-  if (head[2] === 'avawatch') {
-    const fields = fieldsOf(body.blocks);
-    const said = fields.get(firing ? 'Scope' : 'When it fired: Scope');
-    if (said === undefined) throw new Error(`an incident without its scope: ${body.text}`);
-    // A network-wide incident is one per family: named in its title, or in the alerts it held.
-    const family = /: ([\w-]+\/[\w-]+) for \d+ validator/.exec(head[3]!)?.[1] ?? /: ([\w-]+\/[\w-]+)/.exec(fields.get('When it fired: Alerts') ?? '')?.[1];
-    const scope = said === 'network-wide' ? `network-wide ${family ?? '?'}` : said;
-    return { minute, firing, child: 'incident', scope, text: body.text };
+  const lines: { firing: boolean; rule: string; text: string }[] = [];
+  if (head) lines.push({ firing: head[1] === 'FIRING', rule: head[2]!, text: head[3]! });
+  else {
+    const sections = ((body.blocks as { text?: { text?: string } }[] | undefined) ?? []).map((b) => b.text?.text ?? '');
+    for (const l of sections.flatMap((t) => t.split('\n'))) {
+      const m = /^• (FIRING|RESOLVED) \w+: (.*)/.exec(l);
+      if (m && !/Network baseline of/.test(m[2]!)) lines.push({ firing: m[1] === 'FIRING', rule: /NodeID-/.test(m[2]!) ? 'validator-health' : 'avawatch', text: m[2]! });
+    }
+    if (lines.length === 0) throw new Error(`a post not understood: ${body.text}`);
   }
-  const v = /\((NodeID-\w+)\)/.exec(head[3]!);
-  const name = v ? names.get(v[1]!) : undefined;
-  return { minute, firing, ...(name ? { child: `${name}/${checkOf(head[3]!)}` } : {}), text: body.text };
+  const fields = fieldsOf(body.blocks);
+  return lines.map(({ firing, rule, text }) => {
+    if (rule === 'avawatch') {
+      let scope = scopeOf(text);
+      // A lone resolution names its family in the alerts it held.
+      if (scope === 'network-wide ?' && head) scope = `network-wide ${/: ([\w-]+\/[\w-]+)/.exec(fields.get('When it fired: Alerts') ?? '')?.[1] ?? '?'}`;
+      if (scope === undefined) throw new Error(`an incident without its scope: ${text}`);
+      return { minute, firing, child: 'incident', scope, text };
+    }
+    const v = /\((NodeID-\w+)\)/.exec(text);
+    const name = v ? names.get(v[1]!) : undefined;
+    return { minute, firing, ...(name ? { child: `${name}/${checkOf(text)}` } : {}), text };
+  });
 }
 
 /** Plays the commands on a fresh world and records it; recovers everything and waits 15 minutes at the end. */
@@ -92,6 +109,7 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
   const uptimes = Array.from({ length: NETWORK_SIZE }, () => 99.5);
   const own = new Map<string, number>(OTHERS.map((v) => [v.name, 99.5]));
   const seen = run.receivers.map(() => 0);
+  const open = run.receivers.map(() => new Map<string, string>());
   let minute = 0;
   const step = async (n: number) => {
     for (let i = 0; i < n; i++) {
@@ -108,8 +126,15 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
       rec.samples.push({ minute, firing });
       run.receivers.forEach((r, j) => {
         for (const p of r.posts.slice(seen[j])) {
-          const post = parsePost(p.body as { text: string; blocks?: unknown }, minute);
-          if (!/\] network-baseline:/.test(post.text)) rec.posts[j]!.push(post);
+          const body = p.body as { text: string; blocks?: unknown };
+          // The baseline's own "stale" info is no incident's business.
+          if (/network-baseline:|Network baseline of/.test(body.text)) continue;
+          for (const post of parsePost(body, minute)) {
+            // A grouped resolution that does not name its family is the network-wide one open.
+            if (post.scope === 'network-wide ?') post.scope = open[j]!.get('network') ?? post.scope;
+            if (post.scope?.startsWith('network-wide') && post.firing) open[j]!.set('network', post.scope);
+            rec.posts[j]!.push(post);
+          }
         }
         seen[j] = r.posts.length;
       });
