@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { H1, OTHERS, startIncidentWorld } from '../helpers/incident-world.js';
 
 // Issue 40's incident fuzzer, its plays and its record: random sequences of what the operator's
-// validators and the network do (test/helpers/incident-world.ts builds the real App), each
+// validators and the network do (and silences of the incidents' alerts) (test/helpers/incident-world.ts builds the real App), each
 // followed by 1-12 simulated minutes; what every receiver got and what the store had firing
 // are recorded minute by minute for the invariants (incidents-invariants.ts).
 
@@ -13,7 +13,8 @@ export type Cmd =
   | { t: 'uptime'; v: number; up: boolean; wait: number }
   | { t: 'dip'; share: number; uptime: number; wait: number }
   | { t: 'sweepFails'; wait: number }
-  | { t: 'restart'; wait: number };
+  | { t: 'restart'; wait: number }
+  | { t: 'silence'; minutes: number; wait: number };
 
 const wait = fc.integer({ min: 1, max: 12 });
 export const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
@@ -22,6 +23,7 @@ export const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('dip' as const), share: fc.constantFrom(0, 20, 40, 70, 100), uptime: fc.constantFrom(60, 70, 85, 99.5), wait }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('sweepFails' as const), wait }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), wait }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('silence' as const), minutes: fc.integer({ min: 2, max: 20 }), wait }) },
 );
 
 /** One receiver's post, as read from its text and blocks. */
@@ -155,7 +157,11 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
         own.set(OTHERS[c.v]!.name, c.up ? 99.5 : 70);
       } else if (c.t === 'dip') dip(c.share, c.uptime);
       else if (c.t === 'sweepFails') run.world.faults.push({ status: 503, body: JSON.stringify({ message: 'unavailable' }), pathMatches: '/v1/networks/mainnet/validators$', query: 'sortBy=blockIndex' });
-      else await run.restart();
+      else if (c.t === 'silence') {
+        // Silences match labels, not receivers: the incidents' alerts, for every receiver.
+        const now = run.world.clock.nowMs();
+        run.app.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: now, endsAt: now + c.minutes * 60_000, comment: 'fuzz', createdBy: 'fuzz', createdAt: now });
+      } else await run.restart();
       await step(c.wait);
     }
     // Everything recovers, then a quiet period.

@@ -4,8 +4,8 @@ import { violations } from './incidents-invariants.js';
 import { cmdArb, play, type Cmd } from './incidents-model.js';
 
 // Issue 40's incident fuzzer (docs/testing.md): random sequences of host-h1 validators losing
-// and regaining reachability, v6-v8 losing uptime, network dips, a failed baseline sweep and
-// restarts, against the real App with two Slack receivers (incidents-model.ts); what each
+// and regaining reachability, v6-v8 losing uptime, network dips, a failed baseline sweep,
+// restarts and silences of the incidents' alerts, against the real App with two Slack receivers (incidents-model.ts); what each
 // receiver got must keep the invariants of docs/incidents.md (incidents-invariants.ts).
 // `npm test` runs a short seeded budget; AVAWATCH_FUZZ_RUNS, _COMMANDS and _SEED run more.
 
@@ -25,6 +25,20 @@ export const REPLAYS: { name: string; cmds: Cmd[] }[] = [
       { t: 'uptime', v: 1, up: false, wait: 0 },
       { t: 'uptime', v: 2, up: false, wait: 5 },
       { t: 'restart', wait: 6 },
+    ],
+  },
+  {
+    // Invariant 1's guard (not a defect found): a silenced incident holds nothing back, so host
+    // h1's three alerts reach both receivers; holding them for the silenced incident loses them.
+    name: 'a silenced host incident: its alerts are sent alone',
+    cmds: [
+      { t: 'silence', minutes: 20, wait: 0 },
+      { t: 'reach', v: 0, up: false, wait: 0 },
+      { t: 'reach', v: 1, up: false, wait: 0 },
+      { t: 'reach', v: 2, up: false, wait: 13 },
+      { t: 'reach', v: 0, up: true, wait: 0 },
+      { t: 'reach', v: 1, up: true, wait: 0 },
+      { t: 'reach', v: 2, up: true, wait: 3 },
     ],
   },
 ];
