@@ -9,8 +9,8 @@ import { H1, OTHERS, startIncidentWorld } from '../helpers/incident-world.js';
 export const NETWORK_SIZE = 200;
 
 export type Cmd =
-  | { t: 'reach'; v: number; up: boolean; wait: number }
-  | { t: 'uptime'; v: number; up: boolean; wait: number }
+  | { t: 'reach'; vs: number[]; up: boolean; wait: number }
+  | { t: 'uptime'; vs: number[]; up: boolean; wait: number }
   | { t: 'dip'; share: number; uptime: number; wait: number }
   | { t: 'sweepFails'; wait: number }
   | { t: 'restart'; wait: number }
@@ -18,9 +18,9 @@ export type Cmd =
 
 const wait = fc.integer({ min: 1, max: 12 });
 export const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('reach' as const), v: fc.integer({ min: 0, max: H1.length - 1 }), up: fc.boolean(), wait }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('uptime' as const), v: fc.integer({ min: 0, max: OTHERS.length - 1 }), up: fc.boolean(), wait }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('dip' as const), share: fc.constantFrom(0, 20, 40, 70, 100), uptime: fc.constantFrom(60, 70, 85, 99.5), wait }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('reach' as const), vs: fc.subarray([...H1.keys()], { minLength: 1 }), up: fc.constantFrom(false, false, true), wait }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('uptime' as const), vs: fc.subarray([...OTHERS.keys()], { minLength: 1 }), up: fc.constantFrom(false, false, true), wait }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('dip' as const), share: fc.constantFrom(0, 20, 40, 70, 100), uptime: fc.constantFrom(60, 70, 99.5), wait }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('sweepFails' as const), wait }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), wait }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('silence' as const), minutes: fc.integer({ min: 2, max: 20 }), wait }) },
@@ -151,10 +151,12 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
   try {
     await step(2);
     for (const c of cmds) {
-      if (c.t === 'reach') run.change({ validator: { nodeId: H1[c.v]!.nodeId, health: { reachability: c.up ? 100 : 0 } } });
+      if (c.t === 'reach') for (const v of c.vs) run.change({ validator: { nodeId: H1[v]!.nodeId, health: { reachability: c.up ? 100 : 0 } } });
       else if (c.t === 'uptime') {
-        run.change({ validator: { nodeId: OTHERS[c.v]!.nodeId, uptimePerformance: c.up ? 99.5 : 70 } });
-        own.set(OTHERS[c.v]!.name, c.up ? 99.5 : 70);
+        for (const v of c.vs) {
+          run.change({ validator: { nodeId: OTHERS[v]!.nodeId, uptimePerformance: c.up ? 99.5 : 70 } });
+          own.set(OTHERS[v]!.name, c.up ? 99.5 : 70);
+        }
       } else if (c.t === 'dip') dip(c.share, c.uptime);
       else if (c.t === 'sweepFails') run.world.faults.push({ status: 503, body: JSON.stringify({ message: 'unavailable' }), pathMatches: '/v1/networks/mainnet/validators$', query: 'sortBy=blockIndex' });
       else if (c.t === 'silence') {
