@@ -139,6 +139,55 @@ export class BadSweep implements Cmd {
   toString = () => `the network sweep ${this.how === 'fail' ? `answers ${this.status}` : 'comes back short'} ${this.long ? 'for 11m' : 'once'}, then whole`;
 }
 
+/** The figures a whole sweep keeps: each a percent, or none. */
+function oddFigures(st: BaselineState | undefined): string[] {
+  const w = st?.whole;
+  if (!w) return [];
+  const odd: string[] = [];
+  for (const f of ['uptime', 'reachability', 'benched'] as const) {
+    for (const [p, x] of Object.entries(w[f] ?? {})) if (!(x >= 0 && x <= 100)) odd.push(`${f} ${p} ${x}`);
+  }
+  return odd;
+}
+
+/**
+ * One sweep whose every item carries a figure no percent can be (uptime −1 or 1e308,
+ * reachability −1, benched 1e13). The baseline keeps percents only: such a figure is none, never
+ * the network dipping (its stake below a threshold does not grow), and nothing is said.
+ */
+export class OddFigures implements Cmd {
+  constructor(
+    readonly field: string,
+    readonly value: number,
+  ) {}
+  check = () => true;
+  async run(model: Model, run: Run) {
+    const step = this.toString();
+    const d = run.d;
+    await poll(run, model, `${step} (settle)`, true);
+    const before = baselineOf(run);
+    if (!before?.complete || !before.whole) return;
+    const from = d.notifications.length;
+    d.service.set([{ kind: 'field', list: 'validators', field: this.field, edge: { set: this.value }, match: SWEEP_PATH }]);
+    try {
+      // Not clean: the validator rules read the same odd figures of their own nodes.
+      await poll(run, model, `${step} (odd sweep)`, false);
+    } finally {
+      d.service.clear();
+    }
+    const st = baselineOf(run);
+    const odd = oddFigures(st);
+    if (odd.length > 0) throw new Violation(`${step}: the baseline keeps figures no percent can be: ${odd.join(', ')}`);
+    const worse = (['uptime', 'reachability', 'benched'] as const).filter((f) => (st?.whole?.below[f] ?? 0) > before.whole!.below[f]);
+    if (worse.length > 0) throw new Violation(`${step}: an odd figure made the network look dipped: stake below ${worse.map((f) => `${f} ${before.whole!.below[f]}% → ${st?.whole?.below[f]}%`).join(', ')}`);
+    await poll(run, model, `${step} (back)`, true);
+    if (!baselineOf(run)?.complete) throw new Violation(`${step}: a whole sweep came back and the baseline is stale: ${baselineOf(run)?.why}`);
+    const spoke = said(run, from, BASELINE_RULE);
+    if (spoke.length > 0) throw new Violation(`${step}: odd figures notified from network-baseline: ${notificationsOf(spoke).join(' | ')}`);
+  }
+  toString = () => `the network sweep lists every ${this.field} as ${this.value}`;
+}
+
 function freeze(model: Model, run: Run): void {
   run.d.world.nodes.set({ nodeId: L1_NODE, l1Chains: { [L1_CHAIN]: { frozen: true } } });
   model.l1Frozen = { key: FROZEN_KEY, node: L1_NODE, tipMs: Math.floor(model.nowMs / TIP_MS) * TIP_MS };
@@ -252,6 +301,7 @@ export class L1CallFails implements Cmd {
 export const baselineL1Families: Record<string, fc.Arbitrary<Cmd>> = {
   'network-dip': fc.tuple(fc.constantFrom(30, 70), fc.constantFrom(60, 0), fc.constantFrom(40, 100)).map(([s, u, r]) => new NetworkDip(s, u, r)),
   'bad-sweep': fc.tuple(fc.constantFrom<'fail' | 'short'>('fail', 'short'), fc.boolean(), fc.constantFrom(500, 502, 503)).map(([how, long, status]) => new BadSweep(how, long, status)),
+  'odd-figures': fc.constantFrom<[string, number]>(['uptimePerformance', -1], ['uptimePerformance', 1e308], ['uptimePerformance', 100.5], ['validatorHealth.reachabilityPercent', -1], ['validatorHealth.benchedPChainRequestsPercent', 1e13]).map(([f, v]) => new OddFigures(f, v)),
   'l1-freeze': fc.constantFrom<5 | 20>(5, 20).map((m) => new L1Freeze(m)),
   'l1-call-fails': fc.tuple(fc.constantFrom<404 | 502 | 503>(404, 502, 503), fc.constantFrom<'crossing' | 'thawing'>('crossing', 'thawing')).map(([s, w]) => new L1CallFails(s, w)),
 };
