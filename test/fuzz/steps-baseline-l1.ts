@@ -214,7 +214,11 @@ async function frozenFires(run: Run): Promise<boolean> {
  * 20 (one critical check=frozen at +16m saying health is green, resolved on the thaw).
  */
 export class L1Freeze implements Cmd {
-  constructor(readonly minutes: 5 | 20) {}
+  constructor(
+    readonly minutes: 5 | 20,
+    /** The config reloaded (as it is) at +10m: how long the tip has stood still survives it. */
+    readonly reload = false,
+  ) {}
   check = (m: Model) => l1Quiet(m);
   async run(model: Model, run: Run) {
     const step = this.toString();
@@ -225,7 +229,10 @@ export class L1Freeze implements Cmd {
       // Polls off the boundary (the model's unsure window): 16 minutes crosses frozenAfter's 15.
       const waits = this.minutes === 5 ? [150_000, 150_000] : [5 * MINUTE, 5 * MINUTE, 6 * MINUTE, 4 * MINUTE];
       let at = 0;
-      for (const ms of waits) await advance(model, run, ms, `${step} (frozen, +${(at += ms) / 1000}s)`, true);
+      for (const ms of waits) {
+        await advance(model, run, ms, `${step} (frozen, +${(at += ms) / 1000}s)`, true);
+        if (this.reload && at === 10 * MINUTE && !(await run.d.app.reload(`fuzz ${step}`))) throw new Violation(`${step}: the reload was refused: ${run.d.logs.slice(-3).join('')}`);
+      }
     } finally {
       thaw(model, run);
     }
@@ -243,7 +250,7 @@ export class L1Freeze implements Cmd {
     if (alert.labels['check'] !== 'frozen' || alert.labels['chain'] !== L1_CHAIN) throw new Violation(`${step}: the frozen tip fired as other than check=frozen of chain ${L1_CHAIN}: ${all}`);
     if (!alert.summary.includes('/ext/health answers healthy')) throw new Violation(`${step}: the frozen alert does not say the node's health is green (it is): ${alert.summary}`);
   }
-  toString = () => `the L1's tip frozen for ${this.minutes}m with its health green, then thawed`;
+  toString = () => `the L1's tip frozen for ${this.minutes}m with its health green${this.reload ? ', the config reloaded at +10m' : ''}, then thawed`;
 }
 
 /**
@@ -254,7 +261,8 @@ export class L1Freeze implements Cmd {
  */
 export class L1CallFails implements Cmd {
   constructor(
-    readonly status: 404 | 502 | 503,
+    /** `zeros`: an all-zero epoch (what a node answers before its chain has a Granite block, e.g. restarting). */
+    readonly status: 404 | 502 | 503 | 'zeros',
     readonly when: 'crossing' | 'thawing',
   ) {}
   check = (m: Model) => l1Quiet(m);
@@ -262,10 +270,13 @@ export class L1CallFails implements Cmd {
     const step = this.toString();
     const d = run.d;
     freeze(model, run);
+    const match = `^/node/${L1_NODE}/ext/bc/${L1_CHAIN}/proposervm$`;
     const odd: Distortion =
-      this.status === 404
-        ? { kind: 'http', match: `^/node/${L1_NODE}/ext/bc/${L1_CHAIN}/proposervm$`, status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' }
-        : { kind: 'http', match: `^/node/${L1_NODE}/ext/bc/${L1_CHAIN}/proposervm$`, status: this.status };
+      this.status === 'zeros'
+        ? { kind: 'node', match, field: 'result', edge: { set: { number: '0', startTime: '0', pChainHeight: '0' } } }
+        : this.status === 404
+          ? { kind: 'http', match, status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' }
+          : { kind: 'http', match, status: this.status };
     try {
       await poll(run, model, `${step} (frozen)`, true);
       await advance(model, run, 10 * MINUTE, `${step} (frozen, +10m)`, true);
@@ -294,7 +305,7 @@ export class L1CallFails implements Cmd {
     }
     await poll(run, model, `${step} (thawed)`, true);
   }
-  toString = () => `the L1's proposervm answers ${this.status} for one poll ${this.when === 'crossing' ? 'as its frozen tip passes frozenAfter' : 'after its fired tip thawed'}`;
+  toString = () => `the L1's proposervm answers ${this.status === 'zeros' ? 'an all-zero epoch' : this.status} for one poll ${this.when === 'crossing' ? 'as its frozen tip passes frozenAfter' : 'after its fired tip thawed'}`;
 }
 
 /** The families of this file's steps (registered in commands.ts). */
@@ -302,6 +313,6 @@ export const baselineL1Families: Record<string, fc.Arbitrary<Cmd>> = {
   'network-dip': fc.tuple(fc.constantFrom(30, 70), fc.constantFrom(60, 0), fc.constantFrom(40, 100)).map(([s, u, r]) => new NetworkDip(s, u, r)),
   'bad-sweep': fc.tuple(fc.constantFrom<'fail' | 'short'>('fail', 'short'), fc.boolean(), fc.constantFrom(500, 502, 503)).map(([how, long, status]) => new BadSweep(how, long, status)),
   'odd-figures': fc.constantFrom<[string, number]>(['uptimePerformance', -1], ['uptimePerformance', 1e308], ['uptimePerformance', 100.5], ['validatorHealth.reachabilityPercent', -1], ['validatorHealth.benchedPChainRequestsPercent', 1e13]).map(([f, v]) => new OddFigures(f, v)),
-  'l1-freeze': fc.constantFrom<5 | 20>(5, 20).map((m) => new L1Freeze(m)),
-  'l1-call-fails': fc.tuple(fc.constantFrom<404 | 502 | 503>(404, 502, 503), fc.constantFrom<'crossing' | 'thawing'>('crossing', 'thawing')).map(([s, w]) => new L1CallFails(s, w)),
+  'l1-freeze': fc.tuple(fc.constantFrom<5 | 20>(5, 20), fc.boolean()).map(([m, reload]) => new L1Freeze(m, reload)),
+  'l1-call-fails': fc.tuple(fc.constantFrom<404 | 502 | 503 | 'zeros'>(404, 502, 503, 'zeros'), fc.constantFrom<'crossing' | 'thawing'>('crossing', 'thawing')).map(([s, w]) => new L1CallFails(s, w)),
 };
