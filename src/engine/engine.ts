@@ -28,6 +28,7 @@ import { ruleMemo } from './memo.js';
 import { INCIDENT_ALERTNAME, INCIDENT_PREFIX, incidentCondition, listedValidators } from '../incidents/condition.js';
 import type { Incident } from '../incidents/types.js';
 import type { IncidentTracker, NetworkBaseline } from './incidents.js';
+import { eventScope, networksToAsk, patient, withScopes } from './scope.js';
 
 export interface EngineDeps {
   store: Store;
@@ -237,7 +238,8 @@ export class Engine {
     // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
     const before = effective ? this.#loadActive(rule) : [];
     if (effective) await this.#askNetwork(rule, effective, before, ownSignal);
-    const lifecycle = effective ? this.#scope(rule, advance(before, effective, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved), before) : undefined;
+    const advanced = effective && advance(before, effective, this.#deps.clock.mono(), this.#lifecycleOptions(rule), resolved);
+    const lifecycle = advanced && this.#deps.incidents ? withScopes(this.#deps.incidents, rule, advanced, before, this.#deps.clock.mono()) : advanced;
     const alerts = [...events, ...(lifecycle?.notifications ?? [])];
     // Only the states that changed are written; the rest are as the file has them.
     // A state may keep the service's text (an error message): scrubbed as the alerts are.
@@ -319,7 +321,7 @@ export class Engine {
       // Active alerts hold conditions scrubbed before the lifecycle (or when they were stored).
       active: lifecycleActive,
       now: steady,
-      labelsOf: (a) => this.#eventScope(a, alertLabels(rule, a.labels, a.severity ?? rule.severity)),
+      labelsOf: (a) => eventScope(incidents, a, alertLabels(rule, a.labels, a.severity ?? rule.severity)),
       targetsFor: (labels) => this.targets(rule, labels, now, silences),
       repeatMs: (t) => repeatOf(rule, t),
       ...(incidents ? { held: (key: string, receiver: string) => incidents.heldFor(storeRule, key, receiver) } : {}),
@@ -336,7 +338,7 @@ export class Engine {
       ...(a.conditionKey === undefined ? {} : { conditionKey: a.conditionKey }),
       // A reminder, or the notification owed once a mute ends: the alert fired already, the history shows it once.
       ...(a.reminder || a.onlyReceivers ? { reminder: true } : {}),
-      targets: this.#patient(rule, a, targets),
+      targets: incidents ? patient(incidents, rule, a, targets) : targets,
     }));
     const ids = store.commitEvaluation(storeRule, states, drafts, steady, active, expectRevision, startedAt);
     if (drafts.some((d) => d.targets.length > 0)) this.#deps.onQueued?.();
@@ -489,64 +491,11 @@ export class Engine {
 
   /** New news the network may share, on an old baseline: the network is asked (swept) before the news is judged. */
   async #askNetwork(rule: LoadedRule, conditions: readonly Condition[], before: readonly ActiveAlert[], signal: AbortSignal): Promise<void> {
-    const incidents = this.#deps.incidents;
-    if (!incidents?.config.enabled || !this.#deps.sweepFirst) return;
-    const steady = this.#deps.clock.mono();
-    const was = new Map(before.map((a) => [a.key, a]));
-    const refs = conditions.flatMap((c) => incidents.childOf(rule, c, was.get(c.key)?.state ?? 'pending', was.get(c.key)?.startedAt ?? steady) ?? []);
-    const networks = incidents.wantsSweep(rule.name, refs, steady);
+    const { incidents, sweepFirst } = this.#deps;
+    const networks = incidents && sweepFirst ? networksToAsk(incidents, rule, conditions, before, this.#deps.clock.mono()) : [];
     if (networks.length === 0) return;
-    await this.#deps.sweepFirst(networks, signal);
+    await sweepFirst?.(networks, signal);
     signal.throwIfAborted();
-  }
-
-  /**
-   * Each alert about a validator carries `scope`: the incident it is part of (network, group)
-   * or `validator`. Judged after the lifecycle, with this evaluation's alerts in (a host's five
-   * alerts of one poll are one incident from their first notification), and kept while the
-   * alert fires: Alertmanager knows an alert by its labels, so one that changed would never resolve.
-   */
-  #scope(rule: LoadedRule, result: { active: ActiveAlert[]; notifications: AlertDraft[] }, before: readonly ActiveAlert[]): { active: ActiveAlert[]; notifications: AlertDraft[] } {
-    const incidents = this.#deps.incidents;
-    if (!incidents?.config.enabled) return result;
-    const refs = incidents.childrenOf(rule, result.active);
-    if (refs.length === 0) return result;
-    const detection = incidents.trial(rule.name, refs, this.#deps.clock.mono());
-    const about = new Set(refs.map((r) => r.key));
-    const firedAs = new Map(before.filter((a) => a.state === 'firing').map((a) => [a.key, a.condition.labels['scope']]));
-    const scopes = new Map<string, string | undefined>();
-    const withScope = (labels: Record<string, string>, scope: string | undefined) => {
-      const { scope: _s, ...rest } = labels;
-      return scope === undefined ? rest : { ...rest, scope };
-    };
-    const active = result.active.map((a) => {
-      if (!about.has(a.key)) return a;
-      // Fired already: its scope as it fired (one from before incidents has none, and keeps none).
-      const scope = firedAs.has(a.key) ? firedAs.get(a.key) : detection.scopeOf({ rule: rule.name, key: a.key });
-      scopes.set(a.key, scope);
-      return { ...a, condition: { ...a.condition, labels: withScope(a.condition.labels, scope) } };
-    });
-    const notifications = result.notifications.map((d) => (d.status === 'firing' && d.conditionKey !== undefined && scopes.has(d.conditionKey) ? { ...d, labels: withScope(d.labels, scopes.get(d.conditionKey)) } : d));
-    return { active, notifications };
-  }
-
-  /** An event about a validator is that validator's alone: never part of an incident. */
-  #eventScope(a: AlertDraft, labels: Record<string, string>): Record<string, string> {
-    if (a.status !== 'event' || !this.#deps.incidents?.config.enabled || labels['validator'] === undefined || labels['scope'] !== undefined) return labels;
-    return { ...labels, scope: 'validator' };
-  }
-
-  /**
-   * A firing child that could still join an incident (its validator is in a group, or its
-   * family is judged against a network baseline) waits `incidents.wait` before it is sent,
-   * however urgent: the incident's one notification can then replace it (delivery checks the
-   * hold when it claims the row). The one exception to "a critical leaves within the poll + 1 s".
-   */
-  #patient(rule: LoadedRule, a: AlertDraft, targets: Target[]): Target[] {
-    const incidents = this.#deps.incidents;
-    if (!incidents || a.status !== 'firing' || a.reminder || a.onlyReceivers || a.severity === 'info' || !incidents.mayJoin(rule, a)) return targets;
-    const wait = incidents.config.wait;
-    return wait > 0 ? targets.map((t) => (t.mutedBy || t.digestAt !== undefined ? t : { ...t, minWaitMs: wait })) : targets;
   }
 
   /** After a rule's commit: its children and baselines, then every incident. Never fails the evaluation: it is committed. */

@@ -293,7 +293,9 @@ function exampleRules(): Map<string, Record<string, unknown>> {
       const kind = (raw as { kind?: unknown }).kind;
       // The profile's rules select the inventory (`validators: all`): one validator stands in for it.
       const { validators: selects, ...rest } = raw as Record<string, unknown>;
-      const selected = ruleKind(String(kind)).selects?.includes('urls') ? { urls: { [PROFILE_NODE]: 'http://127.0.0.1:9650' } } : { nodeIds: [PROFILE_NODE] };
+      // A kind that fills no key (network-baseline) takes only the validator's network.
+      const keys = ruleKind(String(kind)).selects ?? [];
+      const selected = keys.includes('urls') ? { urls: { [PROFILE_NODE]: 'http://127.0.0.1:9650' } } : keys.length === 0 ? {} : { nodeIds: [PROFILE_NODE] };
       const rule = selects === undefined ? rest : { network: 'mainnet', ...selected, ...rest };
       // `subnets: from-inventory` is the inventory's too: the stand-in validates one L1.
       if (selects !== undefined && rule['subnets'] === 'from-inventory') rule['subnets'] = { [PROFILE_NODE]: ['2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Uh'] };

@@ -3,6 +3,7 @@ import { API_TIMEOUT_MS, DELIVERY, DELIVERY_WAIT_CAP_MS, outboxRows, type Daemon
 import { leaks, MAX_TIMER_MS, stateFileText, type LoopWatch, type Timers } from './probes.js';
 import { PROVIDERS } from './receivers.js';
 import { expected, type Model } from './world.js';
+import { L1_RULE } from './world-40.js';
 
 // The invariants, checked after every step. Each throws with what a user would have seen.
 
@@ -100,7 +101,7 @@ export function falseNotifications(alerts: readonly AlertMessage[], probeFailure
   return alerts.filter((a) => a.labels['alertname'] !== 'rule-failing' && !(probeFailuresAllowed && a.rule === 'sig'));
 }
 
-const MODELLED = new Set(['health', 'blocks', 'node']);
+const MODELLED = new Set(['health', 'blocks', 'node', L1_RULE]);
 
 /** Which `rule/key` the store has firing now, with severity. */
 export async function firingNow(d: Daemon): Promise<Map<string, string>> {
@@ -123,6 +124,8 @@ export function keyOf(a: AlertMessage): string | undefined {
   if (a.rule === 'health') return `health/${a.labels['node']}:${a.labels['check']}`;
   // node-health's keys are its conditions' (NodeID:health:check, NodeID:down…), as firingNow reads them.
   if (a.rule === 'node') return a.conditionKey === undefined ? undefined : `node/${a.conditionKey}`;
+  // l1-liveness's keys are `subnet/check` (the L1's subnet is its entity), as its labels say: once() leaves conditionKey out.
+  if (a.rule === L1_RULE) return `${L1_RULE}/${a.labels['subnet']}/${a.labels['check']}`;
   return `blocks/${a.labels['node']}:${a.labels['chain']}`;
 }
 

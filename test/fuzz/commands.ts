@@ -12,6 +12,7 @@ import { reloadSteps } from './steps-reload.js';
 import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js';
 import { healthFamilies } from './steps-health.js';
 import { node115Families } from './steps-node-115.js';
+import { baselineL1Families } from './steps-baseline-l1.js';
 import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
@@ -336,6 +337,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   ...deliveryNodeFamilies,
   ...healthFamilies,
   ...node115Families,
+  ...baselineL1Families,
   metrics: metricsSteps(node),
   clock: clockSteps(node),
   outage: fc.constant(0).chain(() => outageSteps), // lazily: steps-outage.ts imports this file

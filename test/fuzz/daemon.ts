@@ -11,6 +11,7 @@ import type { AlertMessage } from '../../src/base/types.js';
 import { PROVIDERS, startProvider, PAGERDUTY_KEY, TELEGRAM_TOKEN, type Provider, type ProviderStandIn } from './receivers.js';
 import { startHostileService, type HostileService } from './service.js';
 import { initialFleet, inventoryYaml, teamRoutes, TEAMS, type Team } from './fleet.js';
+import { rules40, seedWorld40 } from './world-40.js';
 import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODE_FOR_MS, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
 
 // The daemon under the fuzzer: the real App (its store, HTTP server, delivery workers and
@@ -100,7 +101,7 @@ export function rulesYaml(serviceUrl: string): string {
     chains: [P] # the model has no bootstrapping to judge; each chain is one more call per node and poll
     urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}
   - {name: metrics, kind: node-metrics, schedule: "${NEVER}", severity: warning, metric: avalanche_snowman_blks_processing, match: {chain: P}, above: 1000, urls: {${NODES.map((n) => `${n}: "${serviceUrl}/node/${n}"`).join(', ')}}}
-  - {name: node-upgrade, kind: node-upgrade, schedule: "${NEVER}", severity: warning, warnBefore: 7d, criticalBefore: 1d, l1s: [{name: fuzz-l1, chain: ${L1_CHAIN}, vm: ${L1_VM}}], urls: {${urls}}}${nodeRules(urls)}
+  - {name: node-upgrade, kind: node-upgrade, schedule: "${NEVER}", severity: warning, warnBefore: 7d, criticalBefore: 1d, l1s: [{name: fuzz-l1, chain: ${L1_CHAIN}, vm: ${L1_VM}}], urls: {${urls}}}${nodeRules(urls)}${rules40(NEVER, urls, L1_NODE, L1_SUBNET)}
   - {name: sig, kind: signature-aggregator, schedule: "${NEVER}", severity: critical, network: mainnet, txHashes: [${SIG_TX}], failures: 1}${endpoint('expr-slow', slow)}${endpoint('expr-pad', pad)}
 `;
 }
@@ -162,6 +163,7 @@ receivers:
   - {name: alertmanager, type: alertmanager, url: "${p.alertmanager.url}", resendInterval: 1m, timeout: ${RECEIVER_TIMEOUT_MS}ms}
 ${TEAMS.map((t) => `  - {name: team-${t}, type: webhook, url: "${teams[t].url}", secret: "${HOOK_SECRET}", timeout: ${RECEIVER_TIMEOUT_MS}ms, minInterval: 0s}`).join('\n')}
 ruleFiles: [rules.yaml]
+incidents: {enabled: false} # the fuzz model judges each validator alone
 validatorsFile: inventory.yaml
 `;
 }
@@ -170,6 +172,7 @@ export async function startDaemon(logs: string[]): Promise<{ daemon: Daemon; mod
   const model = initialModel();
   const world = buildWorld(model);
   world.nodes.set({ nodeId: L1_NODE, version: L1_NODE_VERSION, l1Chains: { [L1_CHAIN]: { subnetId: L1_SUBNET, vmId: L1_VM, vmVersion: L1_PLUGIN } } });
+  seedWorld40(world, L1_SUBNET);
   // Polls come many times a real second on a clock that stands still: budgets are not what this tests.
   const unmetered = { perMinute: 1e12, perDay: 1e15 };
   const sim = await startSim({ world, budget: { data: unmetered, metrics: unmetered } });

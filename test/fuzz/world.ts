@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { SimClock } from '../../src/sim/clock.js';
 import { World } from '../../src/sim/world.js';
 import { cb58Encode } from '../../src/base/cb58.js';
+import { FROZEN_AFTER_MS } from './world-40.js';
 
 // The fuzzer's world: four validators, their blocks and one aggregator probe, and the model of
 // what is true in it. The model is what the simulator serves when no distortion is active; the
@@ -66,6 +67,8 @@ export interface Model {
   unwatched?: Set<string>;
   /** How far the daemon's wall clock was stepped off the world's (steps-clock.ts); its steady clock is the world's. */
   wallStepMs?: number;
+  /** The L1 tip frozen since its last tick (steps-baseline-l1.ts): l1-liveness's `rule/key` fires once it is frozenAfter old. */
+  l1Frozen?: { key: string; node: string; tipMs: number };
 }
 
 /** A node the rules still watch: a reload step may have taken it out (a step about it then has nothing to show). */
@@ -202,6 +205,13 @@ export function expected(model: Model): Expected {
     const silent = nowS - Math.max(n.lastBlock, n.start);
     if (Math.abs(silent - SILENT_FOR_S) < 120) unsure.add(`blocks/${node}:p-chain`);
     else if (silent > SILENT_FOR_S) firing.set(`blocks/${node}:p-chain`, undefined);
+  }
+  const frozen = model.l1Frozen;
+  if (frozen && watched(model, frozen.node)) {
+    // The node's block-building slot reaches frozenAfter then (5 s slots from the tip's 2 s tick).
+    const past = model.nowMs - frozen.tipMs - FROZEN_AFTER_MS;
+    if (Math.abs(past) < 5_000) unsure.add(frozen.key);
+    else if (past > 0) firing.set(frozen.key, 'critical');
   }
   return { firing, unsure };
 }

@@ -70,6 +70,24 @@ describe('PrimaryNetwork.activeSet', () => {
     expect(sim.requests.length).toBeLessThanOrEqual(3);
   });
 
+  it('fails on more items than its pages hold: pages longer than asked are no sweep (found by the fuzzer, issue 40: 40,000 items blocked the daemon)', async () => {
+    const items = Array.from({ length: 5 }, (_, i) => ({ nodeId: node(i) }));
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ validators: items })));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await expect(api(url, 2).activeSet('mainnet', { maxPages: 2 })).rejects.toThrow(/5 items, more than 2 page\(s\) of 2 hold/);
+    expect((await api(url, 5).activeSet('mainnet', { maxPages: 1 })).validators).toHaveLength(5);
+  });
+
+  it('l1Validators: the first broken item fails the read, named, and no other is described (found by the fuzzer, issue 40: 40,000 described held the daemon a second)', async () => {
+    const good = { validationId: 'v1', nodeId: node(1), subnetId: 'S', remainingBalance: 5, weight: 1 };
+    const flood = Array.from({ length: 40_000 }, (_, i) => ({ nodeId: `NodeID-flood${i}` }));
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ validators: [good, ...flood] })));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await expect(api(url).l1Validators('mainnet', { subnetId: 'S' })).rejects.toThrow(/^data API \/v1\/networks\/mainnet\/l1Validators: unexpected response: validators\.1\.validationId: [^(]*$/);
+  });
+
   it('keeps one item per node when pages move under the walk, and counts the unreadable items apart', async () => {
     const item = (i: number) => ({ nodeId: node(i), uptimePerformance: 99, validatorHealth: { reachabilityPercent: 100 }, newField: { any: 'thing' } });
     const pages: Record<string, unknown> = {

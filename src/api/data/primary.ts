@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http.js';
+import { ApiError } from '../errors.js';
 import { issueText } from '../parse.js';
 import { activeValidator, delegator, l1Validator, proposedBlock, validator, type ActiveValidator, type Delegator, type L1Validator, type ProposedBlock, type Validator } from '../schemas.js';
 import { AreaReader, type DataApiOptions, type Network } from './reader.js';
@@ -121,6 +122,9 @@ export class PrimaryNetwork extends AreaReader {
     const endpoint = '/v1/networks/{network}/validators';
     const path = `/v1/networks/${network}/validators`;
     const { items } = await this.list({ endpoint, params: { network }, query: activeSetQuery(), items: 'validators', item: anyItem, maxPages: q.maxPages, signal });
+    // More than the pages read can hold: pages longer than asked are no sweep (and 40,000 items are not read one by one).
+    const most = q.maxPages * this.options.pageSize;
+    if (items.length > most) throw new Error(`data API ${path}: ${items.length.toLocaleString('en-US')} items, more than ${q.maxPages} page(s) of ${this.options.pageSize} hold`);
     const out: ActiveSet = { validators: [], broken: [], repeated: 0 };
     const seen = new Set<string>();
     for (const [i, item] of items.entries()) {
@@ -164,8 +168,16 @@ export class PrimaryNetwork extends AreaReader {
       l1ValidationId: q.validationId,
       includeInactiveL1Validators: q.includeInactive ? 'true' : undefined,
     };
-    const { items } = await this.list({ endpoint: '/v1/networks/{network}/l1Validators', params: { network }, query, items: 'validators', item: l1Validator, signal });
-    return items;
+    const endpoint = '/v1/networks/{network}/l1Validators';
+    const { items } = await this.list({ endpoint, params: { network }, query, items: 'validators', item: anyItem, signal });
+    // One broken item fails the read, as a page's parse would; read one by one, the first is enough
+    // (a page flooded with 40,000 broken items, each described, held the daemon for a second).
+    return items.map((item, i) => {
+      const parsed = l1Validator.safeParse(item);
+      if (parsed.success) return parsed.data;
+      const first = parsed.error.issues[0];
+      throw new ApiError(`data API /v1/networks/${network}/l1Validators: unexpected response: ${['validators', i, ...(first?.path ?? [])].join('.')}: ${first?.message ?? 'invalid'}`, { api: 'data', endpoint, code: 'schema', retryable: false });
+    });
   }
 
   /**

@@ -67,6 +67,19 @@ describe('l1-liveness evaluate', () => {
     expect(listDown.failed).toEqual({ [SUBNET]: 'the data service answered 503' });
   });
 
+  it('an all-zero epoch after a real one (a node bootstrapping again) fires and resolves nothing: held, failing (found by the fuzzer, issue 40)', () => {
+    const zeros = { epoch: { ok: { number: 0, startTime: 0, pChainHeight: 0 } } };
+    const thawing = run([[0, {}], [20, {}], [21, zeros]]);
+    expect(checks(thawing)).toEqual(['forecast', 'frozen']);
+    expect(thawing.failed).toEqual({ [SUBNET]: expect.stringMatching(/answered an all-zero epoch after epoch 56/) });
+    // The count of how long the epoch stood still is kept: past frozenAfter at the next reading, it fires.
+    expect(checks(run([[0, {}], [10, {}], [16, zeros], [16.5, {}]]))).toEqual(['forecast', 'frozen']);
+    // A node that never had a Granite epoch gives no verdict, and no failure.
+    const pre = run([[0, zeros], [20, zeros]]);
+    expect(checks(pre)).toEqual(['forecast']);
+    expect(pre.failed).toEqual({});
+  });
+
   it('a quiet chain (the node may build now: slot near) raises nothing; a new epoch number clears a frozen one', () => {
     expect(checks(run([[0, { slot: 1 }], [30, { slot: 2 }]]))).toEqual(['forecast']);
     const thawed = run([[0, {}], [20, {}], [25, { epoch: { ok: { number: 57, startTime: 1_767_227_100, pChainHeight: 21_000_750 } } }]]);

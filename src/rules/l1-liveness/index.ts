@@ -125,7 +125,7 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
       // The tip.
       // Each part read is judged; one not read keeps what held at its last reading.
       const tip = tipPart(r, before, st, observation.steadyMs, s, labels);
-      if (tip === 'failed') failed[r.subnetId] = whyTip(r);
+      if (tip === 'failed') failed[r.subnetId] = whyTip(r, before);
       const weight = typeof r.validators === 'string' ? 'failed' : r.validators ? weightPart(r.validators, st, nowS, Math.floor(observation.steadyMs / 1000), s, labels) : [];
       if (typeof r.validators === 'string') failed[r.subnetId] = r.validators;
       st.held = { tip: tip === 'failed' ? st.held.tip : tip, weight: weight === 'failed' ? st.held.weight : weight };
@@ -161,7 +161,12 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
 
 type Labels = { subnet: string; network: string; node: string };
 
-function whyTip(r: L1Reading): string {
+function zeroAfterReal(r: L1Reading, before: State | undefined): boolean {
+  return r.epoch !== undefined && 'ok' in r.epoch && r.epoch.ok.number === 0 && (before?.epoch?.number ?? 0) > 0;
+}
+
+function whyTip(r: L1Reading, before: State | undefined): string {
+  if (zeroAfterReal(r, before)) return `the L1 node ${r.nodeId} answered an all-zero epoch after epoch ${before?.epoch?.number} (its preferred block is pre-Granite: bootstrapping?)`;
   const errors = [r.blockchainId, r.epoch, r.proposed].flatMap((x) => (x && 'error' in x ? [x.error.message] : []));
   return `the L1 node ${r.nodeId} did not answer: ${errors[0] ?? 'no reading'}`;
 }
@@ -169,6 +174,8 @@ function whyTip(r: L1Reading): string {
 /** The frozen-tip verdict; 'failed' when the node gave no epoch or P-Chain height. */
 function tipPart(r: L1Reading, before: State | undefined, st: State, steadyMs: number, s: Spec, labels: Labels): Condition[] | 'failed' {
   if (!('ok' in r.blockchainId) || !r.epoch || !('ok' in r.epoch) || !r.proposed || !('ok' in r.proposed)) return 'failed';
+  // An all-zero epoch after a real one (the preferred block pre-Granite: a node bootstrapping again) is no reading, never a thaw.
+  if (zeroAfterReal(r, before)) return 'failed';
   const chain = r.blockchainId.ok;
   st.blockchainId = chain;
   st.epoch = nextSeen(before?.epoch, r.epoch.ok, r.proposed.ok, steadyMs);

@@ -26,10 +26,15 @@ function weightOf(v: ActiveValidator): number {
   return navaxToAvax((staked ?? 0n) + (delegated ?? 0n));
 }
 
+/** A figure no percent can be (−1, 1e308) is none: never a validator, or the network, dipping. */
+function percentOf(x: number | undefined): number | undefined {
+  return x !== undefined && x >= 0 && x <= 100 ? x : undefined;
+}
+
 /** The worst of a validator's benched chains (P, X, C), or undefined when it gives none. */
 function benchedOf(v: ActiveValidator): number | undefined {
   const h = v.validatorHealth;
-  const chains = [h?.benchedPChainRequestsPercent, h?.benchedXChainRequestsPercent, h?.benchedCChainRequestsPercent].filter((x): x is number => x !== undefined);
+  const chains = [h?.benchedPChainRequestsPercent, h?.benchedXChainRequestsPercent, h?.benchedCChainRequestsPercent].map(percentOf).filter((x): x is number => x !== undefined);
   return chains.length === 0 ? undefined : Math.max(...chains);
 }
 
@@ -52,8 +57,8 @@ export function distribution(validators: readonly ActiveValidator[], atMs: numbe
   const under = { uptime: 0, reachability: 0, benched: 0 };
   for (const [i, v] of validators.entries()) {
     const w = weights[i] ?? 0;
-    const u = v.uptimePerformance;
-    const r = v.validatorHealth?.reachabilityPercent;
+    const u = percentOf(v.uptimePerformance);
+    const r = percentOf(v.validatorHealth?.reachabilityPercent);
     const b = benchedOf(v);
     if (u !== undefined) uptime.push(u);
     if (r !== undefined) reach.push(r);
