@@ -57,11 +57,12 @@ describe('silences', () => {
 
   it('mutes what it matches and nothing else, records the muted notification, and notifies a still-firing alert when it ends', () =>
     // The daemon on a fake clock; the CLI, a process of its own, on the wall clock: catchUp() before the daemon reads what it wrote.
+    // The silence lasts 8 s: the fake clock is pumped while a loaded machine polls and delivers (4 s ran out first in CI).
     withDaemon({ project: files, logLevel: 'error', before: (d) => setEnd(d.sim, 20) }, async (d) => {
       const { app, slack } = d;
       const cli = cliOf(d.project.configFile);
       await d.until(() => Object.keys(app.store.loadStates('ending')).length === 2, 'the baseline');
-      expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '4s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
+      expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '8s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
         new RegExp(`^silence #1 until \\S+: node=${A}, rule=ending\\n$`),
       );
       expect(await cli('silence', 'list')).toMatch(new RegExp(`^#1 active  until \\S+  node=${A}, rule=ending  "node upgrade" \\(ops\\)\\n$`));
@@ -75,7 +76,7 @@ describe('silences', () => {
       expect(muted).toMatch(new RegExp(`^#\\d+ muted   ops attempts=0 ${A} validation ends within .*last error: silenced by #1 until \\S+: node upgrade\\n$`));
 
       // The silence ends while A still fires: A is notified then, once.
-      await slack.waitForPosts(2, 10_000);
+      await slack.waitForPosts(2, 20_000);
       expect(slack.posts[1]!.body.text).toContain(`[FIRING CRITICAL] ending: ${A} validation ends within 3d, at `);
       expect(JSON.stringify(slack.posts[1]!.body.blocks)).toContain('the mute has ended');
       await d.advance(2_500);
