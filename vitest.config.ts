@@ -18,6 +18,8 @@ export default defineConfig({
     // leaves no global behind: each App, server and fake clock is its own and stopped or
     // restored at the end.
     include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
+    // The steady clock's anchor is module state: each file starts it on the real wall (src/base/clock.ts).
+    setupFiles: ['./test/helpers/setup-clock.ts'],
     isolate: false,
   },
 });

@@ -37,6 +37,15 @@ export const systemClock: Clock = {
   },
 };
 
+/**
+ * Forgets the steady clock's anchor, for a test that faked Date: vitest shares this module
+ * between test files (isolate: false), and an anchor taken under a faked Date would put every
+ * later steady time in the worker days off the wall (a page reading an event "6d18h ago").
+ */
+export function unanchorSystemClock(): void {
+  anchor = undefined;
+}
+
 /** A clock whose wall and steady readings are one (tests, tools that only need one). */
 export function clockAt(now: () => number): Clock {
   return { now, mono: now };

@@ -139,12 +139,16 @@ export function violations(rec: Record): string[] {
       if (left.length > 0) out.push(`7: receiver ${r}: "${p.scope}" resolved at minute ${p.minute} while ${left.join(', ')} still fired in it`);
     }
 
-    // 5. One notification per incident: never its firing twice without its resolution between.
-    const state = new Map<string, boolean>();
+    // 5. One notification per incident: never its firing twice without its resolution between,
+    // unless a silence of it covered that time (its resolution was recorded as muted, as
+    // Alertmanager's would be: the next firing is news again).
+    const state = new Map<string, number | undefined>();
     for (const p of posts) {
       if (p.child !== 'incident' || p.scope === undefined) continue;
-      if (p.firing && state.get(p.scope)) out.push(`5: receiver ${r}: "${p.scope}" fired again at minute ${p.minute} without resolving`);
-      state.set(p.scope, p.firing);
+      const since = state.get(p.scope);
+      const silenced = since !== undefined && rec.silenced.some((s) => s.from <= p.minute && s.to >= since);
+      if (p.firing && since !== undefined && !silenced) out.push(`5: receiver ${r}: "${p.scope}" fired again at minute ${p.minute} without resolving`);
+      state.set(p.scope, p.firing ? p.minute : undefined);
     }
   });
   return out;

@@ -48,6 +48,8 @@ export interface Record {
   samples: Sample[];
   /** Share (0..1) of the network's validators under the uptime threshold, each minute. */
   dipShare: number[];
+  /** Minutes in which the incidents' alerts were silenced: a resolution then is recorded, not sent. */
+  silenced: Array<{ from: number; to: number }>;
   end: number;
 }
 
@@ -107,7 +109,7 @@ export function parsePost(body: { text: string; blocks?: unknown }, minute: numb
 /** Plays the commands on a fresh world and records it; recovers everything and waits 15 minutes at the end. */
 export async function play(cmds: readonly Cmd[]): Promise<Record> {
   const run = await startIncidentWorld({ networkSize: NETWORK_SIZE, tolerate: ['network-baseline'] });
-  const rec: Record = { posts: run.receivers.map(() => []), samples: [], dipShare: [], end: 0 };
+  const rec: Record = { posts: run.receivers.map(() => []), samples: [], dipShare: [], silenced: [], end: 0 };
   const uptimes = Array.from({ length: NETWORK_SIZE }, () => 99.5);
   const own = new Map<string, number>(OTHERS.map((v) => [v.name, 99.5]));
   const seen = run.receivers.map(() => 0);
@@ -163,6 +165,7 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
         // Silences match labels, not receivers: the incidents' alerts, for every receiver.
         const now = run.world.clock.nowMs();
         run.app.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: now, endsAt: now + c.minutes * 60_000, comment: 'fuzz', createdBy: 'fuzz', createdAt: now });
+        rec.silenced.push({ from: minute, to: minute + c.minutes });
       } else await run.restart();
       await step(c.wait);
     }

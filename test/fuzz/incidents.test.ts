@@ -16,6 +16,23 @@ const SEED = process.env['AVAWATCH_FUZZ_SEED'] === undefined ? 20261129 : Number
 /** Counterexamples it once found, replayed as they were. */
 export const REPLAYS: { name: string; cmds: Cmd[] }[] = [
   {
+    // Invariant 5's own fault, found by the long run (seed 424242): the host's incident resolved
+    // while its alerts were silenced (the resolution recorded as muted, never sent), then fired
+    // again. A silence between two firings lets the second through, as Alertmanager's would.
+    name: 'an incident resolving inside a silence, then firing again',
+    cmds: [
+      { t: 'reach', vs: [3, 4], up: false, wait: 1 },
+      { t: 'reach', vs: [2], up: false, wait: 1 },
+      { t: 'restart', wait: 10 },
+      { t: 'silence', minutes: 2, wait: 1 },
+      { t: 'reach', vs: [2, 3, 4], up: true, wait: 1 },
+      { t: 'sweepFails', wait: 1 },
+      { t: 'sweepFails', wait: 1 },
+      { t: 'reach', vs: [2, 3, 4], up: false, wait: 1 },
+      { t: 'reach', vs: [3], up: false, wait: 10 },
+    ],
+  },
+  {
     // Invariant 7 (and 5): the network-wide incident resolved at the restart, released its three
     // alerts one by one and paged again at the next sweep. Fixed: IncidentTracker.resume.
     name: 'a restart while a network-wide incident fires',

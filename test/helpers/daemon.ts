@@ -1,7 +1,7 @@
 import { vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
-import { clockAt } from '../../src/base/clock.js';
+import { clockAt, unanchorSystemClock } from '../../src/base/clock.js';
 import { MAX_TIMER_MS } from '../../src/base/timers.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
@@ -99,11 +99,16 @@ async function pumpUntil<T>(check: () => T | undefined | false | Promise<T | und
 /** Starts the fixture; `stop` tears it down whatever happened (also restoring real timers). */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): Promise<void> }> {
   vi.useFakeTimers({ toFake: [...FAKED] });
+  // The App's steady clock anchors on the faked Date; and again on the real one after (clock.ts).
+  unanchorSystemClock();
   warnOnOverflow();
   const warnings: string[] = [];
   const onWarning = (w: Error): void => void warnings.push(w.name);
   process.on('warning', onWarning);
-  const parts: Array<() => Promise<void> | void> = [() => void vi.useRealTimers(), () => void process.off('warning', onWarning)];
+  const parts: Array<() => Promise<void> | void> = [() => {
+    vi.useRealTimers();
+    unanchorSystemClock();
+  }, () => void process.off('warning', onWarning)];
   let app: App | undefined;
   const logs: string[] = [];
   const until = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, u?: UntilOptions) => pumpUntil(check, what, u);
