@@ -43,6 +43,17 @@ function run(polls: Array<[number, Partial<L1Reading>]>) {
 const checks = (e: ReturnType<typeof run>) => (e.conditions ?? []).map((c) => c.labels['check']).sort();
 
 describe('l1-liveness evaluate', () => {
+  it("a validation ID that is a name of Object's ('constructor', '__proto__') is an ID: read twice, measured, stored as its own key (found by the generated contract cases)", () => {
+    const odd = (balance: number): L1Validator[] => ['constructor', '__proto__'].map((validationId) => ({ validationId, nodeId: `NodeID-${validationId}`, subnetId: SUBNET, remainingBalance: String(balance), weight: 50 }));
+    const e = run([
+      [0, { validators: odd(2e9) }],
+      [20, { validators: odd(2e9 - 12_000_000) }],
+    ]);
+    const balances = [...e.states.values()][0]?.balances ?? {};
+    expect(Object.keys(balances).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.hasOwn(balances, '__proto__') && balances['constructor']?.burnPerSecond).toBe(10_000);
+  });
+
   it('the node connected to 62% of the weight: under the 80% consensus needs; unread, no word', () => {
     const e = run([[0, { slot: 1, connected: 0.62 }]]);
     expect(e.conditions?.find((c) => c.labels['check'] === 'connected')?.summary).toMatch(/: NodeID-7Xhw\S+ is connected to 62.0% of its weight, under the 80% consensus needs$/);

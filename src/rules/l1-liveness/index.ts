@@ -229,15 +229,17 @@ function connectedCondition(r: L1Reading, chain: string, s: Spec, labels: Labels
 
 /** The weight shares and their forecast; keeps the balance readings the burn is measured from. */
 function weightPart(validators: readonly L1Validator[], st: State, nowS: number, steadyS: number, s: Spec, labels: Labels): Condition[] {
-  const balances: State['balances'] = {};
+  // By validation ID, the service's text: own keys only ("constructor", "__proto__" are IDs here, not Object's).
+  const balances = new Map<string, State['balances'][string]>();
   const members: Member[] = [];
   for (const v of validators) {
     const active = BigInt(v.remainingBalance) > 0n && (v.weight ?? 0) > 0;
-    const b = active ? nextState(st.balances[v.validationId], v, nowS, steadyS) : { ...nextState(undefined, v, nowS, steadyS), inactive: true };
-    balances[v.validationId] = b;
+    const was = Object.hasOwn(st.balances, v.validationId) ? st.balances[v.validationId] : undefined;
+    const b = active ? nextState(was, v, nowS, steadyS) : { ...nextState(undefined, v, nowS, steadyS), inactive: true };
+    balances.set(v.validationId, b);
     members.push({ validationId: v.validationId, nodeId: v.nodeId, weight: v.weight ?? 0, active, balance: BigInt(v.remainingBalance), burnPerSecond: b.burnPerSecond });
   }
-  st.balances = balances;
+  st.balances = Object.fromEntries(balances);
   const w = weigh(members, { consensus: s.consensusShare / 100, warp: s.warpShare / 100, horizonS: Math.floor(s.horizon / 1000) });
   st.activeShare = w.activeShare;
   st.lowShare = w.lowShare;
