@@ -6,6 +6,7 @@
 //   npm run mutate                        every group
 //   npm run mutate -- delivery            one group
 //   npm run mutate -- src/alerts/route.ts one file, against its group's tests
+//   npm run mutate -- delivery --concurrency 1   what follows the group goes to stryker
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { globSync } from 'tinyglobby';
@@ -109,7 +110,7 @@ const failed = [];
 for (const { group, files } of pick(arg)) {
   console.log(`\n== ${group.name}: ${files.length} file(s) against ${group.tests.join(', ')}`);
   rmSync(REPORT, { force: true });
-  const run = spawnSync('npx', ['stryker', 'run', '--mutate', files.join(',')], {
+  const run = spawnSync('npx', ['stryker', 'run', '--mutate', files.join(','), ...process.argv.slice(3)], {
     stdio: 'inherit',
     env: { ...process.env, AVAWATCH_MUTATE_TESTS: group.tests.join(',') },
   });
