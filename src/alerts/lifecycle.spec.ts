@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../base/types.js';
-import { advance, type ActiveAlert, type LifecycleOptions } from './lifecycle.js';
+import { advance, readActive, type ActiveAlert, type LifecycleOptions } from './lifecycle.js';
 
 const c = (key: string, tier = '', summary = `${key} is low`): Condition => ({ key, subject: key, summary, labels: { node: key }, details: { Node: key }, tier });
 const MIN = 60_000;
@@ -124,5 +124,88 @@ describe('what a firing and a resolved notice say of time and of then (issue 38)
     expect(Object.keys(changed?.details ?? {})).toEqual(['Validator', 'Node', 'Uptime', 'When it fired: Uptime', 'When it fired: Failure', 'Fired at']);
     const [same] = advance(first.active, [], MIN, base, present('88.5%', { Failure: 'HTTP 503' })).notifications;
     expect(same?.details).toEqual({ Validator: 'alpha', Node: 'N', Uptime: '88.5%', Failure: 'HTTP 503', 'When it fired': 'the details above are unchanged', 'Fired at': new Date(0).toISOString() });
+  });
+});
+
+describe('what an operator is told, at wall-clock times (issue 41: mutants that survived)', () => {
+  const T0 = Date.parse('2026-11-29T08:00:00.000Z');
+  /** Like walk(), at minutes after T0 rather than after the epoch. */
+  function walkAt(o: Partial<LifecycleOptions>, steps: Array<[minute: number, conditions: Condition[]]>): Array<Array<{ status: string; details: Record<string, string> }>> {
+    let active: ActiveAlert[] = [];
+    return steps.map(([minute, conditions]) => {
+      const r = advance(active, conditions, T0 + minute * MIN, { ...base, ...o });
+      active = r.active;
+      return r.notifications.map((n) => ({ status: n.status, details: n.details }));
+    });
+  }
+
+  it('`for: 5m` on a real clock: a one-poll blip pages no one; five minutes of it do', () => {
+    const blip = walkAt({ forMs: 5 * MIN, pollMs: MIN }, [[0, [c('A')]], [1, []], [2, []]]);
+    expect(blip).toEqual([[], [], []]);
+    const held = walkAt({ forMs: 5 * MIN, pollMs: MIN }, [[0, [c('A')]], [1, [c('A')]], [4, [c('A')]], [5, [c('A')]]]);
+    expect(held.map((s) => s.map((n) => n.status))).toEqual([[], [], [], ['firing']]);
+    expect(held[3]?.[0]?.details).toMatchObject({ 'Failing since': '2026-11-29T08:00:00.000Z', 'Held for': '5m' });
+  });
+
+  it('an alert with no `for` says neither "Failing since" nor "Held for" when it fires', () => {
+    expect(walkAt({}, [[0, [c('A')]]])[0]?.[0]?.details).toEqual({ Node: 'A' });
+  });
+
+  it('a firing alert stays firing when a reload raises its `for`: no second page when it reaches the new one', () => {
+    let active = advance([], [c('A')], T0, { ...base, forMs: 0 }).active;
+    const longer = { ...base, forMs: 10 * MIN, pollMs: MIN };
+    const sent: string[] = [];
+    for (const minute of [1, 5, 10, 11]) {
+      const r = advance(active, [c('A')], T0 + minute * MIN, longer);
+      active = r.active;
+      sent.push(...r.notifications.map((n) => n.status));
+    }
+    expect(sent).toEqual([]);
+    expect(advance(active, [], T0 + 12 * MIN, longer).notifications.map((n) => n.status)).toEqual(['resolved']);
+  });
+
+  it('an alert gaining its first tier says it escalated from "firing"', () => {
+    const untiered: Condition = { key: 'A', subject: 'A', summary: 'A', labels: {}, details: {} };
+    const first = advance([], [untiered], T0);
+    expect(advance(first.active, [{ ...untiered, tier: 'critical' }], T0 + MIN).notifications[0]?.details['Escalated']).toBe('firing → critical');
+  });
+
+  it('reminders follow each condition’s own interval (the shortest of its receivers)', () => {
+    const every = (x: Condition) => (x.key === 'A' ? 10 * MIN : 0);
+    const sent = walkAt({ repeatMs: every }, [[0, [c('A'), c('B')]], [10, [c('A'), c('B')]], [60, [c('A'), c('B')]]]);
+    expect(sent.map((s) => s.map((n) => `${n.status}${n.details['Reminder'] ? ' reminder' : ''}`))).toEqual([['firing', 'firing'], ['firing reminder'], ['firing reminder']]);
+  });
+
+  it('a firing row with no notification time is reminded an interval after it started, not at once', () => {
+    const row: ActiveAlert = { key: 'A', tier: '', state: 'firing', startedAt: T0, notifiedAt: null, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: c('A') };
+    expect(advance([row], [c('A')], T0 + 5 * MIN, { ...base, repeatMs: 10 * MIN }).notifications).toEqual([]);
+    expect(advance([row], [c('A')], T0 + 10 * MIN, { ...base, repeatMs: 10 * MIN }).notifications.map((n) => n.details['Reminder'])).toEqual(['still firing']);
+  });
+
+  it('keeps its mutes and the receivers it reached while it holds (a muted receiver is told when the mute ends, once)', () => {
+    const row: ActiveAlert = { key: 'A', tier: '', state: 'firing', startedAt: T0, notifiedAt: T0, clearedAt: null, mutedAt: T0, mutedReceivers: ['oncall'], notifiedReceivers: { team: T0 }, condition: { ...c('A'), firedAt: T0 } };
+    const [kept] = advance([row], [c('A')], T0 + MIN).active;
+    expect(kept).toMatchObject({ mutedAt: T0, mutedReceivers: ['oncall'], notifiedReceivers: { team: T0 } });
+  });
+
+  it('a resolved notice of a kind with no details and no present adds no "When it fired" line', () => {
+    const bare: Condition = { key: 'A', subject: 'A', summary: 'A is down', labels: {}, details: {} };
+    const first = advance([], [bare], T0);
+    expect(advance(first.active, [], T0 + MIN).notifications[0]?.details).toEqual({ 'Fired at': '2026-11-29T08:00:00.000Z' });
+  });
+
+  it('a row stored before firing times were kept says "Failing since", never a made-up "Fired at"', () => {
+    const row: ActiveAlert = { key: 'A', tier: '', state: 'firing', startedAt: T0, notifiedAt: T0, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: c('A') };
+    const [resolved] = advance([row], [], T0 + MIN).notifications;
+    expect(resolved?.details).toEqual({ 'When it fired: Node': 'A', 'Failing since': '2026-11-29T08:00:00.000Z' });
+  });
+
+  it('a resolved notice carries the condition’s news (so it is routed like its firing)', () => {
+    const first = advance([], [{ ...c('A'), news: 'bad', severity: 'critical' }], T0);
+    expect(advance(first.active, [], T0 + MIN).notifications[0]).toMatchObject({ news: 'bad', severity: 'critical', status: 'resolved' });
+  });
+
+  it('a stored row whose condition does not parse is said to be invalid, not read', () => {
+    expect(readActive({ key: 'A', tier: '', state: 'firing', startedAt: T0, notifiedAt: T0, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: { key: 'A' } })).toMatchObject({ invalid: expect.stringContaining('subject') });
   });
 });

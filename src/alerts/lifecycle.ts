@@ -52,6 +52,7 @@ export interface LifecycleOptions {
 
 /** Prefixes a firing detail in a resolved notification: a figure of then, not of now. */
 export const WHEN_FIRED = 'When it fired: ';
+const WHEN_FIRED_ALONE = 'When it fired';
 
 export const IMMEDIATE: LifecycleOptions = { forMs: 0, keepFiringForMs: 0, repeatMs: 0, sendResolved: true };
 
@@ -89,6 +90,7 @@ export function advance(
       mutedAt: was?.mutedAt ?? null,
       mutedReceivers: was?.mutedReceivers ?? [],
       notifiedReceivers: was?.notifiedReceivers ?? {},
+      // Stryker disable next-line ConditionalExpression: `firedAt: undefined` is never stored (JSON), the same as none.
       condition: firedAt === undefined ? c : { ...c, firedAt },
     };
     if (entry.state === 'firing') {
@@ -102,7 +104,8 @@ export function advance(
         entry.notifiedAt = now;
       } else {
         const repeatMs = typeof o.repeatMs === 'function' ? o.repeatMs(c) : o.repeatMs;
-        if (repeatMs > 0 && was.notifiedAt !== null && now - was.notifiedAt >= repeatMs) {
+        // A firing row with no notification time (none is written today) counts from its start.
+        if (repeatMs > 0 && now - (was.notifiedAt ?? startedAt) >= repeatMs) {
           notifications.push(reminderDraft(entry.condition, startedAt));
           entry.notifiedAt = now;
         }
@@ -150,7 +153,7 @@ function resolvedDraft(gone: ActiveAlert): AlertDraft {
   const present = c.resolvedDetails ?? {};
   const fired: Record<string, string> = {};
   for (const [key, value] of Object.entries(c.details)) if (present[key] !== value) fired[WHEN_FIRED + key] = value;
-  if (c.resolvedDetails !== undefined && Object.keys(fired).length === 0) fired[WHEN_FIRED.replace(/: $/, '')] = 'the details above are unchanged';
+  if (c.resolvedDetails !== undefined && Object.keys(fired).length === 0) fired[WHEN_FIRED_ALONE] = 'the details above are unchanged';
   const summary = c.resolvedSummary ?? `resolved: ${c.summary}`;
   return toDraft({ ...c, summary, details: c.resolvedDetails ?? {} }, 'resolved', { ...fired, ...firedTimes(gone) });
 }
