@@ -26,6 +26,11 @@ export interface RunningAlertmanager {
   /** GET /api/v2/status: the cluster as this peer sees it. */
   status(): Promise<{ cluster: { status: string; peers: unknown[] } }>;
   alerts(): Promise<Array<{ labels: Record<string, string>; annotations: Record<string, string>; endsAt: string; status: { state: string } }>>;
+  /**
+   * What the dispatcher did, in order, read from the debug log: an alert received, a group
+   * flushed. A peer whose last event is a flush has sent all it will of what it received.
+   */
+  dispatched(): Array<'received' | 'flushed'>;
   stop(): Promise<void>;
 }
 
@@ -52,15 +57,26 @@ export async function startAlertmanager(o: AlertmanagerOptions = {}): Promise<Ru
     : ['--cluster.listen-address='];
   const child: ChildProcess = spawn(
     alertmanagerBinary(),
-    [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, ...cluster],
-    { stdio: 'ignore' },
+    [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=debug', ...cluster],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  const dispatched: Array<'received' | 'flushed'> = [];
+  let partial = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.includes(' component=dispatcher msg="Received alert" ')) dispatched.push('received');
+      else if (line.includes(' msg=flushing ')) dispatched.push('flushed');
+    }
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok, 'Alertmanager to be ready', 15_000);
   return {
     url,
     alerts: async () => (await (await fetch(`${url}/api/v2/alerts`)).json()) as never,
     status: async () => (await (await fetch(`${url}/api/v2/status`)).json()) as never,
+    dispatched: () => [...dispatched],
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

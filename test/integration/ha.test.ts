@@ -87,7 +87,8 @@ describe('high availability: two avawatch instances, a two-peer Alertmanager clu
     mkdirSync(home);
     writeFileSync(
       join(home, 'avawatch.yaml'),
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
+      // dedupeWindow 0: the slow instance's once() reads the service afresh, not its own answer of seconds ago.
+      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0, dedupeWindow: 0s}
 state: {path: "${join(home, 'state.db')}"}
 server: {listen: "127.0.0.1:0"}
 route: {receivers: [am]}
@@ -108,7 +109,15 @@ ruleFiles: [rules.yaml]
   }
 
   const notified = () => sink.received.map((n) => n.alerts.map((a) => `${a.status} ${a.labels['alertname']} ${a.labels['node']}`));
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** How many alerts each peer's dispatcher has received so far. */
+  const received = () => peers.map((p) => p.dispatched().filter((e) => e === 'received').length);
+  /**
+   * Waits until each peer received more than `before` alerts and flushed its group after the
+   * last one: by then it has sent whatever it would of them (a positive signal, not a sleep).
+   */
+  async function flushedAfter(before: number[], what: string): Promise<void> {
+    await waitUntil(() => peers.every((p, i) => p.dispatched().filter((e) => e === 'received').length > (before[i] ?? 0) && p.dispatched().at(-1) === 'flushed'), what, 20_000);
+  }
 
   it('one firing and one resolved notification reach the receiver; the instance that has not polled yet never re-fires it', async () => {
     await waitUntil(async () => (await Promise.all(peers.map((p) => p.status()))).every((s) => s.cluster.status === 'ready' && s.cluster.peers.length === 2), 'the two peers to form a cluster', 20_000);
@@ -126,16 +135,18 @@ ruleFiles: [rules.yaml]
     // A new validation period: the fast instance resolves it at its next poll.
     sim.world.setValidators('mainnet', NODE, period('next-period', 200));
     await waitUntil(() => sink.received.length > 1, 'the resolved notification', 10_000);
-    // Past several of the slow instance's resend intervals and two group flushes of the peers:
-    // the slow instance, still firing in its own state, must not have made the alert fire again.
-    await sleep(2 * GROUP_INTERVAL_MS + 500);
+    // Each peer has flushed its group after the last post it got (the one that did not send
+    // found the resolution in the notification log): the slow instance, still firing in its own
+    // state, must not have made the alert fire again.
+    await flushedAfter([0, 0], 'each peer to flush after its last post');
     expect(firingAlerts(slow.store)).toHaveLength(1);
     expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
 
     // The slow instance polls at last: its own resolved post changes nothing at the receiver.
+    const before = received();
     await slow.once();
     await waitUntil(() => slow.store.outbox('sent').length === 2, 'the slow instance to post its resolved alert', 10_000);
-    await sleep(GROUP_INTERVAL_MS + 500);
+    await flushedAfter(before, 'each peer to flush after the slow instance’s resolved post');
     expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
   }, 30_000);
 });
