@@ -5,6 +5,7 @@ import { startSim } from '../../src/sim/server.js';
 import { CLI, cleanEnv } from '../helpers/cli.js';
 import { writeProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
+import { stateFile } from '../helpers/state-file.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // `avawatch run` as its own process: signals, its shutdown budget, kill -9. These wait in
@@ -43,7 +44,10 @@ describe('avawatch run', () => {
       const again = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
       try {
         await slack.waitForPosts(1, 15_000);
-        await new Promise((r) => setTimeout(r, 1_500));
+        // Two more polls, and nothing left in the outbox: all it would send of them, it has.
+        const polled = sim.requests.length;
+        const state = stateFile(project.statePath);
+        await waitUntil(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
         expect(slack.posts.filter((p) => postText(p).includes('active → completed'))).toHaveLength(1);
         const stopped = new Promise<number | null>((resolve) => again.on('exit', resolve));
         again.kill('SIGINT');
@@ -100,13 +104,12 @@ describe('avawatch run: kill -9', () => {
     try {
       slack.failAll(503);
       first = daemon();
-      await waitUntil(() => sim.requests.length >= 2, 'the baseline');
-      await new Promise((r) => setTimeout(r, 1_500));
+      const state = stateFile(project.statePath);
+      await waitUntil(() => state.entities() >= 2, 'the baseline of both nodes committed');
       sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
       await waitUntil(() => slack.attempts >= 1, 'a failed attempt');
       sim.world.setValidators('mainnet', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', [completedValidator({ ...period, nodeId: 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', txHash: 'tx-2' })]);
-      await waitUntil(() => first!.log().includes('NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu') || slack.attempts >= 2, 'the second change to be queued', 10_000);
-      await new Promise((r) => setTimeout(r, 1_500));
+      await waitUntil(() => state.alerts().some((a) => a.startsWith('NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu')), 'the second change to be queued', 10_000);
       first.child.kill('SIGKILL');
       await new Promise((r) => first!.child.once('exit', r));
 
@@ -115,7 +118,9 @@ describe('avawatch run: kill -9', () => {
       await slack.waitForPosts(1, 15_000);
       // Both may go out as one grouped message: look in the whole body.
       await waitUntil(() => slack.posts.map((p) => JSON.stringify(p.body)).join('\n').includes('GWPcbFJZ'), 'both changes delivered', 20_000);
-      await new Promise((r) => setTimeout(r, 2_500));
+      // Two more polls, and nothing left in the outbox: a duplicate would be on its way by now.
+      const polled = sim.requests.length;
+      await waitUntil(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
       const texts = slack.posts.map((p) => JSON.stringify(p.body));
       for (const node of [NODE, 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu']) {
         const times = texts.filter((t) => t.includes(`${node} validation active → completed`)).length;

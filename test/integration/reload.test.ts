@@ -47,6 +47,8 @@ describe('reload while running', () => {
 
   const rulesFile = () => join(project.dir, 'rules', 'validators.yaml');
   const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
+  /** How many evaluations of the rule have started, from /metrics. */
+  const evaluations = async (url: string) => Number(/^avawatch_rule_evaluations_total\{rule="my-validators"\} (\d+)$/m.exec(await metrics(url))?.[1] ?? 0);
   const rulesInState = () => {
     const db = new Database(project.statePath, { readonly: true });
     try {
@@ -116,8 +118,12 @@ describe('reload while running', () => {
     const url = await run('--no-watch');
     await waitUntil(async () => (await metrics(url)).includes('avawatch_validator_status{rule="my-validators",network="mainnet",node_id="NodeID-MFrZ'), 'the baseline poll');
     writeFileSync(rulesFile(), readFileSync(rulesFile(), 'utf8').replace(`      - ${NODE}`, `      - ${NODE}\n      - ${OTHER}`));
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Two evaluations after the edit (a second apart) outlast the watcher's 300 ms debounce:
+    // a watching daemon would have reloaded by then.
+    const edited = await evaluations(url);
+    await waitUntil(async () => (await evaluations(url)) >= edited + 2, 'two evaluations after the edit');
     expect(log).not.toContain('config reloaded');
+    expect(await metrics(url)).not.toContain(`node_id="${OTHER}"`);
 
     child?.kill('SIGHUP');
     await waitUntil(() => log.includes('"msg":"config reloaded"'), 'the reload');
@@ -139,7 +145,7 @@ describe('reload while running', () => {
   }, 30_000);
 
   it('applies a rule that changed kind together with a routing change, and a SIGTERM right after a SIGHUP still exits 0', async () => {
-    const url = await run('--no-watch');
+    const url = await run();
     await waitUntil(async () => (await metrics(url)).includes('avawatch_validator_status{rule="my-validators"'), 'the baseline poll');
     writeFileSync(rulesFile(), readFileSync(rulesFile(), 'utf8').replace('kind: validator-status', 'kind: validation-end'));
     writeFileSync(project.configFile, readFileSync(project.configFile, 'utf8').replace('route:\n', 'route:\n  groupWait: 1s\n'));

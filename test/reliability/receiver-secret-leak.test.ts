@@ -6,6 +6,7 @@ import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { DISCORD_PATH, PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
 import { avawatch, startDaemon } from '../helpers/cli.js';
+import { stateFile } from '../helpers/state-file.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // The Telegram bot token is in every request's path, the Discord webhook token in its URL,
@@ -58,9 +59,8 @@ ruleFiles: [rules.yaml]
     const d = startDaemon(config, { cwd: dir, env, args: ['--log-level', 'debug'] });
     onTestFinished(() => d.kill());
     const url = await d.started();
-    const polled = sim.requests.length;
-    await waitUntil(() => sim.requests.length >= polled + 1, 'the baseline');
-    await new Promise((r) => setTimeout(r, 1_200));
+    const state = stateFile(join(dir, 'state.db'));
+    await waitUntil(() => state.entities() >= 1, 'the baseline committed');
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     await waitUntil(() => ['tg', 'dc', 'pd'].every((r) => new RegExp(`"receiver":"${r}".*"reason":"http_503"`).test(d.log())), 'a 503 from each', 15_000);
     permanent = true;

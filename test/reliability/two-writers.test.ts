@@ -53,7 +53,9 @@ describe('two writers on one state file never send the same event twice', () => 
     await slack.waitForPosts(1, 5_000);
 
     const result = await once;
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The daemon polls twice more with nothing left to send: a duplicate would be sent by now.
+    const polled = forDaemon.requests.length;
+    await waitUntil(() => forDaemon.requests.length >= polled + 2 && a.store.outbox('pending').length === 0, 'two more daemon polls and an empty outbox');
     expect(slack.posts.map((p) => postText(p)).filter((t) => t.includes('validation active → completed'))).toHaveLength(1);
     expect(result.stdout).toBe(''); // its copy was dropped; evaluated again, nothing had changed
     expect(result.stderr).toContain('another process committed this rule meanwhile');

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { avawatch, startDaemon } from '../helpers/cli.js';
+import { stateFile } from '../helpers/state-file.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // A webhook receiver whose server answers an error page that echoes the request path
@@ -60,9 +61,8 @@ ruleFiles: [rules.yaml]
     const d = startDaemon(config, { cwd: dir, env, args: ['--log-level', 'debug'] });
     onTestFinished(() => d.kill());
     await d.started();
-    const polled = sim.requests.length;
-    await waitUntil(() => sim.requests.length >= polled + 1, 'the baseline');
-    await new Promise((r) => setTimeout(r, 1_200));
+    const state = stateFile(join(dir, 'state.db'));
+    await waitUntil(() => state.entities() >= 1, 'the baseline committed');
     // A change: one notification, which the webhook refuses with 503 (retried), then 404 (dead).
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     await waitUntil(() => (d.log().match(/"reason":"http_503"/g)?.length ?? 0) >= 2, 'two 503 answers', 15_000);
