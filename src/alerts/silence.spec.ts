@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inTimeInterval, parseMatcher, silenceMatches } from './silence.js';
+import { formatMatcher, inTimeInterval, parseMatcher, silenceMatches } from './silence.js';
 import { mute } from './pipeline.js';
 
 const at = (iso: string) => new Date(iso);
@@ -27,6 +27,40 @@ describe('silences and mute windows', () => {
     expect(inTimeInterval(nights, at('2026-01-04T23:30:00Z'))).toBe(true); // Sunday night
     expect(inTimeInterval(nights, at('2026-01-04T12:00:00Z'))).toBe(false);
     expect(inTimeInterval(nights, at('2026-01-07T01:00:00Z'))).toBe(false); // Wednesday
+  });
+
+  it('a time range starts at its first minute and ends before its last; minutes count', () => {
+    const morning = { name: 'm', times: [{ start: '09:30', end: '17:15' }] };
+    expect(inTimeInterval(morning, at('2026-01-05T09:29:00Z'))).toBe(false);
+    expect(inTimeInterval(morning, at('2026-01-05T09:30:00Z'))).toBe(true);
+    expect(inTimeInterval(morning, at('2026-01-05T17:14:00Z'))).toBe(true);
+    expect(inTimeInterval(morning, at('2026-01-05T17:15:00Z'))).toBe(false);
+  });
+
+  it('one weekday, a range inside the week, a range across Sunday, each to its last day inclusive', () => {
+    const at0 = (iso: string, weekdays: string[]) => inTimeInterval({ weekdays }, at(iso));
+    // 2026-01-05 is a Monday.
+    expect(['05', '06', '07', '08', '09', '10', '11'].map((d) => at0(`2026-01-${d}T12:00:00Z`, ['wednesday']))).toEqual([false, false, true, false, false, false, false]);
+    expect(['05', '06', '07', '08', '09', '10', '11'].map((d) => at0(`2026-01-${d}T12:00:00Z`, ['tuesday:thursday']))).toEqual([false, true, true, true, false, false, false]);
+    expect(['05', '06', '07', '08', '09', '10', '11'].map((d) => at0(`2026-01-${d}T12:00:00Z`, ['friday:monday']))).toEqual([true, false, false, false, true, true, true]);
+    expect(at0('2026-01-05T12:00:00Z', ['tuesday', 'monday'])).toBe(true);
+    // A name the config schema would refuse matches no day, rather than every day.
+    expect(at0('2026-01-05T12:00:00Z', ['someday'])).toBe(false);
+    expect(at0('2026-01-05T12:00:00Z', ['monday:someday'])).toBe(false);
+  });
+
+  it('a matcher is a whole name=value: a leading character, a line break or a bad regex in it is refused; a plain value may hold regex characters', () => {
+    expect(() => parseMatcher('1node=x')).toThrow('is not a matcher');
+    expect(() => parseMatcher('node=a\nb')).toThrow('is not a matcher');
+    expect(parseMatcher('node=(')).toEqual({ name: 'node', value: '(', regex: false });
+    expect(formatMatcher(parseMatcher('node=~NodeID-7.*'))).toBe('node=~NodeID-7.*');
+    expect(formatMatcher(parseMatcher('rule=r1'))).toBe('rule=r1');
+  });
+
+  it('a matcher of an empty value matches an alert without the label', () => {
+    expect(silenceMatches({ matchers: [parseMatcher('team=')] }, { rule: 'r1' })).toBe(true);
+    expect(silenceMatches({ matchers: [parseMatcher('team=~|core')] }, {})).toBe(true);
+    expect(silenceMatches({ matchers: [parseMatcher('team=core')] }, {})).toBe(false);
   });
 
   it('reads weekdays and times on the clock of the interval’s location', () => {
