@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { NodeApiError, type HealthReport, type NodeApi } from '../../api/node-api.js';
 import { validator } from '../../api/schemas.js';
-import { activeValidator } from '../../sim/samples.js';
+import { activeValidator, completedValidator } from '../../sim/samples.js';
 import type { Condition } from '../types.js';
 import { isFailed, type Failed } from '../lookup.js';
 import type { Seen } from '../validators.js';
@@ -108,6 +108,21 @@ describe('node-health', () => {
     expect(gauges.find((g) => g.metric === 'avawatch_node_weighted_uptime_percent')?.value).toBe(97);
   });
 
+  it('rewarding stake at a level exactly is no alert; just under it is: the warning is entered under 85%, not within its hysteresis', () => {
+    const stake = (p: number) => one(reading({ uptime: { ok: { rewardingStakePercentage: p, weightedAveragePercentage: 97 } } }));
+    const s = spec({ rewardingStake: { warning: 85, critical: 75, hysteresis: 1 } });
+    const steps = run(s, [stake(85.5), stake(85), stake(84.99), stake(75), stake(74.99)]);
+    expect(steps.map((x) => x.sent)).toEqual([
+      [],
+      [],
+      [`firing warning: only 84.99% of stake thinks ${NODE} meets the uptime requirement, under 85%: its reward is at risk`],
+      [],
+      [`firing critical: only 74.99% of stake thinks ${NODE} meets the uptime requirement, under 75%: its reward is at risk`],
+    ]);
+    expect(steps[3]?.conditions?.map((c) => [c.severity, c.labels['threshold']])).toEqual([['warning', 'warning']]);
+    expect(steps[4]?.conditions?.map((c) => [c.severity, c.labels['threshold']])).toEqual([['critical', 'critical']]);
+  });
+
   it('version under minVersion fires; few peers fire', () => {
     const [step] = run(spec({ minVersion: '1.14.1', minPeers: 10 }), [one(reading({ version: { ok: 'avalanchego/1.13.2' }, peers: { ok: 3 } }))]);
     expect(step?.sent).toEqual([
@@ -135,6 +150,26 @@ describe('node-health', () => {
     expect(steps[2]?.sent[0]).toContain('is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and its uptime fell from 99.5% to 98.4%');
     const gone = run(spec(), [one(reading(), up(99.5)), one(down, { [NODE]: 'not-found' })]);
     expect(gone[1]?.sent[0]).toContain('and the service lists no active validation of it');
+  });
+
+  it('outside: false: an API that does not answer fires at the rule severity, its view unknown', () => {
+    const steps = run(spec({ outside: false }), [one(reading()), one(down)]);
+    expect(steps[1]?.sent).toEqual([`firing -: avawatch cannot reach ${NODE}'s API at 10.0.0.5:9650 (ECONNREFUSED) for 0s`]);
+    expect(steps[1]?.conditions?.map((c) => [c.severity, c.tier, c.labels['check'], c.labels['view'], c.details['The network']])).toEqual([[undefined, undefined, 'api', 'unknown', 'not read (outside: false)']]);
+  });
+
+  it('an ended validation is not the network seeing the node: its API down is critical', () => {
+    const ended = { [NODE]: [validator.parse(completedValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 3_600 }))] };
+    const steps = run(spec(), [one(reading(), ended), one(down, ended)]);
+    expect(steps[1]?.sent).toEqual([`firing critical: ${NODE} is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and the service lists no active validation of it`]);
+    expect(steps[1]?.conditions?.[0]?.labels['view']).toBe('down');
+  });
+
+  it('avawatch_node_api_up: 1 while the API answers, 0 while it does not, 1 again when it answers', () => {
+    const s = spec();
+    const steps = run(s, [one(reading()), one(down), one(reading())]);
+    const up = (i: number) => nodeHealth.samples(s, steps[i]?.states ?? new Map(), at(i)).filter((g) => g.metric === 'avawatch_node_api_up');
+    expect([0, 1, 2].map(up)).toEqual([1, 0, 1].map((value) => [{ metric: 'avawatch_node_api_up', labels: { network: 'mainnet', node_id: NODE }, value }]));
   });
 
   it('both blind (the node and the service): a warning that says nothing tells, never a page', () => {
