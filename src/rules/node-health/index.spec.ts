@@ -546,3 +546,121 @@ describe('node-health: what the operator reads', () => {
     expect(call?.key).toContain(NODE);
   });
 });
+
+describe('node-health: what the node said, as read', () => {
+  it('every label an alert carries is declared, and every declared one is used; every gauge sampled is declared with its labels and a help text', () => {
+    const failing: HealthReport = { healthy: false, checks: [{ name: 'diskspace', error: 'low', contiguousFailures: 1 }] };
+    const steps = run(spec({ minVersion: '1.14.1' }), [
+      one(reading({ health: failing, version: { ok: 'avalanchego/1.13.2' }, peers: { ok: 3 }, bootstrapped: { P: { ok: false }, X: { ok: true }, C: { ok: true } }, uptime: { ok: { rewardingStakePercentage: 50, weightedAveragePercentage: 60 } } }), { [NODE]: [listed()] }),
+      one(down, { [NODE]: [listed()] }),
+    ]);
+    const conditions = steps.flatMap((x) => x.conditions ?? []);
+    expect(new Set(conditions.flatMap((c) => Object.keys(c.labels)))).toEqual(new Set(nodeHealth.labelNames));
+    const details = new Set(conditions.flatMap((c) => Object.keys(c.details)));
+    for (const name of nodeHealth.keyDetails ?? []) expect(details.has(name), name).toBe(true);
+    const samples = nodeHealth.samples(spec(), steps[0]?.states ?? new Map(), at(0));
+    for (const g of samples) {
+      const declared = nodeHealth.gauges?.find((d) => d.name === g.metric);
+      expect(declared?.labelNames, g.metric).toEqual(['rule', ...Object.keys(g.labels)]);
+      expect(declared?.help.length, g.metric).toBeGreaterThan(20);
+    }
+    expect(new Set(samples.map((g) => g.metric))).toEqual(new Set(nodeHealth.gauges?.map((d) => d.name)));
+  });
+
+  it("the node's text cut to size: 64 failing checks at most, names of 120 characters, 64 upgrades; a version that is none is not kept", () => {
+    const many: HealthReport = { healthy: false, checks: Array.from({ length: 70 }, (_, i) => ({ name: `check${i}${'n'.repeat(200)}`, error: 'e', contiguousFailures: 1 })) };
+    const upgrades = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`u${i}${'x'.repeat(200)}`, 1_900_000_000 + i]));
+    const [step] = run(spec(), [one(reading({ health: many, upgrades: { ok: upgrades }, version: { ok: 'banana' } }))]);
+    const st = step?.states.get(NODE);
+    const names = Object.keys(st?.failing ?? {});
+    expect(names).toHaveLength(64);
+    expect(names.every((n) => n.length === 120)).toBe(true);
+    expect(of(step, 'health')).toHaveLength(64);
+    expect(Object.keys(st?.upgrades ?? {})).toHaveLength(64);
+    expect(Object.keys(st?.upgrades ?? {}).every((n) => n.length === 120)).toBe(true);
+    expect(st?.version).toBeUndefined();
+    const [long] = run(spec(), [one(reading({ version: { ok: `avalanchego/1.14.2${'-'.repeat(300)}` } }))]);
+    expect(long?.states.get(NODE)?.version).toHaveLength(120);
+    const [silent] = run(spec({ outside: false }), [one({ unreachable: 'x'.repeat(2_000) })]);
+    expect(silent?.states.get(NODE)?.unreachable).toHaveLength(500);
+  });
+
+  it('a NodeID refused again and again is kept (its alert stands); the info API off clears it and its BLS key', () => {
+    const refused = { error: new NodeApiError('method not found', 'rpc') };
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const steps = run(spec(), [one(reading({ identity: { ok: { nodeId: OTHER, blsPublicKey: BLS } } })), one(reading({ identity: refused })), one(reading({ identity: refused })), one(reading({ identity: refused }))]);
+    expect(steps.map((x) => x.states.get(NODE)?.nodeId)).toEqual([OTHER, OTHER, OTHER, OTHER]);
+    expect(steps.map((x) => x.failed)).toEqual([{}, {}, {}, {}]);
+    expect(steps[3]?.states.get(NODE)?.rpcErrors?.['nodeId']).toEqual({ count: 3, error: 'method not found' });
+    const gone = run(spec(), [one(reading()), one(reading({ identity: off })), one(reading({ identity: off })), one(reading({ identity: off }))]);
+    expect(gone.map((x) => [x.states.get(NODE)?.nodeId, x.states.get(NODE)?.bls])).toEqual([[NODE, BLS], [NODE, BLS], [NODE, BLS], [undefined, undefined]]);
+  });
+
+  it('a node that reports no BLS key any more: no key to compare, the key alert resolves', () => {
+    const svc = { [NODE]: [listed()] };
+    const steps = run(spec(), [one(reading({ identity: { ok: { nodeId: NODE, blsPublicKey: `0x${'ab'.repeat(48)}` } } }), svc), one(reading({ identity: { ok: { nodeId: NODE } } }), svc)]);
+    expect(steps[0]?.sent).toHaveLength(1);
+    expect(steps[1]?.sent).toEqual([`resolved critical: ${NODE} runs with its validation's BLS key again`]);
+    expect(steps[1]?.states.get(NODE)?.bls).toBeUndefined();
+  });
+
+  it('a chain the node refuses again and again is not bootstrapped; a refusal between answers starts the count again', () => {
+    const refused = { error: new NodeApiError('there is no chain with alias/ID C', 'rpc') };
+    const boot = (c: typeof refused | { ok: boolean }) => one(reading({ bootstrapped: { P: { ok: true }, X: { ok: true }, C: c } }));
+    const steps = run(spec(), [boot({ ok: true }), boot(refused), boot(refused), boot({ ok: true }), boot(refused), boot(refused), boot(refused)]);
+    expect(steps.map((x) => x.states.get(NODE)?.bootstrapped?.['C'])).toEqual([true, true, true, true, true, true, false]);
+    expect(steps[6]?.sent).toEqual([`firing -: ${NODE} is not bootstrapped on the C-chain: it does not validate it until it is`]);
+    expect(steps[3]?.states.get(NODE)?.rpcErrors).toBeUndefined();
+  });
+
+  it('calls that failed fail the node naming the first three; their figures are kept', () => {
+    const failed = (m: string) => ({ error: new NodeApiError(m, 'unreachable') });
+    const steps = run(spec(), [one(reading()), one(reading({ identity: failed('a'), version: failed('b'), uptime: failed('c'), upgrades: failed('d') }))]);
+    expect(steps[1]?.failed).toEqual({ [NODE]: 'a; b; c' });
+    expect(steps[1]?.states.get(NODE)).toMatchObject({ nodeId: NODE, version: 'avalanchego/1.14.2', rewardingStake: 100, upgrades: expect.objectContaining({ helicon: 1_790_089_200 }) });
+    expect(steps[1]?.states.get(NODE)?.rpcErrors).toBeUndefined();
+  });
+
+  it('the info API off for long: its figures go, and the upgrade schedule with them; uptime refusals clear the stake', () => {
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const infoOff = reading({ identity: off, version: off, uptime: off, upgrades: off, bootstrapped: { P: off, X: off, C: off } });
+    const steps = run(spec(), [one(reading()), one(infoOff), one(infoOff), one(infoOff)]);
+    expect(steps.map((x) => x.states.get(NODE)?.off)).toEqual([undefined, ['info'], ['info'], ['info']]);
+    expect(steps[2]?.states.get(NODE)).toMatchObject({ version: 'avalanchego/1.14.2', rewardingStake: 100, weightedAverage: 99.5 });
+    const last = steps[3]?.states.get(NODE);
+    expect([last?.version, last?.rewardingStake, last?.weightedAverage, last?.upgrades, last?.nodeId]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(steps[3]?.states.get(NODE)?.rpcErrors?.['uptime']).toEqual({ count: 3, error: 'HTTP 404' });
+    const both = run(spec(), [one(reading({ health: 'off', identity: off }))]);
+    expect(both[0]?.states.get(NODE)?.off).toEqual(['health', 'info']);
+  });
+
+  it('a figure the node gives again after refusals is read again, its count gone', () => {
+    const refused = { error: new NodeApiError('not a validator', 'rpc') };
+    const steps = run(spec(), [one(reading({ uptime: refused })), one(reading())]);
+    expect(steps[0]?.states.get(NODE)?.rpcErrors).toEqual({ uptime: { count: 1, error: 'not a validator' } });
+    expect(steps[1]?.states.get(NODE)?.rpcErrors).toBeUndefined();
+  });
+
+  it('the service not listing a node it was asked for is blind for that node, never "the network does not see it"', () => {
+    const s = spec({ urls: { [NODE]: URL_A, [OTHER]: URL_B } });
+    const o = (service: Map<string, Seen>): Observation => ({ nodes: { [NODE]: reading(), [OTHER]: down }, service });
+    const first = nodeHealth.evaluate(new Map(), o(new Map([[NODE, [listed()]]])), at(0), s);
+    expect(of(first, 'api').map((c) => [c.subject, c.severity, c.details['The network']])).toEqual([[OTHER, 'warning', 'unknown: the data service did not answer either']]);
+    const failed = nodeHealth.evaluate(new Map(), o(new Map<string, Seen>([[NODE, [listed()]], [OTHER, { failed: 'timeout' }]])), at(0), s);
+    expect(of(failed, 'api').map((c) => c.details['The network'])).toEqual(['unknown: the data service did not answer either']);
+  });
+
+  it('listed nowhere, as when last seen: no active validation, the silent API is the node down', () => {
+    const steps = run(spec(), [one(reading(), { [NODE]: 'unchanged' }), one(down, { [NODE]: 'unchanged' })]);
+    expect(steps[1]?.sent).toEqual([`firing critical: ${NODE} is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and the service lists no active validation of it`]);
+    expect(steps[1]?.states.get(NODE)?.outside).toEqual({ active: false });
+  });
+
+  it('not found by the service: the period last read is kept, the node marked missing', () => {
+    const steps = run(spec(), [one(reading(), { [NODE]: [listed()] }), one(reading(), { [NODE]: 'not-found' }), one(reading(), { [NODE]: [] })]);
+    expect(steps[1]?.states.get(NODE)).toMatchObject({ period: steps[0]?.states.get(NODE)?.period, missing: true, outside: { active: false } });
+    expect(steps[0]?.states.get(NODE)?.missing).toBe(false);
+    expect(steps[2]?.states.get(NODE)?.period).toEqual(steps[0]?.states.get(NODE)?.period);
+    expect(run(spec(), [one(reading(), { [NODE]: 'not-found' })])[0]?.states.get(NODE)?.period).toBeNull();
+  });
+});
