@@ -634,6 +634,16 @@ describe('node-health: what the node said, as read', () => {
     expect(both[0]?.states.get(NODE)?.off).toEqual(['health', 'info']);
   });
 
+  it('an uptime answer with a figure out of 0..100 keeps that figure\'s last value, reads the other', () => {
+    const uptime = (r: number, w: number) => one(reading({ uptime: { ok: { rewardingStakePercentage: r, weightedAveragePercentage: w } } }));
+    const steps = run(spec(), [uptime(95, 99), uptime(94, 150), uptime(-1, 98)]);
+    expect(steps.map((x) => [x.states.get(NODE)?.rewardingStake, x.states.get(NODE)?.weightedAverage])).toEqual([
+      [95, 99],
+      [94, 99],
+      [94, 98],
+    ]);
+  });
+
   it('a figure the node gives again after refusals is read again, its count gone', () => {
     const refused = { error: new NodeApiError('not a validator', 'rpc') };
     const steps = run(spec(), [one(reading({ uptime: refused })), one(reading())]);
