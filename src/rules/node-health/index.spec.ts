@@ -63,6 +63,7 @@ describe('node-health', () => {
     expect(steps[0]?.sent).toEqual([]);
     expect(steps[1]?.sent).toEqual([`firing -: ${NODE}'s health check diskspace fails: ${disk.error} (3 failures in a row since 2026-01-02T10:00:00Z)`]);
     expect(steps[1]?.conditions?.[0]?.labels).toMatchObject({ check: 'health', health_check: 'diskspace', node: NODE });
+    expect(steps[1]?.conditions?.[0]?.details).toMatchObject({ Check: 'diskspace', 'Failing since': '2026-01-02T10:00:00Z' });
     expect(steps[2]?.sent).toEqual([`resolved -: ${NODE}'s health check diskspace passes again`]);
   });
 
@@ -163,6 +164,7 @@ describe('node-health', () => {
     const steps = run(spec(), [one(reading(), ended), one(down, ended)]);
     expect(steps[1]?.sent).toEqual([`firing critical: ${NODE} is down: its API at 10.0.0.5:9650 does not answer (ECONNREFUSED) and the service lists no active validation of it`]);
     expect(steps[1]?.conditions?.[0]?.labels['view']).toBe('down');
+    expect(steps[1]?.conditions?.[0]?.details['The network']).toBe('the service lists no active validation of it');
   });
 
   it('avawatch_node_api_up: 1 while the API answers, 0 while it does not, 1 again when it answers', () => {
@@ -446,7 +448,8 @@ describe('node-health: what the operator reads', () => {
   });
 
   it('a chain not bootstrapped: labelled by chain, an L1 chain named by id; resolved when it is', () => {
-    const L1 = '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5';
+    // Starts with C and ends with X: an id, never an alias.
+    const L1 = 'Cq9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1QX';
     const s = spec({ chains: ['P', L1] });
     const steps = run(s, [one(reading({ bootstrapped: { P: { ok: false }, [L1]: { ok: false } } })), one(reading({ bootstrapped: { P: { ok: true }, [L1]: { ok: true } } }))]);
     expect(of(steps[0], 'bootstrapped').map((c) => [c.key, c.labels['chain'], c.details['Chain'], c.summary])).toEqual([
@@ -672,5 +675,73 @@ describe('node-health: what the node said, as read', () => {
     expect(steps[0]?.states.get(NODE)?.missing).toBe(false);
     expect(steps[2]?.states.get(NODE)?.period).toEqual(steps[0]?.states.get(NODE)?.period);
     expect(run(spec(), [one(reading(), { [NODE]: 'not-found' })])[0]?.states.get(NODE)?.period).toBeNull();
+  });
+});
+
+describe('node-health: edges an operator would notice', () => {
+  it('listed active with no figures: the silent API is a warning that says just that', () => {
+    const { uptimePerformance: _u, validatorHealth: _h, ...bare } = listed();
+    const svc = { [NODE]: [bare as ReturnType<typeof listed>] };
+    const steps = run(spec(), [one(reading(), svc), one(down, svc)]);
+    expect(of(steps[1], 'api').map((c) => [c.severity, c.details['The network']])).toEqual([['warning', 'listed active']]);
+  });
+
+  it('the BLS key listed without 0x, the node\'s with it: the same key', () => {
+    const svc = { [NODE]: [listed({ blsCredentials: { publicKey: BLS.slice(2), proofOfPossession: '0x00' } })] };
+    expect(of(run(spec(), [one(reading(), svc)])[0], 'bls-key')).toEqual([]);
+    const twenty = `0x${'c'.repeat(18)}`;
+    const [step] = run(spec(), [one(reading({ identity: { ok: { nodeId: NODE, blsPublicKey: twenty } } }), { [NODE]: [listed()] })]);
+    expect(of(step, 'bls-key')[0]?.summary).toContain(`runs with BLS key ${twenty}, not`);
+  });
+
+  it('rewarding stake leaves a tier only at its level plus the hysteresis; at the level itself it is "not back above"', () => {
+    const stake = (p: number) => one(reading({ uptime: { ok: { rewardingStakePercentage: p, weightedAveragePercentage: 97 } } }));
+    const steps = run(spec(), [stake(79), stake(81), stake(90), stake(91)]);
+    expect(steps.map((x) => of(x, 'rewarding-stake').map((c) => [c.severity, c.summary]))).toEqual([
+      [['critical', `only 79% of stake thinks ${NODE} meets the uptime requirement, under 80%: its reward is at risk`]],
+      [['warning', `only 81% of stake thinks ${NODE} meets the uptime requirement, under 90%: its reward is at risk`]],
+      [['warning', `only 90% of stake thinks ${NODE} meets the uptime requirement, not back above 91% yet: its reward is at risk`]],
+      [],
+    ]);
+  });
+
+  it('what a resolved peers or version alert says now carries the figure as a detail', () => {
+    const steps = run(spec({ minVersion: '1.14.1', minPeers: 5 }), [one(reading({ version: { ok: 'avalanchego/1.13.2' }, peers: { ok: 1 } })), one(reading())]);
+    expect(steps[1]?.resolvedAs?.(`${NODE}:peers`)).toEqual({ summary: `${NODE} has 60 peers now`, details: { Peers: '60' } });
+    expect(steps[1]?.resolvedAs?.(`${NODE}:version`)).toEqual({ summary: `${NODE} runs avalanchego/1.14.2 now`, details: { Version: 'avalanchego/1.14.2' } });
+    expect(steps[1]?.resolvedAs?.(`${NODE}:bootstrapped:C`)).toBeUndefined();
+  });
+
+  it("upgrades: one scheduled at another time is named with both times; one not yet activated, one unreadable, or an empty answer is no alert; fixed, it resolves", () => {
+    const s = spec({ outside: false });
+    const now = new Date('2026-11-28T00:00:00Z');
+    const asBuilt = { durango: 1_709_740_800, etna: 1_734_368_400, fortuna: 1_744_124_400, granite: 1_763_568_000, helicon: 1_790_089_200 };
+    const evalAt = (upgrades: Record<string, number>, t = now) => nodeHealth.evaluate(new Map(), { nodes: { [NODE]: reading({ upgrades: { ok: upgrades } }) } }, t, s);
+    const late = evalAt({ ...asBuilt, granite: 1_763_568_000 + 86_400 });
+    expect(of(late, 'upgrades').map((c) => [c.severity, c.summary, c.resolvedSummary, c.details])).toEqual([
+      [
+        'critical',
+        `${NODE}: its build schedules Granite at 2025-11-20T16:00:00Z, while mainnet activated it at 2025-11-19T16:00:00Z: it does not follow the network's rules; upgrade AvalancheGo (or check the network it runs on)`,
+        "its build's upgrade schedule matches the network's again",
+        { Node: NODE, API: '10.0.0.5:9650', Granite: 'the node: 2025-11-20T16:00:00Z; mainnet: 2025-11-19T16:00:00Z' },
+      ],
+    ]);
+    const { helicon: _h, ...noHelicon } = asBuilt;
+    expect(of(evalAt(noHelicon), 'upgrades')[0]?.details).toMatchObject({ Helicon: 'the node: not at all; mainnet: 2026-09-22T15:00:00Z' });
+    // Before Helicon activated, a build without it is not yet wrong; at the second it activates, it is.
+    const helicon = 1_790_089_200;
+    expect(of(evalAt(noHelicon, new Date((helicon - 1) * 1000)), 'upgrades')).toEqual([]);
+    expect(of(evalAt(noHelicon, new Date(helicon * 1000)), 'upgrades')).toHaveLength(1);
+    expect(of(evalAt({ ...asBuilt, helicon: -1 }), 'upgrades')).toEqual([]);
+    expect(of(evalAt({}), 'upgrades')).toEqual([]);
+  });
+
+  it('the next upgrade gauge: the earliest still ahead, never one at this very second', () => {
+    const s = spec({ outside: false });
+    const t = 1_900_000_000;
+    const states = (upgrades: Record<string, number>) => new Map([[NODE, { upgrades } as State]]);
+    const next = (upgrades: Record<string, number>) => nodeHealth.samples(s, states(upgrades), new Date(t * 1000)).filter((g) => g.metric === 'avawatch_node_next_upgrade_timestamp_seconds').map((g) => [g.labels['upgrade'], g.value]);
+    expect(next({ a: t + 20, b: t + 10, c: t + 10 })).toEqual([['b', t + 10]]);
+    expect(next({ now: t, past: t - 1 })).toEqual([]);
   });
 });
