@@ -66,7 +66,9 @@ describe('node-upgrade compatibility tables', () => {
     expect(r.tables.map((t) => [...t])).toEqual([[['v1.16.0', 47]]]);
     expect(r.errors).toEqual({ [big]: 'over 1048576 bytes', [bad]: '"47": expected a list of versions', [missing]: 'cannot read it (ENOENT)' });
     const exact = join(dir, 'exact.json');
-    writeFileSync(exact, `${JSON.stringify({ '47': ['v1.16.0'] })}${' '.repeat(1024 * 1024 - 19)}`);
+    const table = JSON.stringify({ '47': ['v1.16.0'] });
+    // Exactly the largest size read.
+    writeFileSync(exact, `${table}${' '.repeat(1024 * 1024 - table.length)}`);
     expect((await readTables([exact])).errors).toEqual({});
   });
 });
