@@ -744,4 +744,21 @@ describe('node-health: edges an operator would notice', () => {
     expect(next({ a: t + 20, b: t + 10, c: t + 10 })).toEqual([['b', t + 10]]);
     expect(next({ now: t, past: t - 1 })).toEqual([]);
   });
+  it('health API switched off while a check fails: the check held aside is still counted, then no count at all', () => {
+    const s = spec();
+    const disk: HealthReport = { healthy: false, checks: [{ name: 'diskspace', error: 'low', contiguousFailures: 2 }] };
+    const steps = run(s, [one(reading({ health: disk })), one(reading({ health: 'off' })), one(reading({ health: 'off' })), one(reading({ health: 'off' }))]);
+    const failingGauges = (i: number) => nodeHealth.samples(s, steps[i]?.states ?? new Map(), at(i)).filter((g) => g.metric.startsWith('avawatch_node_health_check')).map((g) => [g.metric, g.value]);
+    expect([1, 2, 3].map(failingGauges)).toEqual([
+      [
+        ['avawatch_node_health_checks_failing', 1],
+        ['avawatch_node_health_check_failing', 1],
+      ],
+      [
+        ['avawatch_node_health_checks_failing', 1],
+        ['avawatch_node_health_check_failing', 1],
+      ],
+      [],
+    ]);
+  });
 });
