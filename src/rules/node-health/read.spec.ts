@@ -9,7 +9,8 @@ import { gaugeValue, isBootstrapped, metricsUrlOf, nodeIdentity, nodeUptime, nod
 
 const { serve, seen } = nodeServer();
 const signal = () => new AbortController().signal;
-const api = () => new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
+// Loopback: a generous deadline, as a busy machine's first call also loads undici (the timeout is not what is tested).
+const api = () => new HttpNodeApi({ timeoutMs: 15_000, clock: systemClock });
 
 describe('node-health reads the info calls', () => {
   it('calls the info methods at /ext/info and reads the strings-encoded numbers', async () => {

@@ -57,7 +57,8 @@ async function emulate(node: Node): Promise<string> {
 async function run(over: Record<string, unknown>, node: Node, times: Date[], step: (i: number, n: Node) => void = () => undefined) {
   const base = await emulate(node);
   const s = specSchema.parse({ urls: { [NODE]: base }, ...over });
-  const api = new HttpNodeApi({ timeoutMs: 2_000, clock: systemClock });
+  // Loopback: a generous deadline, as a busy machine's first call also loads undici (the timeout is not what is tested).
+  const api = new HttpNodeApi({ timeoutMs: 15_000, clock: systemClock });
   let states: ReadonlyMap<string, State> = new Map();
   let active: ActiveAlert[] = [];
   const out = [];
