@@ -131,3 +131,33 @@ describe('validator-status evaluation', () => {
     expect(validationEnd.evaluate(new Map(), { service: onL1 }, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
   });
 });
+
+describe('validator-status: a node the service stops listing', () => {
+  it('delisted, relisted, delisted again: each "no longer listed" reaches the operator, labelled for routes and silences', () => {
+    const listed = after([v('active', A)]);
+    const gone = run(listed, []);
+    const back = run(gone.states, [v('active', A)]);
+    expect(back.alerts).toEqual([]);
+    expect(back.states.get(NODE)?.missing).toBe(false);
+    const goneAgain = run(back.states, 'not-found');
+    for (const delisted of [gone, goneAgain]) {
+      expect(delisted.alerts).toEqual([
+        {
+          status: 'event',
+          severity: 'warning',
+          news: 'bad',
+          subject: NODE,
+          summary: `${NODE} is no longer listed by the service on mainnet (last seen active)`,
+          labels: { node: NODE, network: 'mainnet', status: 'not_listed' },
+          details: { Node: NODE, Network: 'mainnet', 'Last seen status': 'active' },
+        },
+      ]);
+    }
+  });
+
+  it('a mistyped NodeID (never listed): its not-known alert is labelled, and its gauges say "not listed" without failing /metrics', () => {
+    const unknown = run(new Map(), 'not-found');
+    expect(unknown.alerts[0]).toMatchObject({ labels: { node: NODE, network: 'mainnet', status: 'not_listed' }, details: { 'Last seen status': 'never seen' } });
+    expect(validatorStatus.samples(spec, unknown.states, now)).toEqual([{ metric: 'avawatch_validator_listed', labels: { network: 'mainnet', node_id: NODE }, value: 0 }]);
+  });
+});
