@@ -52,4 +52,46 @@ describe('validator-health uptime levels', () => {
     const r = validatorHealth.evaluate(new Map(), { service: [listed(50)] }, at(0), off);
     expect(validatorHealth.samples(off, r.states, at(0)).find((g) => g.metric === 'avawatch_validator_uptime_percent')?.value).toBe(50);
   });
+
+  it('the requirement can be set per rule (rewardUptime), each said in "Reward threshold"; one equal to the built-in says nothing more', () => {
+    const parse = (over: Record<string, unknown>) => specSchema.parse({ network: 'mainnet', nodeIds: [NODE], ...over });
+    const first = (s: ReturnType<typeof specSchema.parse>, u: number) => validatorHealth.evaluate(new Map(), { service: [listed(u)] }, at(0), s).conditions?.find((c) => c.labels['check'] === 'uptime');
+    const before = 'the validation started before Helicon (2026-09-22T15:00:00Z on mainnet)';
+    // Before Helicon (80% built in), raised to 85%: 84.99 is critical, and it says why.
+    const raised = first(parse({ rewardUptime: { threshold: 85, heliconThreshold: 95 } }), 84.99);
+    expect([raised?.severity, raised?.details['Reward threshold']]).toEqual(['critical', `85% (${before}; set to 85% by rewardUptime.threshold)`]);
+    expect(first(parse({ rewardUptime: { threshold: 85 } }), 85)).toBeUndefined();
+    // heliconThreshold is for a validation started after Helicon only.
+    expect(first(parse({ rewardUptime: { heliconThreshold: 95 } }), 84.99)).toBeUndefined();
+    expect(first(parse({ rewardUptime: { threshold: 80 } }), 79.99)?.details['Reward threshold']).toBe(`80% (${before})`);
+    // After Helicon (START is Helicon here): 90% built in, 95% set.
+    const helicon = new Date(START * 1000).toISOString();
+    const after = first(parse({ upgrades: { helicon }, rewardUptime: { heliconThreshold: 95 } }), 94.99);
+    expect([after?.severity, after?.details['Reward threshold']]).toEqual(['critical', `95% (ACP-267: the validation started at or after Helicon (${helicon.replace('.000Z', 'Z')} on mainnet, overridden); set to 95% by rewardUptime.heliconThreshold)`]);
+    // The config's upgrades.helicon and the rule's older rewardUptime.heliconTime both move Helicon.
+    expect(first(parse({ upgrades: { helicon } }), 89.99)?.details['Reward threshold']).toMatch(/^90% \(ACP-267/);
+    expect(first(parse({ rewardUptime: { heliconTime: helicon } }), 89.99)?.details['Reward threshold']).toMatch(/^90% \(ACP-267/);
+  });
+
+  it('"Levels" says the critical level was raised to the requirement only when uptime.critical is under it', () => {
+    const levels = (critical: number) => validatorHealth.evaluate(new Map(), { service: [listed(70)] }, at(0), specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { critical } })).conditions?.[0]?.details['Levels'];
+    const rest = 'each left only above it + 1 (hysteresis); a warning while it can be down less than 1d';
+    expect(levels(75)).toBe(`critical under 80% (the reward threshold; uptime.critical 75% is under it); ${rest}`);
+    expect(levels(80)).toBe(`critical under 80%; ${rest}`);
+    expect(levels(85)).toBe(`critical under 85%; ${rest}`);
+  });
+
+  it('no band: a budget warning whose budget came back resolves, even with the uptime inside the critical hysteresis', () => {
+    // The last day and a half of a 180-day validation (80% needed): at 80.2% the budget is 15.77 h (a warning, under 1 d);
+    // a minute later at 80.6% it is 1.37 d (over 1.1 d): no warning, and 80.6% is no band to hold.
+    const end = START + 180 * 86_400;
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    let states: ReadonlyMap<string, State> = new Map();
+    const seen = [80.2, 80.6].map((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [listed(u)] }, new Date((end - 1.5 * 86_400 + i * 60) * 1000), s);
+      states = r.states;
+      return r.conditions?.map((c) => `${c.severity}/${c.summary.split(':')[0]}`);
+    });
+    expect(seen).toEqual([[`warning/${NODE} can be down only 15h 46m more and still be paid for this validation`], []]);
+  });
 });
