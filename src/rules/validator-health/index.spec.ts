@@ -270,3 +270,54 @@ describe('validator-health and the engine state', () => {
     expect(next.states.get(NODE)).not.toBe(kept);
   });
 });
+
+describe('validator-health for `check` and the page', () => {
+  const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+  const everything = specSchema.parse({
+    network: 'mainnet',
+    nodeIds: [NODE, OTHER],
+    uptime: { warning: 90, critical: 85 },
+    budget: false,
+    pChainApi: 'https://api.avax.network',
+    nodeApis: { [NODE]: 'http://10.0.0.1:9650' },
+    benched: {},
+    reachability: {},
+    minVersion: '1.14.1',
+    minDelegationCapacity: 1000,
+  });
+
+  it('describes what it watches', () => {
+    expect(validatorHealth.describe(specSchema.parse({ network: 'mainnet', nodeIds: [NODE] }))).toBe(
+      'mainnet, 1 node, uptime critical under the reward threshold (80%, 90% from Helicon), a warning while it can be down less than 1d (or 10% of its allowance) more and still be paid',
+    );
+    expect(validatorHealth.describe(everything)).toBe(
+      'mainnet, 2 nodes, uptime critical under 85% (the reward threshold at least), a warning under 90%, auto-renewed validators read from the P-Chain API and 1 node API(s), benched above 20% for 10m, reachability under 80% for 10m, AvalancheGo ≥ 1.14.1, delegation capacity ≥ 1000 AVAX',
+    );
+    expect(validatorHealth.describe(specSchema.parse({ network: 'fuji', nodeIds: [NODE], uptime: false, nodeApis: { [NODE]: 'http://10.0.0.1:9650' } }))).toBe('fuji, 1 node, auto-renewed validators read from 1 node API(s)');
+    expect(validatorHealth.describe(specSchema.parse({ network: 'fuji', nodeIds: [NODE], budget: { warnBelow: '2h', warnShare: 5 }, uptime: { warning: 95 } }))).toBe(
+      'fuji, 1 node, uptime critical under the reward threshold (80%, 90% from Helicon), a warning under 95%, a warning while it can be down less than 2h (or 5% of its allowance) more and still be paid',
+    );
+  });
+
+  it("its cost: the service's lists, plus free node calls when it reads the P-Chain API (1 + one per 100 nodes) and each node's own API", () => {
+    const lists = validatorHealth.cost(specSchema.parse({ network: 'mainnet', nodeIds: [NODE, OTHER] }));
+    expect(lists.calls.map((c) => [c.key.split('?')[0], c.cu])).toEqual([['GET /v1/networks/mainnet/validators', 20]]);
+    expect(lists.nodeCalls).toBeUndefined();
+    expect(validatorHealth.cost(everything).nodeCalls).toBe(1 + 1 + 1);
+    const many = Array.from({ length: 101 }, () => NODE);
+    expect(validatorHealth.cost({ ...everything, nodeIds: many, nodeApis: undefined }).nodeCalls).toBe(1 + 2);
+    expect(validatorHealth.cost({ ...everything, pChainApi: undefined }).nodeCalls).toBe(1 + 1 + 1);
+  });
+
+  it('the uptime chart draws the warning band when set and the reward threshold, firm; no other chart gets levels', () => {
+    expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_uptime_percent', START)).toEqual([
+      { value: 90, label: 'warning 90%' },
+      { value: 80, label: 'reward 80%', firm: true },
+    ]);
+    const byDefault = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', Date.parse('2026-10-01T00:00:00Z') / 1000)).toEqual([{ value: 90, label: 'reward 90%', firm: true }]);
+    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent')).toEqual([{ value: 80, label: 'reward 80%', firm: true }]);
+    expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_reachability_percent', START)).toEqual([]);
+    expect(validatorHealth.chartLevels?.({ ...everything, uptime: false }, 'avawatch_validator_uptime_percent', START)).toEqual([]);
+  });
+});
