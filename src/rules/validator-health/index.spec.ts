@@ -253,6 +253,34 @@ describe('validator-health resolved texts', () => {
   });
 
 
+  it('benched, reachability and delegation capacity resolve with the figure read now, and the level they are judged by', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false, benched: { above: 20, for: '1m' }, reachability: { below: 80, for: '1m' }, minDelegationCapacity: 1000 });
+    const bad = active({ delegationCapacity: '500000000000', ...health(45, 50) });
+    const good = active({ delegationCapacity: '2500000000000', ...health(2, 97.5) });
+    expect(notices(s, [[bad], [bad], [good]]).filter((n) => n.startsWith('resolved'))).toEqual([
+      `resolved: ${NODE} is no longer benched (P-chain 2%, X-chain 0%, C-chain 2% of requests)`,
+      `resolved: ${NODE} is reachable again: 97.5% (at least 80%)`,
+      `resolved: ${NODE} can take 2500 AVAX more delegation again (at least 1000 AVAX)`,
+    ]);
+  });
+
+  it('an uptime alert resolved while the uptime is still inside its hysteresis says the figure, not "back above"', () => {
+    // The last day and a half of a 180-day validation: a budget warning at 80.2%, gone at 80.6% (under 81%).
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const end = START + 180 * 86_400;
+    let states: ReadonlyMap<string, State> = new Map();
+    let alerts: ActiveAlert[] = [];
+    const out: string[] = [];
+    [80.2, 80.6].forEach((u, i) => {
+      const t = new Date((end - 1.5 * 86_400 + i * 60) * 1000);
+      const r = validatorHealth.evaluate(states, { service: [[active0(u)]] }, t, s);
+      const next = advance(alerts, r.conditions ?? [], t.getTime(), undefined, r.resolvedAs);
+      [states, alerts] = [r.states, next.active];
+      out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
+    });
+    expect(out.at(-1)).toBe(`resolved: ${NODE} uptime is 80.6% now; it can be down 1d 8h more and still be paid`);
+  });
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active({ uptimePerformance: 79.5 })]]);
