@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
-import { activeValidator, completedValidator } from '../../sim/samples.js';
+import { activeValidator, completedValidator, removedValidator } from '../../sim/samples.js';
 import type { Seen } from '../validators.js';
 import { rewardThreshold, validatorHealth } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -281,6 +281,22 @@ describe('validator-health resolved texts', () => {
     expect(out.at(-1)).toBe(`resolved: ${NODE} uptime is 80.6% now; it can be down 1d 8h more and still be paid`);
   });
 
+  it("every check resolves when the validation ends, each with its last figure; an uptime at the reward threshold is not under it", () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { critical: 85 }, minVersion: '1.14.1', benched: { above: 20, for: '1m' }, reachability: { below: 80, for: '1m' }, minDelegationCapacity: 1000 });
+    // X-chain 10%: under the 20% level, so not named.
+    const sick = { validatorHealth: { reachabilityPercent: 50, benchedPChainRequestsPercent: 45, benchedXChainRequestsPercent: 10, benchedCChainRequestsPercent: 45 } };
+    const bad = active({ uptimePerformance: 80, avalancheGoVersion: 'avalanche/1.13.2', delegationCapacity: '500000000000', ...sick });
+    const last = ['uptime last 80%', 'benched last on the P/C-chain', 'reachability last 50%', 'AvalancheGo 1.13.2 last', 'delegation capacity last 500 AVAX'];
+    const ended = (status: string) => [validator.parse({ ...removedValidator(period), validationStatus: status })];
+    expect(notices(s, [[bad], [bad], ended('removed')]).filter((n) => n.startsWith('resolved'))).toEqual(last.map((l) => `resolved: ${NODE}: validation ended (removed); ${l}`));
+    expect(notices(s, [[bad], [bad], ended('exiting')]).filter((n) => n.startsWith('resolved'))).toEqual(last.map((l) => `resolved: ${NODE}: validation is no longer active (exiting); ${l}`));
+  });
+
+  it('a node first not listed (a NodeID not yet registered), then listed under its level: its alert fires, nothing is said ended', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(notices(s, ['not-found', [active0(70)]])).toEqual([`firing: ${NODE} uptime 70% is under 80%: 10 points UNDER the 80% this validation needs for its reward; it can be down 35d 16h more and still be paid`]);
+  });
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active({ uptimePerformance: 79.5 })]]);
@@ -344,7 +360,7 @@ describe('validator-health for `check` and the page', () => {
     ]);
     const byDefault = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', Date.parse('2026-10-01T00:00:00Z') / 1000)).toEqual([{ value: 90, label: 'reward 90%', firm: true }]);
-    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent')).toEqual([{ value: 80, label: 'reward 80%', firm: true }]);
+    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', undefined)).toEqual([{ value: 80, label: 'reward 80%', firm: true }]);
     expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_reachability_percent', START)).toEqual([]);
     expect(validatorHealth.chartLevels?.({ ...everything, uptime: false }, 'avawatch_validator_uptime_percent', START)).toEqual([]);
   });
