@@ -297,6 +297,26 @@ describe('validator-health resolved texts', () => {
     expect(notices(s, ['not-found', [active0(70)]])).toEqual([`firing: ${NODE} uptime 70% is under 80%: 10 points UNDER the 80% this validation needs for its reward; it can be down 35d 16h more and still be paid`]);
   });
 
+  it('back exactly at its level + hysteresis is back: with no hysteresis, 80% resolves an alert under 80% at +0 points', () => {
+    const none = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { hysteresis: 0 } });
+    expect(notices(none, [[active0(79)], [active0(80)]]).at(-1)).toBe(`resolved: ${NODE} uptime is back at 80% (above 80%); it can be down 35d 19h more and still be paid`);
+    const [first] = run(none, [[active0(79)]]);
+    const back = validatorHealth.evaluate(first?.states ?? new Map(), { service: [[active0(80)]] }, at(1), none);
+    expect(back.resolvedAs?.(`${NODE}:uptime`)?.details?.['Margin']).toBe('+0 points');
+    const band = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90 } });
+    expect(notices(band, [[active0(88)], [active0(91)]]).at(-1)).toBe(`resolved: ${NODE} uptime is back at 91% (above 91%); it can be down 35d 21h more and still be paid`);
+  });
+
+  it('a node taken out of the rule resolves with the text kept from when it fired', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = validatorHealth.evaluate(new Map(), { service: [[active0(79)]] }, at(0), s);
+    const fired = advance([], first.conditions ?? [], at(0).getTime());
+    const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+    const r = validatorHealth.evaluate(first.states, { service: [[validator.parse(activeValidator({ ...period, nodeId: OTHER }))]] }, at(1), { ...s, nodeIds: [OTHER] });
+    const [gone] = advance(fired.active, r.conditions ?? [], at(1).getTime(), undefined, r.resolvedAs).notifications;
+    expect([gone?.status, gone?.summary]).toEqual(['resolved', `${NODE} uptime is back above 81% and it can be down 1d or more`]);
+  });
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active({ uptimePerformance: 79.5 })]]);
