@@ -9,6 +9,7 @@ import { spec as specSchema, type State } from './schema.js';
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const START = 1_750_000_000;
 const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
+const isoAt = (minutes: number) => at(minutes).toISOString().replace('.000Z', 'Z');
 const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 };
 const active = (over: Record<string, unknown> = {}) => validator.parse({ ...activeValidator(period), ...over });
 const active0 = (uptime: number) => active({ uptimePerformance: uptime });
@@ -383,5 +384,39 @@ describe('validator-health for `check` and the page', () => {
     expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', undefined)).toEqual([{ value: 80, label: 'reward 80%', firm: true }]);
     expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_reachability_percent', START)).toEqual([]);
     expect(validatorHealth.chartLevels?.({ ...everything, uptime: false }, 'avawatch_validator_uptime_percent', START)).toEqual([]);
+  });
+});
+
+describe('validator-health reading the service', () => {
+  const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], benched: { above: 20, for: '2m' }, reachability: { below: 80, for: '2m' } });
+  const gauges = (st: ReadonlyMap<string, State> | undefined) =>
+    Object.fromEntries(validatorHealth.samples(s, st ?? new Map(), at(0)).map((g) => [`${g.metric.replace('avawatch_validator_', '')}${g.labels['chain'] ?? ''}${g.labels['version'] ? `=${g.labels['version']}` : ''}`, g.value]));
+
+  it('a new validation starts afresh: what it leaves out is not taken from the last one', () => {
+    const next = { ...period, txHash: 'tx2', startTimestamp: START + 3_600 };
+    const bare = validator.parse({ ...activeValidator(next), uptimePerformance: undefined, validatorHealth: undefined, avalancheGoVersion: undefined, amountStaked: undefined, amountDelegated: undefined, delegationCapacity: undefined, potentialRewards: undefined });
+    const [, fresh] = run(s, [[active(health(45, 50))], [bare]]);
+    expect(gauges(fresh?.states)).toEqual({ uptime_requirement_percent: 80, 'version_info=unknown': 1 });
+    // The same validation keeps them.
+    const [, same] = run(s, [[active(health(45, 50))], [validator.parse({ ...activeValidator(period), uptimePerformance: undefined, validatorHealth: undefined })]]);
+    expect(gauges(same?.states)).toMatchObject({ uptime_percent: 99.93, benched_percentP: 45, benched_percentX: 0, benched_percentC: 45, reachability_percent: 50 });
+  });
+
+  it('a check held across polls keeps its start: benched and unreachable for `for` fire; a poll without them starts over', () => {
+    const sick = (b: number, r: number) => [active(health(b, r))];
+    const held = run(s, [sick(45, 50), sick(45, 50), sick(45, 50)]);
+    expect(held.map((r) => r.conditions?.map((c) => c.labels['check']))).toEqual([[], [], ['benched', 'reachability']]);
+    expect(held[2]?.conditions?.map((c) => c.details['Since'])).toEqual([isoAt(0), isoAt(0)]);
+    const broken = run(s, [sick(45, 50), sick(0, 100), sick(45, 50), sick(45, 50)]);
+    expect(broken.map((r) => r.conditions?.length)).toEqual([0, 0, 0, 0]);
+    // Exactly at the levels is not past them.
+    expect(run(s, [sick(20, 80), sick(20, 80), sick(20, 80)]).map((r) => r.conditions?.length)).toEqual([0, 0, 0]);
+  });
+
+  it('an amount up to the whole supply (720M AVAX) is a reading; more is none', () => {
+    const whole = '720000000000000000';
+    const [r] = run(s, [[active({ amountStaked: whole, amountDelegated: '720000000000000001' })]]);
+    expect(gauges(r?.states)['stake_avax']).toBe(720_000_000);
+    expect(gauges(r?.states)['delegated_avax']).toBeUndefined();
   });
 });
