@@ -94,4 +94,15 @@ describe('validator-health uptime levels', () => {
     });
     expect(seen).toEqual([[`warning/${NODE} can be down only 15h 46m more and still be paid for this validation`], []]);
   });
+
+  it('the firing alert states the judged period, the margin and, with the budget warning off, levels and a resolved text without it', () => {
+    const noBudget = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], budget: false });
+    const c = validatorHealth.evaluate(new Map(), { service: [listed(79.5)] }, at(0), noBudget).conditions?.[0];
+    expect(c?.resolvedSummary).toBe(`${NODE} uptime is back above 81%`);
+    expect(c?.details).toMatchObject({
+      Margin: '−0.5 points',
+      'Judged period': '2025-06-15T15:06:40Z to 2025-12-12T15:06:40Z (1d elapsed, 179d left)',
+      Levels: 'critical under 80%; each left only above it + 1 (hysteresis)',
+    });
+  });
 });
