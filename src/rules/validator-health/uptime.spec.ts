@@ -105,4 +105,18 @@ describe('validator-health uptime levels', () => {
       Levels: 'critical under 80%; each left only above it + 1 (hysteresis)',
     });
   });
+
+  it('inside the warning band\'s hysteresis the warning says it is not back above the band yet', () => {
+    const band = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90 } });
+    let states: ReadonlyMap<string, State> = new Map();
+    const summaries = [89, 90.5].map((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [listed(u)] }, at(i), band);
+      states = r.states;
+      return r.conditions?.map((c) => `${c.severity}: ${c.summary}`);
+    });
+    expect(summaries).toEqual([
+      [`warning: ${NODE} uptime 89% is under 90%: 9 points above the 80% this validation needs for its reward`],
+      [`warning: ${NODE} uptime 90.5% is not back above 91% yet: 10.5 points above the 80% this validation needs for its reward`],
+    ]);
+  });
 });
