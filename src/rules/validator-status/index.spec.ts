@@ -174,6 +174,8 @@ describe('validator-status: what each change tells, and what it leaves alone', (
     expect(news('not-found', [v('pending')])).toEqual(['good']);
     expect(news([v('active', A)], [v('completed', A), v('pending', B)])).toEqual(['good']);
     expect(news([v('active')], [v('pending')])).toEqual(['neutral']);
+    // A completed period first listed, or a new one completed, is neutral, not pending's good news.
+    expect(news('not-found', [v('completed')])).toEqual(['neutral']);
   });
 
   it('names the end "Period ends" while it is ahead, "Period ended" from its second on; "Previous period ended" only for a new period', () => {
