@@ -122,6 +122,19 @@ describe('the downtime budget', () => {
     expect(back?.details['Levels']).toBe('critical under 90%; each left only above it + 1 (hysteresis); a warning while it can be down less than 28m');
   });
 
+  it("the node's own view, when its API fails, stands only for the same validation and while its API is declared", () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    const failed = { failed: 'node 127.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' };
+    const first = validatorHealth.evaluate(new Map(), { service: [[listed(95, 100)]], own: { [NODE]: 84 } }, after(40), withApi);
+    const views = (r: { states: ReadonlyMap<string, State> }, spec: typeof s) => validatorHealth.samples(spec, r.states, after(41)).filter((g) => g.metric === 'avawatch_validator_downtime_budget_seconds').map((g) => g.labels['view']);
+    expect(views(validatorHealth.evaluate(first.states, { service: [[listed(95, 100)]], own: { [NODE]: failed } }, after(41), withApi), withApi)).toEqual(['service', 'node']);
+    // A new validation: the last one's view of the node is not this one's.
+    const next = validator.parse({ ...activeValidator({ nodeId: NODE, txHash: 'tx2', startTimestamp: START + DAY, endTimestamp: START + 101 * DAY }), uptimePerformance: 95 });
+    expect(views(validatorHealth.evaluate(first.states, { service: [[next]], own: { [NODE]: failed } }, after(41), withApi), withApi)).toEqual(['service']);
+    // Its API taken out of the rule: no view of it stands.
+    expect(views(validatorHealth.evaluate(first.states, { service: [[listed(95, 100)]] }, after(41), s), s)).toEqual(['service']);
+  });
+
   it('past saving is left only above a margin: the service rounding its uptime near the line sends one message, not one a poll', () => {
     let states: ReadonlyMap<string, State> = new Map();
     let active: ActiveAlert[] = [];
