@@ -263,6 +263,12 @@ describe('validator-health resolved texts', () => {
       `resolved: ${NODE} is reachable again: 97.5% (at least 80%)`,
       `resolved: ${NODE} can take 2500 AVAX more delegation again (at least 1000 AVAX)`,
     ]);
+    const [, , now] = run(s, [[bad], [bad], [good]]);
+    expect([`${NODE}:benched`, `${NODE}:reachability`, `${NODE}:delegation-capacity`].map((key) => now?.resolvedAs?.(key)?.details)).toEqual([
+      { Node: NODE, Network: 'mainnet', Benched: 'P-chain 2%, X-chain 0%, C-chain 2%' },
+      { Node: NODE, Network: 'mainnet', Reachability: '97.5%' },
+      { Node: NODE, Network: 'mainnet', 'Delegation capacity': '2500 AVAX' },
+    ]);
   });
 
   it('an uptime alert resolved while the uptime is still inside its hysteresis says the figure, not "back above"', () => {
