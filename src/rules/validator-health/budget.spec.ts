@@ -90,6 +90,51 @@ describe('the downtime budget', () => {
     expect(low[3]?.states.get(NODE)?.views?.node?.budget).toBe(low[2]?.states.get(NODE)?.views?.node?.budget);
   });
 
+  it("an alert resolved while the node's own view is the lower one says that view, each view's figures and the levels", () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    let states: ReadonlyMap<string, State> = new Map();
+    let active: ActiveAlert[] = [];
+    const resolved: Array<{ summary: string; details: Record<string, string> }> = [];
+    [84, 84, 84, 94].forEach((own, i) => {
+      const t = after(40 + i / 1440);
+      const r = validatorHealth.evaluate(states, { service: [[listed(95, 100)]], own: { [NODE]: own } }, t, withApi);
+      const next = advance(active, r.conditions ?? [], t.getTime(), undefined, r.resolvedAs);
+      [states, active] = [r.states, next.active];
+      resolved.push(...next.notifications.filter((n) => n.status === 'resolved'));
+    });
+    expect(resolved.map((n) => n.summary)).toEqual([`${NODE} uptime is back at 94% (its peers' view (the node's own info.uptime)) (above 91%); it can be down 7d 14h more and still be paid`]);
+    expect(resolved[0]?.details).toMatchObject({
+      Node: NODE,
+      Network: 'mainnet',
+      Uptime: "95% (the service's own node's view); 94% (its peers' view (the node's own info.uptime))",
+      'Downtime budget': '7d 23h (service); 7d 14h (node)',
+      Margin: '+4 points',
+      Levels: 'critical under 90%; each left only above it + 1 (hysteresis); a warning while it can be down less than 1d',
+    });
+  });
+
+  it("a resolution's Levels name the budget warning of a short validation: 10% of its allowance, under a day", () => {
+    // A 48-hour validation (90%): its allowance is 4.8 h, the warning 28.8 min. 95% one day in: 3.6 h left (see above).
+    const fired = validatorHealth.evaluate(new Map(), { service: [[listed(89, 2)]] }, after(1), s);
+    const firing = advance([], fired.conditions ?? [], after(1).getTime());
+    const r = validatorHealth.evaluate(fired.states, { service: [[listed(95, 2)]] }, after(1 + 1 / 1440), s);
+    const [back] = advance(firing.active, r.conditions ?? [], after(1 + 1 / 1440).getTime(), undefined, r.resolvedAs).notifications;
+    expect(back?.details['Levels']).toBe('critical under 90%; each left only above it + 1 (hysteresis); a warning while it can be down less than 28m');
+  });
+
+  it("the node's own view, when its API fails, stands only for the same validation and while its API is declared", () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    const failed = { failed: 'node 127.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' };
+    const first = validatorHealth.evaluate(new Map(), { service: [[listed(95, 100)]], own: { [NODE]: 84 } }, after(40), withApi);
+    const views = (r: { states: ReadonlyMap<string, State> }, spec: typeof s) => validatorHealth.samples(spec, r.states, after(41)).filter((g) => g.metric === 'avawatch_validator_downtime_budget_seconds').map((g) => g.labels['view']);
+    expect(views(validatorHealth.evaluate(first.states, { service: [[listed(95, 100)]], own: { [NODE]: failed } }, after(41), withApi), withApi)).toEqual(['service', 'node']);
+    // A new validation: the last one's view of the node is not this one's.
+    const next = validator.parse({ ...activeValidator({ nodeId: NODE, txHash: 'tx2', startTimestamp: START + DAY, endTimestamp: START + 101 * DAY }), uptimePerformance: 95 });
+    expect(views(validatorHealth.evaluate(first.states, { service: [[next]], own: { [NODE]: failed } }, after(41), withApi), withApi)).toEqual(['service']);
+    // Its API taken out of the rule: no view of it stands.
+    expect(views(validatorHealth.evaluate(first.states, { service: [[listed(95, 100)]] }, after(41), s), s)).toEqual(['service']);
+  });
+
   it('past saving is left only above a margin: the service rounding its uptime near the line sends one message, not one a poll', () => {
     let states: ReadonlyMap<string, State> = new Map();
     let active: ActiveAlert[] = [];

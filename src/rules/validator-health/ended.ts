@@ -2,6 +2,7 @@ import { avaxText } from '../../base/amount.js';
 import { CHECKS, fmt, keyOf } from './checks.js';
 import { benchedChains } from './read.js';
 import type { Spec, State } from './schema.js';
+import type { Period } from '../validators.js';
 import { rewardThreshold } from './uptime.js';
 import { parseVersion, versionText } from '../semver.js';
 
@@ -14,7 +15,7 @@ import { parseVersion, versionText } from '../semver.js';
 export function endedTexts(node: string, before: State | undefined, st: State, s: Spec): Record<string, string> | undefined {
   const was = before?.period;
   if (!before || !was || was.status !== 'active') return undefined;
-  const why = endedWhy(before, st);
+  const why = endedWhy(before, was, st);
   if (why === undefined) return undefined;
   const last: Record<(typeof CHECKS)[number], string | undefined> = {
     uptime: before.uptime === undefined ? undefined : `uptime last ${fmt(before.uptime)}%${underReward(before.uptime, was.startTimestamp, s)}`,
@@ -26,12 +27,10 @@ export function endedTexts(node: string, before: State | undefined, st: State, s
   return Object.fromEntries(CHECKS.map((check) => [keyOf(node, check), `${node}: ${why}${last[check] ? `; ${last[check]}` : ''}`]));
 }
 
-function endedWhy(before: State, st: State): string | undefined {
-  const was = before.period;
-  const now = st.period;
-  if (!was) return undefined;
+function endedWhy(before: State, was: Period, st: State): string | undefined {
   if (st.missing === true && before.missing !== true) return 'validation is no longer listed by the service';
-  if (!now) return undefined;
+  // A node listed no more keeps the period it had: never null once it had one.
+  const now = st.period ?? was;
   if (now.txHash !== was.txHash) return `validation ${was.txHash} ended (its current period is ${now.txHash} now)`;
   if (now.status === 'active') return undefined;
   return now.status === 'completed' || now.status === 'removed' ? `validation ended (${now.status})` : `validation is no longer active (${now.status})`;

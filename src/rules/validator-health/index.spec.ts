@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
-import { activeValidator, completedValidator } from '../../sim/samples.js';
+import { activeValidator, completedValidator, removedValidator } from '../../sim/samples.js';
 import type { Seen } from '../validators.js';
 import { rewardThreshold, validatorHealth } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
@@ -9,6 +9,7 @@ import { spec as specSchema, type State } from './schema.js';
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const START = 1_750_000_000;
 const at = (minutes: number) => new Date((START + 86_400 + minutes * 60) * 1000);
+const isoAt = (minutes: number) => at(minutes).toISOString().replace('.000Z', 'Z');
 const period = { nodeId: NODE, txHash: 'tx1', startTimestamp: START, endTimestamp: START + 180 * 86_400 };
 const active = (over: Record<string, unknown> = {}) => validator.parse({ ...activeValidator(period), ...over });
 const active0 = (uptime: number) => active({ uptimePerformance: uptime });
@@ -253,6 +254,76 @@ describe('validator-health resolved texts', () => {
   });
 
 
+  it('benched, reachability and delegation capacity resolve with the figure read now, and the level they are judged by', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false, benched: { above: 20, for: '1m' }, reachability: { below: 80, for: '1m' }, minDelegationCapacity: 1000 });
+    const bad = active({ delegationCapacity: '500000000000', ...health(45, 50) });
+    const good = active({ delegationCapacity: '2500000000000', ...health(2, 97.5) });
+    expect(notices(s, [[bad], [bad], [good]]).filter((n) => n.startsWith('resolved'))).toEqual([
+      `resolved: ${NODE} is no longer benched (P-chain 2%, X-chain 0%, C-chain 2% of requests)`,
+      `resolved: ${NODE} is reachable again: 97.5% (at least 80%)`,
+      `resolved: ${NODE} can take 2500 AVAX more delegation again (at least 1000 AVAX)`,
+    ]);
+    const [, , now] = run(s, [[bad], [bad], [good]]);
+    expect([`${NODE}:benched`, `${NODE}:reachability`, `${NODE}:delegation-capacity`].map((key) => now?.resolvedAs?.(key)?.details)).toEqual([
+      { Node: NODE, Network: 'mainnet', Benched: 'P-chain 2%, X-chain 0%, C-chain 2%' },
+      { Node: NODE, Network: 'mainnet', Reachability: '97.5%' },
+      { Node: NODE, Network: 'mainnet', 'Delegation capacity': '2500 AVAX' },
+    ]);
+  });
+
+  it('an uptime alert resolved while the uptime is still inside its hysteresis says the figure, not "back above"', () => {
+    // The last day and a half of a 180-day validation: a budget warning at 80.2%, gone at 80.6% (under 81%).
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const end = START + 180 * 86_400;
+    let states: ReadonlyMap<string, State> = new Map();
+    let alerts: ActiveAlert[] = [];
+    const out: string[] = [];
+    [80.2, 80.6].forEach((u, i) => {
+      const t = new Date((end - 1.5 * 86_400 + i * 60) * 1000);
+      const r = validatorHealth.evaluate(states, { service: [[active0(u)]] }, t, s);
+      const next = advance(alerts, r.conditions ?? [], t.getTime(), undefined, r.resolvedAs);
+      [states, alerts] = [r.states, next.active];
+      out.push(...next.notifications.map((n) => `${n.status}: ${n.summary}`));
+    });
+    expect(out.at(-1)).toBe(`resolved: ${NODE} uptime is 80.6% now; it can be down 1d 8h more and still be paid`);
+  });
+
+  it("every check resolves when the validation ends, each with its last figure; an uptime at the reward threshold is not under it", () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { critical: 85 }, minVersion: '1.14.1', benched: { above: 20, for: '1m' }, reachability: { below: 80, for: '1m' }, minDelegationCapacity: 1000 });
+    // X-chain 10%: under the 20% level, so not named.
+    const sick = { validatorHealth: { reachabilityPercent: 50, benchedPChainRequestsPercent: 45, benchedXChainRequestsPercent: 10, benchedCChainRequestsPercent: 45 } };
+    const bad = active({ uptimePerformance: 80, avalancheGoVersion: 'avalanche/1.13.2', delegationCapacity: '500000000000', ...sick });
+    const last = ['uptime last 80%', 'benched last on the P/C-chain', 'reachability last 50%', 'AvalancheGo 1.13.2 last', 'delegation capacity last 500 AVAX'];
+    const ended = (status: string) => [validator.parse({ ...removedValidator(period), validationStatus: status })];
+    expect(notices(s, [[bad], [bad], ended('removed')]).filter((n) => n.startsWith('resolved'))).toEqual(last.map((l) => `resolved: ${NODE}: validation ended (removed); ${l}`));
+    expect(notices(s, [[bad], [bad], ended('exiting')]).filter((n) => n.startsWith('resolved'))).toEqual(last.map((l) => `resolved: ${NODE}: validation is no longer active (exiting); ${l}`));
+  });
+
+  it('a node first not listed (a NodeID not yet registered), then listed under its level: its alert fires, nothing is said ended', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(notices(s, ['not-found', [active0(70)]])).toEqual([`firing: ${NODE} uptime 70% is under 80%: 10 points UNDER the 80% this validation needs for its reward; it can be down 35d 16h more and still be paid`]);
+  });
+
+  it('back exactly at its level + hysteresis is back: with no hysteresis, 80% resolves an alert under 80% at +0 points', () => {
+    const none = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { hysteresis: 0 } });
+    expect(notices(none, [[active0(79)], [active0(80)]]).at(-1)).toBe(`resolved: ${NODE} uptime is back at 80% (above 80%); it can be down 35d 19h more and still be paid`);
+    const [first] = run(none, [[active0(79)]]);
+    const back = validatorHealth.evaluate(first?.states ?? new Map(), { service: [[active0(80)]] }, at(1), none);
+    expect(back.resolvedAs?.(`${NODE}:uptime`)?.details?.['Margin']).toBe('+0 points');
+    const band = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90 } });
+    expect(notices(band, [[active0(88)], [active0(91)]]).at(-1)).toBe(`resolved: ${NODE} uptime is back at 91% (above 91%); it can be down 35d 21h more and still be paid`);
+  });
+
+  it('a node taken out of the rule resolves with the text kept from when it fired', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const first = validatorHealth.evaluate(new Map(), { service: [[active0(79)]] }, at(0), s);
+    const fired = advance([], first.conditions ?? [], at(0).getTime());
+    const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+    const r = validatorHealth.evaluate(first.states, { service: [[validator.parse(activeValidator({ ...period, nodeId: OTHER }))]] }, at(1), { ...s, nodeIds: [OTHER] });
+    const [gone] = advance(fired.active, r.conditions ?? [], at(1).getTime(), undefined, r.resolvedAs).notifications;
+    expect([gone?.status, gone?.summary]).toEqual(['resolved', `${NODE} uptime is back above 81% and it can be down 1d or more`]);
+  });
+
   it('quote no figure of the moment the alert fired (the resolved text is the one kept from then)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [r] = run(s, [[active({ uptimePerformance: 79.5 })]]);
@@ -268,5 +339,90 @@ describe('validator-health and the engine state', () => {
     const next = validatorHealth.evaluate(new Map([[NODE, kept]]), { service: ['unchanged'] }, at(1), s);
     expect(next.states.get(NODE)).toEqual(kept);
     expect(next.states.get(NODE)).not.toBe(kept);
+  });
+});
+
+describe('validator-health for `check` and the page', () => {
+  const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+  const everything = specSchema.parse({
+    network: 'mainnet',
+    nodeIds: [NODE, OTHER],
+    uptime: { warning: 90, critical: 85 },
+    budget: false,
+    pChainApi: 'https://api.avax.network',
+    nodeApis: { [NODE]: 'http://10.0.0.1:9650' },
+    benched: {},
+    reachability: {},
+    minVersion: '1.14.1',
+    minDelegationCapacity: 1000,
+  });
+
+  it('describes what it watches', () => {
+    expect(validatorHealth.describe(specSchema.parse({ network: 'mainnet', nodeIds: [NODE] }))).toBe(
+      'mainnet, 1 node, uptime critical under the reward threshold (80%, 90% from Helicon), a warning while it can be down less than 1d (or 10% of its allowance) more and still be paid',
+    );
+    expect(validatorHealth.describe(everything)).toBe(
+      'mainnet, 2 nodes, uptime critical under 85% (the reward threshold at least), a warning under 90%, auto-renewed validators read from the P-Chain API and 1 node API(s), benched above 20% for 10m, reachability under 80% for 10m, AvalancheGo ≥ 1.14.1, delegation capacity ≥ 1000 AVAX',
+    );
+    expect(validatorHealth.describe(specSchema.parse({ network: 'fuji', nodeIds: [NODE], uptime: false, nodeApis: { [NODE]: 'http://10.0.0.1:9650' } }))).toBe('fuji, 1 node, auto-renewed validators read from 1 node API(s)');
+    expect(validatorHealth.describe(specSchema.parse({ network: 'fuji', nodeIds: [NODE], budget: { warnBelow: '2h', warnShare: 5 }, uptime: { warning: 95 } }))).toBe(
+      'fuji, 1 node, uptime critical under the reward threshold (80%, 90% from Helicon), a warning under 95%, a warning while it can be down less than 2h (or 5% of its allowance) more and still be paid',
+    );
+  });
+
+  it("its cost: the service's lists, plus free node calls when it reads the P-Chain API (1 + one per 100 nodes) and each node's own API", () => {
+    const lists = validatorHealth.cost(specSchema.parse({ network: 'mainnet', nodeIds: [NODE, OTHER] }));
+    expect(lists.calls.map((c) => [c.key.split('?')[0], c.cu])).toEqual([['GET /v1/networks/mainnet/validators', 20]]);
+    expect(lists.nodeCalls).toBeUndefined();
+    expect(validatorHealth.cost(everything).nodeCalls).toBe(1 + 1 + 1);
+    const many = Array.from({ length: 101 }, () => NODE);
+    expect(validatorHealth.cost({ ...everything, nodeIds: many, nodeApis: undefined }).nodeCalls).toBe(1 + 2);
+    expect(validatorHealth.cost({ ...everything, pChainApi: undefined }).nodeCalls).toBe(1 + 1 + 1);
+  });
+
+  it('the uptime chart draws the warning band when set and the reward threshold, firm; no other chart gets levels', () => {
+    expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_uptime_percent', START)).toEqual([
+      { value: 90, label: 'warning 90%' },
+      { value: 80, label: 'reward 80%', firm: true },
+    ]);
+    const byDefault = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', Date.parse('2026-10-01T00:00:00Z') / 1000)).toEqual([{ value: 90, label: 'reward 90%', firm: true }]);
+    expect(validatorHealth.chartLevels?.(byDefault, 'avawatch_validator_uptime_percent', undefined)).toEqual([{ value: 80, label: 'reward 80%', firm: true }]);
+    expect(validatorHealth.chartLevels?.(everything, 'avawatch_validator_reachability_percent', START)).toEqual([]);
+    expect(validatorHealth.chartLevels?.({ ...everything, uptime: false }, 'avawatch_validator_uptime_percent', START)).toEqual([]);
+  });
+});
+
+describe('validator-health reading the service', () => {
+  const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], benched: { above: 20, for: '2m' }, reachability: { below: 80, for: '2m' } });
+  const gauges = (st: ReadonlyMap<string, State> | undefined) =>
+    Object.fromEntries(validatorHealth.samples(s, st ?? new Map(), at(0)).map((g) => [`${g.metric.replace('avawatch_validator_', '')}${g.labels['chain'] ?? ''}${g.labels['version'] ? `=${g.labels['version']}` : ''}`, g.value]));
+
+  it('a new validation starts afresh: what it leaves out is not taken from the last one', () => {
+    const next = { ...period, txHash: 'tx2', startTimestamp: START + 3_600 };
+    const bare = validator.parse({ ...activeValidator(next), uptimePerformance: undefined, validatorHealth: undefined, avalancheGoVersion: undefined, amountStaked: undefined, amountDelegated: undefined, delegationCapacity: undefined, potentialRewards: undefined });
+    const [, fresh] = run(s, [[active(health(45, 50))], [bare]]);
+    expect(gauges(fresh?.states)).toEqual({ uptime_requirement_percent: 80, 'version_info=unknown': 1 });
+    // The same validation keeps them.
+    const [, same] = run(s, [[active(health(45, 50))], [validator.parse({ ...activeValidator(period), uptimePerformance: undefined, validatorHealth: undefined })]]);
+    expect(gauges(same?.states)).toMatchObject({ uptime_percent: 99.93, benched_percentP: 45, benched_percentX: 0, benched_percentC: 45, reachability_percent: 50 });
+  });
+
+  it('a check held across polls keeps its start: benched and unreachable for `for` fire; a poll without them starts over', () => {
+    const sick = (b: number, r: number) => [active(health(b, r))];
+    const held = run(s, [sick(45, 50), sick(45, 50), sick(45, 50)]);
+    expect(held.map((r) => r.conditions?.map((c) => c.labels['check']))).toEqual([[], [], ['benched', 'reachability']]);
+    expect(held[2]?.conditions?.map((c) => c.details['Since'])).toEqual([isoAt(0), isoAt(0)]);
+    const broken = run(s, [sick(45, 50), sick(0, 100), sick(45, 50), sick(45, 50)]);
+    expect(broken.map((r) => r.conditions?.length)).toEqual([0, 0, 0, 0]);
+    // Exactly at the levels is not past them.
+    expect(run(s, [sick(20, 80), sick(20, 80), sick(20, 80)]).map((r) => r.conditions?.length)).toEqual([0, 0, 0]);
+  });
+
+  it('an amount up to the whole supply (720M AVAX) is a reading; more is none', () => {
+    const whole = '720000000000000000';
+    const [r] = run(s, [[active({ amountStaked: whole, amountDelegated: '720000000000000001' })]]);
+    expect(gauges(r?.states)['stake_avax']).toBe(720_000_000);
+    expect(gauges(r?.states)['delegated_avax']).toBeUndefined();
   });
 });

@@ -178,4 +178,41 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
     const quiet = validatorHealth.evaluate(results[0]?.states ?? new Map(), { service: [[listed(99, v)]], pchain: { failed: 'P-Chain API: node 127.0.0.1:9650 platform.getStakingAssetID: network error (ECONNREFUSED)', nodesDown: true } }, at(4), s);
     expect(quiet.failed).toEqual({});
   });
+
+  it('the next period: an exit called off, and a new length, each one event with what it was', () => {
+    const v = staker();
+    const results = polls([
+      { day: 3, o: { service: [[listed(99, v)]], pchain: read(staker({}, { nextPeriod: 0 })) } },
+      { day: 4, o: { service: [[listed(99, v)]], pchain: read(v) } },
+      { day: 5, o: { service: [[listed(99, v)]], pchain: read(staker({}, { nextPeriod: 28 * DAY })) } },
+    ]);
+    expect(results.map((r) => r.alerts.map((a) => [a.labels['change'], a.news, a.summary, a.details['Next period'], a.details['Was']]))).toEqual([
+      [],
+      [['exit-cancelled', 'good', `${NODE} renews again at its cycle boundary, 2026-11-15T00:00:00Z: its next cycle lasts 14d (the exit is called off)`, '14d', undefined]],
+      [['period', 'neutral', `${NODE}'s next cycle will last 28d (was 14d), from its boundary 2026-11-15T00:00:00Z`, '28d', '14d']],
+    ]);
+  });
+
+  it('several boundaries since the last read (avawatch was down): one renewal, counting them, with the stake now', () => {
+    const v = staker();
+    const third = staker({ start: v.end + 14 * DAY, end: v.end + 28 * DAY, weight: String(2_050n * AVAX) });
+    const [, later] = polls([
+      { day: 13, o: { service: [[listed(99, v)]], pchain: read(v) } },
+      { day: 29, o: { service: [[listed(99, third)]], pchain: read(third) } },
+    ]);
+    expect(later?.alerts.map((a) => [a.labels['change'], a.news, a.summary])).toEqual([
+      ['renewed', 'good', `${NODE} renewed: its current cycle runs to 2026-12-13T00:00:00Z (2 boundaries since it was last read); stake now 2050 AVAX`],
+    ]);
+  });
+
+  it('an exit scheduled, and the cycle paid nothing: critical, "without that cycle\'s reward", said as an exit', () => {
+    const exiting = staker({}, { nextPeriod: 0 });
+    const [, gone] = polls([
+      { day: 13, o: { service: [[listed(70, exiting)]], pchain: read(exiting) } },
+      { day: 14.01, o: { service: [[ended(0, exiting)]], pchain: read() } },
+    ]);
+    expect(gone?.alerts.map((a) => [a.severity, a.labels['change'], a.summary])).toEqual([
+      ['critical', 'exited', `${NODE} exited at its cycle boundary, 2026-11-15T00:00:00Z, without that cycle's reward of 40 AVAX: its uptime in the cycle was under what it needed; its stake is returned`],
+    ]);
+  });
 });

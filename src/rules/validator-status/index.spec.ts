@@ -6,6 +6,7 @@ import { validationEnd } from '../validation-end/index.js';
 import { spec as validationEndSpec } from '../validation-end/schema.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import { observeValidators, type Seen } from '../validators.js';
+import { keyDetails } from '../../channels/key-details.js';
 import { validatorStatus } from './index.js';
 import type { Spec, State } from './schema.js';
 
@@ -129,5 +130,132 @@ describe('validator-status evaluation', () => {
     // A rule that names the subnet reads that one.
     const onL1 = await observeValidators({ ...spec, subnetId: L1 }, ctx);
     expect(validationEnd.evaluate(new Map(), { service: onL1 }, now, { ...endSpec, subnetId: L1 }).conditions?.map((c) => c.labels['threshold'])).toEqual(['14d']);
+  });
+});
+
+describe('validator-status: a node the service stops listing', () => {
+  it('delisted, relisted, delisted again: each "no longer listed" reaches the operator, labelled for routes and silences', () => {
+    const listed = after([v('active', A)]);
+    const gone = run(listed, []);
+    const back = run(gone.states, [v('active', A)]);
+    expect(back.alerts).toEqual([]);
+    expect(back.states.get(NODE)?.missing).toBe(false);
+    const goneAgain = run(back.states, 'not-found');
+    for (const delisted of [gone, goneAgain]) {
+      expect(delisted.alerts).toEqual([
+        {
+          status: 'event',
+          severity: 'warning',
+          news: 'bad',
+          subject: NODE,
+          summary: `${NODE} is no longer listed by the service on mainnet (last seen active)`,
+          labels: { node: NODE, network: 'mainnet', status: 'not_listed' },
+          details: { Node: NODE, Network: 'mainnet', 'Last seen status': 'active' },
+        },
+      ]);
+    }
+  });
+
+  it('a mistyped NodeID (never listed): its not-known alert is labelled, and its gauges say "not listed" without failing /metrics', () => {
+    const unknown = run(new Map(), 'not-found');
+    expect(unknown.alerts[0]).toMatchObject({ labels: { node: NODE, network: 'mainnet', status: 'not_listed' }, details: { 'Last seen status': 'never seen' } });
+    expect(validatorStatus.samples(spec, unknown.states, now)).toEqual([{ metric: 'avawatch_validator_listed', labels: { network: 'mainnet', node_id: NODE }, value: 0 }]);
+  });
+});
+
+describe('validator-status: what each change tells, and what it leaves alone', () => {
+  it('says whether a change is good, bad or neutral news', () => {
+    const news = (from: Validator[] | 'not-found', to: Validator[]) => run(from === 'not-found' ? run(new Map(), 'not-found').states : after(from), to).alerts.map((a) => a.news);
+    expect(news([v('pending')], [v('active')])).toEqual(['good']);
+    expect(news([v('active')], [v('removed')])).toEqual(['bad']);
+    expect(news([v('active')], [v('completed')])).toEqual(['neutral']);
+    expect(news([v('active')], [v('exiting')])).toEqual(['neutral']);
+    // Pending: good as a new listing or a new period, neutral as a status change (active → pending).
+    expect(news('not-found', [v('pending')])).toEqual(['good']);
+    expect(news([v('active', A)], [v('completed', A), v('pending', B)])).toEqual(['good']);
+    expect(news([v('active')], [v('pending')])).toEqual(['neutral']);
+    // A completed period first listed, or a new one completed, is neutral, not pending's good news.
+    expect(news('not-found', [v('completed')])).toEqual(['neutral']);
+  });
+
+  it('names the end "Period ends" while it is ahead, "Period ended" from its second on; "Previous period ended" only for a new period', () => {
+    const ahead = { ...A, endTimestamp: now.getTime() / 1000 + 1 };
+    const atEnd = { ...A, endTimestamp: now.getTime() / 1000 };
+    const details = (p: typeof A) => run(after([v('pending', p)]), [v('active', p)]).alerts[0]?.details;
+    expect(details(ahead)).toMatchObject({ 'Period ends': '2026-01-01T00:00:01Z' });
+    expect(details(ahead)?.['Period ended']).toBeUndefined();
+    expect(details(atEnd)).toMatchObject({ 'Period ended': '2026-01-01T00:00:00Z' });
+    expect(details(atEnd)?.['Period ends']).toBeUndefined();
+    expect(Object.keys(details(A) ?? {})).not.toContain('Previous period ended');
+  });
+
+  it('only a completed period says what it paid, and only what the service lists', () => {
+    const removedWithRewards = validator.parse({ ...validatorSample.removed(A), rewards: { validationRewardAmount: '0', delegationRewardAmount: '0' } });
+    const removed = run(after([v('active')]), [removedWithRewards]).alerts[0];
+    expect(removed).toMatchObject({ news: 'bad', summary: `${NODE} validation active → removed` });
+    expect(removed?.severity).toBeUndefined();
+    expect(Object.keys(removed?.details ?? {})).not.toContain('Validation reward');
+    const onlyValidation = validator.parse({ ...validatorSample.completed(A), rewards: { validationRewardAmount: '5000000000' } });
+    const paid = run(after([v('active')]), [onlyValidation]).alerts[0];
+    expect(paid?.details['Validation reward']).toBe('5 AVAX');
+    expect(Object.keys(paid?.details ?? {}).filter((k) => k === 'Delegation reward' || k === 'Reward tx')).toEqual([]);
+    // No validation reward listed: nothing is said of a reward, and it is no "ended without a reward".
+    const onlyDelegation = validator.parse({ ...validatorSample.completed(A), rewards: { delegationRewardAmount: '7000000000' } });
+    const unknown = run(after([v('active')]), [onlyDelegation]).alerts[0];
+    expect([unknown?.severity, unknown?.news, unknown?.details['Delegation reward'], unknown?.details['Validation reward']]).toEqual([undefined, 'neutral', '7 AVAX', undefined]);
+  });
+
+  it('a completed period that paid nothing is bad news, naming the status it left', () => {
+    const unpaid = validator.parse({ ...validatorSample.completed(A), rewards: { validationRewardAmount: '0', delegationRewardAmount: '0' } });
+    const fromPending = run(after([v('pending')]), [unpaid]).alerts[0];
+    expect(fromPending).toMatchObject({ severity: 'critical', news: 'bad', labels: { node: NODE, network: 'mainnet', status: 'completed', previous_status: 'pending', reward: 'none' } });
+    expect(fromPending?.summary).toBe(`${NODE} validation ended without a reward (pending → completed): its uptime was likely under the reward threshold`);
+  });
+
+  it('a node whose lookup failed keeps its state and is named failing; no alert, and none later for what it missed', () => {
+    const listed = after([v('active')]);
+    const failed = run(listed, { failed: 'data API: HTTP 503' });
+    expect([failed.alerts, failed.failed]).toEqual([[], { [NODE]: 'data API: HTTP 503' }]);
+    expect(failed.states.get(NODE)).toBe(listed.get(NODE));
+    expect(run(failed.states, [v('active')]).alerts).toEqual([]);
+    // Before its baseline: no state is made up for it.
+    expect([...run(new Map(), { failed: 'data API: HTTP 503' }).states.keys()]).toEqual([]);
+  });
+
+  it('a node unchanged since the last poll is not looked at again: its state stands, no alert', async () => {
+    const listed = after([v('active', B)]);
+    const data = { validatorList: async (_: string, q: { validationStatus: string }) => ({ periods: q.validationStatus === 'active' ? [v('active', B)] : [], broken: [] }) };
+    const seen = await validatorStatus.observe(spec, { data: { primary: data }, signal: new AbortController().signal, previous: listed, now } as never);
+    expect(seen).toEqual(['unchanged']);
+    const r = run(listed, 'unchanged');
+    expect([r.alerts, r.states.get(NODE)]).toEqual([[], listed.get(NODE)]);
+    expect(() => validatorStatus.evaluate(listed, [], now, spec)).toThrow(`no observation for ${NODE}`);
+  });
+
+  it('describes itself and its cost for `check`', () => {
+    expect(validatorStatus.describe(spec)).toBe('mainnet, 1 node');
+    expect(validatorStatus.describe({ ...spec, nodeIds: [NODE, NODE], subnetId: 'L1' })).toBe('mainnet subnet L1, 2 nodes');
+    const cost = validatorStatus.cost(spec);
+    expect(cost.calls.length).toBeGreaterThan(0);
+    expect(cost.calls.every((c) => c.key.startsWith('GET /v1/networks/mainnet/validators'))).toBe(true);
+    expect(validatorStatus.entityOrder?.(spec)).toEqual([NODE]);
+  });
+});
+
+describe('validator-status alerts as receivers see them', () => {
+  it('every label its alerts carry is one it declares (what `silence add` and routes can match)', () => {
+    const unpaid = validator.parse({ ...validatorSample.completed(A), rewards: { validationRewardAmount: '0', delegationRewardAmount: '0' } });
+    const alerts = [run(after([v('active')]), [unpaid]), run(after([v('active')]), []), run(after([v('pending')]), [v('active')])].flatMap((r) => r.alerts);
+    const carried = [...new Set(alerts.flatMap((a) => Object.keys(a.labels)))].sort();
+    expect(carried).toEqual(['network', 'node', 'previous_status', 'reward', 'status']);
+    expect([...validatorStatus.labelNames].sort()).toEqual(carried);
+  });
+
+  it("a grouped post's line for a completed validation carries what it paid", () => {
+    const alert = run(after([v('active')]), [v('completed')]).alerts[0];
+    expect(keyDetails({ kind: 'validator-status', summary: alert?.summary ?? '', details: alert?.details ?? {} })).toEqual([
+      ['Validation reward', '118.030412983 AVAX'],
+      ['Delegation reward', '7.904551002 AVAX'],
+    ]);
   });
 });
