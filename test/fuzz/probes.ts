@@ -82,13 +82,35 @@ export function watchLoop(): LoopWatch {
 }
 
 /** Where each secret was found: `source: secret…`. */
+/** How long a piece of a secret must be to count as leaked (a redaction that keeps a prefix leaks). */
+export const FRAGMENT = 12;
+/** The public parts of the providers' secret URLs (their paths' first segments): no leak by themselves. */
+const PUBLIC = ['/services/', '/api/webhooks/', '/hooks/'];
+
+/** Every FRAGMENT-character piece of the secret, and of its URL-encoded form, but those inside a public part. */
+export function fragmentsOf(secret: string): string[] {
+  const known = fragments.get(secret);
+  if (known) return known;
+  const out = new Set<string>();
+  for (const form of new Set([secret, encodeURIComponent(secret)])) {
+    if (form.length <= FRAGMENT) out.add(form);
+    for (let i = 0; i + FRAGMENT <= form.length; i++) {
+      const piece = form.slice(i, i + FRAGMENT);
+      if (!PUBLIC.some((p) => p.includes(piece))) out.add(piece);
+    }
+  }
+  fragments.set(secret, [...out]);
+  return [...out];
+}
+const fragments = new Map<string, string[]>();
+
+/** Where a secret, or any FRAGMENT-character piece of it, appears: `source: first 12 characters…`. */
 export function leaks(sources: Record<string, string>, secrets: readonly string[]): string[] {
   const found: string[] = [];
   for (const [name, text] of Object.entries(sources)) {
     for (const s of secrets) {
-      for (const form of [s, encodeURIComponent(s)]) {
-        if (text.includes(form)) found.push(`${name}: ${s.slice(0, 12)}…`);
-      }
+      const piece = fragmentsOf(s).find((f) => text.includes(f));
+      if (piece !== undefined) found.push(`${name}: ${s.slice(0, 12)}… (its piece "${piece}")`);
     }
   }
   return [...new Set(found)];
