@@ -2,7 +2,7 @@ import type { AlertMessage } from '../../src/base/types.js';
 import { API_TIMEOUT_MS, DELIVERY, DELIVERY_WAIT_CAP_MS, outboxRows, type Daemon } from './daemon.js';
 import { leaks, MAX_TIMER_MS, stateFileText, type LoopWatch, type Timers } from './probes.js';
 import { PROVIDERS } from './receivers.js';
-import { expected, type Model } from './world.js';
+import { expected, HEALTH_OFF, severityOf, type Model } from './world.js';
 import { L1_RULE } from './world-40.js';
 
 // The invariants, checked after every step. Each throws with what a user would have seen.
@@ -101,7 +101,7 @@ export function falseNotifications(alerts: readonly AlertMessage[], probeFailure
   return alerts.filter((a) => a.labels['alertname'] !== 'rule-failing' && !(probeFailuresAllowed && a.rule === 'sig'));
 }
 
-const MODELLED = new Set(['health', 'blocks', 'node', L1_RULE]);
+const MODELLED = new Set(['health', HEALTH_OFF, 'blocks', 'node', L1_RULE]);
 
 /** Which `rule/key` the store has firing now, with severity. */
 export async function firingNow(d: Daemon): Promise<Map<string, string>> {
@@ -117,13 +117,21 @@ export interface Judged {
   since: Map<string, AlertMessage[]>;
   /** Reminders per `rule/key` since then: only of what still fires. */
   reminded?: Map<string, AlertMessage[]>;
+  /** `rule/key`s the model could not judge since their verdict (unsure, or their rule failing): their notifications are judged as a sequence. */
+  stretch?: Set<string>;
 }
 
 export function keyOf(a: AlertMessage): string | undefined {
   if (!MODELLED.has(a.rule) || a.labels['alertname'] === 'rule-failing') return undefined;
-  if (a.rule === 'health') return `health/${a.labels['node']}:${a.labels['check']}`;
-  // node-health's keys are its conditions' (NodeID:health:check, NodeID:down…), as firingNow reads them.
-  if (a.rule === 'node') return a.conditionKey === undefined ? undefined : `node/${a.conditionKey}`;
+  if (a.rule === 'health' || a.rule === HEALTH_OFF) return `${a.rule}/${a.labels['node']}:${a.labels['check']}`;
+  // node-health's keys are its conditions' (NodeID:health:check, NodeID:node-id…), as firingNow reads them; once() leaves conditionKey out.
+  if (a.rule === 'node') {
+    if (a.conditionKey !== undefined) return `node/${a.conditionKey}`;
+    const { node, check } = a.labels;
+    if (check === 'health') return `node/${node}:health:${a.labels['health_check']}`;
+    if (check === 'bootstrapped') return `node/${node}:bootstrapped:${a.labels['chain']}`;
+    return `node/${node}:${check}`;
+  }
   // l1-liveness's keys are `subnet/check` (the L1's subnet is its entity), as its labels say: once() leaves conditionKey out.
   if (a.rule === L1_RULE) return `${L1_RULE}/${a.labels['subnet']}/${a.labels['check']}`;
   return `blocks/${a.labels['node']}:${a.labels['chain']}`;
@@ -132,34 +140,46 @@ export function keyOf(a: AlertMessage): string | undefined {
 /**
  * After a clean poll: what fires is what the model says (no false fire, no false resolve, no
  * silence), at the severity it says, and each change of verdict since the last check arrived
- * as exactly one notification (none when nothing changed).
+ * as exactly one notification (none when nothing changed). A key the model cannot judge for a
+ * while (near a boundary, its rule failing) keeps its last verdict: what it sent meanwhile is
+ * judged when the model can again, as a sequence that ends where the model says.
  */
 export async function truthHolds(d: Daemon, model: Model, judged: Judged, failedRules: ReadonlySet<string>, step: string): Promise<void> {
   const want = expected(model);
   const have = await firingNow(d);
   const failing = new Set<string>();
   for (const rule of MODELLED) for (const e of d.app.failures.entities(rule)) failing.add(`${rule}/${e.entity}`);
+  const blind = (key: string) => {
+    const [rule, entity] = key.split('/') as [string, string];
+    return failedRules.has(rule) || failing.has(`${rule}/${entity.split(':')[0]}`) || failing.has(key);
+  };
+  // health-off reads what health reads: failing where health does not is its own defect (`uptime: false` mishandled).
+  const offOnly = [...failing].filter((k) => k.startsWith(`${HEALTH_OFF}/`) && !failing.has(`health/${k.slice(HEALTH_OFF.length + 1)}`));
+  if (failedRules.has(HEALTH_OFF) && !failedRules.has('health')) offOnly.push(HEALTH_OFF);
+  if (offOnly.length > 0) fail(`${step}: ${HEALTH_OFF} (uptime: false) failed where health, reading the same answer, did not: ${offOnly.join(', ')}`);
+  // The tier the daemon holds now (what the next reading's hysteresis starts from), where it read the node.
+  for (const [key, t] of want.tiers) if (!blind(key)) t.node.tier = t.tier;
   const keys = new Set([...want.firing.keys(), ...have.keys(), ...judged.verdict.keys()]);
   const ended = new Set(model.nodes.filter((n) => n.status !== 'active').map((n) => n.nodeId));
+  const stretch = (judged.stretch ??= new Set());
   for (const key of keys) {
-    const [rule, entity] = key.split('/') as [string, string];
-    const node = entity.split(':')[0] as string;
-    if (failedRules.has(rule) || failing.has(`${rule}/${node}`) || failing.has(key) || want.unsure.has(key)) {
-      judged.verdict.delete(key);
-      judged.since.delete(key);
+    const node = (key.split('/')[1] as string).split(':')[0] as string;
+    if (blind(key) || want.unsure.has(key)) {
+      if (judged.verdict.has(key)) stretch.add(key);
       continue;
     }
     const should = want.firing.has(key) ? (want.firing.get(key) ?? 'any') : '';
     const is = have.get(key);
     if (should === '' && is !== undefined) fail(`${step}: ${key} fires (${is}) but the model says it holds no longer`);
     if (should !== '' && is === undefined) fail(`${step}: ${key} should fire${should === 'any' ? '' : ` (${should})`} but does not`);
-    if (should !== '' && should !== 'any' && is !== should) fail(`${step}: ${key} fires as ${is}, but ${should} is what the model says`);
+    if (should !== '' && should !== 'any' && is !== severityOf(should)) fail(`${step}: ${key} fires as ${is}, but ${should} is what the model says`);
     const before = judged.verdict.get(key);
     const sent = judged.since.get(key) ?? [];
     const reminders = judged.reminded?.get(key) ?? [];
-    if (reminders.length > 0 && before === '' && should === '') fail(`${step}: ${key} was reminded of though the model says it neither fired nor fires: ${notificationsOf(reminders).join(' | ')}`);
+    if (reminders.length > 0 && before === '' && should === '' && !stretch.has(key)) fail(`${step}: ${key} was reminded of though the model says it neither fired nor fires: ${notificationsOf(reminders).join(' | ')}`);
     judged.reminded?.delete(key);
-    if (before !== undefined) {
+    if (before !== undefined && stretch.has(key)) sequenceHolds(key, before, should, sent, step);
+    else if (before !== undefined) {
       const changed = (before === '') !== (should === '') || (before !== 'any' && should !== 'any' && before !== should);
       if (!changed && sent.length > 0) fail(`${step}: ${key} sent ${sent.length} notification(s) though nothing changed: ${notificationsOf(sent).join(' | ')}`);
       if (changed && sent.length !== 1) fail(`${step}: ${key} changed (${before || 'not firing'} → ${should || 'not firing'}) and sent ${sent.length} notifications: ${notificationsOf(sent).join(' | ')}`);
@@ -167,9 +187,26 @@ export async function truthHolds(d: Daemon, model: Model, judged: Judged, failed
     for (const a of sent) {
       if (a.status === 'resolved' && key.endsWith(':uptime') && ended.has(node) && /back (?:above|at)/.test(a.summary)) fail(`${step}: the validation ended, and the uptime alert resolved saying "${a.summary}"`);
     }
+    stretch.delete(key);
     judged.verdict.set(key, should);
     judged.since.set(key, []);
   }
+}
+
+/**
+ * What a key sent over a stretch the model could not judge, from its verdict before to its
+ * verdict now: each a firing of what did not fire, a tier change of what fired, or the
+ * resolution of what fired; none twice; and it ends firing if and only if the model says so.
+ */
+function sequenceHolds(key: string, before: string, should: string, sent: readonly AlertMessage[], step: string): void {
+  let firing = before !== '';
+  const said = () => `${before || 'not firing'} → ${should || 'not firing'}: ${notificationsOf(sent).join(' | ') || 'nothing'}`;
+  for (const a of sent) {
+    if (a.status === 'resolved' && !firing) fail(`${step}: ${key} resolved what did not fire (${said()})`);
+    if (a.status === 'firing' && firing && a.details['Escalated'] === undefined) fail(`${step}: ${key} fired again while it fired (${said()})`);
+    firing = a.status === 'firing';
+  }
+  if (firing !== (should !== '')) fail(`${step}: ${key} is left ${firing ? 'firing' : 'not firing'} by what it sent, but the model says it ${should === '' ? 'holds no longer' : 'fires'} (${said()})`);
 }
 
 export { API_TIMEOUT_MS, MAX_TIMER_MS };

@@ -6,6 +6,7 @@ import { settleDelivery, type Daemon } from './daemon.js';
 import { metricsSteps } from './steps-metrics.js';
 import { clockSteps } from './steps-clock.js';
 import { outageSteps } from './steps-outage.js';
+import { expireSteps } from './steps-expire.js';
 import { PROVIDERS, type Misbehaviour, type Provider } from './receivers.js';
 import type { Distortion, Edge } from './service.js';
 import { reloadSteps } from './steps-reload.js';
@@ -13,7 +14,7 @@ import { deadDeliverySaid, deliveryNodeFamilies } from './steps-delivery-node.js
 import { healthFamilies } from './steps-health.js';
 import { node115Families } from './steps-node-115.js';
 import { baselineL1Families } from './steps-baseline-l1.js';
-import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
+import { addBlock, FAILING_CHECK, NODES, syncNode, syncNodeApi, txHashOf, UPTIME_HYSTERESIS, UPTIME_WARNING, versionOld, watchedActive, type Model, type NodeModel } from './world.js';
 
 // The steps the fuzzer takes, each a fast-check command over the model (what is true) and
 // the running daemon. Every step ends with the invariants of checks.ts.
@@ -100,11 +101,13 @@ export function apply(model: Model, run: Run, c: Change): void {
   if (c.what === 'end') {
     if (n.status !== 'active') return;
     n.status = 'completed';
+    n.tier = undefined;
     return syncNode(run.d.world, n, false);
   }
   if (c.what === 'restake') {
     if (n.status === 'active') return;
-    Object.assign(n, { status: 'active', periods: n.periods + 1, start: nowS, end: nowS + 200 * 86_400, uptime: 99.5 });
+    // A new period: its uptime is judged afresh (no hysteresis carried over).
+    Object.assign(n, { status: 'active', periods: n.periods + 1, start: nowS, end: nowS + 200 * 86_400, uptime: 99.5, tier: undefined });
     n.txHash = txHashOf(n.nodeId, n.periods);
     return syncNode(run.d.world, n, true);
   }
@@ -308,7 +311,8 @@ const httpBlip: fc.Arbitrary<Distortion> = fc.oneof(
 );
 
 const change: fc.Arbitrary<Change> = fc.oneof(
-  fc.record({ what: fc.constant('uptime' as const), node, value: some(99.5, 86, 50, 0) }),
+  // At the warning level, just under it, within its hysteresis, just past it; under the requirement; past saving.
+  fc.record({ what: fc.constant('uptime' as const), node, value: some(99.5, UPTIME_WARNING + UPTIME_HYSTERESIS, UPTIME_WARNING + UPTIME_HYSTERESIS / 2, UPTIME_WARNING, UPTIME_WARNING - 0.1, 50, 0) }),
   fc.record({ what: fc.constant('version' as const), node, value: some('avalanchego/1.14.1', 'avalanchego/1.13.2', 'avalanchego/1.14.0-rc.3') }),
   fc.record({ what: fc.constant('capacity' as const), node, value: some('500000000000', '6948766000000000') }),
   fc.record({ what: some<'block' | 'end' | 'restake'>('block', 'block', 'end', 'restake'), node }),
@@ -341,6 +345,7 @@ export const families: Record<string, fc.Arbitrary<Cmd>> = {
   metrics: metricsSteps(node),
   clock: clockSteps(node),
   outage: fc.constant(0).chain(() => outageSteps), // lazily: steps-outage.ts imports this file
+  expire: fc.constant(0).chain(() => expireSteps), // lazily: steps-expire.ts imports this file
 };
 
 export function commandsOf(names: readonly string[]): Array<fc.Arbitrary<Cmd>> {

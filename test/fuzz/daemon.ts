@@ -12,7 +12,7 @@ import { PROVIDERS, startProvider, PAGERDUTY_KEY, TELEGRAM_TOKEN, type Provider,
 import { startHostileService, type HostileService } from './service.js';
 import { initialFleet, inventoryYaml, teamRoutes, TEAMS, type Team } from './fleet.js';
 import { rules40, seedWorld40 } from './world-40.js';
-import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODE_FOR_MS, NODES, SIG_TX, SILENT_FOR_S, type Model } from './world.js';
+import { buildWorld, HELICON_S, initialModel, MIN_VERSION, NODE_FOR_MS, NODES, SIG_TX, SILENT_FOR_S, UPTIME_WARNING, HEALTH_OFF, type Model } from './world.js';
 
 // The daemon under the fuzzer: the real App (its store, HTTP server, delivery workers and
 // channels), in this process so its clock can be the simulator's, polled by the fuzzer
@@ -89,7 +89,9 @@ export function rulesYaml(serviceUrl: string): string {
     nodeIds: ${nodes}
     minVersion: ${MIN_VERSION}
     minDelegationCapacity: 1000
+    uptime: {warning: ${UPTIME_WARNING}}
     rewardUptime: {heliconTime: "${new Date(HELICON_S * 1000).toISOString()}"}
+  - {name: ${HEALTH_OFF}, kind: validator-health, schedule: "${NEVER}", severity: warning, network: mainnet, nodeIds: ${nodes}, uptime: false, rewardUptime: {heliconTime: "${new Date(HELICON_S * 1000).toISOString()}"}}
   - {name: blocks, kind: block-production, schedule: "${NEVER}", severity: warning, network: mainnet, nodeIds: ${nodes}, chains: [p-chain], silentFor: ${SILENT_FOR_S / 3600}h}
   - name: node
     kind: node-health

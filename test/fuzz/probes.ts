@@ -81,17 +81,70 @@ export function watchLoop(): LoopWatch {
   };
 }
 
-/** Where each secret was found: `source: secret…`. */
+/** How long a piece of a secret must be to count as leaked (a redaction that keeps a prefix leaks). */
+export const FRAGMENT = 12;
+/** The public parts of the providers' secret URLs (their paths' first segments): no leak by themselves. */
+const PUBLIC = ['/services/', '/api/webhooks/', '/hooks/'];
+/** Every piece of a secret holds one of its anchors (its pieces of half the length at multiples of it): the texts are searched for those. */
+const ANCHOR = FRAGMENT / 2;
+
+interface Search {
+  anchors: RegExp;
+  /** Anchor → each form of a secret it is in, and where. */
+  at: Map<string, Array<{ secret: string; form: string; offset: number }>>;
+}
+const searches = new Map<string, Search>();
+
+/** One regular expression of every secret's anchors (one pass over each text, not one per piece: the state file is megabytes). */
+function searchOf(secrets: readonly string[]): Search {
+  const id = secrets.join('\u0000');
+  const known = searches.get(id);
+  if (known) return known;
+  const at: Search['at'] = new Map();
+  const add = (anchor: string, secret: string, form: string, offset: number) => at.set(anchor, [...(at.get(anchor) ?? []), { secret, form, offset }]);
+  for (const secret of secrets) {
+    for (const form of new Set([secret, encodeURIComponent(secret)])) {
+      if (form.length < FRAGMENT) add(form, secret, form, 0);
+      // Whole anchors only: a piece starting at i holds the one at the next multiple of ANCHOR (≤ i + ANCHOR − 1).
+      else for (let offset = 0; offset + ANCHOR <= form.length; offset += ANCHOR) add(form.slice(offset, offset + ANCHOR), secret, form, offset);
+    }
+  }
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const search = { anchors: new RegExp([...at.keys()].map(escape).join('|'), 'g'), at };
+  searches.set(id, search);
+  return search;
+}
+
+/** The piece of `form` that holds its anchor at `offset` and stands in `text` around `pos` (where the anchor is), if any. */
+function pieceAt(text: string, pos: number, form: string, offset: number): string | undefined {
+  if (form.length < FRAGMENT) return form;
+  for (let start = Math.max(0, offset - ANCHOR + 1); start <= offset && start + FRAGMENT <= form.length; start++) {
+    const piece = form.slice(start, start + FRAGMENT);
+    if (!PUBLIC.some((p) => p.includes(piece)) && text.startsWith(piece, pos - (offset - start))) return piece;
+  }
+  return undefined;
+}
+
+/** Where a secret, or any FRAGMENT-character piece of it (or of its URL-encoded form), appears: `source: first 12 characters…`. */
 export function leaks(sources: Record<string, string>, secrets: readonly string[]): string[] {
-  const found: string[] = [];
+  if (secrets.length === 0) return [];
+  const found = new Set<string>();
+  const { anchors, at } = searchOf(secrets);
   for (const [name, text] of Object.entries(sources)) {
-    for (const s of secrets) {
-      for (const form of [s, encodeURIComponent(s)]) {
-        if (text.includes(form)) found.push(`${name}: ${s.slice(0, 12)}…`);
+    const seen = new Set<string>();
+    anchors.lastIndex = 0;
+    for (let m = anchors.exec(text); m !== null; m = anchors.exec(text)) {
+      // Anchors may overlap: the next search starts one character on, not past this match.
+      anchors.lastIndex = m.index + 1;
+      for (const { secret, form, offset } of at.get(m[0]) ?? []) {
+        const piece = seen.has(secret) ? undefined : pieceAt(text, m.index, form, offset);
+        if (piece === undefined) continue;
+        seen.add(secret);
+        found.add(`${name}: ${secret.slice(0, 12)}… (its piece "${piece}")`);
       }
     }
   }
-  return [...new Set(found)];
+  return [...found];
 }
 
 /** The state file as it is on disk (database and write-ahead log), as text to search. */

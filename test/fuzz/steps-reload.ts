@@ -48,6 +48,8 @@ export class Reload implements fc.AsyncCommand<Model, Run> {
       // Watched afresh: node-health's `for` starts at its first look again.
       const n = model.nodes.find((x) => x.nodeId === this.node);
       if (n) for (const what of Object.keys(n.api.since) as Array<keyof typeof n.api.since>) n.api.since[what] = model.nowMs;
+      // Whether its uptime's hysteresis starts afresh is the daemon's to keep or not: judged again from a reading that needs no history.
+      if (n?.tier !== undefined) n.tier = 'unknown';
     }
     if (this.what === 'rename') member.name = member.name.endsWith('-2') ? member.name.slice(0, -2) : `${member.name}-2`;
     if (this.what === 'move') member.team = member.team === 'core' ? 'infra' : 'core';

@@ -25,6 +25,17 @@ export const SILENT_FOR_S = 2 * 3600;
 export const MIN_VERSION = '1.14.0';
 /** nAVAX: 1,000 AVAX. */
 export const MIN_CAPACITY = 1_000_000_000_000n;
+/** A second validator-health rule, with `uptime: false` and no other check: nothing of it ever fires. */
+export const HEALTH_OFF = 'health-off';
+/** validator-health's `uptime.warning` (the rule's critical level is the requirement, 80% or 90%). */
+export const UPTIME_WARNING = 85;
+/** Its `uptime.hysteresis` (the default): a tier is left only above its level + this. */
+export const UPTIME_HYSTERESIS = 1;
+/** Its `budget` (the defaults): a warning once the downtime budget is under a day, or under 10% of the allowance. */
+const BUDGET_WARN_S = 86_400;
+const BUDGET_WARN_SHARE = 0.1;
+/** The budget's warning is left only 10% above where it is entered. */
+const BUDGET_HYSTERESIS = 1.1;
 
 export interface NodeModel {
   nodeId: string;
@@ -41,7 +52,15 @@ export interface NodeModel {
   periods: number;
   /** What the node's own API says (node-health). */
   api: NodeApiModel;
+  /**
+   * The uptime tier the daemon holds for the node after the last poll the model judged (where
+   * its hysteresis starts from): none, a warning, critical, past saving; 'unknown' after a
+   * reading near a boundary, until a reading that needs no history.
+   */
+  tier?: UptimeTier | 'unknown';
 }
+
+export type UptimeTier = 'warning' | 'critical' | 'lost';
 
 /** The node's own view: a failing health check, another NodeID behind the API, the stake that would reward it. */
 export interface NodeApiModel {
@@ -155,6 +174,45 @@ export interface Expected {
   firing: Map<string, string | undefined>;
   /** `rule/key` of the state alerts the model cannot judge now (near a boundary): not checked. */
   unsure: Set<string>;
+  /** Each node's uptime tier after this poll, to keep when the poll is judged (`health/<node>:uptime` → node, tier). */
+  tiers: Map<string, { node: NodeModel; tier: NodeModel['tier'] }>;
+}
+
+/** A verdict's severity: 'critical lost' (past saving) is a critical alert of its own tier. */
+export function severityOf(verdict: string): string {
+  return verdict.split(' ')[0] as string;
+}
+
+/**
+ * The uptime tier a poll reading the node's uptime holds, coming from `was` (validator-health's
+ * levels: under the requirement critical, under UPTIME_WARNING a warning, each left only above
+ * it + the hysteresis; a downtime budget under its warning a warning, negative past saving);
+ * 'near' when the budget is within a minute of one of its boundaries (not judged).
+ */
+export function uptimeTierOf(n: NodeModel, nowS: number, was: UptimeTier | undefined): UptimeTier | undefined | 'near' {
+  const required = rewardThreshold(n);
+  const length = n.end - n.start;
+  const elapsed = Math.min(Math.max(nowS - n.start, 0), length);
+  const budget = (n.uptime / 100) * elapsed + (length - elapsed) - (required / 100) * length;
+  const allowance = ((100 - required) / 100) * length;
+  const warnS = Math.min(BUDGET_WARN_S, BUDGET_WARN_SHARE * allowance);
+  const lostMargin = Math.max(900, allowance * 0.01);
+  if ([0, lostMargin, warnS, warnS * BUDGET_HYSTERESIS].some((b) => Math.abs(budget - b) < 60)) return 'near';
+  if (budget < 0 || (was === 'lost' && budget < lostMargin)) return 'lost';
+  const critical = required;
+  const warning = Math.max(UPTIME_WARNING, critical);
+  if (n.uptime < critical || ((was === 'critical' || was === 'lost') && n.uptime < critical + UPTIME_HYSTERESIS)) return 'critical';
+  if (budget < warnS || (was !== undefined && budget < warnS * BUDGET_HYSTERESIS)) return 'warning';
+  if (warning > critical && (n.uptime < warning || (was !== undefined && n.uptime < warning + UPTIME_HYSTERESIS))) return 'warning';
+  return undefined;
+}
+
+/** The tier after this poll: what every possible history gives, when the model lost track of it. */
+function nextTier(n: NodeModel, nowS: number): NodeModel['tier'] | 'near' {
+  const histories: Array<UptimeTier | undefined> = n.tier === 'unknown' ? [undefined, 'warning', 'critical', 'lost'] : [n.tier];
+  const after = new Set(histories.map((was) => uptimeTierOf(n, nowS, was)));
+  if (after.has('near')) return 'near';
+  return after.size === 1 ? ([...after][0] as UptimeTier | undefined) : 'unknown';
 }
 
 const SEMVER = /(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?/;
@@ -177,6 +235,7 @@ export function rewardThreshold(n: NodeModel): number {
 export function expected(model: Model): Expected {
   const firing = new Map<string, string | undefined>();
   const unsure = new Set<string>();
+  const tiers: Expected['tiers'] = new Map();
   // A chain's timestamps can only be judged against the daemon's wall clock: a stepped one moves those verdicts.
   const nowS = Math.floor((model.nowMs + (model.wallStepMs ?? 0)) / 1000);
   for (const n of model.nodes) {
@@ -185,16 +244,19 @@ export function expected(model: Model): Expected {
     if (n.status === 'active') {
       if (versionOld(n.version)) firing.set(`health/${node}:version`, undefined);
       if (BigInt(n.capacity) < MIN_CAPACITY) firing.set(`health/${node}:delegation-capacity`, undefined);
-      // Uptime levels: only values far from every boundary are judged (hysteresis is the kind's).
-      if (n.uptime < rewardThreshold(n)) firing.set(`health/${node}:uptime`, 'critical');
-      else if (n.uptime < 97) unsure.add(`health/${node}:uptime`);
-    }
+      // Uptime levels, exactly: each reading is judged from the tier the last one left.
+      const key = `health/${node}:uptime`;
+      const tier = nextTier(n, nowS);
+      tiers.set(key, { node: n, tier: tier === 'near' ? 'unknown' : tier });
+      if (tier === 'near' || tier === 'unknown') unsure.add(key);
+      else if (tier !== undefined) firing.set(key, tier === 'lost' ? 'critical lost' : tier);
+    } else tiers.set(`health/${node}:uptime`, { node: n, tier: undefined });
     // The node's own view, each condition once it has held for node-health's `for`.
     const held = (what: 'failing' | 'other' | 'stake', key: string, severity: string | undefined) => {
       const since = n.api.since[what];
       if (since === undefined) return;
+      // Exactly: pending (nothing fires) until it has held `for` (a cron rule: no slack of half an interval).
       if (model.nowMs - since >= NODE_FOR_MS) firing.set(`node/${node}:${key}`, severity);
-      else unsure.add(`node/${node}:${key}`);
     };
     if (n.api.failing) held('failing', `health:${FAILING_CHECK}`, undefined);
     if (n.api.other) held('other', 'node-id', 'critical');
@@ -213,5 +275,5 @@ export function expected(model: Model): Expected {
     if (Math.abs(past) < 5_000) unsure.add(frozen.key);
     else if (past > 0) firing.set(frozen.key, 'critical');
   }
-  return { firing, unsure };
+  return { firing, unsure, tiers };
 }
