@@ -102,9 +102,12 @@ export class Revoked extends ReceiverDown {
     if (!named(run.d, this.provider)) throw new Violation(`${step}: a minute after its dead letter, the heartbeat no longer names ${this.provider}`);
   }
   protected async after(model: Model, run: Run, step: string) {
-    // The next notification gets through, and the receiver is green again.
+    // The next notification gets through, and the receiver is green again. Only once one did:
+    // a flip may send it nothing (unseen, muted, or waiting to join an incident).
+    const from = Math.max(0, ...outboxRows(run.d).map((r) => r.id));
     await flip(model, this.node).run(model, run);
     await settleDelivery(run.d);
+    if (!outboxRows(run.d).some((r) => r.receiver === this.provider && r.id > from && r.state === 'sent')) return;
     if (named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} took a notification again, and the heartbeat still names it: ${JSON.stringify(run.d.app.blindness())}`);
   }
   override toString = () => `${this.provider} revoked (404 for good), node ${short(this.node)}`;
