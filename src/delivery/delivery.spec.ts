@@ -17,12 +17,15 @@ class FakeNotifier implements Notifier {
   /** Copies sent, answered or not. */
   sent = 0;
   failWith: DeliveryError | undefined;
+  /** Runs inside each attempt, before its outcome (a slow attempt moves the test's clock). */
+  during: (() => Promise<void> | void) | undefined;
   constructor(
     readonly name: string,
     readonly idempotent = false,
   ) {}
   async send(alerts: readonly AlertMessage[]): Promise<void> {
     this.sent++;
+    await this.during?.();
     if (this.failWith) throw this.failWith;
     this.groups.push(alerts.map((a) => a.subject));
   }
@@ -49,10 +52,10 @@ describe('delivery', () => {
   let metrics: ReturnType<typeof createMetrics>;
   const newMetrics = () => createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   /** A Delivery over this test's store, notifier and clock. */
-  const make = (options: Partial<DeliveryOptions> = {}, wall: () => number = () => clock): Delivery =>
+  const make = (options: Partial<DeliveryOptions> = {}, wall: () => number = () => clock, over: Store = store, notifiers: Notifier[] = [notifier]): Delivery =>
     new Delivery({
-      store,
-      notifiers: [notifier],
+      store: over,
+      notifiers,
       metrics,
       log: createLogger('silent', false).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
@@ -398,6 +401,113 @@ describe('delivery', () => {
       await delivery.drain(1_000);
       expect(store.outbox('sent')).toHaveLength(1);
       expect(delivery.problems()).toEqual([]);
+    });
+  });
+
+  describe('what an operator sees when time runs long, or two senders share a file', () => {
+    const failedSeries = async () => (await metrics.notificationsFailed.get()).values.map((v) => `${v.labels.receiver} ${v.labels.reason} ${v.value}`).sort();
+
+    it('a row past maxAge is dead-lettered, never sent late: no message arrives, the dead letter says how old it was, and `expired` counts it', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 3 * 3_600_000;
+      await delivery.drain(1_000);
+      expect(notifier.sent).toBe(0);
+      expect(store.outbox('dead')).toEqual([expect.objectContaining({ summary: 'a changed', lastError: 'undelivered after 3h; no attempt was made' })]);
+      expect(await failedSeries()).toContain('fake expired 1');
+    });
+
+    it('a row exactly maxAge old still goes out', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 60_000;
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['a']]);
+      expect(store.outbox('dead')).toEqual([]);
+    });
+
+    it('a group whose rows all expired sends nothing (no empty message); the other group goes alone', async () => {
+      store.commitEvaluation('r', {}, [alert('a', 'g1'), alert('b', 'g1')], clock);
+      clock += 30_000;
+      store.commitEvaluation('r', {}, [alert('c', 'g2')], clock);
+      clock += 30_001;
+      await delivery.drain(1_000);
+      expect(notifier.sent).toBe(1);
+      expect(notifier.groups).toEqual([['c']]);
+      expect(store.outbox('dead').map((r) => r.summary).sort()).toEqual(['a changed', 'b changed']);
+      expect((await metrics.notifications.get()).values.map((v) => v.value)).toEqual([1]);
+    });
+
+    it('a batch of groups sent one by one stays leased to its end: `once --send` beside the daemon sends none of them again', async () => {
+      const subjects = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+      store.commitEvaluation('r', {}, subjects.map((s) => alert(s, s)), clock);
+      clock += 800;
+      const onceStore = Store.open(join(dir, 's.db'));
+      const onceNotifier = new FakeNotifier('fake');
+      const once = make({}, () => clock, onceStore, [onceNotifier]);
+      // Each attempt takes the channel's whole timeout (1 s): the 7th starts 6 s after the claim,
+      // past one attempt's lease (timeout + 5 s); `once --send` runs then.
+      let attempts = 0;
+      notifier.during = async () => {
+        clock += 1_000;
+        if (++attempts === 7) await once.drain(1_000);
+      };
+      await delivery.drain(60_000);
+      onceStore.close();
+      expect(onceNotifier.groups).toEqual([]);
+      expect(notifier.groups.flat()).toEqual(subjects);
+      expect(store.outbox('sent')).toHaveLength(8);
+    });
+
+    it("one receiver's groupInterval never holds another receiver's messages of the same group", async () => {
+      const other = new FakeNotifier('other');
+      delivery = make({}, () => clock, store, [notifier, other]);
+      const both = (subject: string): NewAlert => ({
+        ...alert(subject),
+        targets: [
+          { receiver: 'fake', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 600_000 },
+          { receiver: 'other', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 60_000 },
+        ],
+      });
+      store.commitEvaluation('r', {}, [both('x')], clock);
+      clock += 1_000;
+      await delivery.drain(1_000);
+      clock += 10_000;
+      store.commitEvaluation('r', {}, [both('y')], clock);
+      // other's groupInterval, from its delivery 1 s in, is over at 61 s; fake's lasts 10 min.
+      clock += 49_999;
+      await delivery.drain(1_000);
+      expect(other.groups).toEqual([['x']]);
+      clock += 1;
+      await delivery.drain(1_000);
+      expect(other.groups).toEqual([['x'], ['y']]);
+      expect(notifier.groups).toEqual([['x']]);
+    });
+
+    it('every failure series is on /metrics at 0 from the start, so an increase() alert sees the first failure', async () => {
+      metrics = newMetrics();
+      make({}, () => clock, store, [notifier, new FakeNotifier('pd', true)]);
+      expect(await failedSeries()).toEqual([
+        'fake expired 0',
+        'fake network 0',
+        'fake timeout 0',
+        'fake unconfirmed 0',
+        // An idempotent channel never gives up a row as unconfirmed.
+        'pd expired 0',
+        'pd network 0',
+        'pd timeout 0',
+      ]);
+      expect((await metrics.notifications.get()).values.map((v) => `${v.labels.receiver} ${v.value}`).sort()).toEqual(['fake 0', 'pd 0']);
+    });
+
+    it('`once --send` keeps to its deadline: groups left when it passes stay pending for the daemon', async () => {
+      store.commitEvaluation('r', {}, ['a', 'b', 'c', 'd', 'e'].map((s) => alert(s, s)), clock);
+      clock += 800;
+      // Each attempt takes 0.5 s: a, b and c start within the 1 s deadline (c at exactly 1 s).
+      notifier.during = () => {
+        clock += 500;
+      };
+      expect(await delivery.drain(1_000)).toBe(2);
+      expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
+      expect(store.outbox('pending').map((r) => r.summary).sort()).toEqual(['d changed', 'e changed']);
     });
   });
 });
