@@ -69,7 +69,7 @@ describe('a group\'s head, title and lines', () => {
     summary: o.summary ?? 's',
     rule: 'r',
     kind: 'validator-health',
-    labels: o.validator === undefined ? {} : { validator: o.validator },
+    labels: (o.validator === undefined ? {} : { validator: o.validator }) as Record<string, string>,
     details: {},
   });
 

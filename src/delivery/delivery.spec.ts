@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { createMetrics } from '../metrics/registry.js';
 import { Store, type NewAlert } from '../store/index.js';
-import { Delivery, type DeliveryOptions } from './delivery.js';
+import { Delivery, type DeliveryDeps, type DeliveryOptions } from './delivery.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
 /** A notifier of our own interface that records groups and fails as told. */
@@ -50,17 +50,26 @@ describe('delivery', () => {
   let notifier: FakeNotifier;
   let delivery: Delivery;
   let metrics: ReturnType<typeof createMetrics>;
+  /** What the journal says (JSON lines, parsed). */
+  let logs: Array<Record<string, unknown>>;
   const newMetrics = () => createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   /** A Delivery over this test's store, notifier and clock. */
-  const make = (options: Partial<DeliveryOptions> = {}, wall: () => number = () => clock, over: Store = store, notifiers: Notifier[] = [notifier]): Delivery =>
+  const make = (
+    options: Partial<DeliveryOptions> = {},
+    wall: () => number = () => clock,
+    over: Store = store,
+    notifiers: Notifier[] = [notifier],
+    extra: Pick<DeliveryDeps, 'held' | 'digestOf'> = {},
+  ): Delivery =>
     new Delivery({
       store: over,
       notifiers,
       metrics,
-      log: createLogger('silent', false).log,
+      log: createLogger('info', false, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
       clock: { now: wall, mono: () => clock },
       random: () => 1,
+      ...extra,
     });
 
   beforeEach(() => {
@@ -69,6 +78,7 @@ describe('delivery', () => {
     clock = 1_000_000;
     notifier = new FakeNotifier('fake');
     metrics = newMetrics();
+    logs = [];
     delivery = make();
   });
   afterEach(() => {
