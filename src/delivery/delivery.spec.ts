@@ -519,5 +519,142 @@ describe('delivery', () => {
       expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
       expect(store.outbox('pending').map((r) => r.summary).sort()).toEqual(['d changed', 'e changed']);
     });
+
+    it('a single attempt that takes its whole timeout is still leased: `once --send` meanwhile sends nothing', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      const onceStore = Store.open(join(dir, 's.db'));
+      const onceNotifier = new FakeNotifier('fake');
+      const once = make({}, () => clock, onceStore, [onceNotifier]);
+      notifier.during = async () => {
+        clock += 1_000;
+        await once.drain(1_000);
+      };
+      await delivery.drain(1_000);
+      onceStore.close();
+      expect(onceNotifier.groups).toEqual([]);
+      expect(notifier.groups).toEqual([['a']]);
+    });
+
+    /** An attempt at a row 59 s old (maxAge 60 s) that fails after `ms`. */
+    const failingAt59s = async (ms: number) => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 59_000;
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      notifier.during = () => {
+        clock += ms;
+      };
+      await delivery.drain(1_000);
+    };
+
+    it('an attempt that fails after the row passed maxAge dead-letters it at once, saying how old it is', async () => {
+      await failingAt59s(1_001);
+      expect(store.outbox('pending')).toEqual([]);
+      expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 1m; last error: HTTP 503' })]);
+    });
+
+    it('an attempt that fails when the row is exactly maxAge old is retried', async () => {
+      await failingAt59s(1_000);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'HTTP 503' })]);
+    });
+
+    it('the counters carry the receiver: one delivered, one failed attempt by its reason', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      await delivery.drain(1_000);
+      notifier.failWith = undefined;
+      clock += 10_000;
+      await delivery.drain(1_000);
+      expect(await failedSeries()).toContain('fake http_503 1');
+      expect((await metrics.notifications.get()).values.map((v) => `${v.labels.receiver} ${v.value}`)).toEqual(['fake 1']);
+    });
+
+    it("a channel's unexpected error is a retryable failure naming the receiver", async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.during = () => {
+        throw new TypeError('fetch failed');
+      };
+      await delivery.drain(1_000);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'fake: TypeError: fetch failed' })]);
+      expect(await failedSeries()).toContain('fake error 1');
+    });
+
+    it('a group retried waits by its most-tried row: a newcomer does not reset the backoff', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      for (let i = 0; i < 3; i++) {
+        await delivery.drain(1_000);
+        clock = store.nextDue('fake')!;
+      }
+      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await delivery.drain(1_000);
+      // a had 3 attempts: 1 s × 2^3.
+      expect(store.nextDue('fake')).toBe(clock + 8_000);
+    });
+
+    it('a digest goes out as one message at its slot, aged from the slot, not from its rows', async () => {
+      const slot = clock + 2 * 3_600_000;
+      const digestOf = () => ({ severities: ['info' as const], every: 86_400_000, at: '09:00', location: 'UTC' });
+      delivery = make({}, () => clock, store, [notifier], { digestOf });
+      const waiting = (subject: string): NewAlert => ({ ...alert(subject), severity: 'info', targets: [{ receiver: 'fake', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, digestAt: slot }] });
+      store.commitEvaluation('r', {}, [waiting('a'), waiting('b')], clock);
+      clock = slot;
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['2 notification(s)']]);
+      expect(store.outbox('sent')).toHaveLength(2);
+    });
+
+    it('a firing alert held back (its incident fires to this receiver) is muted with the reason; a resolution is never held', async () => {
+      delivery = make({}, () => clock, store, [notifier], { held: () => 'held: incident #3 fires to this receiver' });
+      store.commitEvaluation('r', {}, [alert('down', 'g', 0, 0, 'warning', 'firing'), alert('up', 'g2', 0, 0, 'warning', 'resolved')], clock);
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['up']]);
+      expect(store.outbox('muted').map((r) => [r.summary, r.lastError])).toEqual([['down changed', 'held: incident #3 fires to this receiver']]);
+    });
+  });
+
+  describe('the journal says what happened to each notification', () => {
+    const said = (msg: string) => logs.filter((l) => l['msg'] === msg);
+
+    it('delivered: one, or a group, with the receiver, the count, the outbox ids and the rules', async () => {
+      store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2'), alert('c', 'g2')], clock);
+      await delivery.drain(1_000);
+      expect(said('notification delivered')).toEqual([expect.objectContaining({ level: 30, receiver: 'fake', alerts: 1, outboxIds: [1], rules: ['r'] })]);
+      expect(said('notification group delivered')).toEqual([expect.objectContaining({ receiver: 'fake', alerts: 2, outboxIds: [2, 3], rules: ['r'] })]);
+    });
+
+    it('a storm lists the first 20 outbox ids', async () => {
+      store.commitEvaluation('r', {}, Array.from({ length: 25 }, (_, i) => alert(`n${i}`)), clock);
+      await delivery.drain(1_000);
+      expect(said('notification group delivered')[0]).toMatchObject({ alerts: 25, outboxIds: Array.from({ length: 20 }, (_, i) => i + 1) });
+    });
+
+    it('failed, to be retried: the reason, the error and the wait', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      await delivery.drain(1_000);
+      expect(said('notification failed; will retry')).toEqual([expect.objectContaining({ level: 40, receiver: 'fake', reason: 'http_503', error: 'HTTP 503', retryInMs: 1_000, outboxIds: [1] })]);
+    });
+
+    it('failed for good: dead-lettered with the reason', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
+      await delivery.drain(1_000);
+      expect(said('notification failed permanently; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', reason: 'http_410', error: 'HTTP 410: archived', outboxIds: [1] })]);
+    });
+
+    it('expired, and sent twice without an answer: each names the row and its rule', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 61_000;
+      await delivery.drain(1_000);
+      expect(said('notification expired; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', outboxId: 1, rule: 'r', reason: 'expired' })]);
+      store.commitEvaluation('r', {}, [alert('b')], clock);
+      notifier.failWith = new DeliveryError('no answer', 'timeout', true, undefined, true);
+      await delivery.drain(1_000);
+      clock += 10_000;
+      await delivery.drain(1_000);
+      expect(said('notification sent twice without an answer; not sent again')).toEqual([
+        expect.objectContaining({ level: 50, receiver: 'fake', outboxId: 2, rule: 'r', reason: 'unconfirmed', error: 'no answer' }),
+      ]);
+    });
   });
 });
