@@ -36,6 +36,8 @@ describe('digest slots', () => {
   it('says what is wrong with a setting', () => {
     const issues = (input: unknown) => digestSchema.safeParse(input).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     expect(issues({ every: '5h' })).toEqual(['every: must be a whole number of hours that divides a day: 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h']);
+    expect(issues({ every: '90m' })).toEqual(['every: must be a whole number of hours that divides a day: 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h']);
+    for (const every of ['1h', '8h', '24h']) expect(issues({ every })).toBeUndefined();
     expect(issues({ at: '9am' })).toEqual(['at: expected HH:MM (24-hour), e.g. "09:00"']);
     expect(issues({ location: 'Mars/Olympus' })).toEqual(['location: "Mars/Olympus" is not a time zone known to this system (an IANA name such as Europe/Paris or UTC)']);
     expect(issues({ severities: [] })?.[0]).toMatch(/^severities: /);
@@ -57,5 +59,43 @@ describe('the digest message', () => {
       'exports: 1': '[resolved] export done',
       Digest: 'every 1d at 09:00 Europe/Paris',
     });
+  });
+
+  it('is one event for the receiver: the latest alert\'s id and time, the earliest named in the summary, the worst severity', () => {
+    const m = digestMessage('ops', [
+      message('staking', 'late', { alertId: 7, at: '2026-01-05T11:00:00.000Z', status: 'firing' }),
+      message('staking', 'early', { alertId: 3, at: '2026-01-05T08:00:00.000Z', severity: 'critical' }),
+      message('exports', 'last', { alertId: 9, at: '2026-01-05T10:30:00.000Z' }),
+    ], daily);
+    expect(m).toMatchObject({
+      alertId: 9,
+      rule: 'digest',
+      kind: 'digest',
+      subject: '3 notification(s)',
+      severity: 'critical',
+      labels: { alertname: 'digest', receiver: 'ops' },
+      at: '2026-01-05T10:30:00.000Z',
+      summary: 'Digest for ops: 3 notification(s) since 2026-01-05T08:00:00.000Z (staking 2, exports 1)',
+    });
+    expect(m.details['staking: 2']).toBe('• early · [firing] late');
+    expect(digestMessage('ops', [message('a', 'x', { severity: 'warning' }), message('a', 'y')], daily).severity).toBe('warning');
+  });
+
+  it('rules with as many notifications go in name order; past 20 rules the rest are counted', () => {
+    const rules = Array.from({ length: 23 }, (_, i) => `rule-${String(i).padStart(2, '0')}`);
+    const m = digestMessage('ops', [...rules.map((r) => message(r, `${r} news`)), message('rule-22', 'again'), message('rule-21', 'again')], daily);
+    const keys = Object.keys(m.details);
+    expect(keys.slice(0, 3)).toEqual(['rule-21: 2', 'rule-22: 2', 'rule-00: 1']);
+    expect(keys).toHaveLength(22);
+    expect(keys).not.toContain('rule-18: 1');
+    expect(m.details['Other rules']).toBe('3 notification(s) of 3 more rule(s)');
+    expect(m.details['Digest']).toBe('every 1d at 09:00 Europe/Paris');
+    expect(Object.keys(digestMessage('ops', rules.slice(0, 20).map((r) => message(r, r)), daily).details)).not.toContain('Other rules');
+  });
+
+  it('exactly three summaries are quoted without "+N more"; a receiver without digest settings says "digest"', () => {
+    const m = digestMessage('ops', [message('s', 'a'), message('s', 'b'), message('s', 'c')], undefined);
+    expect(m.details).toEqual({ 's: 3': '• c · • b · • a', Digest: 'digest' });
+    expect(digestMessage('ops', [], undefined)).toMatchObject({ alertId: 0, severity: 'info', at: '1970-01-01T00:00:00.000Z', subject: '0 notification(s)' });
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { createMetrics } from '../metrics/registry.js';
 import { Store, type NewAlert } from '../store/index.js';
-import { Delivery, type DeliveryOptions } from './delivery.js';
+import { Delivery, type DeliveryDeps, type DeliveryOptions } from './delivery.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
 /** A notifier of our own interface that records groups and fails as told. */
@@ -17,12 +17,15 @@ class FakeNotifier implements Notifier {
   /** Copies sent, answered or not. */
   sent = 0;
   failWith: DeliveryError | undefined;
+  /** Runs inside each attempt, before its outcome (a slow attempt moves the test's clock). */
+  during: (() => Promise<void> | void) | undefined;
   constructor(
     readonly name: string,
     readonly idempotent = false,
   ) {}
   async send(alerts: readonly AlertMessage[]): Promise<void> {
     this.sent++;
+    await this.during?.();
     if (this.failWith) throw this.failWith;
     this.groups.push(alerts.map((a) => a.subject));
   }
@@ -47,17 +50,26 @@ describe('delivery', () => {
   let notifier: FakeNotifier;
   let delivery: Delivery;
   let metrics: ReturnType<typeof createMetrics>;
+  /** What the journal says (JSON lines, parsed). */
+  let logs: Array<Record<string, unknown>>;
   const newMetrics = () => createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   /** A Delivery over this test's store, notifier and clock. */
-  const make = (options: Partial<DeliveryOptions> = {}, wall: () => number = () => clock): Delivery =>
+  const make = (
+    options: Partial<DeliveryOptions> = {},
+    wall: () => number = () => clock,
+    over: Store = store,
+    notifiers: Notifier[] = [notifier],
+    extra: Pick<DeliveryDeps, 'held' | 'digestOf'> = {},
+  ): Delivery =>
     new Delivery({
-      store,
-      notifiers: [notifier],
+      store: over,
+      notifiers,
       metrics,
-      log: createLogger('silent', false).log,
+      log: createLogger('info', false, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
       clock: { now: wall, mono: () => clock },
       random: () => 1,
+      ...extra,
     });
 
   beforeEach(() => {
@@ -66,6 +78,7 @@ describe('delivery', () => {
     clock = 1_000_000;
     notifier = new FakeNotifier('fake');
     metrics = newMetrics();
+    logs = [];
     delivery = make();
   });
   afterEach(() => {
@@ -398,6 +411,250 @@ describe('delivery', () => {
       await delivery.drain(1_000);
       expect(store.outbox('sent')).toHaveLength(1);
       expect(delivery.problems()).toEqual([]);
+    });
+  });
+
+  describe('what an operator sees when time runs long, or two senders share a file', () => {
+    const failedSeries = async () => (await metrics.notificationsFailed.get()).values.map((v) => `${v.labels.receiver} ${v.labels.reason} ${v.value}`).sort();
+
+    it('a row past maxAge is dead-lettered, never sent late: no message arrives, the dead letter says how old it was, and `expired` counts it', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 3 * 3_600_000;
+      await delivery.drain(1_000);
+      expect(notifier.sent).toBe(0);
+      expect(store.outbox('dead')).toEqual([expect.objectContaining({ summary: 'a changed', lastError: 'undelivered after 3h; no attempt was made' })]);
+      expect(await failedSeries()).toContain('fake expired 1');
+    });
+
+    it('a row exactly maxAge old still goes out', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 60_000;
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['a']]);
+      expect(store.outbox('dead')).toEqual([]);
+    });
+
+    it('a group whose rows all expired sends nothing (no empty message); the other group goes alone', async () => {
+      store.commitEvaluation('r', {}, [alert('a', 'g1'), alert('b', 'g1')], clock);
+      clock += 30_000;
+      store.commitEvaluation('r', {}, [alert('c', 'g2')], clock);
+      clock += 30_001;
+      await delivery.drain(1_000);
+      expect(notifier.sent).toBe(1);
+      expect(notifier.groups).toEqual([['c']]);
+      expect(store.outbox('dead').map((r) => r.summary).sort()).toEqual(['a changed', 'b changed']);
+      expect((await metrics.notifications.get()).values.map((v) => v.value)).toEqual([1]);
+    });
+
+    it('a batch of groups sent one by one stays leased to its end: `once --send` beside the daemon sends none of them again', async () => {
+      const subjects = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+      store.commitEvaluation('r', {}, subjects.map((s) => alert(s, s)), clock);
+      clock += 800;
+      const onceStore = Store.open(join(dir, 's.db'));
+      const onceNotifier = new FakeNotifier('fake');
+      const once = make({}, () => clock, onceStore, [onceNotifier]);
+      // Each attempt takes the channel's whole timeout (1 s): the 7th starts 6 s after the claim,
+      // past one attempt's lease (timeout + 5 s); `once --send` runs then.
+      let attempts = 0;
+      notifier.during = async () => {
+        clock += 1_000;
+        if (++attempts === 7) await once.drain(1_000);
+      };
+      await delivery.drain(60_000);
+      onceStore.close();
+      expect(onceNotifier.groups).toEqual([]);
+      expect(notifier.groups.flat()).toEqual(subjects);
+      expect(store.outbox('sent')).toHaveLength(8);
+    });
+
+    it("one receiver's groupInterval never holds another receiver's messages of the same group", async () => {
+      const other = new FakeNotifier('other');
+      delivery = make({}, () => clock, store, [notifier, other]);
+      const both = (subject: string): NewAlert => ({
+        ...alert(subject),
+        targets: [
+          { receiver: 'fake', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 600_000 },
+          { receiver: 'other', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 60_000 },
+        ],
+      });
+      store.commitEvaluation('r', {}, [both('x')], clock);
+      clock += 1_000;
+      await delivery.drain(1_000);
+      clock += 10_000;
+      store.commitEvaluation('r', {}, [both('y')], clock);
+      // other's groupInterval, from its delivery 1 s in, is over at 61 s; fake's lasts 10 min.
+      clock += 49_999;
+      await delivery.drain(1_000);
+      expect(other.groups).toEqual([['x']]);
+      clock += 1;
+      await delivery.drain(1_000);
+      expect(other.groups).toEqual([['x'], ['y']]);
+      expect(notifier.groups).toEqual([['x']]);
+    });
+
+    it('every failure series is on /metrics at 0 from the start, so an increase() alert sees the first failure', async () => {
+      metrics = newMetrics();
+      make({}, () => clock, store, [notifier, new FakeNotifier('pd', true)]);
+      expect(await failedSeries()).toEqual([
+        'fake expired 0',
+        'fake network 0',
+        'fake timeout 0',
+        'fake unconfirmed 0',
+        // An idempotent channel never gives up a row as unconfirmed.
+        'pd expired 0',
+        'pd network 0',
+        'pd timeout 0',
+      ]);
+      expect((await metrics.notifications.get()).values.map((v) => `${v.labels.receiver} ${v.value}`).sort()).toEqual(['fake 0', 'pd 0']);
+    });
+
+    it('`once --send` keeps to its deadline: groups left when it passes stay pending for the daemon', async () => {
+      store.commitEvaluation('r', {}, ['a', 'b', 'c', 'd', 'e'].map((s) => alert(s, s)), clock);
+      clock += 800;
+      // Each attempt takes 0.5 s: a, b and c start within the 1 s deadline (c at exactly 1 s).
+      notifier.during = () => {
+        clock += 500;
+      };
+      expect(await delivery.drain(1_000)).toBe(2);
+      expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
+      expect(store.outbox('pending').map((r) => r.summary).sort()).toEqual(['d changed', 'e changed']);
+    });
+
+    it('a single attempt that takes its whole timeout is still leased: `once --send` meanwhile sends nothing', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      const onceStore = Store.open(join(dir, 's.db'));
+      const onceNotifier = new FakeNotifier('fake');
+      const once = make({}, () => clock, onceStore, [onceNotifier]);
+      notifier.during = async () => {
+        clock += 1_000;
+        await once.drain(1_000);
+      };
+      await delivery.drain(1_000);
+      onceStore.close();
+      expect(onceNotifier.groups).toEqual([]);
+      expect(notifier.groups).toEqual([['a']]);
+    });
+
+    /** An attempt at a row 59 s old (maxAge 60 s) that fails after `ms`. */
+    const failingAt59s = async (ms: number) => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 59_000;
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      notifier.during = () => {
+        clock += ms;
+      };
+      await delivery.drain(1_000);
+    };
+
+    it('an attempt that fails after the row passed maxAge dead-letters it at once, saying how old it is', async () => {
+      await failingAt59s(1_001);
+      expect(store.outbox('pending')).toEqual([]);
+      expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 1m; last error: HTTP 503' })]);
+    });
+
+    it('an attempt that fails when the row is exactly maxAge old is retried', async () => {
+      await failingAt59s(1_000);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'HTTP 503' })]);
+    });
+
+    it('the counters carry the receiver: one delivered, one failed attempt by its reason', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      await delivery.drain(1_000);
+      notifier.failWith = undefined;
+      clock += 10_000;
+      await delivery.drain(1_000);
+      expect(await failedSeries()).toContain('fake http_503 1');
+      expect((await metrics.notifications.get()).values.map((v) => `${v.labels.receiver} ${v.value}`)).toEqual(['fake 1']);
+    });
+
+    it("a channel's unexpected error is a retryable failure naming the receiver", async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.during = () => {
+        throw new TypeError('fetch failed');
+      };
+      await delivery.drain(1_000);
+      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'fake: TypeError: fetch failed' })]);
+      expect(await failedSeries()).toContain('fake error 1');
+    });
+
+    it('a group retried waits by its most-tried row: a newcomer does not reset the backoff', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      for (let i = 0; i < 3; i++) {
+        await delivery.drain(1_000);
+        clock = store.nextDue('fake')!;
+      }
+      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await delivery.drain(1_000);
+      // a had 3 attempts: 1 s × 2^3.
+      expect(store.nextDue('fake')).toBe(clock + 8_000);
+    });
+
+    it('a digest goes out as one message at its slot, aged from the slot, not from its rows', async () => {
+      const slot = clock + 2 * 3_600_000;
+      const digestOf = () => ({ severities: ['info' as const], every: 86_400_000, at: '09:00', location: 'UTC' });
+      delivery = make({}, () => clock, store, [notifier], { digestOf });
+      const waiting = (subject: string): NewAlert => ({ ...alert(subject), severity: 'info', targets: [{ receiver: 'fake', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, digestAt: slot }] });
+      store.commitEvaluation('r', {}, [waiting('a'), waiting('b')], clock);
+      clock = slot;
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['2 notification(s)']]);
+      expect(store.outbox('sent')).toHaveLength(2);
+    });
+
+    it('a firing alert held back (its incident fires to this receiver) is muted with the reason; a resolution is never held', async () => {
+      delivery = make({}, () => clock, store, [notifier], { held: () => 'held: incident #3 fires to this receiver' });
+      store.commitEvaluation('r', {}, [alert('down', 'g', 0, 0, 'warning', 'firing'), alert('up', 'g2', 0, 0, 'warning', 'resolved')], clock);
+      await delivery.drain(1_000);
+      expect(notifier.groups).toEqual([['up']]);
+      expect(store.outbox('muted').map((r) => [r.summary, r.lastError])).toEqual([['down changed', 'held: incident #3 fires to this receiver']]);
+    });
+  });
+
+  describe('the journal says what happened to each notification', () => {
+    const said = (msg: string) => logs.filter((l) => l['msg'] === msg);
+
+    it('delivered: one, or a group, with the receiver, the count, the outbox ids and the rules', async () => {
+      store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2'), alert('c', 'g2')], clock);
+      await delivery.drain(1_000);
+      expect(said('notification delivered')).toEqual([expect.objectContaining({ level: 30, receiver: 'fake', alerts: 1, outboxIds: [1], rules: ['r'] })]);
+      expect(said('notification group delivered')).toEqual([expect.objectContaining({ receiver: 'fake', alerts: 2, outboxIds: [2, 3], rules: ['r'] })]);
+    });
+
+    it('a storm lists the first 20 outbox ids', async () => {
+      store.commitEvaluation('r', {}, Array.from({ length: 25 }, (_, i) => alert(`n${i}`)), clock);
+      await delivery.drain(1_000);
+      expect(said('notification group delivered')[0]).toMatchObject({ alerts: 25, outboxIds: Array.from({ length: 20 }, (_, i) => i + 1) });
+    });
+
+    it('failed, to be retried: the reason, the error and the wait', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
+      await delivery.drain(1_000);
+      expect(said('notification failed; will retry')).toEqual([expect.objectContaining({ level: 40, receiver: 'fake', reason: 'http_503', error: 'HTTP 503', retryInMs: 1_000, outboxIds: [1] })]);
+    });
+
+    it('failed for good: dead-lettered with the reason', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
+      await delivery.drain(1_000);
+      expect(said('notification failed permanently; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', reason: 'http_410', error: 'HTTP 410: archived', outboxIds: [1] })]);
+    });
+
+    it('expired, and sent twice without an answer: each names the row and its rule', async () => {
+      store.commitEvaluation('r', {}, [alert('a')], clock);
+      clock += 61_000;
+      await delivery.drain(1_000);
+      expect(said('notification expired; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', outboxId: 1, rule: 'r', reason: 'expired' })]);
+      store.commitEvaluation('r', {}, [alert('b')], clock);
+      notifier.failWith = new DeliveryError('no answer', 'timeout', true, undefined, true);
+      await delivery.drain(1_000);
+      clock += 10_000;
+      await delivery.drain(1_000);
+      expect(said('notification sent twice without an answer; not sent again')).toEqual([
+        expect.objectContaining({ level: 50, receiver: 'fake', outboxId: 2, rule: 'r', reason: 'unconfirmed', error: 'no answer' }),
+      ]);
     });
   });
 });

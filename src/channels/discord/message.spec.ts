@@ -108,6 +108,53 @@ describe('Discord message', () => {
   });
 });
 
+describe('Discord message: colours, counts and cuts', () => {
+  it('the colour and icon: red critical, amber warning, blue info, green resolved', () => {
+    const one = (a: Partial<AlertMessage>) => discordPayload([{ ...alert, ...a }]);
+    expect(one({ severity: 'warning' }).embeds[0]!.color).toBe(0xf2a900);
+    expect(one({ severity: 'info' }).embeds[0]!.color).toBe(0x1d9bd1);
+    expect(one({ status: 'resolved' }).embeds[0]!.color).toBe(0x2eb67d);
+    expect(one({ status: 'resolved' }).content).toMatch(/^✅ \*\*RESOLVED CRITICAL\*\* · /);
+    expect(one({ severity: 'warning' }).content).toMatch(/^🟠 \*\*FIRING WARNING\*\* · /);
+    expect(discordPayload([{ ...alert, severity: 'info' }, { ...alert, severity: 'info', alertId: 2 }]).content).toMatch(/^🔵 \*\*INFO\*\*: /);
+    expect(discordPayload([{ ...alert, status: 'resolved' }, { ...alert, status: 'resolved', alertId: 2 }]).content).toMatch(/^✅ \*\*RESOLVED\*\*: /);
+  });
+
+  it('a value of 40 characters is inline, 41 is not; an empty one shows as a dash', () => {
+    const fields = discordPayload([{ ...alert, details: { A: 'a'.repeat(40), B: 'b'.repeat(41), C: '' } }]).embeds[0]!.fields;
+    expect(fields.slice(2)).toEqual([
+      { name: 'A', value: 'a'.repeat(40), inline: true },
+      { name: 'B', value: 'b'.repeat(41), inline: false },
+      { name: 'C', value: '–', inline: true },
+    ]);
+  });
+
+  it('25 fields at most; those past it are counted in the footer', () => {
+    const details = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`D${i}`, `v${i}`]));
+    const e = discordPayload([{ ...alert, details }]).embeds[0]!;
+    expect(e.fields).toHaveLength(25);
+    expect(e.fields.at(-1)).toEqual({ name: 'D22', value: 'v22', inline: true });
+    expect(e.footer.text).toBe('avawatch · validator-status · 7 more details');
+    const exactly = discordPayload([{ ...alert, details: Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`D${i}`, `v${i}`])) }]).embeds[0]!;
+    expect(exactly.fields).toHaveLength(25);
+    expect(exactly.footer.text).toBe('avawatch · validator-status');
+  });
+
+  it('a group of ten shows ten embeds and no "not shown" line; in a group the key details come first', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => ({ ...alert, alertId: i, kind: 'validator-health', details: { Node: 'N', Uptime: `8${i}%` } }));
+    const p = discordPayload(ten);
+    expect(p.embeds).toHaveLength(10);
+    expect(p.content).not.toContain('\n');
+    expect(p.embeds[0]!.fields.map((f) => f.name)).toEqual(['Uptime', 'Rule', 'Severity', 'Node']);
+    expect(discordPayload([ten[0]!]).embeds[0]!.fields.map((f) => f.name)).toEqual(['Rule', 'Severity', 'Node', 'Uptime']);
+  });
+
+  it('escapes exactly the markdown characters', () => {
+    const p = discordPayload([{ ...alert, summary: 'a\\b*c_d~e`f|g>h#i-j[k]l(m)n<o:p.q+r@s!t,u/v=w' }]);
+    expect(p.embeds[0]!.title).toBe('FIRING CRITICAL · a\\\\b\\*c\\_d\\~e\\`f\\|g\\>h\\#i\\-j\\[k\\]l\\(m\\)n\\<o\\:p\\.q\\+r@\u200bs!t,u/v=w');
+  });
+});
+
 describe('Discord errors', () => {
   const url = new Secret('https://discord.com/api/webhooks/123456789012345678/SeCrEtWebhookToken_abcdefXYZ123');
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers), text: typeof body === 'string' ? body : JSON.stringify(body) });

@@ -77,6 +77,48 @@ describe('PagerDuty events', () => {
   });
 });
 
+describe('PagerDuty events: what the incident is keyed and titled by', () => {
+  it('a state alert stored before condition keys: rule, kind, subject and its labels but severity, sorted', () => {
+    const { conditionKey: _, ...legacy } = firing;
+    expect(dedupKey(legacy)).toBe('avawatch/ending/validation-end/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg/node=NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg,rule=ending,threshold=3d');
+    // An escalation changes the severity, not the incident.
+    expect(dedupKey({ ...legacy, labels: { ...legacy.labels, severity: 'warning' } })).toBe(dedupKey(legacy));
+  });
+
+  it('`notify-test` (no alert id): a new incident each time, keyed by its subject and time', () => {
+    expect(dedupKey({ ...firing, status: 'event', alertId: 0 })).toBe('avawatch/ending/event/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg/2026-01-01T00:00:05.000Z');
+  });
+
+  it('a key of exactly 255 characters is kept as it is; 256 is hashed', () => {
+    const prefix = 'avawatch/ending/validation-end/';
+    expect(dedupKey({ ...firing, conditionKey: 'k'.repeat(255 - prefix.length) })).toBe(`${prefix}${'k'.repeat(255 - prefix.length)}`);
+    expect(dedupKey({ ...firing, conditionKey: 'k'.repeat(256 - prefix.length) })).toMatch(/^avawatch\/[0-9a-f]{64}$/);
+  });
+
+  it('an event is of class event; an empty summary reads as the rule, an empty subject as avawatch', () => {
+    const event = pagerDutyEvent({ ...firing, status: 'event', summary: ' \r\n', subject: '' }, KEY);
+    expect(event.event_action).toBe('trigger');
+    expect(event.payload).toMatchObject({ class: 'event', summary: 'ending', source: 'avawatch' });
+  });
+
+  it('the source is on one line within 255; a detail name is cut at 200, its value at 4,000, never in a surrogate pair', () => {
+    const name = 'n'.repeat(300);
+    const e = pagerDutyEvent({ ...firing, subject: `a\nb${'s'.repeat(400)}`, details: { [name]: `${'v'.repeat(3998)}😀tail`, short: 'x'.repeat(4000) } }, KEY);
+    expect(e.payload!.source).toBe(`a b${'s'.repeat(251)}…`);
+    expect(e.payload!.source).toHaveLength(255);
+    expect(e.payload!.custom_details[name.slice(0, 200)]).toBe(`${'v'.repeat(3998)}…`);
+    expect(e.payload!.custom_details['short']).toBe('x'.repeat(4000));
+    expect(e.payload!.custom_details['subject']).toBe(`a\nb${'s'.repeat(400)}`);
+  });
+
+  it('an event within 512 KB is sent as it is; a resolve, which has no details, too', () => {
+    const small = pagerDutyEvent(firing, KEY);
+    expect(eventBody(small)).toBe(JSON.stringify(small));
+    const resolve = pagerDutyEvent({ ...firing, status: 'resolved' }, KEY);
+    expect(eventBody(resolve)).toBe(JSON.stringify(resolve));
+  });
+});
+
 describe('PagerDuty notifier: one request per alert, one attempt per group', () => {
   let server: Server;
   let got: Array<{ dedup_key: string; event_action: string }>;

@@ -134,4 +134,52 @@ describe('Slack message', () => {
   it('escapes &, < and >', () => {
     expect(escapeSlack('a & <b> c')).toBe('a &amp; &lt;b&gt; c');
   });
+
+  it('a resolution is ✅, a warning 🟠, an info 🔵; the time is floored to the second', () => {
+    const header = (a: AlertMessage) => (slackMessage(a).blocks[0] as { text: { text: string } }).text.text;
+    expect(header({ ...alert, status: 'resolved', summary: 'back' })).toBe('✅ RESOLVED CRITICAL · back');
+    expect(header({ ...alert, status: 'firing', severity: 'warning', summary: 'low' })).toBe('🟠 FIRING WARNING · low');
+    expect(header({ ...alert, severity: 'info', summary: 'news' })).toBe('🔵 EVENT INFO · news');
+    const context = slackMessage({ ...alert, at: '2026-01-01T00:00:05.999Z' }).blocks.at(-1) as { elements: Array<{ text: string }> };
+    expect(context.elements[0]!.text).toBe('avawatch · validator-status · <!date^1767225605^{date_short_pretty} {time_secs}|2026-01-01T00:00:05.999Z>');
+  });
+
+  it('five facts a section; past eight sections the rest are counted in the context', () => {
+    const facts = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`F${i}`, `v${i}`]));
+    const sections = (p: SlackPayload) => p.blocks.filter((b) => 'fields' in b) as Array<{ fields: unknown[] }>;
+    // Rule and Severity, then 3 details: one section; one more: two.
+    expect(sections(slackMessage({ ...alert, details: facts(3) })).map((b) => b.fields.length)).toEqual([10]);
+    expect(sections(slackMessage({ ...alert, details: facts(4) })).map((b) => b.fields.length)).toEqual([10, 2]);
+    const full = slackMessage({ ...alert, details: facts(38) });
+    expect(sections(full)).toHaveLength(8);
+    expect((full.blocks.at(-1) as { elements: Array<{ text: string }> }).elements[0]!.text).toMatch(/^avawatch · validator-status · </);
+    const over = slackMessage({ ...alert, details: facts(41) });
+    expect(sections(over)).toHaveLength(8);
+    expect((over.blocks.at(-1) as { elements: Array<{ text: string }> }).elements[0]!.text).toMatch(/^avawatch · validator-status · 3 more details not shown · </);
+  });
+
+  it('a summary that fits the header is not repeated below it', () => {
+    const summary = 'x'.repeat(150 - '🔴 EVENT CRITICAL · '.length);
+    expect(slackMessage({ ...alert, summary }).blocks[1]).toMatchObject({ type: 'section', fields: expect.any(Array) });
+    expect(slackMessage({ ...alert, summary: `${summary}y` }).blocks[1]).toEqual({ type: 'section', text: value(`${summary}y`) });
+  });
+
+  it('C1 controls and Unicode line separators are spaces too; a long name is cut inside its bold', () => {
+    const payload = slackMessage({ ...alert, summary: 'a\u0085b\u2028c\u2029d\u009fe', details: { ['n'.repeat(2100)]: 'v' } });
+    expect(payload.text).toBe('[EVENT CRITICAL] my-validators: a b c d e');
+    const fields = (payload.blocks[1] as { fields: Array<{ text: string }> }).fields;
+    expect(fields[4]!.text).toBe(`*${'n'.repeat(1997)}…*`);
+  });
+
+  it('a group of exactly ten lists all ten, without "…and"; a resolution-only group is ✅', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => ({ ...alert, alertId: i, summary: `s${i}` }));
+    const lines = ((slackGroupMessage(ten).blocks[1] as { text: { text: string } }).text.text).split('\n');
+    expect(lines).toHaveLength(10);
+    expect(lines[9]).toBe('• EVENT CRITICAL: s9');
+    const calm = slackGroupMessage([{ ...alert, status: 'resolved', summary: 'a' }, { ...alert, status: 'resolved', summary: 'b', kind: 'validator-health', rule: 'health' }]);
+    expect(calm.text).toBe('✅ RESOLVED: a (+1 more)');
+    expect(calm.blocks[2]).toMatchObject({ elements: [{ text: expect.stringMatching(/^avawatch · validator-status, validator-health · 2 resolved · my-validators, health · <!date\^1767225605\^/) }] });
+    expect((calm.blocks[1] as { text: { text: string } }).text.text).toBe('• RESOLVED CRITICAL my-validators: a\n• RESOLVED CRITICAL health: b');
+  });
 });
+

@@ -75,6 +75,41 @@ describe('Telegram message', () => {
   });
 });
 
+describe('Telegram message: icons, small groups and cuts', () => {
+  it('a resolution is ✅, a warning 🟠, an info 🔵; an empty detail shows as a dash', () => {
+    expect(telegramText([{ ...alert, status: 'resolved', details: {} }]).split('\n')[0]).toBe(`✅ <b>RESOLVED CRITICAL</b> · ${alert.summary}`);
+    expect(telegramText([{ ...alert, severity: 'warning', details: {} }]).split('\n')[0]).toMatch(/^🟠 <b>EVENT WARNING<\/b> · /);
+    expect(telegramText([{ ...alert, severity: 'info', details: { Code: '' } }]).split('\n').slice(0, 3)).toEqual([`🔵 <b>EVENT INFO</b> · ${alert.summary}`, '<b>Rule:</b> my-validators', '<b>Code:</b> –']);
+  });
+
+  it('a detail name is cut at 100, its value at 600, each with …', () => {
+    const lines = telegramText([{ ...alert, details: { ['n'.repeat(150)]: 'v'.repeat(700) } }]).split('\n');
+    expect(lines[2]).toBe(`<b>${'n'.repeat(99)}…:</b> ${'v'.repeat(599)}…`);
+  });
+
+  it('a small group: the head, one line per alert with its rule when there are several, the kinds and the time', () => {
+    const text = telegramText([
+      { ...alert, severity: 'info', summary: 'calm' },
+      { ...alert, alertId: 2, rule: 'health', kind: 'validator-health', status: 'firing', severity: 'warning', summary: 'low', labels: { validator: 'alpha' } },
+    ]);
+    expect(text.split('\n')).toEqual([
+      '🟠 <b>WARNING</b>: low (+1 more)',
+      '<b>2 alerts</b> · health, my-validators',
+      '• FIRING WARNING health: low',
+      '• EVENT INFO my-validators: calm',
+      '<i>avawatch · validator-health, validator-status · 2026-01-01T00:00:05.000Z</i>',
+    ]);
+    expect(telegramText([{ ...alert, status: 'resolved' }, { ...alert, alertId: 2, status: 'resolved' }]).split('\n')[0]).toMatch(/^✅ <b>RESOLVED<\/b>: /);
+  });
+
+  it('past 30 alerts the rest are counted, however short their lines', () => {
+    const lines = telegramText(Array.from({ length: 33 }, (_, i) => ({ ...alert, alertId: i, summary: `s${i}` }))).split('\n');
+    expect(lines.filter((l) => l.startsWith('• '))).toHaveLength(30);
+    expect(lines.at(-2)).toBe('+3 more');
+    expect(telegramText(Array.from({ length: 30 }, (_, i) => ({ ...alert, alertId: i, summary: `s${i}` })))).not.toContain('more\n');
+  });
+});
+
 describe('Telegram errors', () => {
   const token = new Secret('123456789:AAHsecretTOKENvalue-never-print');
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers), text: typeof body === 'string' ? body : JSON.stringify(body) });
