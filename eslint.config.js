@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'data/', 'coverage/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,4 +12,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Plain Node scripts (npm run mutate): Node's globals.
+  { files: ['scripts/*.mjs', 'stryker.config.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

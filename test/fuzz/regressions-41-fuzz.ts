@@ -45,6 +45,6 @@ export const REGRESSIONS_41: Array<[string, Array<fc.AsyncCommand<Model, Run>>]>
   // the receiver green only once a notification to it was sent, as the flip may send none.
   [
     'slack revoked after a short sweep and a health API off: green again only once it took a notification',
-    [new BadSweep('short', true), new HealthApiOff(C, 'low'), new Real({ what: 'capacity', node: A, value: 6948766000000000 }), new Revoked('slack', A)],
+    [new BadSweep('short', true), new HealthApiOff(C, 'low'), new Real({ what: 'capacity', node: A, value: '6948766000000000' }), new Revoked('slack', A)],
   ],
 ];
