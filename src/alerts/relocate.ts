@@ -115,12 +115,9 @@ function renamed(c: Condition, was: LoadedRule, now: LoadedRule, kindLabels: rea
   const old = validatorOf(was.validators, c);
   const own = new Set([...kindLabels, 'alertname', 'entity', 'node']);
   const given: Record<string, string> = { ...was.labels, ...old?.labels, ...(old ? { validator: old.name } : {}) };
-  const raw = Object.fromEntries(
-    Object.entries(c.labels)
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: alertLabels below sets rule and severity again
-      .filter(([k]) => k !== 'rule' && k !== 'severity')
-      .filter(([k, v]) => own.has(k) || given[k] !== v),
-  );
+  // Stryker disable next-line MethodExpression,ConditionalExpression,LogicalOperator,StringLiteral: alertLabels below sets rule and severity again
+  const others = Object.entries(c.labels).filter(([k]) => k !== 'rule' && k !== 'severity');
+  const raw = Object.fromEntries(others.filter(([k, v]) => own.has(k) || given[k] !== v));
   const unname = (text: string) => (old ? text.replace(`${old.name} (${old.nodeId})`, old.nodeId) : text);
   const details = { ...c.details };
   if (old && details['Validator'] === old.name) delete details['Validator'];
