@@ -105,7 +105,6 @@ function writeRecord(rows) {
 
 const arg = process.argv[2];
 const today = new Date().toISOString().slice(0, 10);
-const rows = readRecord();
 const failed = [];
 for (const { group, files } of pick(arg)) {
   console.log(`\n== ${group.name}: ${files.length} file(s) against ${group.tests.join(', ')}`);
@@ -118,6 +117,8 @@ for (const { group, files } of pick(arg)) {
     failed.push(`${group.name}: stryker exited ${run.status}`);
     continue;
   }
+  // Read again now: another run (of another group) may have written its rows meanwhile.
+  const rows = readRecord();
   for (const [file, s] of Object.entries(scoresOf(JSON.parse(readFileSync(REPORT, 'utf8'))))) {
     rows[file] = { ...s, date: today };
     if (s.score < FLOOR) failed.push(`${file}: ${s.score}% (${s.survived} survived, ${s.noCoverage} not covered)`);
