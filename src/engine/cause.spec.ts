@@ -9,7 +9,7 @@ import type { LoadedRule } from '../config/load.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
-import { blindLines, causeOf } from './cause.js';
+import { blindLines, causeCondition, causeOf, listedRules, type CauseRun } from './cause.js';
 import { Engine } from './engine.js';
 import { FailureCounts } from './failing.js';
 
@@ -44,6 +44,122 @@ describe('the cause of a failed evaluation', () => {
       { rule: 'own', count: 3, since, error: 'HTTP 400' },
     ];
     expect(blindLines(runs, (r) => `rule ${r.rule}: ${r.error}`)).toEqual(['the data service answers 503 since 15:27 UTC: 3 rules failing (a, b, c): data API GET /v1/x: HTTP 503', 'rule own: HTTP 400']);
+  });
+});
+
+describe('the words of a cause, as the operator reads them', () => {
+  it('names each way the data service or the Metrics API fails; a status under 500 other than 401, 403 and 429 is the rule\'s own', () => {
+    expect(causeOf(apiError(undefined, 'rate_limited'))?.what).toBe('the data service asked us to pause (429)');
+    expect(causeOf(apiError(403))?.what).toBe('the data service refuses the API key (403)');
+    expect(causeOf(apiError(500))).toEqual({ key: 'data-service', labels: { source: 'data-service' }, subject: 'the data service', what: 'the data service answers 500' });
+    expect(causeOf(apiError(499))).toBeUndefined();
+    expect(causeOf(apiError(undefined, 'network_error'))?.what).toBe('the data service cannot be reached (network error)');
+    expect(causeOf(new ApiError('metrics API GET /v2/x: HTTP 503', { api: 'metrics', endpoint: '/v2/x', status: 503, retryable: true, code: '503' }))).toEqual({
+      key: 'metrics-api',
+      labels: { source: 'metrics-api' },
+      subject: 'the Metrics API',
+      what: 'the Metrics API answers 503',
+    });
+    expect(causeOf(new ApiError('metrics API GET /v2/x: budget', { api: 'metrics', endpoint: '/v2/x', retryable: false, code: 'budget' }))).toEqual({
+      key: 'budget:metrics',
+      labels: { source: 'budget', api: 'metrics' },
+      subject: "the Metrics API's compute-unit budget",
+      what: "the Metrics API's compute-unit budget is spent for the day",
+    });
+    // Another API's failure (a node's, counted apart) is no outage of these services.
+    expect(causeOf(new ApiError('node API GET /ext/health: HTTP 503', { api: 'node', endpoint: '/ext/health', status: 503, retryable: true, code: '503' }))).toBeUndefined();
+  });
+
+  it('a node API that does not answer is its own cause, with or without the words of why; one that answers wrongly or has no address is the rule\'s own', () => {
+    expect(causeOf(new NodeApiError('connection refused', 'unreachable', '10.0.0.5:9650'))).toEqual({
+      key: 'node-api:10.0.0.5:9650',
+      labels: { source: 'node-api', node_api: '10.0.0.5:9650' },
+      subject: 'the node API at 10.0.0.5:9650',
+      what: 'the node API at 10.0.0.5:9650 does not answer',
+    });
+    expect(causeOf(new NodeApiError('node 10.0.0.5:9650 health: timeout', 'unreachable'))).toBeUndefined();
+    for (const kind of ['off', 'rpc', 'too_large'] as const) expect(causeOf(new NodeApiError('node h:1 health: no', kind, 'h:1'))).toBeUndefined();
+  });
+
+  it('looks through two wrappings of an error for its cause, not further, and reads nothing from what is not an Error', () => {
+    const wrap = (e: Error, times: number): Error => (times === 0 ? e : wrap(new Error(`wrapped ${times}`, { cause: e }), times - 1));
+    expect(causeOf(wrap(apiError(503), 2))?.key).toBe('data-service');
+    expect(causeOf(wrap(apiError(503), 3))).toBeUndefined();
+    for (const thrown of [undefined, 'HTTP 503', { details: { api: 'data', status: 503 } }, new Error('x', { cause: 'HTTP 503' })]) expect(causeOf(thrown)).toBeUndefined();
+  });
+});
+
+describe('the one alert of a cause', () => {
+  const since = Date.parse('2026-03-01T15:27:10Z');
+  const c503 = causeOf(apiError(503)) as NonNullable<ReturnType<typeof causeOf>>;
+  const c502 = causeOf(apiError(502)) as NonNullable<ReturnType<typeof causeOf>>;
+  const run = (rule: string, count: number, at: number, cause = c503): CauseRun => ({ rule, count, since: at, error: `data API GET /v1/x: HTTP ${cause === c503 ? 503 : 502}`, cause });
+
+  it('says what most of its rules see, since the earliest of them, listing each rule with its failures and every rule it blinded so far', () => {
+    const runs = [run('b', 4, since + 60_000, c502), run('a', 2, since + 120_000), run('c', 5, since)];
+    expect(causeCondition(runs, ['z-recovered', 'a'], 'critical')).toEqual({
+      key: 'cannot-see:data-service',
+      subject: 'the data service',
+      severity: 'critical',
+      summary: 'avawatch cannot see: the data service answers 503 since 15:27 UTC, 3 rules',
+      resolvedSummary: 'avawatch sees again: the data service answers, 4 rules evaluate again',
+      resolvedDetails: { Rules: 'a, b, c, z-recovered' },
+      labels: { alertname: 'rule-failing', rule: 'avawatch', source: 'data-service', severity: 'critical' },
+      details: {
+        Cause: 'the data service answers 503',
+        Rules: 'a (2 failed), b (4 failed), c (5 failed)',
+        'All rules it blinded': 'a, b, c, z-recovered',
+        Error: 'data API GET /v1/x: HTTP 503',
+        'Failing since': '2026-03-01T15:27:10.000Z',
+      },
+    });
+  });
+
+  it('one rule: "1 rule", "evaluates again"; a tie of wordings takes the first rule\'s', () => {
+    const c = causeCondition([run('b', 2, since + 3_600_000, c502), run('a', 3, since + 7_200_000)].slice(0, 1), [], 'warning');
+    expect(c.summary).toBe('avawatch cannot see: the data service answers 502 since 16:27 UTC, 1 rule');
+    expect(c.resolvedSummary).toBe('avawatch sees again: the data service answers, 1 rule evaluates again');
+    const tie = causeCondition([run('b', 2, since, c502), run('a', 3, since)], [], 'warning');
+    expect(tie.details).toMatchObject({ Cause: 'the data service answers 502', Error: 'data API GET /v1/x: HTTP 502' });
+    expect(tie.summary).toBe('avawatch cannot see: the data service answers 502 since 15:27 UTC, 2 rules');
+  });
+
+  it('a cause with no failing rule has no alert', () => {
+    expect(() => causeCondition([], ['a'], 'warning')).toThrow('a cause with no failing rule has no alert');
+  });
+
+  it('the rules it listed read back from the alert: none from no alert or an empty list', () => {
+    expect(listedRules(causeCondition([run('b', 2, since), run('a', 2, since)], ['old'], 'warning'))).toEqual(['a', 'b', 'old']);
+    expect(listedRules(undefined)).toEqual([]);
+    const empty = causeCondition([run('a', 2, since)], [], 'warning');
+    expect(listedRules({ ...empty, details: { ...empty.details, 'All rules it blinded': '' } })).toEqual([]);
+    expect(listedRules({ ...empty, details: {} })).toEqual([]);
+  });
+});
+
+describe('blind lines', () => {
+  const since = Date.parse('2026-03-01T15:27:10Z');
+  const fail = (rule: string, at: number, err: ApiError | undefined) => ({ rule, count: 2, since: at, error: err?.message ?? 'HTTP 400', cause: err && causeOf(err) });
+
+  it('each cause its own line, in the order first seen, since its earliest rule, with its most common error; one rule is "1 rule"', () => {
+    const runs = [
+      fail('late', since + 3_600_000, apiError(503)),
+      fail('own', since, undefined),
+      fail('metrics', since + 60_000, new ApiError('metrics API GET /v2/x: HTTP 502', { api: 'metrics', endpoint: '/v2/x', status: 502, retryable: true, code: '502' })),
+      fail('early', since + 7_200_000, apiError(502)),
+      fail('earliest', since - 3_600_000, apiError(503)),
+    ];
+    expect(blindLines(runs, (r) => `rule ${r.rule}: ${r.error}`)).toEqual([
+      'the data service answers 503 since 14:27 UTC: 3 rules failing (earliest, early, late): data API GET /v1/x: HTTP 503',
+      'the Metrics API answers 502 since 15:28 UTC: 1 rule failing (metrics): metrics API GET /v2/x: HTTP 502',
+      'rule own: HTTP 400',
+    ]);
+  });
+
+  it('names at most 8 rules of a cause, then "…"; the count is of them all', () => {
+    const nine = Array.from({ length: 9 }, (_, i) => fail(`r${i + 1}`, since, apiError(503)));
+    expect(blindLines(nine, () => 'never')).toEqual(['the data service answers 503 since 15:27 UTC: 9 rules failing (r1, r2, r3, r4, r5, r6, r7, r8, …): data API GET /v1/x: HTTP 503']);
+    expect(blindLines(nine.slice(1), () => 'never')).toEqual(['the data service answers 503 since 15:27 UTC: 8 rules failing (r2, r3, r4, r5, r6, r7, r8, r9): data API GET /v1/x: HTTP 503']);
   });
 });
 

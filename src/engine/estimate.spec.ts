@@ -76,4 +76,61 @@ describe('compute-unit estimate', () => {
     const subnets = rule('subnets', 'subnet-changes', { network: 'mainnet', subnetIds: ['2Hm6eGyCNtJ5h5rGcS1DFRxNp1Mrx8FTRQRr2s5L3aFcmJzRqg'], pageSize: 10_000 }, { every: 600_000 });
     expect(estimateBudget([subnets], limits).apis[0]?.perDay).toBe(20 * 144);
   });
+
+  it('shows each rule\'s own spend a day before sharing, and with whom it shares; a rule watching other nodes shares with nobody', () => {
+    const status = rule('status', 'validator-status', { network: 'mainnet', nodeIds: nodes(10) }, { every: 60_000 });
+    const ending = rule('ending', 'validation-end', { network: 'mainnet', nodeIds: nodes(10), warnBefore: [86_400_000] }, { every: 60_000 });
+    const apart = rule('apart', 'validator-status', { network: 'mainnet', nodeIds: nodes(10, 100) }, { every: 30_000 });
+    const e = estimateBudget([status, ending, apart], limits);
+    expect(e.rules.map((r) => ({ rule: r.rule, perDay: r.perDay, sharedWith: r.sharedWith }))).toEqual([
+      { rule: 'status', perDay: 20 * 1440, sharedWith: ['ending'] },
+      { rule: 'ending', perDay: 20 * 1440, sharedWith: ['status'] },
+      { rule: 'apart', perDay: 20 * 2880, sharedWith: [] },
+    ]);
+    // The shared list once a minute, the other list twice: 60 CU a minute, not 80.
+    expect(e.apis[0]).toMatchObject({ perMinute: 60, perDay: 60 * 1440 });
+    expect(e.shared).toBe(1);
+  });
+
+  it('counts calls to the operator\'s own nodes a day apart from compute units, rounded', () => {
+    const urls = { 'NodeID-1': 'http://10.0.0.1:9650', 'NodeID-2': 'http://10.0.0.2:9650' };
+    // Every 7 s: 12,342.86 runs a day, 2 nodes each.
+    const metrics = rule('metrics', 'node-metrics', { urls }, { every: 7_000 });
+    const hourly = rule('hourly', 'node-metrics', { urls: { 'NodeID-3': 'http://10.0.0.3:9650' } }, { schedule: '0 0 * * * *' });
+    const e = estimateBudget([metrics, hourly], limits, new Date(Date.UTC(2026, 2, 1, 0, 30)));
+    expect(e.nodeCallsPerDay).toBe(Math.round((2 * 86_400_000) / 7_000) + 24);
+    expect(e.apis.map((a) => [a.api, a.perDay, a.perMinute])).toEqual([['data', 0, 0], ['metrics', 0, 0]]);
+    expect(e.rules.map((r) => r.perDay)).toEqual([0, 0]);
+    expect(estimateBudget([rule('s', 'validator-status', { network: 'mainnet', nodeIds: nodes(10) }, { every: 60_000 })], limits).nodeCallsPerDay).toBe(0);
+  });
+
+  it('rounds the spend to whole compute units, and is over budget only past a limit, per minute or per day', () => {
+    // 20 CU every 7 s: 246,857.14 a day, 171.43 a minute.
+    const odd = rule('odd', 'validator-status', { network: 'mainnet', nodeIds: nodes(2) }, { every: 7_000 });
+    const at = (perMinute: number, perDay: number) => estimateBudget([odd], { ...limits, data: { perMinute, perDay } }).apis[0];
+    expect(at(171, 246_857)).toEqual({ api: 'data', perMinute: 171, perDay: 246_857, limits: { perMinute: 171, perDay: 246_857 }, over: false });
+    expect(at(170, 10_000_000)?.over).toBe(true);
+    expect(at(10_000, 246_856)?.over).toBe(true);
+    expect(estimateBudget([odd], limits).apis[1]).toEqual({ api: 'metrics', perMinute: 0, perDay: 0, limits: limits.metrics, over: false });
+  });
+
+  it('counts the distinct ticks of a call\'s intervals exactly up to 12 of them, and past that each apart (an overestimate)', () => {
+    expect(ticksPerDay([])).toBe(0);
+    expect(ticksPerDay([60_000])).toBe(1440);
+    expect(ticksPerDay([120_000, 60_000])).toBe(1440);
+    // Each minute at 0, 20, 30 and 40 s.
+    expect(ticksPerDay([20_000, 30_000, 60_000])).toBe(5760);
+    const tens = (n: number) => Array.from({ length: n }, (_, i) => (i + 1) * 10_000);
+    expect(ticksPerDay(tens(12))).toBeCloseTo(8640, 6);
+    expect(ticksPerDay(tens(13))).toBeCloseTo(tens(13).reduce((sum, e) => sum + 86_400_000 / e, 0), 6);
+  });
+
+  it('a call asked by an interval rule and a cron rule: the interval\'s ticks plus the cron\'s runs', () => {
+    const spec = { chainId: '43114', metric: 'txCount', timeInterval: 'hour' };
+    const every = rule('every', 'metric-threshold', spec, { every: 3_600_000 });
+    const cron = rule('cron', 'metric-threshold', spec, { schedule: '0 30 * * * *' });
+    const e = estimateBudget([every, cron], limits, new Date(Date.UTC(2026, 2, 1, 0, 0)));
+    expect(e.apis[1]?.perDay).toBe((24 + 24) * 100);
+    expect(e.shared).toBe(1);
+  });
 });

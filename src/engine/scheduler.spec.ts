@@ -17,23 +17,27 @@ interface Run {
   end: () => void;
 }
 
-function scheduler(o: { hold?: (rule: string) => boolean } = {}) {
+function scheduler(o: { hold?: (rule: string) => boolean; random?: () => number; noSkipHook?: boolean; throwing?: (rule: string) => boolean; slowAbort?: number } = {}) {
   const runs: Run[] = [];
   const skipped: Array<{ rule: string; runningForMs: number }> = [];
+  // The daemon's own JSON log lines, as an operator reads them.
+  const logs: Array<Record<string, unknown>> = [];
   const s = new Scheduler({
-    log: createLogger('silent', false).log,
-    random: () => 0,
+    log: createLogger('info', false, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)).log,
+    random: o.random ?? (() => 0),
     clock: systemClock,
-    onSkip: (r, runningForMs) => skipped.push({ rule: r.name, runningForMs }),
-    run: (r, signal) =>
-      new Promise<void>((resolve) => {
-        const run = { rule: r.name, at: Date.now() - START, signal, end: resolve };
-        runs.push(run);
-        signal.addEventListener('abort', () => resolve());
-        if (!o.hold?.(r.name)) resolve();
-      }),
+    ...(o.noSkipHook ? {} : { onSkip: (r: LoadedRule, runningForMs: number) => skipped.push({ rule: r.name, runningForMs }) }),
+    run: (r, signal) => {
+      let end = (): void => undefined;
+      const done = new Promise<void>((resolve) => (end = resolve));
+      runs.push({ rule: r.name, at: Date.now() - START, signal, end });
+      if (o.throwing?.(r.name)) throw new Error(`rule ${r.name} broke at once`);
+      signal.addEventListener('abort', () => (o.slowAbort ? setTimeout(end, o.slowAbort) : end()));
+      if (!o.hold?.(r.name)) end();
+      return done;
+    },
   });
-  return { s, runs, skipped, at: (name: string) => runs.filter((r) => r.rule === name).map((r) => r.at) };
+  return { s, runs, skipped, logs, at: (name: string) => runs.filter((r) => r.rule === name).map((r) => r.at) };
 }
 
 /** stop() with its grace run out on the fake clock. */
@@ -113,6 +117,103 @@ describe('Scheduler', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(at('held')).toEqual([0]);
     expect(at('late')).toEqual([]);
+  });
+});
+
+describe('Scheduler: what a held, removed or broken rule leaves', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: START });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('spreads the first evaluations over a quarter second', async () => {
+    const { s, at } = scheduler({ random: () => 0.5 });
+    s.start([rule('a', { everyMs: 60_000 })]);
+    await vi.advanceTimersByTimeAsync(124);
+    expect(at('a')).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(at('a')).toEqual([125]);
+    await stopAll(s);
+  });
+
+  it('logs each skipped tick with the rule and how long its evaluation has run', async () => {
+    const { s, logs } = scheduler({ hold: () => true });
+    s.start([rule('slow', { everyMs: 10_000 })]);
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(logs.filter((l) => l.level === 40).map(({ rule: r, runningForMs, msg }) => ({ rule: r, runningForMs, msg }))).toEqual(
+      [10_000, 20_000].map((runningForMs) => ({ rule: 'slow', runningForMs, msg: 'previous evaluation still running; skipped this one' })),
+    );
+    await stopAll(s);
+  });
+
+  it('a skip before a whole interval has run (the evaluation was asked between ticks) is logged, not counted as failing', async () => {
+    const { s, runs, skipped, logs } = scheduler({ hold: () => true });
+    s.start([rule('baseline', { everyMs: 600_000 })]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    runs[0]?.end();
+    await vi.advanceTimersByTimeAsync(119_000);
+    expect(s.runNow('baseline')).toBe('started');
+    // The regular tick at the next 10 minutes comes 470 s into the on-demand evaluation.
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(logs.filter((l) => l.level === 40).map((l) => l.runningForMs)).toEqual([470_000]);
+    expect(skipped).toEqual([]);
+    await stopAll(s);
+  });
+
+  it('a cron rule has no interval: every tick it skips counts as failing', async () => {
+    const { s, skipped } = scheduler({ hold: () => true });
+    s.start([rule('cron', { cron: '*/30 * * * * *' })]);
+    await vi.advanceTimersByTimeAsync(55_000);
+    expect(skipped).toEqual([{ rule: 'cron', runningForMs: 30_000 }]);
+    await stopAll(s);
+  });
+
+  it('without a skip hook, a skipped tick is only logged', async () => {
+    const { s, at, logs } = scheduler({ hold: () => true, noSkipHook: true });
+    s.start([rule('slow', { everyMs: 10_000 })]);
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(at('slow')).toEqual([0]);
+    expect(logs.filter((l) => l.level === 40)).toHaveLength(1);
+    await stopAll(s);
+  });
+
+  it('remove() returns once the rule\'s aborted evaluation has ended, not before', async () => {
+    const { s, runs } = scheduler({ hold: () => true, slowAbort: 2_000 });
+    s.start([rule('gone', { everyMs: 60_000 })]);
+    await vi.advanceTimersByTimeAsync(1);
+    let removed = false;
+    const removing = s.remove(['gone', 'never-there']).then(() => (removed = true));
+    expect(runs[0]?.signal.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(removed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await removing;
+    expect(removed).toBe(true);
+  });
+
+  it('start() while stop() waits for running evaluations starts nothing', async () => {
+    const { s, at } = scheduler({ hold: (name) => name === 'held' });
+    s.start([rule('held', { everyMs: 10_000 })]);
+    await vi.advanceTimersByTimeAsync(1);
+    const stopping = s.stop(5_000);
+    s.start([rule('late', { everyMs: 10_000 })]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await stopping;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(at('late')).toEqual([]);
+  });
+
+  it('a cron rule whose evaluation throws at once is logged as a scheduler error naming it, and runs again at its next time', async () => {
+    const { s, at, logs } = scheduler({ throwing: (name) => name === 'broken' });
+    s.start([rule('broken', { cron: '*/30 * * * * *' })]);
+    await vi.advanceTimersByTimeAsync(55_000);
+    expect(at('broken')).toEqual([20_000, 50_000]);
+    expect(logs.filter((l) => l.level === 50).map(({ rule: r, error, msg }) => ({ rule: r, error, msg }))).toEqual(
+      [1, 2].map(() => ({ rule: 'broken', error: 'Error: rule broken broke at once', msg: 'scheduler error' })),
+    );
+    await stopAll(s);
   });
 });
 
