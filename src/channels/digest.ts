@@ -13,6 +13,8 @@ const HOUR_MS = 3_600_000;
 const MAX_RULES = 20;
 /** Summaries quoted per rule. */
 const SAMPLES = 3;
+/** A digest's interval: a whole number of hours that divides a day. */
+const EVERY_HOURS = [1, 2, 3, 4, 6, 8, 12, 24];
 
 export const digestSchema = z
   .strictObject({
@@ -31,7 +33,7 @@ export const digestSchema = z
       .refine(isTimeZone, { error: (issue) => `"${String(issue.input)}" is not a time zone known to this system (an IANA name such as Europe/Paris or UTC)` })
       .default('UTC'),
   })
-  .refine((d) => d.every >= HOUR_MS && d.every <= DAY_MS && d.every % HOUR_MS === 0 && DAY_MS % d.every === 0, {
+  .refine((d) => EVERY_HOURS.includes(d.every / HOUR_MS), {
     path: ['every'],
     message: 'must be a whole number of hours that divides a day: 1h, 2h, 3h, 4h, 6h, 8h, 12h or 24h',
   });

@@ -78,4 +78,42 @@ describe('the label sets a post to Alertmanager ends', () => {
     expect(ended(posted.replaced(batch, [alert('7d', MINUTE), alert('3d', MINUTE), alert('1d', MINUTE)], 100))).toEqual(['7d ended 100', '3d ended 100']);
     expect(posted.replaced([msg(), msg()], [alert('3d', MINUTE), alert('3d', MINUTE)], 100)).toEqual([]);
   });
+
+  it('two conditions in one batch each keep their labels firing; each escalation ends only its own old label set', () => {
+    const posted = new PostedAlerts(MINUTE);
+    const node = (key: string, threshold: string): PostableAlert => ({ ...alert(threshold, 20 * MINUTE), labels: { alertname: 'ending', node: key, threshold } });
+    expect(posted.replaced([msg(), msg('firing', { conditionKey: 'M' })], [node('N', '14d'), node('M', '7d')], 0)).toEqual([]);
+    posted.record([msg(), msg('firing', { conditionKey: 'M' })], [node('N', '14d'), node('M', '7d')], 0);
+    const next = posted.replaced([msg(), msg('firing', { conditionKey: 'M' })], [node('N', '3d'), node('M', '7d')], MINUTE);
+    expect(next.map((a) => `${a.labels['node']} ${a.labels['threshold']}`)).toEqual(['N 14d']);
+  });
+
+  it('the same labels in another order are the same label set: nothing is ended', () => {
+    const posted = new PostedAlerts(MINUTE);
+    posted.record([msg()], [alert('14d', 15 * MINUTE)], 0);
+    const reordered = { ...alert('14d', 20 * MINUTE), labels: { threshold: '14d', node: 'N', alertname: 'ending' } };
+    expect(posted.replaced([msg()], [reordered], MINUTE)).toEqual([]);
+    expect(posted.replaced([msg(), msg()], [reordered, alert('14d', 20 * MINUTE)], MINUTE)).toEqual([]);
+  });
+
+  it('a firing notification without a condition key (queued before keys were stored) is neither remembered nor ended', () => {
+    const posted = new PostedAlerts(MINUTE);
+    const { conditionKey: _, ...old } = msg();
+    expect(posted.replaced([old, old], [alert('14d', 15 * MINUTE), alert('3d', 15 * MINUTE)], 0)).toEqual([]);
+    posted.record([old], [alert('14d', 15 * MINUTE)], 0);
+    expect(posted.replaced([old], [alert('3d', 15 * MINUTE)], MINUTE)).toEqual([]);
+  });
+
+  it('a condition resolved and firing again in one batch: its resolution is posted once, not ended again', () => {
+    const posted = new PostedAlerts(MINUTE);
+    expect(posted.replaced([msg('resolved'), msg()], [alert('14d', 0), alert('3d', 20 * MINUTE)], 0)).toEqual([]);
+  });
+
+  it('an alert still firing is kept when those past their endsAt are dropped', () => {
+    const posted = new PostedAlerts(MINUTE);
+    posted.record([msg()], [alert('14d', 15 * MINUTE)], 0);
+    // A post 2 minutes later, of another condition: alerts that ended by then are dropped.
+    posted.record([msg('firing', { conditionKey: 'M' })], [alert('7d', 2 * MINUTE)], 2 * MINUTE);
+    expect(ended(posted.replaced([msg()], [alert('3d', 20 * MINUTE)], 3 * MINUTE))).toEqual([`14d ended ${3 * MINUTE}`]);
+  });
 });

@@ -19,13 +19,12 @@ interface Posted {
 }
 
 /**
- * What this process last posted of each state alert (by rule, then alertname and condition
- * key): with which labels, to end a label set its condition left (an escalation changes
- * `threshold`). In memory: after a restart the first
- * post of each alert is the reference again.
+ * What this process last posted of each state alert (by rule, alertname and condition key):
+ * with which labels, to end a label set its condition left (an escalation changes
+ * `threshold`). In memory: after a restart the first post of each alert is the reference again.
  */
 export class PostedAlerts {
-  readonly #byRule = new Map<string, Map<string, Posted>>();
+  readonly #posted = new Map<string, Posted>();
   #sweptAt = 0;
 
   /** `sweepEveryMs`: how often alerts past their endsAt are dropped (the receiver's resendInterval). */
@@ -37,60 +36,61 @@ export class PostedAlerts {
    * that are not its final labels. Posted after the batch, so they are the newest.
    */
   replaced(messages: readonly AlertMessage[], postable: readonly PostableAlert[], now: number): PostableAlert[] {
-    const final = new Map<string, { rule: string; key: string; fingerprint: string }>();
-    const states = messages.flatMap((m, i) => {
-      const alert = postable[i];
-      const key = alert ? identity(m, alert.labels) : undefined;
-      if (!alert || key === undefined) return [];
-      const state = { rule: m.rule, key, fingerprint: fingerprint(alert.labels), alert, firing: m.status === 'firing' };
-      final.set(`${m.rule}\u0000${key}`, state);
-      return [state];
-    });
+    const states = stateAlerts(messages, postable);
+    // Each condition's last label set in the batch: the one that stays firing.
+    const final = new Map(states.map((s) => [s.id, s.fingerprint]));
     const ended = new Map<string, PostableAlert>();
     const end = (alert: PostableAlert, fp: string) => ended.set(fp, { ...alert, endsAt: new Date(now).toISOString() });
-    for (const { rule, key, fingerprint: fp } of final.values()) {
-      const posted = this.#byRule.get(rule)?.get(key);
+    for (const [id, fp] of final) {
+      const posted = this.#posted.get(id);
       if (posted && posted.fingerprint !== fp && posted.endsAt > now) end(posted.alert, posted.fingerprint);
     }
-    for (const s of states) {
-      if (s.firing && final.get(`${s.rule}\u0000${s.key}`)?.fingerprint !== s.fingerprint) end(s.alert, s.fingerprint);
-    }
+    for (const s of states) if (s.firing && final.get(s.id) !== s.fingerprint) end(s.alert, s.fingerprint);
     return [...ended.values()];
   }
 
   /** After Alertmanager accepted a post that started at `at`: firing alerts are remembered, resolved ones forgotten. */
   record(messages: readonly AlertMessage[], postable: readonly PostableAlert[], at: number): void {
-    this.#sweep(at, this.sweepEveryMs);
-    messages.forEach((m, i) => {
-      const alert = postable[i];
-      const key = alert ? identity(m, alert.labels) : undefined;
-      if (!alert || key === undefined) return;
-      const rule = this.#byRule.get(m.rule) ?? new Map<string, Posted>();
+    this.#sweep(at);
+    for (const s of stateAlerts(messages, postable)) {
       // A slow post that ends after a newer one does not overwrite it.
-      if ((rule.get(key)?.at ?? -Infinity) > at) return;
-      if (m.status === 'firing') rule.set(key, { fingerprint: fingerprint(alert.labels), alert, at, endsAt: Date.parse(alert.endsAt) });
-      else rule.delete(key);
-      if (rule.size > 0) this.#byRule.set(m.rule, rule);
-      else this.#byRule.delete(m.rule);
-    });
+      if ((this.#posted.get(s.id)?.at ?? -Infinity) > at) continue;
+      if (s.firing) this.#posted.set(s.id, { fingerprint: s.fingerprint, alert: s.alert, at, endsAt: Date.parse(s.alert.endsAt) });
+      else this.#posted.delete(s.id);
+    }
   }
 
   /** Alerts past their endsAt are gone from Alertmanager: nothing to end. Also drops removed rules' alerts. */
-  #sweep(now: number, everyMs: number): void {
-    if (now - this.#sweptAt < everyMs) return;
+  #sweep(now: number): void {
+    if (now - this.#sweptAt < this.sweepEveryMs) return;
     this.#sweptAt = now;
-    for (const [rule, alerts] of this.#byRule) {
-      for (const [key, p] of alerts) if (p.endsAt <= now) alerts.delete(key);
-      if (alerts.size === 0) this.#byRule.delete(rule);
-    }
+    for (const [id, p] of this.#posted) if (p.endsAt <= now) this.#posted.delete(id);
   }
 }
 
-/** A state alert's identity across posts: its alertname (the rule, or rule-failing) and condition key. */
-function identity(m: AlertMessage, labels: Record<string, string>): string | undefined {
-  return m.conditionKey === undefined ? undefined : `${labels['alertname'] ?? ''}\u0000${m.conditionKey}`;
+/** A state alert of a post, with its identity across posts and its label set. */
+interface StateAlert {
+  /** The rule, the alertname (the rule, or rule-failing) and the condition key. */
+  id: string;
+  alert: PostableAlert;
+  fingerprint: string;
+  firing: boolean;
 }
 
+/** The state alerts of a post: events (and rows stored before condition keys were) have no identity. */
+function stateAlerts(messages: readonly AlertMessage[], postable: readonly PostableAlert[]): StateAlert[] {
+  const states: StateAlert[] = [];
+  messages.forEach((m, i) => {
+    const alert = postable[i];
+    if (alert !== undefined && m.conditionKey !== undefined) {
+      const id = JSON.stringify([m.rule, alert.labels['alertname'], m.conditionKey]);
+      states.push({ id, alert, fingerprint: fingerprint(alert.labels), firing: m.status === 'firing' });
+    }
+  });
+  return states;
+}
+
+/** The label set, whatever the order of its labels. */
 function fingerprint(labels: Record<string, string>): string {
-  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify(labels, Object.keys(labels).sort());
 }
