@@ -215,6 +215,25 @@ describe('Scheduler: what a held, removed or broken rule leaves', () => {
     );
     await stopAll(s);
   });
+
+  it('an interval rule whose evaluation throws at once is a scheduler error naming it, never a crash, and runs again at its next tick', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { s, at, logs } = scheduler({ throwing: (name) => name === 'broken' });
+      s.start([rule('broken', { everyMs: 30_000 })]);
+      await vi.advanceTimersByTimeAsync(65_000);
+      expect(at('broken')).toEqual([0, 20_000, 50_000]);
+      expect(logs.filter((l) => l.level === 50).map(({ rule: r, error, msg }) => ({ rule: r, error, msg }))).toEqual(
+        [1, 2, 3].map(() => ({ rule: 'broken', error: 'Error: rule broken broke at once', msg: 'scheduler error' })),
+      );
+      expect(rejections).toEqual([]);
+      await stopAll(s);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
 });
 
 describe('Scheduler.runNow', () => {

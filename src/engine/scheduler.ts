@@ -94,7 +94,7 @@ export class Scheduler {
     const job = this.#jobs.get(name);
     if (!job || job.stopped || this.#stopping) return 'unknown';
     if (job.running.size > 0) return 'running';
-    void this.#tick(job);
+    this.#fire(job);
     return 'started';
   }
 
@@ -123,15 +123,20 @@ export class Scheduler {
       const wait = (nextRun(schedule, now) ?? now + every) - now;
       // Not twice in quick succession right after the first run.
       job.timer = setTimer(() => {
-        void this.#tick(job);
+        this.#fire(job);
         next(false);
       }, first && wait < every / 2 ? wait + every : wait);
     };
     const random = this.#deps.random ?? Math.random;
     job.timer = setTimer(() => {
-      void this.#tick(job);
+      this.#fire(job);
       next(true);
     }, random() * MAX_START_JITTER_MS);
+  }
+
+  /** A tick from a timer: whatever throws is logged, as croner does for cron rules, never an unhandled rejection (which ends the process). */
+  #fire(job: Job): void {
+    this.#tick(job).catch((err: unknown) => this.#deps.log.error({ rule: job.rule.name, error: String(err) }, 'scheduler error'));
   }
 
   async #tick(job: Job): Promise<void> {
