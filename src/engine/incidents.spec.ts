@@ -176,6 +176,16 @@ describe('IncidentTracker: an incident lasts until its last child ends', () => {
     expect(told(t).map((i) => i.key)).toEqual(['incident:network:mainnet:validator-health/uptime']);
   });
 
+  it('a reload moves a validator off the host: the host incident lists its members now; the one moved is judged alone', () => {
+    const t = new IncidentTracker(CONFIG, FLEET);
+    commit(t, NODES, down('v1', 'v2', 'v3'));
+    t.incidents(T);
+    t.regroup(FLEET.map((v) => (v.name === 'v1' ? { ...v, labels: { host: 'h9' } } : v)));
+    commit(t, NODES, down('v1', 'v2', 'v3', 'v4'));
+    expect(told(t).map((i) => [i.key, i.validators])).toEqual([['incident:group:mainnet:host=h1', 'v2 v3 v4']]);
+    expect(t.incidentOf('nodes', cond('v1', 'down').key)).toBeUndefined();
+  });
+
   it('forget: a rule removed by a reload takes its children out, and the incident they made ends', () => {
     const t = new IncidentTracker(CONFIG, FLEET);
     commit(t, NODES, down('v1', 'v2', 'v3'));
@@ -224,6 +234,14 @@ describe('IncidentTracker: a network-wide dip', () => {
       },
     ]);
     expect(t.incidentOf('health', cond('v8', 'uptime').key)).toBeUndefined();
+  });
+
+  it('a fleet validator the sweep does not know (not validating now): no share of your stake is claimed', () => {
+    const t = new IncidentTracker(CONFIG, FLEET);
+    const dip = viewOf(DIP);
+    t.swept([{ ...dip, figureOf: (nodeId) => (nodeId === id('v8') ? undefined : dip.figureOf(nodeId)) }], T);
+    commit(t, HEALTH, uptime('v6', 'v7'));
+    expect(told(t).map((i) => i.summary)).toEqual(["network-wide on mainnet: validator-health/uptime for 2 validators — 70 % of the network's"]);
   });
 
   it('under a third: no network incident', () => {
@@ -437,6 +455,13 @@ describe('IncidentTracker: resumed after a restart', () => {
       members: after.childrenOf(NODES, down('v1', 'v2', 'v3')),
       validators: ['v1', 'v2', 'v3'],
     });
+  });
+
+  it('the validators it lists are sorted, whatever order its alerts are found in', () => {
+    const { fired, after } = restarted(() => undefined, [{ rule: NODES, active: down('v3', 'v1', 'v2') }]);
+    after.regroup([]);
+    after.resume(fired[0] as Condition);
+    expect(told(after).map((i) => i.validators)).toEqual(['v1 v2 v3']);
   });
 
   it('only the alerts it listed, on its network: the others stay their own; none still active: nothing opens', () => {
