@@ -63,7 +63,7 @@ describe('withScopes: the scope label of each alert about a validator', () => {
     const now = [active(v1), active({ ...v2, labels: { ...v2.labels, scope: 'group' } }), active(v3)];
     const scoped = withScopes(t, NODES, { active: now, notifications: [draft(v3)] }, before, T);
     expect(scopes(scoped.active)).toEqual(['validator', undefined, 'group']);
-    expect(scoped.active[1]?.condition.labels).toEqual({ check: 'down' });
+    expect(scoped.active[1]?.condition.labels).toStrictEqual({ check: 'down' });
     expect(scopes(scoped.notifications)).toEqual(['group']);
   });
 
