@@ -3,7 +3,7 @@ import { testNodeId } from '../../test/helpers/node-ids.js';
 import type { Condition, Severity } from '../base/types.js';
 import type { LoadedRule } from '../config/load.js';
 import { incidentsSchema } from '../config/schema.js';
-import { incidentCondition } from '../incidents/condition.js';
+import { incidentCondition, listedAlerts } from '../incidents/condition.js';
 import type { Incident } from '../incidents/types.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 import type { BaselineView, Figure, NodeFigures, Quantiles } from '../rules/baseline.js';
@@ -462,6 +462,8 @@ describe('IncidentTracker: resumed after a restart', () => {
     after.regroup([]);
     after.resume(fired[0] as Condition);
     expect(told(after).map((i) => i.validators)).toEqual(['v1 v2 v3']);
+    // Its members too: the "Alerts" line reads as it did before the restart.
+    expect(after.incidents(T).map((i) => listedAlerts(incidentCondition(i)))).toEqual([['v1: node-health/down', 'v2: node-health/down', 'v3: node-health/down']]);
   });
 
   it('only the alerts it listed, on its network: the others stay their own; none still active: nothing opens', () => {

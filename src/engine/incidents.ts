@@ -2,7 +2,7 @@ import type { ActiveAlert } from '../alerts/lifecycle.js';
 import type { LoadedRule } from '../config/load.js';
 import type { IncidentsConfig } from '../config/schema.js';
 import { listedAlerts } from '../incidents/condition.js';
-import { BASELINE_FAMILIES, detect, type Detection } from '../incidents/detect.js';
+import { BASELINE_FAMILIES, byMember, detect, type Detection } from '../incidents/detect.js';
 import { groupsOf, networkKey, type Group } from '../incidents/groups.js';
 import type { Baseline, ChildRef, Incident } from '../incidents/types.js';
 import { validatorOf } from '../inventory/name.js';
@@ -192,7 +192,7 @@ export class IncidentTracker {
     if (this.#open.has(c.key) || (scope !== 'group' && scope !== 'network')) return;
     const listed = new Set(listedAlerts(c));
     const network = c.labels['network'] ?? '';
-    const members = [...this.#children.values()].flat().filter((m) => m.network === network && listed.has(`${m.validator}: ${m.family}`));
+    const members = [...this.#children.values()].flat().filter((m) => m.network === network && listed.has(`${m.validator}: ${m.family}`)).sort(byMember);
     if (members.length === 0) return;
     const { group, family } = c.labels;
     this.#open.set(c.key, {

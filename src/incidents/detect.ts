@@ -70,7 +70,7 @@ export function detect(input: DetectInput): Detection {
   };
 
   const raise = (base: Omit<Incident, 'members' | 'validators' | 'severity' | 'networkShare' | 'ownShare'>, members: ChildRef[], networkShare: number | undefined): void => {
-    members.sort((a, b) => cmp(a.validator, b.validator) || cmp(a.rule, b.rule) || cmp(a.key, b.key));
+    members.sort(byMember);
     const nodeIds = new Set(members.map((m) => m.nodeId));
     const ownShare = ownShareOf(nodeIds, fleetStake(base.network));
     const severity = members.reduce<Severity>((s, m) => (SEVERITY_RANK[m.severity] > SEVERITY_RANK[s] ? m.severity : s), 'warning');
@@ -143,6 +143,11 @@ function mostWithin(starts: number[], windowMs: number): number {
     best = Math.max(best, j - i + 1);
   }
   return best;
+}
+
+/** An incident's members in their order: by validator, rule, key. */
+export function byMember(a: ChildRef, b: ChildRef): number {
+  return cmp(a.validator, b.validator) || cmp(a.rule, b.rule) || cmp(a.key, b.key);
 }
 
 function cmp(a: string, b: string): number {
