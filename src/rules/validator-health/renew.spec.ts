@@ -216,3 +216,117 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
     ]);
   });
 });
+
+describe('validator-health and auto-renewed validators: what each event carries', () => {
+  const v = staker();
+
+  it('an event names the node, its network, the staking tx, and is labelled check=auto-renew with its change (what routes and silences match)', () => {
+    const [, r] = polls([
+      { day: 3, o: { service: [[listed(99, v)]], pchain: read(v) } },
+      { day: 4, o: { service: [[listed(99, v)]], pchain: read(staker({}, { nextPeriod: 0 })) } },
+    ]);
+    expect(r?.alerts).toEqual([
+      {
+        status: 'event',
+        subject: NODE,
+        summary: `${NODE} will exit at its cycle boundary, 2026-11-15T00:00:00Z: nextPeriod is 0, so it is not restaked; its stake, and this cycle's reward if its uptime holds, are returned then`,
+        labels: { node: NODE, network: 'mainnet', check: 'auto-renew', change: 'exit-scheduled' },
+        details: { Node: NODE, Network: 'mainnet', 'Staking tx': 'tx1', 'Cycle ends': '2026-11-15T00:00:00Z', 'Next period': '0 (exit)', Was: '14d' },
+        news: 'neutral',
+      },
+    ]);
+  });
+
+  it('the share to the 4th decimal, and an authority with no address; an authority first listed is no change', () => {
+    const unlisted = staker({}, { authority: undefined });
+    const [, first, second] = polls([
+      { day: 3, o: { service: [[listed(99, v)]], pchain: read(unlisted) } },
+      { day: 4, o: { service: [[listed(99, v)]], pchain: read(staker({}, { compoundShares: 333_333 })) } },
+      { day: 5, o: { service: [[listed(99, v)]], pchain: read(staker({}, { compoundShares: 333_333, authority: { threshold: 0, addresses: [] } })) } },
+    ]);
+    expect(first?.alerts.map((a) => [a.labels['change'], a.summary, a.details['Auto-compound share'], a.details['Was']])).toEqual([
+      ['compound-share', `${NODE} now restakes 33.3333% of each cycle's reward (was 50%)`, '33.3333%', '50%'],
+    ]);
+    expect(second?.alerts.map((a) => [a.labels['change'], a.severity, a.news, a.details['Validator authority'], a.details['Was']])).toEqual([['authority', undefined, undefined, '0 of (no address)', `1 of ${AUTHORITY.addresses[0]}`]]);
+  });
+
+  it('a renewal read without the last reward, or with less stake than before: no reward, restake or payout is made up', () => {
+    const bare = staker({ potentialReward: undefined, delegateeReward: undefined });
+    const next = staker({ start: bare.end, end: bare.end + 14 * DAY, weight: String(1_990n * AVAX) });
+    const [, renewed] = polls([
+      { day: 13, o: { service: [[listed(99, bare)]], pchain: read(bare) } },
+      { day: 14.01, o: { service: [[listed(99, next)]], pchain: read(next) } },
+    ]);
+    expect(renewed?.alerts.map((a) => [a.news, a.labels['change'], a.summary])).toEqual([['good', 'renewed', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z; stake now 1990 AVAX`]]);
+    expect(renewed?.alerts[0]?.details).toEqual({
+      Node: NODE,
+      Network: 'mainnet',
+      'Staking tx': 'tx1',
+      'Cycle ended': '2026-11-15T00:00:00Z',
+      'Cycle ends': '2026-11-29T00:00:00Z',
+      'Delegation fees': '0 AVAX (as last read)',
+      Stake: '1990 AVAX',
+    });
+  });
+
+  it('a renewal that restaked all it earned pays nothing out; one with the whole reward restaked under the cap is no clip', () => {
+    const all = staker({ potentialReward: String(40n * AVAX), delegateeReward: String(2n * AVAX) }, { compoundShares: 1_000_000 });
+    const next = staker({ start: all.end, end: all.end + 14 * DAY, weight: String(2_042n * AVAX) }, { compoundShares: 1_000_000 });
+    const [, renewed] = polls([
+      { day: 13, o: { service: [[listed(99, all)]], pchain: read(all) } },
+      { day: 14.01, o: { service: [[listed(99, next)]], pchain: read(next) } },
+    ]);
+    expect(renewed?.alerts.map((a) => [a.labels['change'], a.summary, a.details['Restaked'], a.details['Paid out'], a.details['Capped at']])).toEqual([
+      ['renewed', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 42 AVAX for the last one (42 AVAX restaked); stake now 2042 AVAX`, '42 AVAX', '0 AVAX', undefined],
+    ]);
+  });
+
+  it('clipped at the cap: the details say the cap, what was restaked and what was paid out', () => {
+    const near = staker({ weight: String(2_999_990n * AVAX), potentialReward: String(60n * AVAX), delegateeReward: String(4n * AVAX) }, { compoundShares: 1_000_000 });
+    const capped = staker({ start: near.end, end: near.end + 14 * DAY, weight: String(3_000_000n * AVAX) }, { compoundShares: 1_000_000 });
+    const [, r] = polls([
+      { day: 13, o: { service: [[listed(99, near)]], pchain: read(near) } },
+      { day: 14.01, o: { service: [[listed(99, capped)]], pchain: read(capped) } },
+    ]);
+    expect(r?.alerts[0]?.summary).toContain('64 AVAX for the last one; restaking was clipped at the 3000000 AVAX cap: 54 AVAX more than planned was paid out');
+    expect(r?.alerts[0]?.details).toMatchObject({ 'Validation reward': '60 AVAX', 'Delegation fees': '4 AVAX (as last read)', Restaked: '10 AVAX', 'Paid out': '54 AVAX', 'Capped at': '3000000 AVAX (MaxValidatorStake)', Stake: '3000000 AVAX' });
+  });
+
+  it('boundaries since the last read are counted from the cycle length: one missed cycle is 2, three are 4', () => {
+    const count = (cycles: number) => {
+      const later = staker({ start: v.end + cycles * 14 * DAY, end: v.end + (cycles + 1) * 14 * DAY });
+      const [, r] = polls([
+        { day: 13, o: { service: [[listed(99, v)]], pchain: read(v) } },
+        { day: 14 * (cycles + 1) + 1, o: { service: [[listed(99, later)]], pchain: read(later) } },
+      ]);
+      return [r?.alerts[0]?.summary.match(/\((\d+) boundaries/)?.[1], r?.alerts[0]?.details];
+    };
+    expect(count(1)).toEqual(['2', { Node: NODE, Network: 'mainnet', 'Staking tx': 'tx1', 'Cycle ends': '2026-12-13T00:00:00Z', Stake: '2000 AVAX' }]);
+    expect(count(3)?.[0]).toBe('4');
+  });
+
+  it('a validator that left with no reward listed by the service, and none read before: said as it left, no figure made up', () => {
+    const bare = staker({ potentialReward: undefined });
+    const unpaid = validator.parse({ ...completedValidator({ nodeId: NODE, txHash: 'tx1', startTimestamp: bare.start, endTimestamp: bare.end }), rewards: undefined });
+    const [, left] = polls([
+      { day: 13, o: { service: [[listed(99, bare)]], pchain: read(bare) } },
+      { day: 14.01, o: { service: [[unpaid]], pchain: read() } },
+    ]);
+    expect(left?.alerts).toEqual([
+      {
+        status: 'event',
+        subject: NODE,
+        summary: `${NODE} left the validator set at its cycle boundary, 2026-11-15T00:00:00Z, though it was to renew (its exit was not read before the boundary); its stake is returned`,
+        labels: { node: NODE, network: 'mainnet', check: 'auto-renew', change: 'exited' },
+        details: { Node: NODE, Network: 'mainnet', 'Staking tx': 'tx1', 'Cycle ended': '2026-11-15T00:00:00Z', 'The service lists it': 'completed', 'Uptime last read': '99% (service), 99% (p-chain)' },
+        news: 'neutral',
+      },
+    ]);
+    // Removed, its reward never read: "that cycle's reward", no amount.
+    const [, removed] = polls([
+      { day: 13, o: { service: [[listed(99, bare)]], pchain: read(bare) } },
+      { day: 14.01, o: { service: [[ended(0, bare)]], pchain: read() } },
+    ]);
+    expect(removed?.alerts.map((a) => [a.severity, a.summary])).toEqual([['critical', `${NODE} was removed at its cycle boundary, 2026-11-15T00:00:00Z: it missed the uptime its cycle needed, and that cycle's reward is forfeited; its stake is returned`]]);
+  });
+});
