@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
+import { keyDetails } from '../../channels/key-details.js';
 import { activeValidator, completedValidator, removedValidator } from '../../sim/samples.js';
 import type { Seen } from '../validators.js';
 import { rewardThreshold, validatorHealth } from './index.js';
@@ -424,5 +425,37 @@ describe('validator-health reading the service', () => {
     const [r] = run(s, [[active({ amountStaked: whole, amountDelegated: '720000000000000001' })]]);
     expect(gauges(r?.states)['stake_avax']).toBe(720_000_000);
     expect(gauges(r?.states)['delegated_avax']).toBeUndefined();
+  });
+});
+
+describe('validator-health: what a route, a silence and a grouped line read', () => {
+  const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], benched: { for: '1m' }, reachability: { for: '1m' }, minVersion: '1.14.1', minDelegationCapacity: 1000 });
+  const sick = active({ uptimePerformance: 79, avalancheGoVersion: 'avalanche/1.13.2', delegationCapacity: '500000000000', ...health(45, 50) });
+
+  it('every label its alerts carry is one it declares (a silence on another would mute nothing), and each declared one is carried', () => {
+    const conditions = run(s, [[sick], [sick]])[1]?.conditions ?? [];
+    const labels = new Set(conditions.flatMap((c) => Object.keys(c.labels)));
+    // The auto-renew events carry `change`.
+    labels.add('change');
+    expect([...labels].filter((l) => !validatorHealth.labelNames.includes(l))).toEqual([]);
+    expect(validatorHealth.labelNames.filter((l) => !labels.has(l))).toEqual([]);
+    expect(conditions.map((c) => c.labels)).toEqual([
+      { node: NODE, network: 'mainnet', check: 'uptime', threshold: 'critical' },
+      { node: NODE, network: 'mainnet', check: 'benched', chains: 'P,C' },
+      { node: NODE, network: 'mainnet', check: 'reachability' },
+      { node: NODE, network: 'mainnet', check: 'version' },
+      { node: NODE, network: 'mainnet', check: 'delegation-capacity' },
+    ]);
+  });
+
+  it("a grouped message's line states each alert's key figure, unless its summary says it already", () => {
+    const conditions = run(s, [[sick], [sick]])[1]?.conditions ?? [];
+    expect(conditions.map((c) => keyDetails({ kind: 'validator-health', details: c.details, summary: c.summary }))).toEqual([
+      [['Uptime', "79% (the service's own node's view; each validator votes on what it saw)"]],
+      [],
+      [],
+      [['Version', 'avalanche/1.13.2']],
+      [],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../api/schemas.js';
+import { keyDetails } from '../../channels/key-details.js';
 import { activeValidator, completedValidator } from '../../sim/samples.js';
 import type { Staker, StakersRead } from '../pchain.js';
 import { P_CHAIN_ENTITY, validatorHealth } from './index.js';
@@ -328,5 +329,18 @@ describe('validator-health and auto-renewed validators: what each event carries'
       { day: 14.01, o: { service: [[ended(0, bare)]], pchain: read() } },
     ]);
     expect(removed?.alerts.map((a) => [a.severity, a.summary])).toEqual([['critical', `${NODE} was removed at its cycle boundary, 2026-11-15T00:00:00Z: it missed the uptime its cycle needed, and that cycle's reward is forfeited; its stake is returned`]]);
+  });
+});
+
+describe('validator-health and auto-renewed validators: a grouped line', () => {
+  it("states the last cycle's validation reward of a renewal, and the next period of an exit", () => {
+    const first = staker();
+    const second = staker({ start: first.end, end: first.end + 14 * DAY, weight: String(2_021n * AVAX) });
+    const results = polls([
+      { day: 13, o: { service: [[listed(99, first)]], pchain: read(first) } },
+      { day: 14.01, o: { service: [[listed(99, second)]], pchain: read(second) } },
+      { day: 15, o: { service: [[listed(99, second)]], pchain: read(staker({ start: second.start, end: second.end, weight: second.weight }, { nextPeriod: 0 })) } },
+    ]);
+    expect(results.flatMap((r) => r.alerts).map((a) => keyDetails({ kind: 'validator-health', details: a.details, summary: a.summary }))).toEqual([[['Validation reward', '40 AVAX']], [['Next period', '0 (exit)']]]);
   });
 });
