@@ -3,8 +3,10 @@ import { advance, type ActiveAlert } from '../../alerts/lifecycle.js';
 import { validator } from '../../api/schemas.js';
 import { keyDetails } from '../../channels/key-details.js';
 import { activeValidator, completedValidator, removedValidator } from '../../sim/samples.js';
+import type { Staker, StakersRead } from '../pchain.js';
 import type { Seen } from '../validators.js';
 import { rewardThreshold, validatorHealth } from './index.js';
+import type { Observation } from './observe.js';
 import { spec as specSchema, type State } from './schema.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -457,5 +459,43 @@ describe('validator-health: what a route, a silence and a grouped line read', ()
       [['Version', 'avalanche/1.13.2']],
       [],
     ]);
+  });
+});
+
+describe("validator-health: the P-Chain API's view and an auto-renewed validator's cycle", () => {
+  const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], pChainApi: 'https://api.avax.network' });
+  const staker = (over: Partial<Staker> = {}): Staker => ({ txId: 'tx1', nodeId: NODE, start: period.startTimestamp, end: period.endTimestamp, weight: '2000000000000', uptime: 93, ...over });
+  const stakers = (list: Staker[], node?: string): StakersRead => ({ source: 'api.avax.network', ...(node ? { node } : {}), stakers: new Map(list.map((v) => [v.nodeId, v])) });
+  /** Each poll's budget gauges by view, and the cycle gauges. */
+  function gaugesOver(polls: Array<Observation['pchain'] | 'none'>, service = (_poll: number): Seen => [active0(95)]) {
+    let states: ReadonlyMap<string, State> = new Map();
+    return polls.map((pchain, i) => {
+      const o: Observation = { service: [service(i)], ...(pchain === 'none' ? {} : { pchain }) };
+      states = validatorHealth.evaluate(states, o, at(i), s).states;
+      return validatorHealth
+        .samples(s, states, at(i))
+        .filter((g) => /budget|cycle|next_period/.test(g.metric))
+        .map((g) => `${g.metric.replace('avawatch_validator_', '')}${g.labels['view'] ? `{${g.labels['view']}}` : ''}`);
+    });
+  }
+
+  it("another node's view counts; the node's own answer about itself does not; it is gone once the API lists it no more or is left out", () => {
+    expect(gaugesOver([stakers([staker()], NODE), stakers([staker()]), stakers([]), stakers([staker()]), 'none'])).toEqual([
+      ['downtime_budget_seconds{service}'],
+      ['downtime_budget_seconds{service}', 'downtime_budget_seconds{p-chain}'],
+      ['downtime_budget_seconds{service}'],
+      ['downtime_budget_seconds{service}', 'downtime_budget_seconds{p-chain}'],
+      ['downtime_budget_seconds{service}'],
+    ]);
+  });
+
+  it("the cycle's gauges while the P-Chain API lists this very validation as auto-renewed; not once it lists it without autoRenew, nor for another validation", () => {
+    const renewing = staker({ start: START + 86_400, end: START + 15 * 86_400, autoRenew: { nextPeriod: 14 * 86_400, compoundShares: 0 } });
+    const cycle = ['cycle_end_timestamp_seconds', 'next_period_seconds'];
+    expect(gaugesOver([stakers([renewing]), stakers([staker()])]).map((g) => g.filter((m) => cycle.includes(m)))).toEqual([cycle, []]);
+    // The service lists a new validation while the API answers no more: the cycle it knew is of the last one.
+    const tx2 = validator.parse(activeValidator({ ...period, txHash: 'tx2', startTimestamp: START + 3_600 }));
+    const polls = gaugesOver([stakers([renewing]), { failed: 'P-Chain API: HTTP 503' }], (i) => [i === 0 ? active0(95) : tx2]);
+    expect(polls.map((g) => g.filter((m) => cycle.includes(m)))).toEqual([cycle, []]);
   });
 });
