@@ -344,3 +344,41 @@ describe('validator-health and auto-renewed validators: a grouped line', () => {
     expect(results.flatMap((r) => r.alerts).map((a) => keyDetails({ kind: 'validator-health', details: a.details, summary: a.summary }))).toEqual([[['Validation reward', '40 AVAX']], [['Next period', '0 (exit)']]]);
   });
 });
+
+describe('validator-health and auto-renewed validators: the uptime alert of a cycle', () => {
+  it("past saving with its exit scheduled: it will exit without this cycle's reward; the details give the cycle, each view's overrun and the margin", () => {
+    const exiting = staker({ potentialReward: undefined }, { nextPeriod: 0 });
+    const [, lost] = polls([
+      { day: 5, o: { service: [[listed(97, exiting)]], pchain: read(exiting) } },
+      { day: 10, o: { service: [[listed(80, exiting)]], pchain: read({ ...exiting, uptime: 80 }) } },
+    ]);
+    const c = lost?.conditions?.[0];
+    expect([c?.severity, c?.tier, c?.labels['threshold'], c?.summary]).toEqual([
+      'critical',
+      'lost',
+      'critical',
+      `${NODE} will exit at its cycle boundary, 2026-11-15T00:00:00Z, without this cycle's reward: uptime 80% since the cycle started leaves at most 85.71% by then, under the 90% a cycle needs`,
+    ]);
+    // 10 days at 80% + 4 days left − 90% of 14 days = −0.6 d = −14 h 24 m.
+    expect(c?.details).toMatchObject({
+      Uptime: "80% (the service's own node's view; each validator votes on what it saw); 80% (the P-Chain API's node's view)",
+      'Downtime budget': 'none (14h 24m over) (service); none (14h 24m over) (p-chain)',
+      Margin: '−10 points',
+      Cycle: '2026-11-01T00:00:00Z to 2026-11-15T00:00:00Z (10d elapsed, 4d left)',
+    });
+    expect(c?.details).not.toHaveProperty('Judged period');
+    expect(lost?.states.get(NODE)?.uptimeTier).toBe('critical');
+  });
+
+  it('short of budget in a cycle, and under the requirement in a cycle: each says "this cycle"', () => {
+    const v = staker();
+    // 13.5 days at 90.5%: 12.2175 d up + 0.5 d left − 12.6 d = 0.1175 d (2h 49m), under 10% of the 1.4-day allowance (3h 21m).
+    const [short] = polls([{ day: 13.5, o: { service: [[listed(90.5, v)]], pchain: read({ ...v, uptime: 90.5 }) } }]);
+    expect(short?.conditions?.map((c) => [c.severity, c.summary, c.details['Levels']])).toEqual([
+      ['warning', `${NODE} can be down only 2h 49m more and still be paid for this cycle: uptime 90.5%, 90% needed by 2026-11-15T00:00:00Z`, 'critical under 90%; each left only above it + 1 (hysteresis); a warning while it can be down less than 3h 21m'],
+    ]);
+    // 2 days at 89.5%: 1.79 d up + 12 d left − 12.6 d = 1.19 d.
+    const [under] = polls([{ day: 2, o: { service: [[listed(89.5, v)]], pchain: read({ ...v, uptime: 89.5 }) } }]);
+    expect(under?.conditions?.map((c) => [c.severity, c.summary])).toEqual([['critical', `${NODE} uptime 89.5% is under 90%: 0.5 points UNDER the 90% this cycle needs for its reward; it can be down 1d 4h more and still be paid`]]);
+  });
+});
