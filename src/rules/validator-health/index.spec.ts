@@ -499,3 +499,17 @@ describe("validator-health: the P-Chain API's view and an auto-renewed validator
     expect(polls.map((g) => g.filter((m) => cycle.includes(m)))).toEqual([cycle, []]);
   });
 });
+
+describe('validator-health while the service cannot be read', () => {
+  it('what held holds as of its last sample: a check not yet past its `for` does not fire on time alone, and one firing keeps its text', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false, benched: { above: 20, for: '3m' }, reachability: { below: 80, for: '1m' } });
+    const failed = { failed: 'data API: HTTP 503' };
+    const results = run(s, [[active(health(45, 50))], [active(health(45, 50))], failed, failed, failed, failed]);
+    expect(results.map((r) => r.conditions?.map((c) => c.summary))).toEqual([
+      [],
+      [`${NODE} is reachable 50% of the time, under 80%, for 1m`],
+      ...Array(4).fill([`${NODE} is reachable 50% of the time, under 80%, for 1m`]),
+    ]);
+    expect(results.at(-1)?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
+  });
+});
