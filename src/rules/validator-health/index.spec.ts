@@ -490,7 +490,7 @@ describe("validator-health: the P-Chain API's view and an auto-renewed validator
   });
 
   it("the cycle's gauges while the P-Chain API lists this very validation as auto-renewed; not once it lists it without autoRenew, nor for another validation", () => {
-    const renewing = staker({ start: START + 86_400, end: START + 15 * 86_400, autoRenew: { nextPeriod: 14 * 86_400, compoundShares: 0 } });
+    const renewing = staker({ start: START + 86_400, end: START + 15 * 86_400, autoRenew: { nextPeriod: 14 * 86_400, compoundShares: 0, authority: undefined } });
     const cycle = ['cycle_end_timestamp_seconds', 'next_period_seconds'];
     expect(gaugesOver([stakers([renewing]), stakers([staker()])]).map((g) => g.filter((m) => cycle.includes(m)))).toEqual([cycle, []]);
     // The service lists a new validation while the API answers no more: the cycle it knew is of the last one.
