@@ -114,6 +114,7 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
       [`exited: ${NODE} exited at its cycle boundary, 2026-11-15T00:00:00Z, as scheduled (nextPeriod 0), rewarded 40 AVAX for its last cycle; its stake is returned`],
     ]);
     expect(results[3]?.failed).toEqual({ [`${NODE}:p-chain`]: 'the P-Chain API api.avax.network no longer lists it after its boundary (2026-11-15T00:00:00Z), while the service does not list that validation ended yet' });
+    expect(results[4]?.alerts.map((a) => [a.severity, a.news])).toEqual([[undefined, 'neutral']]);
   });
 
   it('listed no more after a boundary it was to renew at, and ended without a reward by the service: removed, critical, the cycle reward forfeited', () => {
@@ -238,13 +239,15 @@ describe('validator-health and auto-renewed validators: what each event carries'
     ]);
   });
 
-  it('the share to the 4th decimal, and an authority with no address; an authority first listed is no change', () => {
+  it('the share to the 4th decimal, and an authority with no address; an authority first listed, or listed no more, is no change', () => {
     const unlisted = staker({}, { authority: undefined });
-    const [, first, second] = polls([
+    const [, first, second, third] = polls([
       { day: 3, o: { service: [[listed(99, v)]], pchain: read(unlisted) } },
       { day: 4, o: { service: [[listed(99, v)]], pchain: read(staker({}, { compoundShares: 333_333 })) } },
       { day: 5, o: { service: [[listed(99, v)]], pchain: read(staker({}, { compoundShares: 333_333, authority: { threshold: 0, addresses: [] } })) } },
+      { day: 6, o: { service: [[listed(99, v)]], pchain: read(staker({}, { compoundShares: 333_333, authority: undefined })) } },
     ]);
+    expect(third?.alerts).toEqual([]);
     expect(first?.alerts.map((a) => [a.labels['change'], a.summary, a.details['Auto-compound share'], a.details['Was']])).toEqual([
       ['compound-share', `${NODE} now restakes 33.3333% of each cycle's reward (was 50%)`, '33.3333%', '50%'],
     ]);
@@ -280,6 +283,30 @@ describe('validator-health and auto-renewed validators: what each event carries'
     expect(renewed?.alerts.map((a) => [a.labels['change'], a.summary, a.details['Restaked'], a.details['Paid out'], a.details['Capped at']])).toEqual([
       ['renewed', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 42 AVAX for the last one (42 AVAX restaked); stake now 2042 AVAX`, '42 AVAX', '0 AVAX', undefined],
     ]);
+  });
+
+  it('restaked less than planned under the cap is no clip; exactly as planned up to the cap is none either; more than read (fees came in) pays out nothing said', () => {
+    const renewal = (before: Staker, weight: bigint) => {
+      const next = staker({ start: before.end, end: before.end + 14 * DAY, weight: String(weight * AVAX) }, { compoundShares: 1_000_000 });
+      const [, r] = polls([
+        { day: 13, o: { service: [[listed(99, before)]], pchain: read(before) } },
+        { day: 14.01, o: { service: [[listed(99, next)]], pchain: read(next) } },
+      ]);
+      return r?.alerts.map((a) => [a.labels['change'], a.summary.replace(/^.* for the last one/, ''), a.details['Restaked'], a.details['Paid out']]);
+    };
+    const all = (weight: bigint) => staker({ weight: String(weight * AVAX) }, { compoundShares: 1_000_000 });
+    // 40 AVAX reward + 2 AVAX fees, all to be restaked.
+    expect(renewal(all(2_000n), 2_030n)).toEqual([['renewed', ' (30 AVAX restaked); stake now 2030 AVAX', '30 AVAX', '12 AVAX']]);
+    expect(renewal(all(2_999_958n), 3_000_000n)).toEqual([['renewed', ' (42 AVAX restaked); stake now 3000000 AVAX', '42 AVAX', '0 AVAX']]);
+    expect(renewal(all(2_000n), 2_050n)).toEqual([['renewed', ' (50 AVAX restaked); stake now 2050 AVAX', '50 AVAX', undefined]]);
+    // Nothing restaked (a share of 0): 0 restaked, the whole reward paid out.
+    const none = staker({}, { compoundShares: 0 });
+    const next = staker({ start: none.end, end: none.end + 14 * DAY }, { compoundShares: 0 });
+    const [, r] = polls([
+      { day: 13, o: { service: [[listed(99, none)]], pchain: read(none) } },
+      { day: 14.01, o: { service: [[listed(99, next)]], pchain: read(next) } },
+    ]);
+    expect(r?.alerts.map((a) => [a.summary, a.details['Restaked'], a.details['Paid out']])).toEqual([[`${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 42 AVAX for the last one (0 AVAX restaked); stake now 2000 AVAX`, '0 AVAX', '42 AVAX']]);
   });
 
   it('clipped at the cap: the details say the cap, what was restaked and what was paid out', () => {
