@@ -68,7 +68,8 @@ describe('validator-health: what it keeps across a restart', () => {
   const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
   const DAY = 86_400;
   const START = Date.parse('2026-11-01T00:00:00Z') / 1000;
-  const s = rule({ nodeIds: [NODE, OTHER], uptime: { warning: 95 }, benched: { for: '1m' }, reachability: { for: '1m' }, pChainApi: 'https://api.avax.network', nodeApis: { [NODE]: 'http://10.0.0.1:9650' } });
+  // Parsed in the test, not when the file loads: a schema broken on purpose (mutation testing) fails the test, not the file.
+  const everything = () => rule({ nodeIds: [NODE, OTHER], uptime: { warning: 95 }, benched: { for: '1m' }, reachability: { for: '1m' }, pChainApi: 'https://api.avax.network', nodeApis: { [NODE]: 'http://10.0.0.1:9650' } });
   /** NODE: auto-renewed, in the band under 95% by all three views, benched and unreachable; OTHER: plainly validating, under its 90%. */
   const poll = (service: number, pchain: number, own: number): Observation => {
     const cycle = { start: START, end: START + 14 * DAY };
@@ -83,6 +84,7 @@ describe('validator-health: what it keeps across a restart', () => {
   const restarted = (states: ReadonlyMap<string, State>) => new Map([...states].map(([node, st]) => [node, validatorHealth.state.parse(JSON.parse(JSON.stringify(st)))]));
 
   it('every figure, view and tier is read back as it was written, and the next poll says what it would have said without the restart', () => {
+    const s = everything();
     const first = validatorHealth.evaluate(new Map(), poll(94, 93, 92), at(5), s);
     const second = validatorHealth.evaluate(first.states, poll(94, 93, 92), at(5.001), s);
     expect(second.conditions?.map((c) => `${c.subject} ${c.labels['check']} ${c.severity ?? ''}`)).toEqual([`${NODE} uptime warning`, `${NODE} benched `, `${NODE} reachability `, `${OTHER} uptime critical`]);
