@@ -513,3 +513,11 @@ describe('validator-health while the service cannot be read', () => {
     expect(results.at(-1)?.failed).toEqual({ [NODE]: 'data API: HTTP 503' });
   });
 });
+
+describe('validator-health: delegation capacity at its level', () => {
+  it('exactly at its minimum is not under it; a nAVAX less is', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false, minDelegationCapacity: 1000 });
+    const held = ['1000000000000', '999999999999'].map((c) => run(s, [[active({ delegationCapacity: c })]])[0]?.conditions?.map((x) => x.summary));
+    expect(held).toEqual([[], [`${NODE} can take 999.999999999 AVAX more delegation, under 1000 AVAX`]]);
+  });
+});
