@@ -90,8 +90,8 @@ describe('validator-health and auto-renewed validators (ACP-236)', () => {
       { day: 13, o: { service: [[listed(99, near)]], pchain: read(near) } },
       { day: 14.01, o: { service: [[listed(99, capped)]], pchain: read(capped) } },
     ]);
-    expect(r?.alerts.map((a) => [a.labels['change'], a.summary])).toEqual([
-      ['capped', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 60 AVAX for the last one; restaking was clipped at the 3000000 AVAX cap: 50 AVAX more than planned was paid out; stake now 3000000 AVAX`],
+    expect(r?.alerts.map((a) => [a.labels['change'], a.news, a.summary])).toEqual([
+      ['capped', 'neutral', `${NODE} renewed for a new cycle to 2026-11-29T00:00:00Z, rewarded 60 AVAX for the last one; restaking was clipped at the 3000000 AVAX cap: 50 AVAX more than planned was paid out; stake now 3000000 AVAX`],
     ]);
   });
 
