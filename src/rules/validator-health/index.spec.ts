@@ -335,6 +335,16 @@ describe('validator-health resolved texts', () => {
 });
 
 describe('validator-health and the engine state', () => {
+  it('a validation no longer active has no gauge and no judged period; the nodes keep the rule\'s order', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const [, done] = run(s, [[active0(95)], [validator.parse(completedValidator(period))]]);
+    expect(validatorHealth.samples(s, done?.states ?? new Map(), at(1))).toEqual([]);
+    expect(done?.states.get(NODE)).not.toHaveProperty('judged');
+    expect(done?.states.get(NODE)).not.toHaveProperty('views');
+    const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+    expect(validatorHealth.entityOrder?.({ ...s, nodeIds: [OTHER, NODE] })).toEqual([OTHER, NODE]);
+  });
+
   it('never changes `previous` in place (a node unchanged since it completed)', () => {
     const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
     const [done] = run(s, [[validator.parse(completedValidator(period))]]);
@@ -479,9 +489,10 @@ describe("validator-health: the P-Chain API's view and an auto-renewed validator
     });
   }
 
-  it("another node's view counts; the node's own answer about itself does not; it is gone once the API lists it no more or is left out", () => {
-    expect(gaugesOver([stakers([staker()], NODE), stakers([staker()]), stakers([]), stakers([staker()]), 'none'])).toEqual([
+  it("another node's view counts; the node's own answer about itself does not; a failed read keeps it; it is gone once the API lists it no more or is left out", () => {
+    expect(gaugesOver([stakers([staker()], NODE), stakers([staker()]), { failed: 'P-Chain API: HTTP 503' }, stakers([]), stakers([staker()]), 'none'])).toEqual([
       ['downtime_budget_seconds{service}'],
+      ['downtime_budget_seconds{service}', 'downtime_budget_seconds{p-chain}'],
       ['downtime_budget_seconds{service}', 'downtime_budget_seconds{p-chain}'],
       ['downtime_budget_seconds{service}'],
       ['downtime_budget_seconds{service}', 'downtime_budget_seconds{p-chain}'],
