@@ -500,6 +500,23 @@ describe("validator-health: the P-Chain API's view and an auto-renewed validator
     ]);
   });
 
+  it("the node's own view, when its API fails, stands for the same cycle only", () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], pChainApi: 'https://api.avax.network', nodeApis: { [NODE]: 'http://10.0.0.1:9650' } });
+    const first = staker({ start: START + 86_400, end: START + 15 * 86_400, autoRenew: { nextPeriod: 14 * 86_400, compoundShares: 0, authority: undefined } });
+    const next = { ...first, start: first.end, end: first.end + 14 * 86_400 };
+    const failed = { failed: 'node 10.0.0.1:9650 info.uptime: network error (ECONNREFUSED)' };
+    let states: ReadonlyMap<string, State> = new Map();
+    const views = ([first, first, next] as const).map((cycle, i) => {
+      states = validatorHealth.evaluate(states, { service: [[active0(95)]], pchain: stakers([cycle]), own: { [NODE]: i === 0 ? 92 : failed } }, at(i), withApi).states;
+      return Object.keys(states.get(NODE)?.views ?? {});
+    });
+    expect(views).toEqual([
+      ['node', 'p-chain'],
+      ['node', 'p-chain'],
+      ['p-chain'],
+    ]);
+  });
+
   it("the cycle's gauges while the P-Chain API lists this very validation as auto-renewed; not once it lists it without autoRenew, nor for another validation", () => {
     const renewing = staker({ start: START + 86_400, end: START + 15 * 86_400, autoRenew: { nextPeriod: 14 * 86_400, compoundShares: 0, authority: undefined } });
     const cycle = ['cycle_end_timestamp_seconds', 'next_period_seconds'];
