@@ -549,3 +549,44 @@ describe('validator-health: delegation capacity at its level', () => {
     expect(held).toEqual([[], [`${NODE} can take 999.999999999 AVAX more delegation, under 1000 AVAX`]]);
   });
 });
+
+describe('validator-health: each condition in full', () => {
+  it('benched, reachability and delegation capacity: their summary, the text kept for their resolution, and every detail', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: false, benched: { for: '1m' }, reachability: { for: '1m' }, minDelegationCapacity: 1000 });
+    const sick = active({ delegationCapacity: '500000000000', validatorHealth: { reachabilityPercent: 50, benchedPChainRequestsPercent: 45, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0 } });
+    const conditions = run(s, [[sick], [sick]])[1]?.conditions ?? [];
+    const base = { Node: NODE, Network: 'mainnet', 'Validation ends': '2025-12-12T15:06:40Z', 'Staking tx': 'tx1' };
+    expect(conditions.map((c) => [c.summary, c.resolvedSummary, c.details])).toEqual([
+      [`${NODE} is benched on the P-chain (P-chain 45% of requests) for 1m`, `${NODE} is no longer benched`, { ...base, Benched: 'P-chain 45%', Since: '2025-06-16T15:06:40Z', Level: 'above 20% for 1m' }],
+      [`${NODE} is reachable 50% of the time, under 80%, for 1m`, `${NODE} is reachable again (at least 80%)`, { ...base, Reachability: '50%', Since: '2025-06-16T15:06:40Z' }],
+      [`${NODE} can take 500 AVAX more delegation, under 1000 AVAX`, `${NODE} has 1000 AVAX or more of delegation capacity again`, { ...base, 'Delegation capacity': '500 AVAX', Minimum: '1000 AVAX' }],
+    ]);
+  });
+
+  it('the warning band: its levels, a margin of +0 at the requirement, "not back above" at the level itself, and back above the band + hysteresis', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90 } });
+    const [first, again] = run(s, [[active0(80)], [active0(90)]]);
+    const c = first?.conditions?.[0];
+    expect([c?.severity, c?.summary, c?.resolvedSummary, c?.details['Margin'], c?.details['Levels']]).toEqual([
+      'warning',
+      `${NODE} uptime 80% is under 90%: 0 points above the 80% this validation needs for its reward`,
+      `${NODE} uptime is back above 91% and it can be down 1d or more`,
+      '+0 points',
+      'warning under 90%, critical under 80%; each left only above it + 1 (hysteresis); a warning while it can be down less than 1d',
+    ]);
+    expect(again?.conditions?.map((x) => x.summary)).toEqual([`${NODE} uptime 90% is not back above 91% yet: 10 points above the 80% this validation needs for its reward`]);
+  });
+
+  it('critical, then exactly at the level: "not back above" it yet', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const [, at80] = run(s, [[active0(79)], [active0(80)]]);
+    expect(at80?.conditions?.map((x) => x.summary.split(':')[0])).toEqual([`${NODE} uptime 80% is not back above 81% yet`]);
+  });
+
+  it('a new validation starts with no hysteresis from the last one', () => {
+    const s = specSchema.parse({ network: 'mainnet', nodeIds: [NODE] });
+    const next = validator.parse({ ...activeValidator({ ...period, txHash: 'tx2', startTimestamp: START + 3_600 }), uptimePerformance: 80.5 });
+    const [, fresh] = run(s, [[active0(79)], [next]]);
+    expect(fresh?.conditions).toEqual([]);
+  });
+});
