@@ -175,3 +175,23 @@ describe('the downtime budget: hysteresis and the view named', () => {
     expect(last?.conditions?.map((c) => c.summary)).toEqual([`${NODE} uptime 85% (its peers' view (the node's own info.uptime)) is under 90%: 5 points UNDER the 90% this validation needs for its reward; it can be down 3d 23h more and still be paid`]);
   });
 });
+
+describe('the downtime budget: leaving "past saving"', () => {
+  // 170 days into a 180-day validation, 90% needed: the budget is 1.7 × u − 152 days; the margin is 1% of the 18-day allowance (4h 19m).
+  const over = (uptimes: number[]) => {
+    let states: ReadonlyMap<string, State> = new Map();
+    return uptimes.map((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(u, 180)]] }, after(170 + i / 1440), s);
+      states = r.states;
+      return r.conditions?.map((c) => `${c.tier} ${c.summary.split(':')[0]}`);
+    });
+  };
+
+  it('past the margin (4h 49m of budget) it is under the requirement again, no longer lost', () => {
+    expect(over([89.4, 89.53])).toEqual([[`lost ${NODE} can no longer be paid for this validation`], [`critical ${NODE} uptime 89.53% is under 90%`]]);
+  });
+
+  it('a first read inside the margin (1h 33m of budget) is under the requirement, not lost', () => {
+    expect(over([89.45])).toEqual([[`critical ${NODE} uptime 89.45% is under 90%`]]);
+  });
+});
