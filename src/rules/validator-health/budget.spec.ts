@@ -174,6 +174,17 @@ describe('the downtime budget: hysteresis and the view named', () => {
     }
     expect(last?.conditions?.map((c) => c.summary)).toEqual([`${NODE} uptime 85% (its peers' view (the node's own info.uptime)) is under 90%: 5 points UNDER the 90% this validation needs for its reward; it can be down 3d 23h more and still be paid`]);
   });
+
+  it('two views saying the same, the service\'s the lower: the service\'s is named, not the one read after it', () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    let states: ReadonlyMap<string, State> = new Map();
+    const named = [0, 1, 2].map((i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(85, 100)]], own: { [NODE]: 86 } }, after(40 + i / 1440), withApi);
+      states = r.states;
+      return r.conditions?.map((c) => c.summary.split(':')[0]);
+    });
+    expect(named.at(-1)).toEqual([`${NODE} uptime 85% is under 90%`]);
+  });
 });
 
 describe('the downtime budget: leaving "past saving"', () => {
