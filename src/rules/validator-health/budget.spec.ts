@@ -150,3 +150,59 @@ describe('the downtime budget', () => {
     expect(sent[0]).toMatch(new RegExp(`^firing ${NODE} can no longer be paid for this validation: uptime 89\\.4% so far`));
   });
 });
+
+describe('the downtime budget: hysteresis and the view named', () => {
+  it('a budget warning is left only 10% above where it entered (1 d: 1.1 d); read at 1.05 d with no warning held, it is none', () => {
+    // 98 days into a 100-day validation (90% needed): the budget is 0.98 × u − 88 days.
+    const uptimes = [90.4, 90.87, 90.97, 90.87];
+    let states: ReadonlyMap<string, State> = new Map();
+    const held = uptimes.map((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(u, 100)]] }, after(98 + i / 1440), s);
+      states = r.states;
+      return r.conditions?.map((c) => `${c.severity} ${c.summary.split(':')[0]}`);
+    });
+    expect(held).toEqual([[`warning ${NODE} can be down only 14h 12m more and still be paid for this validation`], [`warning ${NODE} can be down only 1d 1h more and still be paid for this validation`], [], []]);
+  });
+
+  it('two views saying the same: the one with less budget is named', () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    let states: ReadonlyMap<string, State> = new Map();
+    let last;
+    for (let i = 0; i < 3; i++) {
+      last = validatorHealth.evaluate(states, { service: [[listed(86, 100)]], own: { [NODE]: 85 } }, after(40 + i / 1440), withApi);
+      states = last.states;
+    }
+    expect(last?.conditions?.map((c) => c.summary)).toEqual([`${NODE} uptime 85% (its peers' view (the node's own info.uptime)) is under 90%: 5 points UNDER the 90% this validation needs for its reward; it can be down 3d 23h more and still be paid`]);
+  });
+
+  it('two views saying the same, the service\'s the lower: the service\'s is named, not the one read after it', () => {
+    const withApi = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], nodeApis: { [NODE]: 'http://127.0.0.1:9650' } });
+    let states: ReadonlyMap<string, State> = new Map();
+    const named = [0, 1, 2].map((i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(85, 100)]], own: { [NODE]: 86 } }, after(40 + i / 1440), withApi);
+      states = r.states;
+      return r.conditions?.map((c) => c.summary.split(':')[0]);
+    });
+    expect(named.at(-1)).toEqual([`${NODE} uptime 85% is under 90%`]);
+  });
+});
+
+describe('the downtime budget: leaving "past saving"', () => {
+  // 170 days into a 180-day validation, 90% needed: the budget is 1.7 × u − 152 days; the margin is 1% of the 18-day allowance (4h 19m).
+  const over = (uptimes: number[]) => {
+    let states: ReadonlyMap<string, State> = new Map();
+    return uptimes.map((u, i) => {
+      const r = validatorHealth.evaluate(states, { service: [[listed(u, 180)]] }, after(170 + i / 1440), s);
+      states = r.states;
+      return r.conditions?.map((c) => `${c.tier} ${c.summary.split(':')[0]}`);
+    });
+  };
+
+  it('past the margin (4h 49m of budget) it is under the requirement again, no longer lost', () => {
+    expect(over([89.4, 89.53])).toEqual([[`lost ${NODE} can no longer be paid for this validation`], [`critical ${NODE} uptime 89.53% is under 90%`]]);
+  });
+
+  it('a first read inside the margin (1h 33m of budget) is under the requirement, not lost', () => {
+    expect(over([89.45])).toEqual([[`critical ${NODE} uptime 89.45% is under 90%`]]);
+  });
+});

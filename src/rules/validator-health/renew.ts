@@ -41,14 +41,14 @@ function share(ppm: number): string {
 export function renewEvents(node: string, before: Renew, now: Renew, s: Spec): AlertDraft[] {
   const out: AlertDraft[] = [];
   const base = { Node: node, Network: s.network, 'Staking tx': now.txId };
-  const event = (summary: string, details: Record<string, string>, o: Pick<AlertDraft, 'news' | 'severity'> & { change: string }): AlertDraft => ({
+  // No event of a change pages: what is bad news (the authority) says so without a `news`.
+  const event = (summary: string, details: Record<string, string>, o: Pick<AlertDraft, 'news'> & { change: string }): AlertDraft => ({
     status: 'event',
     subject: node,
     summary,
     labels: { node, network: s.network, check: 'auto-renew', change: o.change },
     details: { ...base, ...details },
     ...(o.news ? { news: o.news } : {}),
-    ...(o.severity ? { severity: o.severity } : {}),
   });
   if (now.start > before.start) out.push(renewed(node, before, now, event));
   if (now.nextPeriod !== before.nextPeriod) {

@@ -119,4 +119,16 @@ describe('validator-health uptime levels', () => {
       [`warning: ${NODE} uptime 90.5% is not back above 91% yet: 10.5 points above the 80% this validation needs for its reward`],
     ]);
   });
+  it('a state written before tiers were kept (uptimeFiring) is read as a warning: inside the band\'s hysteresis it still holds', () => {
+    const band = specSchema.parse({ network: 'mainnet', nodeIds: [NODE], uptime: { warning: 90 } });
+    const first = validatorHealth.evaluate(new Map(), { service: [listed(89)] }, at(0), band);
+    const { uptimeTier, ...rest } = first.states.get(NODE) as State;
+    expect(uptimeTier).toBe('warning');
+    const legacy = new Map([[NODE, { ...rest, uptimeFiring: true }]]);
+    const next = validatorHealth.evaluate(legacy, { service: [listed(90.5)] }, at(1), band);
+    expect(next.conditions?.map((c) => `${c.severity}: ${c.summary}`)).toEqual([`warning: ${NODE} uptime 90.5% is not back above 91% yet: 10.5 points above the 80% this validation needs for its reward`]);
+    // Written back as a tier.
+    expect(next.states.get(NODE)).toMatchObject({ uptimeTier: 'warning' });
+    expect(next.states.get(NODE)).not.toHaveProperty('uptimeFiring');
+  });
 });
