@@ -23,6 +23,16 @@ export function issuesToProblems(
       problems.push({ ...source.problem(path.slice(0, -1), inner, String(key)), path: formatPath(path) });
       continue;
     }
+    // `false` or a block, the block written with a mistake inside: the mistakes at their keys,
+    // not zod's bare "Invalid input" at the block (a union with its own message keeps it).
+    // Only when one branch is the value's shape.
+    if (issue.code === 'invalid_union' && issue.message === 'Invalid input' && !('discriminator' in issue && issue.discriminator)) {
+      const inside = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+      if (inside.length === 1) {
+        problems.push(...issuesToProblems(source, (inside[0] ?? []).map((i) => ({ ...i, path: [...issue.path, ...i.path] })), prefix, secretKeys));
+        continue;
+      }
+    }
     const last = path.findLast((p) => typeof p === 'string');
     const value = valueAt(source.data, path);
     problems.push(source.problem(path, describe(issue, secretKeys.has(String(last)) ? hidden(value) : value)));

@@ -44,6 +44,13 @@ describe('validator-health: the rule as written', () => {
     expect(problems('benched: {above: 0}\nreachability: {below: 100}\nrewardUptime: {threshold: 100, heliconThreshold: 0}\n')).toEqual([]);
   });
 
+  it('a wrong type inside a block that may also be `false` is named at its key, not as the block', () => {
+    expect(problems('uptime: {critical: x}\n')).toEqual(['rules.yaml:3:20: uptime.critical: expected number, got string "x"']);
+    expect(problems('budget: {warnShare: [1]}\n')).toEqual(['rules.yaml:3:21: budget.warnShare: expected number, got a list']);
+    // Neither `false` nor a block: the block's own message.
+    expect(problems('uptime: yes\n')).toHaveLength(1);
+  });
+
   it('a mistake is named where it was written', () => {
     expect(problems('uptime:\n  warning: 85\n  critical: 90\n')).toEqual(['rules.yaml:5:13: uptime.critical: uptime.critical must not be above uptime.warning']);
     expect(problems('uptime: {critical: 101, hysteresis: 11}\n')).toEqual([
