@@ -266,6 +266,13 @@ describe('node-upgrade: what the operator reads', () => {
     expect(r[0]?.conditions).toEqual([]);
   });
 
+  it('the VMs built into AvalancheGo are no plugins, by alias or by ID: neither judged nor said', () => {
+    const builtIn = { platform: 'v1.14.2', avm: 'v1.14.2', evm: 'v0.15.3', rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT: 'v9.9.9', jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq: 'v9.9.9', mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6: 'v9.9.9' };
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { ...builtIn, dexvm: 'v1.14.2' } }), upgrades: ok({ helicon: HELICON }) })], [before(3 * DAY)]);
+    expect(r[0]?.states.get(NODE)?.vms).toEqual({ dexvm: 'v1.14.2' });
+    expect(r[0]?.sent).toEqual([expect.stringContaining(`${NODE}: Plugin dexvm v1.14.2 speaks RPCChainVM protocol 45`)]);
+  });
+
   it('gauges: seconds until the upgrade, whether the build knows it, each plugin and chain', () => {
     const r = steps(DEX, [reading({ version: ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { dexvm: 'v1.14.2', avm: 'v1.14.2' } }) })], [before(100)]);
     const labels = { network: 'mainnet', node_id: NODE };
