@@ -255,6 +255,26 @@ describe('node-upgrade: what the operator reads', () => {
     expect(unknown[1]?.sent).toContain(`resolved warning: ${NODE}: no upgrade is ahead; plugin dexvm v9.9.9 is loaded`);
   });
 
+  it('a node that speaks the needed protocol already is not warned of its plugins (it loaded only those that speak it); a node of unknown protocol is', () => {
+    const vms = (version: Record<string, unknown>) => reading({ version: ok({ version: 'avalanchego/1.15.0', vmVersions: { dexvm: 'v1.14.2' }, ...version }), upgrades: ok({ helicon: HELICON }) });
+    expect(steps({}, [vms({ rpcProtocolVersion: '46' })], [before(3 * DAY)])[0]?.conditions).toEqual([]);
+    const unknown = steps({}, [vms({ rpcProtocolVersion: 'x' })], [before(3 * DAY)])[0]?.conditions ?? [];
+    expect(unknown.map((c) => [c.key, c.details])).toEqual([[`${NODE}:plugin:dexvm`, { VM: 'dexvm', 'Plugin version': 'v1.14.2', 'Plugin protocol': '45', 'Needed release': 'AvalancheGo 1.15.0', 'Its protocol': '46' }]]);
+    expect(unknown[0]?.resolvedSummary).toBe(`${NODE}: plugin dexvm no longer lags the protocol Helicon needs`);
+  });
+
+  it('an L1 whose plugin was not loaded names the version it last had, and resolves when it is loaded again', () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
+    const loaded = (dexvm: string | undefined, health: NodeReading['health']) =>
+      reading({ health, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: dexvm === undefined ? {} : { dexvm } }) });
+    const r = steps(DEX, [loaded('v1.15.0', { healthy: true, checks: [] }), loaded(undefined, failing), loaded('v1.14.2', { healthy: true, checks: [] })], [before(-DAY), before(-DAY - 60), before(-DAY - 120)]);
+    const [c] = r[1]?.conditions ?? [];
+    expect(c?.summary).toBe(`${NODE}: L1 Dexalot (chain ${CHAIN}) is not running on this node: its plugin dexvm (v1.15.0 when last loaded) was not loaded (a plugin of another RPCChainVM protocol is the usual cause; this node speaks 46)`);
+    expect(c?.details).toEqual({ Chain: CHAIN, VM: 'dexvm', 'Last loaded': 'v1.15.0', 'Node protocol': '46', 'Health check': 'chain not running' });
+    expect(r[2]?.sent).toEqual([`resolved critical: ${NODE}: L1 Dexalot's plugin dexvm is loaded again`]);
+    expect(r[2]?.states.get(NODE)?.lastLoaded).toEqual({ dexvm: 'v1.14.2' });
+  });
+
   it('no upgrade ahead: a plugin is judged against the node\'s own protocol, and its gauge says so', () => {
     const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: { a: 'v1.15.0', b: 'v1.14.2' } }) })], [before(-DAY)]);
     const g = nodeUpgrade.samples(r[0]!.s, r[0]!.states, before(-DAY));
