@@ -37,6 +37,11 @@ describe('a counter over a window', () => {
     expect(at241.points).toHaveLength(121);
     expect([at241.points[0], at241.points[1], at241.points.at(-1)]).toEqual([[0, 0], [2, 4], [240, 480]]);
     expect(rateOf(at241, 240, 200)).toBe(2);
+    // A stored state of more points (read back from an older build): thinned at its next read, the newest kept.
+    const stored: Counter = { points: Array.from({ length: 241 }, (_, i) => [i, i] as [number, number]), raw: 240 };
+    const even = advanceCounter(stored, 241, 241, 10_000);
+    expect(even.points).toHaveLength(122);
+    expect([even.points[0], even.points.at(-1)]).toEqual([[0, 0], [241, 241]]);
     const odd = reads(Array.from({ length: 242 }, (_, i) => [i, i] as [number, number]), 10_000);
     expect(odd.points.at(-1)).toEqual([241, 241]);
     expect(odd.points[0]).toEqual([0, 0]);
