@@ -32,7 +32,7 @@ describe('node-upgrade reads info.getNodeVersion', () => {
 
   it('a version that is not text is said as text; a VM map that is none, or absent, is no map; any VM name is only a name', () => {
     expect(read({ vmVersions: { a: 7, b: null, c: { v: 1 } } }).vmVersions).toEqual({ a: '7', b: 'null', c: '[object Object]' });
-    expect(read({ vmVersions: { a: 'y'.repeat(130), b: 1e200 } }).vmVersions).toEqual({ a: 'y'.repeat(120), b: '1e+200' });
+    expect(read({ vmVersions: { a: 'y'.repeat(130), b: 1e200, c: ['z'.repeat(130)] } }).vmVersions).toEqual({ a: 'y'.repeat(120), b: '1e+200', c: 'z'.repeat(120) });
     expect(read({}).vmVersions).toBeUndefined();
     expect(read({ vmVersions: null }).vmVersions).toBeUndefined();
     expect(read({ vmVersions: ['a'] }).vmVersions).toBeUndefined();
@@ -49,7 +49,7 @@ describe('node-upgrade reads info.getNodeVersion', () => {
 
   it('the protocol: a json.Uint32, quoted or bare; anything else is none', () => {
     expect([protocolNumber('46'), protocolNumber(46), protocolNumber('0'), protocolNumber(0), protocolNumber('4294967295'), protocolNumber(4_294_967_295)]).toEqual([46, 46, 0, 0, 4_294_967_295, 4_294_967_295]);
-    for (const bad of ['4294967296', 4_294_967_296, '12345678901', -1, '-1', 4.5, '4.5', ' 46', '46 ', '4e1', '', 'x46', '46x', null, undefined, Number.NaN, Infinity, true]) {
+    for (const bad of ['4294967296', 4_294_967_296, '12345678901', -1, '-1', 4.5, '4.5', ' 46', '46 ', '4e1', '', 'x46', '46x', ['46'], null, undefined, Number.NaN, Infinity, true]) {
       expect(protocolNumber(bad), String(bad)).toBeUndefined();
     }
   });
