@@ -105,6 +105,8 @@ describe('seriesOf: what a node says, and what it is told when a line does not p
 
   it('label values: \\n, \\\\ and \\" read, another escape kept as written; a label name clipped as its value is', () => {
     expect(seriesOf('m{a="x\\ny",b="p\\tq",c="\\\\"} 1', 'm')[0]?.labels).toEqual({ a: 'x\ny', b: 'p\\tq', c: '\\' });
+    // Backslashes in several values of one line: each value's own read, the next found after it.
+    expect(seriesOf('m{a="p\\\\",b="plain",c="q\\"r",d="s\\\\t\\"",e="u"} 1', 'm')[0]?.labels).toEqual({ a: 'p\\', b: 'plain', c: 'q"r', d: 's\\t"', e: 'u' });
     const name = 'n'.repeat(250);
     expect(Object.keys(seriesOf(`m{${name}="v"} 1`, 'm')[0]?.labels ?? {})).toEqual([`${'n'.repeat(200)}…`]);
     expect(seriesOf(`m{a="${'v'.repeat(200)}"} 1`, 'm')[0]?.labels['a']).toBe('v'.repeat(200));
