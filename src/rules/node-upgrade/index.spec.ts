@@ -263,6 +263,39 @@ describe('node-upgrade: what the operator reads', () => {
     expect(unknown[0]?.resolvedSummary).toBe(`${NODE}: plugin dexvm no longer lags the protocol Helicon needs`);
   });
 
+  it('a plugin warning of an L1 carries its chain; resolved by an update, its details say the new version; by a version in no table or the info API off, nothing is claimed', () => {
+    const dex = (dexvm: string | undefined) =>
+      reading({ version: dexvm === undefined ? { error: new NodeApiError('HTTP 404', 'off') } : ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { dexvm } }), upgrades: ok({ helicon: HELICON }) });
+    const updated = steps(DEX, [dex('v1.14.2'), dex('v1.15.0')], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(updated[0]?.conditions?.[0]?.labels).toEqual({ node: NODE, network: 'mainnet', check: 'plugin', vm: 'dexvm', chain: CHAIN });
+    expect(updated[1]?.resolvedAs?.(`${NODE}:plugin:dexvm`)).toEqual({ summary: `${NODE}: plugin dexvm v1.15.0 speaks protocol 46 now, as AvalancheGo 1.15.0 does`, details: { 'Plugin version': 'v1.15.0', 'Plugin protocol': '46' } });
+    const unknown = steps(DEX, [dex('v1.14.2'), dex('v9.9.9')], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(unknown[1]?.conditions).toEqual([]);
+    expect(unknown[1]?.sent).toContain(`resolved warning: ${NODE}: plugin dexvm no longer lags the protocol Helicon needs`);
+    const off = steps(DEX, [dex('v1.14.2'), dex(undefined)], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(off[1]?.sent).toEqual([`resolved warning: ${NODE}: plugin dexvm no longer lags the protocol Helicon needs`]);
+  });
+
+  it('before the upgrade, a plugin in no table is said once as input, never warned of as lagging', () => {
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { dexvm: 'v9.9.9' } }), upgrades: ok({ helicon: HELICON }) })], [before(3 * DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+    expect(r[0]?.sent).toEqual([expect.stringMatching(/^event info: .*plugin dexvm v9\.9\.9 is in no compatibility table/)]);
+  });
+
+  it('an empty info.upgrades tells nothing: the version judges (a node on the needed release is quiet)', () => {
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: {} }), upgrades: ok({}) })], [before(DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+    const older = steps({}, [reading({ upgrades: ok({}) })], [before(DAY)]);
+    expect(older[0]?.conditions?.map((c) => c.summary)).toEqual([`${NODE}: Helicon activates on mainnet at 2026-09-22T15:00:00Z (in 1d), and AvalancheGo 1.14.2 does not know it: upgrade to AvalancheGo 1.15.0 or later before then`]);
+  });
+
+  it('a failing chain with the info API off is not said to lack its plugin: nothing tells which VMs are loaded', () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const r = steps(DEX, [reading({ health: failing, version: off })], [before(-DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+  });
+
   it('an L1 whose plugin was not loaded names the version it last had, and resolves when it is loaded again', () => {
     const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
     const loaded = (dexvm: string | undefined, health: NodeReading['health']) =>
