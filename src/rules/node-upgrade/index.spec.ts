@@ -299,7 +299,7 @@ describe('node-upgrade: what the operator reads', () => {
   it('an L1 whose plugin was not loaded names the version it last had, and resolves when it is loaded again', () => {
     const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
     const loaded = (dexvm: string | undefined, health: NodeReading['health']) =>
-      reading({ health, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: dexvm === undefined ? {} : { dexvm } }) });
+      reading({ health, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: Object.fromEntries(dexvm === undefined ? [] : [['dexvm', dexvm]]) }) });
     const r = steps(DEX, [loaded('v1.15.0', { healthy: true, checks: [] }), loaded(undefined, failing), loaded('v1.14.2', { healthy: true, checks: [] })], [before(-DAY), before(-DAY - 60), before(-DAY - 120)]);
     const [c] = r[1]?.conditions ?? [];
     expect(c?.summary).toBe(`${NODE}: L1 Dexalot (chain ${CHAIN}) is not running on this node: its plugin dexvm (v1.15.0 when last loaded) was not loaded (a plugin of another RPCChainVM protocol is the usual cause; this node speaks 46)`);
