@@ -402,6 +402,42 @@ describe('node-upgrade: what the operator reads', () => {
     expect(r.alerts[0]?.details).toEqual({ Node: NODE, Version: 'banana' });
   });
 
+  it('bad input changed is said again, each with its details; the same again is not', () => {
+    const bad = (v: string) => reading({ version: ok({ version: `banana-${v}`, rpcProtocolVersion: `p${v}`, vmVersions: { dexvm: `v9.9.${v}` } }) });
+    const s = specSchema.parse({ urls: { [NODE]: 'http://a:9650' } });
+    const at1 = nodeUpgrade.evaluate(new Map(), { nodes: { [NODE]: bad('1') }, tables: [], tableErrors: { '/etc/c.json': 'why 1' } }, before(DAY * 3), s);
+    expect(at1.alerts.map((a) => [a.status, a.details])).toEqual([
+      ['event', { Node: NODE, Version: 'banana-1' }],
+      ['event', { Node: NODE, rpcProtocolVersion: '"p1"' }],
+      ['event', { Node: NODE, VM: 'dexvm', 'Plugin version': 'v9.9.1' }],
+      ['event', { Node: NODE, File: '/etc/c.json', Error: 'why 1' }],
+    ]);
+    const same = nodeUpgrade.evaluate(at1.states, { nodes: { [NODE]: bad('1') }, tables: [], tableErrors: { '/etc/c.json': 'why 1' } }, before(DAY * 3 - 60), s);
+    expect(same.alerts).toEqual([]);
+    const changed = nodeUpgrade.evaluate(at1.states, { nodes: { [NODE]: bad('2') }, tables: [], tableErrors: { '/etc/c.json': 'why 2' } }, before(DAY * 3 - 120), s);
+    expect(changed.alerts.map((a) => a.summary)).toEqual([
+      `${NODE}: info.getNodeVersion's version "banana-2" holds no version: the next activation is judged by info.upgrades alone`,
+      `${NODE}: info.getNodeVersion's rpcProtocolVersion "p2" is not a number: the node's RPCChainVM protocol is unknown`,
+      `${NODE}: plugin dexvm v9.9.2 is in no compatibility table: its RPCChainVM protocol is unknown (add its release to a \`compatibility:\` file)`,
+      "compatibility file /etc/c.json is not used: why 2; the shipped copy (AvalancheGo v1.15.0-fuji's) is",
+    ]);
+  });
+
+  it('the info API off: no protocol gauge and no chain-loaded gauge (nothing tells), and /metrics still answers', () => {
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const r = steps(DEX, [reading({ version: off })], [before(DAY * 3)]);
+    const metrics = nodeUpgrade.samples(r[0]!.s, r[0]!.states, before(DAY * 3)).map((g) => g.metric);
+    expect(metrics).not.toContain('avawatch_node_rpc_protocol');
+    expect(metrics).not.toContain('avawatch_node_chain_plugin_loaded');
+    expect(metrics).toContain('avawatch_node_upgrade_seconds_until');
+  });
+
+  it("a chain's health error is clipped to 500 characters in the critical's details", () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'e'.repeat(800), contiguousFailures: 3 }] };
+    const r = steps(DEX, [reading({ health: failing, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: {} }) })], [before(-DAY)]);
+    expect(r[0]?.conditions?.[0]?.details['Health check']).toBe('e'.repeat(500));
+  });
+
   it('describe and cost: what the rule checks, and its calls', () => {
     const s = specSchema.parse({ urls: { [NODE]: 'http://a:9650' }, ...DEX, compatibility: '/etc/c.json', warnBefore: '36h', criticalBefore: '1d' });
     expect(nodeUpgrade.describe(s)).toBe(
