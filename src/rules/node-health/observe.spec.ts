@@ -55,6 +55,7 @@ describe('node-health observe: how a health call ends', () => {
     expect(await observe(api(off, async () => 'other_gauge 1\n'))).toMatchObject({ health: 'off', peers: { unknown: 'the health API is off and /ext/metrics has no avalanche_network_peers' } });
     expect(await observe(api(off, off))).toMatchObject({ peers: { unknown: 'the health API is off and /ext/metrics is switched off too' } });
     expect(await observe(api(off, async () => Promise.reject(new Error('timeout'))))).toMatchObject({ peers: { unknown: 'the health API is off and /ext/metrics: timeout' } });
+    expect(await observe(api(off, async () => Promise.reject(new NodeApiError('deadline passed', 'unreachable'))))).toMatchObject({ peers: { unknown: 'the health API is off and /ext/metrics: deadline passed' } });
     expect(await observe(api(off, async () => Promise.reject('odd' as unknown as Error)))).toMatchObject({ peers: { unknown: 'the health API is off and /ext/metrics: odd' } });
   });
 });
