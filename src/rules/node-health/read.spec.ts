@@ -104,6 +104,7 @@ describe('node-health: the info replies as read', () => {
     const peers = (text: string) => gaugeValue(text, 'avalanche_network_peers');
     expect(peers('avalanche_network_peers 12 1700000000000\n')).toBe(12);
     expect(peers('avalanche_network_peers\t13')).toBe(13);
+    expect(peers('avalanche_network_peers  \t 15\n')).toBe(15);
     expect(peers('# TYPE avalanche_network_peers gauge\navalanche_network_peers{x="1"} 3\navalanche_network_peers 14\n')).toBe(14);
     expect(peers('avalanche_network_peers 1.5\n')).toBeUndefined();
     expect(peers('avalanche_network_peers 9007199254740993\n')).toBeUndefined();
