@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failure, json, nodeServer, rpc } from '../../../test/helpers/node-server.js';
 import { HttpNodeApi } from '../../api/node-api.js';
 import { systemClock } from '../../base/clock.js';
-import { gaugeValue, isBootstrapped, metricsUrlOf, nodeIdentity, nodeUptime, nodeVersion, peersOfMetrics } from './read.js';
+import { gaugeValue, isBootstrapped, isBootstrappedReply, metricsUrlOf, nodeIdentity, nodeIdReply, nodeUptime, nodeVersion, nodeVersionReply, peersOfMetrics } from './read.js';
 
 // The kind's info calls through the real node API client, against a loopback server answering
 // as AvalancheGo does (the transport itself: src/api/node-api.spec.ts).
@@ -71,5 +71,47 @@ describe('node-health reads the info calls', () => {
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /prefix/ext/metrics']);
     expect(metricsUrlOf('http://u:p@h:9650/x?y=1')).toBe('http://u:p@h:9650/x/ext/metrics?y=1');
     expect([gaugeValue('x_avalanche_network_peers 3\n', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers{} 7', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers -1\n', 'avalanche_network_peers'), gaugeValue('avalanche_network_peers NaN\n', 'avalanche_network_peers')]).toEqual([undefined, 7, undefined, undefined]);
+  });
+});
+
+describe('node-health: the info replies as read', () => {
+  const key = (hex: string) => nodeIdReply.parse({ nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', nodePOP: { publicKey: hex } }).blsPublicKey;
+
+  it('a BLS key is 0x and exactly 96 hex digits, said in lower case; another shape is no key', () => {
+    expect(key(`0x${'A'.repeat(96)}`)).toBe(`0x${'a'.repeat(96)}`);
+    expect(key(`0x${'f'.repeat(95)}`)).toBeUndefined();
+    expect(key(`0x${'f'.repeat(97)}`)).toBeUndefined();
+    expect(key(`0x${'g'.repeat(96)}`)).toBeUndefined();
+    expect(key(`x0${'f'.repeat(96)}`)).toBeUndefined();
+    expect(key(` 0x${'f'.repeat(96)}`)).toBeUndefined();
+  });
+
+  it('a NodeID is NodeID- and 20 to 60 base58 characters', () => {
+    const ok = (id: string) => nodeIdReply.safeParse({ nodeID: id }).success;
+    expect([ok(`NodeID-${'2'.repeat(20)}`), ok(`NodeID-${'2'.repeat(60)}`)]).toEqual([true, true]);
+    expect([ok(`NodeID-${'2'.repeat(19)}`), ok(`NodeID-${'2'.repeat(61)}`), ok(`NodeID-${'0'.repeat(30)}`), ok(`nodeid-${'2'.repeat(30)}`), ok(`xNodeID-${'2'.repeat(30)}`), ok(`NodeID-${'2'.repeat(30)} `)]).toEqual([false, false, false, false, false, false]);
+    expect(nodeIdReply.parse({ nodeID: `NodeID-${'2'.repeat(30)}`, nodePOP: { publicKey: 7 } })).toEqual({ nodeId: `NodeID-${'2'.repeat(30)}` });
+  });
+
+  it('a version of at least one character; isBootstrapped a boolean', () => {
+    expect(nodeVersionReply.parse({ version: 'avalanchego/1.14.2', gitCommit: 'x' })).toBe('avalanchego/1.14.2');
+    expect(nodeVersionReply.safeParse({ version: '' }).success).toBe(false);
+    expect(isBootstrappedReply.parse({ isBootstrapped: true })).toBe(true);
+    expect(isBootstrappedReply.safeParse({ isBootstrapped: 'true' }).success).toBe(false);
+  });
+
+  it('the peer gauge: the first unlabelled sample at a line\'s start, a count only', () => {
+    const peers = (text: string) => gaugeValue(text, 'avalanche_network_peers');
+    expect(peers('avalanche_network_peers 12 1700000000000\n')).toBe(12);
+    expect(peers('avalanche_network_peers\t13')).toBe(13);
+    expect(peers('avalanche_network_peers  \t 15\n')).toBe(15);
+    expect(peers('# TYPE avalanche_network_peers gauge\navalanche_network_peers{x="1"} 3\navalanche_network_peers 14\n')).toBe(14);
+    expect(peers('avalanche_network_peers 1.5\n')).toBeUndefined();
+    expect(peers('avalanche_network_peers 9007199254740993\n')).toBeUndefined();
+    expect(peers('avalanche_network_peers 0\n')).toBe(0);
+    expect(peers('avalanche_network_peers\n')).toBeUndefined();
+    expect(peers('')).toBeUndefined();
+    expect(metricsUrlOf('http://h:9650')).toBe('http://h:9650/ext/metrics');
+    expect(metricsUrlOf('http://h:9650/p//')).toBe('http://h:9650/p/ext/metrics');
   });
 });

@@ -520,3 +520,47 @@ describe('node-metrics', () => {
     expect(nodeMetrics.describe(ratio)).toBe('rate(ok[5m]) / (rate(ok[5m]) + rate(bad[5m])) < 0.95 on 1 node (judged from 0.2/s of both together, while g > 0) (at most 100 series a node; optional: a node exporting none is not said)');
   });
 });
+
+describe('node-metrics: what avawatch check and /metrics say of a rule', () => {
+  it('check warns of each name no AvalancheGo exports (metric, ratioWith, minus, when, until), naming the nearest; a ~pattern is not looked up', () => {
+    const tail = ': it would match no series on a node (docs/rules.md#node-metrics)';
+    const typos = parse({ metric: 'avalanche_snowman_blks_procesing', above: 1, when: { metric: 'avalanche_network_peer', above: 0 }, until: 'avalanche_network_peerz', minus: 'foo_bar' });
+    expect(nodeMetrics.warnings?.(typos)).toEqual([
+      `avalanche_snowman_blks_procesing: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_snowman_blks_processing?)${tail}`,
+      `foo_bar is not a name AvalancheGo exports (its names start with avalanche_)${tail}`,
+      `avalanche_network_peer: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_network_peers?)${tail}`,
+      `avalanche_network_peerz: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_network_peers?)${tail}`,
+    ]);
+    expect(nodeMetrics.warnings?.(parse({ metric: 'avalanche_snowman_polls_failed', ratioWith: 'avalanche_snowman_polls_sucessful', rate: '1m', above: 1 }))).toEqual([
+      `avalanche_snowman_polls_sucessful: no AvalancheGo 1.14 or 1.15 exports it (did you mean avalanche_snowman_polls_successful?)${tail}`,
+    ]);
+    expect(nodeMetrics.warnings?.(parse({ metric: '~avalanche_.+_blks_procesing', above: 1 }))).toEqual([]);
+    expect(nodeMetrics.warnings?.(parse({ above: 1 }))).toEqual([]);
+  });
+
+  it('describes each form in one line: a level, a difference, guards, a fold', () => {
+    const none = 'a node exporting none matching for 3 reads is said';
+    expect(nodeMetrics.describe(parse({ below: 3 }))).toBe(`avalanche_snowman_blks_processing < 3 on 1 node (at most 100 series a node; ${none})`);
+    expect(nodeMetrics.describe(parse({ metric: 'a', match: { chain: 'C' }, minus: 'b', minusLabels: { tag: 'all' }, until: 'c', subnets: { [A]: ['s'] }, above: 0, maxSeries: 5 }))).toBe(
+      `a{chain="C"} - b{tag="all"} > 0 on 1 node (until the node exports c, the tag of each node's subnets) (at most 5 series a node; ${none})`,
+    );
+    expect(nodeMetrics.describe(parse({ metric: 'a', match: { chain: 'C' }, minus: 'b', above: 0 }))).toBe(`a{chain="C"} - b{chain="C"} > 0 on 1 node (at most 100 series a node; ${none})`);
+    expect(nodeMetrics.describe(parse({ metric: 'a', rate: '90s', above: 1, aggregate: 'max' }))).toBe(`max(rate(a[1m30s])) > 1 on 1 node (at most 100 series a node; ${none})`);
+  });
+
+  it('its gauges: each sample carries the labels its declaration names, with help that says what it is', () => {
+    const s = parse({ urls: { [A]: 'http://a:9650' }, above: 15 });
+    const states = new Map<string, State>([
+      [`${A}:x{}`, { target: A, at: T0, labels: { chain: 'C' }, value: 20 }],
+      [`${A}:count`, { target: A, at: T0, labels: {}, count: { matched: 1, cut: 0, none: 0 } }],
+    ]);
+    const samples = nodeMetrics.samples(s, states, at(0));
+    expect(samples.map((g) => g.metric).sort()).toEqual(['avawatch_node_metric_series', 'avawatch_node_metric_series_cut', 'avawatch_node_metric_value']);
+    for (const g of samples) {
+      const declared = nodeMetrics.gauges?.find((d) => d.name === g.metric);
+      expect(declared?.labelNames, g.metric).toEqual(['rule', ...Object.keys(g.labels)]);
+      expect(declared?.help.length, g.metric).toBeGreaterThan(40);
+    }
+    expect(nodeMetrics.labelNames).toEqual(['node', 'metric', 'series', 'chain']);
+  });
+});

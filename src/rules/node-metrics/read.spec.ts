@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seriesOf } from './read.js';
+import { labelText, matcher, MAX_SERIES, seriesMatching, seriesOf } from './read.js';
 
 const MIB = 1024 * 1024;
 const METRIC = 'avalanche_snowman_blks_processing';
@@ -63,5 +63,92 @@ describe('seriesOf on hostile lines', () => {
       { labels: { a: '1' }, value: 2 },
       { labels: { a: '3' }, value: 3 },
     ]);
+  });
+});
+
+describe('seriesOf: what a node says, and what it is told when a line does not parse', () => {
+  /** The message a node's read fails with (what the rule's failure says). */
+  const failure = (text: string) => {
+    try {
+      seriesOf(text, 'm');
+      return 'no error';
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+
+  it('each way a label set breaks is named', () => {
+    expect(failure('m{1a="x"} 1')).toBe('m: a line that does not parse (expected a label name: m{1a="x"} 1)');
+    expect(failure('m{a:"x"} 1')).toBe('m: a line that does not parse (expected = after a: m{a:"x"} 1)');
+    expect(failure('m{a=x} 1')).toBe('m: a line that does not parse (expected a quoted value of a: m{a=x} 1)');
+    expect(failure('m{a="x" b="y"} 1')).toBe('m: a line that does not parse (expected , or } after a label: m{a="x" b="y"} 1)');
+    expect(failure('m{a="x\\"} 1')).toBe('m: a line that does not parse (the value of a is not closed: m{a="x\\"} 1)');
+    expect(failure(`m{${'a'.repeat(60)}:"x"} 1`)).toBe(`m: a line that does not parse (expected = after ${'a'.repeat(40)}: m{${'a'.repeat(60)}:"x"} 1)`);
+  });
+
+  it('a broken line is quoted to 200 characters, its blanks as one space', () => {
+    const long = `m{a=${'x'.repeat(300)}} 1`;
+    expect(failure(long)).toBe(`m: a line that does not parse (expected a quoted value of a: ${long.slice(0, 200)}…)`);
+    expect(failure('m{a=\t \tx} 1')).toBe('m: a line that does not parse (expected a quoted value of a: m{a= x} 1)');
+    const exact = `m{a=${'x'.repeat(196)}`;
+    expect(exact).toHaveLength(200);
+    expect(failure(exact)).toBe(`m: a line that does not parse (expected a quoted value of a: ${exact})`);
+  });
+
+  it('values as Go reads them: infinities and NaN in any case, exponents; no value, or text, is not a number', () => {
+    const values = ['+Inf', 'inf', 'INF', '-Inf', 'nan', 'NaN', '1e3', '-0.5', '0x10'].map((v) => seriesOf(`m ${v}`, 'm')[0]?.value);
+    expect(values).toEqual([Infinity, Infinity, Infinity, -Infinity, NaN, NaN, 1000, -0.5, 16]);
+    expect(failure('m ')).toBe('m: a sample value "" is not a number');
+    expect(failure('m{a="1"}')).toBe('m: a sample value "" is not a number');
+    expect(failure(`m ${'z'.repeat(100)}`)).toBe(`m: a sample value "${'z'.repeat(40)}" is not a number`);
+  });
+
+  it('label values: \\n, \\\\ and \\" read, another escape kept as written; a label name clipped as its value is', () => {
+    expect(seriesOf('m{a="x\\ny",b="p\\tq",c="\\\\"} 1', 'm')[0]?.labels).toEqual({ a: 'x\ny', b: 'p\\tq', c: '\\' });
+    // Backslashes in several values of one line: each value's own read, the next found after it.
+    expect(seriesOf('m{a="p\\\\",b="plain",c="q\\"r",d="s\\\\t\\"",e="u"} 1', 'm')[0]?.labels).toEqual({ a: 'p\\', b: 'plain', c: 'q"r', d: 's\\t"', e: 'u' });
+    const name = 'n'.repeat(250);
+    expect(Object.keys(seriesOf(`m{${name}="v"} 1`, 'm')[0]?.labels ?? {})).toEqual([`${'n'.repeat(200)}…`]);
+    expect(seriesOf(`m{a="${'v'.repeat(200)}"} 1`, 'm')[0]?.labels['a']).toBe('v'.repeat(200));
+  });
+
+  it('only lines of the name itself, at a line\'s start, followed by labels or a blank', () => {
+    expect(seriesOf('m_total 1\nxm 2\nm\t3\nm{} 4\nm', 'm').map((x) => x.value)).toEqual([3, 4]);
+  });
+
+  it('up to 1000 series of the metric; more fails the read, saying how many', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `m{i="${i}"} 1`).join('\n');
+    expect(seriesOf(lines(MAX_SERIES), 'm')).toHaveLength(1000);
+    expect(failure(lines(1001))).toBe('m: 1001 series, more than the 1000 a rule reads: narrow it with match:');
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `avalanche_x${i}_bad_count 1`).join('\n');
+    expect(seriesMatching(many(1000), 'avalanche_.+_bad_count', '_bad_count')).toHaveLength(1000);
+    expect(() => seriesMatching(many(1001), 'avalanche_.+_bad_count', '_bad_count')).toThrow('~avalanche_.+_bad_count: 1001 series, more than the 1000 a rule reads: narrow it with match:');
+  });
+
+  it('a ~pattern: the whole name matches, followed by labels or a blank; the fixed part within the name', () => {
+    const text = ['avalanche_a_bad_count{x="1"} 1', 'avalanche_b_bad_count\t2', 'avalanche_c_bad_count_total 3', 'xavalanche_d_bad_count 4', 'avalanche_e_bad_countx 5', 'q{l="avalanche_f_bad_count"} 6', 'avalanche_g_bad_count'].join('\n');
+    expect(seriesMatching(text, 'avalanche_.+_bad_count', '_bad_count').map((x) => [x.name, x.value])).toEqual([
+      ['avalanche_a_bad_count', 1],
+      ['avalanche_b_bad_count', 2],
+    ]);
+  });
+});
+
+describe('matchers and label text', () => {
+  it('exact text, "" for an absent label, ~regex anchored at both ends', () => {
+    const m = matcher({ chain: 'C', tag: '~all|app.*', gone: '' });
+    expect(m({ chain: 'C', tag: 'all' })).toBe(true);
+    expect(m({ chain: 'C', tag: 'application' })).toBe(true);
+    expect(m({ chain: 'C', tag: 'xall' })).toBe(false);
+    expect(m({ chain: 'C', tag: 'allx' })).toBe(false);
+    expect(m({ chain: 'C', tag: 'all', gone: 'x' })).toBe(false);
+    expect(m({ chain: 'X', tag: 'all' })).toBe(false);
+    expect(matcher({ tag: '~' })({})).toBe(true);
+    expect(matcher({})({ any: 'x' })).toBe(true);
+  });
+
+  it('labels sorted by name, values quoted as JSON', () => {
+    expect(labelText({ tag: 'a"b', chain: 'C' })).toBe('{chain="C",tag="a\\"b"}');
+    expect(labelText({})).toBe('{}');
   });
 });

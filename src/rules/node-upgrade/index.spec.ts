@@ -255,6 +255,59 @@ describe('node-upgrade: what the operator reads', () => {
     expect(unknown[1]?.sent).toContain(`resolved warning: ${NODE}: no upgrade is ahead; plugin dexvm v9.9.9 is loaded`);
   });
 
+  it('a node that speaks the needed protocol already is not warned of its plugins (it loaded only those that speak it); a node of unknown protocol is', () => {
+    const vms = (version: Record<string, unknown>) => reading({ version: ok({ version: 'avalanchego/1.15.0', vmVersions: { dexvm: 'v1.14.2' }, ...version }), upgrades: ok({ helicon: HELICON }) });
+    expect(steps({}, [vms({ rpcProtocolVersion: '46' })], [before(3 * DAY)])[0]?.conditions).toEqual([]);
+    const unknown = steps({}, [vms({ rpcProtocolVersion: 'x' })], [before(3 * DAY)])[0]?.conditions ?? [];
+    expect(unknown.map((c) => [c.key, c.details])).toEqual([[`${NODE}:plugin:dexvm`, { VM: 'dexvm', 'Plugin version': 'v1.14.2', 'Plugin protocol': '45', 'Needed release': 'AvalancheGo 1.15.0', 'Its protocol': '46' }]]);
+    expect(unknown[0]?.resolvedSummary).toBe(`${NODE}: plugin dexvm no longer lags the protocol Helicon needs`);
+  });
+
+  it('a plugin warning of an L1 carries its chain; resolved by an update, its details say the new version; by a version in no table or the info API off, nothing is claimed', () => {
+    const dex = (dexvm: string | undefined) =>
+      reading({ version: dexvm === undefined ? { error: new NodeApiError('HTTP 404', 'off') } : ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { dexvm } }), upgrades: ok({ helicon: HELICON }) });
+    const updated = steps(DEX, [dex('v1.14.2'), dex('v1.15.0')], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(updated[0]?.conditions?.[0]?.labels).toEqual({ node: NODE, network: 'mainnet', check: 'plugin', vm: 'dexvm', chain: CHAIN });
+    expect(updated[1]?.resolvedAs?.(`${NODE}:plugin:dexvm`)).toEqual({ summary: `${NODE}: plugin dexvm v1.15.0 speaks protocol 46 now, as AvalancheGo 1.15.0 does`, details: { 'Plugin version': 'v1.15.0', 'Plugin protocol': '46' } });
+    const unknown = steps(DEX, [dex('v1.14.2'), dex('v9.9.9')], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(unknown[1]?.conditions).toEqual([]);
+    expect(unknown[1]?.sent).toContain(`resolved warning: ${NODE}: plugin dexvm no longer lags the protocol Helicon needs`);
+    const off = steps(DEX, [dex('v1.14.2'), dex(undefined)], [before(3 * DAY), before(3 * DAY - 60)]);
+    expect(off[1]?.sent).toEqual([`resolved warning: ${NODE}: plugin dexvm no longer lags the protocol Helicon needs`]);
+  });
+
+  it('before the upgrade, a plugin in no table is said once as input, never warned of as lagging', () => {
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { dexvm: 'v9.9.9' } }), upgrades: ok({ helicon: HELICON }) })], [before(3 * DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+    expect(r[0]?.sent).toEqual([expect.stringMatching(/^event info: .*plugin dexvm v9\.9\.9 is in no compatibility table/)]);
+  });
+
+  it('an empty info.upgrades tells nothing: the version judges (a node on the needed release is quiet)', () => {
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: {} }), upgrades: ok({}) })], [before(DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+    const older = steps({}, [reading({ upgrades: ok({}) })], [before(DAY)]);
+    expect(older[0]?.conditions?.map((c) => c.summary)).toEqual([`${NODE}: Helicon activates on mainnet at 2026-09-22T15:00:00Z (in 1d), and AvalancheGo 1.14.2 does not know it: upgrade to AvalancheGo 1.15.0 or later before then`]);
+  });
+
+  it('a failing chain with the info API off is not said to lack its plugin: nothing tells which VMs are loaded', () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const r = steps(DEX, [reading({ health: failing, version: off })], [before(-DAY)]);
+    expect(r[0]?.conditions).toEqual([]);
+  });
+
+  it('an L1 whose plugin was not loaded names the version it last had, and resolves when it is loaded again', () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'chain not running', contiguousFailures: 3 }] };
+    const loaded = (dexvm: string | undefined, health: NodeReading['health']) =>
+      reading({ health, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: Object.fromEntries(dexvm === undefined ? [] : [['dexvm', dexvm]]) }) });
+    const r = steps(DEX, [loaded('v1.15.0', { healthy: true, checks: [] }), loaded(undefined, failing), loaded('v1.14.2', { healthy: true, checks: [] })], [before(-DAY), before(-DAY - 60), before(-DAY - 120)]);
+    const [c] = r[1]?.conditions ?? [];
+    expect(c?.summary).toBe(`${NODE}: L1 Dexalot (chain ${CHAIN}) is not running on this node: its plugin dexvm (v1.15.0 when last loaded) was not loaded (a plugin of another RPCChainVM protocol is the usual cause; this node speaks 46)`);
+    expect(c?.details).toEqual({ Chain: CHAIN, VM: 'dexvm', 'Last loaded': 'v1.15.0', 'Node protocol': '46', 'Health check': 'chain not running' });
+    expect(r[2]?.sent).toEqual([`resolved critical: ${NODE}: L1 Dexalot's plugin dexvm is loaded again`]);
+    expect(r[2]?.states.get(NODE)?.lastLoaded).toEqual({ dexvm: 'v1.14.2' });
+  });
+
   it('no upgrade ahead: a plugin is judged against the node\'s own protocol, and its gauge says so', () => {
     const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: { a: 'v1.15.0', b: 'v1.14.2' } }) })], [before(-DAY)]);
     const g = nodeUpgrade.samples(r[0]!.s, r[0]!.states, before(-DAY));
@@ -264,6 +317,13 @@ describe('node-upgrade: what the operator reads', () => {
     ]);
     expect(g.map((x) => x.metric)).not.toContain('avawatch_node_upgrade_seconds_until');
     expect(r[0]?.conditions).toEqual([]);
+  });
+
+  it('the VMs built into AvalancheGo are no plugins, by alias or by ID: neither judged nor said', () => {
+    const builtIn = { platform: 'v1.14.2', avm: 'v1.14.2', evm: 'v0.15.3', rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT: 'v9.9.9', jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq: 'v9.9.9', mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6: 'v9.9.9' };
+    const r = steps({}, [reading({ version: ok({ version: 'avalanchego/1.14.2', rpcProtocolVersion: '45', vmVersions: { ...builtIn, dexvm: 'v1.14.2' } }), upgrades: ok({ helicon: HELICON }) })], [before(3 * DAY)]);
+    expect(r[0]?.states.get(NODE)?.vms).toEqual({ dexvm: 'v1.14.2' });
+    expect(r[0]?.sent).toEqual([expect.stringContaining(`${NODE}: Plugin dexvm v1.14.2 speaks RPCChainVM protocol 45`)]);
   });
 
   it('gauges: seconds until the upgrade, whether the build knows it, each plugin and chain', () => {
@@ -340,6 +400,42 @@ describe('node-upgrade: what the operator reads', () => {
     ]);
     expect(r.alerts[1]?.details).toEqual({ Node: NODE, File: '/etc/c.json', Error: 'cannot read it (ENOENT)' });
     expect(r.alerts[0]?.details).toEqual({ Node: NODE, Version: 'banana' });
+  });
+
+  it('bad input changed is said again, each with its details; the same again is not', () => {
+    const bad = (v: string) => reading({ version: ok({ version: `banana-${v}`, rpcProtocolVersion: `p${v}`, vmVersions: { dexvm: `v9.9.${v}` } }) });
+    const s = specSchema.parse({ urls: { [NODE]: 'http://a:9650' } });
+    const at1 = nodeUpgrade.evaluate(new Map(), { nodes: { [NODE]: bad('1') }, tables: [], tableErrors: { '/etc/c.json': 'why 1' } }, before(DAY * 3), s);
+    expect(at1.alerts.map((a) => [a.status, a.details])).toEqual([
+      ['event', { Node: NODE, Version: 'banana-1' }],
+      ['event', { Node: NODE, rpcProtocolVersion: '"p1"' }],
+      ['event', { Node: NODE, VM: 'dexvm', 'Plugin version': 'v9.9.1' }],
+      ['event', { Node: NODE, File: '/etc/c.json', Error: 'why 1' }],
+    ]);
+    const same = nodeUpgrade.evaluate(at1.states, { nodes: { [NODE]: bad('1') }, tables: [], tableErrors: { '/etc/c.json': 'why 1' } }, before(DAY * 3 - 60), s);
+    expect(same.alerts).toEqual([]);
+    const changed = nodeUpgrade.evaluate(at1.states, { nodes: { [NODE]: bad('2') }, tables: [], tableErrors: { '/etc/c.json': 'why 2' } }, before(DAY * 3 - 120), s);
+    expect(changed.alerts.map((a) => a.summary)).toEqual([
+      `${NODE}: info.getNodeVersion's version "banana-2" holds no version: the next activation is judged by info.upgrades alone`,
+      `${NODE}: info.getNodeVersion's rpcProtocolVersion "p2" is not a number: the node's RPCChainVM protocol is unknown`,
+      `${NODE}: plugin dexvm v9.9.2 is in no compatibility table: its RPCChainVM protocol is unknown (add its release to a \`compatibility:\` file)`,
+      "compatibility file /etc/c.json is not used: why 2; the shipped copy (AvalancheGo v1.15.0-fuji's) is",
+    ]);
+  });
+
+  it('the info API off: no protocol gauge and no chain-loaded gauge (nothing tells), and /metrics still answers', () => {
+    const off = { error: new NodeApiError('HTTP 404', 'off') };
+    const r = steps(DEX, [reading({ version: off })], [before(DAY * 3)]);
+    const metrics = nodeUpgrade.samples(r[0]!.s, r[0]!.states, before(DAY * 3)).map((g) => g.metric);
+    expect(metrics).not.toContain('avawatch_node_rpc_protocol');
+    expect(metrics).not.toContain('avawatch_node_chain_plugin_loaded');
+    expect(metrics).toContain('avawatch_node_upgrade_seconds_until');
+  });
+
+  it("a chain's health error is clipped to 500 characters in the critical's details", () => {
+    const failing = { healthy: false, checks: [{ name: CHAIN, error: 'e'.repeat(800), contiguousFailures: 3 }] };
+    const r = steps(DEX, [reading({ health: failing, version: ok({ version: 'avalanchego/1.15.0', rpcProtocolVersion: '46', vmVersions: {} }) })], [before(-DAY)]);
+    expect(r[0]?.conditions?.[0]?.details['Health check']).toBe('e'.repeat(500));
   });
 
   it('describe and cost: what the rule checks, and its calls', () => {
