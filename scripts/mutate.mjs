@@ -35,8 +35,12 @@ export const GROUPS = [
   },
 ];
 
-/** Files never mutated: the specs, and type declarations (a schema's defaults and checks are behaviour: they are). */
-const SKIP = [/\.spec\.ts$/, /\/types\.ts$/];
+/**
+ * Files never mutated: the specs, type declarations (a schema's defaults and checks are
+ * behaviour: they are), and AvalancheGo's metric names (a table: only a second copy of it could
+ * tell a blanked name).
+ */
+const SKIP = [/\.spec\.ts$/, /\/types\.ts$/, /\/avalanchego-names\.ts$/];
 
 const filesOf = (g) => globSync(g.mutate).filter((f) => !SKIP.some((re) => re.test(f))).sort();
 
