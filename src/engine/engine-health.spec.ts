@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { StateConflictError } from '../store/index.js';
+import { engineWorld, NODE_A, NODE_B, NODE_C, START, validatorRule } from '../../test/helpers/engine-world.js';
+
+// What an operator sees of a rule's own health: its counters and gauges on /metrics, the
+// rule-failing alert, and the log line of a failed evaluation.
+
+const rule = validatorRule();
+const down = () => new Error('network error (ECONNREFUSED)');
+
+/** Each pending row's message as a receiver gets it: kind, status, severity and summary. */
+function sent(w: ReturnType<typeof engineWorld>): string[] {
+  return w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 100, 1).map((r) => `${r.message.kind} ${r.message.status} ${r.message.severity}: ${r.message.summary}`);
+}
+
+describe('engine: a rule’s own health, as /metrics and its alerts show it', () => {
+  it('restore: the counters exist at 0 before the first poll; the failure gauges are as the app kept them across a reload', async () => {
+    const w = engineWorld();
+    w.failures.failed('r', 'HTTP 503', START);
+    w.failures.failed('r', 'HTTP 503', START);
+    w.failures.failed('r', 'HTTP 503', START);
+    w.failures.entitiesEvaluated('r', { [NODE_A]: 'timeout' }, START);
+    w.engine.restore(rule);
+    expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleEntityFailures', { rule: 'r' })])).toEqual([0, 0, 0]);
+    expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(1);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(3);
+  });
+
+  it('counts each evaluation and each failure; a failure is logged, its run is gauged, and the last success is stamped on the wall', async () => {
+    const w = engineWorld({ wallAhead: 5_000 });
+    await w.run(rule);
+    expect(await w.value('ruleEvaluations', { rule: 'r' })).toBe(1);
+    expect(await w.value('ruleLastSuccess', { rule: 'r' })).toBe((START + 5_000) / 1000);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
+    w.world[NODE_A] = w.world[NODE_B] = down();
+    await expect(w.run(rule)).rejects.toThrow('ECONNREFUSED');
+    expect(w.logs).toContain('rule evaluation failed; state unchanged');
+    expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleConsecutiveFailures', { rule: 'r' })])).toEqual([2, 1, 1]);
+    w.at.ms += 60_000;
+    await w.tryRun(rule);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(2);
+    expect(await w.value('ruleLastSuccess', { rule: 'r' })).toBe((START + 5_000) / 1000);
+  });
+
+  it('at failingAfter failures in a row, rule-failing fires at its severity with the error; the next good evaluation resolves it and zeroes the gauge', async () => {
+    const w = engineWorld({ failingAfter: 3 });
+    await w.run(rule);
+    w.world[NODE_A] = w.world[NODE_B] = down();
+    await w.tryRun(rule);
+    await w.tryRun(rule);
+    expect(sent(w)).toEqual([]);
+    await w.tryRun(rule);
+    expect(sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 3 evaluations failed (network error (ECONNREFUSED))']);
+    expect(w.store.activeAlerts().map((a) => [a.rule, a.key, a.condition.labels])).toEqual([['!rule-failing:r', 'failing', { alertname: 'rule-failing', rule: 'r', severity: 'warning' }]]);
+    w.world[NODE_A] = w.world[NODE_B] = 'active';
+    await w.run(rule);
+    expect(sent(w)).toEqual(['rule-failing resolved warning: rule "r" evaluates again']);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
+    expect(w.store.activeAlerts()).toEqual([]);
+  });
+
+  it('after a restart, a rule-failing alert stored before resolves at the rule’s first good evaluation', async () => {
+    const before = engineWorld({ world: { [NODE_A]: down(), [NODE_B]: down() } });
+    await before.tryRun(rule);
+    await before.tryRun(rule);
+    expect(before.store.activeAlerts().map((a) => a.rule)).toEqual(['!rule-failing:r']);
+    const after = engineWorld({ store: before.store });
+    after.engine.restore(rule);
+    await after.run(rule);
+    expect(after.store.activeAlerts()).toEqual([]);
+    expect(sent(after).at(-1)).toBe('rule-failing resolved warning: rule "r" evaluates again');
+  });
+
+  it('counts failed lookups per entity, names them in the log and gauges how many fail now; the evaluation of the rest commits', async () => {
+    const r3 = validatorRule({}, [NODE_A, NODE_B, NODE_C]);
+    const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' } });
+    await w.run(r3);
+    w.world[NODE_A] = w.world[NODE_B] = new Error('HTTP 503');
+    await w.run(r3);
+    expect(w.logs).toContain(`lookups failed for 2 entities (${NODE_A}, ${NODE_B}); their state is kept, the rest was evaluated`);
+    expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(2);
+    expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(2);
+    w.world[NODE_A] = 'active';
+    await w.run(r3);
+    expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(1);
+    expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(3);
+    expect(sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_B}: its last 2 lookups failed (HTTP 503)`]);
+    w.world[NODE_B] = 'active';
+    await w.run(r3);
+    expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(0);
+    expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(3);
+    expect(sent(w)).toEqual([`rule-failing resolved warning: rule "r" sees ${NODE_B} again`]);
+  });
+
+  it('a rule that then fails whole keeps its entity alert firing beside its own: that evaluation saw none of them', async () => {
+    const w = engineWorld();
+    await w.run(rule);
+    w.world[NODE_A] = new Error('HTTP 503');
+    await w.run(rule);
+    await w.run(rule);
+    w.world[NODE_B] = new Error('HTTP 503');
+    await w.tryRun(rule);
+    await w.tryRun(rule);
+    expect(w.store.activeAlerts().map((a) => `${a.key} ${a.state}`).sort()).toEqual([`entity:${NODE_A} firing`, 'failing firing']);
+    expect(sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_A}: its last 2 lookups failed (HTTP 503)`, 'rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (HTTP 503)']);
+  });
+
+  it('a skipped tick is a failed evaluation: counted, and at failingAfter it fires rule-failing saying how long the last one has run', async () => {
+    const w = engineWorld();
+    w.engine.skipped(rule, 200);
+    expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleConsecutiveFailures', { rule: 'r' })])).toEqual([1, 1, 1]);
+    expect(sent(w)).toEqual([]);
+    w.engine.skipped(rule, 95_000);
+    expect(sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (evaluation skipped: the previous one has been running for 1s, past the rule\'s interval)']);
+    w.failures.succeeded('r');
+    w.engine.skipped(rule, 95_000);
+    expect(w.failures.run('r')?.error).toBe("evaluation skipped: the previous one has been running for 1m, past the rule's interval");
+  });
+
+  it('an evaluation cut short by shutdown or reload is not the rule’s failure: nothing is counted or committed', async () => {
+    const w = engineWorld();
+    const stop = new AbortController();
+    stop.abort();
+    await expect(w.engine.evaluate(rule, stop.signal)).rejects.toThrow();
+    expect(await w.value('ruleEvaluations', { rule: 'r' })).toBe(1);
+    expect(await w.value('ruleFailures', { rule: 'r' })).toBeUndefined();
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBeUndefined();
+    expect(w.logs).toEqual([]);
+    expect(w.store.loadStates('r')).toEqual({});
+  });
+
+  it('another process committing each time: evaluated again up to three times, then a failed evaluation', async () => {
+    const w = engineWorld();
+    let commits = 0;
+    w.store.commitEvaluation = () => {
+      commits++;
+      throw new StateConflictError('the state changed');
+    };
+    await expect(w.run(rule)).rejects.toThrow('the state changed');
+    expect(commits).toBe(3);
+    expect(w.logs.filter((l) => l.startsWith('another process committed this rule meanwhile'))).toHaveLength(2);
+    expect(await w.value('ruleFailures', { rule: 'r' })).toBe(1);
+  });
+
+  it('a stored state that does not parse fails the evaluation loudly, never read as "no state"', async () => {
+    const w = engineWorld();
+    w.store.commitEvaluation('r', { [NODE_A]: { period: 'garbage' } }, [], 1);
+    await expect(w.run(rule)).rejects.toThrow(`stored state of rule "r" entity "${NODE_A}" is invalid`);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(1);
+  });
+});
+
+describe('engine: the gauges a rule’s kind makes, from committed state', () => {
+  it('per rule and over every rule, each sample labelled with its rule; gone once the rule is forgotten', async () => {
+    const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'pending' } });
+    const other = validatorRule({ name: 'other' }, [NODE_A]);
+    await w.run(rule);
+    await w.run(other);
+    expect(w.engine.ruleSamples('r', 'avawatch_validator_status')).toEqual([
+      { metric: 'avawatch_validator_status', labels: { rule: 'r', network: 'mainnet', node_id: NODE_A, status: 'active' }, value: 1 },
+      { metric: 'avawatch_validator_status', labels: { rule: 'r', network: 'mainnet', node_id: NODE_B, status: 'pending' }, value: 1 },
+    ]);
+    expect([...w.engine.samples('avawatch_validator_listed')].map((s) => `${s.labels['rule']} ${s.labels['node_id']} ${s.value}`)).toEqual([`r ${NODE_A} 1`, `r ${NODE_B} 1`, `other ${NODE_A} 1`]);
+    expect(w.engine.ruleSamples('r', 'avawatch_no_such_gauge')).toEqual([]);
+    expect(w.engine.ruleSamples('nope', 'avawatch_validator_listed')).toEqual([]);
+    w.engine.forget('r');
+    expect(w.engine.ruleSamples('r', 'avawatch_validator_listed')).toEqual([]);
+    expect(w.engine.view('r')).toBeUndefined();
+    expect([...w.engine.samples('avawatch_validator_listed')].map((s) => s.labels['rule'])).toEqual(['other']);
+  });
+
+  it('restored: the gauges show what the store holds before the first poll, with no failed entity', () => {
+    const w = engineWorld();
+    w.store.commitEvaluation('r', { [NODE_A]: { period: { txHash: 'tx', status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false } }, [], 1);
+    w.engine.restore(rule);
+    expect(w.engine.ruleSamples('r', 'avawatch_validator_end_timestamp_seconds').map((s) => [s.labels, s.value])).toEqual([[{ rule: 'r', network: 'mainnet', node_id: NODE_A }, 2]]);
+    expect(w.engine.view('r')?.failed).toEqual({});
+  });
+});
