@@ -150,6 +150,35 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
   });
 });
 
+describe('engine: a store that cannot record the rule-failing alert', () => {
+  it('the failure is still counted and thrown as the rule’s own; what could not be recorded is logged', async () => {
+    const w = engineWorld({ world: { [NODE_A]: down(), [NODE_B]: down() } });
+    await w.tryRun(rule);
+    w.store.loadActive = () => {
+      throw new Error('database is locked');
+    };
+    await expect(w.run(rule)).rejects.toThrow('ECONNREFUSED');
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(2);
+    expect(w.logs).toEqual(expect.arrayContaining(['could not queue the firing alerts again for the receivers that expire them', 'could not record the rule-failing alert']));
+  });
+
+  it('a good evaluation after it still commits the rule; the alert that could not be resolved is logged', async () => {
+    const w = engineWorld({ world: { [NODE_A]: down(), [NODE_B]: down() } });
+    await w.tryRun(rule);
+    await w.tryRun(rule);
+    const commit = w.store.commitEvaluation.bind(w.store);
+    w.store.commitEvaluation = (storeRule, ...rest) => {
+      if (storeRule.startsWith('!rule-failing:')) throw new Error('database is locked');
+      return commit(storeRule, ...rest);
+    };
+    w.world[NODE_A] = w.world[NODE_B] = 'active';
+    expect(await w.run(rule)).toEqual([]);
+    expect(Object.keys(w.store.loadStates('r'))).toEqual([NODE_A, NODE_B]);
+    expect(w.logs).toContain('could not update the rule-failing alert');
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
+  });
+});
+
 describe('engine: the gauges a rule’s kind makes, from committed state', () => {
   it('per rule and over every rule, each sample labelled with its rule; gone once the rule is forgotten', async () => {
     const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'pending' } });
