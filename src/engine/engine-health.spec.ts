@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { requestContext } from '../api/context.js';
 import { StateConflictError } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, validatorRule } from '../../test/helpers/engine-world.js';
 
@@ -127,6 +128,22 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBeUndefined();
     expect(w.logs).toEqual([]);
     expect(w.store.loadStates('r')).toEqual({});
+  });
+
+  it('asks the service on the rule’s behalf: at its severity, taking a shared answer only if younger than half its interval; nothing it started outlives the evaluation', async () => {
+    const asked: unknown[] = [];
+    const signals: AbortSignal[] = [];
+    const validatorList = async (_n: string, _q: unknown, signal: AbortSignal) => {
+      asked.push(requestContext.getStore());
+      signals.push(signal);
+      return { periods: [], broken: [] };
+    };
+    const data = { primary: { validatorList, validatorPeriods: async () => 'not-found' } };
+    const e = engineWorld({ data: data as never });
+    await e.run(validatorRule({ schedule: { everyMs: 10 * 60_000 }, severity: 'warning' }));
+    expect(asked[0]).toEqual({ severity: 'warning', maxAgeMs: 5 * 60_000 });
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.every((s) => s.aborted)).toBe(true);
   });
 
   it('another process committing each time: evaluated again up to three times, then a failed evaluation', async () => {

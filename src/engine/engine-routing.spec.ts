@@ -103,6 +103,24 @@ describe('engine: a condition’s alert', () => {
   });
 });
 
+describe('engine: secrets never leave it', () => {
+  it('a secret in what the service said is scrubbed from the alert, its outbox row, its resolution and the stored state', async () => {
+    const w = engineWorld({ world: { [NODE_A]: { status: 'active', tx: 'tx-sekret', end: 2 } }, redact: (t) => t.replaceAll('sekret', '[REDACTED]') });
+    const rule = ending();
+    const [fired] = await w.run(rule);
+    expect(fired?.details['Staking tx']).toBe('tx-[REDACTED]');
+    const stored = JSON.stringify([w.store.loadStates('end'), w.store.activeAlerts(), w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)]);
+    expect(stored).not.toContain('sekret');
+    expect(stored).toContain('tx-[REDACTED]');
+    w.world[NODE_A] = { status: 'active', tx: 'tx-sekret-2', end: START / 1000 + 86_400 * 90 };
+    w.at.ms += MINUTE;
+    const [resolved] = await w.run(rule);
+    expect(resolved?.status).toBe('resolved');
+    expect(JSON.stringify(resolved)).not.toContain('sekret');
+    expect(JSON.stringify(resolved)).toContain('tx-[REDACTED]-2');
+  });
+});
+
 describe('engine: where an alert goes', () => {
   it('a silence that matches mutes it: recorded with the silence’s reason, not sent', async () => {
     const w = engineWorld({ world: { [NODE_A]: 'active' } });
