@@ -28,8 +28,9 @@ const renewed: Answer = { status: 'active', tx: 'tx-new', end: START / 1000 + 90
 
 const told = (alerts: Array<{ kind: string; status: string; summary: string; labels: Record<string, string> }>) => alerts.map((a) => `${a.kind} ${a.status} ${a.labels['scope'] ?? '-'}: ${a.summary}`);
 
+/** One group of notifications per alertname: the incident's and its children's rows are due apart. */
 function world(incidents: IncidentTracker, store?: Store) {
-  return engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active' }, incidents, ...(store ? { store } : {}) });
+  return engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active' }, incidents, targetsFor: (_r, labels) => [target('slack', { groupKey: labels['alertname'] ?? '' })], ...(store ? { store } : {}) });
 }
 
 describe('engine: incidents', () => {
@@ -46,6 +47,9 @@ describe('engine: incidents', () => {
     expect(w.store.activeAlerts().find((a) => a.rule === `!incident:${KEY}`)?.condition.details).toMatchObject({ Validators: 'alpha, bravo' });
     expect(w.engine.heldFor('end', NODE_A, 'slack')).toBe(`held by incident ${KEY}: ${FIRED}`);
     expect(w.engine.heldFor('end', NODE_A, 'pager')).toBeUndefined();
+    // The children wait incidents.wait (a minute) for their incident, urgent as they are; the incident's own alert does not.
+    expect(w.store.claimDue('slack', START + 59_000, 10, 3_600_000).map((r) => r.message.kind)).toEqual(['incident']);
+    expect(w.store.claimDue('slack', START + 60_000, 10, 3_600_000).map((r) => r.message.kind)).toEqual(['validation-end', 'validation-end']);
 
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
@@ -109,12 +113,15 @@ describe('engine: incidents', () => {
     off.engine.restore(ending());
     off.engine.restore(other);
     const said = await off.run(other);
-    expect(said.map((a) => `${a.status} ${a.rule}: ${a.details['Still firing'] ?? a.summary}`)).toEqual([
+    expect(said.map((a) => `${a.status} ${a.rule}${a.reminder ? ' (again)' : ''}: ${a.details['Still firing'] ?? a.summary}`)).toEqual([
       'resolved avawatch: over: host h1 on mainnet, 2 validators held',
-      `firing end: muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
-      `firing end: muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
+      `firing end (again): muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
+      `firing end (again): muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
     ]);
     expect(w.store.activeAlerts().filter((a) => a.rule === 'end').map((a) => a.mutedReceivers)).toEqual([[], []]);
+    // The rule's next evaluation here commits as usual (what was sent for it is no other process's commit).
+    await off.run(ending());
+    expect(off.logs.filter((l) => l.startsWith('another process'))).toEqual([]);
   });
 
   it('a rule forgotten (removed by a reload): its children leave the incident, which resolves at the next evaluation of any rule', async () => {

@@ -103,6 +103,37 @@ describe('engine: a condition’s alert', () => {
   });
 });
 
+describe('engine: a failed evaluation is no resolution', () => {
+  const am = () => [target('am', { resendMs: MINUTE, repeatMs: 60 * MINUTE })];
+  const down = () => new Error('data API GET …: HTTP 503');
+
+  it('a firing alert reaches the receiver that forgets it again at its resend interval, though the poll failed; a pending one does not', async () => {
+    const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active' }, targetsFor: am });
+    const fires = ending({}, [NODE_A]);
+    const waits = ending({ name: 'waits', for: 30 * MINUTE }, [NODE_B]);
+    await w.run(fires);
+    await w.run(waits);
+    expect([...w.store.loadActive('end'), ...w.store.loadActive('waits')].map((a) => a.state)).toEqual(['firing', 'pending']);
+    w.world[NODE_A] = w.world[NODE_B] = down();
+    w.at.ms += MINUTE;
+    await w.tryRun(fires);
+    await w.tryRun(waits);
+    expect(w.store.claimDue('am', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => `${r.message.rule}${r.message.details['Reminder'] ? ' reminder' : ''}: ${r.message.summary}`)).toEqual([`end: ${ENDED}`, `end reminder: ${ENDED}`]);
+  });
+
+  it('rule-failing fires at failingAfter and resolves at the first good evaluation, whatever the rule’s for, keepFiringFor and sendResolved', async () => {
+    const w = engineWorld({ world: { [NODE_A]: down() } });
+    const rule = ending({ for: 10 * MINUTE, keepFiringFor: 10 * MINUTE, sendResolved: false });
+    await w.tryRun(rule);
+    w.at.ms += MINUTE;
+    await w.tryRun(rule);
+    w.world[NODE_A] = renewed;
+    w.at.ms += MINUTE;
+    await w.run(rule);
+    expect(w.rows()).toEqual(['slack: rule "end" is blind: its last 2 evaluations failed (data API GET …: HTTP 503)', 'slack: rule "end" evaluates again']);
+  });
+});
+
 describe('engine: secrets never leave it', () => {
   it('a secret in what the service said is scrubbed from the alert, its outbox row, its resolution and the stored state', async () => {
     const w = engineWorld({ world: { [NODE_A]: { status: 'active', tx: 'tx-sekret', end: 2 } }, redact: (t) => t.replaceAll('sekret', '[REDACTED]') });
