@@ -134,6 +134,16 @@ describe('engine: a failed evaluation is no resolution', () => {
   });
 });
 
+describe('engine: what it reads back', () => {
+  it('a stored alert that does not read fails the evaluation loudly, never read as "not firing"', async () => {
+    const w = engineWorld({ world: { [NODE_A]: 'active' } });
+    const row = { key: NODE_A, tier: 'ended', state: 'firing', startedAt: 1, notifiedAt: 1, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: { garbage: true } };
+    w.store.commitEvaluation('end', {}, [], 1, [row as never]);
+    await expect(w.run(ending())).rejects.toThrow(`stored alert "${NODE_A}" of rule "end" is invalid: `);
+    expect(w.rows()).toEqual([]);
+  });
+});
+
 describe('engine: secrets never leave it', () => {
   it('a secret in what the service said is scrubbed from the alert, its outbox row, its resolution and the stored state', async () => {
     const w = engineWorld({ world: { [NODE_A]: { status: 'active', tx: 'tx-sekret', end: 2 } }, redact: (t) => t.replaceAll('sekret', '[REDACTED]') });
