@@ -44,7 +44,7 @@ describe('engine: incidents', () => {
       `incident firing group: ${FIRED}`,
     ]);
     expect(first[2]).toMatchObject({ rule: 'avawatch', severity: 'critical', labels: { alertname: 'incident', rule: 'avawatch', scope: 'group', group: 'host=h1', network: 'mainnet', severity: 'critical' } });
-    expect(w.store.activeAlerts().find((a) => a.rule === `!incident:${KEY}`)?.condition.details).toMatchObject({ Validators: 'alpha, bravo' });
+    expect(w.store.activeAlerts().find((a) => a.rule === `!incident:${KEY}`)?.condition).toMatchObject({ details: { Validators: 'alpha, bravo' } });
     expect(w.engine.heldFor('end', NODE_A, 'slack')).toBe(`held by incident ${KEY}: ${FIRED}`);
     expect(w.engine.heldFor('end', NODE_A, 'pager')).toBeUndefined();
     // The children wait incidents.wait (a minute) for their incident, urgent as they are; the incident's own alert does not.
