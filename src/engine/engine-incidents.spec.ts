@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { incidentsSchema } from '../config/schema.js';
 import type { InventoryValidator } from '../inventory/schema.js';
+import type { BaselineView } from '../rules/baseline.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
+import { spec as validatorHealthSpec } from '../rules/validator-health/schema.js';
 import type { Store } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule, type Answer } from '../../test/helpers/engine-world.js';
 import { IncidentTracker } from './incidents.js';
@@ -143,6 +145,30 @@ describe('engine: incidents', () => {
     expect(told(await w.run(ending())).map((t) => t.split(' ')[1])).toEqual(['firing', 'firing']);
     expect(w.logs).toContain('could not update the incidents');
     expect(await w.value('ruleConsecutiveFailures', { rule: 'end' })).toBe(0);
+  });
+
+  it('a new uptime alert on a network baseline of unknown age: the network is swept first, before the alert is committed; cut short, nothing is', async () => {
+    const view: BaselineView = { network: 'mainnet', at: START - 1_000, usable: true, why: undefined, count: 100, quantiles: {}, versions: {}, belowShare: () => 0, figureOf: () => undefined };
+    const incidents = tracker();
+    incidents.restored([view]);
+    const swept: string[] = [];
+    const stop = new AbortController();
+    const w = engineWorld({
+      world: { [NODE_A]: { status: 'active', tx: 'tx-a', start: START / 1000 - 30 * 86_400, end: START / 1000 + 30 * 86_400, uptime: 50 } },
+      incidents,
+      sweepFirst: async (networks) => {
+        swept.push(`${networks.join(',')}: ${w.store.loadActive('health').length} stored`);
+        if (swept.length === 1) stop.abort();
+      },
+    });
+    const health = validatorRule({ name: 'health', kind: 'validator-health', validators: { [NODE_A]: H1[0] }, spec: validatorHealthSpec.parse({ network: 'mainnet', nodeIds: [NODE_A] }) });
+    await expect(w.engine.evaluate(health, stop.signal)).rejects.toThrow();
+    expect(w.store.loadActive('health')).toEqual([]);
+    expect(await w.value('ruleFailures', { rule: 'health' })).toBeUndefined();
+    const fired = await w.run(health);
+    expect(swept).toEqual(['mainnet: 0 stored', 'mainnet: 0 stored']);
+    expect(fired.map((a) => `${a.status} ${a.labels['check']}`)).toEqual(['firing uptime']);
+    expect(w.engine.baselines()).toEqual([{ view, ageMs: undefined, stale: 'stale: no sweep read since avawatch started' }]);
   });
 
   it('without incidents: no baselines, nothing held', async () => {

@@ -18,7 +18,7 @@ export const NODE_B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 export const NODE_C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
 
 /** A node's answer: its period's status (ended at 2 s past the epoch), a period of its own, or the lookup's error. */
-export type Answer = string | Error | { status: string; tx: string; end: number };
+export type Answer = string | Error | { status: string; tx: string; end: number; start?: number; uptime?: number };
 
 export const START = Date.UTC(2026, 10, 26, 12);
 
@@ -63,7 +63,7 @@ export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, An
   const period = (nodeId: string, a: Exclude<Answer, Error>): Validator =>
     typeof a === 'string'
       ? { txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: a, startTimestamp: 1, endTimestamp: 2 }
-      : { txHash: a.tx, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: a.status, startTimestamp: 1, endTimestamp: a.end };
+      : { txHash: a.tx, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: a.status, startTimestamp: a.start ?? 1, endTimestamp: a.end, ...(a.uptime === undefined ? {} : { uptimePerformance: a.uptime }) };
   const statusOf = (a: Answer | undefined) => (a === undefined || a instanceof Error ? undefined : typeof a === 'string' ? a : a.status);
   const data = {
     primary: {
