@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { requestContext } from '../api/context.js';
-import { StateConflictError } from '../store/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StateConflictError, Store } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, validatorRule } from '../../test/helpers/engine-world.js';
 
 // What an operator sees of a rule's own health: its counters and gauges on /metrics, the
@@ -35,7 +38,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
     w.world[NODE_A] = w.world[NODE_B] = down();
     await expect(w.run(rule)).rejects.toThrow('ECONNREFUSED');
-    expect(w.logs).toContain('rule evaluation failed; state unchanged');
+    expect(w.logged).toContainEqual({ level: 'warn', msg: 'rule evaluation failed; state unchanged', fields: { rule: 'r', error: 'network error (ECONNREFUSED)' } });
     expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleConsecutiveFailures', { rule: 'r' })])).toEqual([2, 1, 1]);
     w.at.ms += 60_000;
     await w.tryRun(rule);
@@ -78,7 +81,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     await w.run(r3);
     w.world[NODE_A] = w.world[NODE_B] = new Error('HTTP 503');
     await w.run(r3);
-    expect(w.logs).toContain(`lookups failed for 2 entities (${NODE_A}, ${NODE_B}); their state is kept, the rest was evaluated`);
+    expect(w.logged).toContainEqual({ level: 'warn', msg: `lookups failed for 2 entities (${NODE_A}, ${NODE_B}); their state is kept, the rest was evaluated`, fields: { rule: 'r', failed: { [NODE_A]: 'HTTP 503', [NODE_B]: 'HTTP 503' } } });
     expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(2);
     expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(2);
     w.world[NODE_A] = 'active';
@@ -88,6 +91,8 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_B}: its last 2 lookups failed (HTTP 503)`]);
     w.world[NODE_B] = 'active';
     await w.run(r3);
+    // Every lookup answered: no warning of 0 entities.
+    expect(w.logs.filter((l) => l.startsWith('lookups failed'))).toHaveLength(2);
     expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(0);
     expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(3);
     expect(sent(w)).toEqual([`rule-failing resolved warning: rule "r" sees ${NODE_B} again`]);
@@ -155,8 +160,28 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     };
     await expect(w.run(rule)).rejects.toThrow('the state changed');
     expect(commits).toBe(3);
-    expect(w.logs.filter((l) => l.startsWith('another process committed this rule meanwhile'))).toHaveLength(2);
+    expect(w.logged.filter((l) => l.msg.startsWith('another process committed this rule meanwhile')).map((l) => l.fields)).toEqual([
+      { rule: 'r', attempt: 1 },
+      { rule: 'r', attempt: 2 },
+    ]);
     expect(await w.value('ruleFailures', { rule: 'r' })).toBe(1);
+  });
+
+  it('another process (once beside the daemon) committed since: the states are read again, with no conflict to retry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avawatch-engine-'));
+    try {
+      const daemon = engineWorld({ store: Store.open(join(dir, 'state.db')) });
+      const once = engineWorld({ store: Store.open(join(dir, 'state.db')), world: daemon.world });
+      await daemon.run(rule);
+      daemon.world[NODE_A] = 'completed';
+      expect((await once.run(rule)).map((a) => a.summary)).toEqual([`${NODE_A} validation active → completed`]);
+      expect(await daemon.run(rule)).toEqual([]);
+      expect(daemon.logs).toEqual([]);
+      daemon.store.close();
+      once.store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a stored state that does not parse fails the evaluation loudly, never read as "no state"', async () => {
@@ -176,7 +201,10 @@ describe('engine: a store that cannot record the rule-failing alert', () => {
     };
     await expect(w.run(rule)).rejects.toThrow('ECONNREFUSED');
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(2);
-    expect(w.logs).toEqual(expect.arrayContaining(['could not queue the firing alerts again for the receivers that expire them', 'could not record the rule-failing alert']));
+    expect(w.logged.filter((l) => l.level === 'error')).toEqual([
+      { level: 'error', msg: 'could not queue the firing alerts again for the receivers that expire them', fields: { rule: 'r', error: 'database is locked' } },
+      { level: 'error', msg: 'could not record the rule-failing alert', fields: { rule: 'r', error: 'database is locked' } },
+    ]);
   });
 
   it('a good evaluation after it still commits the rule; the alert that could not be resolved is logged', async () => {
@@ -191,7 +219,7 @@ describe('engine: a store that cannot record the rule-failing alert', () => {
     w.world[NODE_A] = w.world[NODE_B] = 'active';
     expect(await w.run(rule)).toEqual([]);
     expect(Object.keys(w.store.loadStates('r'))).toEqual([NODE_A, NODE_B]);
-    expect(w.logs).toContain('could not update the rule-failing alert');
+    expect(w.logged.filter((l) => l.level === 'error')).toEqual([{ level: 'error', msg: 'could not update the rule-failing alert', fields: { rule: 'r', error: 'database is locked' } }]);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
   });
 });

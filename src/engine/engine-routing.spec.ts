@@ -34,6 +34,10 @@ describe('engine: a condition’s alert', () => {
     });
     expect(fired?.alertId).toBeGreaterThan(0);
     expect(w.rows()).toEqual([`slack: ${ENDED}`]);
+    // The row carries the condition's key (a channel's dedup key); `once --json` does not.
+    expect(w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => r.message.conditionKey)).toEqual([NODE_A]);
+    expect(fired).not.toHaveProperty('conditionKey');
+    expect(w.logged).toEqual([]);
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
     expect(told(await w.run(rule))).toEqual([`resolved critical: ${RENEWED}`]);

@@ -79,6 +79,8 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(rest).toEqual([]);
     expect(alert?.summary).toBe(`${A} validation active → completed`);
     expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['slack']);
+    // An event has no condition key on its row.
+    expect(store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => r.message.conditionKey)).toEqual([undefined]);
   });
 
   it('a failed lookup keeps that node as it was; rule-failing names it after failingAfter, and resolves when it answers', async () => {

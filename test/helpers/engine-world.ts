@@ -46,6 +46,8 @@ export interface EngineWorld {
   metrics: Metrics;
   world: Record<string, Answer>;
   logs: string[];
+  /** Each log line with its level and fields, as the JSON log has them. */
+  logged: Array<{ level: string; msg: string; fields: unknown }>;
   failures: FailureCounts;
   /** The steady clock's reading; the wall is `wallAhead` later. */
   at: { ms: number };
@@ -82,7 +84,12 @@ export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, An
   const store = o.store ?? Store.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const logs: string[] = [];
-  const log = { warn: (_o: unknown, m: string) => logs.push(m), info: (_o: unknown, m: string) => logs.push(m), error: (_o: unknown, m: string) => logs.push(m) };
+  const logged: EngineWorld['logged'] = [];
+  const at_ = (level: string) => (fields: unknown, msg: string) => {
+    logs.push(msg);
+    logged.push({ level, msg, fields });
+  };
+  const log = { warn: at_('warn'), info: at_('info'), error: at_('error') };
   const at = { ms: START };
   const wallAhead = o.wallAhead ?? 0;
   const clock: Clock = { now: () => at.ms + wallAhead, mono: () => at.ms } as Clock;
@@ -110,6 +117,7 @@ export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, An
     metrics,
     world,
     logs,
+    logged,
     failures,
     at,
     run: (rule) => engine.evaluate(rule, new AbortController().signal),
