@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestContext } from '../api/context.js';
+import { ApiError } from '../api/errors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,9 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(sent(w)).toEqual(['rule-failing resolved warning: rule "r" evaluates again']);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
     expect(w.store.activeAlerts()).toEqual([]);
+    // avawatch's own alert keeps no entity state in the state file.
+    expect(w.store.stateRows('!rule-failing:r').rows).toEqual([]);
+    expect(w.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 
   it('after a restart, a rule-failing alert stored before resolves at the rule’s first good evaluation', async () => {
@@ -189,6 +193,41 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     w.store.commitEvaluation('r', { [NODE_A]: { period: 'garbage' } }, [], 1);
     await expect(w.run(rule)).rejects.toThrow(`stored state of rule "r" entity "${NODE_A}" is invalid`);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(1);
+  });
+});
+
+describe('engine: rules blind for one cause outside them', () => {
+  const apiDown = () => new ApiError('data API GET /v1/x: HTTP 503', { api: 'data', endpoint: '/v1/x', retryable: false, code: '503', status: 503 });
+  const r1 = validatorRule({ name: 'r1' }, [NODE_A]);
+  const r2 = validatorRule({ name: 'r2' }, [NODE_B]);
+
+  it('its alert, stored before a restart, resolves once every rule it listed evaluates again, though none failed since', async () => {
+    const before = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() } });
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.tryRun(r);
+    expect(before.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(before.store.stateRows('!cannot-see:data-service').rows).toEqual([]);
+    const after = engineWorld({ store: before.store, world: { [NODE_A]: 'active', [NODE_B]: 'active' } });
+    after.engine.restore(r1);
+    after.engine.restore(r2);
+    await after.run(r1);
+    expect(after.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    await after.run(r2);
+    expect(after.store.activeAlerts()).toEqual([]);
+    expect(after.rows().at(-1)).toBe('slack: avawatch sees again: the data service answers, 2 rules evaluate again');
+    expect(after.logged).toEqual([]);
+  });
+
+  it('after a restart, a rule of it failing once (under failingAfter) holds its alert; the other waited for', async () => {
+    const before = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() } });
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.tryRun(r);
+    const after = engineWorld({ store: before.store, world: { [NODE_A]: apiDown(), [NODE_B]: 'active' } });
+    after.engine.restore(r1);
+    after.engine.restore(r2);
+    await after.run(r2);
+    await after.tryRun(r1);
+    expect(after.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(after.rows()).toHaveLength(1);
+    expect(after.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 });
 
