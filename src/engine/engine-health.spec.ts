@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { requestContext } from '../api/context.js';
-import { ApiError } from '../api/errors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { requestContext } from '../api/context.js';
+import { ApiError } from '../api/errors.js';
 import { StateConflictError, Store } from '../store/index.js';
-import { engineWorld, NODE_A, NODE_B, NODE_C, START, validatorRule } from '../../test/helpers/engine-world.js';
+import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
 
 // What an operator sees of a rule's own health: its counters and gauges on /metrics, the
 // rule-failing alert, and the log line of a failed evaluation.
@@ -206,6 +206,7 @@ describe('engine: rules blind for one cause outside them', () => {
     for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.tryRun(r);
     expect(before.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
     expect(before.store.stateRows('!cannot-see:data-service').rows).toEqual([]);
+    expect(before.logged.filter((l) => l.level === 'error')).toEqual([]);
     const after = engineWorld({ store: before.store, world: { [NODE_A]: 'active', [NODE_B]: 'active' } });
     after.engine.restore(r1);
     after.engine.restore(r2);
@@ -215,6 +216,13 @@ describe('engine: rules blind for one cause outside them', () => {
     expect(after.store.activeAlerts()).toEqual([]);
     expect(after.rows().at(-1)).toBe('slack: avawatch sees again: the data service answers, 2 rules evaluate again');
     expect(after.logged).toEqual([]);
+  });
+
+  it('goes where the route tree sends it; the receivers its rules name only when the tree sends it nowhere', async () => {
+    const w = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() }, targetsFor: (r) => [target(r.receivers?.[0] ?? 'slack')] });
+    const [p1, p2] = [validatorRule({ name: 'p1', receivers: ['pager'] }, [NODE_A]), validatorRule({ name: 'p2', receivers: ['pager'] }, [NODE_B])];
+    for (let i = 0; i < 2; i++) for (const r of [p1, p2]) await w.tryRun(r);
+    expect(w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
   });
 
   it('after a restart, a rule of it failing once (under failingAfter) holds its alert; the other waited for', async () => {

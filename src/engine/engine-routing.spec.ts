@@ -123,6 +123,7 @@ describe('engine: a failed evaluation is no resolution', () => {
     await w.tryRun(fires);
     await w.tryRun(waits);
     expect(w.store.claimDue('am', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => `${r.message.rule}${r.message.details['Reminder'] ? ' reminder' : ''}: ${r.message.summary}`)).toEqual([`end: ${ENDED}`, `end reminder: ${ENDED}`]);
+    expect(w.store.stateRows('end').rows.map((r) => r.entity)).toEqual([NODE_A]);
   });
 
   it('rule-failing fires at failingAfter and resolves at the first good evaluation, whatever the rule’s for, keepFiringFor and sendResolved', async () => {
