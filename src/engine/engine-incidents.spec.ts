@@ -70,6 +70,16 @@ describe('engine: incidents', () => {
     expect(w.store.stateRows(`!incident:${KEY}`).rows).toEqual([]);
   });
 
+  it('a worse alert joining a firing incident changes its text, never its labels or severity (Alertmanager knows it by them)', async () => {
+    const three = inventory({ [NODE_A]: 'h1', [NODE_B]: 'h1', [NODE_C]: 'h1' });
+    const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' }, incidents: tracker(three) });
+    await w.run(validatorRule({ ...ending(three), severity: 'warning' }));
+    const stored = () => w.store.activeAlerts().find((a) => a.rule.startsWith('!incident:'))?.condition;
+    expect(stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 2 validators' });
+    await w.run(ending(three, 'worse', [NODE_C]));
+    expect(stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 3 validators' });
+  });
+
   it('an incident silenced everywhere holds nothing back: its children reach their receivers', async () => {
     const w = world(tracker());
     w.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: START - MINUTE, endsAt: START + 60 * MINUTE, comment: 'known', createdBy: 'ops', createdAt: START });
