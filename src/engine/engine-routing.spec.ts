@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
-import { engineWorld, NODE_A, NODE_B, START, target, validatorRule } from '../../test/helpers/engine-world.js';
+import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
 
 // A condition's alert through the engine: its severity and labels, its lifecycle options
 // (keepFiringFor, sendResolved, reminders), and where it goes (mutes, digests).
@@ -234,5 +234,26 @@ describe('engine: the states it keeps', () => {
     await w.run(validatorRule({}, [NODE_A]));
     expect(Object.keys(w.store.loadStates('r'))).toEqual([NODE_A]);
     expect(w.engine.view('r')?.states.has(NODE_B)).toBe(false);
+  });
+
+  it('a node swapped for another (as many nodes as before): the one dropped has its state removed', async () => {
+    const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' } });
+    await w.run(validatorRule());
+    w.engine.forget('r');
+    await w.run(validatorRule({}, [NODE_A, NODE_C]));
+    expect(Object.keys(w.store.loadStates('r')).sort()).toEqual([NODE_A, NODE_C].sort());
+  });
+
+  it('polls that keep committing one rule leave no conflict to retry (each commit is the next one’s revision)', async () => {
+    const w = engineWorld({ world: { [NODE_A]: 'active' } });
+    const rule = ending();
+    for (let i = 0; i < 3; i++) {
+      await w.run(rule);
+      w.at.ms += MINUTE;
+    }
+    w.world[NODE_A] = renewed;
+    await w.run(rule);
+    await w.run(rule);
+    expect(w.logged).toEqual([]);
   });
 });
