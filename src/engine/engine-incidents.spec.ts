@@ -155,6 +155,19 @@ describe('engine: incidents', () => {
     expect(after.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 
+  it('after a restart, another rule evaluating first finds the incident as the store holds it: restored children keep it firing', async () => {
+    const before = world(tracker());
+    await before.run(ending());
+    const after = world(tracker(), before.store);
+    after.world[NODE_C] = 'active';
+    const other = validatorRule({ name: 'other' }, [NODE_C]);
+    after.engine.restore(ending());
+    after.engine.restore(other);
+    after.at.ms += MINUTE;
+    expect(told(await after.run(other))).toEqual([]);
+    expect(after.store.activeAlerts().map((a) => a.rule)).toContain(`!incident:${KEY}`);
+  });
+
   it('a rule forgotten (removed by a reload): its children leave the incident, which resolves at the next evaluation of any rule', async () => {
     const w = world(tracker());
     await w.run(ending());
@@ -196,12 +209,17 @@ describe('engine: incidents', () => {
     expect(await w.value('ruleFailures', { rule: 'health' })).toBeUndefined();
     const fired = await w.run(health);
     expect(swept).toEqual(['mainnet: 0 stored', 'mainnet: 0 stored']);
+    // A rule of events only asks nothing.
+    w.world[NODE_B] = 'active';
+    expect(await w.run(validatorRule({ name: 'events', validators: { [NODE_B]: H1[1] } }, [NODE_B]))).toEqual([]);
+    expect(swept).toHaveLength(2);
     expect(fired.map((a) => `${a.status} ${a.labels['check']}`)).toEqual(['firing uptime']);
     expect(w.engine.baselines()).toEqual([{ view, ageMs: undefined, stale: 'stale: no sweep read since avawatch started' }]);
   });
 
-  it('without incidents: no baselines, nothing held', async () => {
+  it('without incidents: no baselines, nothing held; a reload’s regroup changes nothing', async () => {
     const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active' } });
+    w.engine.regroup(H1);
     await w.run(ending());
     expect(w.engine.baselines()).toEqual([]);
     expect(w.engine.heldFor('end', NODE_A, 'slack')).toBeUndefined();
