@@ -8,7 +8,7 @@ import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { configSchema } from '../config/schema.js';
 import { resolveRoutes } from '../alerts/route.js';
-import { Engine, type EngineDeps } from './engine.js';
+import { Engine, errorText, severityOf, type EngineDeps } from './engine.js';
 import { FailureCounts } from './failing.js';
 import { systemClock, clockAt } from '../base/clock.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
@@ -79,6 +79,8 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(rest).toEqual([]);
     expect(alert?.summary).toBe(`${A} validation active → completed`);
     expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['slack']);
+    // An event has no condition key on its row.
+    expect(store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => r.message.conditionKey)).toEqual([undefined]);
   });
 
   it('a failed lookup keeps that node as it was; rule-failing names it after failingAfter, and resolves when it answers', async () => {
@@ -269,5 +271,25 @@ describe('engine: fetch → evaluate → commit', () => {
     world[B] = 'completed';
     expect((await engine.evaluate(loud, new AbortController().signal)).map((a) => a.severity)).toEqual(['warning', 'info']);
     expect(store.outbox('pending')).toHaveLength(2);
+  });
+});
+
+describe('severityOf: the one place news becomes a severity', () => {
+  const r = { severity: 'critical', severities: { good: 'warning' } } as const;
+  it('an explicit severity wins; bad news (the default) at the rule’s; good and neutral at the rule’s severities, else info', () => {
+    expect(severityOf(r, { severity: 'info', news: 'bad' })).toBe('info');
+    expect(severityOf(r, {})).toBe('critical');
+    expect(severityOf(r, { news: 'bad' })).toBe('critical');
+    expect(severityOf(r, { news: 'good' })).toBe('warning');
+    expect(severityOf(r, { news: 'neutral' })).toBe('info');
+    expect(severityOf({ severity: 'warning' }, { news: 'good' })).toBe('info');
+  });
+});
+
+describe('errorText', () => {
+  it('an Error’s message, anything else as text', () => {
+    expect(errorText(new Error('HTTP 503'))).toBe('HTTP 503');
+    expect(errorText('timeout')).toBe('timeout');
+    expect(errorText(undefined)).toBe('undefined');
   });
 });
