@@ -237,6 +237,23 @@ describe('engine: rules blind for one cause outside them', () => {
     expect(after.rows()).toHaveLength(1);
     expect(after.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
+
+  it('a store that cannot record its alert: logged, and every rule of it still counted as failing; recorded once the store takes it', async () => {
+    const w = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() } });
+    const commit = w.store.commitEvaluation.bind(w.store);
+    let locked = true;
+    w.store.commitEvaluation = (storeRule, ...rest) => {
+      if (locked && storeRule.startsWith('!cannot-see:')) throw new Error('database is locked');
+      return commit(storeRule, ...rest);
+    };
+    for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await expect(w.run(r)).rejects.toThrow('HTTP 503');
+    expect(w.store.activeAlerts()).toEqual([]);
+    expect(w.logged.filter((l) => l.level === 'error')).toContainEqual({ level: 'error', msg: 'could not update the alert of rules that cannot see', fields: { cause: 'data-service', error: 'database is locked' } });
+    expect([await w.value('ruleConsecutiveFailures', { rule: 'r1' }), await w.value('ruleConsecutiveFailures', { rule: 'r2' })]).toEqual([2, 2]);
+    locked = false;
+    await w.tryRun(r1);
+    expect(w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
+  });
 });
 
 describe('engine: a store that cannot record the rule-failing alert', () => {

@@ -178,6 +178,19 @@ describe('engine: incidents', () => {
     expect(told(await w.run(other)).filter((t) => t.startsWith('incident'))).toEqual(['incident resolved group: over: host h1 on mainnet, 2 validators held']);
   });
 
+  it('an incident whose alert the store cannot record never fails the evaluation: its children are committed, the error logged with its key', async () => {
+    const w = world(tracker());
+    const commit = w.store.commitEvaluation.bind(w.store);
+    w.store.commitEvaluation = (storeRule, ...rest) => {
+      if (storeRule.startsWith('!incident:')) throw new Error('database is locked');
+      return commit(storeRule, ...rest);
+    };
+    expect(told(await w.run(ending())).map((t) => t.split(':')[0])).toEqual(['validation-end firing group', 'validation-end firing group']);
+    expect(w.store.activeAlerts().map((a) => a.rule)).toEqual(['end', 'end']);
+    expect(w.logged).toEqual([{ level: 'error', msg: 'could not update the alert of an incident', fields: { incident: KEY, error: 'database is locked' } }]);
+    expect(await w.value('ruleConsecutiveFailures', { rule: 'end' })).toBe(0);
+  });
+
   it('an incident that cannot be updated never fails the evaluation: its alerts are committed, the error logged', async () => {
     const incidents = tracker();
     const w = world(incidents);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { MetricsApi } from '../api/metrics-api.js';
+import { spec as metricThresholdSpec } from '../rules/metric-threshold/schema.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
 
@@ -255,5 +257,21 @@ describe('engine: the states it keeps', () => {
     await w.run(rule);
     await w.run(rule);
     expect(w.logged).toEqual([]);
+  });
+});
+
+describe('engine: a kind that judges `for` itself', () => {
+  it('metric-threshold: held over its series window at the first poll, it fires at once; the engine does not wait its `for` again', async () => {
+    const DAY = 86_400;
+    const today = Math.floor(START / 1000 / DAY) * DAY;
+    // Three complete days above 100: the window of `for: 2d` is already whole.
+    const points = [3, 2, 1].map((n) => ({ timestamp: today - n * DAY, value: 150 }));
+    const metricsApi = { chainMetric: async () => points } as unknown as MetricsApi;
+    const w = engineWorld({ metricsApi });
+    const spec = metricThresholdSpec.parse({ chainId: 43114, metric: 'activeAddresses', timeInterval: 'day', above: 100, for: '2d' });
+    const rule = validatorRule({ name: 'busy', kind: 'metric-threshold', for: spec.for, spec });
+    expect(told(await w.run(rule))).toEqual([
+      `firing critical: activeAddresses on chain 43114 (per day) is above 100 for 2d: latest 150 at ${new Date((today - DAY) * 1000).toISOString().replace('.000Z', 'Z')}`,
+    ]);
   });
 });
