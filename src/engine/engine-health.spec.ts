@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requestContext } from '../api/context.js';
 import { ApiError } from '../api/errors.js';
+import type { NodeApi } from '../api/node-api.js';
+import { spec as nodeUpgradeSpec } from '../rules/node-upgrade/schema.js';
 import { StateConflictError, Store } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
 
@@ -313,5 +315,29 @@ describe('engine: the gauges a rule’s kind makes, from committed state', () =>
     w.engine.restore(rule);
     expect(w.engine.ruleSamples('r', 'avawatch_validator_end_timestamp_seconds').map((s) => [s.labels, s.value])).toEqual([[{ rule: 'r', network: 'mainnet', node_id: NODE_A }, 2]]);
     expect(w.engine.view('r')?.failed).toEqual({});
+  });
+});
+
+describe('engine: a rule that reads the operator’s nodes', () => {
+  it('is handed the node API client: each node is asked at its URL, and one that does not answer is a failed lookup, the rest evaluated', async () => {
+    const asked: string[] = [];
+    const node = {
+      health: async (base: string) => {
+        asked.push(base);
+        throw new Error(`${base}: connection refused`);
+      },
+      rpc: async (base: string) => {
+        asked.push(base);
+        throw new Error(`${base}: connection refused`);
+      },
+      metricsText: async () => '',
+    } as unknown as NodeApi;
+    const w = engineWorld({ node });
+    const spec = nodeUpgradeSpec.parse({ urls: { [NODE_A]: 'http://10.0.0.5:9650' } });
+    const rule = validatorRule({ name: 'upgrade', kind: 'node-upgrade', spec });
+    await w.run(rule);
+    expect([...new Set(asked)]).toEqual(['http://10.0.0.5:9650']);
+    expect(Object.keys(w.engine.view('upgrade')?.failed ?? {})).toEqual([NODE_A]);
+    expect(await w.value('ruleFailingEntities', { rule: 'upgrade' })).toBe(1);
   });
 });
