@@ -1,21 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { DataApi } from '../api/data/index.js';
-import type { MetricsApi } from '../api/metrics-api.js';
-import type { Validator } from '../api/schemas.js';
 import type { LoadedRule } from '../config/load.js';
-import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
-import { Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { configSchema } from '../config/schema.js';
 import { resolveRoutes } from '../alerts/route.js';
-import { Engine, errorText, severityOf, type EngineDeps } from './engine.js';
-import { FailureCounts } from './failing.js';
+import { errorText, severityOf, type EngineDeps } from './engine.js';
 import { systemClock, clockAt } from '../base/clock.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
+import { engineWorld, target } from '../../test/helpers/engine-world.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
-const period = (nodeId: string, validationStatus: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus, startTimestamp: 1, endTimestamp: 2 });
 const rule = {
   name: 'r',
   kind: 'validator-status',
@@ -29,44 +24,12 @@ const rule = {
 } as unknown as LoadedRule;
 
 /**
- * An engine over an in-memory store, with a fake Data API answering `world` per node. An Error
- * is a node the lists leave out and whose own lookup fails; the lists fail when all of theirs do.
+ * The engine world of the engine's specs (test/helpers/engine-world.ts): an Error is a node the
+ * lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] }], now?: () => Date, evaluated: LoadedRule = rule) {
-  const store = Store.open(':memory:');
-  const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
-  const data = {
-    primary: {
-      validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
-        const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
-        if (failing.length === q.nodeIds.length) throw failing[0];
-        return { periods: q.nodeIds.filter((n) => world[n] === q.validationStatus).map((n) => period(n, q.validationStatus)), broken: [] };
-      },
-      validatorPeriods: async (_net: string, node: string) => {
-        const status = world[node];
-        if (status instanceof Error) throw status;
-        return status === undefined ? 'not-found' : [period(node, status)];
-      },
-    },
-  } as unknown as DataApi;
-  const logs: string[] = [];
-  const log = { warn: (_o: unknown, m: string) => logs.push(m), info: (_o: unknown, m: string) => logs.push(m), error: (_o: unknown, m: string) => logs.push(m) };
-  const engine = new Engine({
-    store,
-    data,
-    metricsApi: {} as MetricsApi,
-    metrics,
-    log: log as never,
-    targetsFor,
-    repeatIntervalMs: 0,
-    timeIntervals: [],
-    failures: new FailureCounts(),
-    failingAfter: 2,
-    failingSeverity: 'warning',
-    redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
-    clock: now ? clockAt(() => now().getTime()) : systemClock,
-  });
-  return { store, engine, logs, run: () => engine.evaluate(evaluated, new AbortController().signal) };
+function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [target('slack')], now?: () => Date, evaluated: LoadedRule = rule) {
+  const w = engineWorld({ world, targetsFor, clock: now ? clockAt(() => now().getTime()) : systemClock });
+  return { store: w.store, engine: w.engine, logs: w.logs, run: () => w.run(evaluated) };
 }
 
 describe('engine: fetch → evaluate → commit', () => {
