@@ -373,6 +373,43 @@ describe('node-metrics', () => {
     expect(c.resolvedAs?.(key)?.summary).toBe(`${A}: ok / (ok + bad) over 1m: too few to judge: 0.5/s of ok and bad together over 1m, under minRate 1/s`);
   });
 
+  it('a reload between per series and aggregate: what the other form fired is not held while the node cannot be read, is not judged, or stops exporting it', async () => {
+    // B answers throughout: every target failing would fail the whole evaluation.
+    const urls = { [A]: 'http://a:9650', [B]: 'http://b:9650' };
+    const perSeries = parse({ urls, above: 15 });
+    const aggregate = parse({ urls, above: 15, aggregate: 'max' });
+    const guarded = (s: Record<string, unknown>) => parse({ urls, ...s, when: { metric: 'avalanche_network_peers', above: 0 } });
+    const URL = 'http://a:9650/ext/metrics';
+    const BURL = 'http://b:9650/ext/metrics';
+    const high = exposition(['avalanche_snowman_blks_processing{chain="C"} 20', 'avalanche_snowman_blks_processing{chain="P"} 2', 'avalanche_network_peers 5']);
+    const quiet = exposition(['avalanche_snowman_blks_processing{chain="C"} 1', 'avalanche_network_peers 5']);
+    const fakeNodeB = (a: Record<string, string>) => fakeNode({ ...a, [BURL]: quiet });
+    const summaries = (r: { conditions?: Array<{ summary: string }> | undefined }) => r.conditions?.map((c) => c.summary);
+    const SERIES = `${A}: avalanche_snowman_blks_processing{chain="C"} is 20, above 15`;
+    const MAX = `${A}: max of avalanche_snowman_blks_processing is 20, above 15`;
+    // An aggregate rule reads its series too: back to per series, the series read last holds, never the fold.
+    for (const [form, s, other, fired, otherHolds] of [
+      ['per series', perSeries, aggregate, SERIES, []],
+      ['aggregate', aggregate, perSeries, MAX, [SERIES]],
+    ] as const) {
+      const first = await step(s, fakeNodeB({ [URL]: high }), new Map(), 0);
+      expect(summaries(first), form).toEqual([fired]);
+      // The node cannot be read: what held holds under the same form, not under the other.
+      expect(summaries(await step(s, fakeNodeB({}), first.states, 60)), form).toEqual([fired]);
+      expect(summaries(await step(other, fakeNodeB({}), first.states, 60)), form).toEqual(otherHolds);
+      // Its `when:` guard does not hold: the same.
+      const unguarded = exposition(['avalanche_snowman_blks_processing{chain="C"} 20', 'avalanche_network_peers 0']);
+      const guardedFirst = await step(guarded(s === perSeries ? { above: 15 } : { above: 15, aggregate: 'max' }), fakeNodeB({ [URL]: high }), new Map(), 0);
+      expect(summaries(await step(guarded(s === perSeries ? { above: 15 } : { above: 15, aggregate: 'max' }), fakeNodeB({ [URL]: unguarded }), guardedFirst.states, 60)), form).toEqual([fired]);
+      expect(summaries(await step(guarded(s === perSeries ? { above: 15, aggregate: 'max' } : { above: 15 }), fakeNodeB({ [URL]: unguarded }), guardedFirst.states, 60)), form).toEqual(otherHolds);
+    }
+    // A per-series alert whose series is no longer exported holds for a read, under its own form only.
+    const first = await step(perSeries, fakeNodeB({ [URL]: high }), new Map(), 0);
+    const without = exposition(['avalanche_snowman_blks_processing{chain="P"} 2']);
+    expect(summaries(await step(perSeries, fakeNodeB({ [URL]: without }), first.states, 60))).toEqual([SERIES]);
+    expect(summaries(await step(aggregate, fakeNodeB({ [URL]: without }), first.states, 60))).toEqual([]);
+  });
+
   it('when: a target whose guard does not hold is not judged (an unset gauge never pages); what fired stays as for a failed read', async () => {
     const s = parse({ metric: 'avalanche_resource_tracker_disk_available_percentage', when: { metric: 'avalanche_resource_tracker_disk_available_space', above: 0 }, below: 10 });
     let pct = 0;
