@@ -281,6 +281,40 @@ describe('node-metrics', () => {
     expect(third.resolvedAs?.(`${A}:count(avalanche_snowman_blks_processing)`)?.summary).toBe(`${A}: 2 series match avalanche_snowman_blks_processing, within maxSeries (2)`);
   });
 
+  it('maxSeries lowered by a reload: a firing series over it resolves saying it is no longer judged, not that it is gone', async () => {
+    const lines = ['avalanche_snowman_blks_processing{chain="C"} 5', 'avalanche_snowman_blks_processing{chain="P"} 5'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(lines) });
+    const first = await step(parse({ above: 1, maxSeries: 2 }), node, new Map(), 0);
+    expect(first.conditions?.map((c) => c.labels['series'])).toEqual(['{chain="C"}', '{chain="P"}']);
+    const lowered = await step(parse({ above: 1, maxSeries: 1 }), node, first.states, 60);
+    expect(lowered.conditions?.map((c) => c.labels['series'])).toEqual(['{chain="C"}', 'count']);
+    expect(lowered.resolvedAs?.(`${A}:avalanche_snowman_blks_processing{chain="P"}`)).toEqual({
+      summary: `${A}: avalanche_snowman_blks_processing{chain="P"} is no longer judged: more than maxSeries (1) series match`,
+      details: { Node: A, Series: 'avalanche_snowman_blks_processing{chain="P"}' },
+    });
+  });
+
+  it('aggregate: a read with no series of a value holds the fold as it was (no verdict), and its alert', async () => {
+    const s = parse({ above: 15, aggregate: 'max' });
+    let lines = ['avalanche_snowman_blks_processing{chain="C"} 20'];
+    const node = fakeNode({ 'http://a:9650/ext/metrics': () => exposition(lines) });
+    const first = await step(s, node, new Map(), 0);
+    const key = `${A}:max(avalanche_snowman_blks_processing)`;
+    expect(first.conditions?.map((c) => c.key)).toEqual([key]);
+    lines = ['avalanche_network_peers 5'];
+    const empty = await step(s, node, first.states, 60);
+    expect(empty.states.get(key)).toEqual(first.states.get(key));
+    expect(empty.conditions?.filter((c) => c.key === key).map((c) => c.summary)).toEqual([`${A}: max of avalanche_snowman_blks_processing is 20, above 15`]);
+  });
+
+  it('aggregate: min and max fold every series, negative ones too', async () => {
+    const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_snowman_blks_processing{chain="C"} -3', 'avalanche_snowman_blks_processing{chain="P"} -7', 'avalanche_snowman_blks_processing{chain="X"} -5']) });
+    const value = async (raw: Record<string, unknown>) => (await step(parse(raw), node, new Map(), 0)).conditions?.map((c) => c.summary);
+    expect(await value({ aggregate: 'min', below: 0 })).toEqual([`${A}: min of avalanche_snowman_blks_processing is -7, below 0`]);
+    expect(await value({ aggregate: 'max', below: 0 })).toEqual([`${A}: max of avalanche_snowman_blks_processing is -3, below 0`]);
+    expect(await value({ aggregate: 'sum', below: 0 })).toEqual([`${A}: sum of avalanche_snowman_blks_processing is -15, below 0`]);
+  });
+
   it('aggregate: one value per target across its series', async () => {
     const s = parse({ metric: 'avalanche_benchlist_benched_num', aggregate: 'sum', above: 1 });
     const node = fakeNode({ 'http://a:9650/ext/metrics': exposition(['avalanche_benchlist_benched_num{chain="C"} 1', 'avalanche_benchlist_benched_num{chain="P"} 1', 'avalanche_benchlist_benched_num{chain="X"} 0']) });
