@@ -52,8 +52,16 @@ export function parseTable(json: unknown): Table {
   return out;
 }
 
-/** The tables built in: AvalancheGo's releases, then Subnet-EVM's own. */
-export const BUILT_IN: Table = new Map([...parseTable(shipped), ...Object.entries(SUBNET_EVM)]);
+let builtIn: Table | undefined;
+
+/**
+ * The tables built in: AvalancheGo's releases, then Subnet-EVM's own. Read at first use, not
+ * when the module loads: a fault in the reader fails the rule's evaluation, never the import.
+ */
+export function builtInTable(): Table {
+  builtIn ??= new Map([...parseTable(shipped), ...Object.entries(SUBNET_EVM)]);
+  return builtIn;
+}
 
 /**
  * A version as the tables key it: `v` and major.minor.patch, from "v0.8.0@abc123" (a plugin
@@ -69,7 +77,7 @@ export function versionKey(text: string): string | undefined {
 export function protocolOf(version: string, tables: readonly Table[]): number | undefined {
   const key = versionKey(version);
   if (key === undefined) return undefined;
-  for (const t of [...tables, BUILT_IN]) {
+  for (const t of [...tables, builtInTable()]) {
     const p = t.get(key);
     if (p !== undefined) return p;
   }
