@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/errors.js';
 import { NodeApiError } from '../api/node-api.js';
-import type { DataApi } from '../api/data/index.js';
-import type { MetricsApi } from '../api/metrics-api.js';
-import type { Validator } from '../api/schemas.js';
 import { clockAt } from '../base/clock.js';
 import type { LoadedRule } from '../config/load.js';
-import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
 import { Store } from '../store/index.js';
 import { blindLines, causeCondition, causeOf, listedRules, type CauseRun } from './cause.js';
-import { Engine } from './engine.js';
-import { FailureCounts } from './failing.js';
+import type { Engine } from './engine.js';
+import { engineWorld, target } from '../../test/helpers/engine-world.js';
 
 const apiError = (status: number | undefined, code = String(status), extra: Partial<ApiError['details']> = {}) =>
   new ApiError(`data API GET /v1/x: ${status === undefined ? code : `HTTP ${status}`}`, { api: 'data', endpoint: '/v1/x', retryable: false, code, ...(status === undefined ? {} : { status }), ...extra });
@@ -166,42 +162,20 @@ describe('blind lines', () => {
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const C = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
-const period = (nodeId: string): Validator => ({ txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: 'active', startTimestamp: 1, endTimestamp: 2 });
 const ruleOf = (name: string, node: string) =>
   ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
 
-/** An engine over `store`, its Data API answering each node as `world` says (an Error fails it), on the clock `now()`. */
+/** An engine over `store` (the engine world), each node active unless `world` fails it, on the clock `now()`. */
 function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[], targetsFor?: (rule: LoadedRule) => string[]): Engine {
-  const data = {
-    primary: {
-      validatorList: async (_n: string, q: { nodeIds: string[]; validationStatus: string }) => {
-        const err = world[q.nodeIds[0] ?? ''];
-        if (err) throw err;
-        return { periods: q.validationStatus === 'active' ? q.nodeIds.map(period) : [], broken: [] };
-      },
-      validatorPeriods: async (_n: string, node: string) => {
-        const err = world[node];
-        if (err) throw err;
-        return [period(node)];
-      },
-    },
-  } as unknown as DataApi;
-  return new Engine({
+  return engineWorld({
     store,
-    data,
-    metricsApi: {} as MetricsApi,
-    metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
-    log: { warn: () => undefined, info: () => undefined, error: () => undefined } as never,
-    targetsFor: (rule) => (targetsFor?.(rule) ?? ['slack']).map((receiver) => ({ receiver, groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 0, muteTimeIntervals: [] })),
-    repeatIntervalMs: 0,
-    timeIntervals: [],
-    failures: new FailureCounts(),
-    failingAfter: 2,
-    failingSeverity: 'warning',
-    redact: (t) => t,
+    world,
+    unlisted: 'active',
     clock: clockAt(now),
+    redact: (t: string) => t,
     ...(configured ? { configured } : {}),
-  });
+    ...(targetsFor ? { targetsFor: (rule: LoadedRule) => targetsFor(rule).map((receiver) => target(receiver)) } : {}),
+  }).engine;
 }
 
 describe('engine: rules failing for one cause share one alert', () => {

@@ -44,7 +44,7 @@ export interface EngineWorld {
   store: Store;
   engine: Engine;
   metrics: Metrics;
-  world: Record<string, Answer>;
+  world: Record<string, Answer | undefined>;
   logs: string[];
   /** Each log line with its level and fields, as the JSON log has them. */
   logged: Array<{ level: string; msg: string; fields: unknown }>;
@@ -60,8 +60,12 @@ export interface EngineWorld {
   rows(state?: 'pending' | 'muted'): string[];
 }
 
-export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, Answer>; wallAhead?: number; store?: Store; failingAfter?: number } = {}): EngineWorld {
+export function engineWorld(
+  o: Partial<EngineDeps> & { world?: Record<string, Answer | undefined>; unlisted?: Answer; wallAhead?: number; store?: Store; failingAfter?: number } = {},
+): EngineWorld {
   const world = o.world ?? { [NODE_A]: 'active', [NODE_B]: 'active' };
+  // A node `world` does not name: unknown to the service, unless `unlisted` says how it answers.
+  const answer = (node: string): Answer | undefined => world[node] ?? o.unlisted;
   const period = (nodeId: string, a: Exclude<Answer, Error>): Validator =>
     typeof a === 'string'
       ? { txHash: `tx-${nodeId}`, nodeId, subnetId: PRIMARY_NETWORK, validationStatus: a, startTimestamp: 1, endTimestamp: 2 }
@@ -70,12 +74,12 @@ export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, An
   const data = {
     primary: {
       validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => {
-        const failing = q.nodeIds.map((n) => world[n]).filter((w) => w instanceof Error);
+        const failing = q.nodeIds.map(answer).filter((w) => w instanceof Error);
         if (failing.length === q.nodeIds.length) throw failing[0];
-        return { periods: q.nodeIds.filter((n) => statusOf(world[n]) === q.validationStatus).map((n) => period(n, world[n] as Exclude<Answer, Error>)), broken: [] };
+        return { periods: q.nodeIds.filter((n) => statusOf(answer(n)) === q.validationStatus).map((n) => period(n, answer(n) as Exclude<Answer, Error>)), broken: [] };
       },
       validatorPeriods: async (_net: string, node: string) => {
-        const a = world[node];
+        const a = answer(node);
         if (a instanceof Error) throw a;
         return a === undefined ? 'not-found' : [period(node, a)];
       },
@@ -94,7 +98,7 @@ export function engineWorld(o: Partial<EngineDeps> & { world?: Record<string, An
   const wallAhead = o.wallAhead ?? 0;
   const clock: Clock = { now: () => at.ms + wallAhead, mono: () => at.ms } as Clock;
   const failures = o.failures ?? new FailureCounts();
-  const { world: _w, wallAhead: _a, store: _s, ...deps } = o;
+  const { world: _w, unlisted: _u, wallAhead: _a, store: _s, ...deps } = o;
   const engine = new Engine({
     store,
     data,
