@@ -3,7 +3,7 @@ import type { LoadedRule } from '../config/load.js';
 import type { InventoryValidator } from '../inventory/schema.js';
 import { nameValidator } from '../inventory/name.js';
 import type { ActiveAlert } from './lifecycle.js';
-import { alertLabels } from './pipeline.js';
+import { alertLabels } from './pipeline/enrich.js';
 import { reasonOf, relocate, watches, type Side } from './relocate.js';
 import type { Target } from './route.js';
 

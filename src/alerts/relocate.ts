@@ -3,7 +3,7 @@ import type { InventoryValidator } from '../inventory/schema.js';
 import { nameValidator, validatorOf } from '../inventory/name.js';
 import { SEVERITIES, type AlertDraft, type Condition } from '../base/types.js';
 import { firedTimes, toDraft, WHEN_FIRED, type ActiveAlert } from './lifecycle.js';
-import { alertLabels } from './pipeline.js';
+import { alertLabels } from './pipeline/enrich.js';
 import type { Planned } from './receivers.js';
 import type { Target } from './route.js';
 import { watchedSpec } from '../rules/watched.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMatcher, inTimeInterval, parseMatcher, silenceMatches } from './silence.js';
-import { mute } from './pipeline.js';
+import { mute } from './pipeline/mute.js';
 
 const at = (iso: string) => new Date(iso);
 

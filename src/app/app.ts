@@ -1,50 +1,41 @@
-import type { Counter } from 'prom-client';
-import { Agent } from 'undici';
-import { DataApi } from '../api/data/index.js';
-import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
-import { HttpClient } from '../api/http.js';
-import { MetricsApi } from '../api/metrics-api.js';
-import { HttpNodeApi } from '../api/node-api.js';
-import { Heartbeat } from '../heartbeat/index.js';
-import { validatorResults, type ValidatorResult } from './results.js';
-import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import { monoOf, systemClock, type Clock } from '../base/clock.js';
+import type { Pipeline } from '../alerts/pipeline/index.js';
+import { firingAlerts } from '../alerts/view.js';
 import { ClockSteps, STEP_MS } from '../base/clock-steps.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import { formatDuration } from '../base/duration.js';
-import type { Secret } from '../base/secret.js';
+import type { Logger } from '../base/log.js';
+import { untilNext } from '../base/schedule.js';
 import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
-import { watchConfig, type ConfigWatcher } from '../config/watch.js';
-import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
-import { blindLines, CAUSE_PREFIX } from '../engine/cause.js';
-import { IncidentTracker } from '../engine/incidents.js';
-import { OnDemandSweeps } from '../engine/on-demand.js';
-import { INCIDENT_PREFIX } from '../incidents/condition.js';
-import { resolveRoutes } from '../alerts/route.js';
-import { firingAlerts } from '../alerts/view.js';
-import { Engine, errorText } from '../engine/engine.js';
-import { Scheduler } from '../engine/scheduler.js';
-import type { Logger } from '../base/log.js';
-import { createMetrics, type Metrics } from '../metrics/registry.js';
-import { startHttpServer, type HttpServer } from '../server/server.js';
-import { Delivery } from '../delivery/delivery.js';
-import { digestSlot } from '../channels/digest.js';
-import { channel } from '../channels/registry.js';
+import { VERSION } from '../base/version.js';
 import type { AlertMessage, Notifier } from '../channels/types.js';
-import { ruleKind, ruleKinds } from '../rules/registry.js';
-import { ExpressionRunner } from '../rules/endpoint/runner.js';
-import { explorersOf } from '../status/links.js';
+import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
+import { watchConfig, type ConfigWatcher } from '../config/watch.js';
+import type { Delivery } from '../delivery/delivery.js';
+import { CAUSE_PREFIX } from '../engine/cause.js';
+import { errorText, type Engine } from '../engine/engine.js';
+import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
+import { blindness, readiness, type HealthInputs } from '../engine/health.js';
+import { OnDemandSweeps } from '../engine/on-demand.js';
+import { Scheduler } from '../engine/scheduler.js';
+import { Heartbeat } from '../heartbeat/index.js';
 import { startPruning } from '../history/prune.js';
 import { Sampler } from '../history/sampler.js';
+import { INCIDENT_PREFIX } from '../incidents/condition.js';
+import { createMetrics, type Metrics } from '../metrics/registry.js';
+import { ExpressionRunner } from '../rules/endpoint/runner.js';
+import { ruleKind, ruleKinds } from '../rules/registry.js';
+import { startHttpServer, type HttpServer } from '../server/server.js';
 import { renderStatusPage } from '../status/page.js';
-import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
-import { heldText } from '../status/network.js';
+import type { StatusSnapshot } from '../status/snapshot.js';
 import { Store } from '../store/index.js';
-import { VERSION } from '../base/version.js';
-import { periodMs, untilNext } from '../base/schedule.js';
-import { planReload, stableJson } from './reload.js';
+import { buildApis, closeApis, type Apis } from './apis.js';
+import { buildDelivery, buildEngine, buildNotifiers, forgetReceivers, type Shared } from './parts.js';
+import { planReload } from './reload.js';
 import { relocateOnReload } from './relocate.js';
+import type { ValidatorResult } from './results.js';
+import { Runs } from './runs.js';
+import { appSnapshot } from './status.js';
 
 export interface AppOptions {
   loaded: LoadedConfig;
@@ -68,22 +59,13 @@ export interface AppOptions {
 
 // SIGTERM must end within 10 s: evaluations and deliveries get this long, together.
 const SHUTDOWN_GRACE_MS = 6_000;
-const AGENT_CLOSE_MS = 1_000;
-
-interface Apis {
-  agent: Agent;
-  data: DataApi;
-  metricsApi: MetricsApi;
-  /** The operator's own nodes: their own agent, so a node that hangs holds no connection the service needs. */
-  nodeAgent: Agent;
-  node: HttpNodeApi;
-  limiters: { data: Limiter; metrics: Limiter };
-}
 
 /**
  * The composition root: the only place that builds the HTTP agent, store, metrics,
- * notifiers and scheduler. A reload swaps the parts its changes touch; the store, the
- * HTTP server and the metrics live as long as the process.
+ * notifiers and scheduler, and wires them. It decides nothing: readiness and blindness are
+ * engine/health.ts's, routing the pipeline's (alerts/pipeline/), an evaluation's run
+ * app/runs.ts'. A reload swaps the parts its changes touch; the store, the HTTP server and
+ * the metrics live as long as the process.
  */
 export class App {
   readonly metrics: Metrics;
@@ -92,17 +74,18 @@ export class App {
   readonly failures = new FailureCounts();
   /** Each endpoint rule's expression process (started when first needed, ended when idle). */
   readonly #expressions = new Map<string, ExpressionRunner>();
-  /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
-  readonly #looked = new Set<string>();
   readonly #opts: AppOptions;
   readonly #clock: Clock;
+  readonly #shared: Shared;
   readonly #teardown: Array<() => Promise<void> | void> = [];
-  readonly #sampler: Sampler;
+  readonly #runs: Runs;
+  readonly #health: HealthInputs;
   #loaded: LoadedConfig;
   #apis: Apis;
   #engine: Engine;
+  #pipeline: Pipeline;
   #delivery: Delivery;
-  #notifiers: Notifier[] = [];
+  #notifiers: Notifier[];
   #server: HttpServer | undefined;
   #scheduler: Scheduler | undefined;
   /** The on-demand sweeps' cap, kept across reloads. */
@@ -112,8 +95,6 @@ export class App {
   #reloading: Promise<boolean> | undefined;
   #stopping = false;
   #reloadAgain = false;
-  /** Looked at before each evaluation: a step of the wall clock is logged once. */
-  readonly #steps: ClockSteps;
 
   constructor(opts: AppOptions) {
     this.#opts = opts;
@@ -123,7 +104,6 @@ export class App {
     this.store = Store.open(config.state.path);
     this.#teardown.push(() => this.store.close());
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
-    this.#sampler = new Sampler(this.store);
 
     this.metrics = createMetrics({
       version: VERSION,
@@ -136,16 +116,37 @@ export class App {
     });
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(this.#clock.now() / 1000);
+    this.#shared = { store: this.store, metrics: this.metrics, log: opts.log, clock: this.#clock };
 
-    this.#apis = this.#buildApis(config);
-    this.#teardown.push(() => closeAgent(this.#apis.agent));
-    this.#teardown.push(() => closeAgent(this.#apis.nodeAgent));
-    ({ delivery: this.#delivery, notifiers: this.#notifiers } = this.#buildDelivery(config, opts.loaded.secrets));
-    this.#engine = this.#buildEngine(config, this.#apis, this.#notifiers, opts.loaded.secrets);
-    this.#steps = new ClockSteps(this.#clock, ({ ms, text }) => {
+    this.#apis = buildApis(config, this.#shared);
+    this.#teardown.push(() => closeApis(this.#apis));
+    this.#notifiers = buildNotifiers(config);
+    this.#delivery = this.#buildDelivery(opts.loaded, this.#notifiers);
+    ({ engine: this.#engine, pipeline: this.#pipeline } = this.#buildEngine(opts.loaded, this.#apis, this.#notifiers));
+    // Looked at before each evaluation: a step of the wall clock is logged once.
+    const steps = new ClockSteps(this.#clock, ({ ms, text }) => {
       this.metrics.clockSteps.inc({ direction: ms < 0 ? 'back' : 'forward' });
       this.#opts.log.warn({ stepMs: ms }, text);
     });
+    this.#runs = new Runs({
+      engine: () => this.#engine,
+      sampler: new Sampler(this.store),
+      failures: this.failures,
+      steps,
+      clock: this.#clock,
+      log: opts.log,
+      sampleEveryMs: () => this.#loaded.config.history.sampleEvery,
+    });
+    this.#health = {
+      rules: () => this.#loaded.rules,
+      looked: this.#runs.looked,
+      store: this.store,
+      failures: this.failures,
+      failingAfter: () => this.#loaded.config.health.failingAfter,
+      deliveryProblems: () => this.#delivery.problems(),
+      limiters: () => this.#apis.limiters,
+      clock: this.#clock,
+    };
   }
 
   /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
@@ -170,6 +171,10 @@ export class App {
     return this.#delivery;
   }
 
+  get url(): string | undefined {
+    return this.#server?.url;
+  }
+
   /** The daemon: delivery, then the HTTP server, then the scheduler. */
   async start(): Promise<void> {
     const { log } = this.#opts;
@@ -177,9 +182,7 @@ export class App {
     // The daemon only: `once` beside a running daemon must not move the times it is counting.
     this.#reanchor();
     this.#pruneUnconfigured();
-    this.#teardown.push(
-      startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }),
-    );
+    this.#teardown.push(startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }));
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(
       loaded.config.server.listen,
@@ -196,17 +199,7 @@ export class App {
     this.#startChannels();
     const scheduler = new Scheduler({
       log,
-      run: async (rule, signal) => {
-        this.#steps.check();
-        try {
-          const alerts = await this.#engine.evaluate(rule, signal);
-          this.#sample(rule);
-          return alerts;
-        } finally {
-          // Shutdown or a reload cut it short: the rule has not looked yet.
-          if (!signal.aborted) this.#looked.add(rule.name);
-        }
-      },
+      run: (rule, signal) => this.#runs.run(rule, signal),
       onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
       // Its timers' clock, not the App's: in the demo that one runs n times faster than they do.
       clock: this.#opts.timerClock ?? systemClock,
@@ -239,58 +232,17 @@ export class App {
 
   /** What the status page shows: the state /metrics and /api/v1/alerts read, at one moment. */
   statusSnapshot(): Promise<StatusSnapshot> {
-    return statusSnapshot({
-      version: VERSION,
-      now: () => this.#now(),
-      rules: this.#loaded.rules,
-      firing: () => firingAlerts(this.store),
-      samples: (metric) => this.#engine.samples(metric),
-      failures: this.failures,
-      metrics: this.metrics,
-      outbox: () => this.store.outboxCounts(),
-      limiters: this.#apis.limiters,
-      ready: () => this.readiness(),
-      // The page's windows start at wall times; alerts and samples are kept on the steady clock.
-      timeline: (q) => this.store.timeline({ ...q, since: monoOf(this.#clock, q.since) }),
-      // At most a chart's worth of points per entity, however many samples the window holds.
-      history: (series, entity, since) => this.store.samples(series, entity, monoOf(this.#clock, since), { until: this.#clock.mono(), points: 240 }),
-      silences: () => this.store.silences(this.#clock.now()),
-      receivers: () => this.#loaded.config.receivers.map((r) => ({ name: r.name, type: r.type, disabled: channel(r.type).disabledReason(r) })),
-      receiverStats: () => this.store.receiverStats(),
-      redact: (text) => scrub(text, this.#loaded.secrets),
-      explorers: explorersOf(this.#loaded.config.status.explorerUrl),
-      inventory: this.#loaded.inventory,
-      historyWindowMs: this.#loaded.config.history.keep,
-      ruleStates: (rule) => this.#engine.view(rule)?.states,
-      lastEvents: (since) => this.store.lastEvents(monoOf(this.#clock, since)),
-      baselines: () => this.#engine.baselines(),
-      // Held from a receiver while its incident fires there (the engine's own answer, as delivery asks it).
-      heldFor: (rule, key) => heldText(this.#loaded.config.receivers.map((r) => r.name), (receiver) => this.#engine.heldFor(rule, key, receiver)),
-    });
+    return appSnapshot({ loaded: this.#loaded, store: this.store, clock: this.#clock, engine: this.#engine, failures: this.failures, metrics: this.metrics, limiters: this.#apis.limiters, ready: () => this.readiness() });
   }
 
-  /**
-   * Ready: every interval rule has been evaluated once since start (a start that has not
-   * seen the service is not ready), the state file answers, and no rule has failed
-   * failingAfter evaluations in a row. Cron rules are not waited for: their first run may
-   * be hours away.
-   */
+  /** /readyz (engine/health.ts): every interval rule evaluated once, the state file answers, no rule failing failingAfter in a row, every receiver takes alerts. */
   readiness(): { ready: boolean; problems: string[] } {
-    const problems: string[] = [];
-    const waiting = this.#loaded.rules.filter((r) => periodMs(r.schedule) !== undefined && !this.#looked.has(r.name)).map((r) => r.name);
-    if (waiting.length > 0) problems.push(startingText(waiting));
-    try {
-      this.store.ping();
-    } catch (err) {
-      problems.push(`state file: ${errorText(err)}`);
-    }
-    const names = new Set(this.#loaded.rules.map((r) => r.name));
-    // One line per cause outside the rules (the service down: one line, not one per rule).
-    const failing = this.failures.failing(this.#loaded.config.health.failingAfter).filter((f) => names.has(f.rule));
-    problems.push(...blindLines(failing, (f) => `rule ${f.rule}: ${f.count} evaluations failed in a row (${f.error})`));
-    // Alerts that cannot get out: the heartbeat and /readyz say it, as avawatch's own alerts cannot.
-    problems.push(...this.#delivery.problems());
-    return { ready: problems.length === 0, problems };
+    return readiness(this.#health);
+  }
+
+  /** Why avawatch is blind now (engine/health.ts): what the heartbeat's fail URL and the page say. */
+  blindness(): string[] | 'starting' {
+    return blindness(this.#health);
   }
 
   /**
@@ -343,48 +295,45 @@ export class App {
   async #apply(file: LoadedConfig, scheduler: Scheduler, reason: string): Promise<boolean> {
     const { log } = this.#opts;
     const prev = this.#loaded;
-    const prevEngine = this.#engine;
+    const prevPipeline = this.#pipeline;
     const plan = planReload(prev, file);
     const { next, added, removed, modified } = plan;
     for (const key of plan.restartOnly) log.warn({ key }, `${key} changed: it takes effect at the next restart`);
 
     // Build first: whatever can throw does so before anything changes.
-    const apis = plan.apis ? this.#buildApis(next.config) : this.#apis;
-    const delivery = plan.delivery ? this.#buildDelivery(next.config, next.secrets) : undefined;
-    const engine = plan.engine ? this.#buildEngine(next.config, apis, delivery?.notifiers ?? this.#notifiers, next.secrets) : this.#engine;
+    const apis = plan.apis ? buildApis(next.config, { ...this.#shared, previous: this.#apis }) : this.#apis;
+    const notifiers = plan.delivery ? buildNotifiers(next.config) : this.#notifiers;
+    const delivery = plan.delivery ? this.#buildDelivery(next, notifiers) : undefined;
+    const built = plan.engine ? this.#buildEngine(next, apis, notifiers) : undefined;
 
     // Nothing evaluates on the old config past this point: a new engine waits for every
     // running evaluation (it routes and fetches differently); otherwise the changed rules'.
     await scheduler.remove(plan.stop);
     if (this.#stopping) return false;
     this.#loaded = next;
-    if (apis !== this.#apis) {
-      void closeAgent(this.#apis.agent);
-      void closeAgent(this.#apis.nodeAgent);
-    }
+    if (apis !== this.#apis) void closeApis(this.#apis);
     this.#apis = apis;
-    this.#engine = engine;
-    if (!plan.engine) engine.regroup(next.inventory);
+    if (built) ({ engine: this.#engine, pipeline: this.#pipeline } = built);
+    else this.#engine.regroup(next.inventory);
     if (delivery) {
       this.#stopChannels();
       const old = this.#delivery;
       await old.stop(SHUTDOWN_GRACE_MS);
       if (this.#stopping) return false;
-      delivery.delivery.inherit(old);
-      await this.#forgetReceivers(this.#notifiers, delivery.notifiers);
-      this.#delivery = delivery.delivery;
-      this.#notifiers = delivery.notifiers;
+      delivery.inherit(old);
+      await forgetReceivers(this.metrics, this.#notifiers, notifiers);
+      this.#delivery = delivery;
+      this.#notifiers = notifiers;
       this.#delivery.start();
       this.#startChannels();
     }
-    this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevEngine);
+    this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevPipeline);
     this.#stopExpressions(plan.forget.map((r) => r.name));
     for (const rule of plan.forget) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
-      this.#looked.delete(rule.name);
+      this.#runs.forget(rule.name);
       this.#engine.forget(rule.name);
-      this.#sampler.forget(rule.name);
       const m = this.metrics;
       for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
         metric.remove({ rule: rule.name });
@@ -405,10 +354,10 @@ export class App {
   }
 
   /** The reload's removed, renamed and moved alerts: their receivers hear it now (app/relocate.ts). */
-  #relocate(prev: LoadedConfig, rules: readonly string[], before: Engine): void {
+  #relocate(prev: LoadedConfig, rules: readonly string[], before: Pipeline): void {
     try {
       const enabled = new Set(this.#notifiers.map((n) => n.name));
-      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#engine, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
+      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
       // The engine's kept states carry the revision before this commit.
       for (const name of rules) this.#engine.forget(name);
       if (queued > 0) this.#delivery.kick();
@@ -425,140 +374,20 @@ export class App {
     if (old?.close()) onChange();
   }
 
-  #buildApis(config: Config): Apis {
-    const agent = agentOf(config.api, 16);
-    const httpOptions = {
-      dispatcher: agent,
-      timeoutMs: config.api.timeout,
-      maxResponseBytes: config.api.maxResponseBytes,
-      retries: config.api.retries,
-      backoffInitialMs: config.api.retryBackoff,
-      backoffMaxMs: config.api.retryBackoffMax,
-      maxRetryAfterMs: config.api.maxRetryAfter,
-    };
-    // On the App's clock: a 429's pause ends when that clock says so.
-    const newLimiter = (limits: BudgetLimits) => new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, clock: this.#clock });
-    const limiters = {
-      data: this.#apis?.limiters.data ?? newLimiter(budgetLimits(config.api.budget)),
-      metrics: this.#apis?.limiters.metrics ?? newLimiter(config.api.metricsBudget),
-    };
-    // A reload keeps what was spent unless the budget itself changed.
-    if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = newLimiter(budgetLimits(config.api.budget));
-    if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = newLimiter(config.api.metricsBudget);
-    for (const [api, limiter] of Object.entries(limiters)) limiter.onSpend = (cu) => this.metrics.computeUnits.inc({ api }, cu);
-    const observe = (api: 'data' | 'metrics') => ({
-      onResponse: (endpoint: string, code: string) => {
-        this.metrics.apiRequests.inc({ api, endpoint, code });
-        this.metrics.apiUp.set({ api }, apiAnswered(code) ? 1 : 0);
-      },
-      onDedupe: () => this.metrics.apiDeduplicated.inc({ api }),
-      limiter: limiters[api],
-      dedupeWindowMs: config.api.dedupeWindow,
-      clock: this.#clock,
-    });
-    const http = new HttpClient({
-      ...httpOptions,
-      api: 'data',
-      baseUrl: config.api.dataUrl,
-      headers: config.api.apiKey ? { [config.api.apiKeyHeader]: config.api.apiKey.reveal() } : {},
-      ...observe('data'),
-    });
-    const data = new DataApi(http, {
-      pageSize: config.api.pageSize,
-      maxPages: config.api.maxPages,
-      onBrokenItem: (endpoint, nodeId, reason) => {
-        this.metrics.apiInvalidItems.inc({ api: 'data', endpoint });
-        // An item that names its node fails that node, and the rule's warning names it.
-        if (nodeId === undefined) this.#opts.log.warn({ endpoint, reason }, 'a list item that names no node breaks the contract: left out; nodes not listed are confirmed as absent ones are');
-      },
-    });
-    // The Metrics API takes no key and has its own budget.
-    const metricsApi = new MetricsApi(
-      new HttpClient({ ...httpOptions, api: 'metrics', baseUrl: config.api.metricsUrl, headers: {}, ...observe('metrics') }),
-    );
-    const nodeAgent = agentOf(config.nodeApi, 4);
-    const node = new HttpNodeApi({
-      dispatcher: nodeAgent,
-      timeoutMs: config.nodeApi.timeout,
-      clock: this.#clock,
-      // The node's answers count apart: a node that does not answer is not the service down.
-      onResponse: (endpoint, code) => this.metrics.apiRequests.inc({ api: 'node', endpoint, code }),
-    });
-    return { agent, data, metricsApi, limiters, nodeAgent, node };
+  #buildDelivery(loaded: LoadedConfig, notifiers: readonly Notifier[]): Delivery {
+    // Always the current engine's incidents, also after a reload swapped it.
+    return buildDelivery(loaded.config, loaded.secrets, notifiers, this.#shared, (row) => this.#engine.heldFor(row.message.rule, row.message.conditionKey, row.receiver));
   }
 
-  /** A receiver a reload removed (or disabled) leaves /metrics with its series. */
-  async #forgetReceivers(before: readonly Notifier[], after: readonly Notifier[]): Promise<void> {
-    const kept = new Set(after.map((n) => n.name));
-    const gone = new Set(before.map((n) => n.name).filter((name) => !kept.has(name)));
-    if (gone.size === 0) return;
-    for (const metric of [this.metrics.notifications, this.metrics.notificationsFailed] as Array<Counter<string>>) {
-      for (const { labels } of (await metric.get()).values) if (gone.has(String(labels['receiver']))) metric.remove(labels);
-    }
-  }
-
-  #buildDelivery(config: Config, secrets: readonly Secret[]): { delivery: Delivery; notifiers: Notifier[] } {
-    const notifiers: Notifier[] = [];
-    for (const receiver of config.receivers) {
-      const c = channel(receiver.type);
-      if (c.disabledReason(receiver) === undefined) notifiers.push(c.create(receiver));
-    }
-    const delivery = new Delivery({
-      store: this.store,
+  #buildEngine(loaded: LoadedConfig, apis: Apis, notifiers: readonly Notifier[]): ReturnType<typeof buildEngine> {
+    return buildEngine(loaded, this.#shared, {
+      apis,
       notifiers,
-      metrics: this.metrics,
-      log: this.#opts.log,
-      options: {
-        backoffMs: config.delivery.backoff,
-        backoffMaxMs: config.delivery.backoffMax,
-        maxRetryAfterMs: config.delivery.maxRetryAfter,
-        maxAgeMs: config.delivery.maxAge,
-        failingAfterMs: config.delivery.failingAfter,
-        deadLetterHoldMs: config.delivery.deadLetterHold,
-      },
-      redact: (text) => scrub(text, secrets),
-      digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
-      clock: this.#clock,
-      // Always the current engine's incidents, also after a reload swapped it.
-      held: (row) => this.#engine.heldFor(row.message.rule, row.message.conditionKey, row.receiver),
-    });
-    return { delivery, notifiers };
-  }
-
-  #buildEngine(config: Config, apis: Apis, notifiers: readonly Notifier[], secrets: readonly Secret[]): Engine {
-    const enabled = new Set(notifiers.map((n) => n.name));
-    // Receivers that forget a firing alert they stop hearing of (Alertmanager), and how soon.
-    const resendOf = new Map(config.receivers.flatMap((r) => {
-      const ms = channel(r.type).resendInterval?.(r as never);
-      return ms === undefined ? [] : [[r.name, ms] as const];
-    }));
-    return new Engine({
-      store: this.store,
-      data: apis.data,
-      metricsApi: apis.metricsApi,
-      node: apis.node,
-      metrics: this.metrics,
-      log: this.#opts.log,
-      targetsFor: (rule, labels) =>
-        resolveRoutes(config.route, labels, rule.receivers)
-          .filter((t) => enabled.has(t.receiver))
-          .map((t) => {
-            const resendMs = resendOf.get(t.receiver);
-            return resendMs === undefined ? t : { ...t, resendMs };
-          }),
-      digestAt: (receiver, severity, now) => digestSlot(config.receivers.find((r) => r.name === receiver)?.digest, severity, now),
-      repeatIntervalMs: config.route.repeatInterval,
-      timeIntervals: config.timeIntervals,
       failures: this.failures,
-      failingAfter: config.health.failingAfter,
-      failingSeverity: config.health.failingSeverity,
-      redact: (text) => scrub(text, secrets),
       // Always the current delivery, also after a reload swapped it.
-      onQueued: () => this.#delivery.kick(),
+      kick: () => this.#delivery.kick(),
       expressionsFor: (rule) => this.#expressionsOf(rule),
-      clock: this.#clock,
       configured: () => this.#loaded.rules.map((r) => r.name),
-      incidents: new IncidentTracker(config.incidents, this.#loaded.inventory),
       sweepFirst: (networks, signal) => this.#sweepFirst(networks, signal),
     });
   }
@@ -591,8 +420,8 @@ export class App {
     }
   }
 
-  #now(): Date {
-    return new Date(this.#clock.now());
+  #stopChannels(): void {
+    for (const notifier of this.#notifiers) notifier.stop?.();
   }
 
   /** (Re)starts the dead man's switch from the current config; none without a URL. */
@@ -623,62 +452,6 @@ export class App {
   }
 
   /**
-   * Why avawatch is blind now: a rule whose last evaluation failed, a lookup that keeps
-   * failing, an API paused by a 429 or out of budget, the state file, a receiver that takes
-   * nothing (its alerts cannot say so themselves). `starting` until every
-   * interval rule has been evaluated once. A node whose API does not answer is not blindness:
-   * node-health says so itself, with the service's view (and node-metrics' failing reads of it
-   * are left out here for the same reason).
-   */
-  blindness(): string[] | 'starting' {
-    const ready = this.readiness();
-    if (ready.problems.some((p) => p.startsWith('starting'))) return 'starting';
-    const out: string[] = [];
-    // A rule that reads the operators' nodes sees a node that is down or odd, not a blind avawatch.
-    const services = this.#loaded.rules.filter((r) => !ruleKind(r.kind).selects?.includes('urls'));
-    const names = new Set(services.map((r) => r.name));
-    out.push(...blindLines(this.failures.failing(1).filter((f) => names.has(f.rule)), (f) => `rule ${f.rule}: its last evaluation failed (${f.error})`));
-    for (const rule of services) {
-      const entities = this.failures.entities(rule.name);
-      const first = entities[0];
-      if (first) out.push(`rule ${rule.name}: ${entities.length} lookup(s) failing (${first.entity}: ${first.error})`);
-    }
-    const nowMs = this.#clock.now();
-    for (const [api, limiter] of Object.entries(this.#apis.limiters)) {
-      if (limiter.pausedUntil > nowMs) out.push(`${api} API: paused after a 429 until ${new Date(limiter.pausedUntil).toISOString()}`);
-      else if (limiter.remainingDay() === 0) out.push(`${api} API: the day's compute units are spent`);
-    }
-    out.push(...ready.problems.filter((p) => p.startsWith('state file') || p.startsWith('receiver ')));
-    return out;
-  }
-
-  /** After a committed evaluation (never a failed one): the figures the history keeps, when due. */
-  #sample(rule: LoadedRule): void {
-    try {
-      this.#sampler.sample({
-        rule: rule.name,
-        gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
-        samplesOf: (metric) => this.#engine.ruleSamples(rule.name, metric),
-        failing: () => new Set(this.failures.entities(rule.name).map((e) => e.entity)),
-        // Samples are kept on the steady clock, as alerts are: sampleEvery and history.keep are ages.
-        now: this.#clock.mono(),
-        everyMs: this.#loaded.config.history.sampleEvery,
-      });
-    } catch (err) {
-      this.#opts.log.error({ rule: rule.name, error: errorText(err) }, 'could not sample the history; tried again after the next evaluation');
-    }
-  }
-
-  #stopChannels(): void {
-    for (const notifier of this.#notifiers) notifier.stop?.();
-  }
-
-  get url(): string | undefined {
-    return this.#server?.url;
-  }
-
-  /** Evaluates the named rules (all when none) once each, in order. */
-  /**
    * "Is it me or the network?": a network's baseline swept between its polls, before the
    * alerts that ask it are committed, at most once per 2 minutes and 30 times a day
    * (engine/on-demand.ts). A sweep that fails leaves the baseline stale: each validator is judged alone.
@@ -695,26 +468,9 @@ export class App {
     }
   }
 
-  async once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }>; results: ValidatorResult[] }> {
-    const chosen = names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name));
-    const alerts: AlertMessage[] = [];
-    const results: ValidatorResult[] = [];
-    const failures: Array<{ rule: string; error: unknown }> = [];
-    const signal = new AbortController().signal;
-    for (const rule of chosen) {
-      this.#steps.check();
-      try {
-        alerts.push(...(await this.#engine.evaluate(rule, signal)));
-        const view = this.#engine.view(rule.name);
-        if (view) results.push(...validatorResults(rule, view));
-        this.#sample(rule);
-      } catch (error) {
-        failures.push({ rule: rule.name, error });
-      }
-      // As after a scheduled evaluation: the rule has looked.
-      this.#looked.add(rule.name);
-    }
-    return { alerts, failures, results };
+  /** Evaluates the named rules (all when none) once each, in order (app/runs.ts). */
+  once(names: readonly string[] = []): Promise<{ alerts: AlertMessage[]; failures: Array<{ rule: string; error: unknown }>; results: ValidatorResult[] }> {
+    return this.#runs.once(names.length === 0 ? this.rules : this.rules.filter((r) => names.includes(r.name)));
   }
 
   /** Tears down in reverse order of construction and start. Safe to call twice. */
@@ -729,28 +485,4 @@ export class App {
       }
     }
   }
-}
-
-
-/** `starting: 2 rules not evaluated yet (a, b)`, naming the first few. */
-export function startingText(rules: readonly string[]): string {
-  const shown = rules.slice(0, 5).join(', ');
-  return `starting: ${rules.length} rule${rules.length === 1 ? '' : 's'} not evaluated yet (${shown}${rules.length > 5 ? ', …' : ''})`;
-}
-
-/** A 2xx or an expected 4xx (an unknown node's 404): the API answered. */
-function apiAnswered(code: string): boolean {
-  return /^[1-4]\d\d$/.test(code) && code !== '429';
-}
-
-/** Connections with the deadlines of one API's config. */
-function agentOf(o: { connectTimeout: number; timeout: number }, connections: number): Agent {
-  return new Agent({ connect: { timeout: o.connectTimeout }, headersTimeout: o.timeout, bodyTimeout: o.timeout, keepAliveTimeout: 30_000, connections });
-}
-
-async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {
-  const closed = agent.close();
-  const timer = setTimeout(() => void agent.destroy(), waitMs);
-  await closed.catch(() => undefined);
-  clearTimeout(timer);
 }

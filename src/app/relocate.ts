@@ -1,8 +1,9 @@
 import { readActive, type ActiveAlert } from '../alerts/lifecycle.js';
 import { relocate, watches } from '../alerts/relocate.js';
 import type { LoadedConfig, LoadedRule } from '../config/load.js';
-import type { Engine } from '../engine/engine.js';
-import { FAILING_ALERTNAME, FAILING_PREFIX } from '../engine/failing.js';
+import type { Pipeline } from '../alerts/pipeline/index.js';
+import { newAlert } from '../alerts/pipeline/enqueue.js';
+import { FAILING_PREFIX } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
 import { StateDiff, type NewAlert, type Store } from '../store/index.js';
 
@@ -12,9 +13,9 @@ export interface RelocateOnReload {
   next: LoadedConfig;
   /** The running config's rules to look at: removed, changed, or all when the route changed. */
   rules: readonly string[];
-  /** The engines before and after the reload: each routes as its config says. */
-  before: Engine;
-  after: Engine;
+  /** The pipelines before and after the reload: each routes as its config says. */
+  before: Pipeline;
+  after: Pipeline;
   /** Receivers the new config delivers to. */
   enabled: ReadonlySet<string>;
   /** The steady clock's time, which stored alerts keep; `wall` routes (mute windows are a person's times). */
@@ -60,11 +61,11 @@ export function relocateOnReload(o: RelocateOnReload): number {
         queued += planned.reduce((n, a) => n + a.targets.length, 0);
         if (moved) {
           const kept = (parsed(o.store, prefix + to.name) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
-          o.store.commitEvaluation(prefix + to.name, new StateDiff([], []), planned, o.now, [...kept, ...(result.active ?? alerts)]);
+          o.after.enqueue({ storeRule: prefix + to.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: [...kept, ...(result.active ?? alerts)] });
           continue;
         }
         if (result.active === undefined && planned.length === 0 && groups.size === 1) continue;
-        o.store.commitEvaluation(prefix + rule.name, new StateDiff([], []), planned, o.now, result.active ?? alerts);
+        o.after.enqueue({ storeRule: prefix + rule.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: result.active ?? alerts });
       }
     }
   }
@@ -84,21 +85,7 @@ function heir(rules: readonly LoadedRule[], rule: LoadedRule, next: LoadedRule |
 
 /** What relocate planned, as the store's alerts (each with the rule it belongs to). */
 function notifications(rule: LoadedRule, result: ReturnType<typeof relocate>): NewAlert[] {
-  return result.planned.map(({ draft, labels, targets }, i) => {
-    const owner = result.rules[i] ?? rule;
-    return {
-      rule: owner.name,
-      kind: labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : owner.kind,
-      status: draft.status,
-      severity: draft.severity ?? owner.severity,
-      subject: draft.subject,
-      summary: draft.summary,
-      labels,
-      details: draft.details,
-      ...(draft.conditionKey === undefined ? {} : { conditionKey: draft.conditionKey }),
-      targets,
-    };
-  });
+  return result.planned.map(({ draft, labels, targets }, i) => newAlert(result.rules[i] ?? rule, draft, labels, targets));
 }
 
 /** The stored alerts, or undefined when one does not parse (left as they are: the rule's evaluation says why). */

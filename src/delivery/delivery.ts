@@ -1,4 +1,4 @@
-import { mute } from '../alerts/pipeline.js';
+import { mute } from '../alerts/pipeline/mute.js';
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';

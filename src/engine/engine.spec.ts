@@ -4,7 +4,9 @@ import { PRIMARY_NETWORK } from '../rules/fields.js';
 import type { Store } from '../store/index.js';
 import { configSchema } from '../config/schema.js';
 import { resolveRoutes } from '../alerts/route.js';
-import { errorText, severityOf, type EngineDeps } from './engine.js';
+import { errorText } from './engine.js';
+import { severityOf } from '../alerts/pipeline/enrich.js';
+import type { PipelineOptions } from '../../test/helpers/engine-world.js';
 import { systemClock, clockAt } from '../base/clock.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 import { engineWorld, target } from '../../test/helpers/engine-world.js';
@@ -27,7 +29,7 @@ const rule = {
  * The engine world of the engine's specs (test/helpers/engine-world.ts): an Error is a node the
  * lists leave out and whose own lookup fails; the lists fail when all of theirs do.
  */
-function setup(world: Record<string, string | Error>, targetsFor: EngineDeps['targetsFor'] = () => [target('slack')], now?: () => Date, evaluated: LoadedRule = rule) {
+function setup(world: Record<string, string | Error>, targetsFor: NonNullable<PipelineOptions['targetsFor']> = () => [target('slack')], now?: () => Date, evaluated: LoadedRule = rule) {
   const w = engineWorld({ world, targetsFor, clock: now ? clockAt(() => now().getTime()) : systemClock });
   return { store: w.store, engine: w.engine, logs: w.logs, run: () => w.run(evaluated) };
 }
@@ -64,7 +66,7 @@ describe('engine: fetch → evaluate → commit', () => {
 
   describe('a receiver that forgets a firing alert it stops hearing of (Alertmanager\'s resendInterval)', () => {
     const HOUR = 3_600_000;
-    const targets: EngineDeps['targetsFor'] = () => [
+    const targets: NonNullable<PipelineOptions['targetsFor']> = () => [
       { receiver: 'am', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, resendMs: 60_000, muteTimeIntervals: [] },
       { receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, muteTimeIntervals: [] },
     ];
@@ -129,7 +131,7 @@ describe('engine: fetch → evaluate → commit', () => {
     const nodes: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     // The service answers after `answerTakes` ms.
     const world = new Proxy(nodes, { get: (w, key) => ((now += answerTakes), (answerTakes = 0), Reflect.get(w, key)) });
-    const grouped: EngineDeps['targetsFor'] = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 60_000, groupIntervalMs: 300_000, repeatMs: 0, muteTimeIntervals: [] }];
+    const grouped: NonNullable<PipelineOptions['targetsFor']> = () => [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 60_000, groupIntervalMs: 300_000, repeatMs: 0, muteTimeIntervals: [] }];
     const { store, run } = setup(world, grouped, () => new Date(now));
     await run();
     nodes[A] = 'removed';

@@ -1,3 +1,4 @@
+import { FAILING_ALERTNAME } from '../alerts/pipeline/enqueue.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Condition, Severity } from '../base/types.js';
 
@@ -6,7 +7,7 @@ import type { Condition, Severity } from '../base/types.js';
  * start with "!"), apart from the rule's own alerts, so the rule's lifecycle never resolves it.
  */
 export const FAILING_PREFIX = '!rule-failing:';
-export const FAILING_ALERTNAME = 'rule-failing';
+export { FAILING_ALERTNAME };
 
 /** Why rules fail together: the same source outside them, named for a person (engine/cause.ts makes it). */
 export interface Cause {

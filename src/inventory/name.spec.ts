@@ -7,6 +7,7 @@ import type { DataApi } from '../api/data/index.js';
 import type { MetricsApi } from '../api/metrics-api.js';
 import type { Validator } from '../api/schemas.js';
 import { loadConfig } from '../config/load.js';
+import { Pipeline } from '../alerts/pipeline/index.js';
 import { Engine } from '../engine/engine.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
@@ -61,13 +62,10 @@ function setup(world: Record<string, string>) {
     metricsApi: {} as MetricsApi,
     metrics: createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
     log: { warn: quiet, info: quiet, error: quiet } as never,
-    targetsFor: (rule, labels) => resolveRoutes(loaded.config.route, labels, rule.receivers),
-    repeatIntervalMs: 0,
-    timeIntervals: [],
+    pipeline: new Pipeline({ store, clock: systemClock, route: (rule, labels) => resolveRoutes(loaded.config.route, labels, rule.receivers), digestAt: () => undefined, timeIntervals: [], repeatIntervalMs: 0, redact: (t) => t }),
     failures: new FailureCounts(),
     failingAfter: 2,
     failingSeverity: 'warning',
-    redact: (t) => t,
     clock: systemClock,
   });
   const rule = loaded.rules[0]!;

@@ -109,6 +109,11 @@ export interface RuleKind<Spec, Obs, S> {
    * validator-scoped. Unset: the kind takes no selector.
    */
   selects?: readonly InventoryKey[];
+  /**
+   * The kind reads the operator's own nodes (their APIs): a lookup that fails is news about a
+   * node (down, odd), not avawatch blind (engine/health.ts leaves it out of blindness).
+   */
+  readsNodes?: boolean;
   /** Parses one entity's state as stored in SQLite. */
   state: z.ZodType<S>;
   /**

@@ -4,6 +4,7 @@ import type { Validator } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/base/clock.js';
 import type { LoadedRule } from '../../src/config/load.js';
 import { Engine, type EngineDeps } from '../../src/engine/engine.js';
+import { Pipeline, type PipelineDeps } from '../../src/alerts/pipeline/index.js';
 import { FailureCounts } from '../../src/engine/failing.js';
 import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import { PRIMARY_NETWORK } from '../../src/rules/fields.js';
@@ -60,8 +61,18 @@ export interface EngineWorld {
   rows(state?: 'pending' | 'muted'): string[];
 }
 
+/** The pipeline's parts a test may set: where alerts go (`targetsFor`, default one Slack receiver), digests, mute windows, the redaction. */
+export interface PipelineOptions {
+  targetsFor?: (rule: LoadedRule, labels: Record<string, string>) => readonly Target[];
+  digestAt?: PipelineDeps['digestAt'];
+  timeIntervals?: PipelineDeps['timeIntervals'];
+  repeatIntervalMs?: number;
+  redact?: (text: string) => string;
+  onQueued?: () => void;
+}
+
 export function engineWorld(
-  o: Partial<EngineDeps> & { world?: Record<string, Answer | undefined>; unlisted?: Answer; wallAhead?: number; store?: Store; failingAfter?: number } = {},
+  o: Partial<EngineDeps> & PipelineOptions & { world?: Record<string, Answer | undefined>; unlisted?: Answer; wallAhead?: number; store?: Store; failingAfter?: number } = {},
 ): EngineWorld {
   const world = o.world ?? { [NODE_A]: 'active', [NODE_B]: 'active' };
   // A node `world` does not name: unknown to the service, unless `unlisted` says how it answers.
@@ -98,19 +109,26 @@ export function engineWorld(
   const wallAhead = o.wallAhead ?? 0;
   const clock: Clock = { now: () => at.ms + wallAhead, mono: () => at.ms } as Clock;
   const failures = o.failures ?? new FailureCounts();
-  const { world: _w, unlisted: _u, wallAhead: _a, store: _s, ...deps } = o;
+  const { world: _w, unlisted: _u, wallAhead: _a, store: _s, targetsFor, digestAt, timeIntervals, repeatIntervalMs, redact, onQueued, ...deps } = o;
+  const pipeline = new Pipeline({
+    store,
+    clock: deps.clock ?? clock,
+    route: (rule, labels) => [...(targetsFor ?? (() => [target('slack')]))(rule as LoadedRule, labels)],
+    digestAt: digestAt ?? (() => undefined),
+    timeIntervals: timeIntervals ?? [],
+    repeatIntervalMs: repeatIntervalMs ?? 0,
+    redact: redact ?? ((t) => t.replaceAll('gk-secret-key', '[REDACTED]')),
+    onQueued,
+  });
   const engine = new Engine({
     store,
     data,
     metricsApi: {} as MetricsApi,
     metrics,
     log: log as never,
-    targetsFor: () => [target('slack')],
-    repeatIntervalMs: 0,
-    timeIntervals: [],
+    pipeline,
     failingAfter: 2,
     failingSeverity: 'warning',
-    redact: (t) => t.replaceAll('gk-secret-key', '[REDACTED]'),
     clock,
     ...deps,
     failures,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { delegator, type Delegator } from '../../api/schemas.js';
 import { delegatorItem } from '../../sim/samples.js';
 import { advance } from '../../alerts/lifecycle.js';
-import { severityOf } from '../../engine/engine.js';
+import { severityOf } from '../../alerts/pipeline/enrich.js';
 import { delegationEnd, type Observation } from './index.js';
 import { spec as specSchema } from './schema.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors.js';
 import { advance } from '../../alerts/lifecycle.js';
-import { severityOf } from '../../engine/engine.js';
+import { severityOf } from '../../alerts/pipeline/enrich.js';
 import { exportKind } from './index.js';
 import type { State } from './schema.js';
 import { spec as specSchema } from './schema.js';

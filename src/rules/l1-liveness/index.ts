@@ -71,6 +71,7 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
   labelNames: ['subnet', 'chain', 'node', 'network', 'check'],
   spec,
   selects: ['urls', 'subnets'],
+  readsNodes: true,
   state,
   gauges: [
     { name: 'avawatch_l1_active_weight_share', help: "Share (0..1) of an L1's total validator weight that is active.", labelNames: ['rule', 'network', 'subnet_id'] },

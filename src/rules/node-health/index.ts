@@ -30,6 +30,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
   labelNames: ['node', 'network', 'check', 'view', 'health_check', 'chain', 'threshold'],
   spec,
   selects: ['urls', 'nodeIds'],
+  readsNodes: true,
   state,
   gauges: [
     { name: 'avawatch_node_api_up', help: "1 when the node's own API answered at the last poll, 0 when it did not.", labelNames: ['rule', 'network', 'node_id'] },

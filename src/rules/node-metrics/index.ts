@@ -33,6 +33,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   labelNames: ['node', 'metric', 'series', 'chain'],
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['urls', 'subnets'],
+  readsNodes: true,
   state,
   gauges: [
     {

@@ -25,6 +25,7 @@ export const nodeUpgrade: RuleKind<Spec, Observation, State> = {
   labelNames: ['node', 'network', 'check', 'upgrade', 'vm', 'chain'],
   spec,
   selects: ['urls'],
+  readsNodes: true,
   state,
   gauges: [
     { name: 'avawatch_node_upgrade_seconds_until', help: "Seconds until the network's next upgrade activates (its built-in schedule, or the config's), by name.", labelNames: ['rule', 'network', 'node_id', 'upgrade'] },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { subnet, type Subnet } from './read.js';
 import { subnetItem, type SubnetInput } from '../../sim/pchain.js';
-import { severityOf } from '../../engine/engine.js';
+import { severityOf } from '../../alerts/pipeline/enrich.js';
 import { factsOf, subnetChanges, type Observation } from './index.js';
 import { spec as specSchema } from './schema.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alertLabels, mute } from './pipeline.js';
+import { alertLabels } from './enrich.js';
+import { mute } from './mute.js';
 
 describe('the alert pipeline\'s own stages', () => {
   it('enrich: the rule\'s labels, then the kind\'s over them; rule and severity are the rule\'s, whatever either says', () => {

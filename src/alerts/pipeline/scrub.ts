@@ -1,5 +1,5 @@
-import { record } from '../base/record.js';
-import type { AlertDraft, Condition, Resolution } from '../base/types.js';
+import { record } from '../../base/record.js';
+import type { AlertDraft, Condition, Resolution } from '../../base/types.js';
 
 // Text built from the service's answers may quote a secret (a gateway's error page that
 // echoes the request's API key). Every alert is scrubbed here, as it is made, so Slack, the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scrub, Secret } from '../base/secret.js';
+import { scrub, Secret } from '../../base/secret.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 
 const KEY = 'KEY-9f8e7d';

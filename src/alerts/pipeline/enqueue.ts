@@ -1,0 +1,47 @@
+import type { AlertDraft } from '../../base/types.js';
+import type { LoadedRule } from '../../config/load.js';
+import type { ActiveRow, NewAlert, StateDiff, Store } from '../../store/index.js';
+import type { Target } from '../route.js';
+
+/** The rule-failing alertname: its rows are of that kind, not the rule's. */
+export const FAILING_ALERTNAME = 'rule-failing';
+
+/** One planned notification as the store keeps it: the alert row and its targets. */
+export function newAlert(rule: Pick<LoadedRule, 'name' | 'kind' | 'severity'>, draft: AlertDraft, labels: Record<string, string>, targets: readonly Target[]): NewAlert {
+  return {
+    rule: rule.name,
+    kind: labels['alertname'] === FAILING_ALERTNAME ? FAILING_ALERTNAME : rule.kind,
+    status: draft.status,
+    severity: draft.severity ?? rule.severity,
+    subject: draft.subject,
+    summary: draft.summary,
+    labels,
+    details: draft.details,
+    ...(draft.conditionKey === undefined ? {} : { conditionKey: draft.conditionKey }),
+    // A reminder, or the notification owed once a mute ends: the alert fired already, the history shows it once.
+    ...(draft.reminder || draft.onlyReceivers ? { reminder: true } : {}),
+    targets,
+  };
+}
+
+export interface Enqueue {
+  /** The rule's name in the store: the rule's, or its rule-failing, cause or incident alerts'. */
+  storeRule: string;
+  states: StateDiff;
+  alerts: readonly NewAlert[];
+  /** The steady clock's time: rows are created and aged on it. */
+  now: number;
+  active?: readonly ActiveRow[] | undefined;
+  expectRevision?: number | undefined;
+  startedAt?: number | undefined;
+}
+
+/**
+ * The `enqueue` stage, the one way an evaluation is committed: states, state alerts, alert
+ * rows and one outbox row per target, in one transaction. Returns the alerts' ids.
+ */
+export function enqueue(store: Store, e: Enqueue, onQueued?: () => void): number[] {
+  const ids = store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
+  if (onQueued && e.alerts.some((a) => a.targets.length > 0)) onQueued();
+  return ids;
+}

@@ -1,0 +1,263 @@
+import type { Clock } from '../../base/clock.js';
+import type { AlertDraft, AlertMessage, Condition } from '../../base/types.js';
+import { digestSlot } from '../../channels/digest.js';
+import type { LoadedRule } from '../../config/load.js';
+import type { Config, TimeIntervalConfig } from '../../config/schema.js';
+import type { Silence, StateDiff, Store } from '../../store/index.js';
+import type { ActiveAlert } from '../lifecycle.js';
+import { planNotifications, type Planned } from '../receivers.js';
+import type { Target } from '../route.js';
+import { enqueue, newAlert } from './enqueue.js';
+import { alertLabels, enrich } from './enrich.js';
+import { grouped, type DigestAt } from './group.js';
+import { muted } from './mute.js';
+import { repeatOf, routing, shortestRepeat, type RouteOf } from './route.js';
+import type { Redact } from './scrub.js';
+
+// The alert pipeline: its stages as values, in the order they run. Its code is its
+// documentation: `describeStages()` prints this list, and docs/delivery.md shows the same
+// (test/docs-pipeline.test.ts compares them). Commit runs in the engine, one transaction per
+// evaluation; send runs in delivery/delivery.ts, the only code that sends.
+
+export interface StageInfo {
+  name: string;
+  /** Where it runs: as the alert is made and committed, or as delivery sends it. */
+  at: 'commit' | 'send';
+  does: string;
+}
+
+/** A commit stage: what it does to one commit's batch, in turn. */
+interface Stage extends StageInfo {
+  at: 'commit';
+  run(b: Batch, p: PipelineDeps): void;
+}
+
+/** What incidents change in a commit (engine/scope.ts): the engine that keeps them gives it. */
+export interface Hold {
+  /** An event's labels with its `scope`. */
+  scope(draft: AlertDraft, labels: Record<string, string>): Record<string, string>;
+  /** Why a firing notification of this condition is held from this receiver (its incident fires there). */
+  held(storeRule: string, conditionKey: string, receiver: string): string | undefined;
+  /** A firing child that may still join an incident waits for it at each target. */
+  patient(rule: LoadedRule, draft: AlertDraft, targets: Target[]): Target[];
+}
+
+export interface CommitInput {
+  rule: LoadedRule;
+  /** The name the alerts are kept under: the rule's, or its rule-failing, cause or incident alerts'. */
+  storeRule: string;
+  states: StateDiff;
+  /** New events (not enriched yet) and the lifecycle's notifications (made of enriched conditions). */
+  events?: readonly AlertDraft[];
+  notifications?: readonly AlertDraft[];
+  /** The rule's state alerts after the lifecycle (undefined for kinds with none). */
+  active?: ActiveAlert[] | undefined;
+  now: Date;
+  expectRevision?: number | undefined;
+  /** When the evaluation began, on the steady clock (an urgent alert's short wait counts from it). */
+  startedAt?: number | undefined;
+  hold?: Hold | undefined;
+}
+
+/** One commit as it goes through the stages. */
+interface Batch {
+  input: CommitInput;
+  /** Rows and alert times on the steady clock; silences and mute windows are a person's times, on the wall. */
+  steady: number;
+  silences: readonly Silence[];
+  drafts: AlertDraft[];
+  /** Where an alert with these labels goes, each target muted or not: built by route, mute, group and hold. */
+  targetsFor: (labels: Record<string, string>) => Target[];
+  held?: (conditionKey: string, receiver: string) => string | undefined;
+  planned: Planned[];
+  active: ActiveAlert[] | undefined;
+  ids: number[];
+}
+
+const ENRICH: Stage = {
+  name: 'enrich',
+  at: 'commit',
+  does: 'the validator\'s name, the severity its news calls for, the labels, no secret in any text (conditions before their lifecycle, events here)',
+  run: (b, p) => {
+    b.drafts = [...(b.input.events ?? []).map((d) => enrich(b.input.rule, d, p.redact)), ...(b.input.notifications ?? [])];
+  },
+};
+
+const ROUTE: Stage = {
+  name: 'route',
+  at: 'commit',
+  does: 'the route tree: each enabled receiver, its group, how often it hears again',
+  run: (b, p) => {
+    b.targetsFor = (labels) => p.route(b.input.rule, labels);
+  },
+};
+
+const MUTE: Stage = {
+  name: 'mute',
+  at: 'commit',
+  does: 'a silence or a mute window: the target is recorded as muted, with why, and owed when it ends',
+  run: (b, p) => {
+    const before = b.targetsFor;
+    b.targetsFor = (labels) => muted(before(labels), labels, b.silences, p.timeIntervals, b.input.now);
+  },
+};
+
+const GROUP: Stage = {
+  name: 'group',
+  at: 'commit',
+  does: 'a receiver with a digest takes the severities it digests at its next slot',
+  run: (b, p) => {
+    const before = b.targetsFor;
+    b.targetsFor = (labels) => grouped(before(labels), labels['severity'] ?? '', b.input.now, p.clock, p.digestAt);
+  },
+};
+
+const HOLD: Stage = {
+  name: 'hold',
+  at: 'commit',
+  does: 'a firing alert of a firing incident is held from the receivers the incident reaches; one that may still join an incident waits for it',
+  run: (b) => {
+    const { hold, storeRule } = b.input;
+    if (hold) b.held = (key, receiver) => hold.held(storeRule, key, receiver);
+  },
+};
+
+const PLAN: Stage = {
+  name: 'plan',
+  at: 'commit',
+  does: 'per receiver: reminders at its own interval, resends to receivers that forget, what a mute\'s end owes',
+  run: (b) => {
+    const { rule, hold } = b.input;
+    const { planned, active } = planNotifications({
+      drafts: b.drafts,
+      active: b.input.active,
+      now: b.steady,
+      // Enriched already; a condition stored by an older version may lack rule and severity.
+      labelsOf: (a) => {
+        const labels = alertLabels(rule, a.labels, a.severity ?? rule.severity);
+        return hold ? hold.scope(a, labels) : labels;
+      },
+      targetsFor: b.targetsFor,
+      repeatMs: (t) => repeatOf(rule, t),
+      ...(b.held ? { held: b.held } : {}),
+    });
+    b.planned = hold ? planned.map((x) => ({ ...x, targets: hold.patient(rule, x.draft, x.targets) })) : planned;
+    b.active = active;
+  },
+};
+
+const ENQUEUE: Stage = {
+  name: 'enqueue',
+  at: 'commit',
+  does: 'states, state alerts, alert rows and one outbox row per target, in one transaction',
+  run: (b, p) => {
+    const { input } = b;
+    const alerts = b.planned.map(({ draft, labels, targets }) => newAlert(input.rule, draft, labels, targets));
+    b.ids = enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
+  },
+};
+
+/** The commit's stages, in order. */
+export const COMMIT_STAGES: readonly Stage[] = [ENRICH, ROUTE, MUTE, GROUP, HOLD, PLAN, ENQUEUE];
+
+/** Delivery's stages (delivery/delivery.ts), in order. */
+export const SEND_STAGES: readonly StageInfo[] = [
+  { name: 'claim', at: 'send', does: 'a receiver\'s due rows, leased (another process does not take them meanwhile)' },
+  { name: 'recheck', at: 'send', does: 'every row that waited is muted again: a silence added meanwhile, its incident\'s hold' },
+  { name: 'group', at: 'send', does: 'the rows of one group key become one message (a digest: one a slot)' },
+  { name: 'send', at: 'send', does: 'the channel\'s one attempt' },
+  { name: 'retry', at: 'send', does: 'backoff, Retry-After, pauses, dead letters' },
+];
+
+/** The stages as docs/delivery.md lists them: `commit enrich  …`, one a line. */
+export function describeStages(): string {
+  return [...COMMIT_STAGES, ...SEND_STAGES].map((s) => `${s.at.padEnd(6)} ${s.name.padEnd(8)} ${s.does}`).join('\n');
+}
+
+export interface PipelineDeps {
+  store: Store;
+  clock: Clock;
+  route: RouteOf;
+  timeIntervals: readonly TimeIntervalConfig[];
+  /** Each receiver's next digest slot for a severity (the `group` stage). */
+  digestAt: DigestAt;
+  /** The root route's repeatInterval: the pace of a rule with no receiver. */
+  repeatIntervalMs: number;
+  redact: Redact;
+  /** Called after a commit that queued notifications (delivery wakes). */
+  onQueued?: (() => void) | undefined;
+}
+
+/** Built once from the config: what the stages need of it. */
+export function buildPipeline(config: Pick<Config, 'route' | 'receivers' | 'timeIntervals'>, o: { enabled: ReadonlySet<string>; store: Store; clock: Clock; redact: Redact; onQueued?: () => void }): Pipeline {
+  const digests = new Map(config.receivers.map((r) => [r.name, r.digest]));
+  return new Pipeline({
+    store: o.store,
+    clock: o.clock,
+    route: routing(config, o.enabled),
+    timeIntervals: config.timeIntervals,
+    digestAt: (receiver, severity, now) => digestSlot(digests.get(receiver), severity, now),
+    repeatIntervalMs: config.route.repeatInterval,
+    redact: o.redact,
+    onQueued: o.onQueued,
+  });
+}
+
+export class Pipeline {
+  readonly #deps: PipelineDeps;
+
+  constructor(deps: PipelineDeps) {
+    this.#deps = deps;
+  }
+
+  get redact(): Redact {
+    return this.#deps.redact;
+  }
+
+  /** The `enrich` stage for a condition, before its lifecycle (or an event made outside a commit). */
+  enrich<T extends AlertDraft | Condition>(rule: LoadedRule, item: T): T {
+    return enrich(rule, item, this.#deps.redact);
+  }
+
+  /** Runs the commit's stages: the notifications queued, as `once` and rule tests show them. */
+  commit(input: CommitInput): AlertMessage[] {
+    const b: Batch = {
+      input,
+      steady: this.#deps.clock.mono(),
+      silences: this.#deps.store.silences(input.now.getTime()),
+      drafts: [],
+      targetsFor: () => [],
+      planned: [],
+      active: undefined,
+      ids: [],
+    };
+    for (const stage of COMMIT_STAGES) stage.run(b, this.#deps);
+    const at = input.now.toISOString();
+    return b.planned.map(({ draft, labels }, i) => {
+      // The condition key is for channels (read back from the outbox), not `once --json`.
+      const { targets: _t, conditionKey: _k, ...message } = newAlert(input.rule, draft, labels, []);
+      return { ...message, alertId: b.ids[i] ?? 0, at };
+    });
+  }
+
+  /** Where an alert with these labels goes now (route, mute, group), each target with why it is muted, if it is. */
+  targets(rule: LoadedRule, labels: Record<string, string>, now: Date): Target[] {
+    const { route, timeIntervals, clock, digestAt, store } = this.#deps;
+    return grouped(muted(route(rule, labels), labels, store.silences(now.getTime()), timeIntervals, now), labels['severity'] ?? '', now, clock, digestAt);
+  }
+
+  /** The enabled receivers the route tree sends these labels to (none: nobody would hear it). */
+  receivers(rule: Pick<LoadedRule, 'receivers'>, labels: Record<string, string>): Target[] {
+    return this.#deps.route(rule, labels);
+  }
+
+  /** The lifecycle's reminder pace for these labels: the shortest of their receivers'. */
+  repeatMs(rule: LoadedRule, labels: Record<string, string>): number {
+    return shortestRepeat(rule, this.#deps.route(rule, labels), this.#deps.repeatIntervalMs);
+  }
+
+  /** Commits what a reload moved or ended (app/relocate.ts): the same `enqueue`. */
+  enqueue(e: Parameters<typeof enqueue>[1]): number[] {
+    return enqueue(this.#deps.store, e, this.#deps.onQueued);
+  }
+}

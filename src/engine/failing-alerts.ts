@@ -1,0 +1,221 @@
+import { advance, reminderDraft, type ActiveAlert } from '../alerts/lifecycle.js';
+import type { Hold, Pipeline } from '../alerts/pipeline/index.js';
+import type { Clock } from '../base/clock.js';
+import { formatElapsed } from '../base/duration.js';
+import type { Logger } from '../base/log.js';
+import type { Condition, Severity } from '../base/types.js';
+import type { LoadedRule } from '../config/load.js';
+import type { Metrics } from '../metrics/registry.js';
+import { StateDiff, type Store } from '../store/index.js';
+import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
+import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
+import { lifecycleOptions, ownOptions } from './lifecycle-options.js';
+import { loadActive } from './states.js';
+
+export interface FailingDeps {
+  store: Store;
+  pipeline: Pipeline;
+  clock: Clock;
+  metrics: Metrics;
+  log: Logger;
+  /** Consecutive failures per rule; kept by the app across reloads. */
+  failures: FailureCounts;
+  /** Failures in a row that fire rule-failing. */
+  failingAfter: number;
+  failingSeverity: Severity;
+  /** The rules configured now (default: those restored): a cause's alert waits for those it listed that have not evaluated here yet. */
+  configured?: (() => Iterable<string>) | undefined;
+  /** The incidents' part in every commit (engine/incident-alerts.ts), when incidents are on. */
+  hold?: Hold | undefined;
+}
+
+/**
+ * avawatch's own alerts about its rules: a rule's rule-failing alert (its evaluations, or
+ * an entity's lookups, failed failingAfter times in a row), and each cause's one alert
+ * (engine/cause.ts: the service down is one alert, not one per rule).
+ */
+export class FailingAlerts {
+  readonly #deps: FailingDeps;
+  /** Rules with a rule-failing alert in the store (firing, or pending its resolution). */
+  readonly #stored = new Set<string>();
+  /** Causes with an alert in the store; read from the store at first use. */
+  #causesStored: Set<string> | undefined;
+  /** Rules restored (configured in the daemon), and those evaluated since: a cause's alert from before a restart waits for its rules. */
+  readonly #restored = new Set<string>();
+  readonly #evaluated = new Set<string>();
+  /** The receivers each rule names itself (a cause's alert falls back to them when the route tree has none). */
+  readonly #ownReceivers = new Map<string, readonly string[]>();
+
+  constructor(deps: FailingDeps) {
+    this.#deps = deps;
+  }
+
+  restore(rule: LoadedRule): void {
+    if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#stored.add(rule.name);
+    this.#restored.add(rule.name);
+  }
+
+  forget(rule: string): void {
+    this.#stored.delete(rule);
+    this.#restored.delete(rule);
+  }
+
+  /**
+   * A tick skipped because the rule's last evaluation is still running (held by a
+   * rate-limit pause, or a slow API): counted as a failed evaluation, so a held rule is
+   * never silently blind.
+   */
+  skipped(rule: LoadedRule, runningForMs: number): void {
+    const { metrics } = this.#deps;
+    metrics.ruleEvaluations.inc({ rule: rule.name });
+    metrics.ruleFailures.inc({ rule: rule.name });
+    this.failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatElapsed(Math.max(1000, runningForMs))}, past the rule's interval`), true);
+  }
+
+  /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */
+  failed(rule: LoadedRule, err: unknown, skipped = false): void {
+    const { failures, failingAfter, failingSeverity, metrics, log, pipeline } = this.#deps;
+    const now = new Date(this.#deps.clock.now());
+    const run = failures.failed(rule.name, pipeline.redact(errorText(err)), now.getTime(), skipped, skipped ? undefined : causeOf(err));
+    metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
+    this.#seen(rule);
+    try {
+      this.#resend(rule, now);
+    } catch (e) {
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not queue the firing alerts again for the receivers that expire them');
+    }
+    this.#syncCauses(now);
+    // Failing for a cause outside the rule: the cause's one alert says it (an alert of the
+    // rule's own, from before, stays until the rule evaluates again).
+    if (run.count < failingAfter || run.cause !== undefined) return;
+    try {
+      // Entities that were failing before stay as they were: this evaluation saw none of them.
+      this.#advance(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
+    } catch (e) {
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
+    }
+  }
+
+  /**
+   * After a committed evaluation: the rule's own failure run ends; each entity whose lookup
+   * failed is counted, named in a warning, and fires rule-failing at failingAfter in a row.
+   */
+  settled(rule: LoadedRule, failed: Readonly<Record<string, string>>, now: Date): void {
+    const { failures, metrics, log, pipeline } = this.#deps;
+    const ids = Object.keys(failed);
+    const reasons = Object.fromEntries(ids.map((id) => [id, pipeline.redact(failed[id] ?? '')]));
+    metrics.ruleFailingEntities.set({ rule: rule.name }, ids.length);
+    if (ids.length > 0) {
+      metrics.ruleEntityFailures.inc({ rule: rule.name }, ids.length);
+      log.warn({ rule: rule.name, failed: reasons }, `lookups failed for ${ids.length} entit${ids.length === 1 ? 'y' : 'ies'} (${ids.join(', ')}); their state is kept, the rest was evaluated`);
+    }
+    const wasFailing = failures.count(rule.name) > 0;
+    failures.succeeded(rule.name);
+    metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
+    const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
+    this.#seen(rule);
+    this.#syncCauses(now);
+    if (conditions.length === 0 && !wasFailing && !this.#stored.has(rule.name)) return;
+    try {
+      this.#advance(rule, conditions, now);
+    } catch (e) {
+      log.error({ rule: rule.name, error: errorText(e) }, 'could not update the rule-failing alert');
+    }
+  }
+
+  /**
+   * A failed poll is no resolution: what fires still reaches, on time, the receivers that
+   * forget a firing alert they stop hearing of (Alertmanager's resendInterval), as reminder
+   * rows. Nothing else changes.
+   */
+  #resend(rule: LoadedRule, now: Date): void {
+    const { store, pipeline } = this.#deps;
+    for (const storeRule of [rule.name, FAILING_PREFIX + rule.name]) {
+      const active = loadActive(store, rule.name, storeRule);
+      const notifications = active.flatMap((a) => {
+        if (a.state !== 'firing') return [];
+        const receivers = pipeline.receivers(rule, a.condition.labels).filter((t) => t.resendMs !== undefined).map((t) => t.receiver);
+        return receivers.length > 0 ? [{ ...reminderDraft(a.condition, a.startedAt), onlyReceivers: receivers }] : [];
+      });
+      if (notifications.length > 0) pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications, active, now, hold: this.#deps.hold });
+    }
+  }
+
+  #entityConditions(rule: LoadedRule, runs: ReturnType<FailureCounts['entities']>): Condition[] {
+    const { failingAfter, failingSeverity } = this.#deps;
+    return runs.filter((r) => r.count >= failingAfter).map((r) => entityFailingCondition(rule, r, failingSeverity));
+  }
+
+  #advance(rule: LoadedRule, conditions: Condition[], now: Date): void {
+    const { store, pipeline, clock } = this.#deps;
+    const storeRule = FAILING_PREFIX + rule.name;
+    const { forMs: _f, keepFiringForMs: _k, ...o } = lifecycleOptions(rule, pipeline);
+    const enriched = conditions.map((c) => pipeline.enrich(rule, c));
+    const lifecycle = advance(loadActive(store, rule.name, storeRule), enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
+    if (lifecycle.active.length > 0) this.#stored.add(rule.name);
+    else this.#stored.delete(rule.name);
+  }
+
+  /**
+   * Each cause's one alert (engine/cause.ts), after any rule's evaluation: it fires when one
+   * of its rules has failed failingAfter times in a row, lists every rule failing for it, and
+   * resolves once none is: a rule joining or recovering meanwhile only updates its details.
+   */
+  #syncCauses(now: Date): void {
+    const { failures, store, log } = this.#deps;
+    this.#causesStored ??= new Set(store.ruleNames().filter((n) => n.startsWith(CAUSE_PREFIX)).map((n) => n.slice(CAUSE_PREFIX.length)));
+    const groups = new Map<string, CauseRun[]>();
+    for (const f of failures.failing(1)) {
+      if (f.cause === undefined) continue;
+      const list = groups.get(f.cause.key) ?? [];
+      list.push({ ...f, cause: f.cause });
+      groups.set(f.cause.key, list);
+    }
+    for (const key of new Set([...groups.keys(), ...this.#causesStored])) {
+      try {
+        this.#advanceCause(key, groups.get(key) ?? [], now);
+      } catch (e) {
+        log.error({ cause: key, error: errorText(e) }, 'could not update the alert of rules that cannot see');
+      }
+    }
+  }
+
+  /** The rule was evaluated here (a cause's alert waits for no more of it), with the receivers it names now. */
+  #seen(rule: LoadedRule): void {
+    this.#evaluated.add(rule.name);
+    if (rule.receivers) this.#ownReceivers.set(rule.name, rule.receivers);
+    else this.#ownReceivers.delete(rule.name);
+  }
+
+  #advanceCause(key: string, runs: readonly CauseRun[], now: Date): void {
+    const { failingAfter, failingSeverity, store, pipeline, clock } = this.#deps;
+    const storeRule = CAUSE_PREFIX + key;
+    // avawatch's own alert: routed by its labels (the route tree), not by one rule's receivers.
+    let rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
+    const active: ActiveAlert[] = loadActive(store, rule.name, storeRule);
+    const was = active.find((a) => a.key === causeKey(key));
+    // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
+    // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
+    // listed are waited for, not read as recovered.
+    const configured = new Set(this.#deps.configured?.() ?? this.#restored);
+    const waiting = listedRules(was?.condition).filter((r) => configured.has(r) && !this.#evaluated.has(r));
+    const holds = runs.some((r) => r.count >= failingAfter) || (was?.state === 'firing' && (runs.length > 0 || waiting.length > 0));
+    if (!holds && active.length === 0) return;
+    const condition = runs.length > 0 ? pipeline.enrich(rule, causeCondition(runs, listedRules(was?.condition), failingSeverity)) : was?.condition;
+    const conditions = holds && condition ? [condition] : [];
+    // A tree that routes it nowhere (every rule names its receivers, the root none): the receivers its rules name, so an outage is never heard by no one.
+    if (condition && pipeline.receivers(rule, condition.labels).length === 0) {
+      const own = [...new Set([...runs.map((r) => r.rule), ...listedRules(was?.condition)].flatMap((r) => this.#ownReceivers.get(r) ?? []))];
+      if (own.length > 0) rule = { ...rule, receivers: own };
+    }
+    const lifecycle = advance(active, conditions, clock.mono(), ownOptions(rule, pipeline));
+    pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
+    if (lifecycle.active.length > 0) this.#causesStored?.add(key);
+    else this.#causesStored?.delete(key);
+  }
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
