@@ -120,6 +120,7 @@ const PROFILE = "the shipped profile: the example rule files `avawatch init` wri
 /** Where src/ names a kind outside its folder and the registry (`file → kind`), and why. */
 const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
   'src/app/app.ts → endpoint': EXPRESSIONS,
+  'src/app/parts.ts → endpoint': EXPRESSIONS,
   'src/engine/engine.ts → endpoint': EXPRESSIONS,
   'src/rules/types.ts → endpoint': EXPRESSIONS,
   'src/commands/init.ts → validator-status': PROFILE,
