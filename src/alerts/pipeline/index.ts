@@ -23,6 +23,8 @@ export interface StageInfo {
   name: string;
   /** Where it runs: as the alert is made and committed, or as delivery sends it. */
   at: 'commit' | 'send';
+  /** The code that does it. */
+  where: string;
   does: string;
 }
 
@@ -77,6 +79,7 @@ interface Batch {
 const ENRICH: Stage = {
   name: 'enrich',
   at: 'commit',
+  where: '`alerts/pipeline/enrich.ts`',
   does: 'the validator\'s name, the severity its news calls for, the labels, no secret in any text (conditions before their lifecycle, events here)',
   run: (b, p) => {
     b.drafts = [...(b.input.events ?? []).map((d) => enrich(b.input.rule, d, p.redact)), ...(b.input.notifications ?? [])];
@@ -86,6 +89,7 @@ const ENRICH: Stage = {
 const ROUTE: Stage = {
   name: 'route',
   at: 'commit',
+  where: '`alerts/pipeline/route.ts`',
   does: 'the route tree: each enabled receiver, its group, how often it hears again',
   run: (b, p) => {
     b.targetsFor = (labels) => p.route(b.input.rule, labels);
@@ -95,6 +99,7 @@ const ROUTE: Stage = {
 const MUTE: Stage = {
   name: 'mute',
   at: 'commit',
+  where: '`alerts/pipeline/mute.ts`',
   does: 'a silence or a mute window: the target is recorded as muted, with why, and owed when it ends',
   run: (b, p) => {
     const before = b.targetsFor;
@@ -105,6 +110,7 @@ const MUTE: Stage = {
 const GROUP: Stage = {
   name: 'group',
   at: 'commit',
+  where: '`alerts/pipeline/group.ts`',
   does: 'a receiver with a digest takes the severities it digests at its next slot',
   run: (b, p) => {
     const before = b.targetsFor;
@@ -115,6 +121,7 @@ const GROUP: Stage = {
 const HOLD: Stage = {
   name: 'hold',
   at: 'commit',
+  where: '`engine/incident-alerts.ts`',
   does: 'a firing alert of a firing incident is held from the receivers the incident reaches; one that may still join an incident waits for it',
   run: (b) => {
     const { hold, storeRule } = b.input;
@@ -125,6 +132,7 @@ const HOLD: Stage = {
 const PLAN: Stage = {
   name: 'plan',
   at: 'commit',
+  where: '`alerts/receivers.ts`',
   does: 'per receiver: reminders at its own interval, resends to receivers that forget, what a mute\'s end owes',
   run: (b) => {
     const { rule, hold } = b.input;
@@ -149,6 +157,7 @@ const PLAN: Stage = {
 const ENQUEUE: Stage = {
   name: 'enqueue',
   at: 'commit',
+  where: '`alerts/pipeline/enqueue.ts`',
   does: 'states, state alerts, alert rows and one outbox row per target, in one transaction',
   run: (b, p) => {
     const { input } = b;
@@ -162,16 +171,17 @@ export const COMMIT_STAGES: readonly Stage[] = [ENRICH, ROUTE, MUTE, GROUP, HOLD
 
 /** Delivery's stages (delivery/delivery.ts), in order. */
 export const SEND_STAGES: readonly StageInfo[] = [
-  { name: 'claim', at: 'send', does: 'a receiver\'s due rows, leased (another process does not take them meanwhile)' },
-  { name: 'recheck', at: 'send', does: 'every row that waited is muted again: a silence added meanwhile, its incident\'s hold' },
-  { name: 'group', at: 'send', does: 'the rows of one group key become one message (a digest: one a slot)' },
-  { name: 'send', at: 'send', does: 'the channel\'s one attempt' },
-  { name: 'retry', at: 'send', does: 'backoff, Retry-After, pauses, dead letters' },
+  { name: 'claim', at: 'send', where: '`store/outbox.ts`', does: 'a receiver\'s due rows, leased (another process does not take them meanwhile)' },
+  { name: 'group', at: 'send', where: '`delivery/delivery.ts`', does: 'the rows of one group key become one message (a digest: one a slot)' },
+  { name: 'recheck', at: 'send', where: '`alerts/pipeline/mute.ts`', does: 'every row that waited is muted again: a silence added meanwhile, or the incident it joined' },
+  { name: 'send', at: 'send', where: 'the channel', does: 'one attempt, classified' },
+  { name: 'retry', at: 'send', where: '`delivery/delivery.ts`', does: 'backoff, `Retry-After`, pauses, dead letters' },
 ];
 
-/** The stages as docs/delivery.md lists them: `commit enrich  …`, one a line. */
+/** The stages as docs/delivery.md shows them: a Markdown table, one stage a row, in order. */
 export function describeStages(): string {
-  return [...COMMIT_STAGES, ...SEND_STAGES].map((s) => `${s.at.padEnd(6)} ${s.name.padEnd(8)} ${s.does}`).join('\n');
+  const rows = [...COMMIT_STAGES, ...SEND_STAGES].map((s, i, all) => `| ${all[i - 1]?.at === s.at ? '' : s.at} | ${s.name} | ${s.where} | ${s.does} |`);
+  return ['| side | stage | where | what |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export interface PipelineDeps {
