@@ -40,7 +40,7 @@ import { Sampler } from '../history/sampler.js';
 import { renderStatusPage } from '../status/page.js';
 import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
 import { heldText } from '../status/network.js';
-import { Store } from '../store/index.js';
+import { SqliteStore, type StateStore } from '../store/index.js';
 import { VERSION } from '../base/version.js';
 import { periodMs, untilNext } from '../base/schedule.js';
 import { planReload, stableJson } from './reload.js';
@@ -87,7 +87,7 @@ interface Apis {
  */
 export class App {
   readonly metrics: Metrics;
-  readonly store: Store;
+  readonly store: StateStore;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
   /** Each endpoint rule's expression process (started when first needed, ended when idle). */
@@ -120,7 +120,7 @@ export class App {
     this.#clock = opts.clock ?? systemClock;
     this.#loaded = opts.loaded;
     const { config } = opts.loaded;
-    this.store = Store.open(config.state.path);
+    this.store = SqliteStore.open(config.state.path);
     this.#teardown.push(() => this.store.close());
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
     this.#sampler = new Sampler(this.store);

@@ -19,7 +19,7 @@ import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { AlertDraft, Condition, GaugeSample, News, Severity } from '../base/types.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
-import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type Store } from '../store/index.js';
+import { StateConflictError, StateDiff, StoreError, type NewAlert, type Silence, type StateStore } from '../store/index.js';
 import { scrubCondition, scrubDraft, scrubResolution, scrubState } from './scrub.js';
 import { nameResolution, nameValidator } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
@@ -31,7 +31,7 @@ import type { IncidentTracker, NetworkBaseline } from './incidents.js';
 import { eventScope, networksToAsk, patient, withScopes } from './scope.js';
 
 export interface EngineDeps {
-  store: Store;
+  store: StateStore;
   data: DataApi;
   metricsApi: MetricsApi;
   /** The operator's own nodes' APIs (the kinds that read a node need it). */
