@@ -279,5 +279,6 @@ export interface StateStore {
   ping(): void;
   /** Present when the store keeps freed space until it is given back (history/prune.ts then shrinks it). */
   readonly fileSpace?: FileSpace;
+  /** Lets the store go; a second close does nothing. */
   close(): void;
 }
