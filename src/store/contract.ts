@@ -20,7 +20,7 @@ const to = (receiver: string, over: Partial<OutboxTarget> = {}): OutboxTarget =>
 
 const alert: NewAlert = {
   rule: 'r',
-  kind: 'validator-status',
+  kind: 'a-kind',
   status: 'event',
   severity: 'critical',
   subject: 'NodeID-1',
@@ -31,7 +31,7 @@ const alert: NewAlert = {
 };
 
 function event(over: Partial<NewAlert>): NewAlert {
-  return { rule: 'status', kind: 'validator-status', status: 'event', severity: 'info', subject: 'NodeID-A', summary: 'x', labels: { node: 'NodeID-A' }, details: {}, targets: [], ...over };
+  return { rule: 'status', kind: 'a-kind', status: 'event', severity: 'info', subject: 'NodeID-A', summary: 'x', labels: { node: 'NodeID-A' }, details: {}, targets: [], ...over };
 }
 
 function active(key: string, over: Partial<ActiveRow> = {}): ActiveRow {
