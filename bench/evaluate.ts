@@ -19,7 +19,7 @@ import { FailureCounts } from '../src/engine/failing.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { ruleKinds } from '../src/rules/registry.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
-import { Store } from '../src/store/index.js';
+import { SqliteStore } from '../src/store/index.js';
 import { benchLogger, median, ms, nodeId, period, sleep, type BenchResult, type Figure } from './lib.js';
 import { scheduleOf } from '../src/base/schedule.js';
 
@@ -156,7 +156,7 @@ export async function evaluateBench(sizes: readonly number[]): Promise<BenchResu
     details: [
       '`Engine.evaluate` of one rule over N nodes (`src/engine/engine.ts`: states (kept in memory between cycles; read and checked from the file at the first cycle or after another process wrote it) → observe → evaluate → lifecycle → routing → commit of the states that changed), with the real SQLite store on a temp file (WAL, synchronous=NORMAL), real routing to one Slack receiver, and the observation from an in-process fake of `DataApi` (no HTTP, so this is the daemon\'s own cost). The fake answers each batch from a list it made when the world last changed, between cycles: its own lookups (one per node in a Map of N) are the service\'s work, counted in neither the engine\'s figure nor the floor\'s.',
       `Per size: the first cycle (baseline: every row inserted), ${STEADY_CYCLES} cycles where nothing changes (median shown), then one cycle where 1% of the nodes change (validator-status: active → completed, an event each; validation-end: the period now ends within 3 days, a firing state alert each). Each queued alert gets an outbox row. Each timed cycle, the engine's and the floor's, starts after a full GC (\`gc()\`), so neither pays for the garbage the other left.`,
-      'Columns: *load* = `Store.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the kind\'s `observe` (the bulk lists from the fake, 100 nodes a call, 4 at a time; their periods grouped by node and each node judged against its last period; a node asked alone when it leaves the lists); *evaluate* = the kind\'s pure `evaluate`; *commit* = `Store.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = the engine\'s own work: encoding and scrubbing the states that changed (every state, at the first cycle), checking stored states with zod at the first cycle, lifecycle, routing, scrubbing the alerts, and GC pauses in between; *GC* = the GC pauses inside the cycle, whichever column they fell in.',
+      'Columns: *load* = `SqliteStore.stateRows` + `loadActive` (SQLite reads; 0 when the states are kept in memory); *observe* = the kind\'s `observe` (the bulk lists from the fake, 100 nodes a call, 4 at a time; their periods grouped by node and each node judged against its last period; a node asked alone when it leaves the lists); *evaluate* = the kind\'s pure `evaluate`; *commit* = `SqliteStore.commitEvaluation` (one transaction, only changed rows); *samples* = the kind\'s `samples`, now made when /metrics is read, not per cycle (see the /metrics figure); *rest* = the engine\'s own work: encoding and scrubbing the states that changed (every state, at the first cycle), checking stored states with zod at the first cycle, lifecycle, routing, scrubbing the alerts, and GC pauses in between; *GC* = the GC pauses inside the cycle, whichever column they fell in.',
       'The *lean floor* is the same work as a minimal loop, run right after each engine cycle on the same fake API and machine (`leanCycle` in bench/evaluate.ts): the same bulk lists (sorted batches of 100, made once, with each node\'s index), each node\'s periods put at its index; a node missing from the lists asked alone; the active period picked (else the one that started last); its four fields compared with the last ones, kept by index (nothing looked up by NodeID that an index can find); the changed ones collected and written to SQLite (better-sqlite3, WAL, synchronous=NORMAL) in one transaction as JSON rows. It has none of the engine\'s duties (the kind\'s alerts and states, scrubbing secrets, lifecycle, routing, outbox rows, the revision check): the ratio is what they cost on top of the bare work.',
       '',
       '| kind, entities, cycle | total | lean floor | load | observe | evaluate | commit | samples | rest | GC | alerts |',
@@ -175,7 +175,7 @@ export async function evaluateBench(sizes: readonly number[]): Promise<BenchResu
 
 async function measure(kind: 'validator-status' | 'validation-end', n: number): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-bench-eval-'));
-  const store = Store.open(join(dir, 'state.db'));
+  const store = SqliteStore.open(join(dir, 'state.db'));
   try {
     const nowS = Math.floor(Date.now() / 1000);
     const fake = new FakeDataApi();

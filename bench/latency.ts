@@ -58,6 +58,11 @@ function change(sim: SimServer, node: number, turn: number): Kind {
   return turn === 0 ? 'first news' : 'critical';
 }
 
+/** The latency rule's committed states by node. */
+function stored(app: App): Record<string, unknown> {
+  return Object.fromEntries(app.store.stateRows('latency').rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
+}
+
 /**
  * Before a later change, the node validates again (a new period: good news, info). Not
  * measured: later news of the validator, it waits in the group, and the critical takes it along.
@@ -65,7 +70,7 @@ function change(sim: SimServer, node: number, turn: number): Kind {
 async function restake(sim: SimServer, app: App, node: number, turn: number): Promise<void> {
   const p = periodOf(node, turn);
   sim.world.setValidators('mainnet', nodeId(node), [activeValidator(p)]);
-  const seen = () => (app.store.loadStates('latency')[nodeId(node)] as { period?: { txHash?: string } } | undefined)?.period?.txHash === p.txHash;
+  const seen = () => (stored(app)[nodeId(node)] as { period?: { txHash?: string } } | undefined)?.period?.txHash === p.txHash;
   await waitUntil(seen, `the poll that sees node ${node}'s new period`, 30_000, 2);
 }
 
@@ -129,7 +134,7 @@ async function measure(everyS: number, changes: number): Promise<Run> {
   const afterTick: number[] = [];
   const everyMs = everyS * 1000;
   try {
-    await waitUntil(() => Object.keys(app.store.loadStates('latency')).length === NODES, 'the baseline poll', 10_000);
+    await waitUntil(() => Object.keys(stored(app)).length === NODES, 'the baseline poll', 10_000);
     for (let k = 0; k < changes; k++) {
       const [node, turn] = [k % NODES, Math.floor(k / NODES)];
       if (turn > 0) await restake(sim, app, node, turn);

@@ -105,6 +105,14 @@ describe('the import graph of src/', () => {
     );
     expect(wrong).toEqual([]);
   });
+
+  it('only src/store holds SQL; the rest types against StateStore, and only the App and the commands open a SqliteStore', () => {
+    const outside = files.filter((f) => !f.startsWith('src/store/'));
+    const sql = outside.filter((f) => /from '(better-sqlite3|node:sqlite)'|\.prepare\(|\.pragma\(/.test(readFileSync(f, 'utf8')));
+    expect(sql, 'SQL or a database handle outside src/store: give the store a method').toEqual([]);
+    const opens = outside.filter((f) => /\bSqliteStore\b/.test(readFileSync(f, 'utf8')) && !/^src\/(app|commands)\//.test(f));
+    expect(opens, 'type against StateStore; the App and the commands choose the implementation').toEqual([]);
+  });
 });
 
 // ---- A kind is its folder and one registry line. Its own files outside the folder are its

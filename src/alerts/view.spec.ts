@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store, type ActiveRow } from '../store/index.js';
+import { type ActiveRow, SqliteStore, type StateStore } from '../store/index.js';
 import { firingAlerts } from './view.js';
 
 // What `avawatch alerts` and GET /api/v1/alerts list: the firing alerts of the state file.
 
-let store: Store;
+let store: StateStore;
 afterEach(() => store.close());
 
 function row(key: string, condition: unknown, o: Partial<ActiveRow> = {}): ActiveRow {
@@ -21,8 +21,8 @@ const condition = (key: string, o: Record<string, unknown> = {}) => ({
   ...o,
 });
 
-function storeWith(active: Record<string, ActiveRow[]>): Store {
-  store = Store.open(':memory:');
+function storeWith(active: Record<string, ActiveRow[]>): StateStore {
+  store = SqliteStore.open(':memory:');
   for (const [rule, rows] of Object.entries(active)) store.commitEvaluation(rule, {}, [], 1, rows);
   return store;
 }

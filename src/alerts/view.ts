@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import { conditionSchema } from './lifecycle.js';
 
 /** A firing alert as `avawatch alerts` and GET /api/v1/alerts show it. */
@@ -14,7 +14,7 @@ export interface FiringAlert {
   startsAt: string;
 }
 
-export function firingAlerts(store: Store): FiringAlert[] {
+export function firingAlerts(store: StateStore): FiringAlert[] {
   return store.activeAlerts().flatMap((row) => {
     const c = conditionSchema.safeParse(row.condition);
     if (!c.success) return [];

@@ -28,7 +28,7 @@ import { ruleKind, ruleKinds } from '../rules/registry.js';
 import { startHttpServer, type HttpServer } from '../server/server.js';
 import { renderStatusPage } from '../status/page.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
-import { Store } from '../store/index.js';
+import { SqliteStore, type StateStore } from '../store/index.js';
 import { buildApis, closeApis, type Apis } from './apis.js';
 import { buildDelivery, buildEngine, buildNotifiers, forgetReceivers, type Shared } from './parts.js';
 import { planReload } from './reload.js';
@@ -69,7 +69,7 @@ const SHUTDOWN_GRACE_MS = 6_000;
  */
 export class App {
   readonly metrics: Metrics;
-  readonly store: Store;
+  readonly store: StateStore;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
   /** Each endpoint rule's expression process (started when first needed, ended when idle). */
@@ -101,7 +101,7 @@ export class App {
     this.#clock = opts.clock ?? systemClock;
     this.#loaded = opts.loaded;
     const { config } = opts.loaded;
-    this.store = Store.open(config.state.path);
+    this.store = SqliteStore.open(config.state.path);
     this.#teardown.push(() => this.store.close());
     this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
 

@@ -13,13 +13,13 @@ import type { FailureCounts } from '../engine/failing.js';
 import { IncidentTracker } from '../engine/incidents.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
-import type { Store } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
 
 // The parts a config makes, each built whole before a reload swaps it in.
 
 export interface Shared {
-  store: Store;
+  store: StateStore;
   metrics: Metrics;
   log: Logger;
   clock: Clock;

@@ -5,10 +5,10 @@ import type { Pipeline } from '../alerts/pipeline/index.js';
 import { newAlert } from '../alerts/pipeline/enqueue.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
-import { StateDiff, type NewAlert, type Store } from '../store/index.js';
+import { type NewAlert, StateDiff, type StateStore } from '../store/index.js';
 
 export interface RelocateOnReload {
-  store: Store;
+  store: StateStore;
   prev: LoadedConfig;
   next: LoadedConfig;
   /** The running config's rules to look at: removed, changed, or all when the route changed. */
@@ -89,7 +89,7 @@ function notifications(rule: LoadedRule, result: ReturnType<typeof relocate>): N
 }
 
 /** The stored alerts, or undefined when one does not parse (left as they are: the rule's evaluation says why). */
-function parsed(store: Store, storeRule: string): ActiveAlert[] | undefined {
+function parsed(store: StateStore, storeRule: string): ActiveAlert[] | undefined {
   const out: ActiveAlert[] = [];
   for (const row of store.loadActive(storeRule)) {
     const active = readActive(row);

@@ -10,12 +10,12 @@ import type { Metrics } from '../metrics/registry.js';
 import { explorersOf } from '../status/links.js';
 import { heldText } from '../status/network.js';
 import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
-import type { Store } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
 
 export interface AppParts {
   loaded: LoadedConfig;
-  store: Store;
+  store: StateStore;
   clock: Clock;
   engine: Engine;
   failures: FailureCounts;

@@ -1,7 +1,7 @@
 import { parseDuration } from '../base/duration.js';
 import type { LoadedConfig } from '../config/load.js';
 import { SAMPLED } from '../history/sampler.js';
-import { Store, type HistoryEntry } from '../store/index.js';
+import { type HistoryEntry, SqliteStore, type StateStore } from '../store/index.js';
 import { jsonLine, printable } from './terminal.js';
 
 export interface HistoryOptions {
@@ -26,7 +26,7 @@ export interface Figure {
 /** `avawatch history`: the timeline newest first (and a validator's figures), from the state file. */
 export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = Date.now()): { lines: string[]; notes: string[] } {
   const since = sinceOf(o.since ?? '24h', now);
-  const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
+  const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     const who = o.validator === undefined ? undefined : identify(loaded, o.validator);
     const entries = who ? byValidator(store, since, who.keys) : store.timeline({ since, limit: HISTORY_LIMIT });
@@ -85,14 +85,14 @@ function identify(loaded: LoadedConfig, validator: string): Who {
   return { keys: [...keys], nodeIds, validationIds };
 }
 
-function byValidator(store: Store, since: number, keys: readonly string[]): HistoryEntry[] {
+function byValidator(store: StateStore, since: number, keys: readonly string[]): HistoryEntry[] {
   const seen = new Map<number, HistoryEntry>();
   for (const key of keys) for (const e of store.timeline({ since, validator: key, limit: HISTORY_LIMIT })) seen.set(e.id, e);
   return [...seen.values()].sort((a, b) => b.at - a.at || b.id - a.id).slice(0, HISTORY_LIMIT);
 }
 
 /** Its uptime by NodeID, its L1 balances by the validation IDs the inventory lists or its alerts name. */
-function figuresOf(store: Store, since: number, who: Who, entries: readonly HistoryEntry[]): Figure[] {
+function figuresOf(store: StateStore, since: number, who: Who, entries: readonly HistoryEntry[]): Figure[] {
   for (const e of entries) {
     if (e.labels['node']?.startsWith('NodeID-')) who.nodeIds.add(e.labels['node']);
     if (e.labels['validation_id']) who.validationIds.add(e.labels['validation_id']);

@@ -4,13 +4,13 @@ import type { LoadedConfig } from '../config/load.js';
 import { scrub } from '../base/secret.js';
 import { channel } from '../channels/registry.js';
 import { DeliveryError, type AlertMessage } from '../channels/types.js';
-import { Store } from '../store/index.js';
+import { SqliteStore } from '../store/index.js';
 import { attempt } from '../delivery/delivery.js';
 import { jsonLine, printable } from './terminal.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
 export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
-  const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
+  const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     const alerts = firingAlerts(store);
     if (json) {
@@ -26,7 +26,7 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
 
 /** `avawatch outbox`: notifications waiting, dead-lettered or sent. */
 export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): void {
-  const store = Store.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
+  const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     // Errors are scrubbed before they are stored; again here for rows an older version wrote.
     const rows = store.outbox(state).map((r) => ({ ...r, lastError: r.lastError === null ? null : scrub(r.lastError, loaded.secrets) }));

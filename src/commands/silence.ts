@@ -4,7 +4,7 @@ import { formatMatcher, parseMatcher, silenceMatches } from '../alerts/silence.j
 import { parseDuration } from '../base/duration.js';
 import { nearest } from '../base/nearest.js';
 import type { LoadedConfig } from '../config/load.js';
-import { Store, type Matcher } from '../store/index.js';
+import { type Matcher, SqliteStore } from '../store/index.js';
 
 export interface SilenceAddOptions {
   match: string[];
@@ -40,7 +40,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
     endsAt = Date.parse(o.until);
     if (Number.isNaN(endsAt) || endsAt <= now) throw new Error(`--until: "${o.until}" is not a future ISO date`);
   } else throw new Error('give --for DURATION or --until DATE');
-  const store = Store.open(loaded.config.state.path);
+  const store = SqliteStore.open(loaded.config.state.path);
   try {
     const id = store.addSilence({ matchers, startsAt: now, endsAt, comment: o.comment, createdBy: o.author ?? safeUser(), createdAt: now });
     return `silence #${id} until ${new Date(endsAt).toISOString()}: ${matchers.map(formatMatcher).join(', ')}`;
@@ -50,7 +50,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
 }
 
 export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): string[] {
-  const store = Store.open(loaded.config.state.path, { write: false });
+  const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
     const now = Date.now();
     const list = store.silences(now, all);
@@ -66,7 +66,7 @@ export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): 
 }
 
 export function silenceExpire(loaded: LoadedConfig, id: number): boolean {
-  const store = Store.open(loaded.config.state.path);
+  const store = SqliteStore.open(loaded.config.state.path);
   try {
     return store.expireSilence(id, Date.now());
   } finally {

@@ -6,7 +6,7 @@ import { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
 import { whenText } from '../status/format.js';
 import { standingOf, validatorRows, type ValidatorRow } from '../status/validators.js';
-import { Store } from '../store/index.js';
+import { SqliteStore } from '../store/index.js';
 import { jsonLine, printable } from './terminal.js';
 
 // `avawatch validators`: each validator as the last evaluations left it, the figures the status
@@ -15,7 +15,7 @@ import { jsonLine, printable } from './terminal.js';
 
 /** The rows, from the state file (read beside a running daemon); `now` in ms. */
 export function validatorsView(loaded: LoadedConfig, now = Date.now()): ValidatorRow[] {
-  const store = Store.open(loaded.config.state.path, { write: false });
+  const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
     const samples = new Map<string, GaugeSample[]>();
     const byRule = new Map<string, Map<string, unknown>>();
@@ -23,8 +23,8 @@ export function validatorsView(loaded: LoadedConfig, now = Date.now()): Validato
       const kind = ruleKind(rule.kind);
       const states = new Map<string, unknown>();
       // Parsed as the engine parses them: a row an older version wrote, or a broken one, is left out.
-      for (const [entity, raw] of Object.entries(store.loadStates(rule.name))) {
-        const parsed = kind.state.safeParse(raw);
+      for (const { entity, state } of store.stateRows(rule.name).rows) {
+        const parsed = kind.state.safeParse(JSON.parse(state));
         if (parsed.success) states.set(entity, parsed.data);
       }
       byRule.set(rule.name, states);

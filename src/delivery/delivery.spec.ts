@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { createMetrics } from '../metrics/registry.js';
-import { Store, type NewAlert } from '../store/index.js';
+import { type NewAlert, SqliteStore, type StateStore } from '../store/index.js';
 import { Delivery, type DeliveryDeps, type DeliveryOptions } from './delivery.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 
@@ -45,7 +45,7 @@ const alert = (subject: string, groupKey = 'g', groupWaitMs = 0, groupIntervalMs
 
 describe('delivery', () => {
   let dir: string;
-  let store: Store;
+  let store: StateStore;
   let clock: number;
   let notifier: FakeNotifier;
   let delivery: Delivery;
@@ -57,7 +57,7 @@ describe('delivery', () => {
   const make = (
     options: Partial<DeliveryOptions> = {},
     wall: () => number = () => clock,
-    over: Store = store,
+    over: StateStore = store,
     notifiers: Notifier[] = [notifier],
     extra: Pick<DeliveryDeps, 'held' | 'digestOf'> = {},
   ): Delivery =>
@@ -74,7 +74,7 @@ describe('delivery', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-delivery-'));
-    store = Store.open(join(dir, 's.db'));
+    store = SqliteStore.open(join(dir, 's.db'));
     clock = 1_000_000;
     notifier = new FakeNotifier('fake');
     metrics = newMetrics();
@@ -185,7 +185,7 @@ describe('delivery', () => {
       expect(await sentBy(1_000)).toEqual(['a']);
       store.commitEvaluation('r', {}, [news('down', 'critical')], clock);
       store.close();
-      store = Store.open(join(dir, 's.db'));
+      store = SqliteStore.open(join(dir, 's.db'));
       delivery = make({ maxAgeMs: 3_600_000 });
       expect(await sentBy(1_000)).toEqual(['a', 'down']);
     });
@@ -450,7 +450,7 @@ describe('delivery', () => {
       const subjects = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
       store.commitEvaluation('r', {}, subjects.map((s) => alert(s, s)), clock);
       clock += 800;
-      const onceStore = Store.open(join(dir, 's.db'));
+      const onceStore = SqliteStore.open(join(dir, 's.db'));
       const onceNotifier = new FakeNotifier('fake');
       const once = make({}, () => clock, onceStore, [onceNotifier]);
       // Each attempt takes the channel's whole timeout (1 s): the 7th starts 6 s after the claim,
@@ -522,7 +522,7 @@ describe('delivery', () => {
 
     it('a single attempt that takes its whole timeout is still leased: `once --send` meanwhile sends nothing', async () => {
       store.commitEvaluation('r', {}, [alert('a')], clock);
-      const onceStore = Store.open(join(dir, 's.db'));
+      const onceStore = SqliteStore.open(join(dir, 's.db'));
       const onceNotifier = new FakeNotifier('fake');
       const once = make({}, () => clock, onceStore, [onceNotifier]);
       notifier.during = async () => {

@@ -2,7 +2,7 @@ import { mute } from '../alerts/pipeline/mute.js';
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
-import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
+import { DIGEST_GROUP, type OutboxRow, type StateStore } from '../store/index.js';
 import { formatElapsed } from '../base/duration.js';
 import { pause, setTimer } from '../base/timers.js';
 import { retryWait, type RetryPolicy } from './backoff.js';
@@ -16,7 +16,7 @@ export interface DeliveryOptions extends RetryPolicy, ReceiverHealthOptions {
 }
 
 export interface DeliveryDeps {
-  store: Store;
+  store: StateStore;
   notifiers: readonly Notifier[];
   metrics: Metrics;
   log: Logger;

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 import { createMetrics } from '../metrics/registry.js';
-import { Store, type NewAlert } from '../store/index.js';
+import { type NewAlert, SqliteStore, type StateStore } from '../store/index.js';
 import { Delivery } from './delivery.js';
 
 // A silence added while an ordinary notification waits in the outbox (for its group, or to be
@@ -44,13 +44,13 @@ const condition = { key: NODE, subject: NODE, summary: `${NODE} validation ends 
 
 describe('a silence added while a notification waits in the outbox', () => {
   let dir: string;
-  let store: Store;
+  let store: StateStore;
   let clock: number;
   let notifier: FlakyNotifier;
   let delivery: Delivery;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-silence-waiting-'));
-    store = Store.open(join(dir, 's.db'));
+    store = SqliteStore.open(join(dir, 's.db'));
     clock = 1_000_000;
     notifier = new FlakyNotifier();
     delivery = new Delivery({

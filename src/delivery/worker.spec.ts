@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../base/log.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 import { createMetrics } from '../metrics/registry.js';
-import { Store, type NewAlert } from '../store/index.js';
+import { type NewAlert, SqliteStore, type StateStore } from '../store/index.js';
 import { Delivery, type DeliveryOptions } from './delivery.js';
 
 // The daemon's delivery: each receiver's worker, started once, woken by new rows (kick), by
@@ -43,7 +43,7 @@ const alert = (subject: string, groupKey = 'g', groupIntervalMs = 0, groupWaitMs
 
 describe('the delivery worker', () => {
   let dir: string;
-  let store: Store;
+  let store: StateStore;
   let clock: number;
   let notifier: FakeNotifier;
   let logs: Array<{ msg: string; err?: string }>;
@@ -73,7 +73,7 @@ describe('the delivery worker', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     dir = mkdtempSync(join(tmpdir(), 'avawatch-worker-'));
-    store = Store.open(join(dir, 's.db'));
+    store = SqliteStore.open(join(dir, 's.db'));
     clock = 1_000_000;
     notifier = new FakeNotifier();
     logs = [];

@@ -4,7 +4,7 @@ import { NodeApiError } from '../api/node-api.js';
 import { clockAt } from '../base/clock.js';
 import type { LoadedRule } from '../config/load.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
-import { Store } from '../store/index.js';
+import { SqliteStore, type StateStore } from '../store/index.js';
 import { blindLines, causeCondition, causeOf, listedRules, type CauseRun } from './cause.js';
 import type { Engine } from './engine.js';
 import { engineWorld, target } from '../../test/helpers/engine-world.js';
@@ -166,7 +166,7 @@ const ruleOf = (name: string, node: string) =>
   ({ name, kind: 'validator-status', severity: 'critical', schedule: { everyMs: 60_000 }, spec: { network: 'mainnet', nodeIds: [node], subnetId: PRIMARY_NETWORK }, file: 'rules.yaml', line: 1, col: 1 }) as unknown as LoadedRule;
 
 /** An engine over `store` (the engine world), each node active unless `world` fails it, on the clock `now()`. */
-function engineOn(store: Store, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[], targetsFor?: (rule: LoadedRule) => string[]): Engine {
+function engineOn(store: StateStore, world: Record<string, Error | undefined>, now: () => number, configured?: () => string[], targetsFor?: (rule: LoadedRule) => string[]): Engine {
   return engineWorld({
     store,
     world,
@@ -180,7 +180,7 @@ function engineOn(store: Store, world: Record<string, Error | undefined>, now: (
 
 describe('engine: rules failing for one cause share one alert', () => {
   it('goes to the receivers its rules name when the route tree sends it nowhere (every rule names its own, the root none)', async () => {
-    const store = Store.open(':memory:');
+    const store = SqliteStore.open(':memory:');
     const world: Record<string, Error | undefined> = {};
     const now = Date.parse('2026-03-01T15:27:00Z');
     // As resolveRoutes: a rule's own receivers, else the tree's (none here).
@@ -194,7 +194,7 @@ describe('engine: rules failing for one cause share one alert', () => {
 
 
   it('fires once at the threshold, lists every rule failing for it, says nothing as rules join or recover, and resolves once when the last evaluates again', async () => {
-    const store = Store.open(':memory:');
+    const store = SqliteStore.open(':memory:');
     const world: Record<string, Error | undefined> = {};
     let now = Date.parse('2026-03-01T15:27:00Z');
     const engine = engineOn(store, world, () => now);
@@ -234,7 +234,7 @@ describe('engine: rules failing for one cause share one alert', () => {
   });
 
   it('a restart mid-outage keeps the alert: its rules are waited for, not read as recovered, and it resolves once', async () => {
-    const store = Store.open(':memory:');
+    const store = SqliteStore.open(':memory:');
     const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
     const now = Date.parse('2026-03-01T15:27:00Z');
     const [r1, r2, other] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('other', C)];
@@ -260,7 +260,7 @@ describe('engine: rules failing for one cause share one alert', () => {
   });
 
   it('`once` beside the daemon, one rule fine again: the daemon\'s alert stands until every configured rule it listed evaluates again', async () => {
-    const store = Store.open(':memory:');
+    const store = SqliteStore.open(':memory:');
     const world: Record<string, Error | undefined> = { [A]: apiError(503), [B]: apiError(503) };
     const now = Date.parse('2026-03-01T15:27:00Z');
     const [r1, r2] = [ruleOf('r1', A), ruleOf('r2', B)];

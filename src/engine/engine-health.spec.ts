@@ -6,8 +6,9 @@ import { requestContext } from '../api/context.js';
 import { ApiError } from '../api/errors.js';
 import type { NodeApi } from '../api/node-api.js';
 import { spec as nodeUpgradeSpec } from '../rules/node-upgrade/schema.js';
-import { StateConflictError, Store } from '../store/index.js';
+import { SqliteStore, StateConflictError } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
+import { storedStates } from '../../test/helpers/stored-states.js';
 
 // What an operator sees of a rule's own health: its counters and gauges on /metrics, the
 // rule-failing alert, and the log line of a failed evaluation.
@@ -138,7 +139,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(await w.value('ruleFailures', { rule: 'r' })).toBeUndefined();
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBeUndefined();
     expect(w.logs).toEqual([]);
-    expect(w.store.loadStates('r')).toEqual({});
+    expect(storedStates(w.store, 'r')).toEqual({});
   });
 
   it('asks the service on the rule’s behalf: at its severity, taking a shared answer only if younger than half its interval; nothing it started outlives the evaluation', async () => {
@@ -176,8 +177,8 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
   it('another process (once beside the daemon) committed since: the states are read again, with no conflict to retry', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-engine-'));
     try {
-      const daemon = engineWorld({ store: Store.open(join(dir, 'state.db')) });
-      const once = engineWorld({ store: Store.open(join(dir, 'state.db')), world: daemon.world });
+      const daemon = engineWorld({ store: SqliteStore.open(join(dir, 'state.db')) });
+      const once = engineWorld({ store: SqliteStore.open(join(dir, 'state.db')), world: daemon.world });
       await daemon.run(rule);
       daemon.world[NODE_A] = 'completed';
       expect((await once.run(rule)).map((a) => a.summary)).toEqual([`${NODE_A} validation active → completed`]);
@@ -284,7 +285,7 @@ describe('engine: a store that cannot record the rule-failing alert', () => {
     };
     w.world[NODE_A] = w.world[NODE_B] = 'active';
     expect(await w.run(rule)).toEqual([]);
-    expect(Object.keys(w.store.loadStates('r'))).toEqual([NODE_A, NODE_B]);
+    expect(Object.keys(storedStates(w.store, 'r'))).toEqual([NODE_A, NODE_B]);
     expect(w.logged.filter((l) => l.level === 'error')).toEqual([{ level: 'error', msg: 'could not update the rule-failing alert', fields: { rule: 'r', error: 'database is locked' } }]);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
   });

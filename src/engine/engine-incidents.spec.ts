@@ -4,7 +4,7 @@ import type { InventoryValidator } from '../inventory/schema.js';
 import type { BaselineView } from '../rules/baseline.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 import { spec as validatorHealthSpec } from '../rules/validator-health/schema.js';
-import type { Store } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule, type Answer } from '../../test/helpers/engine-world.js';
 import { IncidentTracker } from './incidents.js';
 
@@ -31,7 +31,7 @@ const renewed: Answer = { status: 'active', tx: 'tx-new', end: START / 1000 + 90
 const told = (alerts: Array<{ kind: string; status: string; summary: string; labels: Record<string, string> }>) => alerts.map((a) => `${a.kind} ${a.status} ${a.labels['scope'] ?? '-'}: ${a.summary}`);
 
 /** One group of notifications per alertname: the incident's and its children's rows are due apart. */
-function world(incidents: IncidentTracker, store?: Store) {
+function world(incidents: IncidentTracker, store?: StateStore) {
   return engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active' }, incidents, targetsFor: (_r, labels) => [target('slack', { groupKey: labels['alertname'] ?? '' })], ...(store ? { store } : {}) });
 }
 

@@ -3,6 +3,7 @@ import type { MetricsApi } from '../api/metrics-api.js';
 import { spec as metricThresholdSpec } from '../rules/metric-threshold/schema.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, START, target, validatorRule } from '../../test/helpers/engine-world.js';
+import { storedStates } from '../../test/helpers/stored-states.js';
 
 // A condition's alert through the engine: its severity and labels, its lifecycle options
 // (keepFiringFor, sendResolved, reminders), and where it goes (mutes, digests).
@@ -157,7 +158,7 @@ describe('engine: secrets never leave it', () => {
     const rule = ending();
     const [fired] = await w.run(rule);
     expect(fired?.details['Staking tx']).toBe('tx-[REDACTED]');
-    const stored = JSON.stringify([w.store.loadStates('end'), w.store.activeAlerts(), w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)]);
+    const stored = JSON.stringify([storedStates(w.store, 'end'), w.store.activeAlerts(), w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)]);
     expect(stored).not.toContain('sekret');
     expect(stored).toContain('tx-[REDACTED]');
     w.world[NODE_A] = { status: 'active', tx: 'tx-sekret-2', end: START / 1000 + 86_400 * 90 };
@@ -234,7 +235,7 @@ describe('engine: the states it keeps', () => {
     await w.run(both);
     w.engine.forget('r');
     await w.run(validatorRule({}, [NODE_A]));
-    expect(Object.keys(w.store.loadStates('r'))).toEqual([NODE_A]);
+    expect(Object.keys(storedStates(w.store, 'r'))).toEqual([NODE_A]);
     expect(w.engine.view('r')?.states.has(NODE_B)).toBe(false);
   });
 
@@ -243,7 +244,7 @@ describe('engine: the states it keeps', () => {
     await w.run(validatorRule());
     w.engine.forget('r');
     await w.run(validatorRule({}, [NODE_A, NODE_C]));
-    expect(Object.keys(w.store.loadStates('r')).sort()).toEqual([NODE_A, NODE_C].sort());
+    expect(Object.keys(storedStates(w.store, 'r')).sort()).toEqual([NODE_A, NODE_C].sort());
   });
 
   it('polls that keep committing one rule leave no conflict to retry (each commit is the next one’s revision)', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedRule } from '../config/load.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
-import type { Store } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import { configSchema } from '../config/schema.js';
 import { resolveRoutes } from '../alerts/route.js';
 import { errorText } from './engine.js';
@@ -10,6 +10,7 @@ import type { PipelineOptions } from '../../test/helpers/engine-world.js';
 import { systemClock, clockAt } from '../base/clock.js';
 import { spec as validationEndSpec } from '../rules/validation-end/schema.js';
 import { engineWorld, target } from '../../test/helpers/engine-world.js';
+import { storedStates } from '../../test/helpers/stored-states.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -58,7 +59,7 @@ describe('engine: fetch → evaluate → commit', () => {
     expect(logs).toContain(`lookups failed for 1 entity (${A}); their state is kept, the rest was evaluated`);
     await run();
     expect(store.activeAlerts().map((a) => `${a.rule} ${a.key}`)).toEqual([`!rule-failing:r entity:${A}`]);
-    expect(store.loadStates('r')[A]).toEqual({ period: { txHash: `tx-${A}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
+    expect(storedStates(store, 'r')[A]).toEqual({ period: { txHash: `tx-${A}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
     world[A] = 'active';
     await run();
     expect(store.activeAlerts()).toEqual([]);
@@ -71,7 +72,7 @@ describe('engine: fetch → evaluate → commit', () => {
       { receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, muteTimeIntervals: [] },
     ];
     /** The outbox rows queued since the last look, by receiver, reminders marked (claimed, so each is seen once). */
-    const queued = (store: Store) =>
+    const queued = (store: StateStore) =>
       ['am', 'slack'].flatMap((receiver) =>
         store.claimDue(receiver, Number.MAX_SAFE_INTEGER, 100, 1).map((r) => `${receiver} ${r.message.status}${r.message.details['Reminder'] ? ' reminder' : ''}`),
       );
@@ -162,7 +163,7 @@ describe('engine: fetch → evaluate → commit', () => {
     world[B] = 'completed';
     expect((await run()).map((a) => a.summary)).toEqual([`${B} validation active → completed`]);
     expect(await run()).toEqual([]);
-    expect(store.loadStates('r')[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
+    expect(storedStates(store, 'r')[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
   });
 
   it('reads a rule\'s states back in the order its kind evaluates them (its nodeIds), not the file\'s', () => {
@@ -177,10 +178,10 @@ describe('engine: fetch → evaluate → commit', () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);
     await run();
-    const before = store.loadStates('r');
+    const before = storedStates(store, 'r');
     world[A] = world[B] = new Error('network error (ECONNREFUSED)');
     await expect(run()).rejects.toThrow('ECONNREFUSED');
-    expect(store.loadStates('r')).toEqual(before);
+    expect(storedStates(store, 'r')).toEqual(before);
   });
 
   it('a commit that fails keeps nothing of that evaluation: the states kept between cycles are dropped, and the change is found again', async () => {
@@ -197,7 +198,7 @@ describe('engine: fetch → evaluate → commit', () => {
     store.commitEvaluation = commit;
     expect((await run()).map((a) => a.summary)).toEqual([`${A} validation active → completed`]);
     expect(await run()).toEqual([]);
-    expect(store.loadStates('r')[A]).toMatchObject({ period: { status: 'completed' } });
+    expect(storedStates(store, 'r')[A]).toMatchObject({ period: { status: 'completed' } });
   });
 
   it('two evaluations of the same rule at once (once beside the schedule): the change is reported once, the later is evaluated again', async () => {

@@ -14,7 +14,7 @@ import type { AlertMessage, GaugeSample, Severity } from '../base/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { FailureCounts } from './failing.js';
-import { StateConflictError, type Store } from '../store/index.js';
+import { StateConflictError, type StateStore } from '../store/index.js';
 import { nameResolution } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
 import type { RuleMemo } from '../rules/types.js';
@@ -29,7 +29,7 @@ import { loadActive, RuleStates } from './states.js';
 export { errorText };
 
 export interface EngineDeps {
-  store: Store;
+  store: StateStore;
   data: DataApi;
   metricsApi: MetricsApi;
   /** The operator's own nodes' APIs (the kinds that read a node need it). */

@@ -6,14 +6,14 @@ import type { Logger } from '../base/log.js';
 import type { Condition, Severity } from '../base/types.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Metrics } from '../metrics/registry.js';
-import { StateDiff, type Store } from '../store/index.js';
+import { StateDiff, type StateStore } from '../store/index.js';
 import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { lifecycleOptions, ownOptions } from './lifecycle-options.js';
 import { loadActive } from './states.js';
 
 export interface FailingDeps {
-  store: Store;
+  store: StateStore;
   pipeline: Pipeline;
   clock: Clock;
   metrics: Metrics;

@@ -7,7 +7,7 @@ import type { LoadedRule } from '../config/load.js';
 import { INCIDENT_ALERTNAME, INCIDENT_PREFIX, incidentCondition, listedValidators } from '../incidents/condition.js';
 import type { Incident } from '../incidents/types.js';
 import { ruleKind } from '../rules/registry.js';
-import { StateDiff, type Store } from '../store/index.js';
+import { StateDiff, type StateStore } from '../store/index.js';
 import { CAUSE_RULE } from './cause.js';
 import { errorText } from './failing-alerts.js';
 import type { IncidentTracker } from './incidents.js';
@@ -16,7 +16,7 @@ import { eventScope, networksToAsk, patient } from './scope.js';
 import { loadActive } from './states.js';
 
 export interface IncidentDeps {
-  store: Store;
+  store: StateStore;
   pipeline: Pipeline;
   clock: Clock;
   log: Logger;

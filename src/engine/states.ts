@@ -2,7 +2,7 @@ import { readActive, type ActiveAlert } from '../alerts/lifecycle.js';
 import { scrubState, type Redact } from '../alerts/pipeline/scrub.js';
 import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
-import { StateDiff, StoreError, type Store } from '../store/index.js';
+import { StateDiff, StoreError, type StateStore } from '../store/index.js';
 
 // Each rule's committed states, kept between evaluations while no other process writes the
 // file, and the diff of an evaluation against them: only the states that changed are written.
@@ -20,10 +20,10 @@ export interface CachedStates {
 }
 
 export class RuleStates {
-  readonly #store: Store;
+  readonly #store: StateStore;
   readonly #cache = new Map<string, CachedStates>();
 
-  constructor(store: Store) {
+  constructor(store: StateStore) {
     this.#store = store;
   }
 
@@ -111,7 +111,7 @@ export class RuleStates {
 }
 
 /** A rule's stored state alerts (or its rule-failing, cause or incident alerts'), each checked. */
-export function loadActive(store: Store, rule: string, storeRule = rule): ActiveAlert[] {
+export function loadActive(store: StateStore, rule: string, storeRule = rule): ActiveAlert[] {
   return store.loadActive(storeRule).map((row) => {
     const active = readActive(row);
     if ('invalid' in active) throw new StoreError(`stored alert "${row.key}" of rule "${rule}" is invalid: ${active.invalid}`);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../base/log.js';
-import { Store } from '../store/index.js';
+import { SqliteStore, type StateStore } from '../store/index.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { PRUNE_EVERY_MS, pruneOnce, startPruning, VACUUM_STEP_PAGES } from './prune.js';
 
@@ -20,7 +20,7 @@ const DAY = 86_400_000;
 describe('startPruning', () => {
   it('prunes what is older than history.keep at start, then every hour on the app clock', async () => {
     vi.useFakeTimers();
-    const store = Store.open(join(dir, 'prune.db'));
+    const store = SqliteStore.open(join(dir, 'prune.db'));
     let now = 40 * DAY;
     const uptime = (day: number) => ({ series: 'uptime_percent', entity: 'NodeID-A', at: day * DAY, value: day });
     store.addSamples([uptime(5), uptime(10), uptime(10.05), uptime(39)]);
@@ -54,23 +54,23 @@ describe('the state file shrinks after a large prune', () => {
     }
   };
   /** A file holding 40,000 samples, all older than history.keep. */
-  function fill(store: Store): void {
+  function fill(store: StateStore): void {
     const rows = Array.from({ length: 40_000 }, (_, i) => ({ series: 'uptime_percent', entity: `NodeID-${i % 100}`, at: DAY + i * 1000, value: 99 }));
     for (let i = 0; i < rows.length; i += 5_000) store.addSamples(rows.slice(i, i + 5_000));
   }
-  const prune = (store: Store) => pruneOnce({ store, keepMs: () => DAY, clock: clockAt(() => 40 * DAY), log: createLogger('fatal', false).log });
+  const prune = (store: StateStore) => pruneOnce({ store, keepMs: () => DAY, clock: clockAt(() => 40 * DAY), log: createLogger('fatal', false).log });
 
   it('a new file: pruning gives the pages back, in steps, and the file is smaller once closed', async () => {
     const path = join(dir, 'new.db');
-    const store = Store.open(path);
+    const store = SqliteStore.open(path);
     expect(pragma(path, 'auto_vacuum')).toBe(2); // INCREMENTAL
     fill(store);
     store.close();
     const full = statSync(path).size;
-    const again = Store.open(path);
-    const steps = vi.spyOn(again, 'vacuumStep');
+    const again = SqliteStore.open(path);
+    const steps = vi.spyOn(again.fileSpace, 'vacuumStep');
     expect(await prune(again)).toEqual({ samples: 40_000, alerts: 0 });
-    expect(again.freePages()).toBe(0);
+    expect(again.fileSpace.freePages()).toBe(0);
     expect(steps.mock.calls.length).toBeGreaterThan(1);
     for (const [pages] of steps.mock.calls) expect(pages).toBe(VACUUM_STEP_PAGES);
     again.close();
@@ -86,12 +86,12 @@ describe('the state file shrinks after a large prune', () => {
     }
     old.close();
     expect(pragma(path, 'auto_vacuum')).toBe(0);
-    const store = Store.open(path);
+    const store = SqliteStore.open(path);
     expect(pragma(path, 'auto_vacuum')).toBe(2);
     fill(store);
     store.close();
     const full = statSync(path).size;
-    const again = Store.open(path);
+    const again = SqliteStore.open(path);
     await prune(again);
     again.close();
     expect(statSync(path).size).toBeLessThan(full / 4);

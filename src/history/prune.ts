@@ -1,6 +1,7 @@
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import { pause, setTimer } from '../base/timers.js';
+import type { StateStore } from '../store/index.js';
 
 export const PRUNE_EVERY_MS = 3_600_000;
 /** Rows of each table deleted in one transaction: the main thread is never held long. */
@@ -11,7 +12,7 @@ export const VACUUM_ABOVE_PAGES = 256;
 export const VACUUM_STEP_PAGES = 512;
 
 export interface PruneOptions {
-  store: { pruneHistory(before: number, limit?: number): { samples: number; alerts: number }; freePages(): number; vacuumStep(pages: number): void };
+  store: Pick<StateStore, 'pruneHistory' | 'fileSpace'>;
   /** history.keep, read at each run (a reload may change it). */
   keepMs: () => number;
   /** The App's clock. */
@@ -60,13 +61,16 @@ export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<
 }
 
 async function shrink(o: PruneOptions, signal?: AbortSignal): Promise<void> {
+  // A store that reclaims its own space (a database server) has none to give back.
+  const space = o.store.fileSpace;
+  if (!space) return;
   try {
-    let left = o.store.freePages();
+    let left = space.freePages();
     if (left <= VACUUM_ABOVE_PAGES) return;
     const freed = left;
     while (left > 0 && !signal?.aborted) {
-      o.store.vacuumStep(VACUUM_STEP_PAGES);
-      const now = o.store.freePages();
+      space.vacuumStep(VACUUM_STEP_PAGES);
+      const now = space.freePages();
       if (now >= left) break; // nothing given back (auto_vacuum off): do not spin
       left = now;
       await pause(1);

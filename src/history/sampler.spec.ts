@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store } from '../store/index.js';
+import { SqliteStore } from '../store/index.js';
 import type { GaugeSample } from '../base/types.js';
 import { Sampler, type RuleSampling } from './sampler.js';
 
@@ -20,7 +20,7 @@ function health(values: Record<string, number>, now: number, failing: string[] =
 
 describe('Sampler', () => {
   it('keeps one uptime figure per node every sampleEvery, and none of a node whose lookup failed', () => {
-    const store = Store.open(join(dir, 'uptime.db'));
+    const store = SqliteStore.open(join(dir, 'uptime.db'));
     const sampler = new Sampler(store);
     expect(sampler.sample(health({ 'NodeID-A': 99.5, 'NodeID-B': 97 }, 0))).toBe(2);
     expect(sampler.sample(health({ 'NodeID-A': 99.4, 'NodeID-B': 96 }, 5 * MIN))).toBe(0);
@@ -32,10 +32,10 @@ describe('Sampler', () => {
 
   it('after a restart, waits out the period from the newest stored sample', () => {
     const file = join(dir, 'restart.db');
-    const first = Store.open(file);
+    const first = SqliteStore.open(file);
     new Sampler(first).sample(health({ 'NodeID-A': 99 }, 0));
     first.close();
-    const store = Store.open(file);
+    const store = SqliteStore.open(file);
     const sampler = new Sampler(store);
     expect(sampler.sample(health({ 'NodeID-A': 98 }, 4 * MIN))).toBe(0);
     expect(sampler.sample(health({ 'NodeID-A': 97 }, 10 * MIN))).toBe(1);
@@ -44,7 +44,7 @@ describe('Sampler', () => {
   });
 
   it('does not read the samples of a rule before one of its entities is due', () => {
-    const store = Store.open(join(dir, 'gate.db'));
+    const store = SqliteStore.open(join(dir, 'gate.db'));
     const sampler = new Sampler(store);
     let reads = 0;
     const counted = (now: number): RuleSampling => {
@@ -60,7 +60,7 @@ describe('Sampler', () => {
   });
 
   it('keeps L1 balances by validation ID, and samples nothing of a kind without these figures', () => {
-    const store = Store.open(join(dir, 'l1.db'));
+    const store = SqliteStore.open(join(dir, 'l1.db'));
     const sampler = new Sampler(store);
     const balance: GaugeSample = { metric: BALANCE, labels: { rule: 'l1', validation_id: 'V1', node_id: 'NodeID-C' }, value: 1.25 };
     expect(sampler.sample({ rule: 'l1', gauges: [BALANCE], samplesOf: (m) => (m === BALANCE ? [balance] : []), failing: () => new Set(), now: 0, everyMs: MIN })).toBe(1);
@@ -71,7 +71,7 @@ describe('Sampler', () => {
   });
 
   it("keeps the network baseline's p10, p50 and p90 of uptime and reachability per network, and none of a stale sweep's old figures", () => {
-    const store = Store.open(join(dir, 'network.db'));
+    const store = SqliteStore.open(join(dir, 'network.db'));
     const sampler = new Sampler(store);
     const gauge = (metric: string, network: string, value: number, extra: Record<string, string> = {}): GaugeSample => ({ metric, labels: { rule: 'baseline', network, ...extra }, value });
     const sweep = (now: number, mainnetWhole: boolean, median: number): RuleSampling => {

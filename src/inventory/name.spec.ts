@@ -12,7 +12,7 @@ import { Engine } from '../engine/engine.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
-import { Store } from '../store/index.js';
+import { SqliteStore } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
 import { nameResolution, nameValidator } from './name.js';
 import { inventory } from './schema.js';
@@ -45,7 +45,7 @@ function setup(world: Record<string, string>) {
   writeFileSync(join(tmp, 'avawatch.yaml'), CONFIG);
   writeFileSync(join(tmp, 'rules.yaml'), RULES);
   const loaded = loadConfig(join(tmp, 'avawatch.yaml'), {});
-  const store = Store.open(':memory:');
+  const store = SqliteStore.open(':memory:');
   const data = {
     primary: {
       validatorList: async (_net: string, q: { nodeIds: string[]; validationStatus: string }) => ({

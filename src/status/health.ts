@@ -2,7 +2,7 @@ import type { Limiter } from '../api/limiter.js';
 import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
-import type { ReceiverStats } from '../store/outbox.js';
+import type { ReceiverStats } from '../store/index.js';
 
 // The page's view of what avawatch depends on: its receivers and the APIs it reads.
 

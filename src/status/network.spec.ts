@@ -8,7 +8,7 @@ import { incidentCondition } from '../incidents/condition.js';
 import type { ChildRef, Incident } from '../incidents/types.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { BaselineView } from '../rules/baseline.js';
-import type { Sample } from '../store/history.js';
+import type { Sample } from '../store/index.js';
 import { heldText } from './network.js';
 import { renderStatusPage } from './page.js';
 import { statusSnapshot, type StatusSources } from './snapshot.js';

@@ -2,7 +2,7 @@ import type { FiringAlert } from '../alerts/view.js';
 import { CAUSE_RULE } from '../alerts/labels.js';
 import type { NetworkBaseline } from '../engine/incidents.js';
 import { INCIDENT_ALERTNAME } from '../incidents/condition.js';
-import type { Sample } from '../store/history.js';
+import type { Sample } from '../store/index.js';
 import { MAX_ROWS } from './format.js';
 import type { Band, ValidatorRow } from './validators.js';
 

@@ -3,7 +3,7 @@ import type { LoadedRule } from '../config/load.js';
 import type { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
 import type { NodeView } from '../rules/types.js';
-import type { HistoryEntry, Sample } from '../store/history.js';
+import type { HistoryEntry, Sample } from '../store/index.js';
 import type { GaugeSample } from '../base/types.js';
 import { roughSpan } from '../base/duration.js';
 import { minDelegationS } from '../rules/network.js';

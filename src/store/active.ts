@@ -1,30 +1,9 @@
 import type Database from 'better-sqlite3';
 import { statement } from './statement.js';
+import type { ActiveRow } from './types.js';
 
 // Table: active_alerts (each rule's state alerts, pending and firing, with their notification
 // and mute times).
-
-/** A state alert as stored: the condition stays raw JSON for the alerts module to parse. */
-export interface ActiveRow {
-  key: string;
-  /** Escalation level (e.g. the warnBefore threshold crossed); a change notifies again. */
-  tier: string;
-  /** pending: holding, but not yet for `for`; firing: notified. */
-  state: 'pending' | 'firing';
-  /** When the condition started to hold (unix ms). */
-  startedAt: number;
-  /** When the last firing notification went out (unix ms). */
-  notifiedAt: number | null;
-  /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
-  clearedAt: number | null;
-  /** Its last notification was muted (silence or mute window) at this time... */
-  mutedAt: number | null;
-  /** ...for these receivers: each is notified when its own mute ends. */
-  mutedReceivers: string[];
-  /** When each receiver last got a notification of it (unix ms): reminders are per receiver. */
-  notifiedReceivers: Record<string, number>;
-  condition: unknown;
-}
 
 interface RawActive {
   key: string;

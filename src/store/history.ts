@@ -1,41 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { SEVERITIES } from '../base/types.js';
 import { alertRow } from './outbox.js';
 import { statement } from './statement.js';
+import type { HistoryEntry, Sample, TimelineQuery } from './types.js';
 
 // Tables: samples (figures over time), and alerts read as a timeline. Pruned after history.keep.
-
-/** One happening: an event, a state alert firing or resolving (reminders left out). */
-export interface HistoryEntry {
-  id: number;
-  /** Unix ms. */
-  at: number;
-  rule: string;
-  kind: string;
-  status: 'firing' | 'resolved' | 'event';
-  severity: (typeof SEVERITIES)[number];
-  subject: string;
-  summary: string;
-  labels: Record<string, string>;
-  details: Record<string, string>;
-}
-
-export interface Sample {
-  series: string;
-  entity: string;
-  /** Unix ms. */
-  at: number;
-  value: number;
-}
-
-export interface TimelineQuery {
-  /** Unix ms: entries at or after. */
-  since: number;
-  /** Only entries about this NodeID (label `node`, or the subject) or inventory name (label `validator`). */
-  validator?: string;
-  /** Newest first, at most this many. */
-  limit?: number;
-}
 
 /** Newest first. */
 export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[] {

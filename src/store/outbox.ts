@@ -1,51 +1,11 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { AlertMessage } from '../base/types.js';
 import { SEVERITIES } from '../base/types.js';
 import { statement } from './statement.js';
+import { DIGEST_GROUP, type DeadLetters, type NewAlert, type OutboxListRow, type OutboxRow, type OutboxState, type OutboxTarget, type ReceiverStats } from './types.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).
-
-/** The group key of a receiver's digest rows: they wait for their slot together. */
-export const DIGEST_GROUP = 'digest';
-
-/** Where a new alert is queued: one outbox row per target (routing builds these). */
-export interface OutboxTarget {
-  receiver: string;
-  groupKey: string;
-  groupWaitMs: number;
-  groupIntervalMs: number;
-  /** Recorded as muted, not sent. */
-  mutedBy?: string;
-  /** The digest slot (unix ms) the row waits for. */
-  digestAt?: number;
-  /** Waits at least this long, urgent or not: a child that may join an incident (incidents.wait). */
-  minWaitMs?: number;
-}
-
-export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
-  /** Where to queue it; empty records it without sending. */
-  targets: readonly OutboxTarget[];
-  /** A reminder of a state alert still firing, or its notification once a mute ends: left out of the history's timeline. */
-  reminder?: boolean;
-}
-
-export interface OutboxRow {
-  id: number;
-  receiver: string;
-  attempts: number;
-  createdAt: number;
-  groupKey: string;
-  groupIntervalMs: number;
-  /** The digest slot this row waited for, if it is part of a digest. */
-  digestAt?: number;
-  /** Why its last attempt failed. */
-  lastError?: string;
-  /** Attempts that were sent but got no answer: the receiver may have the message. */
-  unknownOutcomes: number;
-  message: AlertMessage;
-}
 
 const record = z.record(z.string(), z.string());
 /** An alerts row as read back (labels and details parsed). */
@@ -228,7 +188,7 @@ export function pendingCount(db: Database.Database): number {
 }
 
 /** Rows per state (the index's leading column counts them). */
-export function outboxCounts(db: Database.Database): Record<'pending' | 'sent' | 'dead' | 'muted', number> {
+export function outboxCounts(db: Database.Database): Record<OutboxState, number> {
   const counts = { pending: 0, sent: 0, dead: 0, muted: 0 };
   for (const row of statement(db, `SELECT state, COUNT(*) AS n FROM outbox GROUP BY state`).all() as Array<{ state: string; n: number }>) {
     if (row.state in counts) counts[row.state as keyof typeof counts] = row.n;
@@ -237,25 +197,11 @@ export function outboxCounts(db: Database.Database): Record<'pending' | 'sent' |
 }
 
 /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
-export function listOutbox(
-  db: Database.Database,
-  state?: 'pending' | 'sent' | 'dead' | 'muted',
-): Array<{ id: number; receiver: string; state: string; attempts: number; lastError: string | null; digestAt: number | null; summary: string }> {
+export function listOutbox(db: Database.Database, state?: OutboxState): OutboxListRow[] {
   return statement(db, `SELECT o.id, o.receiver, o.state, o.attempts, o.last_error AS lastError, o.digest_at AS digestAt, a.summary
          FROM outbox o JOIN alerts a ON a.id = o.alert_id
         WHERE (? IS NULL OR o.state = ?) ORDER BY o.id DESC`)
     .all(state ?? null, state ?? null) as never;
-}
-
-export interface ReceiverStats {
-  receiver: string;
-  /** Unix ms of the newest row sent. */
-  lastSuccess: number | undefined;
-  pending: number;
-  dead: number;
-  /** The newest error of a row still pending or dead (muted rows' reasons are not errors). */
-  lastError: string | undefined;
-  lastErrorAt: number | undefined;
 }
 
 /** Per receiver that has outbox rows: last success, pending, dead and its newest error (the status page). */
@@ -275,7 +221,7 @@ export function receiverStats(db: Database.Database): ReceiverStats[] {
  * Per receiver, the rows dead-lettered after its newest delivered one and not before `since`:
  * what keeps it failing across a restart.
  */
-export function deadLetters(db: Database.Database, since: number): Array<{ receiver: string; count: number; at: number; error: string }> {
+export function deadLetters(db: Database.Database, since: number): DeadLetters[] {
   return statement(db, `SELECT d.receiver, COUNT(*) AS count, MAX(d.updated_at) AS at,
               (SELECT e.last_error FROM outbox e WHERE e.receiver = d.receiver AND e.state = 'dead' ORDER BY e.updated_at DESC, e.id DESC LIMIT 1) AS error
          FROM outbox d

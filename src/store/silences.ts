@@ -1,24 +1,8 @@
 import type Database from 'better-sqlite3';
 import { statement } from './statement.js';
+import type { Matcher, Silence } from './types.js';
 
 // Table: silences.
-
-export interface Matcher {
-  name: string;
-  value: string;
-  /** `name=~value`: an anchored regular expression. */
-  regex: boolean;
-}
-
-export interface Silence {
-  id: number;
-  matchers: Matcher[];
-  startsAt: number;
-  endsAt: number;
-  comment: string;
-  createdBy: string;
-  createdAt: number;
-}
 
 export function addSilence(db: Database.Database, s: Omit<Silence, 'id'>): number {
   const { lastInsertRowid } = statement(db, 'INSERT INTO silences (matchers, starts_at, ends_at, comment, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)')

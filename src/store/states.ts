@@ -1,28 +1,13 @@
 import type Database from 'better-sqlite3';
 import { StateConflictError } from './errors.js';
 import { statement } from './statement.js';
+import { StateDiff, type StateRows } from './types.js';
 
 // Tables: entity_state (each rule's state per entity, JSON) and rule_revision (a counter per
 // rule, bumped by every commit of it).
 
-/** What changed in a rule's states since its last commit: rows to write (JSON) and to delete. */
-export class StateDiff {
-  constructor(
-    readonly upsert: ReadonlyArray<readonly [string, string]>,
-    readonly remove: readonly string[],
-    /** The file's data_version the diff was made against, and the whole set to write instead if another process wrote since. */
-    readonly against?: { version: number; all: ReadonlyMap<string, string> },
-  ) {}
-}
-
-/** Every entity's stored state for a rule, as raw JSON values for the kind to parse. */
-export function loadStates(db: Database.Database, rule: string): Record<string, unknown> {
-  const rows = statement(db, 'SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>;
-  return Object.fromEntries(rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
-}
-
 /** A rule's states as stored (JSON text) and their revision, read together. */
-export function stateRows(db: Database.Database, rule: string): { rows: Array<{ entity: string; state: string }>; revision: number } {
+export function stateRows(db: Database.Database, rule: string): StateRows {
   return db.transaction(() => ({
     rows: statement(db, 'SELECT entity, state FROM entity_state WHERE rule = ?').all(rule) as Array<{ entity: string; state: string }>,
     revision: revision(db, rule),

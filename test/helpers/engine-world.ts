@@ -8,7 +8,7 @@ import { Pipeline, type PipelineDeps } from '../../src/alerts/pipeline/index.js'
 import { FailureCounts } from '../../src/engine/failing.js';
 import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import { PRIMARY_NETWORK } from '../../src/rules/fields.js';
-import { Store } from '../../src/store/index.js';
+import { SqliteStore, type StateStore } from '../../src/store/index.js';
 import type { Target } from '../../src/alerts/route.js';
 
 // An engine over an in-memory store and a fake Data API, for the engine's specs: each node
@@ -42,7 +42,7 @@ export function validatorRule(over: Record<string, unknown> = {}, nodeIds = [NOD
 }
 
 export interface EngineWorld {
-  store: Store;
+  store: StateStore;
   engine: Engine;
   metrics: Metrics;
   world: Record<string, Answer | undefined>;
@@ -72,7 +72,7 @@ export interface PipelineOptions {
 }
 
 export function engineWorld(
-  o: Partial<EngineDeps> & PipelineOptions & { world?: Record<string, Answer | undefined>; unlisted?: Answer; wallAhead?: number; store?: Store; failingAfter?: number } = {},
+  o: Partial<EngineDeps> & PipelineOptions & { world?: Record<string, Answer | undefined>; unlisted?: Answer; wallAhead?: number; store?: StateStore; failingAfter?: number } = {},
 ): EngineWorld {
   const world = o.world ?? { [NODE_A]: 'active', [NODE_B]: 'active' };
   // A node `world` does not name: unknown to the service, unless `unlisted` says how it answers.
@@ -96,7 +96,7 @@ export function engineWorld(
       },
     },
   } as unknown as DataApi;
-  const store = o.store ?? Store.open(':memory:');
+  const store = o.store ?? SqliteStore.open(':memory:');
   const metrics = createMetrics({ version: '0', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
   const logs: string[] = [];
   const logged: EngineWorld['logged'] = [];

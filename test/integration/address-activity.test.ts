@@ -10,6 +10,7 @@ import { expectEmailInert, expectSlackInert, HOSTILE } from '../helpers/hostile.
 import { postFacts, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 import { waitUntil } from '../helpers/wait.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 // ERC-20 name and symbol are whatever a contract says: through the whole daemon (the
 // simulator, the rule, routing, real Slack and SMTP servers on loopback) they arrive as text.
@@ -48,7 +49,7 @@ ruleFiles: [rules.yaml]
     const app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'silent', readable: false }).app;
     onTestFinished(() => app.stop());
     await app.start();
-    await waitUntil(() => app.store.loadStates(RULE)[`43114/${WALLET}/erc20`], 'the baseline');
+    await waitUntil(() => storedStates(app.store, RULE)[`43114/${WALLET}/erc20`], 'the baseline');
 
     // One transaction per hostile token (grouped by tx_hash: one message each), name and symbol alike.
     const tokens = HOSTILE.map((text, i) => ({ address: `0x${String(i + 2).repeat(40)}`, name: text, symbol: text, decimals: 6 }));

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { composeApp } from '../../src/app/compose.js';
 import { clockAt } from '../../src/base/clock.js';
 import { loadConfig } from '../../src/config/load.js';
-import { Store, type NewAlert } from '../../src/store/index.js';
+import { type NewAlert, SqliteStore } from '../../src/store/index.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 
 // A restart after the host's wall clock stepped back while the last run was up: that run's
@@ -22,7 +22,7 @@ afterEach(() => project?.cleanup());
 /** The state file as the last run left it: a notification made an hour ahead of T, its retry due 5 s later. */
 function lastRun(statePath: string): void {
   mkdirSync(dirname(statePath), { recursive: true });
-  const store = Store.open(statePath);
+  const store = SqliteStore.open(statePath);
   store.commitEvaluation('my-validators', {}, [alert], T + HOUR);
   const [row] = store.claimDue('ops-slack', T + HOUR, 10, 1_000);
   store.markRetry(row!.id, T + HOUR + 5_000, 'HTTP 503', T + HOUR);

@@ -5,6 +5,7 @@ import { postFacts, postText, WEBHOOK_SECRET_PATH, type SlackPost } from '../hel
 import { firingAlerts } from '../../src/alerts/view.js';
 import { withDaemon, type Daemon, type DaemonOptions } from '../helpers/daemon.js';
 import { testNodeId } from '../helpers/node-ids.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const RULE = 'my-validators';
@@ -24,7 +25,7 @@ async function polls(d: Daemon, n: number): Promise<void> {
 }
 
 async function baseline(d: Daemon): Promise<void> {
-  await d.until(() => d.app.store.loadStates(RULE)[NODE], 'the baseline poll');
+  await d.until(() => storedStates(d.app.store, RULE)[NODE], 'the baseline poll');
 }
 
 describe('daemon: validator status end to end', () => {
@@ -138,14 +139,14 @@ describe('daemon: validator status end to end', () => {
     daemon(async (d) => {
       const a = d.app;
       await baseline(d);
-      const before = a.store.loadStates(RULE);
+      const before = storedStates(a.store, RULE);
       const ready = await fetch(`${a.url}/readyz`);
       expect([ready.status, await ready.text()]).toEqual([200, 'ready\n']);
       // The bulk list of active periods (the first call of a poll) fails; retries: 1 in the
       // harness, so 2 attempts per evaluation: 6 faults fail three evaluations.
       d.sim.world.faults.push(...Array.from({ length: 6 }, () => ({ pathMatches: '/validators$', query: 'validationStatus=active', status: 503 })));
       await d.until(async () => ((await a.metrics.ruleFailures.get()).values[0]?.value ?? 0) >= 2, 'two failed evaluations');
-      expect(a.store.loadStates(RULE)).toEqual(before);
+      expect(storedStates(a.store, RULE)).toEqual(before);
       expect(d.slack.posts).toHaveLength(0); // two failures: not yet blind
       expect(d.logs.join('')).toContain('data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault');
 
@@ -154,7 +155,7 @@ describe('daemon: validator status end to end', () => {
       expect(postText(failing as SlackPost)).toMatch(/avawatch cannot see: the data service answers 503 since \d\d:\d\d UTC, 1 rule/);
       expect(postText(failing as SlackPost)).toContain(inJson(`${RULE} (3 failed)`));
       expect(postText(failing as SlackPost)).toContain(inJson('data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault'));
-      expect(a.store.loadStates(RULE)).toEqual(before);
+      expect(storedStates(a.store, RULE)).toEqual(before);
       const notReady = await fetch(`${a.url}/readyz`);
       expect(notReady.status).toBe(503);
       expect(await notReady.text()).toMatch(new RegExp(`the data service answers 503 since \\d\\d:\\d\\d UTC: 1 rule failing \\(${RULE}\\)`));
@@ -166,7 +167,7 @@ describe('daemon: validator status end to end', () => {
       expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
       await polls(d, 2);
       expect(d.slack.posts).toHaveLength(2);
-      expect(a.store.loadStates(RULE)).toEqual(before);
+      expect(storedStates(a.store, RULE)).toEqual(before);
       expect(firingAlerts(a.store)).toEqual([]);
     }));
 
@@ -228,7 +229,7 @@ describe('daemon: delivery pacing', () => {
         },
       },
       async (d) => {
-        await d.until(() => Object.keys(d.app.store.loadStates(RULE)).length === 3, 'the baseline');
+        await d.until(() => Object.keys(storedStates(d.app.store, RULE)).length === 3, 'the baseline');
         d.slack.failNext({ status: 429, retryAfter: 1, body: 'rate_limited' });
         for (const n of nodes) d.sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
         await d.slack.waitForPosts(3, 10_000);
@@ -257,7 +258,7 @@ describe('daemon: storms are grouped', () => {
       },
       async (d) => {
         const a = d.app;
-        await d.until(() => Object.keys(a.store.loadStates(RULE)).length === 200, 'the baseline');
+        await d.until(() => Object.keys(storedStates(a.store, RULE)).length === 200, 'the baseline');
         for (const n of nodes) d.sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
         await d.slack.waitForPosts(1, 20_000);
         await d.until(() => a.store.pendingCount() === 0 && a.store.outbox('sent').length === 200, 'all 200 marked sent');

@@ -10,6 +10,7 @@ import { waitUntil } from '../helpers/wait.js';
 import { emailChannel, type EmailReceiver } from '../../src/channels/email/index.js';
 import { DeliveryError, type AlertMessage } from '../../src/channels/types.js';
 import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 const alert: AlertMessage = {
   alertId: 7,
@@ -164,7 +165,7 @@ describe('daemon with an email receiver', () => {
     const { app, sink: log } = composeApp(loaded, { logLevel: 'debug', readable: false });
     try {
       await app.start();
-      await waitUntil(() => app.store.loadStates('my-validators')[node], 'the baseline');
+      await waitUntil(() => storedStates(app.store, 'my-validators')[node], 'the baseline');
       smtp.failNext({ code: 451, message: 'greylisted, try again' });
       sim.world.setValidators('mainnet', node, [completedValidator(period)]);
       const [mail] = await smtp.waitFor(1, 15_000);

@@ -7,7 +7,7 @@ import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { Store } from '../../src/store/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { avawatch } from '../helpers/cli.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -67,7 +67,7 @@ describe('history: sampling after evaluations, and avawatch history', () => {
     } finally {
       await app.stop();
     }
-    const store = Store.open(join(dir, 'state.db'), { write: false });
+    const store = SqliteStore.open(join(dir, 'state.db'), { write: false });
     expect(store.samples('uptime_percent', NODE, 0).map((s) => [(s.at - t0) / MIN, s.value])).toEqual([[0, 98.5], [11, 84]]);
     store.close();
 

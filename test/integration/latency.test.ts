@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { activeValidator, completedValidator, pendingValidator } from '../../src/sim/samples.js';
 import { withDaemon } from '../helpers/daemon.js';
 import { postText } from '../helpers/slack-receiver.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 // Latency by severity, with the shipped route (config/avawatch.yaml: alerts about a validator
 // grouped by it, groupWait 1m, groupInterval 5m): the daemon on a fake clock, the simulator and
@@ -41,7 +42,7 @@ describe('latency by severity (the shipped route)', () => {
         before: (d) => d.sim.world.setValidators('mainnet', ALPHA, [pendingValidator(PERIOD)]),
       },
       async (d) => {
-        await d.until(() => d.app.store.loadStates('my-validators')[ALPHA], 'the baseline poll');
+        await d.until(() => storedStates(d.app.store, 'my-validators')[ALPHA], 'the baseline poll');
 
         // Good news, the first about alpha: it does not wait groupWait (1m).
         d.sim.world.setValidators('mainnet', ALPHA, [activeValidator(PERIOD)]);

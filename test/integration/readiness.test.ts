@@ -9,6 +9,7 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { captureStderr, startApp } from '../helpers/app.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { waitUntil } from '../helpers/wait.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 // A start that has not seen the service must not say "ready": /readyz, avawatch_ready and
 // the status page say "starting" until every interval rule has been evaluated once.
@@ -81,7 +82,7 @@ describe('daemon: readiness at start', () => {
 
     gate.open();
     await waitUntil(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after the first evaluation');
-    expect(a.store.loadStates('my-validators')[NODE]).toMatchObject({ period: { status: 'active' } });
+    expect(storedStates(a.store, 'my-validators')[NODE]).toMatchObject({ period: { status: 'active' } });
     expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/^avawatch_ready 1$/m);
     expect(await (await fetch(`${a.url}/`)).text()).toContain('<span class="good">ready</span>');
 

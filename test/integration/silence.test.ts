@@ -14,6 +14,7 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { withDaemon } from '../helpers/daemon.js';
 import type { ProjectUrls } from '../helpers/harness.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
@@ -61,7 +62,7 @@ describe('silences', () => {
     withDaemon({ project: files, logLevel: 'error', before: (d) => setEnd(d.sim, 20) }, async (d) => {
       const { app, slack } = d;
       const cli = cliOf(d.project.configFile);
-      await d.until(() => Object.keys(app.store.loadStates('ending')).length === 2, 'the baseline');
+      await d.until(() => Object.keys(storedStates(app.store, 'ending')).length === 2, 'the baseline');
       expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '8s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
         new RegExp(`^silence #1 until \\S+: node=${A}, rule=ending\\n$`),
       );

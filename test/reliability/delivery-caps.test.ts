@@ -12,6 +12,7 @@ import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
 import { waitUntil } from '../helpers/wait.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 // Provider answers that once made delivery wait for a day, overflow a timer, or send a copy
 // on every retry: each ends bounded, and the outbox says what happened.
@@ -49,7 +50,7 @@ ruleFiles: [rules.yaml]
     rmSync(dir, { recursive: true, force: true });
   });
   await app.start();
-  await waitUntil(() => app.store.loadStates(RULE)[NODE], 'the baseline');
+  await waitUntil(() => storedStates(app.store, RULE)[NODE], 'the baseline');
   return { app, change: () => sim.world.setValidators('mainnet', NODE, [completedValidator(period)]) };
 }
 

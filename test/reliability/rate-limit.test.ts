@@ -3,6 +3,7 @@ import type { App } from '../../src/app/app.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { withDaemon, type Daemon } from '../helpers/daemon.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -44,7 +45,7 @@ describe('a 429 never stalls everything silently', () => {
   ])('one 429 asking for 600 s (as %s) fails the polls of every Data API rule, counted, rule-failing and /readyz say so', (_what, reset) =>
     daemon(async (d) => {
       const a = d.app;
-      await d.until(() => a.store.loadStates('status')[A] && a.store.loadStates('ending')[B], 'both baselines');
+      await d.until(() => storedStates(a.store, 'status')[A] && storedStates(a.store, 'ending')[B], 'both baselines');
       // The bulk list that asks for A: only the status rule's call. The ending rule's own
       // calls (for B) are never answered 429; they fail because the wait covers every call.
       d.sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathMatches: '/validators$', query: A });
@@ -67,7 +68,7 @@ describe('a 429 never stalls everything silently', () => {
     daemon(
       async (d) => {
         const a = d.app;
-        await d.until(() => a.store.loadStates('status')[A], 'the baseline');
+        await d.until(() => storedStates(a.store, 'status')[A], 'the baseline');
         // A delayed fault without a body of its own answers what the service would, late.
         // The simulator holds it 4 s of real time; the daemon's ticks and timeout run on fake time.
         d.sim.world.faults.push(

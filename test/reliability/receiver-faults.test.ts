@@ -11,6 +11,7 @@ import { freePort } from '../helpers/alertmanager.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 import { waitUntil } from '../helpers/wait.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 // Receivers that fail for a while, rate-limit, refuse for good, or never answer. Whatever
 // they do, every notification ends delivered once, or dead-lettered with the reason.
@@ -57,7 +58,7 @@ ruleFiles: [rules.yaml]
     rmSync(dir, { recursive: true, force: true });
   });
   await app.start();
-  await waitUntil(() => app.store.loadStates(RULE)[NODE], 'the baseline');
+  await waitUntil(() => storedStates(app.store, RULE)[NODE], 'the baseline');
   return {
     sim,
     app,

@@ -9,6 +9,7 @@ import { avawatch } from '../helpers/cli.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
+import { storedStates } from '../helpers/stored-states.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const RULE = 'my-validators';
@@ -41,7 +42,7 @@ describe('two writers on one state file never send the same event twice', () => 
     app = composeApp(loaded, { logLevel: 'error', readable: false }).app;
     await app.start();
     const a = app;
-    await waitUntil(() => a.store.loadStates(RULE)[NODE], 'the baseline');
+    await waitUntil(() => storedStates(a.store, RULE)[NODE], 'the baseline');
 
     // `once` reads the stored state (active), then waits 3 s for its answer (completed).
     forOnce.world.setValidators('mainnet', NODE, [completedValidator(period)]);

@@ -1,6 +1,6 @@
 import type { AlertDraft } from '../../base/types.js';
 import type { LoadedRule } from '../../config/load.js';
-import type { ActiveRow, NewAlert, StateDiff, Store } from '../../store/index.js';
+import type { ActiveRow, NewAlert, StateDiff, StateStore } from '../../store/index.js';
 import type { Target } from '../route.js';
 
 /** The rule-failing alertname: its rows are of that kind, not the rule's. */
@@ -40,7 +40,7 @@ export interface Enqueue {
  * The `enqueue` stage, the one way an evaluation is committed: states, state alerts, alert
  * rows and one outbox row per target, in one transaction. Returns the alerts' ids.
  */
-export function enqueue(store: Store, e: Enqueue, onQueued?: () => void): number[] {
+export function enqueue(store: StateStore, e: Enqueue, onQueued?: () => void): number[] {
   const ids = store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
   if (onQueued && e.alerts.some((a) => a.targets.length > 0)) onQueued();
   return ids;

@@ -3,7 +3,7 @@ import type { AlertDraft, AlertMessage, Condition } from '../../base/types.js';
 import { digestSlot } from '../../channels/digest.js';
 import type { LoadedRule } from '../../config/load.js';
 import type { Config, TimeIntervalConfig } from '../../config/schema.js';
-import type { Silence, StateDiff, Store } from '../../store/index.js';
+import type { Silence, StateDiff, StateStore } from '../../store/index.js';
 import type { ActiveAlert } from '../lifecycle.js';
 import { planNotifications, type Planned } from '../receivers.js';
 import type { Target } from '../route.js';
@@ -185,7 +185,7 @@ export function describeStages(): string {
 }
 
 export interface PipelineDeps {
-  store: Store;
+  store: StateStore;
   clock: Clock;
   route: RouteOf;
   timeIntervals: readonly TimeIntervalConfig[];
@@ -199,7 +199,7 @@ export interface PipelineDeps {
 }
 
 /** Built once from the config: what the stages need of it. */
-export function buildPipeline(config: Pick<Config, 'route' | 'receivers' | 'timeIntervals'>, o: { enabled: ReadonlySet<string>; store: Store; clock: Clock; redact: Redact; onQueued?: () => void }): Pipeline {
+export function buildPipeline(config: Pick<Config, 'route' | 'receivers' | 'timeIntervals'>, o: { enabled: ReadonlySet<string>; store: StateStore; clock: Clock; redact: Redact; onQueued?: () => void }): Pipeline {
   const digests = new Map(config.receivers.map((r) => [r.name, r.digest]));
   return new Pipeline({
     store: o.store,

@@ -1,0 +1,259 @@
+import type Database from 'better-sqlite3';
+import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
+import * as history from './history.js';
+import { openDatabase } from './open.js';
+import * as outbox from './outbox.js';
+import { reanchor } from './reanchor.js';
+import * as silences from './silences.js';
+import { bumpRevision, stateRows, writeStates } from './states.js';
+import { statement } from './statement.js';
+import type {
+  ActiveRow,
+  DeadLetters,
+  FileSpace,
+  HistoryEntry,
+  NewAlert,
+  OutboxListRow,
+  OutboxRow,
+  OutboxState,
+  ReceiverStats,
+  Sample,
+  Silence,
+  StateDiff,
+  StateRows,
+  StateStore,
+  TimelineQuery,
+} from './types.js';
+
+// The SQLite implementation of StateStore (types.ts): one file (WAL, so readers never block
+// the daemon's writer; several processes may open it), one module per concern:
+//   states.ts    entity_state, rule_revision
+//   active.ts    active_alerts
+//   outbox.ts    alerts, outbox
+//   silences.ts  silences
+//   history.ts   samples, and alerts read as a timeline
+//   open.ts      opening, checking and migrating the file (migrations.ts)
+//   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
+// Every write that belongs together runs in one transaction, opened here.
+
+export class SqliteStore implements StateStore {
+  readonly #db: Database.Database;
+
+  private constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  /** Opens, checks and migrates the file (`:memory:` for a store of one process); fails loudly naming it (open.ts). */
+  static open(path: string, options: { write?: boolean } = {}): SqliteStore {
+    return new SqliteStore(openDatabase(path, options.write !== false));
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** Throws when the state file no longer answers (for /readyz). */
+  ping(): void {
+    statement(this.#db, 'SELECT 1').get();
+  }
+
+  /** Changes when another process commits to the file: what a caller keeps in memory is stale then. */
+  dataVersion(): number {
+    return this.#db.pragma('data_version', { simple: true }) as number;
+  }
+
+  // ---- states
+
+  /** A rule's states as stored (JSON text) and their revision, for a caller that keeps them between evaluations. */
+  stateRows(rule: string): StateRows {
+    return stateRows(this.#db, rule);
+  }
+
+  /** Rules with state or active alerts in the file (rule-failing ones under their own name). */
+  ruleNames(): string[] {
+    const rows = statement(this.#db, 'SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
+    return rows.map((r) => r.rule);
+  }
+
+  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  pruneRule(...rules: string[]): void {
+    this.#db.transaction(() => {
+      for (const rule of rules) {
+        statement(this.#db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
+        statement(this.#db, 'DELETE FROM active_alerts WHERE rule = ?').run(rule);
+      }
+    })();
+  }
+
+  // ---- active alerts
+
+  /** The rule's state alerts (pending and firing) as of its last evaluation. */
+  loadActive(rule: string): ActiveRow[] {
+    return loadActive(this.#db, rule);
+  }
+
+  /** Every state alert firing now (not pending), oldest first. */
+  activeAlerts(): Array<ActiveRow & { rule: string }> {
+    return firingRows(this.#db);
+  }
+
+  /**
+   * Commits an evaluation, all or nothing: the rule's new entity states (the whole set, or
+   * what changed), its state alerts, and its alerts with their outbox rows. With
+   * `expectRevision`, refused (StateConflictError) when another commit of the rule came
+   * since the evaluation read its states. `startedAt`: when the evaluation began (an urgent
+   * alert's short wait counts from it). Returns the alerts' ids.
+   */
+  commitEvaluation(
+    rule: string,
+    states: Record<string, unknown> | StateDiff,
+    alerts: readonly NewAlert[],
+    now: number,
+    active?: readonly ActiveRow[],
+    expectRevision?: number,
+    startedAt = now,
+  ): number[] {
+    const db = this.#db;
+    const tx = db.transaction(() => {
+      writeStates(db, rule, states, now, this.dataVersion(), expectRevision);
+      if (active) writeActive(db, rule, active);
+      return outbox.insertAlerts(db, alerts, now, startedAt);
+    });
+    // IMMEDIATE: the revision check and the writes hold the write lock together.
+    return tx.immediate();
+  }
+
+  // ---- outbox
+
+  /**
+   * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
+   * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
+   */
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
+    return outbox.claimDue(this.#db, receiver, now, limit, leaseMs, skipGroups);
+  }
+
+  /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
+  extendLease(ids: readonly number[], until: number): void {
+    outbox.extendLease(this.#db, ids, until);
+  }
+
+  /** When the next pending row of a receiver can be claimed, if any. */
+  nextDue(receiver: string, skipGroups: readonly string[] = []): number | undefined {
+    return outbox.nextDue(this.#db, receiver, skipGroups);
+  }
+
+  markSent(id: number, now: number): void {
+    outbox.markSent(this.#db, id, now);
+  }
+
+  /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
+    outbox.markRetry(this.#db, id, nextAttemptAt, error, now, unknownOutcome);
+  }
+
+  markDead(id: number, error: string, now: number): void {
+    outbox.markDead(this.#db, id, error, now);
+  }
+
+  /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
+  release(id: number): void {
+    outbox.release(this.#db, id);
+  }
+
+  /**
+   * A row muted at delivery (a silence added while it waited): marked muted and, for a firing
+   * notification of a state alert still firing, owed to its receiver when the mute ends (the
+   * rule's revision moves, so an evaluation that read the alert before commits again).
+   */
+  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): void {
+    const db = this.#db;
+    db.transaction(() => {
+      outbox.markMuted(db, row.id, reason, now);
+      const { rule, status, conditionKey } = row.message;
+      if (status === 'firing' && conditionKey !== undefined && owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, rule);
+    }).immediate();
+  }
+
+  pendingCount(): number {
+    return outbox.pendingCount(this.#db);
+  }
+
+  /** How many outbox rows are in each state (the status page). */
+  outboxCounts(): Record<OutboxState, number> {
+    return outbox.outboxCounts(this.#db);
+  }
+
+  /** Per receiver: last success, pending, dead and its newest error (the status page). */
+  receiverStats(): ReceiverStats[] {
+    return outbox.receiverStats(this.#db);
+  }
+
+  /** Per receiver: rows dead-lettered since its last delivery, from `since` on (delivery's health at start). */
+  deadLetters(since: number): DeadLetters[] {
+    return outbox.deadLetters(this.#db, since);
+  }
+
+  /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
+  outbox(state?: OutboxState): OutboxListRow[] {
+    return outbox.listOutbox(this.#db, state);
+  }
+
+  // ---- silences
+
+  addSilence(s: Omit<Silence, 'id'>): number {
+    return silences.addSilence(this.#db, s);
+  }
+
+  /** Silences in force at `now`, or (all) every one, newest first. */
+  silences(now: number, all = false): Silence[] {
+    return silences.silences(this.#db, now, all);
+  }
+
+  /** Ends a silence now; false when there is none with that id still in force. */
+  expireSilence(id: number, now: number): boolean {
+    return silences.expireSilence(this.#db, id, now);
+  }
+
+  // ---- history
+
+  /** Events and state alerts firing or resolving (no reminders), newest first. */
+  timeline(q: TimelineQuery): HistoryEntry[] {
+    return history.timeline(this.#db, q);
+  }
+
+  /** The newest event about each node since `since`, newest first. */
+  lastEvents(since: number, limit?: number): HistoryEntry[] {
+    return history.lastEvents(this.#db, since, limit);
+  }
+
+  addSamples(samples: readonly Sample[]): void {
+    history.addSamples(this.#db, samples);
+  }
+
+  /** Each entity's newest sample time in a series. */
+  lastSampleAt(series: string): Map<string, number> {
+    return history.lastSampleAt(this.#db, series);
+  }
+
+  /** One entity's samples of a series since `since`, oldest first. */
+  samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
+    return history.samples(this.#db, series, entity, since, o);
+  }
+
+  /** Steady times of a previous run more than `toleranceMs` ahead of `now`: shifted back together; the shift (reanchor.ts). */
+  reanchor(now: number, toleranceMs: number): number {
+    return reanchor(this.#db, now, toleranceMs);
+  }
+
+  /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */
+  pruneHistory(before: number, limit?: number): { samples: number; alerts: number } {
+    return history.pruneHistory(this.#db, before, limit);
+  }
+
+  /** SQLite keeps the pages deletes free until an incremental vacuum gives them back (history/prune.ts). */
+  readonly fileSpace: FileSpace = {
+    freePages: () => history.freePages(this.#db),
+    vacuumStep: (pages) => history.vacuumStep(this.#db, pages),
+  };
+}

@@ -1,0 +1,284 @@
+import type { AlertMessage, SEVERITIES } from '../base/types.js';
+
+// What the rest of avawatch needs of its state, with no SQL in it: the engine, the alert
+// pipeline, delivery, history, the status page, the commands and the App type against
+// StateStore, never against an implementation. SqliteStore (sqlite.ts) is the one today;
+// contract.ts holds the behaviour every implementation must have (docs/architecture.md).
+
+/** What an evaluation changed in a rule's states since its last commit: rows to write (JSON) and to delete. */
+export class StateDiff {
+  constructor(
+    readonly upsert: ReadonlyArray<readonly [string, string]>,
+    readonly remove: readonly string[],
+    /** The store's dataVersion() the diff was made against, and the whole set to write instead if another process wrote since. */
+    readonly against?: { version: number; all: ReadonlyMap<string, string> },
+  ) {}
+}
+
+/** A rule's states as stored (JSON text per entity) and their revision, read together. */
+export interface StateRows {
+  rows: Array<{ entity: string; state: string }>;
+  revision: number;
+}
+
+/** A state alert as stored: the condition stays raw JSON for the alerts module to parse. */
+export interface ActiveRow {
+  key: string;
+  /** Escalation level (e.g. the warnBefore threshold crossed); a change notifies again. */
+  tier: string;
+  /** pending: holding, but not yet for `for`; firing: notified. */
+  state: 'pending' | 'firing';
+  /** When the condition started to hold (unix ms). */
+  startedAt: number;
+  /** When the last firing notification went out (unix ms). */
+  notifiedAt: number | null;
+  /** When it stopped holding while kept firing by keepFiringFor (unix ms). */
+  clearedAt: number | null;
+  /** Its last notification was muted (silence or mute window) at this time... */
+  mutedAt: number | null;
+  /** ...for these receivers: each is notified when its own mute ends. */
+  mutedReceivers: string[];
+  /** When each receiver last got a notification of it (unix ms): reminders are per receiver. */
+  notifiedReceivers: Record<string, number>;
+  condition: unknown;
+}
+
+/** The group key of a receiver's digest rows: they wait for their slot together. */
+export const DIGEST_GROUP = 'digest';
+
+/** Where a new alert is queued: one outbox row per target (routing builds these). */
+export interface OutboxTarget {
+  receiver: string;
+  groupKey: string;
+  groupWaitMs: number;
+  groupIntervalMs: number;
+  /** Recorded as muted, not sent. */
+  mutedBy?: string;
+  /** The digest slot (unix ms) the row waits for. */
+  digestAt?: number;
+  /** Waits at least this long, urgent or not: a child that may join an incident (incidents.wait). */
+  minWaitMs?: number;
+}
+
+export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
+  /** Where to queue it; empty records it without sending. */
+  targets: readonly OutboxTarget[];
+  /** A reminder of a state alert still firing, or its notification once a mute ends: left out of the history's timeline. */
+  reminder?: boolean;
+}
+
+/** A claimed outbox row with its alert, as delivery sends it. */
+export interface OutboxRow {
+  id: number;
+  receiver: string;
+  attempts: number;
+  createdAt: number;
+  groupKey: string;
+  groupIntervalMs: number;
+  /** The digest slot this row waited for, if it is part of a digest. */
+  digestAt?: number;
+  /** Why its last attempt failed. */
+  lastError?: string;
+  /** Attempts that were sent but got no answer: the receiver may have the message. */
+  unknownOutcomes: number;
+  message: AlertMessage;
+}
+
+export type OutboxState = 'pending' | 'sent' | 'dead' | 'muted';
+
+/** An outbox row as `avawatch outbox` lists it. */
+export interface OutboxListRow {
+  id: number;
+  receiver: string;
+  state: string;
+  attempts: number;
+  lastError: string | null;
+  digestAt: number | null;
+  summary: string;
+}
+
+export interface ReceiverStats {
+  receiver: string;
+  /** Unix ms of the newest row sent. */
+  lastSuccess: number | undefined;
+  pending: number;
+  dead: number;
+  /** The newest error of a row still pending or dead (muted rows' reasons are not errors). */
+  lastError: string | undefined;
+  lastErrorAt: number | undefined;
+}
+
+/** A receiver's rows dead-lettered since its last delivery. */
+export interface DeadLetters {
+  receiver: string;
+  count: number;
+  /** Unix ms of the newest. */
+  at: number;
+  error: string;
+}
+
+export interface Matcher {
+  name: string;
+  value: string;
+  /** `name=~value`: an anchored regular expression. */
+  regex: boolean;
+}
+
+export interface Silence {
+  id: number;
+  matchers: Matcher[];
+  startsAt: number;
+  endsAt: number;
+  comment: string;
+  createdBy: string;
+  createdAt: number;
+}
+
+/** One happening: an event, a state alert firing or resolving (reminders left out). */
+export interface HistoryEntry {
+  id: number;
+  /** Unix ms. */
+  at: number;
+  rule: string;
+  kind: string;
+  status: 'firing' | 'resolved' | 'event';
+  severity: (typeof SEVERITIES)[number];
+  subject: string;
+  summary: string;
+  labels: Record<string, string>;
+  details: Record<string, string>;
+}
+
+export interface Sample {
+  series: string;
+  entity: string;
+  /** Unix ms. */
+  at: number;
+  value: number;
+}
+
+export interface TimelineQuery {
+  /** Unix ms: entries at or after. */
+  since: number;
+  /** Only entries about this NodeID (label `node`, or the subject) or inventory name (label `validator`). */
+  validator?: string;
+  /** Newest first, at most this many. */
+  limit?: number;
+}
+
+/**
+ * Space a file-backed store frees by deleting and gives back in steps (SQLite's free pages).
+ * Optional: a database server reclaims its own (PostgreSQL's autovacuum) and leaves it out.
+ */
+export interface FileSpace {
+  /** Pages freed by deletes and not yet given back to the file system. */
+  freePages(): number;
+  /** Gives up to `pages` free pages back: the file shrinks (a short write). */
+  vacuumStep(pages: number): void;
+}
+
+/**
+ * avawatch's state: rules' states and state alerts, alerts and their outbox, silences, and
+ * history. Every time is unix ms on the daemon's steady clock, except silences' (a person's
+ * wall times). Writes that belong together are atomic; several processes (a daemon beside
+ * `once --send`) may share one store, which is why commits carry revisions and claims leases.
+ */
+export interface StateStore {
+  // ---- states
+
+  /** A rule's states as stored (JSON text) and their revision, for a caller that keeps them between evaluations. */
+  stateRows(rule: string): StateRows;
+  /** Changes whenever another process commits: what a caller keeps in memory (and a StateDiff made against it) is stale then. */
+  dataVersion(): number;
+  /** Rules with state or active alerts in the store (rule-failing ones under their own name). */
+  ruleNames(): string[];
+  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  pruneRule(...rules: string[]): void;
+
+  // ---- alerts
+
+  /** The rule's state alerts (pending and firing) as of its last evaluation. */
+  loadActive(rule: string): ActiveRow[];
+  /** Every state alert firing now (not pending), oldest first. */
+  activeAlerts(): Array<ActiveRow & { rule: string }>;
+  /**
+   * Commits an evaluation, all or nothing: the rule's new entity states (the whole set, or
+   * what changed), its state alerts, and its alerts with their outbox rows; bumps the rule's
+   * revision. With `expectRevision`, refused (StateConflictError, nothing written) when
+   * another commit of the rule came since the evaluation read its states. `startedAt`: when
+   * the evaluation began (an urgent alert's short wait counts from it). Returns the alerts' ids.
+   */
+  commitEvaluation(
+    rule: string,
+    states: Record<string, unknown> | StateDiff,
+    alerts: readonly NewAlert[],
+    now: number,
+    active?: readonly ActiveRow[],
+    expectRevision?: number,
+    startedAt?: number,
+  ): number[];
+
+  // ---- outbox
+
+  /** Claims due rows of one receiver, oldest first, for leaseMs: no other process takes them until it ends. */
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups?: readonly string[]): OutboxRow[];
+  /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
+  extendLease(ids: readonly number[], until: number): void;
+  /** When the next pending row of a receiver can be claimed, if any. */
+  nextDue(receiver: string, skipGroups?: readonly string[]): number | undefined;
+  /** Delivered. */
+  markSent(id: number, now: number): void;
+  /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome?: boolean): void;
+  /** Given up on (dead-lettered), with why. */
+  markDead(id: number, error: string, now: number): void;
+  /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
+  release(id: number): void;
+  /** A row muted at delivery: marked muted and, for a state alert still firing, owed to its receiver when the mute ends. */
+  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): void;
+  /** Rows still to send. */
+  pendingCount(): number;
+  /** How many outbox rows are in each state (the status page). */
+  outboxCounts(): Record<OutboxState, number>;
+  /** Per receiver: last success, pending, dead and its newest error (the status page). */
+  receiverStats(): ReceiverStats[];
+  /** Per receiver: rows dead-lettered since its last delivery, from `since` on (delivery's health at start). */
+  deadLetters(since: number): DeadLetters[];
+  /** Outbox rows by state, newest first (`avawatch outbox`). */
+  outbox(state?: OutboxState): OutboxListRow[];
+
+  // ---- silences (wall times)
+
+  /** Returns the new silence's id. */
+  addSilence(s: Omit<Silence, 'id'>): number;
+  /** Silences in force at `now`, or (all) every one, newest first. */
+  silences(now: number, all?: boolean): Silence[];
+  /** Ends a silence now; false when there is none with that id still in force. */
+  expireSilence(id: number, now: number): boolean;
+
+  // ---- history
+
+  /** Events and state alerts firing or resolving (no reminders), newest first. */
+  timeline(q: TimelineQuery): HistoryEntry[];
+  /** The newest event about each node since `since`, newest first. */
+  lastEvents(since: number, limit?: number): HistoryEntry[];
+  /** One figure per series, entity and moment (a later one replaces it; NaN and infinities are dropped). */
+  addSamples(samples: readonly Sample[]): void;
+  /** Each entity's newest sample time in a series. */
+  lastSampleAt(series: string): Map<string, number>;
+  /** One entity's samples of a series since `since`, oldest first; with until and points, at most points + 1 (each slice's lowest, then the latest). */
+  samples(series: string, entity: string, since: number, o?: { until?: number; points?: number }): Sample[];
+  /** Forgets samples and alerts older than `before`, at most `limit` of each (never one a pending notification waits for). */
+  pruneHistory(before: number, limit?: number): { samples: number; alerts: number };
+
+  // ---- maintenance
+
+  /** Steady times of a previous run more than `toleranceMs` ahead of `now`: shifted back together; returns the shift. */
+  reanchor(now: number, toleranceMs: number): number;
+  /** Throws when the store no longer answers (for /readyz). */
+  ping(): void;
+  /** Present when the store keeps freed space until it is given back (history/prune.ts then shrinks it). */
+  readonly fileSpace?: FileSpace;
+  /** Lets the store go; a second close does nothing. */
+  close(): void;
+}

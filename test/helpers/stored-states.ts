@@ -1,0 +1,6 @@
+import type { StateStore } from '../../src/store/index.js';
+
+/** A rule's committed states by entity, parsed: what the engine reads back at its next poll. */
+export function storedStates(store: Pick<StateStore, 'stateRows'>, rule: string): Record<string, unknown> {
+  return Object.fromEntries(store.stateRows(rule).rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
+}
