@@ -11,6 +11,7 @@ import { Engine } from '../engine/engine.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
+import { ruleKinds } from '../rules/registry.js';
 import { Store } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
 import { nameResolution, nameValidator, nodeOfEntity, validatorOf, whoResolves } from './name.js';
@@ -158,5 +159,13 @@ describe('nodeOfEntity: the validator a kind’s entity key belongs to', () => {
   const validators = Object.fromEntries(inventory.parse([{ name: 'alpha', nodeId: A }]).map((v) => [v.nodeId, v]));
   it('the key itself or `NodeID…:part`; a NodeID elsewhere in the key, or another node, is none', () => {
     expect([A, `${A}:c-chain`, `tx:${A}`, `${A}x:c-chain`, B, 'hasOwnProperty'].map((e) => nodeOfEntity(validators, e))).toEqual([A, A, undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe('every kind that watches inventory validators says which: a `node` label', () => {
+  it('each kind that fills keys from the inventory lists `node` among its labels', () => {
+    const watching = Object.values(ruleKinds).filter((k) => (k.selects ?? []).length > 0);
+    expect(watching.length).toBeGreaterThan(5);
+    expect(watching.filter((k) => !k.labelNames.includes('node')).map((k) => k.kind)).toEqual([]);
   });
 });
