@@ -130,7 +130,7 @@ describe('validatorOf: by its key, never by text', () => {
   const validators = Object.fromEntries(inventory.parse([{ name: 'alpha', nodeId: A }, { name: 'beta', nodeId: B }]).map((v) => [v.nodeId, v]));
 
   it('a text that merely contains another validator’s NodeID (summary, entity, subject) names the one its node label is', () => {
-    const item = { subject: `${B}:c-chain`, summary: `${A} lost its peer ${B}`, labels: { node: A, entity: B }, details: {} };
+    const item = { subject: `${B}:c-chain`, summary: `${A} lost its peer ${B}`, labels: { node: A, entity: B } as Record<string, string>, details: {} as Record<string, string> };
     const named = nameValidator(validators, item);
     expect([named.labels['validator'], named.summary, named.details['Validator']]).toEqual(['alpha', `alpha (${A}) lost its peer ${B}`, 'alpha']);
   });
