@@ -84,6 +84,19 @@ describe('state alert lifecycle', () => {
     expect(resolved?.details).toEqual({ Node: 'N', Uptime: '92.1%', 'When it fired: Uptime': '88.5%', 'Fired at': new Date(0).toISOString() });
   });
 
+  it('a present is named after the validator its condition was named after (node label), not a NodeID in its text', () => {
+    const [A, B] = ['NodeID-A', 'NodeID-B'];
+    const named: Condition = { key: A, subject: A, summary: `alpha (${A}) lost ${B}`, labels: { node: A, validator: 'alpha' }, details: { Validator: 'alpha', Node: A } };
+    const present = () => ({ summary: `${A} sees ${B} again`, details: { Node: A } });
+    const [resolved] = advance(advance([], [named], 0).active, [], MIN, base, present).notifications;
+    expect(resolved?.summary).toBe(`alpha (${A}) sees ${B} again`);
+    expect(resolved?.details).toMatchObject({ Validator: 'alpha', Node: A });
+    expect(resolved?.details['When it fired: Validator']).toBeUndefined();
+    // A rule's own `validator` label (the condition not named from the inventory) names nothing.
+    const unnamed: Condition = { ...named, summary: `${A} lost ${B}`, details: { Node: A } };
+    expect(advance(advance([], [unnamed], 0).active, [], MIN, base, present).notifications[0]?.summary).toBe(`${A} sees ${B} again`);
+  });
+
   it('a kind that gives no present: its firing figures are only under "When it fired"', () => {
     const first = advance([], [c('A')], 0);
     const [resolved] = advance(first.active, [], MIN).notifications;

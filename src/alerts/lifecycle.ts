@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { humanDuration } from '../base/duration.js';
 import { NEWS, SEVERITIES, type AlertDraft, type Condition, type Resolution } from '../base/types.js';
+import { namePresent, whoResolves } from '../inventory/name.js';
 import type { ActiveRow } from '../store/index.js';
 
 const text = z.record(z.string(), z.string());
@@ -137,8 +138,10 @@ function heldLongEnough(heldMs: number, o: LifecycleOptions): boolean {
   return heldMs > 0 && heldMs >= o.forMs - (o.pollMs ?? 0) / 2;
 }
 
-function withPresent(c: Condition, present: Resolution): Condition {
+/** The condition with the kind's present, named after the validator the condition was named after (by its key, not the present's text). */
+function withPresent(c: Condition, unnamed: Resolution): Condition {
   const { resolvedDetails: _d, ...rest } = c;
+  const present = namePresent(unnamed, whoResolves(c));
   return { ...rest, resolvedSummary: present.summary, ...(present.details ? { resolvedDetails: present.details } : {}) };
 }
 

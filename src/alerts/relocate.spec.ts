@@ -124,7 +124,7 @@ describe('a reload that changes only the route', () => {
     ]);
 
     const labelled = { ...before, rule: { ...before.rule, labels: { env: 'prod' } } as LoadedRule };
-    const failing = { ...firing(labelled), key: `entity:${NODE}`, condition: { key: `entity:${NODE}`, subject: NODE, severity: 'critical' as const, summary: `health cannot see alpha (${NODE})`, labels: { team: 'core', validator: 'alpha', network: 'mainnet', env: 'prod', alertname: 'rule-failing', rule: 'health', severity: 'critical', entity: NODE }, details: { Validator: 'alpha' } } };
+    const failing = { ...firing(labelled), key: `entity:${NODE}`, condition: { key: `entity:${NODE}`, subject: NODE, severity: 'critical' as const, summary: `health cannot see alpha (${NODE})`, labels: { team: 'core', validator: 'alpha', network: 'mainnet', env: 'prod', alertname: 'rule-failing', rule: 'health', severity: 'critical', entity: NODE, node: NODE }, details: { Validator: 'alpha' } } };
     expect(relocate(input(labelled, labelled, [failing]))).toEqual({ active: undefined, planned: [], rules: [] });
   });
 });
@@ -203,13 +203,21 @@ describe('what an alert is about, when the rule changes', () => {
     expect(said(r)).toEqual([`resolved → team-core,am: alpha (${NODE}) is no longer watched: no longer selected by rule health`]);
   });
 
-  it('the node named only in the entity label (a rule-failing alert) ends when the rule stops selecting it', () => {
+  it('a rule-failing alert about a chain of the node (entity `NodeID…:c-chain`) ends by its node label when the rule stops selecting it', () => {
+    const before = side([alpha]);
+    const a = firing(before);
+    const failing = { ...a, condition: { ...a.condition, subject: `${NODE}:c-chain`, labels: { ...a.condition.labels, entity: `${NODE}:c-chain`, alertname: 'rule-failing' } } };
+    const r = relocate(input(before, { ...side([]), inventory: [alpha] }, [failing]));
+    expect(said(r)).toEqual([`resolved → team-core,am: alpha (${NODE}) is no longer watched: no longer selected by rule health`]);
+  });
+
+  it('a NodeID only in the text (entity label, summary, a subject it starts) is not the alert’s node: without a node label it is about no validator', () => {
     const before = side([alpha]);
     const a = firing(before);
     const { node: _node, ...labels } = a.condition.labels;
-    const failing = { ...a, condition: { ...a.condition, subject: 'health', labels: { ...labels, entity: NODE, alertname: 'rule-failing' } } };
-    const r = relocate(input(before, { ...side([]), inventory: [alpha] }, [failing]));
-    expect(said(r)).toEqual([`resolved → team-core,am: alpha (${NODE}) is no longer watched: no longer selected by rule health`]);
+    const textOnly = { ...a, condition: { ...a.condition, subject: `${NODE}:c-chain`, labels: { ...labels, entity: NODE, alertname: 'rule-failing' } } };
+    // Not ended as "no longer selected" (nothing says which node it is), and not renamed either.
+    expect(relocate(input(before, { ...side([]), inventory: [alpha] }, [textOnly])).planned).toEqual([]);
   });
 
   it('a validator removed from the inventory while others stay ends as removed, not as no longer selected', () => {

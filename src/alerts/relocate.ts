@@ -46,8 +46,6 @@ export interface Relocated {
   rules: LoadedRule[];
 }
 
-const NODE_ID = /NodeID-[1-9A-HJ-NP-Za-km-z]+/;
-
 /** Decides, per stored alert, whether it ends, moves or stays, and what each receiver hears. */
 export function relocate(o: RelocateInput): Relocated {
   const out: Relocated = { active: [], planned: [], rules: [] };
@@ -96,10 +94,10 @@ export function watches(rule: LoadedRule, c: Condition): boolean {
   return idsOf(c).some((id) => spec.includes(`"${id}"`));
 }
 
-/** What an alert is about: the NodeID in its `node` or `entity` label or subject, and its subject as it is (a validation ID, an address). */
+/** What an alert is about: its `node` label (the NodeID, exactly) and its subject as it is (a NodeID, a validation ID, an address). */
 function idsOf(c: Condition): string[] {
-  const texts = [c.labels['node'], c.labels['entity'], c.subject].filter((t): t is string => t !== undefined);
-  return [...new Set([...texts.flatMap((t) => NODE_ID.exec(t)?.[0] ?? []), c.subject])];
+  const node = c.labels['node'];
+  return [...new Set([...(node === undefined ? [] : [node]), c.subject])];
 }
 
 /** The rule's spec as JSON: an ID it watches is in it (nodeIds, urls, validationIds…, as resolved from the inventory). */

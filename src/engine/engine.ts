@@ -15,7 +15,6 @@ import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { FailureCounts } from './failing.js';
 import { StateConflictError, type StateStore } from '../store/index.js';
-import { nameResolution } from '../inventory/name.js';
 import { periodMs } from '../base/schedule.js';
 import type { RuleMemo } from '../rules/types.js';
 import { ruleMemo } from './memo.js';
@@ -221,7 +220,7 @@ export class Engine {
     // State alerts: what holds now, diffed against what was firing. Each condition is
     // enriched before its lifecycle, so a stored alert reads whole.
     const effective = conditions?.map((c) => pipeline.enrich(rule, c));
-    const resolved = resolvedAs && ((key: string) => scrubResolution(nameResolution(rule.validators, resolvedAs(key)), pipeline.redact));
+    const resolved = resolvedAs && ((key: string) => scrubResolution(resolvedAs(key), pipeline.redact));
     // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
     const before = effective ? loadActive(store, rule.name) : [];
     if (effective && this.#incidents) await this.#incidents.askNetwork(rule, effective, before, ownSignal);

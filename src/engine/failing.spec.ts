@@ -56,4 +56,11 @@ describe('rule-failing: what an operator reads when a rule cannot see', () => {
       details: { Entity: 'NodeID-a', Error: 'timeout', 'Failing since': '2026-11-29T09:00:00.000Z', Kind: 'validator-status' },
     });
   });
+
+  it('one entity of an inventory validator carries its NodeID as `node` (exactly: a key it composes too); another entity none', () => {
+    const alpha = { name: 'alpha', nodeId: 'NodeID-a', network: 'mainnet', labels: {} };
+    const watched = { ...rule, validators: { 'NodeID-a': alpha } } as unknown as LoadedRule;
+    const nodeOf = (entity: string) => entityFailingCondition(watched, { entity, count: 2, since: T, error: 'timeout' }, 'critical').labels['node'];
+    expect([nodeOf('NodeID-a'), nodeOf('NodeID-a:c-chain'), nodeOf('NodeID-ab'), nodeOf('0xdelegation'), nodeOf('p-chain')]).toEqual(['NodeID-a', 'NodeID-a', undefined, undefined, undefined]);
+  });
 });

@@ -1,6 +1,7 @@
 import { FAILING_ALERTNAME } from '../alerts/pipeline/enqueue.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Condition, Severity } from '../base/types.js';
+import { nodeOfEntity } from '../inventory/name.js';
 
 /**
  * A rule's rule-failing alert is kept in the store under this name (rule names cannot
@@ -104,15 +105,19 @@ export function failingCondition(rule: LoadedRule, run: FailureRun, severity: Se
   };
 }
 
-/** The condition of a rule that cannot see one of the entities it watches. */
+/**
+ * The condition of a rule that cannot see one of the entities it watches. One of an inventory
+ * validator's entities (its NodeID, `NodeID…:c-chain`) carries its key as `node`: it is named by it.
+ */
 export function entityFailingCondition(rule: LoadedRule, run: { entity: string } & FailureRun, severity: Severity): Condition {
+  const node = nodeOfEntity(rule.validators, run.entity);
   return {
     key: `entity:${run.entity}`,
     subject: run.entity,
     severity,
     summary: `rule "${rule.name}" cannot see ${run.entity}: its last ${run.count} lookups failed (${run.error})`,
     resolvedSummary: `rule "${rule.name}" sees ${run.entity} again`,
-    labels: { ...rule.labels, alertname: FAILING_ALERTNAME, rule: rule.name, severity, entity: run.entity },
+    labels: { ...rule.labels, alertname: FAILING_ALERTNAME, rule: rule.name, severity, entity: run.entity, ...(node === undefined ? {} : { node }) },
     details: { Entity: run.entity, Error: run.error, 'Failing since': new Date(run.since).toISOString(), Kind: rule.kind },
   };
 }

@@ -32,9 +32,9 @@ const ruleOf = (name: string, kind: string, severity: Severity): LoadedRule => (
 const HEALTH = ruleOf('health', 'validator-health', 'warning');
 const NODES = ruleOf('nodes', 'node-health', 'critical');
 
-/** One condition about validator `v`, `check` its label (none when undefined). */
+/** One condition about validator `v` (its `node` label, as a kind sets it), `check` its label (none when undefined). */
 function cond(v: string, check: string | undefined, over: Partial<Condition> = {}): Condition {
-  return { key: `${id(v)}:${check ?? 'x'}`, subject: id(v), summary: `${check} of ${id(v)}`, labels: check === undefined ? {} : { check }, details: {}, ...over };
+  return { key: `${id(v)}:${check ?? 'x'}`, subject: id(v), summary: `${check} of ${id(v)}`, labels: { node: id(v), ...(check === undefined ? {} : { check }) }, details: {}, ...over };
 }
 
 const alert = (c: Condition, state: 'pending' | 'firing' = 'firing', startedAt = T) => ({ key: c.key, state, startedAt, condition: c });
@@ -114,7 +114,7 @@ describe('IncidentTracker: one incident per host', () => {
 
   it("a child's family is its kind and check, else its alertname, else its kind alone: what the incident's alert lists", () => {
     const t = new IncidentTracker(CONFIG, FLEET);
-    commit(t, HEALTH, [alert(cond('v1', 'uptime')), alert(cond('v2', undefined, { labels: { alertname: 'stale' } })), alert(cond('v3', undefined))]);
+    commit(t, HEALTH, [alert(cond('v1', 'uptime')), alert(cond('v2', undefined, { labels: { node: id('v2'), alertname: 'stale' } })), alert(cond('v3', undefined))]);
     const [incident] = t.incidents(T) as [Incident];
     expect(incidentCondition(incident).details['Alerts']).toBe('v1: validator-health/uptime, v2: validator-health/stale, v3: validator-health/validator-health');
   });
@@ -122,11 +122,15 @@ describe('IncidentTracker: one incident per host', () => {
   it('alerts about no inventory validator (another node, or a rule without validators) make no children', () => {
     const t = new IncidentTracker(CONFIG, FLEET);
     const stranger = testNodeId('stranger');
-    const alerts = [1, 2, 3].map((i) => alert({ ...cond('v1', 'down'), key: `k${i}`, subject: stranger }));
+    const alerts = [1, 2, 3].map((i) => alert({ ...cond('v1', 'down'), key: `k${i}`, subject: stranger, labels: { node: stranger, check: 'down' } }));
     expect(t.childrenOf(NODES, alerts)).toEqual([]);
     expect(t.childrenOf({ ...NODES, validators: undefined } as LoadedRule, down('v1', 'v2', 'v3'))).toEqual([]);
     // Named by its `node` label rather than its subject: still that validator.
     expect(t.childrenOf(NODES, [alert({ ...cond('v1', 'down'), subject: 'h1', labels: { node: id('v1'), check: 'down' } })]).map((c) => c.validator)).toEqual(['v1']);
+    // By that label only: a NodeID in the subject, the summary or an entity label names no validator.
+    const textOnly = { ...cond('v1', 'down'), labels: { check: 'down', entity: id('v2') }, summary: `down: ${id('v3')}` };
+    expect(t.childrenOf(NODES, [alert(textOnly)])).toEqual([]);
+    expect(t.childrenOf(NODES, [alert({ ...textOnly, labels: { ...textOnly.labels, node: id('v1') } })]).map((c) => c.validator)).toEqual(['v1']);
   });
 
   it('testnet validators are on fuji: their incident, its network and their baseline are fuji’s', () => {
@@ -369,8 +373,8 @@ describe('IncidentTracker: whether the network is asked first, and who waits', (
     t.swept([viewOf()], T);
     expect(t.mayJoin(HEALTH, cond('v6', 'uptime'))).toBe(true);
     expect(t.mayJoin(NODES, cond('v6', 'down'))).toBe(false);
-    expect(t.mayJoin(HEALTH, cond('v6', undefined, { labels: { alertname: 'uptime' } }))).toBe(false);
-    expect(t.mayJoin(HEALTH, { subject: testNodeId('stranger'), labels: { check: 'uptime' } })).toBe(false);
+    expect(t.mayJoin(HEALTH, cond('v6', undefined, { labels: { node: id('v6'), alertname: 'uptime' } }))).toBe(false);
+    expect(t.mayJoin(HEALTH, { subject: testNodeId('stranger'), labels: { node: testNodeId('stranger'), check: 'uptime' } })).toBe(false);
     expect(t.mayJoin(HEALTH, cond('f1', 'uptime'))).toBe(true);
   });
 

@@ -25,7 +25,7 @@ const NODES = { name: 'nodes', kind: 'node-health', severity: 'critical', labels
 const HEALTH = { ...NODES, name: 'health', kind: 'validator-health', severity: 'warning' } as LoadedRule;
 
 function cond(v: string, check: string, labels: Record<string, string> = {}): Condition {
-  return { key: `${id(v)}:${check}`, subject: id(v), summary: `${check} of ${v}`, labels: { check, ...labels }, details: {} };
+  return { key: `${id(v)}:${check}`, subject: id(v), summary: `${check} of ${v}`, labels: { check, node: id(v), ...labels }, details: {} };
 }
 
 function active(c: Condition, state: 'pending' | 'firing' = 'firing', startedAt = T): ActiveAlert {
@@ -51,7 +51,7 @@ describe('withScopes: the scope label of each alert about a validator', () => {
     const scoped = withScopes(t, NODES, result, [], T);
     expect(scopes(scoped.active)).toEqual(['group', 'group', 'group', 'validator']);
     expect(scopes(scoped.notifications)).toEqual(['group', 'group', 'group', 'validator']);
-    expect(scoped.notifications[0]?.labels).toEqual({ check: 'down', scope: 'group' });
+    expect(scoped.notifications[0]?.labels).toEqual({ check: 'down', node: id('v1'), scope: 'group' });
     // Judged, not committed: the engine commits after.
     expect(t.incidents(T)).toEqual([]);
   });
@@ -63,7 +63,7 @@ describe('withScopes: the scope label of each alert about a validator', () => {
     const now = [active(v1), active({ ...v2, labels: { ...v2.labels, scope: 'group' } }), active(v3)];
     const scoped = withScopes(t, NODES, { active: now, notifications: [draft(v3)] }, before, T);
     expect(scopes(scoped.active)).toEqual(['validator', undefined, 'group']);
-    expect(scoped.active[1]?.condition.labels).toStrictEqual({ check: 'down' });
+    expect(scoped.active[1]?.condition.labels).toStrictEqual({ check: 'down', node: id('v2') });
     expect(scopes(scoped.notifications)).toEqual(['group']);
   });
 
@@ -145,7 +145,7 @@ describe('networksToAsk: the network is asked first about new news it may share'
     t.swept([view()], T);
     expect(networksToAsk(t, HEALTH, [uptime], [], T + MIN)).toEqual([]);
     expect(networksToAsk(t, HEALTH, [uptime], [], T + 2 * MIN)).toEqual(['mainnet']);
-    expect(networksToAsk(t, HEALTH, [cond('v6', 'down'), { ...uptime, subject: testNodeId('stranger') }], [], T + 2 * MIN)).toEqual([]);
+    expect(networksToAsk(t, HEALTH, [cond('v6', 'down'), { ...uptime, subject: testNodeId('stranger'), labels: { ...uptime.labels, node: testNodeId('stranger') } }], [], T + 2 * MIN)).toEqual([]);
     t.update('health', t.childrenOf(HEALTH, [active(uptime, 'pending')]));
     expect(networksToAsk(t, HEALTH, [uptime], [active(uptime, 'pending')], T + 2 * MIN)).toEqual([]);
   });

@@ -12,9 +12,10 @@ import { Engine } from '../engine/engine.js';
 import { FailureCounts } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import { PRIMARY_NETWORK } from '../rules/fields.js';
+import { ruleKinds } from '../rules/registry.js';
 import { SqliteStore } from '../store/index.js';
 import { systemClock } from '../base/clock.js';
-import { nameResolution, nameValidator } from './name.js';
+import { nameResolution, nameValidator, nodeOfEntity, validatorOf, whoResolves } from './name.js';
 import { inventory } from './schema.js';
 
 const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -110,7 +111,59 @@ describe('nameValidator: the network', () => {
 describe('nameResolution: a present named as its alert is (issue 38)', () => {
   it('carries the validator in its details, so a resolved notice does not repeat it as "When it fired: Validator"', () => {
     const [alpha] = inventory.parse([{ name: 'alpha', nodeId: A }]);
-    const present = nameResolution({ [A]: alpha! }, { summary: `${A} uptime is back at 92%`, details: { Node: A, Uptime: '92%' } });
+    const present = nameResolution({ [A]: alpha! }, { summary: `${A} uptime is back at 92%`, details: { Node: A, Uptime: '92%' } }, { labels: { node: A } });
     expect(present).toEqual({ summary: `alpha (${A}) uptime is back at 92%`, details: { Validator: 'alpha', Node: A, Uptime: '92%' } });
+  });
+
+  it('names the validator of the condition it resolves (its node label), not a NodeID its text names; without that condition, none', () => {
+    const validators = Object.fromEntries(inventory.parse([{ name: 'alpha', nodeId: A }, { name: 'beta', nodeId: B }]).map((v) => [v.nodeId, v]));
+    const r = { summary: `${B} sees ${A} again` };
+    expect(nameResolution(validators, r, { labels: { node: A, entity: B } })?.summary).toBe(`${B} sees alpha (${A}) again`);
+    expect(nameResolution(validators, r, { labels: { entity: A } })).toBe(r);
+    expect(nameResolution(validators, r)).toBe(r);
+  });
+});
+
+describe('validatorOf: by its key, never by text', () => {
+  const validators = Object.fromEntries(inventory.parse([{ name: 'alpha', nodeId: A }, { name: 'beta', nodeId: B }]).map((v) => [v.nodeId, v]));
+
+  it('a text that merely contains another validator’s NodeID (summary, entity, subject) names the one its node label is', () => {
+    const item = { subject: `${B}:c-chain`, summary: `${A} lost its peer ${B}`, labels: { node: A, entity: B } as Record<string, string>, details: {} as Record<string, string> };
+    const named = nameValidator(validators, item);
+    expect([named.labels['validator'], named.summary, named.details['Validator']]).toEqual(['alpha', `alpha (${A}) lost its peer ${B}`, 'alpha']);
+  });
+
+  it('an alert with no node label is about no validator, whatever its subject, entity or summary say', () => {
+    const item = { subject: A, summary: `${A} is down`, labels: { entity: A, node_id: A }, details: {} };
+    expect(validatorOf(validators, item)).toBeUndefined();
+    expect(nameValidator(validators, item)).toBe(item);
+  });
+
+  it('exactly the key: a longer or shorter NodeID, or an Object property name, is no validator', () => {
+    for (const node of [`${A}x`, A.slice(0, -1), 'constructor', '__proto__', 'toString']) expect(validatorOf(validators, { labels: { node } })).toBeUndefined();
+    expect(validatorOf(validators, { labels: { node: B } })?.name).toBe('beta');
+  });
+});
+
+describe('whoResolves: the validator a stored condition was named after', () => {
+  it('its node key and the name it fired with; a rule’s own `validator` label (no Validator detail) names none', () => {
+    expect(whoResolves({ labels: { node: A, validator: 'alpha' }, details: { Validator: 'alpha' } })).toEqual({ name: 'alpha', nodeId: A });
+    expect(whoResolves({ labels: { node: A, validator: 'from-a-rule' }, details: {} })).toBeUndefined();
+    expect(whoResolves({ labels: { validator: 'alpha' }, details: { Validator: 'alpha' } })).toBeUndefined();
+  });
+});
+
+describe('nodeOfEntity: the validator a kind’s entity key belongs to', () => {
+  const validators = Object.fromEntries(inventory.parse([{ name: 'alpha', nodeId: A }]).map((v) => [v.nodeId, v]));
+  it('the key itself or `NodeID…:part`; a NodeID elsewhere in the key, or another node, is none', () => {
+    expect([A, `${A}:c-chain`, `tx:${A}`, `${A}x:c-chain`, B, 'hasOwnProperty'].map((e) => nodeOfEntity(validators, e))).toEqual([A, A, undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe('every kind that watches inventory validators says which: a `node` label', () => {
+  it('each kind that fills keys from the inventory lists `node` among its labels', () => {
+    const watching = Object.values(ruleKinds).filter((k) => (k.selects ?? []).length > 0);
+    expect(watching.length).toBeGreaterThan(5);
+    expect(watching.filter((k) => !k.labelNames.includes('node')).map((k) => k.kind)).toEqual([]);
   });
 });

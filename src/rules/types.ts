@@ -106,7 +106,9 @@ export interface RuleKind<Spec, Obs, S> {
   ownsFor?: boolean;
   /**
    * The keys `validators:` (all, or a label selector) fills from the inventory: the kind is
-   * validator-scoped. Unset: the kind takes no selector.
+   * validator-scoped. Unset: the kind takes no selector. Each alert and condition such a
+   * kind raises about a validator carries the exact NodeID as its `node` label: the inventory
+   * entry is found by that key alone (inventory/name.ts), never read out of its text.
    */
   selects?: readonly InventoryKey[];
   /**
