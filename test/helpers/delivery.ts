@@ -1,6 +1,5 @@
 import { createLogger } from '../../src/base/log.js';
-import type { DeliveryError} from '../../src/channels/types.js';
-import { type AlertMessage, type Notifier } from '../../src/channels/types.js';
+import type { AlertMessage, DeliveryError, Notifier } from '../../src/channels/types.js';
 import { Delivery, type DeliveryDeps, type DeliveryOptions } from '../../src/delivery/delivery.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { NewAlert, Store } from '../../src/store/index.js';
