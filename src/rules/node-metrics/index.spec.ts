@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance } from '../../alerts/lifecycle.js';
 import { nodeMetrics, type Observation } from './index.js';
 import { metricsUrl } from './read.js';
-import { type State } from './schema.js';
+import type { State } from './schema.js';
 import { A, at, B, exposition, fakeNode, parse, seriesKeys, step, T0 } from '../../../test/helpers/metrics-node.js';
 
 // node-metrics on a fake node: a level crossed, series selected, rates, failing targets, series
