@@ -1,66 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { Cron } from 'croner';
+import { dirname, join, resolve } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { channel } from '../channels/registry.js';
 import { issuesToProblems, valueAt } from '../base/issues.js';
-import { CONFIG_SECRET_KEYS, configSchema, NETWORK_KEYS, ruleFileSchema, ruleSchema, type ChildRoute, type Config, type NetworkSettings, type RuleCommon } from './schema.js';
+import { CONFIG_SECRET_KEYS, configSchema, type ChildRoute, type Config } from './schema.js';
 import { isLoopback } from '../base/listen.js';
 import { Secret } from '../base/secret.js';
-import { parseDuration } from '../base/duration.js';
-import { scheduleOf, type Schedule } from '../base/schedule.js';
-import { formatProblem, YamlSource, type ConfigPath, type ConfigProblem } from '../base/source.js';
-import { ruleKinds } from '../rules/registry.js';
-import type { AnyRuleKind } from '../rules/registry.js';
+import { YamlSource, type ConfigPath, type ConfigProblem } from '../base/source.js';
 import { readInventory } from '../inventory/load.js';
-import { resolveSelector, splitByNetwork, type Resolved, type RuleValidators } from '../inventory/select.js';
-import type { InventoryValidator } from '../inventory/schema.js';
+import { ConfigError, type LoadedConfig, type LoadedRule, type LoadOptions } from './loaded.js';
+import { display, loadRuleFile, readText } from './rule-file.js';
 
-export interface LoadedRule extends Omit<RuleCommon, 'every' | 'schedule'> {
-  /** When it runs: its `every` or its `schedule`, one value (base/schedule.ts). */
-  schedule: Schedule;
-  /** The whole parsed rule: common keys and the kind's own. */
-  spec: Record<string, unknown>;
-  file: string;
-  line: number;
-  col: number;
-  /** Inventory validators the rule watches, by NodeID: its alerts name them and carry their labels. */
-  validators?: RuleValidators;
-  /** One network's part of a rule that selects validators on two (inventory/select.ts splitByNetwork): the rule as written, and this part's network. */
-  split?: { of: string; network: 'mainnet' | 'fuji' };
-  /** A problem at a path inside this rule, e.g. ['receivers', 0]. */
-  locate(path: ConfigPath, message: string): ConfigProblem;
-}
-
-export interface LoadedConfig {
-  file: string;
-  config: Config;
-  rules: LoadedRule[];
-  ruleFiles: string[];
-  /** The validators `validators:` (or the file `validatorsFile` names) lists. */
-  inventory: InventoryValidator[];
-  /** The file validatorsFile names (absolute), watched as the rule files are. */
-  inventoryFile?: string;
-  warnings: string[];
-  /** The warnings about sending (a receiver disabled, a rule with none): commands that send nothing leave them out. */
-  deliveryWarnings?: string[];
-  secrets: Secret[];
-  /** Examples with placeholders a ruleFiles glob found and did not load (see notLoadedExamples). */
-  skipped: Array<{ file: string; placeholder: string }>;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-
-  constructor(readonly problems: ConfigProblem[]) {
-    super(problems.map(formatProblem).join('\n'));
-  }
-
-  /** What the CLI prints (to stderr) before it exits 1: each problem on a line, then the count. */
-  report(): string {
-    return `${this.message}\n${this.problems.length} problem(s) found; nothing was started`;
-  }
-}
+export { ConfigError, type LoadedConfig, type LoadedRule, type LoadOptions } from './loaded.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/avawatch.yaml';
 
@@ -73,11 +24,6 @@ export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * Reads the config and every rule file it names. Throws ConfigError with every problem
  * found, in every file, not only the first.
  */
-export interface LoadOptions {
-  /** Rule tests load rule files without the operator's receivers: do not check the names. */
-  skipReceiverCheck?: boolean;
-}
-
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): LoadedConfig {
   const shown = display(file);
   if (!existsSync(file)) {
@@ -168,112 +114,6 @@ export function notLoadedExamples(loaded: Pick<LoadedConfig, 'ruleFiles' | 'skip
     }
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : 1));
-}
-
-/** The file's rules; 'skipped' for an example with placeholders that a glob found (recorded in `skipped`). */
-function loadRuleFile(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  problems: ConfigProblem[],
-  warnings: string[],
-  inventory: readonly InventoryValidator[] | undefined,
-  networks: Config['networks'] | undefined,
-  idle: string[],
-  noApi: string[],
-  skipped?: Array<{ file: string; placeholder: string }>,
-): LoadedRule[] | 'skipped' {
-  const shown = display(file);
-  const source = new YamlSource(shown, readText(file, shown), env);
-  problems.push(...source.problems);
-  if (!source.syntaxOk) return [];
-  if (source.data === undefined || source.data === null) {
-    problems.push(source.problem([], 'the file is empty: expected "rules:" with a list of rules'));
-    return [];
-  }
-  const frame = ruleFileSchema.safeParse(source.data);
-  if (!frame.success) {
-    problems.push(...issuesToProblems(source, frame.error.issues, [], CONFIG_SECRET_KEYS));
-    return [];
-  }
-  if (frame.data.placeholder && skipped) {
-    skipped.push({ file: shown, placeholder: frame.data.placeholder });
-    return 'skipped';
-  }
-  if (frame.data.placeholder) {
-    const [line, col] = source.position(['placeholder']);
-    warnings.push(`${shown}:${line}:${col}: an example with placeholders (${frame.data.placeholder}): replace them with your own, then remove "placeholder:"`);
-  }
-  // Each rule on its own, so one broken rule does not hide the problems of the next.
-  const rules: LoadedRule[] = [];
-  frame.data.rules.forEach((raw, i) => {
-    const locate = (path: ConfigPath, message: string) => source.problem(['rules', i, ...path], message);
-    problems.push(...scheduleProblems(raw, locate));
-    const kind = kindOf(raw);
-    const parts = splitByNetwork(raw, kind, inventory);
-    // A problem of the rule as written is said once, not once per network.
-    const said = new Set<string>();
-    const say = (list: readonly ConfigProblem[]) => {
-      for (const p of list) {
-        const text = formatProblem(p);
-        if (said.has(text)) continue;
-        said.add(text);
-        problems.push(p);
-      }
-    };
-    const selections = parts.map((part) => resolveSelector(part.raw, kind, inventory, locate));
-    // Left out only when no part watches anything (a Fuji part may read a node the mainnet one lacks).
-    const first = selections[0];
-    if (first && selections.every((s) => s.idle)) (first.idleWhy === 'api' ? noApi : idle).push(String((raw as { name?: unknown }).name));
-    parts.forEach((part, p) => {
-      const selection = selections[p] as Resolved;
-      say(selection.problems);
-      if (selection.raw === undefined) return;
-      const parsed = ruleSchema.safeParse(withNetworkSettings(selection.raw, kind, networks));
-      if (!parsed.success) {
-        // A selector that failed already said why the keys it fills are missing.
-        const echo = (path: readonly PropertyKey[]) => selection.problems.length > 0 && (path.length === 0 || (kind?.selects ?? []).some((k) => k === path[0]));
-        say(issuesToProblems(source, parsed.error.issues.filter((issue) => !echo(issue.path)), ['rules', i], CONFIG_SECRET_KEYS));
-        return;
-      }
-      const [line, col] = source.position(['rules', i]);
-      const spec = parsed.data as Record<string, unknown>;
-      // The suffix goes on after the parse: a name the operator writes cannot take it (no '@'), so parts never collide with a rule.
-      if (part.suffix !== '') spec['name'] = `${String(spec['name'])}${part.suffix}`;
-      const { every, schedule, ...common } = spec as unknown as RuleCommon;
-      const split = part.network === undefined ? {} : { split: { of: String((raw as { name?: unknown }).name), network: part.network } };
-      rules.push({ ...common, schedule: scheduleOf({ every, schedule }), spec, validators: selection.validators, ...split, file: shown, line, col, locate });
-    });
-  });
-  return rules;
-}
-
-/** The rule with what `networks.<its network>` sets, for the keys its kind takes and it leaves unset. */
-function withNetworkSettings(raw: unknown, kind: AnyRuleKind | undefined, networks: Config['networks'] | undefined): unknown {
-  if (!kind || !networks || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  const rule = raw as Record<string, unknown>;
-  const settings: NetworkSettings | undefined = rule['network'] === 'mainnet' ? networks.mainnet : rule['network'] === 'fuji' || rule['network'] === 'testnet' ? networks.fuji : undefined;
-  if (!settings) return raw;
-  const out = { ...rule };
-  for (const key of NETWORK_KEYS) if (key in kind.spec.shape && out[key] === undefined && settings[key] !== undefined) out[key] = settings[key];
-  return out;
-}
-
-/** every xor schedule, checked on the raw rule so other broken keys do not hide it. */
-function scheduleProblems(raw: unknown, locate: LoadedRule['locate']): ConfigProblem[] {
-  if (raw === null || typeof raw !== 'object') return [];
-  const { every, schedule } = raw as { every?: unknown; schedule?: unknown };
-  if ((every === undefined) === (schedule === undefined)) {
-    return [locate(every === undefined ? [] : ['every'], 'set exactly one of "every" (a duration) or "schedule" (cron)')];
-  }
-  if (typeof every === 'string') {
-    const ms = parseDuration(every);
-    if (ms !== undefined && ms < 1000) return [locate(['every'], 'must be at least 1s')];
-  }
-  if (typeof schedule === 'string') {
-    const error = cronError(schedule);
-    if (error) return [locate(['schedule'], `not a valid cron expression: ${error}`)];
-  }
-  return [];
 }
 
 /**
@@ -385,39 +225,12 @@ function authProblems(source: YamlSource, config: Config): ConfigProblem[] {
   return problems;
 }
 
-function cronError(pattern: string): string | undefined {
-  try {
-    new Cron(pattern, { paused: true }).stop();
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
-
-function kindOf(raw: unknown): AnyRuleKind | undefined {
-  const kind = valueAt(raw, ['kind']);
-  return typeof kind === 'string' && Object.hasOwn(ruleKinds, kind) ? (ruleKinds as Record<string, AnyRuleKind>)[kind] : undefined;
-}
 
 function ruleFilesOf(data: unknown): string[] {
   const value = valueAt(data, ['ruleFiles']);
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-function readText(file: string, shown: string): string {
-  try {
-    return YamlSource.text(file);
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new ConfigError([{ file: shown, line: 1, col: 1, path: '', message: `cannot read the file (${reason})` }]);
-  }
-}
-
-/** Paths as the user would type them: relative inside the working directory, else absolute. */
-function display(file: string): string {
-  const rel = relative(process.cwd(), resolve(file));
-  return rel.startsWith('..') || isAbsolute(rel) ? resolve(file) : rel;
-}
 
 /** Files in the order they were read, each top to bottom. */
 function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { exists, pathsNamed, recipe } from '../../test/helpers/recipe.js';
 import { ruleKinds } from './registry.js';
 
 const HEADER = '<!-- Joined from src/rules/README.md and each kind\'s src/rules/<kind>/README.md (edit those, then `npx vitest run src/rules/registry.spec.ts -u`). -->\n';
@@ -60,6 +61,48 @@ describe('rule kind registry', () => {
     it(`${kind}: says whether it reads \`for\` itself`, () => {
       const k = ruleKinds[kind as keyof typeof ruleKinds] as { spec: { shape: object }; ownsFor?: boolean };
       expect(k.ownsFor === true, 'a kind whose keys include `for` reads it itself: set ownsFor').toBe('for' in k.spec.shape);
+    });
+  }
+});
+
+// README.md's recipe for a new kind is whole: it names every place a kind has (those below,
+// which this spec and demo.spec.ts, dashboard.spec.ts and docs-map.test.ts ask of each kind),
+// every file it names exists, and every registered kind has each place.
+describe("README.md's recipe for a new rule kind", () => {
+  const text = recipe('A new rule kind');
+  const docs = readFileSync('docs/rules.md', 'utf8');
+  const map = docs.slice(docs.indexOf('## The interface, endpoint by endpoint'), docs.indexOf('## How rules work'));
+  const schema = readFileSync('docs/schema/rules.schema.json', 'utf8');
+  /** Each place of the recipe, and whether `kind` has it. */
+  const PLACES: Record<string, (kind: string) => boolean> = {
+    'src/rules/<kind>/': (kind) => exists(`src/rules/${kind}/`),
+    'schema.ts': (kind) => exists(`src/rules/${kind}/schema.ts`),
+    'index.ts': (kind) => exists(`src/rules/${kind}/index.ts`),
+    'index.spec.ts': (kind) => exists(`src/rules/${kind}/index.spec.ts`),
+    'README.md': (kind) => exists(`src/rules/${kind}/README.md`),
+    'src/rules/registry.ts': (kind) => kind in ruleKinds,
+    'src/rules/README.md': (kind) => map.includes(`[\`${kind}\`](#${kind})`),
+    'docs/rules.md': (kind) => docs.includes(`## \`${kind}\``),
+    'src/rules/<kind>/dashboard.json': (kind) => (ruleKinds as Record<string, { gauges: readonly unknown[] }>)[kind]?.gauges.length === 0 || exists(`src/rules/${kind}/dashboard.json`),
+    'docs/schema/rules.schema.json': (kind) => new RegExp(`"const":\\s*"${kind}"`).test(schema),
+    'src/rules/<kind>/demo.yaml': (kind) => exists(`src/rules/${kind}/demo.yaml`),
+    'rules/': (kind) => readdirSync('rules').some((f) => f.endsWith('.yaml') && readFileSync(`rules/${f}`, 'utf8').includes(`kind: ${kind}\n`)),
+    'rules/tests/': () => exists('rules/tests/'),
+  };
+
+  it('names each place a kind has', () => {
+    expect(Object.keys(PLACES).filter((place) => !text.includes(`\`${place}\``))).toEqual([]);
+  });
+
+  it('every file and command it names exists', () => {
+    const named = pathsNamed(text).flatMap((path) => (path.includes('<kind>') ? Object.keys(ruleKinds).map((kind) => path.replaceAll('<kind>', kind)) : [path]));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((path) => !exists(path))).toEqual([]);
+  });
+
+  for (const kind of Object.keys(ruleKinds)) {
+    it(`${kind}: has each place of the recipe`, () => {
+      expect(Object.entries(PLACES).filter(([, has]) => !has(kind)).map(([place]) => place)).toEqual([]);
     });
   }
 });

@@ -9,13 +9,12 @@ import { NETWORKS } from '../rules/fields.js';
 import type { BudgetLimits } from './budget.js';
 import { mergeDefined, type PeriodInput } from './samples.js';
 import { applyLongTail, longTailChange } from './longtail.js';
-import { parseUnits } from '../base/token-amount.js';
-import { blockAt, INTERNAL_TX_TYPES } from './evm.js';
 import type { ValidationChange, World } from './world.js';
 import type { AutoRenewInput } from './stakers.js';
 import { applyPChainChange, pchainKeys } from './scenario-pchain.js';
 import { applyNodeChange, nodeKeys } from './scenario-node.js';
 import { applyNetworkChange, networkKeys } from './scenario-network.js';
+import { applyEvmChange, evmKeys } from './scenario-evm.js';
 
 /** `+30s`, `-1d`, `30s` relative to the scenario start, or an ISO date. Milliseconds from start. */
 /** An event's time: relative to the start (+30s, -1d) or an ISO date. */
@@ -187,47 +186,6 @@ const stopProposing = z.strictObject({ nodeId: z.string(), chain: z.enum(['p-cha
 const signatureAggregator = z.strictObject({ txHash: z.string(), fail: z.number().int().min(400).max(599).nullable().optional(), latencyMs: z.number().int().min(0).optional() });
 const exportPlan = z.strictObject({ completeAfterPolls: z.number().int().min(1), outcome: z.enum(['COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED']) });
 
-// ---- EVM address activity (src/sim/evm.ts): a transaction with its ERC-20 transfers and internal calls.
-const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an EVM address: 0x and 40 hex digits');
-/** Token units as written ("1.5", 25); turned into base units with the token's decimals. */
-const units = z.union([z.string(), z.number().nonnegative()]).transform(String);
-const evmToken = z.strictObject({
-  address: evmAddress,
-  name: z.string().default('Test Token'),
-  symbol: z.string().default('TEST'),
-  decimals: z.number().int().min(0).max(36).default(18),
-});
-const evmTransaction = z
-  .strictObject({
-    chainId: z.union([z.string(), z.number()]).transform(String).default('43114'),
-    txHash: z.string().optional(),
-    from: evmAddress,
-    to: evmAddress,
-    /** The chain's coin (18 decimals), in whole units. */
-    value: units.default('0'),
-    /** Block time; default: the simulated now. */
-    at: when.optional(),
-    /** Default: the block of its time (one every 2 s). */
-    block: z.number().int().positive().optional(),
-    status: z.enum(['success', 'failed']).default('success'),
-    erc20: z.array(z.strictObject({ token: evmToken, from: evmAddress, to: evmAddress, value: units })).default([]),
-    internal: z
-      .array(z.strictObject({ from: evmAddress, to: evmAddress, value: units, type: z.enum(INTERNAL_TX_TYPES).default('CALL'), reverted: z.boolean().default(false) }))
-      .default([]),
-  })
-  .superRefine((t, ctx) => {
-    const check = (value: string, decimals: number, path: Array<string | number>) => {
-      try {
-        parseUnits(value, decimals);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', path, message: (err as Error).message });
-      }
-    };
-    check(t.value, 18, ['value']);
-    t.erc20.forEach((e, i) => check(e.value, e.token.decimals, ['erc20', i, 'value']));
-    t.internal.forEach((e, i) => check(e.value, 18, ['internal', i, 'value']));
-  });
-
 /** What a scenario (or a rule test step) can set up or change. */
 export const worldChange = z.strictObject({
   validations: z.array(validation).optional(),
@@ -252,7 +210,8 @@ export const worldChange = z.strictObject({
   ...pchainKeys(when, avax, network),
   /** NFT tokens, deployments, block and X-chain asset transactions (src/sim/longtail.ts). */
   ...longTailChange(when),
-  evmTransactions: z.array(evmTransaction).optional(),
+  /** EVM transactions with their ERC-20 transfers and internal calls (src/sim/scenario-evm.ts). */
+  ...evmKeys(when),
   /** The operators' own node APIs: nodes, node (src/sim/scenario-node.ts). */
   ...nodeKeys(),
   /** A bulk network of made-up validators and its dips: bulkNetwork, networkDip (src/sim/scenario-network.ts). */
@@ -362,21 +321,7 @@ export function applyChange(world: World, change: WorldChange, startMs: number):
   applyLongTail(world.longTail, change, at);
   applyNodeChange(world.nodes, change);
   applyNetworkChange(world, change);
-  for (const t of change.evmTransactions ?? []) {
-    const timestamp = t.at ? at(t.at) : world.clock.now();
-    world.evm.add({
-      chainId: t.chainId,
-      txHash: t.txHash,
-      block: t.block ?? blockAt(timestamp),
-      timestamp,
-      from: t.from,
-      to: t.to,
-      value: parseUnits(t.value, 18).toString(),
-      failed: t.status === 'failed',
-      erc20: t.erc20.map((e) => ({ ...e, value: parseUnits(e.value, e.token.decimals).toString() })),
-      internal: t.internal.map((e) => ({ ...e, value: parseUnits(e.value, 18).toString() })),
-    });
-  }
+  applyEvmChange(world, change, at);
 }
 
 /** The scenario's events, applied once each as the simulated clock passes them. */
