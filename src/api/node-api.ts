@@ -4,7 +4,6 @@ import { undici } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
-import { setTimer } from '../base/timers.js';
 import { healthReply, rpcEnvelope } from './node-schemas.js';
 import { networkErrorText } from './errors.js';
 
@@ -148,7 +147,7 @@ export class HttpNodeApi implements NodeApi {
       (r) => {
         entry.at = this.#o.clock.mono();
         // Kept only for the window: a big exposition is not held until the next poll.
-        setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs).unref();
+        this.#o.clock.setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs, { unref: true });
         return r.text;
       },
       (err: unknown) => {
@@ -208,7 +207,7 @@ export class HttpNodeApi implements NodeApi {
   }
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
-    const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
+    const deadline = linkedSignal(x.signal, { ms: this.#o.timeoutMs, clock: this.#o.clock });
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
       return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, kind, x.target.where);

@@ -54,12 +54,6 @@ export interface AppOptions {
    * the demo run on the simulator's time.
    */
   clock?: Clock;
-  /**
-   * The clock the scheduler's timers run on (default the host's): how long an evaluation has
-   * run is read on its steady reading. A test that fakes Date with the timers (and not
-   * performance, which loopback I/O needs) passes one read from Date.
-   */
-  timerClock?: Clock;
   /** Reads the config again for a reload; throws ConfigError when it is invalid. */
   reload?: () => LoadedConfig;
   /** Reload when the config or a rule file changes on disk. */
@@ -208,8 +202,7 @@ export class App {
         }
       },
       onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
-      // Its timers' clock, not the App's: in the demo that one runs n times faster than they do.
-      clock: this.#opts.timerClock ?? systemClock,
+      clock: this.#clock,
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
@@ -606,6 +599,7 @@ export class App {
       failUrl: hb.failUrl,
       everyMs: hb.every,
       timeoutMs: hb.timeout,
+      clock: this.#clock,
       blindness: () => this.blindness(),
       redact: (text) => scrub(text, this.#loaded.secrets),
       onPing: (outcome, error) => {
@@ -750,7 +744,8 @@ function agentOf(o: { connectTimeout: number; timeout: number }, connections: nu
 
 async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {
   const closed = agent.close();
-  const timer = setTimeout(() => void agent.destroy(), waitMs);
+  // Sockets close on the host's time, whatever the App's clock runs at.
+  const cancel = systemClock.setTimer(() => void agent.destroy(), waitMs);
   await closed.catch(() => undefined);
-  clearTimeout(timer);
+  cancel();
 }

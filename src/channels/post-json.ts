@@ -2,6 +2,7 @@ import { formatDuration } from '../base/duration.js';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { linkedSignal } from '../base/abort.js';
+import type { Timers } from '../base/timers.js';
 import { parseRetryAfter, retryableStatus } from '../base/retry.js';
 import { VERSION } from '../base/version.js';
 import { DeliveryError } from './types.js';
@@ -18,6 +19,8 @@ interface PostOptions {
   timeoutMs: number;
   signal: AbortSignal;
   headers?: Record<string, string>;
+  /** The deadline's clock (the App's, handed to the channel at start). */
+  clock: Timers;
 }
 
 /**
@@ -58,7 +61,7 @@ export function httpFailure(prefix: string, res: { status: number; headers: Head
  * message (and a URL's secret) somewhere else.
  */
 export async function postForAnswer(url: string, body: string, o: PostOptions): Promise<JsonAnswer> {
-  const attempt = linkedSignal(o.signal, o.timeoutMs);
+  const attempt = linkedSignal(o.signal, { ms: o.timeoutMs, clock: o.clock });
   let sent = false;
   let res: JsonAnswer;
   try {

@@ -42,9 +42,9 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
     AVAWATCH_DEMO_STATE: join(state, 'avawatch.db'),
   };
   const loaded = loadConfig(join(DEMO_DIR, 'avawatch.yaml'), env);
-  // At --speed n the rules poll n times as often on a clock n times as fast: they see what
-  // they would see at speed 1 (the same polls between two changes), only sooner.
-  for (const rule of loaded.rules) if ('everyMs' in rule.schedule) rule.schedule = { everyMs: rule.schedule.everyMs / speed };
+  // At --speed n the daemon runs on the world's clock, timers too: its rules poll n times as
+  // often as the host counts, and see what they would see at speed 1 (the same polls between
+  // two changes), only sooner.
   // A rule is failing after the same real time as at speed 1: at 8× a busy machine overruns
   // three 0.6 s ticks in under two seconds, which is the demo's pace, not a broken rule.
   loaded.config.health.failingAfter = Math.min(1000, loaded.config.health.failingAfter * speed);

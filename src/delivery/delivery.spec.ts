@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clockOf } from '../base/clock.js';
 import { createLogger } from '../base/log.js';
 import { createMetrics } from '../metrics/registry.js';
 import { Store, type NewAlert } from '../store/index.js';
@@ -67,7 +68,7 @@ describe('delivery', () => {
       metrics,
       log: createLogger('info', false, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
-      clock: { now: wall, mono: () => clock },
+      clock: clockOf({ now: wall, mono: () => clock }),
       random: () => 1,
       ...extra,
     });

@@ -106,6 +106,7 @@ export class AlertmanagerNotifier implements Notifier {
         prefix: `alertmanager receiver "${this.name}"${urls.length > 1 ? ` (peer ${i + 1} of ${urls.length})` : ''}`,
         timeoutMs: this.receiver.timeout,
         signal,
+        clock: this.#ctx?.clock ?? systemClock,
       }),
     );
     // The first peer to accept is enough: a black-holed one must not hold up the receiver.
