@@ -193,8 +193,8 @@ describe('HttpClient against a real local server', () => {
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
-    expect(parseRetryAfter('2')).toBe(2_000);
+    expect(parseRetryAfter('2', 0)).toBe(2_000);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 5_000)).toBe(5_000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
   });
 });

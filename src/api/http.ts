@@ -191,7 +191,7 @@ export class HttpClient {
         throw err;
       }
     }
-    const deadline = linkedSignal(req.signal, { ms: this.#o.timeoutMs, clock: this.#o.clock });
+    const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
     // Compute units count once the service answered (its status line came back), not before.
     const sent = { answered: false };
     req.onSent?.();
@@ -234,7 +234,7 @@ export class HttpClient {
     }
     const { message: serviceMessage, serviceError } = parseServiceError(text);
     const retryable = retryableStatus(res.statusCode);
-    const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.#o.clock.now());
     const reason = serviceMessage ? `: ${serviceMessage}` : '';
     return Promise.reject(
       this.#error(req, `HTTP ${res.statusCode}${reason}`, {

@@ -207,7 +207,7 @@ export class HttpNodeApi implements NodeApi {
   }
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
-    const deadline = linkedSignal(x.signal, { ms: this.#o.timeoutMs, clock: this.#o.clock });
+    const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
       return new NodeApiError(`node ${x.target.where} ${x.endpoint}: ${what}`, kind, x.target.where);

@@ -413,7 +413,7 @@ export class App {
   #watch(): void {
     const old = this.#watcher;
     const onChange = () => void this.reload('file changed');
-    this.#watcher = watchConfig(this.#loaded, onChange, this.#opts.log);
+    this.#watcher = watchConfig(this.#loaded, onChange, this.#opts.log, this.#clock);
     // A change saved while the reload ran still counts.
     if (old?.close()) onChange();
   }

@@ -63,6 +63,22 @@ export function timersOn(setTimer: Timers['setTimer']): Timers {
   };
 }
 
+/** Calls `fn` every `ms` on `timers` until the returned Cancel. */
+export function every(timers: Pick<Timers, 'setTimer'>, ms: number, fn: () => void): Cancel {
+  let cancel: Cancel = () => undefined;
+  let stopped = false;
+  const tick = (): void => {
+    if (stopped) return;
+    fn();
+    if (!stopped) cancel = timers.setTimer(tick, ms);
+  };
+  cancel = timers.setTimer(tick, ms);
+  return () => {
+    stopped = true;
+    cancel();
+  };
+}
+
 /** setTimeout with the delay clamped (timerDelay). */
 export const hostTimers: Timers = timersOn((fn, ms, o) => {
   const timer = setTimeout(fn, timerDelay(ms));

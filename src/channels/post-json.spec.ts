@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../base/clock.js';
 import { postForAnswer, postJson } from './post-json.js';
 import type { DeliveryError } from './types.js';
 
@@ -18,7 +17,7 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T0SECRET42/xyzzySecretPath`;
 }
 
-const options = (timeoutMs = 2_000) => ({ prefix: 'webhook receiver "hook"', timeoutMs, signal: new AbortController().signal, clock: systemClock });
+const options = (timeoutMs = 2_000) => ({ prefix: 'webhook receiver "hook"', timeoutMs, signal: new AbortController().signal });
 const failure = (p: Promise<unknown>): Promise<DeliveryError> => p.then(() => expect.fail('expected the post to fail'), (err: DeliveryError) => err);
 
 describe('postJson and postForAnswer', () => {

@@ -2,7 +2,7 @@ import { formatDuration } from '../base/duration.js';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { linkedSignal } from '../base/abort.js';
-import type { Timers } from '../base/timers.js';
+import { systemClock } from '../base/clock.js';
 import { parseRetryAfter, retryableStatus } from '../base/retry.js';
 import { VERSION } from '../base/version.js';
 import { DeliveryError } from './types.js';
@@ -19,8 +19,6 @@ interface PostOptions {
   timeoutMs: number;
   signal: AbortSignal;
   headers?: Record<string, string>;
-  /** The deadline's clock (the App's, handed to the channel at start). */
-  clock: Timers;
 }
 
 /**
@@ -49,7 +47,8 @@ export async function postJson(url: string, body: string, o: PostOptions): Promi
  * (`providerWaitMs`), else its Retry-After. `detail` must already be scrubbed.
  */
 export function httpFailure(prefix: string, res: { status: number; headers: Headers }, detail: string, providerWaitMs?: number): DeliveryError {
-  const wait = res.status === 429 ? (providerWaitMs ?? parseRetryAfter(res.headers.get('retry-after'))) : undefined;
+  // A provider's date is the real world's: read against the host's wall.
+  const wait = res.status === 429 ? (providerWaitMs ?? parseRetryAfter(res.headers.get('retry-after'), systemClock.now())) : undefined;
   return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
 }
 
@@ -61,7 +60,7 @@ export function httpFailure(prefix: string, res: { status: number; headers: Head
  * message (and a URL's secret) somewhere else.
  */
 export async function postForAnswer(url: string, body: string, o: PostOptions): Promise<JsonAnswer> {
-  const attempt = linkedSignal(o.signal, { ms: o.timeoutMs, clock: o.clock });
+  const attempt = linkedSignal(o.signal, o.timeoutMs);
   let sent = false;
   let res: JsonAnswer;
   try {

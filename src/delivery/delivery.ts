@@ -1,5 +1,5 @@
 import { mute } from '../alerts/pipeline.js';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
 import { DIGEST_GROUP, type OutboxRow, type Store } from '../store/index.js';
@@ -23,7 +23,7 @@ export interface DeliveryDeps {
   /**
    * The engine's clock. Rows are stamped, aged (maxAge), retried and paused on its steady
    * reading: a step of the wall neither dead-letters a fresh row nor holds a due one. The
-   * workers wait on its timers.
+   * workers wait on its timers (stop's grace aside).
    */
   clock: Clock;
   random?: () => number;
@@ -113,7 +113,8 @@ export class Delivery {
   async stop(graceMs = 5_000): Promise<void> {
     this.#stopped = true;
     this.kick();
-    const cancel = this.#deps.clock.setTimer(() => this.#abort.abort(), graceMs);
+    // Sends in flight are exchanges with other systems: their grace is the host's time.
+    const cancel = systemClock.setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(this.#workers);
     cancel();
   }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import { nextRun, periodMs } from '../base/schedule.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../base/log.js';
@@ -13,7 +13,8 @@ export interface SchedulerDeps {
   onSkip?: (rule: LoadedRule, runningForMs: number) => void;
   /**
    * The App's clock: ticks are aligned on its wall reading and wait on its timers; how long
-   * an evaluation has run is on its steady reading (the demo's runs n times faster).
+   * an evaluation has run is on its steady reading (the demo's runs n times faster). Cron
+   * rules run on croner's own timers, on the host's wall.
    */
   clock: Clock;
   random?: () => number;
@@ -77,7 +78,8 @@ export class Scheduler {
       job.timer?.();
       job.cron?.stop();
     }
-    const cancel = this.#deps.clock.setTimer(() => this.#abort.abort(), graceMs);
+    // Evaluations in flight wait on other systems: their grace is the host's time.
+    const cancel = systemClock.setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(jobs.flatMap((j) => [...j.running]));
     cancel();
     this.#abort.abort(); // whatever an evaluation left behind (a retry, a sibling lookup) ends now

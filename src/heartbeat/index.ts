@@ -22,7 +22,7 @@ export interface HeartbeatOptions {
   /** Removes secrets from what the ping body and the log say. */
   redact: (text: string) => string;
   onPing?: (outcome: 'ok' | 'fail' | 'error', error?: string) => void;
-  /** The App's: its beats and a ping's deadline run on it. */
+  /** The App's: the beats' interval runs on it. */
   clock: Clock;
 }
 
@@ -68,7 +68,7 @@ export class Heartbeat {
     // The monitor shows the body beside the ping: why, for a person reading it there.
     const body = JSON.stringify({ status: outcome === 'ok' ? 'every source answered' : 'blind', blind: blind.slice(0, 20).map((b) => this.#o.redact(b).slice(0, 300)) });
     try {
-      const res = await postForAnswer(url, body, { prefix: 'heartbeat', timeoutMs: this.#o.timeoutMs, signal: this.#stopping.signal, clock: this.#o.clock });
+      const res = await postForAnswer(url, body, { prefix: 'heartbeat', timeoutMs: this.#o.timeoutMs, signal: this.#stopping.signal });
       if (res.status < 200 || res.status >= 300) throw new Error(`heartbeat: HTTP ${res.status}`);
     } catch (err) {
       // Stopped mid-ping (shutdown, a reload): not the monitor's failure.

@@ -65,7 +65,7 @@ class DiscordNotifier implements Notifier {
     // rather than earn a 429; longer waits are left to delivery, through the 429.
     const wait = this.#bucketResetAt - this.#clock.mono();
     if (wait > 0 && wait <= this.receiver.timeout / 2) await this.#clock.sleep(wait, signal).catch(() => undefined);
-    const res = await postForAnswer(url.reveal(), JSON.stringify(discordPayload(alerts)), { prefix, timeoutMs: this.receiver.timeout, signal, clock: this.#clock });
+    const res = await postForAnswer(url.reveal(), JSON.stringify(discordPayload(alerts)), { prefix, timeoutMs: this.receiver.timeout, signal });
     this.#bucketResetAt = res.headers.get('x-ratelimit-remaining') === '0' ? this.#clock.mono() + (resetAfterMs(res) ?? 0) : 0;
     const error = classify(prefix, res, url);
     if (error) throw error;

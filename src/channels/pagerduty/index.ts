@@ -1,12 +1,11 @@
 import { formatDuration } from '../../base/duration.js';
 import { z } from 'zod';
-import { systemClock, type Clock } from '../../base/clock.js';
 import { linkedSignal } from '../../base/abort.js';
 import { durationMs, httpUrl, secretString } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
 import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
-import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { dedupKey, eventBody, pagerDutyEvent } from './event.js';
 
 export interface PagerDutyReceiver extends ReceiverBase {
@@ -48,8 +47,6 @@ class PagerDutyNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  /** The App's, from start(): its deadline runs on it. */
-  #clock: Clock = systemClock;
   /** `alertId/status` of notifications accepted by PagerDuty, oldest first. */
   readonly #accepted = new Set<string>();
 
@@ -57,10 +54,6 @@ class PagerDutyNotifier implements Notifier {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
     this.timeoutMs = receiver.timeout;
-  }
-
-  start(ctx: ChannelContext): void {
-    this.#clock = ctx.clock;
   }
 
   /**
@@ -77,7 +70,7 @@ class PagerDutyNotifier implements Notifier {
     const key = this.receiver.routingKey;
     if (!key) throw new DeliveryError(`${prefix} has no routingKey`, 'disabled', false);
     const url = `${this.receiver.apiUrl.replace(/\/+$/, '')}/v2/enqueue`;
-    const deadline = linkedSignal(signal, { ms: this.receiver.timeout, clock: this.#clock });
+    const deadline = linkedSignal(signal, this.receiver.timeout);
     const keys = alerts.map(dedupKey);
     try {
       for (const [i, a] of alerts.entries()) {
@@ -89,7 +82,7 @@ class PagerDutyNotifier implements Notifier {
         const which = alerts.length > 1 ? ` (event ${i + 1} of ${alerts.length})` : '';
         let res: JsonAnswer;
         try {
-          res = await postForAnswer(url, body, { prefix: `${prefix}${which}`, timeoutMs: this.receiver.timeout, signal: deadline.signal, clock: this.#clock });
+          res = await postForAnswer(url, body, { prefix: `${prefix}${which}`, timeoutMs: this.receiver.timeout, signal: deadline.signal });
         } catch (err) {
           if (deadline.timedOut) throw new DeliveryError(`${prefix}${which}: no answer within ${formatDuration(this.receiver.timeout)}`, 'timeout', true);
           throw err;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { systemClock, type Clock } from '../../base/clock.js';
 import { durationMs, secretUrl } from '../../base/fields.js';
 import type { Secret } from '../../base/secret.js';
 import { bodyDetail, httpFailure, postForAnswer, type JsonAnswer } from '../post-json.js';
-import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { slackGroupMessage, slackMessage } from './message.js';
 
 export interface SlackReceiver extends ReceiverBase {
@@ -41,8 +40,6 @@ class SlackNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  /** The App's, from start(): its deadline runs on it. */
-  #clock: Clock = systemClock;
 
   constructor(private readonly receiver: SlackReceiver) {
     this.name = receiver.name;
@@ -50,16 +47,12 @@ class SlackNotifier implements Notifier {
     this.timeoutMs = receiver.timeout;
   }
 
-  start(ctx: ChannelContext): void {
-    this.#clock = ctx.clock;
-  }
-
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
     const prefix = `slack receiver "${this.name}"`;
     const url = this.receiver.webhookUrl;
     if (!url) throw new DeliveryError(`${prefix} has no webhookUrl`, 'disabled', false);
     const message = alerts.length === 1 ? slackMessage(alerts[0] as AlertMessage) : slackGroupMessage(alerts);
-    const res = await postForAnswer(url.reveal(), JSON.stringify(message), { prefix, timeoutMs: this.receiver.timeout, signal, clock: this.#clock });
+    const res = await postForAnswer(url.reveal(), JSON.stringify(message), { prefix, timeoutMs: this.receiver.timeout, signal });
     const error = classify(prefix, res);
     if (error) throw error;
   }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { systemClock, type Clock } from '../../base/clock.js';
 import { durationMs, httpUrl, secretString } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
 import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
-import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
+import { DeliveryError, type AlertMessage, type Channel, type Notifier, type ReceiverBase } from '../types.js';
 import { telegramText } from './message.js';
 
 export interface TelegramReceiver extends ReceiverBase {
@@ -49,17 +48,11 @@ class TelegramNotifier implements Notifier {
   readonly name: string;
   readonly minIntervalMs: number;
   readonly timeoutMs: number;
-  /** The App's, from start(): its deadline runs on it. */
-  #clock: Clock = systemClock;
 
   constructor(private readonly receiver: TelegramReceiver) {
     this.name = receiver.name;
     this.minIntervalMs = receiver.minInterval;
     this.timeoutMs = receiver.timeout;
-  }
-
-  start(ctx: ChannelContext): void {
-    this.#clock = ctx.clock;
   }
 
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
@@ -74,7 +67,7 @@ class TelegramNotifier implements Notifier {
       link_preview_options: { is_disabled: true },
     });
     const url = `${this.receiver.apiUrl.replace(/\/+$/, '')}/bot${token.reveal()}/sendMessage`;
-    const res = await postForAnswer(url, body, { prefix, timeoutMs: this.receiver.timeout, signal, clock: this.#clock });
+    const res = await postForAnswer(url, body, { prefix, timeoutMs: this.receiver.timeout, signal });
     const error = classify(prefix, res, token);
     if (error) throw error;
   }

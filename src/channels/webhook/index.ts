@@ -86,6 +86,6 @@ class WebhookNotifier implements Notifier {
     const timestamp = String(Math.floor(this.#clock.now() / 1000));
     const headers: Record<string, string> = { 'x-avawatch-timestamp': timestamp };
     if (this.receiver.secret) headers['x-avawatch-signature'] = signature(this.receiver.secret.reveal(), timestamp, body);
-    await postJson(url.reveal(), body, { prefix: `webhook receiver "${this.name}"`, timeoutMs: this.receiver.timeout, signal, headers, clock: this.#clock });
+    await postJson(url.reveal(), body, { prefix: `webhook receiver "${this.name}"`, timeoutMs: this.receiver.timeout, signal, headers });
   }
 }
