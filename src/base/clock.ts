@@ -20,6 +20,7 @@ import { hostTimers, timersOn, type Timers } from './timers.js';
  *   after a restart would be aged on the wall again.
  * - timers (`setTimer`, `sleep`, `pause`): waits in steady milliseconds. The host's run on the
  *   global setTimeout (a test's fake timers drive them); the demo's run `speed` times faster.
+ *   A deadline on another system's answer, which comes at the host's pace, is systemClock's.
  */
 export interface Clock extends Readings, Timers {}
 

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { hostTimers, MAX_TIMER_MS, timerDelay } from './timers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { every, hostTimers, MAX_TIMER_MS, timerDelay } from './timers.js';
 
 const { setTimer, sleep, pause } = hostTimers;
 
@@ -40,5 +40,29 @@ describe('timers', () => {
     abort.abort();
     expect(await slept).toBe('AbortError');
     expect(await paused).toBe('paused');
+  });
+
+  it('every: calls on each period until cancelled, from inside a call too', () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const stop = every(hostTimers, 1_000, () => {
+        calls++;
+        if (calls === 3) stop();
+      });
+      vi.advanceTimersByTime(999);
+      expect(calls).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(calls).toBe(1);
+      vi.advanceTimersByTime(5_000);
+      expect(calls).toBe(3);
+      const other = every(hostTimers, 100, () => calls++);
+      vi.advanceTimersByTime(250);
+      other();
+      vi.advanceTimersByTime(1_000);
+      expect(calls).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
