@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -244,5 +245,54 @@ describe('small files', () => {
     expect(over, `split these along a seam (a cohesive part into its own file)`).toEqual([]);
     const stale = OVER_400.filter((file) => (lines.get(file) ?? 0) <= MAX_LINES);
     expect(stale, 'no longer over the limit (or gone): take them out of OVER_400').toEqual([]);
+  });
+});
+
+// ---- One clock. The daemon reads the time and waits only through the Clock it is handed
+// (src/base/clock.ts): the App's, which a rule test sets and the demo runs faster. A call of
+// the host's clocks or timers anywhere else is one the fake clock does not move.
+
+/** The files that may read the host's clocks or set its timers themselves, with why. */
+const ALLOWED: Readonly<Record<string, string>> = {
+  'src/base/clock.ts': "the Clock itself: systemClock reads Date and performance, once, here",
+  'src/base/timers.ts': "the host's setTimeout behind every clock's timers (clamped to what it can hold)",
+};
+/** The simulator is another system with its own time: its world runs on the host's clock, its server answers at the host's pace. */
+const OWN_TIME = /^src\/sim\//;
+
+/** `Date.now()`, `new Date()` without an argument, `performance.now()`, setTimeout/setInterval, node:timers and node:perf_hooks, as code (not in comments or strings). */
+function hostClockCalls(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  if (!/Date|performance|setTimeout|setInterval|timers|perf_hooks/.test(text)) return [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const at = (node: ts.Node, what: string) => found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${what}`);
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression.getText(source).replace(/^globalThis\./, '');
+      if (/^(Date\.now|performance\.now|setTimeout|setInterval)$/.test(callee)) at(node, callee);
+    }
+    if (ts.isNewExpression(node) && node.expression.getText(source) === 'Date' && (node.arguments?.length ?? 0) === 0) at(node, 'new Date()');
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && /^(node:)?(timers|perf_hooks)/.test(node.moduleSpecifier.text)) at(node, node.moduleSpecifier.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('one clock', () => {
+  it('no wall-clock call outside the clock: src/ reads the time and sets timers through the Clock it is handed, except where ALLOWED says why', () => {
+    const calls = files.filter((f) => !(f in ALLOWED) && !OWN_TIME.test(f)).flatMap(hostClockCalls);
+    expect(calls, 'take the clock handed in (a constructor argument or option; systemClock at a command), or say why in ALLOWED').toEqual([]);
+  });
+
+  it('each allowed file still reads the host itself (a stale entry goes)', () => {
+    expect(Object.keys(ALLOWED).filter((f) => hostClockCalls(f).length === 0)).toEqual([]);
+  });
+
+  it('the check sees a call in code, not one in a comment or a string', () => {
+    const probe = join(mkdtempSync(join(tmpdir(), 'clock-')), 'probe.ts');
+    writeFileSync(probe, "// Date.now()\nconst s = 'setTimeout(f, 1)';\nconst t = Date.now();\nsetTimeout(() => new Date(), 5);\nnew Date(t);\n");
+    expect(hostClockCalls(probe).map((c) => c.replace(/^.*probe\.ts:/, ''))).toEqual(['3 Date.now', '4 setTimeout', '4 new Date()']);
   });
 });

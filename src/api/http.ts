@@ -7,7 +7,7 @@ import { computeUnits } from './catalog.js';
 import { requestContext } from './context.js';
 import { ApiError, networkErrorText, networkWords } from './errors.js';
 import { parseRetryAfter, retryableStatus } from '../base/retry.js';
-import { setTimer, sleep } from '../base/timers.js';
+import type { Cancel } from '../base/timers.js';
 import { BudgetExhaustedError, RateLimitedError, type Limiter, type Reservation } from './limiter.js';
 import { errorBody } from './schemas.js';
 
@@ -32,7 +32,7 @@ export interface HttpClientOptions {
   dedupeWindowMs?: number;
   /** Called when a GET was answered by a recent or in-flight identical one. */
   onDedupe?: (endpoint: string) => void;
-  /** The clock answers are aged by (the App's: simulated in rule tests). */
+  /** The clock answers are aged and retries wait by (the App's: simulated in rule tests). */
   clock: Clock;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
@@ -90,10 +90,10 @@ interface Recent {
 export class HttpClient {
   readonly #o: Options;
   readonly #recent = new Map<string, Recent>();
-  #pruner: NodeJS.Timeout | undefined;
+  #pruner: Cancel | undefined;
 
   constructor(options: HttpClientOptions) {
-    this.#o = { random: Math.random, sleep, dedupeWindowMs: 0, ...options };
+    this.#o = { random: Math.random, sleep: (ms, signal) => options.clock.sleep(ms, signal), dedupeWindowMs: 0, ...options };
   }
 
   /**
@@ -121,8 +121,7 @@ export class HttpClient {
     }
     // Answers leave once their window is over: a cycle's worth must not wait for the next cycle.
     if (this.#pruner === undefined) {
-      this.#pruner = setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100);
-      this.#pruner.unref();
+      this.#pruner = this.#o.clock.setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100, { unref: true });
     }
     const call = this.#withRetries(req);
     const entry: Recent = { at: undefined, answer: call.then((r) => r.text) };
@@ -145,8 +144,7 @@ export class HttpClient {
       if (r.at !== undefined && now - r.at > this.#o.dedupeWindowMs) this.#recent.delete(k);
     }
     if (this.#recent.size > 0) {
-      this.#pruner = setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100);
-      this.#pruner.unref();
+      this.#pruner = this.#o.clock.setTimer(() => this.#prune(), this.#o.dedupeWindowMs + 100, { unref: true });
     }
   }
 
@@ -236,7 +234,7 @@ export class HttpClient {
     }
     const { message: serviceMessage, serviceError } = parseServiceError(text);
     const retryable = retryableStatus(res.statusCode);
-    const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.#o.clock.now());
     const reason = serviceMessage ? `: ${serviceMessage}` : '';
     return Promise.reject(
       this.#error(req, `HTTP ${res.statusCode}${reason}`, {

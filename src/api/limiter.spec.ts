@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetWaitMs } from '../base/retry.js';
 import { BudgetExhaustedError, Limiter, RateLimitedError } from './limiter.js';
-import { systemClock, clockAt } from '../base/clock.js';
+import { systemClock, clockAt, clockOf } from '../base/clock.js';
 
 describe('compute-unit limiter', () => {
   beforeEach(() => {
@@ -105,7 +105,7 @@ describe('compute-unit limiter', () => {
   it("a 429's pause runs on the steady clock: the wall stepped back an hour neither stretches it nor holds a request", async () => {
     let wall = Date.UTC(2026, 0, 1);
     let steady = 0;
-    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: { now: () => wall, mono: () => steady } });
+    const limiter = new Limiter({ limits: { perMinute: 6_000, perDay: 1_200_000 }, maxWaitMs: 60_000, clock: clockOf({ now: () => wall, mono: () => steady }) });
     limiter.observe({ 'retry-after': '30' }, 429);
     expect(limiter.pausedUntil).toBe(wall + 30_000);
     wall -= 3_600_000;

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../base/clock.js';
 import { resetWaitMs } from '../base/retry.js';
-import { setTimer } from '../base/timers.js';
+import type { Cancel } from '../base/timers.js';
 import { SEVERITIES, type Severity } from '../base/types.js';
 
 export interface BudgetLimits {
@@ -109,7 +109,7 @@ export class Limiter {
   #pausedUntil = 0;
   /** Most severe first; each in order of arrival. */
   readonly #queues: Record<Severity, Waiter[]> = { critical: [], warning: [], info: [] };
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Cancel | undefined;
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
@@ -218,7 +218,7 @@ export class Limiter {
   }
 
   #pump(): void {
-    clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
     const now = this.#now();
     const paused = this.#tooLongPaused(now);
@@ -249,7 +249,7 @@ export class Limiter {
     }
     if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.
-      this.#timer = setTimer(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
+      this.#timer = this.#clock.setTimer(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
     }
   }
 
@@ -301,8 +301,8 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /**
  * `clock`'s steady reading, or where it lags, the time since it last moved on the host's
- * steady clock: the clock's value once it catches up. Never goes back. The host's clock is
- * the one the limiter's timers run on (a test fakes both together).
+ * steady clock: the clock's value once it catches up. Never goes back. A clock that stands
+ * still (set by hand) has the host's timers: the host's steady clock is what they wait on.
  */
 function notSlowerThanTheHost(clock: Clock): () => number {
   let anchor = clock.mono();

@@ -4,7 +4,6 @@ import { undici } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../base/clock.js';
 import { linkedSignal } from '../base/abort.js';
-import { setTimer } from '../base/timers.js';
 import { healthReply, rpcEnvelope } from './node-schemas.js';
 import { networkErrorText } from './errors.js';
 
@@ -148,7 +147,7 @@ export class HttpNodeApi implements NodeApi {
       (r) => {
         entry.at = this.#o.clock.mono();
         // Kept only for the window: a big exposition is not held until the next poll.
-        setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs).unref();
+        this.#o.clock.setTimer(() => this.#metrics.get(url) === entry && this.#metrics.delete(url), this.#o.shareMs, { unref: true });
         return r.text;
       },
       (err: unknown) => {

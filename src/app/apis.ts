@@ -4,7 +4,7 @@ import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
 import { HttpClient } from '../api/http.js';
 import { MetricsApi } from '../api/metrics-api.js';
 import { HttpNodeApi } from '../api/node-api.js';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -100,9 +100,10 @@ function agentOf(o: { connectTimeout: number; timeout: number }, connections: nu
 
 async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {
   const closed = agent.close();
-  const timer = setTimeout(() => void agent.destroy(), waitMs);
+  // Sockets close on the host's time, whatever the App's clock runs at.
+  const cancel = systemClock.setTimer(() => void agent.destroy(), waitMs);
   await closed.catch(() => undefined);
-  clearTimeout(timer);
+  cancel();
 }
 
 /** Both agents closed (their connections drained, then cut). */

@@ -45,12 +45,6 @@ export interface AppOptions {
    * the demo run on the simulator's time.
    */
   clock?: Clock;
-  /**
-   * The clock the scheduler's timers run on (default the host's): how long an evaluation has
-   * run is read on its steady reading. A test that fakes Date with the timers (and not
-   * performance, which loopback I/O needs) passes one read from Date.
-   */
-  timerClock?: Clock;
   /** Reads the config again for a reload; throws ConfigError when it is invalid. */
   reload?: () => LoadedConfig;
   /** Reload when the config or a rule file changes on disk. */
@@ -201,8 +195,7 @@ export class App {
       log,
       run: (rule, signal) => this.#runs.run(rule, signal),
       onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
-      // Its timers' clock, not the App's: in the demo that one runs n times faster than they do.
-      clock: this.#opts.timerClock ?? systemClock,
+      clock: this.#clock,
     });
     this.#scheduler = scheduler;
     scheduler.start(loaded.rules);
@@ -369,7 +362,7 @@ export class App {
   #watch(): void {
     const old = this.#watcher;
     const onChange = () => void this.reload('file changed');
-    this.#watcher = watchConfig(this.#loaded, onChange, this.#opts.log);
+    this.#watcher = watchConfig(this.#loaded, onChange, this.#opts.log, this.#clock);
     // A change saved while the reload ran still counts.
     if (old?.close()) onChange();
   }
@@ -435,6 +428,7 @@ export class App {
       failUrl: hb.failUrl,
       everyMs: hb.every,
       timeoutMs: hb.timeout,
+      clock: this.#clock,
       blindness: () => this.blindness(),
       redact: (text) => scrub(text, this.#loaded.secrets),
       onPing: (outcome, error) => {

@@ -15,8 +15,6 @@ export interface ComposeOptions {
   watch?: boolean;
   /** The App's clock (rule tests and the demo run on simulated time; default the wall clock). */
   clock?: Clock;
-  /** The scheduler's timers' clock (App's timerClock). */
-  timerClock?: Clock;
   /** The log's lines, scrubbed, instead of stderr (the benchmark counts warnings). */
   write?: (line: string) => void;
 }
@@ -40,7 +38,6 @@ export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Compos
     loaded,
     log: sink.log,
     ...(o.clock ? { clock: o.clock } : {}),
-    ...(o.timerClock ? { timerClock: o.timerClock } : {}),
     ...(o.watch === undefined ? {} : { watch: o.watch }),
     ...(reload
       ? {

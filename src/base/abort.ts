@@ -1,17 +1,19 @@
 import { formatDuration } from './duration.js';
-import { setTimer } from './timers.js';
+import { systemClock } from './clock.js';
 
 /**
  * A signal that aborts when `parent` does or after `timeoutMs`. Unlike AbortSignal.any on
- * Node 20, it leaves nothing attached to a long-lived parent once disposed.
+ * Node 20, it leaves nothing attached to a long-lived parent once disposed. The deadline of an
+ * exchange with another system: on the host's time, whatever the App's clock runs at (the
+ * demo's simulator answers at the host's pace however fast its world goes).
  */
 export function linkedSignal(parent: AbortSignal | undefined, timeoutMs?: number) {
   const controller = new AbortController();
   let timedOut = false;
-  const timer =
+  const cancel =
     timeoutMs === undefined
       ? undefined
-      : setTimer(() => {
+      : systemClock.setTimer(() => {
           timedOut = true;
           controller.abort(new DOMException(`no answer within ${formatDuration(timeoutMs)}`, 'TimeoutError'));
         }, timeoutMs);
@@ -25,7 +27,7 @@ export function linkedSignal(parent: AbortSignal | undefined, timeoutMs?: number
     },
     abort: () => controller.abort(),
     dispose(): void {
-      if (timer) clearTimeout(timer);
+      cancel?.();
       parent?.removeEventListener('abort', onAbort);
     },
   };

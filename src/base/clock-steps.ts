@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Readings } from './clock.js';
 import { formatDuration } from './duration.js';
 
 /** Smaller moves are NTP slewing or a slow read, not worth a line. */
@@ -13,7 +13,7 @@ export class ClockSteps {
   #offset: number;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: Readings,
     private readonly onStep: (step: { ms: number; text: string }) => void,
   ) {
     this.#offset = clock.now() - clock.mono();

@@ -24,7 +24,7 @@ export function resetWaitMs(value: string | undefined, now: number): number | un
   return Math.ceil(n * 1000);
 }
 
-/** A Retry-After header (as one value or Node's list), in milliseconds. */
-export function parseRetryAfter(header: string | string[] | undefined | null, now = Date.now()): number | undefined {
+/** A Retry-After header (as one value or Node's list), in milliseconds; a date is read against the wall time `now`. */
+export function parseRetryAfter(header: string | string[] | undefined | null, now: number): number | undefined {
   return resetWaitMs((Array.isArray(header) ? header[0] : header) ?? undefined, now);
 }

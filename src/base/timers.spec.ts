@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_TIMER_MS, pause, setTimer, sleep, timerDelay } from './timers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { every, hostTimers, MAX_TIMER_MS, timerDelay } from './timers.js';
+
+const { setTimer, sleep, pause } = hostTimers;
 
 const warnings: string[] = [];
 const onWarning = (w: Error): void => {
@@ -29,32 +29,40 @@ describe('timers', () => {
   it('a wait of 3,000,000 s neither warns nor fires early', async () => {
     process.on('warning', onWarning);
     let fired = 0;
-    const timer = setTimer(() => fired++, 3_000_000_000);
+    const cancel = setTimer(() => fired++, 3_000_000_000);
     const abort = new AbortController();
     const slept = sleep(3_000_000_000, abort.signal).catch((err: Error) => err.name);
     const paused = pause(3_000_000_000, abort.signal).then(() => 'paused');
     await settle();
     expect(fired).toBe(0);
     expect(warnings).toEqual([]);
-    clearTimeout(timer);
+    cancel();
     abort.abort();
     expect(await slept).toBe('AbortError');
     expect(await paused).toBe('paused');
   });
-});
 
-describe('every timer of delivery, the API client, the rules and the scheduler goes through the helper', () => {
-  it('no file there calls setTimeout, setInterval or node:timers/promises itself', () => {
-    // The rest of src/ keeps short fixed delays (shutdown, the demo); the expression process's watchdog is its own.
-    const skip = new Set(['src/rules/endpoint/sandbox.ts']);
-    const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) return files(path);
-        return path.endsWith('.ts') && !path.endsWith('.spec.ts') && !skip.has(path) ? [path] : [];
+  it('every: calls on each period until cancelled, from inside a call too', () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const stop = every(hostTimers, 1_000, () => {
+        calls++;
+        if (calls === 3) stop();
       });
-    const scope = [...files('src/api'), ...files('src/channels'), ...files('src/delivery'), ...files('src/alerts'), ...files('src/rules'), 'src/engine/scheduler.ts', 'src/base/abort.ts', 'src/base/retry.ts'];
-    const raw = scope.filter((f) => /\bset(Timeout|Interval)\(|node:timers/.test(readFileSync(f, 'utf8')));
-    expect(raw).toEqual([]);
+      vi.advanceTimersByTime(999);
+      expect(calls).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(calls).toBe(1);
+      vi.advanceTimersByTime(5_000);
+      expect(calls).toBe(3);
+      const other = every(hostTimers, 100, () => calls++);
+      vi.advanceTimersByTime(250);
+      other();
+      vi.advanceTimersByTime(1_000);
+      expect(calls).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

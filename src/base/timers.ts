@@ -1,5 +1,6 @@
-// Every timer of the daemon is scheduled here, on the global setTimeout: a test that fakes
-// timers fakes them all (node:timers/promises is not faked). A leaf: it imports nothing of ours.
+// The host's timers, on the global setTimeout: a test that fakes timers fakes them all
+// (node:timers/promises is not faked). Reached through a Clock (clock.ts), never directly:
+// the demo's clock runs them faster. A leaf: it imports nothing of ours.
 
 /**
  * setTimeout's ceiling (about 24.8 days). Node runs a longer delay after 1 ms instead, with
@@ -16,42 +17,76 @@ export function timerDelay(ms: number): number {
   return Math.min(ms, MAX_TIMER_MS);
 }
 
-/** setTimeout with the delay clamped (timerDelay). */
-export function setTimer(fn: () => void, ms: number): NodeJS.Timeout {
-  return setTimeout(fn, timerDelay(ms));
+/** Cancels a timer; a no-op once it fired or was cancelled. */
+export type Cancel = () => void;
+
+/** Waits counted in a clock's steady milliseconds. */
+export interface Timers {
+  /** Calls `fn` after `ms`. `unref`: this timer alone does not keep the process up. */
+  setTimer(fn: () => void, ms: number, o?: { unref?: boolean }): Cancel;
+  /** Resolves after `ms`; rejects with an AbortError when `signal` aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves after `ms`, or as soon as `signal` aborts: never rejects. */
+  pause(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** Resolves after `ms` (clamped); rejects with an AbortError when `signal` aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortError(signal as AbortSignal));
-    };
-    const timer = setTimer(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** sleep and pause on top of a setTimer. */
+export function timersOn(setTimer: Timers['setTimer']): Timers {
+  return {
+    setTimer,
+    sleep(ms, signal) {
+      if (signal?.aborted) return Promise.reject(abortError(signal));
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          cancel();
+          reject(abortError(signal as AbortSignal));
+        };
+        const cancel = setTimer(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    pause(ms, signal) {
+      if (ms <= 0 || signal?.aborted) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = (): void => {
+          cancel();
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const cancel = setTimer(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    },
+  };
 }
+
+/** Calls `fn` every `ms` on `timers` until the returned Cancel. */
+export function every(timers: Pick<Timers, 'setTimer'>, ms: number, fn: () => void): Cancel {
+  let cancel: Cancel = () => undefined;
+  let stopped = false;
+  const tick = (): void => {
+    if (stopped) return;
+    fn();
+    if (!stopped) cancel = timers.setTimer(tick, ms);
+  };
+  cancel = timers.setTimer(tick, ms);
+  return () => {
+    stopped = true;
+    cancel();
+  };
+}
+
+/** setTimeout with the delay clamped (timerDelay). */
+export const hostTimers: Timers = timersOn((fn, ms, o) => {
+  const timer = setTimeout(fn, timerDelay(ms));
+  if (o?.unref) timer.unref();
+  return () => clearTimeout(timer);
+});
 
 /** As node:timers/promises rejects: name AbortError, the signal's reason as the cause. */
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
-}
-
-/** Resolves after `ms` (clamped), or as soon as `signal` aborts: never rejects. */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimer(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -2,6 +2,7 @@ import { formatDuration } from '../base/duration.js';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { linkedSignal } from '../base/abort.js';
+import { systemClock } from '../base/clock.js';
 import { parseRetryAfter, retryableStatus } from '../base/retry.js';
 import { VERSION } from '../base/version.js';
 import { DeliveryError } from './types.js';
@@ -46,7 +47,8 @@ export async function postJson(url: string, body: string, o: PostOptions): Promi
  * (`providerWaitMs`), else its Retry-After. `detail` must already be scrubbed.
  */
 export function httpFailure(prefix: string, res: { status: number; headers: Headers }, detail: string, providerWaitMs?: number): DeliveryError {
-  const wait = res.status === 429 ? (providerWaitMs ?? parseRetryAfter(res.headers.get('retry-after'))) : undefined;
+  // A provider's date is the real world's: read against the host's wall.
+  const wait = res.status === 429 ? (providerWaitMs ?? parseRetryAfter(res.headers.get('retry-after'), systemClock.now())) : undefined;
   return new DeliveryError(`${prefix}: HTTP ${res.status}${detail}`, `http_${res.status}`, retryableStatus(res.status), wait);
 }
 

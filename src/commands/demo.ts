@@ -12,6 +12,8 @@ import { ruleKinds } from '../rules/registry.js';
 import { loadScenario, type Scenario } from '../sim/scenario.js';
 import { DEFAULT_BUDGETS, type BudgetLimits } from '../sim/budget.js';
 import { startSim } from '../sim/server.js';
+import { systemClock } from '../base/clock.js';
+import { every } from '../base/timers.js';
 
 const DEMO_DIR = join(PACKAGE_ROOT, 'config', 'demo');
 
@@ -22,7 +24,7 @@ const DEMO_DIR = join(PACKAGE_ROOT, 'config', 'demo');
  */
 export async function demoCommand(opts: { forMs?: number | undefined; speed?: number }): Promise<void> {
   const speed = opts.speed ?? 1;
-  const stamp = () => new Date().toISOString().slice(11, 19);
+  const stamp = () => new Date(systemClock.now()).toISOString().slice(11, 19);
   const print = (line: string) => console.log(`${stamp()} ${line}`);
   const kinds = Object.keys(ruleKinds);
   const state = mkdtempSync(join(tmpdir(), 'avawatch-demo-'));
@@ -42,9 +44,9 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
     AVAWATCH_DEMO_STATE: join(state, 'avawatch.db'),
   };
   const loaded = loadConfig(join(DEMO_DIR, 'avawatch.yaml'), env);
-  // At --speed n the rules poll n times as often on a clock n times as fast: they see what
-  // they would see at speed 1 (the same polls between two changes), only sooner.
-  for (const rule of loaded.rules) if ('everyMs' in rule.schedule) rule.schedule = { everyMs: rule.schedule.everyMs / speed };
+  // At --speed n the daemon runs on the world's clock, timers too: its rules poll n times as
+  // often as the host counts, and see what they would see at speed 1 (the same polls between
+  // two changes), only sooner.
   // A rule is failing after the same real time as at speed 1: at 8× a busy machine overruns
   // three 0.6 s ticks in under two seconds, which is the demo's pace, not a broken rule.
   loaded.config.health.failingAfter = Math.min(1000, loaded.config.health.failingAfter * speed);
@@ -64,13 +66,14 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
   // first good poll is part of what it first sees, not news): a busy machine starts slowly.
   await untilSeen(app, 30_000);
   sim.world.clock.run();
-  const ticker = setInterval(() => sim.tick(), 500 / speed);
+  // The scenario's events are applied on the host's time: half a second of the world's each.
+  const stopTicking = every(systemClock, 500 / speed, () => sim.tick());
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
-    if (opts.forMs) setTimeout(resolve, opts.forMs).unref();
+    if (opts.forMs) systemClock.setTimer(resolve, opts.forMs, { unref: true });
   });
-  clearInterval(ticker);
+  stopTicking();
   await app.stop();
   await slack.close();
   await smtp.close();
@@ -82,12 +85,12 @@ export async function demoCommand(opts: { forMs?: number | undefined; speed?: nu
 
 /** Until every rule has been evaluated and none is blind (a failed first poll is no baseline), at most `capMs`. */
 async function untilSeen(app: App, capMs: number): Promise<void> {
-  const end = Date.now() + capMs;
+  const end = systemClock.mono() + capMs;
   const seen = () => {
     const blind = app.blindness();
     return blind !== 'starting' && blind.length === 0;
   };
-  while (!seen() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  while (!seen() && systemClock.mono() < end) await systemClock.pause(50);
 }
 
 /**

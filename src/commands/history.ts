@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { SAMPLED } from '../history/sampler.js';
 import { type HistoryEntry, SqliteStore, type StateStore } from '../store/index.js';
 import { jsonLine, printable } from './terminal.js';
+import { systemClock } from '../base/clock.js';
 
 export interface HistoryOptions {
   validator?: string;
@@ -24,7 +25,7 @@ export interface Figure {
 }
 
 /** `avawatch history`: the timeline newest first (and a validator's figures), from the state file. */
-export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = Date.now()): { lines: string[]; notes: string[] } {
+export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = systemClock.now()): { lines: string[]; notes: string[] } {
   const since = sinceOf(o.since ?? '24h', now);
   const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {

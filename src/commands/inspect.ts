@@ -7,6 +7,7 @@ import { DeliveryError, type AlertMessage } from '../channels/types.js';
 import { SqliteStore } from '../store/index.js';
 import { attempt } from '../delivery/delivery.js';
 import { jsonLine, printable } from './terminal.js';
+import { systemClock } from '../base/clock.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
 export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
@@ -68,7 +69,7 @@ export async function notifyTestCommand(loaded: LoadedConfig, name: string): Pro
     summary: `avawatch test message for receiver ${name}`,
     labels: { receiver: name },
     details: { Receiver: `${name} (${receiver.type})`, From: hostname() },
-    at: new Date().toISOString(),
+    at: new Date(systemClock.now()).toISOString(),
   };
   try {
     await attempt(c.create(receiver), [message], new AbortController().signal);

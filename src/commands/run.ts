@@ -3,6 +3,7 @@ import { composeApp } from '../app/compose.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Shard } from '../base/shard.js';
 import { logWarnings } from './warnings.js';
+import { systemClock } from '../base/clock.js';
 
 export interface RunOptions {
   /** The rules of one shard (all without --shard). */
@@ -26,11 +27,14 @@ export async function runCommand(loaded: LoadedConfig, o: RunOptions): Promise<v
     if (stopping) return;
     stopping = true;
     sink.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      sink.log.error('shutdown took longer than 10s; exiting');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
+    systemClock.setTimer(
+      () => {
+        sink.log.error('shutdown took longer than 10s; exiting');
+        process.exit(1);
+      },
+      10_000,
+      { unref: true },
+    );
     void app.stop().then(() => process.exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -5,6 +5,7 @@ import { parseDuration } from '../base/duration.js';
 import { nearest } from '../base/nearest.js';
 import type { LoadedConfig } from '../config/load.js';
 import { type Matcher, SqliteStore } from '../store/index.js';
+import { systemClock } from '../base/clock.js';
 
 export interface SilenceAddOptions {
   match: string[];
@@ -30,7 +31,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
     const stranger = unmatchable(loaded, matchers);
     if (stranger !== undefined) throw new Error(`${stranger} (--force adds it anyway)`);
   }
-  const now = Date.now();
+  const now = systemClock.now();
   let endsAt: number;
   if (o.for !== undefined) {
     const ms = parseDuration(o.for);
@@ -52,7 +53,7 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
 export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): string[] {
   const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
-    const now = Date.now();
+    const now = systemClock.now();
     const list = store.silences(now, all);
     if (json) return list.map((s) => JSON.stringify({ ...s, startsAt: new Date(s.startsAt).toISOString(), endsAt: new Date(s.endsAt).toISOString(), active: s.startsAt <= now && s.endsAt > now }));
     if (list.length === 0) return [all ? 'no silences' : 'no silences in force'];
@@ -68,7 +69,7 @@ export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): 
 export function silenceExpire(loaded: LoadedConfig, id: number): boolean {
   const store = SqliteStore.open(loaded.config.state.path);
   try {
-    return store.expireSilence(id, Date.now());
+    return store.expireSilence(id, systemClock.now());
   } finally {
     store.close();
   }

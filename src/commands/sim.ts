@@ -1,5 +1,7 @@
 import { loadScenario } from '../sim/scenario.js';
 import { startSim } from '../sim/server.js';
+import { systemClock } from '../base/clock.js';
+import { every } from '../base/timers.js';
 
 export interface SimCommandOptions {
   port: string;
@@ -21,14 +23,14 @@ export async function simCommand(opts: SimCommandOptions): Promise<void> {
   console.log(`  point avawatch at it: api.dataUrl and api.metricsUrl: ${sim.url}`);
   console.log(`  simulated time: ${new Date(sim.world.clock.nowMs()).toISOString()}${scenario ? ` (scenario ${opts.scenario}, speed ${scenario.speed})` : ''}`);
   console.log(`  control: curl -X POST ${sim.url}/_sim/clock -d '{"advance":"30s"}'   |   GET ${sim.url}/_sim/state`);
-  const ticker = setInterval(() => {
+  const stopTicking = every(systemClock, 1000, () => {
     const applied = sim.tick();
     if (applied > 0) console.log(`${new Date(sim.world.clock.nowMs()).toISOString()} scenario: ${applied} event(s) applied`);
-  }, 1000);
+  });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  clearInterval(ticker);
+  stopTicking();
   await sim.close();
 }

@@ -8,13 +8,14 @@ import { whenText } from '../status/format.js';
 import { standingOf, validatorRows, type ValidatorRow } from '../status/validators.js';
 import { SqliteStore } from '../store/index.js';
 import { jsonLine, printable } from './terminal.js';
+import { systemClock } from '../base/clock.js';
 
 // `avawatch validators`: each validator as the last evaluations left it, the figures the status
 // page's tiles show (the same rows, made from the rules' gauges over the state file's states):
 // its status, uptime, end, how long it can still be down and be paid, its auto-renew cycle.
 
 /** The rows, from the state file (read beside a running daemon); `now` in ms. */
-export function validatorsView(loaded: LoadedConfig, now = Date.now()): ValidatorRow[] {
+export function validatorsView(loaded: LoadedConfig, now = systemClock.now()): ValidatorRow[] {
   const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
     const samples = new Map<string, GaugeSample[]>();
@@ -41,7 +42,7 @@ export function validatorsView(loaded: LoadedConfig, now = Date.now()): Validato
 }
 
 /** What `avawatch validators` prints: a paragraph per validator, or one JSON object a line. */
-export function validatorsCommand(loaded: LoadedConfig, json: boolean, now = Date.now()): string[] {
+export function validatorsCommand(loaded: LoadedConfig, json: boolean, now = systemClock.now()): string[] {
   const nowS = now / 1000;
   const rows = validatorsView(loaded, now);
   if (json) {

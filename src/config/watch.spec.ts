@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../base/clock.js';
 import { createLogger } from '../base/log.js';
 import type { LoadedConfig } from './load.js';
 import { waitUntil } from '../../test/helpers/wait.js';
@@ -25,7 +26,7 @@ describe('config file watch', () => {
     mkdirSync(join(dir, 'rules'));
     writeFileSync(join(dir, 'avawatch.yaml'), 'ruleFiles: [rules/*.yaml]\n');
     let changes = 0;
-    watcher = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log);
+    watcher = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log, systemClock);
     writeFileSync(join(dir, '.avawatch.yaml.swp'), 'x');
     writeFileSync(join(dir, 'avawatch.yaml.tmp'), 'ruleFiles: [rules/*.yaml]\nlog: {level: debug}\n');
     renameSync(join(dir, 'avawatch.yaml.tmp'), join(dir, 'avawatch.yaml'));
@@ -50,7 +51,7 @@ describe('config file watch', () => {
     symlinkSync('..2026_11_22_01', join(dir, '..data'));
     symlinkSync('..data/avawatch.yaml', join(dir, 'avawatch.yaml'));
     let changes = 0;
-    watcher = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log);
+    watcher = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log, systemClock);
     mkdirSync(join(dir, '..2026_11_22_02'));
     writeFileSync(join(dir, '..2026_11_22_02', 'avawatch.yaml'), 'ruleFiles: []\nlog: {level: debug}\n');
     symlinkSync('..2026_11_22_02', join(dir, '..data_tmp'));
@@ -63,9 +64,9 @@ describe('config file watch', () => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-watch-'));
     writeFileSync(join(dir, 'avawatch.yaml'), 'ruleFiles: []\n');
     let changes = 0;
-    const quiet = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log);
+    const quiet = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log, systemClock);
     expect(quiet.close()).toBe(false);
-    const busy = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log);
+    const busy = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log, systemClock);
     writeFileSync(join(dir, 'avawatch.yaml'), 'ruleFiles: []\nlog: {level: warn}\n');
     await new Promise((r) => setTimeout(r, 100)); // the event is in; its debounce is not over
     expect(busy.close()).toBe(true);

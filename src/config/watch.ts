@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../base/log.js';
+import type { Cancel, Timers } from '../base/timers.js';
 import type { LoadedConfig } from './load.js';
 
 export interface ConfigWatcher {
@@ -14,14 +15,14 @@ const DEBOUNCE_MS = 300;
  * Calls onChange once a burst of changes to the config or rule files has settled.
  * Watches directories, not files: editors save by writing a new file and renaming it
  * over the old one, which a watch on the old file would miss; and a new file matching
- * a ruleFiles glob has to be seen too.
+ * a ruleFiles glob has to be seen too. The debounce waits on `clock` (the App's).
  */
-export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Logger): ConfigWatcher {
+export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Logger, clock: Timers): ConfigWatcher {
   const base = dirname(loaded.file);
   const inventory = loaded.inventoryFile === undefined ? [] : [dirname(loaded.inventoryFile)];
   const dirs = new Set([base, ...inventory, ...loaded.ruleFiles.map((f) => dirname(f)), ...loaded.config.ruleFiles.map((p) => resolve(base, globBase(p)))]);
   const configName = basename(loaded.file);
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Cancel | undefined;
   const watchers: FSWatcher[] = [];
   for (const dir of dirs) {
     try {
@@ -29,8 +30,8 @@ export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Log
         const file = name?.toString();
         // `..data` and `..2026_…`: Kubernetes swaps a ConfigMap's files in by renaming a directory.
         if (file !== undefined && file !== configName && !/\.ya?ml$/i.test(file) && !file.startsWith('..')) return;
-        clearTimeout(timer);
-        timer = setTimeout(() => {
+        timer?.();
+        timer = clock.setTimer(() => {
           timer = undefined;
           onChange();
         }, DEBOUNCE_MS);
@@ -44,7 +45,7 @@ export function watchConfig(loaded: LoadedConfig, onChange: () => void, log: Log
   return {
     close() {
       const pending = timer !== undefined;
-      clearTimeout(timer);
+      timer?.();
       for (const w of watchers) w.close();
       return pending;
     },

@@ -1,10 +1,9 @@
 import { mute } from '../alerts/pipeline/mute.js';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Metrics } from '../metrics/registry.js';
 import { DIGEST_GROUP, type OutboxRow, type StateStore } from '../store/index.js';
 import { formatElapsed } from '../base/duration.js';
-import { pause, setTimer } from '../base/timers.js';
 import { retryWait, type RetryPolicy } from './backoff.js';
 import { ReceiverHealth, type ReceiverHealthOptions } from './health.js';
 import { digestMessage, type DigestConfig } from '../channels/digest.js';
@@ -23,7 +22,8 @@ export interface DeliveryDeps {
   options: DeliveryOptions;
   /**
    * The engine's clock. Rows are stamped, aged (maxAge), retried and paused on its steady
-   * reading: a step of the wall neither dead-letters a fresh row nor holds a due one.
+   * reading: a step of the wall neither dead-letters a fresh row nor holds a due one. The
+   * workers wait on its timers (stop's grace aside).
    */
   clock: Clock;
   random?: () => number;
@@ -113,9 +113,10 @@ export class Delivery {
   async stop(graceMs = 5_000): Promise<void> {
     this.#stopped = true;
     this.kick();
-    const timer = setTimer(() => this.#abort.abort(), graceMs);
+    // Sends in flight are exchanges with other systems: their grace is the host's time.
+    const cancel = systemClock.setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(this.#workers);
-    clearTimeout(timer);
+    cancel();
   }
 
   /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
@@ -191,7 +192,7 @@ export class Delivery {
       }
       await this.#deliver(notifier, group);
       sent++;
-      await pause(notifier.minIntervalMs, this.#abort.signal);
+      await this.#deps.clock.pause(notifier.minIntervalMs, this.#abort.signal);
     }
     return { claimed: rows.length, sent, throttled, ...(wakeAt === undefined ? {} : { wakeAt }) };
   }
@@ -294,9 +295,9 @@ export class Delivery {
 
   #idle(receiver: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimer(done, ms);
+      const cancel = this.#deps.clock.setTimer(done, ms);
       function done(): void {
-        clearTimeout(timer);
+        cancel();
         resolve();
       }
       this.#wakers.set(receiver, done);

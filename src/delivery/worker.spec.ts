@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { clockAt } from '../base/clock.js';
 import { createLogger } from '../base/log.js';
 import { DeliveryError, type AlertMessage, type Notifier } from '../channels/types.js';
 import { createMetrics } from '../metrics/registry.js';
@@ -55,7 +56,7 @@ describe('the delivery worker', () => {
       metrics: createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }),
       log: createLogger('info', false, (line) => logs.push(JSON.parse(line) as { msg: string })).log,
       options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 60_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 3_600_000, ...options },
-      clock: { now: () => clock, mono: () => clock },
+      clock: clockAt(() => clock),
       random: () => 1,
     });
     running.push(d);

@@ -1,3 +1,4 @@
+import { systemClock } from '../base/clock.js';
 import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import type { BudgetLimits } from '../api/limiter.js';
@@ -26,9 +27,10 @@ export interface BudgetEstimate {
 /**
  * Compute units the rules spend in steady state. Interval rules poll on the clock's
  * multiples of their interval, so a call asked by rules with intervals a and b is made
- * at the union of both tick sets; cron rules add their runs in a day.
+ * at the union of both tick sets; cron rules add their runs in the day of `from` (default:
+ * today on the host's wall, for `check`; the page passes the App's).
  */
-export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'data' | 'metrics', BudgetLimits>, from = new Date()): BudgetEstimate {
+export function estimateBudget(rules: readonly LoadedRule[], limits: Record<'data' | 'metrics', BudgetLimits>, from = new Date(systemClock.now())): BudgetEstimate {
   const calls = new Map<string, { api: 'data' | 'metrics'; cu: number; intervals: Set<number>; cronRuns: number; askers: number; by: Set<string> }>();
   const keysOf = new Map<string, string[]>();
   const perRule: BudgetEstimate['rules'] = [];

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import { nextRun, periodMs } from '../base/schedule.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Logger } from '../base/log.js';
-import { setTimer } from '../base/timers.js';
+import type { Cancel } from '../base/timers.js';
 
 export interface SchedulerDeps {
   log: Logger;
@@ -12,10 +12,9 @@ export interface SchedulerDeps {
   /** A tick skipped because the rule's last evaluation still runs, for this long. */
   onSkip?: (rule: LoadedRule, runningForMs: number) => void;
   /**
-   * The clock its timers run on (the host's; a test fakes both together): the waits it
-   * computes (aligned on the wall) and how long an evaluation has run (on the steady reading)
-   * are timer milliseconds. Not the App's clock,
-   * which the demo runs n times faster than its timers.
+   * The App's clock: ticks are aligned on its wall reading and wait on its timers; how long
+   * an evaluation has run is on its steady reading (the demo's runs n times faster). Cron
+   * rules run on croner's own timers, on the host's wall.
    */
   clock: Clock;
   random?: () => number;
@@ -28,7 +27,7 @@ interface Job {
   rule: LoadedRule;
   cron?: Cron;
   /** An interval rule's next tick. */
-  timer?: NodeJS.Timeout;
+  timer?: Cancel;
   abort: AbortController;
   running: Set<Promise<unknown>>;
   /** When the running evaluation started. */
@@ -76,12 +75,13 @@ export class Scheduler {
     const jobs = [...this.#jobs.values()];
     this.#jobs.clear();
     for (const job of jobs) {
-      clearTimeout(job.timer);
+      job.timer?.();
       job.cron?.stop();
     }
-    const timer = setTimer(() => this.#abort.abort(), graceMs);
+    // Evaluations in flight wait on other systems: their grace is the host's time.
+    const cancel = systemClock.setTimer(() => this.#abort.abort(), graceMs);
     await Promise.allSettled(jobs.flatMap((j) => [...j.running]));
-    clearTimeout(timer);
+    cancel();
     this.#abort.abort(); // whatever an evaluation left behind (a retry, a sibling lookup) ends now
   }
 
@@ -100,7 +100,7 @@ export class Scheduler {
 
   async #stopJob(job: Job): Promise<void> {
     job.stopped = true;
-    clearTimeout(job.timer);
+    job.timer?.();
     job.cron?.stop();
     job.abort.abort();
     await Promise.allSettled([...job.running]);
@@ -122,13 +122,13 @@ export class Scheduler {
       const now = this.#deps.clock.now();
       const wait = (nextRun(schedule, now) ?? now + every) - now;
       // Not twice in quick succession right after the first run.
-      job.timer = setTimer(() => {
+      job.timer = this.#deps.clock.setTimer(() => {
         this.#fire(job);
         next(false);
       }, first && wait < every / 2 ? wait + every : wait);
     };
     const random = this.#deps.random ?? Math.random;
-    job.timer = setTimer(() => {
+    job.timer = this.#deps.clock.setTimer(() => {
       this.#fire(job);
       next(true);
     }, random() * MAX_START_JITTER_MS);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../base/clock.js';
 import { Secret, scrub } from '../base/secret.js';
 import { failUrlOf, Heartbeat, type HeartbeatOptions } from './index.js';
 
@@ -31,7 +32,7 @@ afterEach(async () => {
 
 function heartbeat(blind: () => readonly string[] | 'starting', over: Partial<HeartbeatOptions> = {}): Heartbeat {
   const url = new Secret(`${base}/ping/5f3c-secret-uuid`);
-  return new Heartbeat({ url, everyMs: 60_000, timeoutMs: 2_000, blindness: blind, redact: (t) => scrub(t, [url]), ...over });
+  return new Heartbeat({ url, everyMs: 60_000, timeoutMs: 2_000, clock: systemClock, blindness: blind, redact: (t) => scrub(t, [url]), ...over });
 }
 
 describe('heartbeat', () => {

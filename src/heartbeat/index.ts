@@ -1,6 +1,7 @@
 import type { Secret } from '../base/secret.js';
 import { postForAnswer } from '../channels/post-json.js';
-import { setTimer } from '../base/timers.js';
+import type { Clock } from '../base/clock.js';
+import type { Cancel } from '../base/timers.js';
 
 // A dead man's switch: something that is not avawatch hears from it every `every`, on one URL
 // while every source answered and on the failure URL while one is blind (or a receiver takes
@@ -21,13 +22,15 @@ export interface HeartbeatOptions {
   /** Removes secrets from what the ping body and the log say. */
   redact: (text: string) => string;
   onPing?: (outcome: 'ok' | 'fail' | 'error', error?: string) => void;
+  /** The App's: the beats' interval runs on it. */
+  clock: Clock;
 }
 
 export type Beat = { outcome: 'ok' | 'fail'; why: readonly string[] } | { outcome: 'error'; error: string } | { outcome: 'skipped' };
 
 export class Heartbeat {
   readonly #o: HeartbeatOptions;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Cancel | undefined;
   #stopping = new AbortController();
   #beating: Promise<Beat> | undefined;
 
@@ -39,10 +42,10 @@ export class Heartbeat {
     if (this.#timer !== undefined || this.#stopping.signal.aborted) return;
     const tick = (): void => {
       void this.beat().finally(() => {
-        if (!this.#stopping.signal.aborted) this.#timer = setTimer(tick, this.#o.everyMs);
+        if (!this.#stopping.signal.aborted) this.#timer = this.#o.clock.setTimer(tick, this.#o.everyMs);
       });
     };
-    this.#timer = setTimer(tick, this.#o.everyMs);
+    this.#timer = this.#o.clock.setTimer(tick, this.#o.everyMs);
   }
 
   /** One ping now: the URL when every source answered, the failure URL when one is blind. Never throws. */
@@ -80,7 +83,7 @@ export class Heartbeat {
 
   stop(): void {
     this.#stopping.abort();
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
   }
 }

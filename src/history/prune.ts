@@ -1,6 +1,6 @@
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
-import { pause, setTimer } from '../base/timers.js';
+import type { Cancel } from '../base/timers.js';
 import type { StateStore } from '../store/index.js';
 
 export const PRUNE_EVERY_MS = 3_600_000;
@@ -23,15 +23,15 @@ export interface PruneOptions {
 /** Prunes the history now, then every hour; returns the stop. */
 export function startPruning(o: PruneOptions): () => void {
   const stop = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Cancel | undefined;
   const run = async (): Promise<void> => {
     await pruneOnce(o, stop.signal);
-    if (!stop.signal.aborted) timer = setTimer(() => void run(), PRUNE_EVERY_MS);
+    if (!stop.signal.aborted) timer = o.clock.setTimer(() => void run(), PRUNE_EVERY_MS);
   };
   void run();
   return () => {
     stop.abort();
-    clearTimeout(timer);
+    timer?.();
   };
 }
 
@@ -50,7 +50,7 @@ export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<
       total.samples += gone.samples;
       total.alerts += gone.alerts;
       if ((gone.samples < PRUNE_BATCH && gone.alerts < PRUNE_BATCH) || signal?.aborted) break;
-      await pause(1);
+      await o.clock.pause(1);
     }
   } catch (err) {
     o.log.error({ error: err instanceof Error ? err.message : String(err) }, 'could not prune the history; it is tried again in an hour');
@@ -73,7 +73,7 @@ async function shrink(o: PruneOptions, signal?: AbortSignal): Promise<void> {
       const now = space.freePages();
       if (now >= left) break; // nothing given back (auto_vacuum off): do not spin
       left = now;
-      await pause(1);
+      await o.clock.pause(1);
     }
     o.log.info({ pages: freed - left }, 'gave the pruned pages of the state file back to the file system');
   } catch (err) {

@@ -1,4 +1,4 @@
-import type { Clock } from '../base/clock.js';
+import { scaledClock, type Clock } from '../base/clock.js';
 
 /**
  * The simulated clock: `speed` simulated seconds per real second from `startMs`, plus
@@ -36,10 +36,11 @@ export class SimClock {
 
   /**
    * This clock as the App's Clock, in unix ms (its own now() is seconds: not one to pass): its
-   * steady reading is the world's time, its wall that plus every stepWall().
+   * steady reading is the world's time, its wall that plus every stepWall(); its timers run at
+   * the world's speed (advance() fires none: speed 0 waits on the host's time).
    */
   asClock(): Clock {
-    return { now: () => this.nowMs() + this.#wallStepMs, mono: () => this.nowMs() };
+    return scaledClock({ now: () => this.nowMs() + this.#wallStepMs, mono: () => this.nowMs() }, this.speed);
   }
 
   /** Steps the daemon's wall clock (an NTP correction, a VM restored): its steady clock and the world go on. */

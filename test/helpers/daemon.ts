@@ -1,7 +1,7 @@
 import { vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
-import { clockAt, unanchorSystemClock } from '../../src/base/clock.js';
+import { unanchorSystemClock } from '../../src/base/clock.js';
 import { MAX_TIMER_MS } from '../../src/base/timers.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
@@ -162,10 +162,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
         const composed = composeApp(loadConfig(project.configFile, {}), {
           logLevel: o.logLevel ?? 'info',
           readable: false,
-          // The daemon's time is the simulator's, which runs on the fake clock.
+          // The daemon's time and timers are the simulator's, which runs on the fake clock.
           clock: sim.world.clock.asClock(),
-          // Its timers are fake, and so is Date: performance, the host's steady clock, is not.
-          timerClock: clockAt(() => Date.now()),
           write: (line) => logs.push(line),
         });
         app = composed.app;

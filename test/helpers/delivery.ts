@@ -1,3 +1,4 @@
+import { clockOf } from '../../src/base/clock.js';
 import { createLogger } from '../../src/base/log.js';
 import type { AlertMessage, DeliveryError, Notifier } from '../../src/channels/types.js';
 import { Delivery, type DeliveryDeps, type DeliveryOptions } from '../../src/delivery/delivery.js';
@@ -63,7 +64,7 @@ export const testDelivery = (parts: DeliveryParts, options: Partial<DeliveryOpti
     metrics: parts.metrics,
     log: createLogger('info', false, (line) => parts.logs.push(JSON.parse(line) as Record<string, unknown>)).log,
     options: { backoffMs: 1_000, backoffMaxMs: 10_000, maxRetryAfterMs: 600_000, failingAfterMs: 600_000, deadLetterHoldMs: 86_400_000, maxAgeMs: 60_000, ...options },
-    clock: { now: parts.now, mono: parts.mono },
+    clock: clockOf({ now: parts.now, mono: parts.mono }),
     random: () => 1,
     ...extra,
   });

@@ -1,7 +1,7 @@
 import type { DataApi } from '../../src/api/data/index.js';
 import type { MetricsApi } from '../../src/api/metrics-api.js';
 import type { Validator } from '../../src/api/schemas.js';
-import type { Clock } from '../../src/base/clock.js';
+import { clockOf, type Clock } from '../../src/base/clock.js';
 import type { LoadedRule } from '../../src/config/load.js';
 import { Engine, type EngineDeps } from '../../src/engine/engine.js';
 import { Pipeline, type PipelineDeps } from '../../src/alerts/pipeline/index.js';
@@ -107,7 +107,7 @@ export function engineWorld(
   const log = { warn: at_('warn'), info: at_('info'), error: at_('error') };
   const at = { ms: START };
   const wallAhead = o.wallAhead ?? 0;
-  const clock: Clock = { now: () => at.ms + wallAhead, mono: () => at.ms } as Clock;
+  const clock: Clock = clockOf({ now: () => at.ms + wallAhead, mono: () => at.ms });
   const failures = o.failures ?? new FailureCounts();
   const { world: _w, unlisted: _u, wallAhead: _a, store: _s, targetsFor, digestAt, timeIntervals, repeatIntervalMs, redact, onQueued, ...deps } = o;
   const pipeline = new Pipeline({

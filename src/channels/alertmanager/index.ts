@@ -33,9 +33,9 @@ export function amLabels(a: AlertMessage): Record<string, string> {
 
 /**
  * The alerts in Alertmanager's API v2 shape. A firing alert (or an event) ends `ttlMs`
- * from now unless posted again; a resolved one ends now.
+ * from `now` (the wall) unless posted again; a resolved one ends then.
  */
-export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: AlertMessage) => number; generatorURL: string }, now = Date.now()): PostableAlert[] {
+export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: AlertMessage) => number; generatorURL: string }, now: number): PostableAlert[] {
   return alerts.map((a) => {
     const annotations: Record<string, string> = { summary: a.summary, kind: a.kind };
     for (const [k, v] of Object.entries(a.details)) annotations[annotationKey(k)] = v;

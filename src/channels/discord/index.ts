@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../../base/clock.js';
 import { durationMs, secretUrl } from '../../base/fields.js';
 import { scrub, type Secret } from '../../base/secret.js';
-import { sleep } from '../../base/timers.js';
 import { bodyDetail, httpFailure, jsonOf, postForAnswer, type JsonAnswer } from '../post-json.js';
 import { oneLine } from '../text.js';
 import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
@@ -65,7 +64,7 @@ class DiscordNotifier implements Notifier {
     // The last answer said the bucket is empty: wait for it (within half the deadline)
     // rather than earn a 429; longer waits are left to delivery, through the 429.
     const wait = this.#bucketResetAt - this.#clock.mono();
-    if (wait > 0 && wait <= this.receiver.timeout / 2) await sleep(wait, signal).catch(() => undefined);
+    if (wait > 0 && wait <= this.receiver.timeout / 2) await this.#clock.sleep(wait, signal).catch(() => undefined);
     const res = await postForAnswer(url.reveal(), JSON.stringify(discordPayload(alerts)), { prefix, timeoutMs: this.receiver.timeout, signal });
     this.#bucketResetAt = res.headers.get('x-ratelimit-remaining') === '0' ? this.#clock.mono() + (resetAfterMs(res) ?? 0) : 0;
     const error = classify(prefix, res, url);

@@ -3,7 +3,8 @@ import { Socket } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../base/duration.js';
-import { setTimer } from '../../base/timers.js';
+import { systemClock, type Clock } from '../../base/clock.js';
+import type { Cancel } from '../../base/timers.js';
 import type { ListRequest, ListResult, TextsRequest, TextsResult } from './read.js';
 import type { Reply, Request } from './sandbox.js';
 
@@ -37,6 +38,11 @@ export interface RunnerOptions {
   entry?: URL;
   heapMb?: number;
   idleMs?: number;
+  /**
+   * The host's by default, whatever the App's runs at: an expression's budget is the time the
+   * process really computes, not the world's (the demo's runs faster).
+   */
+  clock?: Clock;
 }
 
 interface Job {
@@ -53,26 +59,28 @@ interface Running {
   id: number;
   child: ChildProcess;
   started: number;
-  timer: NodeJS.Timeout;
+  timer: Cancel;
 }
 
 export class ExpressionRunner {
   readonly #entry: string;
   readonly #heapMb: number;
   readonly #idleMs: number;
+  readonly #clock: Clock;
   #child: ChildProcess | undefined;
   /** The process has loaded; until then the first request waits (START_MS at most). */
   #ready = false;
-  #starting: NodeJS.Timeout | undefined;
+  #starting: Cancel | undefined;
   #queue: Job[] = [];
   #running: Running | undefined;
-  #idle: NodeJS.Timeout | undefined;
+  #idle: Cancel | undefined;
   #nextId = 1;
 
   constructor(o: RunnerOptions = {}) {
     this.#entry = fileURLToPath(o.entry ?? new URL(`./sandbox${extname(import.meta.url)}`, import.meta.url));
     this.#heapMb = o.heapMb ?? EXPRESSION_HEAP_MB;
     this.#idleMs = o.idleMs ?? IDLE_MS;
+    this.#clock = o.clock ?? systemClock;
   }
 
   run(request: ListRequest, budget: Budget, signal: AbortSignal): Promise<ListResult>;
@@ -99,7 +107,7 @@ export class ExpressionRunner {
     if (this.#running) return;
     const job = this.#queue[0];
     if (!job) return this.#idleSoon();
-    clearTimeout(this.#idle);
+    this.#idle?.();
     if (job.budget.leftMs <= 0) return this.#failFirst(new Error(overrunText(job.budget)));
     let child: ChildProcess;
     try {
@@ -118,8 +126,8 @@ export class ExpressionRunner {
       this.#done(job, new Error(`the expression process could not take the request: ${(err as Error).message}`));
       return this.#next();
     }
-    const timer = setTimer(() => this.#overrun(), job.budget.leftMs);
-    this.#running = { job, id, child, started: performance.now(), timer };
+    const timer = this.#clock.setTimer(() => this.#overrun(), job.budget.leftMs);
+    this.#running = { job, id, child, started: this.#clock.mono(), timer };
   }
 
   #failFirst(error: Error): void {
@@ -145,7 +153,7 @@ export class ExpressionRunner {
     child.on('close', (code, signal) => this.#ended(child, endText(code, signal, tail, this.#heapMb)));
     this.#child = child;
     this.#ready = false;
-    this.#starting = setTimer(() => {
+    this.#starting = this.#clock.setTimer(() => {
       this.#kill();
       this.#failFirst(new Error(`the expression process did not start within ${formatDuration(START_MS)}`));
     }, START_MS);
@@ -154,7 +162,7 @@ export class ExpressionRunner {
 
   #answered(child: ChildProcess, reply: Reply): void {
     if (reply.ready && child === this.#child) {
-      clearTimeout(this.#starting);
+      this.#starting?.();
       this.#ready = true;
       return this.#next();
     }
@@ -195,9 +203,9 @@ export class ExpressionRunner {
   }
 
   #settle(r: Running, error: unknown, result?: unknown): void {
-    clearTimeout(r.timer);
+    r.timer();
     this.#running = undefined;
-    r.job.budget.leftMs -= performance.now() - r.started;
+    r.job.budget.leftMs -= this.#clock.mono() - r.started;
     this.#done(r.job, error, result);
     this.#next();
   }
@@ -212,16 +220,16 @@ export class ExpressionRunner {
     const child = this.#child;
     if (!child) return;
     refAll(child, false);
-    clearTimeout(this.#idle);
-    this.#idle = setTimer(() => this.#kill(), this.#idleMs).unref();
+    this.#idle?.();
+    this.#idle = this.#clock.setTimer(() => this.#kill(), this.#idleMs, { unref: true });
   }
 
   #kill(): void {
     const child = this.#child;
     this.#child = undefined;
     this.#ready = false;
-    clearTimeout(this.#idle);
-    clearTimeout(this.#starting);
+    this.#idle?.();
+    this.#starting?.();
     child?.kill('SIGKILL');
   }
 }

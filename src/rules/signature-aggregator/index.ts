@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { systemClock } from '../../base/clock.js';
 import type { Network } from '../../api/data/reader.js';
 import type { SignatureAggregator } from '../../api/data/signatures.js';
 import { apiCall } from '../../api/catalog.js';
@@ -105,10 +105,11 @@ export const signatureAggregator: RuleKind<Spec, Observation, State> = {
  */
 async function probe(aggregator: SignatureAggregator, network: Network, tx: string, signal: AbortSignal): Promise<Probe> {
   // From the moment it is sent: a wait for our own budget is not the aggregator's latency.
-  let started = performance.now();
-  const latency = () => Math.round(performance.now() - started) / 1000;
+  // A round trip on the network: the host's steady clock, whatever the App's runs at.
+  let started = systemClock.mono();
+  const latency = () => Math.round(systemClock.mono() - started) / 1000;
   try {
-    const answer = await aggregator.aggregate(network, tx, signal, () => (started = performance.now()));
+    const answer = await aggregator.aggregate(network, tx, signal, () => (started = systemClock.mono()));
     // A 201 that signs nothing is the aggregator failing, however well-formed the JSON.
     if (answer.signedMessage.trim() === '') return { ok: false, latency: latency(), how: 'malformed', error: 'malformed answer: the signed message is empty' };
     return { ok: true, latency: latency() };
