@@ -228,7 +228,7 @@ describe('a kind is its folder and one registry line', () => {
 
 const MAX_LINES = 400;
 /** Over the limit until they are split (issue 42); a file here must still be over it, so the list cannot go stale. */
-const OVER_400: readonly string[] = ['src/app/app.ts'];
+const OVER_400: readonly string[] = [];
 
 function allTs(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

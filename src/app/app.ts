@@ -1,36 +1,30 @@
 import type { Pipeline } from '../alerts/pipeline/index.js';
 import { firingAlerts } from '../alerts/view.js';
-import { ClockSteps, STEP_MS } from '../base/clock-steps.js';
+import { ClockSteps } from '../base/clock-steps.js';
 import { systemClock, type Clock } from '../base/clock.js';
-import { formatDuration } from '../base/duration.js';
 import type { Logger } from '../base/log.js';
-import { untilNext } from '../base/schedule.js';
-import { scrub } from '../base/secret.js';
 import { formatProblem } from '../base/source.js';
 import { VERSION } from '../base/version.js';
 import type { AlertMessage, Notifier } from '../channels/types.js';
 import { ConfigError, loadConfig, type LoadedConfig, type LoadedRule } from '../config/load.js';
 import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import type { Delivery } from '../delivery/delivery.js';
-import { CAUSE_PREFIX } from '../engine/cause.js';
 import { errorText, type Engine } from '../engine/engine.js';
 import { FAILING_PREFIX, FailureCounts } from '../engine/failing.js';
 import { blindness, readiness, type HealthInputs } from '../engine/health.js';
-import { OnDemandSweeps } from '../engine/on-demand.js';
+import { OnDemandSweeps, sweepNetworks } from '../engine/on-demand.js';
 import { Scheduler } from '../engine/scheduler.js';
-import { Heartbeat } from '../heartbeat/index.js';
+import type { Heartbeat } from '../heartbeat/index.js';
 import { startPruning } from '../history/prune.js';
 import { Sampler } from '../history/sampler.js';
-import { INCIDENT_PREFIX } from '../incidents/condition.js';
 import { createMetrics, type Metrics } from '../metrics/registry.js';
-import { ExpressionRunner } from '../rules/endpoint/runner.js';
-import { ruleKind, ruleKinds } from '../rules/registry.js';
+import { ruleKinds } from '../rules/registry.js';
 import { startHttpServer, type HttpServer } from '../server/server.js';
 import { renderStatusPage } from '../status/page.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { SqliteStore, type StateStore } from '../store/index.js';
 import { buildApis, closeApis, type Apis } from './apis.js';
-import { buildDelivery, buildEngine, buildNotifiers, forgetReceivers, type Shared } from './parts.js';
+import { buildDelivery, buildEngine, buildHeartbeat, buildNotifiers, ExpressionRunners, forgetReceivers, forgetRuleMetrics, pruneUnconfigured, reanchor, startChannels, type Shared } from './parts.js';
 import { planReload } from './reload.js';
 import { relocateOnReload } from './relocate.js';
 import type { ValidatorResult } from './results.js';
@@ -66,8 +60,8 @@ export class App {
   readonly store: StateStore;
   /** Consecutive failures per rule: they outlive a reload. */
   readonly failures = new FailureCounts();
-  /** Each endpoint rule's expression process (started when first needed, ended when idle). */
-  readonly #expressions = new Map<string, ExpressionRunner>();
+  /** Each endpoint rule's expression process (started when first needed, ended when its rule goes). */
+  readonly #expressions = new ExpressionRunners();
   readonly #opts: AppOptions;
   readonly #clock: Clock;
   readonly #shared: Shared;
@@ -97,7 +91,7 @@ export class App {
     const { config } = opts.loaded;
     this.store = SqliteStore.open(config.state.path);
     this.#teardown.push(() => this.store.close());
-    this.#teardown.push(() => this.#stopExpressions([...this.#expressions.keys()]));
+    this.#teardown.push(() => this.#expressions.stop());
 
     this.metrics = createMetrics({
       version: VERSION,
@@ -143,16 +137,6 @@ export class App {
     };
   }
 
-  /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
-  #reanchor(): void {
-    try {
-      const ms = this.store.reanchor(this.#clock.mono(), STEP_MS);
-      if (ms > 0) this.#opts.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
-    } catch (err) {
-      this.#opts.log.error({ error: errorText(err) }, 'could not bring the state file\'s times back to this host\'s clock; retries, for: and reminders may wait until it catches up');
-    }
-  }
-
   get rules(): readonly LoadedRule[] {
     return this.#loaded.rules;
   }
@@ -174,8 +158,8 @@ export class App {
     const { log } = this.#opts;
     const loaded = this.#loaded;
     // The daemon only: `once` beside a running daemon must not move the times it is counting.
-    this.#reanchor();
-    this.#pruneUnconfigured();
+    reanchor(this.#shared);
+    pruneUnconfigured(this.#shared, loaded.rules);
     this.#teardown.push(startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }));
     for (const rule of loaded.rules) this.#engine.restore(rule);
     this.#server = await startHttpServer(
@@ -208,19 +192,6 @@ export class App {
     });
     if (this.#opts.watch) this.#watch();
     log.info({ rules: loaded.rules.length, metrics: `${this.#server.url}/metrics`, state: loaded.config.state.path }, 'avawatch running');
-  }
-
-  /**
-   * Rules removed while the daemon was stopped (or moved to another shard) would otherwise
-   * show their alerts as firing forever: forget them, as a reload does.
-   */
-  #pruneUnconfigured(): void {
-    const names = new Set(this.#loaded.rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
-    // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
-    const gone = this.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
-    if (gone.length === 0) return;
-    this.store.pruneRule(...gone);
-    this.#opts.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
   }
 
   /** What the status page shows: the state /metrics and /api/v1/alerts read, at one moment. */
@@ -321,16 +292,13 @@ export class App {
       this.#startChannels();
     }
     this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevPipeline);
-    this.#stopExpressions(plan.forget.map((r) => r.name));
+    this.#expressions.stop(plan.forget.map((r) => r.name));
     for (const rule of plan.forget) {
       this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
       this.#runs.forget(rule.name);
       this.#engine.forget(rule.name);
-      const m = this.metrics;
-      for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) {
-        metric.remove({ rule: rule.name });
-      }
+      forgetRuleMetrics(this.metrics, rule.name);
     }
     for (const rule of plan.start) this.#engine.restore(rule);
     scheduler.start(plan.start);
@@ -379,38 +347,14 @@ export class App {
       failures: this.failures,
       // Always the current delivery, also after a reload swapped it.
       kick: () => this.#delivery.kick(),
-      expressionsFor: (rule) => this.#expressionsOf(rule),
+      expressionsFor: (rule) => this.#expressions.of(rule),
       configured: () => this.#loaded.rules.map((r) => r.name),
       sweepFirst: (networks, signal) => this.#sweepFirst(networks, signal),
     });
   }
 
-  #expressionsOf(rule: string): ExpressionRunner {
-    let runner = this.#expressions.get(rule);
-    if (!runner) this.#expressions.set(rule, (runner = new ExpressionRunner()));
-    return runner;
-  }
-
-  #stopExpressions(rules: readonly string[]): void {
-    for (const rule of rules) {
-      this.#expressions.get(rule)?.stop();
-      this.#expressions.delete(rule);
-    }
-  }
-
-  /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */
   #startChannels(): void {
-    const rule = (name: string) => this.#loaded.rules.find((r) => r.name === name);
-    for (const notifier of this.#notifiers) {
-      notifier.start?.({
-        clock: this.#clock,
-        alertsUrl: this.#server ? `${this.#server.url}/api/v1/alerts` : undefined,
-        untilNext: (name) => {
-          const r = rule(name);
-          return r ? untilNext(r.schedule, this.#clock.now()) : undefined;
-        },
-      });
-    }
+    startChannels(this.#notifiers, this.#shared, this.#server ? `${this.#server.url}/api/v1/alerts` : undefined, () => this.#loaded.rules);
   }
 
   #stopChannels(): void {
@@ -420,24 +364,8 @@ export class App {
   /** (Re)starts the dead man's switch from the current config; none without a URL. */
   #startHeartbeat(): void {
     this.#heartbeat?.stop();
-    this.#heartbeat = undefined;
-    const hb = this.#loaded.config.heartbeat;
-    if (!hb?.url) return;
-    this.#heartbeat = new Heartbeat({
-      url: hb.url,
-      failUrl: hb.failUrl,
-      everyMs: hb.every,
-      timeoutMs: hb.timeout,
-      clock: this.#clock,
-      blindness: () => this.blindness(),
-      redact: (text) => scrub(text, this.#loaded.secrets),
-      onPing: (outcome, error) => {
-        this.metrics.heartbeats.inc({ outcome });
-        if (outcome === 'error') this.#opts.log.warn({ error }, 'the heartbeat monitor did not take the ping; pinged again next cycle');
-        else this.metrics.heartbeatLastSuccess.set(this.#clock.now() / 1000);
-      },
-    });
-    this.#heartbeat.start();
+    this.#heartbeat = buildHeartbeat(this.#loaded, this.#shared, () => this.blindness());
+    this.#heartbeat?.start();
   }
 
   /** One heartbeat now (the daemon pings every heartbeat.every); undefined without a heartbeat. */
@@ -445,21 +373,9 @@ export class App {
     return this.#heartbeat?.beat();
   }
 
-  /**
-   * "Is it me or the network?": a network's baseline swept between its polls, before the
-   * alerts that ask it are committed, at most once per 2 minutes and 30 times a day
-   * (engine/on-demand.ts). A sweep that fails leaves the baseline stale: each validator is judged alone.
-   */
-  async #sweepFirst(networks: readonly string[], signal: AbortSignal): Promise<void> {
-    const rules = this.rules.filter((r) => ruleKind(r.kind).baselines !== undefined && networks.some((n) => r.spec['network'] === n || (n === 'fuji' && r.spec['network'] === 'testnet')));
-    if (rules.length === 0 || !this.#sweeps.take(this.#clock.mono())) return;
-    for (const r of rules) {
-      try {
-        await this.#engine.evaluate(r, signal);
-      } catch {
-        // Counted and logged by the engine as the rule's failure.
-      }
-    }
+  /** "Is it me or the network?" (engine/on-demand.ts): capped across reloads. */
+  #sweepFirst(networks: readonly string[], signal: AbortSignal): Promise<void> {
+    return sweepNetworks({ rules: this.rules, networks, sweeps: this.#sweeps, monoMs: this.#clock.mono(), evaluate: (r) => this.#engine.evaluate(r, signal) });
   }
 
   /** Evaluates the named rules (all when none) once each, in order (app/runs.ts). */

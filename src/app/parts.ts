@@ -1,18 +1,26 @@
 import type { Counter } from 'prom-client';
+import { formatDuration } from '../base/duration.js';
+import { STEP_MS } from '../base/clock-steps.js';
+import { untilNext } from '../base/schedule.js';
+import { Heartbeat } from '../heartbeat/index.js';
+import { CAUSE_PREFIX } from '../engine/cause.js';
+import { errorText } from '../engine/engine.js';
+import { FAILING_PREFIX } from '../engine/failing.js';
+import { INCIDENT_PREFIX } from '../incidents/condition.js';
 import { buildPipeline, type Pipeline } from '../alerts/pipeline/index.js';
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import { scrub, type Secret } from '../base/secret.js';
 import { channel } from '../channels/registry.js';
 import type { Notifier } from '../channels/types.js';
-import type { LoadedConfig } from '../config/load.js';
+import type { LoadedConfig, LoadedRule } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { Delivery, type DeliveryDeps } from '../delivery/delivery.js';
 import { Engine } from '../engine/engine.js';
 import type { FailureCounts } from '../engine/failing.js';
 import { IncidentTracker } from '../engine/incidents.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { ExpressionRunner } from '../rules/endpoint/runner.js';
+import { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
 
@@ -103,4 +111,84 @@ export async function forgetReceivers(metrics: Metrics, before: readonly Notifie
   for (const metric of [metrics.notifications, metrics.notificationsFailed] as Array<Counter<string>>) {
     for (const { labels } of (await metric.get()).values) if (gone.has(String(labels['receiver']))) metric.remove(labels);
   }
+}
+
+/** A rule a reload removed leaves /metrics with none of its series. */
+export function forgetRuleMetrics(m: Metrics, rule: string): void {
+  for (const metric of [m.ruleEvaluations, m.ruleFailures, m.ruleEntityFailures, m.ruleFailingEntities, m.ruleLastSuccess, m.ruleConsecutiveFailures]) metric.remove({ rule });
+}
+
+/** Each endpoint rule's expression process: started when first needed, ended when its rule goes. */
+export class ExpressionRunners {
+  readonly #runners = new Map<string, ExpressionRunner>();
+
+  of(rule: string): ExpressionRunner {
+    let runner = this.#runners.get(rule);
+    if (!runner) this.#runners.set(rule, (runner = new ExpressionRunner()));
+    return runner;
+  }
+
+  stop(rules: readonly string[] = [...this.#runners.keys()]): void {
+    for (const rule of rules) {
+      this.#runners.get(rule)?.stop();
+      this.#runners.delete(rule);
+    }
+  }
+}
+
+/** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
+export function reanchor(s: Shared): void {
+  try {
+    const ms = s.store.reanchor(s.clock.mono(), STEP_MS);
+    if (ms > 0) s.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
+  } catch (err) {
+    s.log.error({ error: errorText(err) }, 'could not bring the state file\'s times back to this host\'s clock; retries, for: and reminders may wait until it catches up');
+  }
+}
+
+/**
+ * Rules removed while the daemon was stopped (or moved to another shard) would otherwise
+ * show their alerts as firing forever: forget them, as a reload does.
+ */
+export function pruneUnconfigured(s: Shared, rules: readonly LoadedRule[]): void {
+  const names = new Set(rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
+  // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
+  const gone = s.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
+  if (gone.length === 0) return;
+  s.store.pruneRule(...gone);
+  s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+}
+
+/** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */
+export function startChannels(notifiers: readonly Notifier[], s: Shared, alertsUrl: string | undefined, rules: () => readonly LoadedRule[]): void {
+  for (const notifier of notifiers) {
+    notifier.start?.({
+      clock: s.clock,
+      alertsUrl,
+      untilNext: (name) => {
+        const r = rules().find((x) => x.name === name);
+        return r ? untilNext(r.schedule, s.clock.now()) : undefined;
+      },
+    });
+  }
+}
+
+/** The dead man's switch of this config; none without a URL. */
+export function buildHeartbeat(loaded: LoadedConfig, s: Shared, blindness: () => string[] | 'starting'): Heartbeat | undefined {
+  const hb = loaded.config.heartbeat;
+  if (!hb?.url) return undefined;
+  return new Heartbeat({
+    url: hb.url,
+    failUrl: hb.failUrl,
+    everyMs: hb.every,
+    timeoutMs: hb.timeout,
+    blindness,
+    redact: (text) => scrub(text, loaded.secrets),
+    clock: s.clock,
+    onPing: (outcome, error) => {
+      s.metrics.heartbeats.inc({ outcome });
+      if (outcome === 'error') s.log.warn({ error }, 'the heartbeat monitor did not take the ping; pinged again next cycle');
+      else s.metrics.heartbeatLastSuccess.set(s.clock.now() / 1000);
+    },
+  });
 }

@@ -1,3 +1,6 @@
+import type { LoadedRule } from '../config/load.js';
+import { ruleKind } from '../rules/registry.js';
+
 // The on-demand sweep's cap: "is it me or the network?" is asked when children go pending, and a
 // flapping fleet must not turn it into a sweep a poll. On the steady clock: a step of the wall
 // clock neither frees nor blocks a sweep.
@@ -26,5 +29,22 @@ export class OnDemandSweeps {
     if (this.#allowed.length >= this.limits.perDay) return false;
     this.#allowed.push(monoMs);
     return true;
+  }
+}
+
+/**
+ * "Is it me or the network?": a network's baseline swept between its polls, before the
+ * alerts that ask it are committed, at most as often as `sweeps` allows. A sweep that fails
+ * leaves the baseline stale: each validator is judged alone.
+ */
+export async function sweepNetworks(o: { rules: readonly LoadedRule[]; networks: readonly string[]; sweeps: OnDemandSweeps; monoMs: number; evaluate: (rule: LoadedRule) => Promise<unknown> }): Promise<void> {
+  const rules = o.rules.filter((r) => ruleKind(r.kind).baselines !== undefined && o.networks.some((n) => r.spec['network'] === n || (n === 'fuji' && r.spec['network'] === 'testnet')));
+  if (rules.length === 0 || !o.sweeps.take(o.monoMs)) return;
+  for (const r of rules) {
+    try {
+      await o.evaluate(r);
+    } catch {
+      // Counted and logged by the engine as the rule's failure.
+    }
   }
 }
