@@ -28,6 +28,11 @@ export interface DaemonOptions {
 export interface UntilOptions {
   /** Fake milliseconds to wait at most (default 30 s). */
   within?: number;
+  /**
+   * Real milliseconds to let pass between steps (default none): for what runs on the real
+   * clock inside the daemon, such as a socket's own timeout (libuv's, which no fake timer moves).
+   */
+  pace?: number;
 }
 
 export interface Daemon {
@@ -77,6 +82,9 @@ function warnOnOverflow(): void {
   globalThis.setTimeout = Object.assign(checked, fake) as typeof setTimeout;
 }
 
+// Taken before any test fakes the timers.
+const realSetTimeout = globalThis.setTimeout;
+
 /** A turn of the real event loop: sockets read and written, their callbacks run. */
 const realTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -93,6 +101,8 @@ async function pumpUntil<T>(check: () => T | undefined | false | Promise<T | und
     if (value) return value;
     if (Date.now() >= end) throw new Error(`waited ${within} ms of fake time for ${what}`);
     await step(STEP_MS);
+    // real wait: a paced step lets a real-clock timeout inside the daemon (a socket's) run out.
+    if (o.pace) await new Promise((r) => realSetTimeout(r, o.pace));
   }
 }
 
