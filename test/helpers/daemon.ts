@@ -23,6 +23,8 @@ export interface DaemonOptions {
   start?: boolean;
   /** The log's level (default info): its lines, scrubbed, are in `logs`. */
   logLevel?: string;
+  /** Reload when the config or a rule file changes on disk, as `avawatch run` does (default false). */
+  watch?: boolean;
 }
 
 export interface UntilOptions {
@@ -177,6 +179,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
           // Its timers are fake, and so is Date: performance, the host's steady clock, is not.
           timerClock: clockAt(() => Date.now()),
           write: (line) => logs.push(line),
+          watch: o.watch ?? false,
         });
         app = composed.app;
         await app.start();
