@@ -99,7 +99,7 @@ describe('delivery caps', () => {
     });
     c.change();
     // The wait for the 250 is nodemailer's socket timeout, on the real clock: paced steps.
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000, pace: 5 });
+    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000, pace: 20 });
     expect(dead.lastError).toBe(
       'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: email receiver "mail": no answer in time after the message was sent (it may have been delivered)',
     );
