@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
+import type { Clock } from '../../src/base/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 
 /** Collects what the process writes to stderr (the JSON log) until vi.restoreAllMocks(). */
@@ -13,9 +14,12 @@ export function captureStderr(): string[] {
   return lines;
 }
 
-/** The daemon in this process, from a config file on disk, logging with its secrets scrubbed. */
-export async function startApp(configFile: string, level = 'info'): Promise<App> {
-  const { app } = composeApp(loadConfig(configFile, {}), { logLevel: level, readable: false });
+/**
+ * The daemon in this process, from a config file on disk, logging with its secrets scrubbed;
+ * on `clock` (a test's fake time, test/helpers/fake-time.ts) when given.
+ */
+export async function startApp(configFile: string, level = 'info', clock?: Clock): Promise<App> {
+  const { app } = composeApp(loadConfig(configFile, {}), { logLevel: level, readable: false, ...(clock ? { clock, timerClock: clock } : {}) });
   await app.start();
   return app;
 }
