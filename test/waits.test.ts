@@ -28,7 +28,6 @@ const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/ha.test.ts': 7,
   'test/integration/prometheus.test.ts': 3,
   'test/integration/reload-fleet.test.ts': 6,
-  'test/integration/server-auth.test.ts': 1,
   'test/integration/status-page-node.test.ts': 4,
   'test/integration/status-page.test.ts': 4,
   'test/reliability/crash.test.ts': 5,
