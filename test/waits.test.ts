@@ -30,13 +30,12 @@ const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/status-page-node.test.ts': 4,
   'test/integration/status-page.test.ts': 4,
   'test/reliability/crash.test.ts': 5,
-  'test/reliability/two-writers.test.ts': 3,
   'src/api/http.spec.ts': 1,
   'src/heartbeat/index.spec.ts': 1,
 };
 
-/** A poll on real time, an inline sleep, or a fixture step paced on the real clock. */
-const WAIT = /\bwaitUntil\(|\?\? waitUntil\b|new Promise[^;\n]*\bsetTimeout\(|\brealSetTimeout\(|\bsleep\(\d/;
+/** A poll on real time, an inline sleep, or fake time's steps paced on the real clock (`pace:`). */
+const WAIT = /\bwaitUntil\(|\?\? waitUntil\b|new Promise[^;\n]*\bsetTimeout\(|\brealSetTimeout\(|\bpace: \d|\bsleep\(\d/;
 
 function files(dir: string, keep: (path: string) => boolean): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -98,7 +98,7 @@ describe('delivery caps', () => {
       yaml: `{name: mail, type: email, smtp: {host: 127.0.0.1, port: ${port}}, from: avawatch@example.com, to: ops@example.com, timeout: 300ms}`,
     });
     c.change();
-    // The wait for the 250 is nodemailer's socket timeout, on the real clock: paced steps.
+    // real wait: the wait for the 250 is nodemailer's socket timeout, on the real clock: paced steps.
     const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000, pace: 20 });
     expect(dead.lastError).toBe(
       'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: email receiver "mail": no answer in time after the message was sent (it may have been delivered)',
