@@ -128,7 +128,6 @@ const PROFILE = "the shipped profile: the example rule files `avawatch init` wri
 
 /** Where src/ names a kind outside its folder and the registry (`file → kind`), and why. */
 const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
-  'src/app/app.ts → endpoint': EXPRESSIONS,
   'src/app/parts.ts → endpoint': EXPRESSIONS,
   'src/engine/engine.ts → endpoint': EXPRESSIONS,
   'src/rules/types.ts → endpoint': EXPRESSIONS,
@@ -279,6 +278,30 @@ function hostClockCalls(file: string): string[] {
   visit(source);
   return found;
 }
+
+// ---- The pipeline's ends: one way in, one way out (docs/delivery.md "The pipeline").
+
+/** The files of src/ (not specs) whose code calls `name(`. */
+function callers(name: string): string[] {
+  return files.filter((f) => new RegExp(`\\.${name}\\(`).test(readFileSync(f, 'utf8'))).sort();
+}
+
+describe('the alert pipeline', () => {
+  it('only the pipeline\'s enqueue commits an evaluation', () => {
+    expect(callers('commitEvaluation').filter((f) => !f.startsWith('src/store/'))).toEqual(['src/alerts/pipeline/enqueue.ts']);
+  });
+
+  it('only delivery sends', () => {
+    const sends = files.filter((f) => !f.startsWith('src/channels/') && !f.startsWith('src/sim/') && /\bnotifier\.send\(|\.send\(\s*(messages|\[)/.test(readFileSync(f, 'utf8')));
+    expect(sends).toEqual(['src/delivery/delivery.ts']);
+  });
+
+  it('the App wires: it imports no route, silence or digest module (the pipeline is built from the config)', () => {
+    const app = graph.get('src/app/app.ts') ?? [];
+    expect(app.filter((t) => /^src\/(alerts\/(route|silence|pipeline\/(route|mute|group))|channels\/digest)\.ts$/.test(t))).toEqual([]);
+    expect(app.length).toBeGreaterThan(10);
+  });
+});
 
 describe('one clock', () => {
   it('no wall-clock call outside the clock: src/ reads the time and sets timers through the Clock it is handed, except where ALLOWED says why', () => {

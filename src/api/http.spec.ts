@@ -7,7 +7,7 @@ import { requestContext } from './context.js';
 import { parseRetryAfter } from '../base/retry.js';
 import { HttpClient, type HttpClientOptions } from './http.js';
 import { Limiter } from './limiter.js';
-import { clockOf, systemClock } from '../base/clock.js';
+import { clockAt, clockOf, systemClock } from '../base/clock.js';
 
 type Reply = { status: number; body?: string; headers?: Record<string, string>; hang?: boolean; drop?: boolean };
 
@@ -114,14 +114,15 @@ describe('HttpClient against a real local server', () => {
 
   it('makes identical GETs of different rules once: in flight or within the window, but never older than the asking rule allows', async () => {
     const deduped: string[] = [];
-    const c = client({ dedupeWindowMs: 5_000, onDedupe: (e) => deduped.push(e) });
+    let now = Date.UTC(2026, 2, 1);
+    const c = client({ dedupeWindowMs: 5_000, onDedupe: (e) => deduped.push(e), clock: clockAt(() => now) });
     const ask = (maxAgeMs: number) => requestContext.run({ severity: 'critical', maxAgeMs }, () => c.getJson(req));
     const [a, b] = await Promise.all([ask(15_000), ask(15_000)]);
     expect([a, b, seen.length]).toEqual([{ ok: true }, { ok: true }, 1]);
     (b as { ok: boolean }).ok = false; // a rule's copy is its own
     expect(await ask(15_000)).toEqual({ ok: true });
     expect(seen).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 60));
+    now += 60;
     await ask(50); // a rule polling every 100 ms wants nothing older than 50 ms
     expect(seen).toHaveLength(2);
     await c.getJson({ ...req, path: '/v1/x/other' });

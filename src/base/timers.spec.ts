@@ -9,6 +9,7 @@ const onWarning = (w: Error): void => {
 };
 
 /** Lets a warning Node emitted (on the next tick) arrive, and a 1 ms timer fire. */
+// real wait: the real timers are what is tested (Node's overflow warning comes on a later tick).
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 15));
 
 describe('timers', () => {
@@ -31,6 +32,7 @@ describe('timers', () => {
     let fired = 0;
     const cancel = setTimer(() => fired++, 3_000_000_000);
     const abort = new AbortController();
+    // real wait: none in fact: the sleep under test, aborted before it ends.
     const slept = sleep(3_000_000_000, abort.signal).catch((err: Error) => err.name);
     const paused = pause(3_000_000_000, abort.signal).then(() => 'paused');
     await settle();

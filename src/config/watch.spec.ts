@@ -1,21 +1,29 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../base/clock.js';
 import { createLogger } from '../base/log.js';
 import type { LoadedConfig } from './load.js';
-import { waitUntil } from '../../test/helpers/wait.js';
+import { useFakeTime, type FakeTime } from '../../test/helpers/fake-time.js';
 import { watchConfig, type ConfigWatcher } from './watch.js';
 
 const log = createLogger('error', false).log;
-const settle = () => new Promise((r) => setTimeout(r, 800));
 
+// The file system's events are real; the debounce's timer runs on fake time, pumped with a
+// real turn of the event loop each 10 ms, so the events arrive in between.
 describe('config file watch', () => {
   let dir: string;
   let watcher: ConfigWatcher | undefined;
+  let time: FakeTime;
+  /** Well past the 300 ms debounce. */
+  const settle = () => time.advance(800);
+  beforeEach(() => {
+    time = useFakeTime();
+  });
   afterEach(() => {
     watcher?.close();
+    time.restore();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -39,7 +47,7 @@ describe('config file watch', () => {
     await settle();
     // A rule file written after it is seen: the notes' event, earlier, was handled too, and counted nothing.
     writeFileSync(join(dir, 'rules', 'later.yaml'), 'rules: []\n');
-    await waitUntil(() => changes >= 3, 'the later rule file');
+    await time.until(() => changes >= 3, 'the later rule file');
     await settle();
     expect(changes).toBe(3);
   });
@@ -68,7 +76,7 @@ describe('config file watch', () => {
     expect(quiet.close()).toBe(false);
     const busy = watchConfig(loaded(join(dir, 'avawatch.yaml')), () => changes++, log, systemClock);
     writeFileSync(join(dir, 'avawatch.yaml'), 'ruleFiles: []\nlog: {level: warn}\n');
-    await new Promise((r) => setTimeout(r, 100)); // the event is in; its debounce is not over
+    await time.advance(100); // the event is in; its debounce is not over
     expect(busy.close()).toBe(true);
     await settle();
     expect(changes).toBe(0);

@@ -75,8 +75,9 @@ describe('heartbeat', () => {
     server.removeAllListeners('request');
     server.on('request', () => undefined); // never answers
     const hb = heartbeat(() => [], { onPing: (o) => errors.push(o) });
+    const arrived = new Promise((r) => server.once('request', r));
     const beat = hb.beat();
-    await new Promise((r) => setTimeout(r, 50));
+    await arrived; // the ping is in flight
     hb.stop();
     expect(await beat).toEqual({ outcome: 'skipped' });
     expect(errors).toEqual([]);

@@ -9,6 +9,7 @@ describe('lookupEach', () => {
     let most = 0;
     const out = await lookupEach(['a', 'b', 'c', 'd', 'e'], 2, never, async (e) => {
       most = Math.max(most, ++inFlight);
+      // real wait: 5 ms of work, so that lookups overlap.
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       return e.toUpperCase();

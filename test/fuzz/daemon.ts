@@ -252,6 +252,7 @@ export async function settleDelivery(d: Daemon, maxMs = 10_000): Promise<void> {
     last = mark;
     // Due rows that stay put belong to a paused receiver: a while without change says so.
     if (!sending && steady >= (due ? 8 : 2)) return;
+    // real wait: the fuzzer's App runs on real timers (its clock is the simulator's, moved by the steps); delivery's attempts are real I/O.
     await new Promise((r) => setTimeout(r, 25));
   }
 }

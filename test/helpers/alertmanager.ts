@@ -71,6 +71,7 @@ export async function startAlertmanager(o: AlertmanagerOptions = {}): Promise<Ru
     }
   });
   const url = `http://127.0.0.1:${port}`;
+  // real wait: Alertmanager is a process of its own, on the wall clock.
   await waitUntil(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok, 'Alertmanager to be ready', 15_000);
   return {
     url,

@@ -81,6 +81,7 @@ async function standIn<B>(check: (path: string, body: B, raw: string) => Answer)
         const got = received.filter((r) => r.status >= 200 && r.status < 300);
         if (got.length >= count) return got;
         if (Date.now() > end) throw new Error(`expected ${count} accepted request(s), got ${got.length} within ${timeoutMs} ms (${received.length} in all)`);
+        // real wait: a poll step; on fake time a fake timer, which the test's settle() pumps.
         await new Promise((r) => setTimeout(r, 25));
       }
     },

@@ -77,6 +77,7 @@ export function startDaemon(configFile: string, o: CliOptions & { args?: string[
     child,
     log: () => log,
     exited,
+    // real wait: the CLI is a process of its own, on the wall clock.
     started: (timeoutMs = 10_000) =>
       waitUntil(
         () => {

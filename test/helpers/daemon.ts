@@ -1,10 +1,8 @@
-import { vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
-import { unanchorSystemClock } from '../../src/base/clock.js';
-import { MAX_TIMER_MS } from '../../src/base/timers.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
+import { useFakeTime, type UntilOptions } from './fake-time.js';
 import { writeFiles, writeProject, type ProjectOptions, type ProjectUrls, type TempProject } from './harness.js';
 import { startSlackReceiver, type SlackReceiver } from './slack-receiver.js';
 
@@ -23,12 +21,11 @@ export interface DaemonOptions {
   start?: boolean;
   /** The log's level (default info): its lines, scrubbed, are in `logs`. */
   logLevel?: string;
+  /** Reload when the config or a rule file changes on disk, as `avawatch run` does (default false). */
+  watch?: boolean;
 }
 
-export interface UntilOptions {
-  /** Fake milliseconds to wait at most (default 30 s). */
-  within?: number;
-}
+export type { UntilOptions };
 
 export interface Daemon {
   sim: SimServer;
@@ -57,68 +54,13 @@ export interface Daemon {
   settle<T>(p: Promise<T>, what: string, o?: UntilOptions): Promise<T>;
 }
 
-/** Fake time moves this much at a time; then real I/O gets a turn of the event loop. */
-const STEP_MS = 10;
-const DEFAULT_WITHIN_MS = 30_000;
-
-// setImmediate, nextTick, queueMicrotask and performance stay real: loopback I/O must flow.
-const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] as const;
-
-/**
- * Node warns when a timer's delay overflows (and fires it after 1 ms); a fake timer only
- * does the latter. Warn as Node does, so a test still sees it.
- */
-function warnOnOverflow(): void {
-  const fake = globalThis.setTimeout;
-  const checked = (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-    if (ms !== undefined && ms > MAX_TIMER_MS) process.emitWarning(`${ms} does not fit into a 32-bit signed integer.`, 'TimeoutOverflowWarning');
-    return fake(fn, ms, ...args);
-  };
-  globalThis.setTimeout = Object.assign(checked, fake) as typeof setTimeout;
-}
-
-/** A turn of the real event loop: sockets read and written, their callbacks run. */
-const realTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function step(ms: number): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms);
-  await realTurn();
-}
-
-async function pumpUntil<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, o: UntilOptions = {}): Promise<T> {
-  const within = o.within ?? DEFAULT_WITHIN_MS;
-  const end = Date.now() + within;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() >= end) throw new Error(`waited ${within} ms of fake time for ${what}`);
-    await step(STEP_MS);
-  }
-}
-
 /** Starts the fixture; `stop` tears it down whatever happened (also restoring real timers). */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): Promise<void> }> {
-  vi.useFakeTimers({ toFake: [...FAKED] });
-  // The App's steady clock anchors on the faked Date; and again on the real one after (clock.ts).
-  unanchorSystemClock();
-  warnOnOverflow();
-  const warnings: string[] = [];
-  const onWarning = (w: Error): void => void warnings.push(w.name);
-  process.on('warning', onWarning);
-  const parts: Array<() => Promise<void> | void> = [() => {
-    vi.useRealTimers();
-    unanchorSystemClock();
-  }, () => void process.off('warning', onWarning)];
+  const time = useFakeTime();
+  const { warnings, until, settle, advance } = time;
+  const parts: Array<() => Promise<void> | void> = [() => time.restore()];
   let app: App | undefined;
   const logs: string[] = [];
-  const until = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, u?: UntilOptions) => pumpUntil(check, what, u);
-  const settle = async <T>(p: Promise<T>, what: string, u?: UntilOptions): Promise<T> => {
-    let done = false;
-    const watched = p.finally(() => (done = true));
-    watched.catch(() => undefined);
-    await pumpUntil(() => done, what, u);
-    return watched;
-  };
   const stopApp = async (): Promise<void> => {
     const running = app;
     app = undefined;
@@ -143,10 +85,6 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
     const project = typeof o.project === 'function' ? writeFiles(o.project, urls) : writeProject({ ...o.project, ...urls });
     parts.push(() => project.cleanup());
     parts.push(stopApp);
-    const advance = async (ms: number): Promise<void> => {
-      const end = Date.now() + ms;
-      while (Date.now() < end) await step(Math.min(STEP_MS, end - Date.now()));
-    };
     const d: Daemon & { stop(): Promise<void> } = {
       sim,
       slack,
@@ -165,6 +103,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
           // The daemon's time and timers are the simulator's, which runs on the fake clock.
           clock: sim.world.clock.asClock(),
           write: (line) => logs.push(line),
+          watch: o.watch ?? false,
         });
         app = composed.app;
         await app.start();
@@ -172,8 +111,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon & { stop(): 
       },
       stopApp,
       advance,
-      // performance is not faked: its origin plus its now is the wall clock.
-      catchUp: () => advance(performance.timeOrigin + performance.now() - Date.now()),
+      catchUp: time.catchUp,
       until,
       settle,
       stop,

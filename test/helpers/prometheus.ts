@@ -95,6 +95,7 @@ ${o.moreJobs ?? ''}`,
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // real wait: Prometheus is a process of its own, on the wall clock.
     await waitUntil(
       async () => {
         if (child.exitCode !== null) throw new Error(`prometheus exited with code ${child.exitCode}:\n${log}`);

@@ -43,6 +43,7 @@ export const WEBHOOK_SECRET_PATH = '/services/T00000000/B00000000/XXXXsecretXXXX
  * fake clock's pump).
  */
 export async function startSlackReceiver(o: { wait?: Wait } = {}): Promise<SlackReceiver> {
+  // real wait: only where the test passes no fake clock's pump (a daemon process on the wall clock).
   const wait = o.wait ?? waitUntil;
   const posts: SlackPost[] = [];
   const queue: Array<{ status: number; body?: string; retryAfter?: number }> = [];

@@ -65,6 +65,7 @@ export async function startSmtpSink(auth?: { user: string; pass: string }, optio
       const end = Date.now() + timeoutMs;
       while (messages.length < count) {
         if (Date.now() > end) throw new Error(`expected ${count} mail(s), got ${messages.length}`);
+        // real wait: a poll step; on fake time a fake timer, which the test's settle() pumps.
         await new Promise((r) => setTimeout(r, 25));
       }
       return messages;

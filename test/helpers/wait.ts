@@ -12,6 +12,7 @@ export async function waitUntil<T>(
     const value = await check();
     if (value) return value;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    // real wait: the real-time poll itself (each caller counts too, test/waits.test.ts).
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,3 +1,4 @@
+import { storedStates } from '../helpers/stored-states.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +10,7 @@ import { startSim } from '../../src/sim/server.js';
 import { expectEmailInert, expectSlackInert, HOSTILE } from '../helpers/hostile.js';
 import { postFacts, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
-import { waitUntil } from '../helpers/wait.js';
-import { storedStates } from '../helpers/stored-states.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 
 // ERC-20 name and symbol are whatever a contract says: through the whole daemon (the
 // simulator, the rule, routing, real Slack and SMTP servers on loopback) they arrive as text.
@@ -21,11 +21,14 @@ const RULE = 'token-watch';
 
 describe('address-activity: hostile ERC-20 text', () => {
   it('a token named <!channel>, a link, HTML and CR/LF reaches Slack escaped and email inert', async ({ onTestFinished }) => {
+    // The App on fake time (test/helpers/fake-time.ts); the simulator, Slack and SMTP real servers.
+    const t = useFakeTime();
     const sim = await startSim();
-    const slack = await startSlackReceiver();
+    const slack = await startSlackReceiver({ wait: (check, what, ms) => t.until(check, what, ms === undefined ? {} : { within: ms }) });
     const smtp = await startSmtpSink();
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-hostile-erc20-'));
     onTestFinished(async () => {
+      t.restore();
       await sim.close();
       await slack.close();
       await smtp.close();
@@ -46,16 +49,16 @@ ruleFiles: [rules.yaml]
 `,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: address-activity, every: 1s, severity: info, chainId: 43114, addresses: ["${WALLET}"], lists: [erc20]}\n`);
-    const app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'silent', readable: false }).app;
-    onTestFinished(() => app.stop());
+    const app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'silent', readable: false, clock: t.clock }).app;
+    onTestFinished(() => t.settle(app.stop(), 'the App to stop'));
     await app.start();
-    await waitUntil(() => storedStates(app.store, RULE)[`43114/${WALLET}/erc20`], 'the baseline');
+    await t.until(() => storedStates(app.store, RULE)[`43114/${WALLET}/erc20`], 'the baseline');
 
     // One transaction per hostile token (grouped by tx_hash: one message each), name and symbol alike.
     const tokens = HOSTILE.map((text, i) => ({ address: `0x${String(i + 2).repeat(40)}`, name: text, symbol: text, decimals: 6 }));
     change({ evmTransactions: tokens.map((token, i) => ({ txHash: `0x0${i + 1}`, from: SENDER, to: WALLET, erc20: [{ token, from: SENDER, to: WALLET, value: '1.5' }] })) });
     await slack.waitForPosts(HOSTILE.length, 15_000);
-    await smtp.waitFor(HOSTILE.length, 15_000);
+    await t.settle(smtp.waitFor(HOSTILE.length, 15_000), 'the mails');
     expect(slack.posts).toHaveLength(HOSTILE.length);
 
     const slackText = expectSlackInert(slack.posts);

@@ -8,7 +8,7 @@ import type { App } from '../../src/app/app.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startApp } from '../helpers/app.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime, type FakeTime } from '../helpers/fake-time.js';
 
 // Issue 37: the only receiver revoked (404 on every post) and the alert dead-lettered, the
 // heartbeat still said "every source answered". Now the heartbeat pings its failure URL
@@ -29,6 +29,7 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
   let revoked: boolean;
   let dir: string;
   let app: App | undefined;
+  let time: FakeTime | undefined;
   beforeEach(async () => {
     sim = await startSim();
     pings = [];
@@ -42,7 +43,9 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-dead-receiver-'));
   });
   afterEach(async () => {
-    await app?.stop();
+    if (app) await time?.settle(app.stop(), 'the App to stop');
+    time?.restore();
+    time = undefined;
     app = undefined;
     await sim.close();
     await new Promise((r) => monitor.close(r));
@@ -62,8 +65,9 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     );
     // A is not validating: validator-status fires at its first evaluation.
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - { name: v, kind: validator-status, every: 1h, severity: critical, network: mainnet, nodeIds: [${A}] }\n`);
-    app = await startApp(config, 'silent');
-    await waitUntil(() => app?.store.outbox('dead').length === 1, 'the alert dead-lettered');
+    const t = (time = useFakeTime());
+    app = await startApp(config, 'silent', t.clock);
+    await t.until(() => app?.store.outbox('dead').length === 1, 'the alert dead-lettered');
 
     const beat = await app.heartbeat();
     expect(beat).toMatchObject({ outcome: 'fail', why: [expect.stringMatching(/^receiver ops-hook: 1 notification dead-lettered, the last \d+s ago \(webhook receiver "ops-hook": HTTP 404/)] });
@@ -79,7 +83,7 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     revoked = false;
     applyChange(sim.world, worldChange.parse({ validations: [{ nodeId: A, txHash: 'tx-a', start: '-1d', end: '+200d' }] }), sim.world.clock.nowMs());
     await app.once();
-    await waitUntil(() => app?.store.outbox('sent').length === 1, 'the resolution delivered');
+    await t.until(() => app?.store.outbox('sent').length === 1, 'the resolution delivered');
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok', why: [] });
     expect(app.readiness()).toEqual({ ready: true, problems: [] });
     expect(pings.at(-1)).toBe('/ping/5e1f-uuid');

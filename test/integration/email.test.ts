@@ -6,7 +6,7 @@ import { Secret } from '../../src/base/secret.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { writeProject } from '../helpers/harness.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 import { emailChannel, type EmailReceiver } from '../../src/channels/email/index.js';
 import { DeliveryError, type AlertMessage } from '../../src/channels/types.js';
 import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
@@ -162,13 +162,15 @@ describe('daemon with an email receiver', () => {
       return true;
     });
     const loaded = loadConfig(project.configFile, { SMTP_PASS: 'SmtpPassw0rd-secret' });
-    const { app, sink: log } = composeApp(loaded, { logLevel: 'debug', readable: false });
+    // The App on fake time (test/helpers/fake-time.ts): the 451's retry costs no real wait.
+    const t = useFakeTime();
+    const { app, sink: log } = composeApp(loaded, { logLevel: 'debug', readable: false, clock: t.clock });
     try {
       await app.start();
-      await waitUntil(() => storedStates(app.store, 'my-validators')[node], 'the baseline');
+      await t.until(() => storedStates(app.store, 'my-validators')[node], 'the baseline');
       smtp.failNext({ code: 451, message: 'greylisted, try again' });
       sim.world.setValidators('mainnet', node, [completedValidator(period)]);
-      const [mail] = await smtp.waitFor(1, 15_000);
+      const [mail] = await t.settle(smtp.waitFor(1, 15_000), 'the mail');
       expect(mail!.subject).toBe(`[EVENT INFO] my-validators: ${node} validation active → completed`);
       log.log.info({ receivers: loaded.config.receivers }, 'config dump for the test');
       const text = logged.join('');
@@ -177,7 +179,8 @@ describe('daemon with an email receiver', () => {
       expect(text).not.toContain('SmtpPassw0rd-secret');
     } finally {
       vi.restoreAllMocks();
-      await app.stop();
+      await t.settle(app.stop(), 'the App to stop');
+      t.restore();
       await sim.close();
       await smtp.close();
       project.cleanup();

@@ -10,7 +10,7 @@ import type { App } from '../../src/app/app.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startApp } from '../helpers/app.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime, type FakeTime } from '../helpers/fake-time.js';
 
 // The view from inside: the shipped rules/node-health.yaml over two inventory validators
 // whose APIs the simulator serves, read by the built CLI's `once --json` as an operator would,
@@ -106,6 +106,7 @@ describe('heartbeat: a dead man\'s switch on loopback', () => {
   let pings: string[];
   let dir: string;
   let app: App | undefined;
+  let time: FakeTime | undefined;
   beforeEach(async () => {
     sim = await startSim();
     applyChange(sim.world, worldChange.parse({ validations: [{ nodeId: A, txHash: 'tx-a', start: '-30d', end: '+200d' }] }), sim.world.clock.nowMs());
@@ -118,7 +119,9 @@ describe('heartbeat: a dead man\'s switch on loopback', () => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-heartbeat-'));
   });
   afterEach(async () => {
-    await app?.stop();
+    if (app) await time?.settle(app.stop(), 'the App to stop');
+    time?.restore();
+    time = undefined;
     await sim.close();
     await new Promise((r) => monitor.close(r));
     rmSync(dir, { recursive: true, force: true });
@@ -133,8 +136,9 @@ describe('heartbeat: a dead man\'s switch on loopback', () => {
         `ruleFiles: [rules.yaml]\n`,
     );
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - { name: v, kind: validator-status, every: 1h, severity: warning, network: mainnet, nodeIds: [${A}] }\n`);
-    app = await startApp(config, 'silent');
-    await waitUntil(() => app?.readiness().ready, 'the first evaluation');
+    const t = (time = useFakeTime());
+    app = await startApp(config, 'silent', t.clock);
+    await t.until(() => app?.readiness().ready, 'the first evaluation');
     expect(await app.heartbeat()).toEqual({ outcome: 'ok', why: [] });
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok' });
 

@@ -1,3 +1,4 @@
+import { storedStates } from '../helpers/stored-states.js';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,11 +9,11 @@ import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { captureStderr, startApp } from '../helpers/app.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
-import { waitUntil } from '../helpers/wait.js';
-import { storedStates } from '../helpers/stored-states.js';
+import { useFakeTime, type FakeTime } from '../helpers/fake-time.js';
 
 // A start that has not seen the service must not say "ready": /readyz, avawatch_ready and
-// the status page say "starting" until every interval rule has been evaluated once.
+// the status page say "starting" until every interval rule has been evaluated once. The App
+// runs on fake time (test/helpers/fake-time.ts); the service behind its gate is real HTTP.
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const NODE2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -51,11 +52,14 @@ async function gated(sim: SimServer): Promise<{ url: string; open: () => void; s
 describe('daemon: readiness at start', () => {
   let project: TempProject | undefined;
   let app: App | undefined;
+  let time: FakeTime | undefined;
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
 
   afterEach(async () => {
-    await app?.stop();
+    if (app) await time?.settle(app.stop(), 'the App to stop');
     app = undefined;
+    time?.restore();
+    time = undefined;
     vi.restoreAllMocks();
     for (const c of cleanups.splice(0).reverse()) await c();
     project?.cleanup();
@@ -70,8 +74,9 @@ describe('daemon: readiness at start', () => {
     cleanups.push(() => gate.close());
     project = writeProject({ dataUrl: gate.url, nodeIds: [NODE], every: '1m', timeout: '30s' });
     captureStderr();
-    const a = (app = await startApp(project.configFile));
-    await waitUntil(() => gate.held() > 0, 'the first poll, held at the gate');
+    const t = (time = useFakeTime());
+    const a = (app = await startApp(project.configFile, 'info', t.clock));
+    await t.until(() => gate.held() > 0, 'the first poll, held at the gate');
 
     const starting = await fetch(`${a.url}/readyz`);
     expect([starting.status, await starting.text()]).toEqual([503, 'not ready:\n- starting: 1 rule not evaluated yet (my-validators)\n']);
@@ -81,7 +86,7 @@ describe('daemon: readiness at start', () => {
     expect(page).toContain('<li>starting: 1 rule not evaluated yet (my-validators)</li>');
 
     gate.open();
-    await waitUntil(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after the first evaluation');
+    await t.until(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after the first evaluation');
     expect(storedStates(a.store, 'my-validators')[NODE]).toMatchObject({ period: { status: 'active' } });
     expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/^avawatch_ready 1$/m);
     expect(await (await fetch(`${a.url}/`)).text()).toContain('<span class="good">ready</span>');
@@ -89,10 +94,10 @@ describe('daemon: readiness at start', () => {
     // A rule a reload adds is waited for too; the one already evaluated is not.
     gate.shut();
     writeFileSync(join(project.dir, 'rules', 'more.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1m, severity: warning, network: mainnet, nodeIds: [${NODE2}]}\n`);
-    expect(await a.reload('test')).toBe(true);
-    await waitUntil(() => gate.held() > 0, "the new rule's first poll, held at the gate");
+    expect(await t.settle(a.reload('test'), 'the reload')).toBe(true);
+    await t.until(() => gate.held() > 0, "the new rule's first poll, held at the gate");
     expect(await (await fetch(`${a.url}/readyz`)).text()).toBe('not ready:\n- starting: 1 rule not evaluated yet (ending)\n');
     gate.open();
-    await waitUntil(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after its first evaluation');
+    await t.until(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after its first evaluation');
   });
 });

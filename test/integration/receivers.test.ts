@@ -8,12 +8,13 @@ import { loadConfig } from '../../src/config/load.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN, telegramPlain } from '../helpers/chat-providers.js';
 import { avawatch } from '../helpers/cli.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime, type FakeTime } from '../helpers/fake-time.js';
 
 // Telegram, Discord and PagerDuty through the whole daemon, against stand-ins that refuse
 // (with the provider's 400) any message over a limit: a storm of twenty ICM messages with
 // 2,000-character hostile chain text goes out as one message each (PagerDuty: an event
-// each) after a 429 the daemon waits out, and a hostile token name arrives inert.
+// each) after a 429 the daemon waits out, and a hostile token name arrives inert. The App
+// runs on fake time (test/helpers/fake-time.ts): the 429s' waits and the backoffs cost none.
 
 const STORM = '0xabc0000000000000000000000000000000000001';
 const ONE = '0xabc0000000000000000000000000000000000002';
@@ -28,8 +29,10 @@ describe('Telegram, Discord and PagerDuty receivers through the daemon', () => {
   let dir: string;
   let config: string;
   let app: App;
+  let time: FakeTime;
 
   beforeAll(async () => {
+    time = useFakeTime();
     sim = await startSim();
     telegram = await startTelegram();
     discord = await startDiscord();
@@ -84,13 +87,14 @@ ruleFiles: [rules.yaml]
   - {name: icm-one, kind: icm-pending, every: 1s, severity: critical, network: mainnet, addresses: ["${ONE}"], olderThan: 15m}
 `,
     );
-    app = composeApp(loadConfig(config, env()), { logLevel: 'silent', readable: false }).app;
+    app = composeApp(loadConfig(config, env()), { logLevel: 'silent', readable: false, clock: time.clock }).app;
     await app.start();
-    await waitUntil(() => telegram.accepted().length >= 2 && discord.accepted().length >= 2 && pagerduty.accepted().length >= STORM_SIZE + 1, 'both groups at every receiver', 20_000);
+    await time.until(() => telegram.accepted().length >= 2 && discord.accepted().length >= 2 && pagerduty.accepted().length >= STORM_SIZE + 1, 'both groups at every receiver', { within: 20_000 });
   }, 40_000);
 
   afterAll(async () => {
-    await app.stop();
+    await time.settle(app.stop(), 'the App to stop');
+    time.restore();
     await sim.close();
     await telegram.close();
     await discord.close();
@@ -160,7 +164,7 @@ ruleFiles: [rules.yaml]
 
   it('PagerDuty: the ICM message delivered resolves its incident, and only it', async () => {
     sim.world.setIcmStatus(`0x2${String(1).padStart(63, '0')}`, 'delivered');
-    await waitUntil(() => pagerduty.accepted().some((r) => r.body.event_action === 'resolve'), 'the resolve', 15_000);
+    await time.until(() => pagerduty.accepted().some((r) => r.body.event_action === 'resolve'), 'the resolve', { within: 15_000 });
     expect(pagerduty.open.size).toBe(STORM_SIZE);
     expect([...pagerduty.open.keys()].every((k) => k.startsWith('avawatch/icm-storm/icm-pending/'))).toBe(true);
   });

@@ -7,25 +7,28 @@ import { composeApp } from '../../src/app/compose.js';
 import { loadConfig } from '../../src/config/load.js';
 import { activeValidator, pendingValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime, type FakeTime } from '../helpers/fake-time.js';
 import { postFacts, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const OTHER = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 
 // Through the whole daemon and a real receiver per route: what a person reads when an uptime
-// alert resolves, and where good news goes.
+// alert resolves, and where good news goes. The App runs on fake time (test/helpers/fake-time.ts).
 describe('resolved notices state the present; good news is not paged', () => {
   let sim: SimServer;
   let chat: SlackReceiver;
   let pager: SlackReceiver;
   let dir: string;
   let app: App;
+  let time: FakeTime;
 
   beforeAll(async () => {
+    time = useFakeTime();
+    const wait = { wait: <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms?: number) => time.until(check, what, ms === undefined ? {} : { within: ms }) };
     sim = await startSim();
-    chat = await startSlackReceiver();
-    pager = await startSlackReceiver();
+    chat = await startSlackReceiver(wait);
+    pager = await startSlackReceiver(wait);
     dir = mkdtempSync(join(tmpdir(), 'avawatch-resolved-'));
     const now = sim.world.clock.now();
     const period = { nodeId: NODE, txHash: 'p1', startTimestamp: now - 86_400, endTimestamp: now + 200 * 86_400 };
@@ -55,20 +58,21 @@ ruleFiles: [rules.yaml]
   - {name: status, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${OTHER}]}
 `,
     );
-    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
+    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false, clock: time.clock }).app;
     await app.start();
-    await chat.waitForPosts(1, 40_000); // the uptime warning: under the rule's 95% band (a loaded machine: caps, not expectations)
+    await chat.waitForPosts(1); // the uptime warning: under the rule's 95% band
     // Both rules have their baseline before the world changes: else the status rule's first
     // poll may already see the new period (a baseline, silent) on a loaded machine.
-    await waitUntil(() => app.readiness().ready, 'every rule evaluated once', 40_000);
+    await time.until(() => app.readiness().ready, 'every rule evaluated once');
     sim.world.setValidators('mainnet', NODE, [activeValidator({ ...period, uptimePerformance: 97.2 })]);
     sim.world.setValidators('mainnet', OTHER, [activeValidator(next)]);
     const seen = (r: SlackReceiver, word: string) => r.posts.some((p) => p.body.text.startsWith(`[${word}`));
-    await waitUntil(() => seen(chat, 'RESOLVED') && (seen(chat, 'EVENT') || seen(pager, 'EVENT')), 'the resolution and the event', 40_000);
-  }, 90_000);
+    await time.until(() => seen(chat, 'RESOLVED') && (seen(chat, 'EVENT') || seen(pager, 'EVENT')), 'the resolution and the event');
+  });
 
   afterAll(async () => {
-    await app.stop();
+    await time.settle(app.stop(), 'the App to stop');
+    time.restore();
     await sim.close();
     await chat.close();
     await pager.close();

@@ -11,7 +11,7 @@ import { startSim } from '../../src/sim/server.js';
 import { DISCORD_PATH, PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
 import { startSlackReceiver } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const SECRETS = {
@@ -33,6 +33,9 @@ describe('secrets never reach logs, errors or /metrics, whatever fails', () => {
   });
 
   it('with every channel and the API failing', async () => {
+    // The App on fake time (test/helpers/fake-time.ts): its retries cost no real wait.
+    const t = useFakeTime();
+    cleanups.push(() => t.restore());
     const sim = await startSim();
     cleanups.push(() => sim.close());
     const slack = await startSlackReceiver();
@@ -82,15 +85,15 @@ ruleFiles: [rules.yaml]
       return true;
     });
     const loaded = loadConfig(config, { KEY: SECRETS.apiKey, SLACK: `${slack.webhookUrl}`, HMAC: SECRETS.hookSecret, PASS: SECRETS.smtpPass, TG: TELEGRAM_TOKEN, DISCORD: discord.webhookUrl, PD: PAGERDUTY_KEY });
-    const { app, sink } = composeApp(loaded, { logLevel: 'debug', readable: false });
-    cleanups.push(() => app.stop());
+    const { app, sink } = composeApp(loaded, { logLevel: 'debug', readable: false, clock: t.clock });
+    cleanups.push(() => t.settle(app.stop(), 'the App to stop'));
     await app.start();
     // Every receiver fails: Slack 500, webhook 503, SMTP 535 (wrong password).
-    await waitUntil(() => ['http_500', 'http_503', 'smtp_535', 'http_502', 'http_400'].every((r) => logged.join('').includes(`"reason":"${r}"`)), 'a failure from every channel', 15_000);
-    await waitUntil(() => ['tg', 'dc', 'pd'].every((r) => app.store.outbox().some((row) => row.receiver === r && row.lastError !== null)), 'Telegram, Discord and PagerDuty errors in the outbox');
+    await t.until(() => ['http_500', 'http_503', 'smtp_535', 'http_502', 'http_400'].every((r) => logged.join('').includes(`"reason":"${r}"`)), 'a failure from every channel', { within: 15_000 });
+    await t.until(() => ['tg', 'dc', 'pd'].every((r) => app.store.outbox().some((row) => row.receiver === r && row.lastError !== null)), 'Telegram, Discord and PagerDuty errors in the outbox');
     // The API fails too: its error is logged.
     sim.world.faults.push(...Array.from({ length: 3 }, () => ({ status: 500, body: `{"message":"echo ${SECRETS.apiKey}","statusCode":500}` })));
-    await waitUntil(() => logged.join('').includes('rule evaluation failed'), 'a failed evaluation');
+    await t.until(() => logged.join('').includes('rule evaluation failed'), 'a failed evaluation');
     // Even a careless log of the whole config.
     sink.log.error({ config: loaded.config }, 'config dump');
 

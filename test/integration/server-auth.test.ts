@@ -73,6 +73,7 @@ describe('server.auth', () => {
     });
 
     it('scrapes with the bearer token and with basic credentials; without them the target is down with a 401', async () => {
+      // real wait: Prometheus is a process of its own, scraping on its own (wall) clock.
       const up = await waitUntil(
         async () => {
           const samples = await prometheus.query('up');

@@ -7,7 +7,7 @@ import { firingAlerts } from '../../src/alerts/view.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startSim } from '../../src/sim/server.js';
 import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 
 // A gateway in front of the signature aggregator answers 502 and quotes the request's
 // headers, the API key among them. The signature-aggregator alert quotes the service's
@@ -25,9 +25,12 @@ describe('a 502 whose message echoes the API key, quoted by the signature-aggreg
   });
 
   it('reaches Slack, the status page, /api/v1/alerts, /metrics, the log and the state file as <secret>', async () => {
+    // The App on fake time (test/helpers/fake-time.ts); the simulator and Slack real servers.
+    const t = useFakeTime();
+    cleanups.push(() => t.restore());
     const sim = await startSim();
     cleanups.push(() => sim.close());
-    const slack = await startSlackReceiver();
+    const slack = await startSlackReceiver({ wait: (check, what, ms) => t.until(check, what, ms === undefined ? {} : { within: ms }) });
     cleanups.push(() => slack.close());
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-aggregator-leak-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,16 +55,16 @@ ruleFiles: [rules.yaml]
     // Every probe meets the gateway while the test reads what the alert reached.
     sim.world.faults.push(...Array.from({ length: 200 }, () => ({ status: 502, pathIncludes: '/signatureAggregator/', echoHeaders: true })));
     const loaded = loadConfig(config, { KEY: API_KEY });
-    const { app } = composeApp(loaded, { logLevel: 'debug', readable: false });
-    cleanups.push(() => app.stop());
+    const { app } = composeApp(loaded, { logLevel: 'debug', readable: false, clock: t.clock });
+    cleanups.push(() => t.settle(app.stop(), 'the App to stop'));
     await app.start();
 
     const [post] = await slack.waitForPosts(1, 15_000);
-    await waitUntil(() => firingAlerts(app.store).length === 1, 'the alert firing');
+    await t.until(() => firingAlerts(app.store).length === 1, 'the alert firing');
     const statusPage = await (await fetch(`${app.url}/`)).text();
     const alertsApi = await (await fetch(`${app.url}/api/v1/alerts`)).text();
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
-    await app.stop();
+    await t.settle(app.stop(), 'the App to stop');
     const stateFile = readdirSync(dir)
       .filter((f) => f.startsWith('state.db'))
       .map((f) => readFileSync(join(dir, f)).toString('latin1'))

@@ -1,58 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
-import { activeValidator, completedValidator } from '../../src/sim/samples.js';
-import { startSim } from '../../src/sim/server.js';
 import { startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
-import { waitUntil } from '../helpers/wait.js';
-import { storedStates } from '../helpers/stored-states.js';
+import { CHANGE, startReceiverDaemon, type OneReceiver, type ReceiverDaemon } from '../helpers/one-receiver.js';
 
 // Provider answers that once made delivery wait for a day, overflow a timer, or send a copy
-// on every retry: each ends bounded, and the outbox says what happened.
-
-const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-const RULE = 'my-validators';
-const period = { nodeId: NODE, txHash: 'tx-caps-1', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
-const CHANGE = `${NODE} validation active → completed`;
+// on every retry: each ends bounded, and the outbox says what happened. The daemon runs on
+// the fixture's fake clock (test/helpers/daemon.ts); the providers are real servers on loopback.
 
 type Finished = (fn: () => Promise<void> | void) => void;
 
 /** The daemon with one receiver, past its baseline; `change()` makes one notification. */
-async function setup(onTestFinished: Finished, receiver: { name: string; yaml: string }, delivery = '{backoff: 50ms, backoffMax: 100ms}') {
-  const sim = await startSim();
-  sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
-  const dir = mkdtempSync(join(tmpdir(), 'avawatch-caps-'));
-  const config = join(dir, 'avawatch.yaml');
-  writeFileSync(
-    config,
-    `api: {dataUrl: "${sim.url}", retries: 0, timeout: 2s}
-state: {path: "${join(dir, 'state.db')}"}
-server: {listen: "127.0.0.1:0"}
-route: {receivers: [${receiver.name}]}
-receivers:
-  - ${receiver.yaml}
-delivery: ${delivery}
-ruleFiles: [rules.yaml]
-`,
-  );
-  writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-  const app = composeApp(loadConfig(config, {}), { logLevel: process.env['RELIABILITY_LOG'] ?? 'silent', readable: false }).app;
-  onTestFinished(async () => {
-    await app.stop();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await app.start();
-  await waitUntil(() => storedStates(app.store, RULE)[NODE], 'the baseline');
-  return { app, change: () => sim.world.setValidators('mainnet', NODE, [completedValidator(period)]) };
-}
+const setup = (onTestFinished: Finished, receiver: OneReceiver, delivery = '{backoff: 50ms, backoffMax: 100ms}'): Promise<ReceiverDaemon> =>
+  startReceiverDaemon(onTestFinished, receiver, delivery);
 
 /** An HTTP receiver that takes every post and answers only after `answerAfterMs`. */
 async function startSlowReceiver(onTestFinished: Finished, answerAfterMs: number) {
@@ -75,12 +37,8 @@ async function startSlowReceiver(onTestFinished: Finished, answerAfterMs: number
 
 const failed = async (app: App, reason: string) => (await app.metrics.notificationsFailed.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
-describe.concurrent('delivery caps', () => {
+describe('delivery caps', () => {
   it('Telegram asking to wait 3,000,000 s: no timer overflow, each retry after delivery.maxRetryAfter naming the ask, delivered once it relents', async ({ onTestFinished }) => {
-    const warnings: string[] = [];
-    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
-    process.on('warning', onWarning);
-    onTestFinished(() => void process.off('warning', onWarning));
     const telegram = await startTelegram();
     onTestFinished(() => telegram.close());
     const c = await setup(
@@ -90,26 +48,26 @@ describe.concurrent('delivery caps', () => {
     );
     telegram.failAll(() => telegram.tooMany(3_000_000));
     c.change();
-    const row = await waitUntil(() => c.app.store.outbox('pending').find((r) => r.attempts >= 3), 'three refused attempts', 15_000);
+    const row = await c.until(() => c.app.store.outbox('pending').find((r) => r.attempts >= 3), 'three refused attempts', { within: 15_000 });
     expect(row.lastError).toBe(
       'telegram receiver "tg": HTTP 429: Too Many Requests: retry after 3000000; telegram asked to wait 34d17h20m, longer than delivery.maxRetryAfter 300ms',
     );
     expect(c.app.store.outbox('dead')).toEqual([]);
     telegram.failAll(undefined);
-    await telegram.waitFor(1);
-    await waitUntil(() => c.app.store.outbox('sent')[0], 'the row marked sent');
+    await c.settle(telegram.waitFor(1), 'the Telegram message');
+    await c.until(() => c.app.store.outbox('sent')[0], 'the row marked sent');
     // Every attempt is one the provider saw: nothing in between ran away.
     expect(c.app.store.outbox('sent')[0]!.attempts).toBe(telegram.received.length);
     expect(telegram.accepted()).toHaveLength(1);
-    expect(warnings.filter((w) => w.startsWith('TimeoutOverflowWarning'))).toEqual([]);
-  }, 40_000);
+    expect(c.warnings.filter((w) => w === 'TimeoutOverflowWarning')).toEqual([]);
+  });
 
   it('a webhook that takes the post but answers after the timeout gets one more copy, never a third; the row says so', async ({ onTestFinished }) => {
     // A timeout long enough that a busy machine still sends the post within it (200 ms could time out before sending: an attempt of no unknown outcome, and a third post).
     const slow = await startSlowReceiver(onTestFinished, 5_000);
     const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${slow.url}", timeout: 1s}` });
     c.change();
-    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'the row given up', 15_000);
+    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000 });
     expect(dead).toMatchObject({
       attempts: 2,
       lastError:
@@ -119,7 +77,7 @@ describe.concurrent('delivery caps', () => {
     expect(slow.bodies).toHaveLength(2);
     expect(await failed(c.app, 'unconfirmed')).toBe(1);
     expect(await failed(c.app, 'timeout')).toBe(2);
-  }, 40_000);
+  });
 
   it('an SMTP server that takes the message and never confirms it gets one more copy, never a third', async ({ onTestFinished }) => {
     let messages = 0;
@@ -140,12 +98,13 @@ describe.concurrent('delivery caps', () => {
       yaml: `{name: mail, type: email, smtp: {host: 127.0.0.1, port: ${port}}, from: avawatch@example.com, to: ops@example.com, timeout: 300ms}`,
     });
     c.change();
-    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'the row given up', 15_000);
+    // real wait: the wait for the 250 is nodemailer's socket timeout, on the real clock: paced steps.
+    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000, pace: 20 });
     expect(dead.lastError).toBe(
       'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: email receiver "mail": no answer in time after the message was sent (it may have been delivered)',
     );
     expect(messages).toBe(2);
-  }, 40_000);
+  }, 40_000); // paced on the real clock: slower on a loaded machine
 
   it('a webhook URL that redirects is dead-lettered at once as a configuration error, naming the host only', async ({ onTestFinished }) => {
     let posts = 0;
@@ -159,12 +118,12 @@ describe.concurrent('delivery caps', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T0OLDSECRET/oldTokenValue`;
     const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${url}"}` });
     c.change();
-    const dead = await waitUntil(() => c.app.store.outbox('dead')[0], 'a dead letter');
+    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'a dead letter');
     expect(dead).toMatchObject({
       attempts: 1,
       lastError: 'webhook receiver "hook": the receiver\'s URL redirects (HTTP 301 to hooks.example.net): a configuration error; fix the URL',
     });
     expect(posts).toBe(1);
     expect(await failed(c.app, 'redirect')).toBe(1);
-  }, 40_000);
+  });
 });

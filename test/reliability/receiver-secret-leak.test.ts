@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
 import { DISCORD_PATH, PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
-import { avawatch, startDaemon } from '../helpers/cli.js';
+import { startLoggedApp } from '../helpers/app.js';
+import { avawatch } from '../helpers/cli.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 import { stateFile } from '../helpers/state-file.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // The Telegram bot token is in every request's path, the Discord webhook token in its URL,
 // the PagerDuty routing key in the body: providers (or a proxy in front of them) that echo
@@ -19,6 +20,9 @@ const SECRETS = [TELEGRAM_TOKEN, TELEGRAM_TOKEN.split(':')[1]!, DISCORD_PATH, DI
 
 describe('Telegram, Discord and PagerDuty answers that quote the credential', () => {
   it('never show it in the log, `outbox`, the state file, /metrics or `notify-test`', async ({ onTestFinished }) => {
+    // The daemon in this process on fake time, started from its file and environment as `avawatch run` does.
+    const t = useFakeTime();
+    onTestFinished(() => t.restore());
     const sim = await startSim();
     const telegram = await startTelegram();
     const discord = await startDiscord();
@@ -56,18 +60,17 @@ ruleFiles: [rules.yaml]
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: my-validators, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
     const env = { DISCORD_WEBHOOK_URL: discord.webhookUrl, PD_ROUTING_KEY: PAGERDUTY_KEY };
 
-    const d = startDaemon(config, { cwd: dir, env, args: ['--log-level', 'debug'] });
-    onTestFinished(() => d.kill());
-    const url = await d.started();
+    const d = await startLoggedApp(t, config, env);
+    onTestFinished(() => d.stop());
+    const url = d.app.url;
     const state = stateFile(join(dir, 'state.db'));
-    await waitUntil(() => state.entities() >= 1, 'the baseline committed');
+    await t.until(() => state.entities() >= 1, 'the baseline committed');
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-    await waitUntil(() => ['tg', 'dc', 'pd'].every((r) => new RegExp(`"receiver":"${r}".*"reason":"http_503"`).test(d.log())), 'a 503 from each', 15_000);
+    await t.until(() => ['tg', 'dc', 'pd'].every((r) => new RegExp(`"receiver":"${r}".*"reason":"http_503"`).test(d.log())), 'a 503 from each', { within: 15_000 });
     permanent = true;
-    await waitUntil(() => (d.log().match(/dead-lettered/g)?.length ?? 0) >= 3, 'each row dead-lettered', 15_000);
+    await t.until(() => (d.log().match(/dead-lettered/g)?.length ?? 0) >= 3, 'each row dead-lettered', { within: 15_000 });
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    d.child.kill('SIGTERM');
-    await d.exited;
+    await d.stop();
 
     const outbox = await avawatch(['-c', config, 'outbox'], { cwd: dir, env });
     const outboxJson = await avawatch(['-c', config, 'outbox', '--json'], { cwd: dir, env });

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
-import { avawatch, startDaemon } from '../helpers/cli.js';
+import { startLoggedApp } from '../helpers/app.js';
+import { avawatch } from '../helpers/cli.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 import { postText, startSlackReceiver, WEBHOOK_SECRET_PATH } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // The secrets scenario of security.test.ts and slack-error-body-leak.test.ts, which differ
 // only in what Slack's error body says. Not a test file itself.
@@ -17,14 +18,17 @@ const API_KEY = 'APIKEY-rel-7f3a9c-never-print';
 const SMTP_PASS = 'SMTPPASS-rel-5e5e-never-print';
 
 /**
- * The real daemon with a key, a Slack webhook and an SMTP password, while the API refuses
+ * The daemon (in this process, on fake time, from its config file and environment as
+ * `avawatch run` starts it) with a key, a Slack webhook and an SMTP password, while the API refuses
  * the key (401, quoting it), Slack answers 500 with `slackBody(webhookUrl)` and the SMTP
  * server refuses the password (535). None of the three may show in the log, in
  * `outbox --json`, on /metrics, or in the rule-failing alert Slack gets once it is back.
  */
 export async function secretsScenario(onTestFinished: (fn: () => Promise<void> | void) => void, slackBody: (webhookUrl: string) => string): Promise<void> {
+    const t = useFakeTime();
+    onTestFinished(() => t.restore());
     const sim = await startSim();
-    const slack = await startSlackReceiver();
+    const slack = await startSlackReceiver({ wait: (check, what, ms) => t.until(check, what, ms === undefined ? {} : { within: ms }) });
     const smtp = await startSmtpSink({ user: 'avawatch', pass: 'the-right-one' });
     const dir = mkdtempSync(join(tmpdir(), 'avawatch-security-'));
     onTestFinished(async () => {
@@ -56,14 +60,14 @@ ruleFiles: [rules.yaml]
 
     // Slack answers 500 and quotes the URL it was called on; SMTP refuses the password (535).
     slack.failAll(500, slackBody(slack.webhookUrl));
-    const d = startDaemon(config, { cwd: dir, env, args: ['--log-level', 'debug'] });
-    onTestFinished(() => d.kill());
-    const url = await d.started();
+    const d = await startLoggedApp(t, config, env);
+    onTestFinished(() => d.stop());
+    const url = d.app.url;
     const polled = sim.requests.length;
-    await waitUntil(() => sim.requests.length >= polled + 1, 'the baseline');
+    await t.until(() => sim.requests.length >= polled + 1, 'the baseline');
     // The API refuses the key and quotes it back: three polls fail and rule-failing fires.
     sim.world.faults.push(...Array.from({ length: 3 }, () => ({ status: 401, body: JSON.stringify({ message: `invalid api key ${API_KEY}`, error: 'Unauthorized', statusCode: 401 }) })));
-    await waitUntil(() => /"reason":"http_500"/.test(d.log()) && /"reason":"smtp_535"/.test(d.log()), 'a failed post to Slack and a refused login', 20_000);
+    await t.until(() => /"reason":"http_500"/.test(d.log()) && /"reason":"smtp_535"/.test(d.log()), 'a failed post to Slack and a refused login', { within: 20_000 });
     expect(d.log()).toContain('HTTP 401: invalid api key <secret>');
 
     const metrics = await (await fetch(`${url}/metrics`)).text();
@@ -79,8 +83,7 @@ ruleFiles: [rules.yaml]
     // A refused key is the service's cause, not the rule's: avawatch's one alert of it (the
     // service's text, scrubbed, is in its details and the log above; none of it may hold a secret).
     expect(postText(blind!)).toContain('avawatch cannot see: the data service refuses the API key (401)');
-    d.child.kill('SIGTERM');
-    await d.exited;
+    await d.stop();
 
     const places = { log: d.log(), outbox: outbox.stdout + outbox.stderr, metrics, slack: slack.posts.map(postText).join('\n') };
     for (const [where, text] of Object.entries(places)) {

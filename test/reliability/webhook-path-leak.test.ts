@@ -7,9 +7,10 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
-import { avawatch, startDaemon } from '../helpers/cli.js';
+import { startLoggedApp } from '../helpers/app.js';
+import { avawatch } from '../helpers/cli.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 import { stateFile } from '../helpers/state-file.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // A webhook receiver whose server answers an error page that echoes the request path
 // (Express' `Cannot POST /…`): the secret path must not reach the log, `avawatch outbox`,
@@ -21,6 +22,9 @@ const SECRET_PARTS = ['T0A7QX2K9', 'B0C3MZ8LQ', 'SuperSecretWebhookToken7Q', 'Qu
 
 describe('a webhook that echoes its secret path in its error page', () => {
   it('never shows the path, or any segment of it, in the log, `outbox`, the outbox table or `notify-test`', async ({ onTestFinished }) => {
+    // The daemon in this process on fake time, started from its file and environment as `avawatch run` does.
+    const t = useFakeTime();
+    onTestFinished(() => t.restore());
     let status = 503;
     const hook = createServer((req, res) => {
       req.resume();
@@ -58,18 +62,16 @@ ruleFiles: [rules.yaml]
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: my-validators, kind: validator-status, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
     const env = { HOOK_URL: url };
 
-    const d = startDaemon(config, { cwd: dir, env, args: ['--log-level', 'debug'] });
-    onTestFinished(() => d.kill());
-    await d.started();
+    const d = await startLoggedApp(t, config, env);
+    onTestFinished(() => d.stop());
     const state = stateFile(join(dir, 'state.db'));
-    await waitUntil(() => state.entities() >= 1, 'the baseline committed');
+    await t.until(() => state.entities() >= 1, 'the baseline committed');
     // A change: one notification, which the webhook refuses with 503 (retried), then 404 (dead).
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-    await waitUntil(() => (d.log().match(/"reason":"http_503"/g)?.length ?? 0) >= 2, 'two 503 answers', 15_000);
+    await t.until(() => (d.log().match(/"reason":"http_503"/g)?.length ?? 0) >= 2, 'two 503 answers', { within: 15_000 });
     status = 404;
-    await waitUntil(() => /dead-lettered/.test(d.log()), 'the 404 to dead-letter the row', 15_000);
-    d.child.kill('SIGTERM');
-    await d.exited;
+    await t.until(() => /dead-lettered/.test(d.log()), 'the 404 to dead-letter the row', { within: 15_000 });
+    await d.stop();
 
     const outbox = await avawatch(['-c', config, 'outbox'], { cwd: dir, env });
     const outboxJson = await avawatch(['-c', config, 'outbox', '--json'], { cwd: dir, env });
