@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { resolveRoutes } from '../src/alerts/route.js';
+import { buildPipeline } from '../src/alerts/pipeline/index.js';
 import { filterBatches, VALIDATOR_BATCH } from '../src/api/data/filters.js';
 import type { DataApi } from '../src/api/data/index.js';
 import type { ValidatorList } from '../src/api/data/primary.js';
@@ -213,14 +213,12 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
       metricsApi: {} as MetricsApi,
       metrics,
       log: benchLogger().log,
-      targetsFor: (r, labels) => resolveRoutes(config.route, labels, r.receivers),
-      repeatIntervalMs: config.route.repeatInterval,
-      timeIntervals: config.timeIntervals,
+      // As the App builds it: the route tree, its one receiver enabled.
+      // As with an API key configured: every alert and state is scrubbed of it.
+      pipeline: buildPipeline(config, { enabled: new Set(['ops-slack']), store, clock: systemClock, redact: (t) => scrub(t, SECRETS) }),
       failures: new FailureCounts(),
       failingAfter: config.health.failingAfter,
       failingSeverity: config.health.failingSeverity,
-      // As with an API key configured: every alert and state is scrubbed of it.
-      redact: (t) => scrub(t, SECRETS),
       clock: systemClock,
     });
     ref.engine = engine;

@@ -205,7 +205,7 @@ export async function counterSum(app: App, name: 'ruleEvaluations' | 'ruleFailur
 export interface SlackPost {
   body: { text: string };
   at: number;
-  /** Alerts in the message: N of a group message ("[N alerts] …"), else 1. */
+  /** Alerts in the message: a group's headline ends "(+N more)" (channels/text.ts groupTitle): N + 1, else 1. */
   alerts: number;
 }
 
@@ -239,8 +239,8 @@ export async function startSlackStub(): Promise<SlackStub> {
       }
       attempts.push([at, 200]);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text: string };
-      const group = /^\[(\d+) alerts\]/.exec(body.text);
-      posts.push({ body, at, alerts: group ? Number(group[1]) : 1 });
+      const more = /\(\+(\d+) more\)$/.exec(body.text);
+      posts.push({ body, at, alerts: more ? Number(more[1]) + 1 : 1 });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });

@@ -40,7 +40,7 @@ export async function stormBench(): Promise<BenchResult> {
     figures: [figure(one), figure(ten)],
     details: [
       `Real App with one Slack receiver (default settings: minInterval 1s, route groupBy [rule]) on a loopback stand-in that answers the first post with 429 and \`Retry-After: 1\`, then 200. ${ALERTS.toLocaleString('en-US')} nodes in the simulator are first polled as the baseline, then all change (active → completed) and one \`App.once()\` evaluates every rule and commits the alerts; the daemon's delivery loop sends them.`,
-      '*Drain* = from the commit to the last accepted post, with the outbox empty; *total* adds the evaluation that found the changes. A message lists its alerts as "[N alerts]"; *delivered* sums N over accepted posts; *sent rows* are outbox rows marked sent.',
+      '*Drain* = from the commit to the last accepted post, with the outbox empty; *total* adds the evaluation that found the changes. A group message\'s headline ends "(+N more)"; *delivered* sums its N + 1 over accepted posts; *sent rows* are outbox rows marked sent.',
       '',
       '| rules | messages | posts (refused) | alerts delivered | outbox sent / pending / dead | evaluation + commit | drain | total |',
       '|---|---|---|---|---|---|---|---|',
