@@ -76,8 +76,7 @@ export class Engine {
     this.#deps = deps;
     this.#states = new RuleStates(deps.store);
     const { incidents } = deps;
-    this.#incidents = incidents && new IncidentAlerts({ store: deps.store, pipeline: deps.pipeline, clock: deps.clock, log: deps.log, incidents, sweepFirst: deps.sweepFirst });
-    if (this.#incidents) this.#incidents.onCommitted = (rule) => this.#states.committed(rule);
+    this.#incidents = incidents && new IncidentAlerts({ store: deps.store, pipeline: deps.pipeline, clock: deps.clock, log: deps.log, incidents, sweepFirst: deps.sweepFirst, committed: (rule) => this.#states.committed(rule) });
     this.#failing = new FailingAlerts({ ...deps, hold: this.#incidents?.hold });
   }
 

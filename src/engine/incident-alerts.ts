@@ -23,6 +23,8 @@ export interface IncidentDeps {
   incidents: IncidentTracker;
   /** A child that may be network-wide appeared and the network's baseline is old: sweep it now, before the child is committed (capped by the app). */
   sweepFirst?: ((networks: readonly string[], signal: AbortSignal) => Promise<void>) | undefined;
+  /** A commit made here outside the rule's evaluation: its kept states move to the next revision. */
+  committed: (rule: string) => void;
 }
 
 /**
@@ -132,14 +134,11 @@ export class IncidentAlerts {
       if (!active.some((a) => a.state === 'firing' && a.mutedReceivers.length > 0)) continue;
       try {
         out.push(...pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), active, now, hold: this.hold }));
-        this.onCommitted?.(rule.name);
+        this.#deps.committed(rule.name);
       } catch (e) {
         log.error({ rule: rule.name, error: errorText(e) }, 'could not notify the alerts an incident held back');
       }
     }
     return out;
   }
-
-  /** Told of a commit made here outside the rule's evaluation (its kept states move to the next revision). */
-  onCommitted?: (rule: string) => void;
 }

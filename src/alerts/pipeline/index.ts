@@ -3,7 +3,7 @@ import type { AlertDraft, AlertMessage, Condition } from '../../base/types.js';
 import { digestSlot } from '../../channels/digest.js';
 import type { LoadedRule } from '../../config/load.js';
 import type { Config, TimeIntervalConfig } from '../../config/schema.js';
-import type { Silence, StateDiff, StateStore } from '../../store/index.js';
+import { StateDiff, type NewAlert, type Silence, type StateStore } from '../../store/index.js';
 import type { ActiveAlert } from '../lifecycle.js';
 import { planNotifications, type Planned } from '../receivers.js';
 import type { Target } from '../route.js';
@@ -73,6 +73,8 @@ interface Batch {
   held?: (conditionKey: string, receiver: string) => string | undefined;
   planned: Planned[];
   active: ActiveAlert[] | undefined;
+  /** What enqueue committed, with the ids the store gave them. */
+  alerts: NewAlert[];
   ids: number[];
 }
 
@@ -161,8 +163,8 @@ const ENQUEUE: Stage = {
   does: 'states, state alerts, alert rows and one outbox row per target, in one transaction',
   run: (b, p) => {
     const { input } = b;
-    const alerts = b.planned.map(({ draft, labels, targets }) => newAlert(input.rule, draft, labels, targets));
-    b.ids = enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
+    b.alerts = b.planned.map(({ draft, labels, targets }) => newAlert(input.rule, draft, labels, targets));
+    b.ids = enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts: b.alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
   },
 };
 
@@ -229,31 +231,24 @@ export class Pipeline {
     return enrich(rule, item, this.#deps.redact);
   }
 
-  /** Runs the commit's stages: the notifications queued, as `once` and rule tests show them. */
-  commit(input: CommitInput): AlertMessage[] {
-    const b: Batch = {
-      input,
-      steady: this.#deps.clock.mono(),
-      silences: this.#deps.store.silences(input.now.getTime()),
-      drafts: [],
-      targetsFor: () => [],
-      planned: [],
-      active: undefined,
-      ids: [],
-    };
-    for (const stage of COMMIT_STAGES) stage.run(b, this.#deps);
-    const at = input.now.toISOString();
-    return b.planned.map(({ draft, labels }, i) => {
-      // The condition key is for channels (read back from the outbox), not `once --json`.
-      const { targets: _t, conditionKey: _k, ...message } = newAlert(input.rule, draft, labels, []);
-      return { ...message, alertId: b.ids[i] ?? 0, at };
-    });
+  #batch(input: CommitInput): Batch {
+    return { input, steady: this.#deps.clock.mono(), silences: this.#deps.store.silences(input.now.getTime()), drafts: [], targetsFor: () => [], planned: [], active: undefined, alerts: [], ids: [] };
   }
 
-  /** Where an alert with these labels goes now (route, mute, group), each target with why it is muted, if it is. */
+  /** Runs the commit's stages: the notifications queued, as `once` and rule tests show them. */
+  commit(input: CommitInput): AlertMessage[] {
+    const b = this.#batch(input);
+    for (const stage of COMMIT_STAGES) stage.run(b, this.#deps);
+    const at = input.now.toISOString();
+    // The targets and the condition key are for channels (read back from the outbox), not `once --json`.
+    return b.alerts.map(({ targets: _t, conditionKey: _k, ...message }, i) => ({ ...message, alertId: b.ids[i] ?? 0, at }));
+  }
+
+  /** Where an alert with these labels goes now: the commit's own route, mute and group stages, each target with why it is muted, if it is. */
   targets(rule: LoadedRule, labels: Record<string, string>, now: Date): Target[] {
-    const { route, timeIntervals, clock, digestAt, store } = this.#deps;
-    return grouped(muted(route(rule, labels), labels, store.silences(now.getTime()), timeIntervals, now), labels['severity'] ?? '', now, clock, digestAt);
+    const b = this.#batch({ rule, storeRule: rule.name, states: new StateDiff([], []), now });
+    for (const stage of [ROUTE, MUTE, GROUP]) stage.run(b, this.#deps);
+    return b.targetsFor(labels);
   }
 
   /** The enabled receivers the route tree sends these labels to (none: nobody would hear it). */
