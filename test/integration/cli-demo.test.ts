@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ruleKinds } from '../../src/rules/registry.js';
@@ -10,17 +10,21 @@ import { writeProject } from '../helpers/harness.js';
 const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 
 describe('avawatch test', () => {
-  it('passes the shipped rule tests, one for every example rule file (and more for some: <file>-<case>.test.yaml)', async () => {
+  // `npm test` runs every shipped rule test through this CLI before vitest (package.json's
+  // script); here, that there is one for every example rule file, and what a passing run prints.
+  it('has a shipped rule test for every example rule file (and more for some: <file>-<case>.test.yaml), and passes them', async () => {
     const rules = readdirSync('rules').filter((f) => f.endsWith('.yaml'));
     const tests = readdirSync('rules/tests').filter((f) => f.endsWith('.test.yaml'));
     expect(rules.filter((r) => !tests.includes(r.replace('.yaml', '.test.yaml')))).toEqual([]);
     expect(tests.filter((t) => !rules.some((r) => t === r.replace('.yaml', '.test.yaml') || t.startsWith(r.replace('.yaml', '-'))))).toEqual([]);
-    const r = await avawatch(['test', ...tests.map((t) => `rules/tests/${t}`)]);
+    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.test).toContain('node dist/cli.js test rules/tests/*.test.yaml && vitest run');
+    // Two of them (the cheapest of a few kinds): what a passing run prints and its exit code.
+    const r = await avawatch(['test', 'rules/tests/validators.test.yaml', 'rules/tests/icm-pending.test.yaml']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('PASS rules/tests/validators.test.yaml (10 steps)\n');
-    expect(r.stdout).toMatch(new RegExp(`${tests.length} passed, 0 failed\\n$`));
-    // A rule test per kind, each over simulated days: it grows with the kinds.
-  }, 60_000);
+    expect(r.stdout).toMatch(/PASS rules\/tests\/icm-pending\.test\.yaml \(\d+ steps\)\n/);
+    expect(r.stdout).toMatch(/\n2 passed, 0 failed\n$/);
+  });
 
   it('fails a wrong expectation with a readable diff and a non-zero exit', async () => {
     const r = await avawatch(['test', 'test/fixtures/ruletests/wrong-expectation.test.yaml']);
@@ -43,13 +47,14 @@ describe('avawatch test', () => {
 });
 
 describe('avawatch demo', () => {
-  // At 8× speed the scenario's 90 s pass in about 11 s: the same world, the same polls between
-  // two changes. It runs for 24 s: on a loaded machine the polls lag the world's 8× clock, and
-  // what is checked is that every kind fires, not how fast a busy machine gets there.
-  it('at 8× speed, within 24 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
-    const r = await avawatch(['demo', '--for', '24s', '--speed', '8'], { timeoutMs: 60_000 });
+  // At 10× speed (the top) the scenario's 90 s pass in 9 s: the same world, the same polls
+  // between two changes. It runs for 20 s (200 s of the world's, as 24 s did at 8×): on a loaded
+  // machine the polls lag the world's clock, and what is checked is that every kind fires, not
+  // how fast a busy machine gets there.
+  it('at 10× speed, within 20 s shows an alert of every kind, one resolving, the status page, and a summary of what arrived; then ends by itself', async () => {
+    const r = await avawatch(['demo', '--for', '20s', '--speed', '10'], { timeoutMs: 60_000 });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('  expect (at 8× speed: these times pass 8 times faster):\n');
+    expect(r.stdout).toContain('  expect (at 10× speed: these times pass 10 times faster):\n');
     expect(r.stdout).toMatch(/status page\s+http:\/\/127\.0\.0\.1:\d+\/\s/);
     expect(r.stdout).toMatch(/metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(r.stdout).toContain('slack ← [EVENT WARNING] demo-validators: NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu is not known to the service on mainnet');

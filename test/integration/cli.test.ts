@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { onceCommand } from '../../src/commands/once.js';
+import { loadConfig } from '../../src/config/load.js';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
@@ -209,6 +211,14 @@ describe('a receiver left with an example\'s placeholder', () => {
   });
 });
 
+/**
+ * The baseline a test starts from: `once` in this process (the command the CLI runs, on the
+ * wall clock as the CLI is), so only the runs a test asserts on start a CLI.
+ */
+async function baseline(project: TempProject): Promise<void> {
+  expect(await onceCommand(loadConfig(project.configFile, {}), { sendTimeoutMs: 0, logLevel: 'silent' })).toBe(0);
+}
+
 describe('avawatch once', () => {
   let sim: SimServer;
   let slack: SlackReceiver;
@@ -254,7 +264,7 @@ describe('avawatch once', () => {
 
   it('delivers only with --send', async () => {
     project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl });
-    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    await baseline(project);
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     const r = await avawatch(['-c', project.configFile, 'once', '--send'], project.dir);
     expect(r.code).toBe(0);
@@ -264,7 +274,7 @@ describe('avawatch once', () => {
 
   it('without --send queues the alert for the daemon instead of dropping it', async () => {
     project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl });
-    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    await baseline(project);
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     const quiet = await avawatch(['-c', project.configFile, 'once'], project.dir);
     expect(quiet.stderr).toContain('1 notification(s) not sent (use --send): they wait in the outbox for the daemon');
@@ -277,7 +287,7 @@ describe('avawatch once', () => {
 
   it('exits non-zero and changes nothing when the API fails', async () => {
     project = writeProject({ dataUrl: sim.url, nodeIds: [NODE] });
-    await avawatch(['-c', project.configFile, 'once'], project.dir);
+    await baseline(project);
     sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     // The bulk list of active periods fails, its retry too (retries: 1).
     const bulk = { pathMatches: '/validators$', query: 'validationStatus=active', status: 500 };

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 import { expectedRatio, pollCasesTestFile, readPollCases } from '../helpers/poll-cases-promtool.js';
 
 // docs/prometheus/avalanchego.rules.yml: Ava Labs' recommended node alerts (and SAE, L1 and
@@ -15,12 +15,24 @@ const TESTS = 'docs/prometheus/avalanchego.rules.test.yml';
 /** promtool of the Debian package `prometheus`, as test/helpers/prometheus.ts finds it: missing is a failure, not a skip. */
 function promtool(args: string[]): { code: number | null; output: string } {
   if (spawnSync('sh', ['-c', 'command -v promtool']).status !== 0) throw new Error('promtool is not installed: run `bash scripts/test-deps.sh` (Debian package prometheus)');
-  const r = spawnSync('promtool', args, { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, output: `${r.stdout}${r.stderr}` };
+  // stdout and stderr into one file, in the order promtool writes them: a failure's details
+  // (stderr) follow the "Unit Testing:" line of their file (stdout).
+  const out = join(mkdtempSync(join(tmpdir(), 'avawatch-promtool-')), 'output');
+  const fd = openSync(out, 'w');
+  try {
+    const r = spawnSync('promtool', args, { stdio: ['ignore', fd, fd], timeout: 60_000 });
+    return { code: r.status, output: readFileSync(out, 'utf8') };
+  } finally {
+    closeSync(fd);
+    rmSync(dirname(out), { recursive: true, force: true });
+  }
 }
 
 interface RuleFile {
   groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }>;
+}
+interface TestGroups {
+  tests: unknown[];
 }
 interface TestFile {
   tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
@@ -30,6 +42,12 @@ const rules = (parseYaml(readFileSync(RULES, 'utf8')) as RuleFile).groups.flatMa
 const alerts = rules.flatMap((r) => (r.alert ? [r.alert] : []));
 const cases = (parseYaml(readFileSync(TESTS, 'utf8')) as TestFile).tests.flatMap((t) => t.alert_rule_test ?? []);
 const pollCases = readPollCases();
+
+/** `make`'s result, made at the first call. */
+function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
 
 /** The rules file with `from` replaced by `to`: `from` must be there, so a mutation cannot silently miss. */
 function mutated(from: string, to: string): string {
@@ -42,15 +60,16 @@ describe('the Prometheus rules file of recommended node alerts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-prom-rules-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Both test files (the shipped one and the poll table's) against `rulesText`, in a directory of their own. */
-  function runTests(name: string, rulesText: string): { code: number | null; output: string } {
+  /** A directory `name` holding `rulesText` as the rules file, and `tests` (the test files' text by name) beside it. */
+  function writeCase(name: string, rulesText: string, tests: Record<string, string>): string[] {
     const sub = join(dir, name);
     rmSync(sub, { recursive: true, force: true });
-    spawnSync('mkdir', ['-p', sub]);
+    mkdirSync(sub, { recursive: true });
     writeFileSync(join(sub, 'avalanchego.rules.yml'), rulesText);
-    copyFileSync(TESTS, join(sub, 'avalanchego.rules.test.yml'));
-    writeFileSync(join(sub, 'poll-success-cases.test.yml'), pollCasesTestFile(pollCases, 'avalanchego.rules.yml'));
-    return promtool(['test', 'rules', join(sub, 'avalanchego.rules.test.yml'), join(sub, 'poll-success-cases.test.yml')]);
+    return Object.entries(tests).map(([file, text]) => {
+      writeFileSync(join(sub, file), text);
+      return join(sub, file);
+    });
   }
 
   it('`promtool check rules` accepts it', () => {
@@ -76,7 +95,8 @@ describe('the Prometheus rules file of recommended node alerts', () => {
     expect(pollCases.some((c) => c.expect.includes('critical'))).toBe(true);
     expect(pollCases.some((c) => c.tooFew === true && c.expect.length === 0)).toBe(true);
     expect(expectedRatio(pollCases.find((c) => c.tooFew === true) ?? pollCases[0]!)).toBeLessThan(0.9);
-    const r = runTests('as-shipped', readFileSync(RULES, 'utf8'));
+    // The shipped test file itself passed in the test above.
+    const r = promtool(['test', 'rules', ...writeCase('as-shipped', readFileSync(RULES, 'utf8'), { 'poll-success-cases.test.yml': pollCasesTestFile(pollCases, 'avalanchego.rules.yml') })]);
     expect(r, r.output).toMatchObject({ code: 0 });
     expect(r.output).toContain('SUCCESS');
   });
@@ -95,12 +115,33 @@ describe('the Prometheus rules file of recommended node alerts', () => {
     { what: 'a stall judged with nothing queued', from: 'execution_queue_blocks{chain="C"} > 0\n', to: 'execution_queue_blocks{chain="C"} >= 0\n', names: 'AvalancheGoCChainExecutorStalled' },
     { what: 'a down node not judged', from: 'up{job="avalanchego"} == 0', to: 'up{job="avalanchego"} < 0', names: 'AvalancheGoNodeDown' },
   ];
-  it.each(mutations)('fails when the rules are broken: $what', ({ what, from, to, names }) => {
-    const r = runTests(what.replace(/\W+/g, '-'), mutated(from, to));
-    expect(r.code, r.output).not.toBe(0);
-    expect(r.output).toContain(names);
+  /**
+   * Every mutant in one promtool run (a run costs its start and its evaluation loop), each in its
+   * own directory with the tests that name what it breaks: the shipped file's and the poll
+   * table's test groups that mention `names`. promtool reports each test file under its path.
+   */
+  const mutantRun = lazy(() => {
+    const groups = [...(parseYaml(readFileSync(TESTS, 'utf8')) as TestGroups).tests, ...(parseYaml(pollCasesTestFile(pollCases, 'avalanchego.rules.yml')) as TestGroups).tests];
+    const files = mutations.map(({ what, from, to, names }) => {
+      const mine = groups.filter((g) => stringify(g).includes(names));
+      if (mine.length === 0) throw new Error(`no test group mentions ${JSON.stringify(names)}: update this mutation`);
+      const text = stringify({ rule_files: ['avalanchego.rules.yml'], evaluation_interval: '1m', tests: mine });
+      return writeCase(what.replace(/\W+/g, '-'), mutated(from, to), { 'mutant.test.yml': text })[0]!;
+    });
+    const r = promtool(['test', 'rules', ...files]);
+    // Each file's part of the output, from its "Unit Testing:" line to the next.
+    const parts = new Map(r.output.split(/^(?=Unit Testing:)/m).map((part) => [/^Unit Testing:\s+(\S+)/.exec(part)?.[1] ?? '', part]));
+    return { code: r.code, output: r.output, of: (i: number) => parts.get(files[i]!) ?? '' };
+  });
+
+  it.each(mutations.map((m, i) => ({ ...m, i })))('fails when the rules are broken: $what', ({ names, i }) => {
+    const run = mutantRun();
+    expect(run.code, run.output).not.toBe(0);
+    const part = run.of(i);
+    expect(part, run.output).toMatch(/^Unit Testing:.*\n\s+FAILED:/);
+    expect(part).toContain(names);
     // A failed expectation, not a file promtool cannot load.
-    expect(r.output).toMatch(/exp:|expr: /);
-    expect(r.output).not.toMatch(/parse error|could not|error loading/i);
+    expect(part).toMatch(/exp:|expr: /);
+    expect(part).not.toMatch(/parse error|could not|error loading/i);
   });
 });
