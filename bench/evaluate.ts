@@ -296,7 +296,7 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
     for (const undo of restore) undo();
     return { kind, n, baseline, steady, changed, dbBytes, floor };
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -59,8 +59,8 @@ function change(sim: SimServer, node: number, turn: number): Kind {
 }
 
 /** The latency rule's committed states by node. */
-function stored(app: App): Record<string, unknown> {
-  return Object.fromEntries(app.store.stateRows('latency').rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
+async function stored(app: App): Promise<Record<string, unknown>> {
+  return Object.fromEntries((await app.store.stateRows('latency')).rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
 }
 
 /**
@@ -70,7 +70,7 @@ function stored(app: App): Record<string, unknown> {
 async function restake(sim: SimServer, app: App, node: number, turn: number): Promise<void> {
   const p = periodOf(node, turn);
   sim.world.setValidators('mainnet', nodeId(node), [activeValidator(p)]);
-  const seen = () => (stored(app)[nodeId(node)] as { period?: { txHash?: string } } | undefined)?.period?.txHash === p.txHash;
+  const seen = async () => ((await stored(app))[nodeId(node)] as { period?: { txHash?: string } } | undefined)?.period?.txHash === p.txHash;
   await waitUntil(seen, `the poll that sees node ${node}'s new period`, 30_000, 2);
 }
 
@@ -134,7 +134,7 @@ async function measure(everyS: number, changes: number): Promise<Run> {
   const afterTick: number[] = [];
   const everyMs = everyS * 1000;
   try {
-    await waitUntil(() => Object.keys(stored(app)).length === NODES, 'the baseline poll', 10_000);
+    await waitUntil(async () => Object.keys(await stored(app)).length === NODES, 'the baseline poll', 10_000);
     for (let k = 0; k < changes; k++) {
       const [node, turn] = [k % NODES, Math.floor(k / NODES)];
       if (turn > 0) await restake(sim, app, node, turn);

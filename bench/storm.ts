@@ -77,7 +77,7 @@ async function storm(ruleCount: number): Promise<Storm> {
     const { alerts, failures } = await app.once();
     const committed = Date.now();
     if (failures.length > 0 || alerts.length !== ALERTS) throw new Error(`storm: ${failures.length} failures, ${alerts.length} alerts`);
-    await waitUntil(() => app.store.pendingCount() === 0 && slack.posts.reduce((n, p) => n + p.alerts, 0) >= ALERTS, 'the outbox to drain', 60_000, 5);
+    await waitUntil(async () => (await app.store.pendingCount()) === 0 && slack.posts.reduce((n, p) => n + p.alerts, 0) >= ALERTS, 'the outbox to drain', 60_000, 5);
     const last = Math.max(...slack.posts.map((p) => p.at));
     await sleep(1_500); // anything more would be a duplicate
     return {
@@ -86,9 +86,9 @@ async function storm(ruleCount: number): Promise<Storm> {
       attempts: slack.attempts.length,
       refused: slack.attempts.filter(([, status]) => status !== 200).length,
       delivered: slack.posts.reduce((n, p) => n + p.alerts, 0),
-      sentRows: app.store.outbox('sent').length,
-      dead: app.store.outbox('dead').length,
-      pending: app.store.pendingCount(),
+      sentRows: (await app.store.outbox('sent')).length,
+      dead: (await app.store.outbox('dead')).length,
+      pending: await app.store.pendingCount(),
       commitMs: committed - t0,
       drainMs: last - committed,
       totalMs: last - t0,

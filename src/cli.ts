@@ -92,8 +92,8 @@ program
   .command('alerts')
   .description('list the state alerts firing now (reads the state file; safe beside a running daemon)')
   .option('--json', 'one JSON object a line: each alert ({"type":"alert",…}), then what each rule saw of each validator')
-  .action((opts: { json?: boolean }, cmd: Command) => {
-    alertsCommand(load(cmd).loaded, opts.json === true);
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    await alertsCommand(load(cmd).loaded, opts.json === true);
   });
 
 program
@@ -102,7 +102,7 @@ program
   .option('--json', 'one JSON object per validator and line')
   .action(async (opts: { json?: boolean }, cmd: Command) => {
     const { validatorsCommand } = await import('./commands/validators.js');
-    for (const line of validatorsCommand(load(cmd).loaded, opts.json === true)) console.log(line);
+    for (const line of await validatorsCommand(load(cmd).loaded, opts.json === true)) console.log(line);
   });
 
 program
@@ -110,8 +110,8 @@ program
   .description('list notifications in the outbox: pending, dead-lettered and sent')
   .addOption(new Option('--state <state>', 'only rows in this state').choices(['pending', 'dead', 'sent', 'muted']))
   .option('--json', 'one JSON object per row and line')
-  .action((opts: { state?: 'pending' | 'dead' | 'sent' | 'muted'; json?: boolean }, cmd: Command) => {
-    outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
+  .action(async (opts: { state?: 'pending' | 'dead' | 'sent' | 'muted'; json?: boolean }, cmd: Command) => {
+    await outboxCommand(load(cmd).loaded, opts.state, opts.json === true);
   });
 
 program
@@ -123,7 +123,7 @@ program
   .action(async (opts: HistoryOptions, cmd: Command) => {
     const { historyCommand } = await import('./commands/history.js');
     try {
-      const { lines, notes } = historyCommand(load(cmd).loaded, opts);
+      const { lines, notes } = await historyCommand(load(cmd).loaded, opts);
       for (const line of lines) console.log(line);
       for (const note of notes) console.error(note);
     } catch (err) {
@@ -142,9 +142,9 @@ silence
   .requiredOption('--comment <text>', 'why (shown with every muted notification)')
   .option('--author <name>', 'who (default: the user)')
   .option('--force', 'add it even if no configured rule or kind produces a label or value it names')
-  .action((opts: SilenceAddOptions, cmd: Command) => {
+  .action(async (opts: SilenceAddOptions, cmd: Command) => {
     try {
-      console.log(silenceAdd(load(cmd).loaded, opts));
+      console.log(await silenceAdd(load(cmd).loaded, opts));
     } catch (err) {
       fail(errorText(err));
     }
@@ -155,18 +155,18 @@ silence
   .description('silences in force (or --all)')
   .option('--all', 'expired ones too')
   .option('--json', 'one JSON object per silence and line')
-  .action((opts: { all?: boolean; json?: boolean }, cmd: Command) => {
-    for (const line of silenceList(load(cmd).loaded, opts.all === true, opts.json === true)) console.log(line);
+  .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+    for (const line of await silenceList(load(cmd).loaded, opts.all === true, opts.json === true)) console.log(line);
   });
 
 silence
   .command('expire')
   .description('end a silence now')
   .argument('<id>', 'silence id, as `silence list` shows it (#12 or 12)')
-  .action((id: string, _opts, cmd: Command) => {
+  .action(async (id: string, _opts, cmd: Command) => {
     const n = Number(id.replace(/^#/, ''));
     if (!Number.isInteger(n)) fail(`"${id}" is not a silence id`);
-    if (!silenceExpire(load(cmd).loaded, n)) fail(`no silence #${n} in force`);
+    if (!(await silenceExpire(load(cmd).loaded, n))) fail(`no silence #${n} in force`);
     console.log(`silence #${n} expired`);
   });
 

@@ -21,16 +21,16 @@ const condition = (key: string, o: Record<string, unknown> = {}) => ({
   ...o,
 });
 
-function storeWith(active: Record<string, ActiveRow[]>): StateStore {
+async function storeWith(active: Record<string, ActiveRow[]>): Promise<StateStore> {
   store = SqliteStore.open(':memory:');
-  for (const [rule, rows] of Object.entries(active)) store.commitEvaluation(rule, {}, [], 1, rows);
+  for (const [rule, rows] of Object.entries(active)) await store.commitEvaluation(rule, {}, [], 1, rows);
   return store;
 }
 
 describe('the firing alerts an operator lists', () => {
-  it('shows each with its rule, subject, severity, summary, labels, details, tier and start time', () => {
-    const s = storeWith({ uptime: [row('NodeID-1', condition('NodeID-1'), { tier: '3d' })] });
-    expect(firingAlerts(s)).toEqual([
+  it('shows each with its rule, subject, severity, summary, labels, details, tier and start time', async () => {
+    const s = await storeWith({ uptime: [row('NodeID-1', condition('NodeID-1'), { tier: '3d' })] });
+    expect(await firingAlerts(s)).toEqual([
       {
         rule: 'uptime',
         key: 'NodeID-1',
@@ -45,26 +45,26 @@ describe('the firing alerts an operator lists', () => {
     ]);
   });
 
-  it('a condition without a severity is a warning', () => {
+  it('a condition without a severity is a warning', async () => {
     const { severity: _, ...plain } = condition('NodeID-1');
-    expect(firingAlerts(storeWith({ uptime: [row('NodeID-1', plain)] })).map((a) => a.severity)).toEqual(['warning']);
+    expect((await firingAlerts(await storeWith({ uptime: [row('NodeID-1', plain)] }))).map((a) => a.severity)).toEqual(['warning']);
   });
 
-  it('a rule-failing alert is listed under the rule that fails, not its stored name', () => {
+  it('a rule-failing alert is listed under the rule that fails, not its stored name', async () => {
     const failing = condition('rule', { labels: { alertname: 'rule-failing', rule: 'uptime' }, summary: 'rule uptime fails' });
-    const s = storeWith({ '!rule-failing:uptime': [row('rule', failing)], other: [row('NodeID-2', condition('NodeID-2'))] });
-    expect(firingAlerts(s).map((a) => `${a.rule} ${a.key}`)).toEqual(['uptime rule', 'other NodeID-2']);
+    const s = await storeWith({ '!rule-failing:uptime': [row('rule', failing)], other: [row('NodeID-2', condition('NodeID-2'))] });
+    expect((await firingAlerts(s)).map((a) => `${a.rule} ${a.key}`)).toEqual(['uptime rule', 'other NodeID-2']);
   });
 
-  it('a stored alert that no longer parses is left out; the others are still listed', () => {
-    const s = storeWith({
+  it('a stored alert that no longer parses is left out; the others are still listed', async () => {
+    const s = await storeWith({
       uptime: [row('NodeID-1', { key: 'NodeID-1', subject: 'NodeID-1' }), row('NodeID-2', condition('NodeID-2'))],
     });
-    expect(firingAlerts(s).map((a) => a.key)).toEqual(['NodeID-2']);
+    expect((await firingAlerts(s)).map((a) => a.key)).toEqual(['NodeID-2']);
   });
 
-  it('a pending alert (still inside its `for`) is not listed', () => {
-    const s = storeWith({ uptime: [row('NodeID-1', condition('NodeID-1'), { state: 'pending' })] });
-    expect(firingAlerts(s)).toEqual([]);
+  it('a pending alert (still inside its `for`) is not listed', async () => {
+    const s = await storeWith({ uptime: [row('NodeID-1', condition('NodeID-1'), { state: 'pending' })] });
+    expect(await firingAlerts(s)).toEqual([]);
   });
 });

@@ -14,8 +14,8 @@ export interface FiringAlert {
   startsAt: string;
 }
 
-export function firingAlerts(store: StateStore): FiringAlert[] {
-  return store.activeAlerts().flatMap((row) => {
+export async function firingAlerts(store: StateStore): Promise<FiringAlert[]> {
+  return (await store.activeAlerts()).flatMap((row) => {
     const c = conditionSchema.safeParse(row.condition);
     if (!c.success) return [];
     return [

@@ -24,7 +24,7 @@ import { renderStatusPage } from '../status/page.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { SqliteStore, type StateStore } from '../store/index.js';
 import { buildApis, closeApis, type Apis } from './apis.js';
-import { buildDelivery, buildEngine, buildHeartbeat, buildNotifiers, ExpressionRunners, forgetReceivers, forgetRuleMetrics, pruneUnconfigured, reanchor, startChannels, type Shared } from './parts.js';
+import { buildDelivery, buildEngine, buildHeartbeat, buildNotifiers, ExpressionRunners, forgetReceivers, forgetRuleMetrics, pruneUnconfigured, reanchor, startChannels, StorePing, type Shared } from './parts.js';
 import { planReload } from './reload.js';
 import { relocateOnReload } from './relocate.js';
 import type { ValidatorResult } from './results.js';
@@ -68,6 +68,7 @@ export class App {
   readonly #teardown: Array<() => Promise<void> | void> = [];
   readonly #runs: Runs;
   readonly #health: HealthInputs;
+  readonly #storePing = new StorePing(() => this.store);
   #loaded: LoadedConfig;
   #apis: Apis;
   #engine: Engine;
@@ -99,7 +100,7 @@ export class App {
       firing: () => firingAlerts(this.store),
       ruleSamples: (metric) => this.#engine.samples(metric),
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
-      ready: () => this.readiness().ready,
+      ready: async () => (await this.#storePing.checked(() => this.readiness())).ready,
       budgets: () => Object.entries(this.#apis.limiters).map(([api, limiter]) => ({ api, limiter })),
     });
     this.metrics.configReloadSuccessful.set(1);
@@ -128,7 +129,7 @@ export class App {
     this.#health = {
       rules: () => this.#loaded.rules,
       looked: this.#runs.looked,
-      store: this.store,
+      storeProblem: () => this.#storePing.problem,
       failures: this.failures,
       failingAfter: () => this.#loaded.config.health.failingAfter,
       deliveryProblems: () => this.#delivery.problems(),
@@ -158,22 +159,22 @@ export class App {
     const { log } = this.#opts;
     const loaded = this.#loaded;
     // The daemon only: `once` beside a running daemon must not move the times it is counting.
-    reanchor(this.#shared);
-    pruneUnconfigured(this.#shared, loaded.rules);
+    await reanchor(this.#shared);
+    await pruneUnconfigured(this.#shared, loaded.rules);
     this.#teardown.push(startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }));
-    for (const rule of loaded.rules) this.#engine.restore(rule);
+    for (const rule of loaded.rules) await this.#engine.restore(rule);
     this.#server = await startHttpServer(
       loaded.config.server.listen,
       this.metrics,
       {
         alerts: () => firingAlerts(this.store),
-        ready: () => this.readiness(),
+        ready: () => this.#storePing.checked(() => this.readiness()),
         statusPage: async () => renderStatusPage(await this.statusSnapshot()),
       },
       { auth: loaded.config.server.auth },
     );
     this.#teardown.push(() => this.#server?.close());
-    this.#delivery.start();
+    await this.#delivery.start();
     this.#startChannels();
     const scheduler = new Scheduler({
       log,
@@ -196,7 +197,7 @@ export class App {
 
   /** What the status page shows: the state /metrics and /api/v1/alerts read, at one moment. */
   statusSnapshot(): Promise<StatusSnapshot> {
-    return appSnapshot({ loaded: this.#loaded, store: this.store, clock: this.#clock, engine: this.#engine, failures: this.failures, metrics: this.metrics, limiters: this.#apis.limiters, ready: () => this.readiness() });
+    return this.#storePing.checked(() => appSnapshot({ loaded: this.#loaded, store: this.store, clock: this.#clock, engine: this.#engine, failures: this.failures, metrics: this.metrics, limiters: this.#apis.limiters, ready: () => this.readiness() }));
   }
 
   /** /readyz (engine/health.ts): every interval rule evaluated once, the state file answers, no rule failing failingAfter in a row, every receiver takes alerts. */
@@ -288,19 +289,19 @@ export class App {
       await forgetReceivers(this.metrics, this.#notifiers, notifiers);
       this.#delivery = delivery;
       this.#notifiers = notifiers;
-      this.#delivery.start();
+      await this.#delivery.start();
       this.#startChannels();
     }
-    this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevPipeline);
+    await this.#relocate(prev, plan.engine ? prev.rules.map((r) => r.name) : [...plan.removed, ...plan.modified].map((r) => r.name), prevPipeline);
     this.#expressions.stop(plan.forget.map((r) => r.name));
     for (const rule of plan.forget) {
-      this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
+      await this.store.pruneRule(rule.name, FAILING_PREFIX + rule.name);
       this.failures.forget(rule.name);
       this.#runs.forget(rule.name);
       this.#engine.forget(rule.name);
       forgetRuleMetrics(this.metrics, rule.name);
     }
-    for (const rule of plan.start) this.#engine.restore(rule);
+    for (const rule of plan.start) await this.#engine.restore(rule);
     scheduler.start(plan.start);
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(this.#clock.now() / 1000);
@@ -315,10 +316,10 @@ export class App {
   }
 
   /** The reload's removed, renamed and moved alerts: their receivers hear it now (app/relocate.ts). */
-  #relocate(prev: LoadedConfig, rules: readonly string[], before: Pipeline): void {
+  async #relocate(prev: LoadedConfig, rules: readonly string[], before: Pipeline): Promise<void> {
     try {
       const enabled = new Set(this.#notifiers.map((n) => n.name));
-      const queued = relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
+      const queued = await relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
       // The engine's kept states carry the revision before this commit.
       for (const name of rules) this.#engine.forget(name);
       if (queued > 0) this.#delivery.kick();
@@ -364,7 +365,7 @@ export class App {
   /** (Re)starts the dead man's switch from the current config; none without a URL. */
   #startHeartbeat(): void {
     this.#heartbeat?.stop();
-    this.#heartbeat = buildHeartbeat(this.#loaded, this.#shared, () => this.blindness());
+    this.#heartbeat = buildHeartbeat(this.#loaded, this.#shared, () => this.#storePing.checked(() => this.blindness()));
     this.#heartbeat?.start();
   }
 

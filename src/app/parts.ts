@@ -137,9 +137,9 @@ export class ExpressionRunners {
 }
 
 /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
-export function reanchor(s: Shared): void {
+export async function reanchor(s: Shared): Promise<void> {
   try {
-    const ms = s.store.reanchor(s.clock.mono(), STEP_MS);
+    const ms = await s.store.reanchor(s.clock.mono(), STEP_MS);
     if (ms > 0) s.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
   } catch (err) {
     s.log.error({ error: errorText(err) }, 'could not bring the state file\'s times back to this host\'s clock; retries, for: and reminders may wait until it catches up');
@@ -147,15 +147,41 @@ export function reanchor(s: Shared): void {
 }
 
 /**
+ * Whether the store answers: asked before each /readyz, status page, heartbeat and scrape
+ * (the store answers with Promises), while readiness() and blindness() stay synchronous and
+ * say what it answered last.
+ */
+export class StorePing {
+  /** Why it did not answer, if it did not. */
+  problem: string | undefined;
+  readonly #store: () => StateStore;
+
+  constructor(store: () => StateStore) {
+    this.#store = store;
+  }
+
+  /** Pings, then reads what depends on the answer. */
+  async checked<T>(read: () => T): Promise<Awaited<T>> {
+    try {
+      await this.#store().ping();
+      this.problem = undefined;
+    } catch (err) {
+      this.problem = errorText(err);
+    }
+    return await read();
+  }
+}
+
+/**
  * Rules removed while the daemon was stopped (or moved to another shard) would otherwise
  * show their alerts as firing forever: forget them, as a reload does.
  */
-export function pruneUnconfigured(s: Shared, rules: readonly LoadedRule[]): void {
+export async function pruneUnconfigured(s: Shared, rules: readonly LoadedRule[]): Promise<void> {
   const names = new Set(rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
   // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
-  const gone = s.store.ruleNames().filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
+  const gone = (await s.store.ruleNames()).filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
   if (gone.length === 0) return;
-  s.store.pruneRule(...gone);
+  await s.store.pruneRule(...gone);
   s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
 }
 
@@ -174,7 +200,7 @@ export function startChannels(notifiers: readonly Notifier[], s: Shared, alertsU
 }
 
 /** The dead man's switch of this config; none without a URL. */
-export function buildHeartbeat(loaded: LoadedConfig, s: Shared, blindness: () => string[] | 'starting'): Heartbeat | undefined {
+export function buildHeartbeat(loaded: LoadedConfig, s: Shared, blindness: () => Promise<string[] | 'starting'>): Heartbeat | undefined {
   const hb = loaded.config.heartbeat;
   if (!hb?.url) return undefined;
   return new Heartbeat({

@@ -28,15 +28,16 @@ export interface RelocateOnReload {
  * ended, moved or kept (alerts/relocate.ts), and what their receivers must hear is queued,
  * each rule's in one transaction. Returns the notifications queued.
  */
-export function relocateOnReload(o: RelocateOnReload): number {
+export async function relocateOnReload(o: RelocateOnReload): Promise<number> {
   let queued = 0;
   const at = new Date(o.wall);
+  const [before, after] = [await o.before.targetsAt(at), await o.after.targetsAt(at)];
   for (const name of o.rules) {
     const rule = o.prev.rules.find((r) => r.name === name);
     if (!rule) continue;
     const next = o.next.rules.find((r) => r.name === name);
     for (const prefix of ['', FAILING_PREFIX]) {
-      const active = parsed(o.store, prefix + rule.name);
+      const active = await parsed(o.store, prefix + rule.name);
       if (active === undefined || active.length === 0) continue;
       // An alert about a validator another network's part of the same rule now watches goes on there (a rule split or joined at this reload).
       const groups = new Map<LoadedRule | undefined, ActiveAlert[]>();
@@ -49,8 +50,8 @@ export function relocateOnReload(o: RelocateOnReload): number {
       for (const [to, alerts] of groups) {
         const moved = to !== undefined && to !== next;
         const result = relocate({
-          before: { rule, inventory: o.prev.inventory, targets: (labels) => o.before.targets(rule, labels, at) },
-          after: to && { rule: to, inventory: o.next.inventory, targets: (labels) => o.after.targets(to, labels, at) },
+          before: { rule, inventory: o.prev.inventory, targets: (labels) => before(rule, labels) },
+          after: to && { rule: to, inventory: o.next.inventory, targets: (labels) => after(to, labels) },
           active: alerts,
           kindLabels: ruleKind(rule.kind).labelNames,
           enabled: o.enabled,
@@ -60,12 +61,12 @@ export function relocateOnReload(o: RelocateOnReload): number {
         const planned = notifications(rule, result);
         queued += planned.reduce((n, a) => n + a.targets.length, 0);
         if (moved) {
-          const kept = (parsed(o.store, prefix + to.name) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
-          o.after.enqueue({ storeRule: prefix + to.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: [...kept, ...(result.active ?? alerts)] });
+          const kept = ((await parsed(o.store, prefix + to.name)) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
+          await o.after.enqueue({ storeRule: prefix + to.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: [...kept, ...(result.active ?? alerts)] });
           continue;
         }
         if (result.active === undefined && planned.length === 0 && groups.size === 1) continue;
-        o.after.enqueue({ storeRule: prefix + rule.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: result.active ?? alerts });
+        await o.after.enqueue({ storeRule: prefix + rule.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: result.active ?? alerts });
       }
     }
   }
@@ -89,9 +90,9 @@ function notifications(rule: LoadedRule, result: ReturnType<typeof relocate>): N
 }
 
 /** The stored alerts, or undefined when one does not parse (left as they are: the rule's evaluation says why). */
-function parsed(store: StateStore, storeRule: string): ActiveAlert[] | undefined {
+async function parsed(store: StateStore, storeRule: string): Promise<ActiveAlert[] | undefined> {
   const out: ActiveAlert[] = [];
-  for (const row of store.loadActive(storeRule)) {
+  for (const row of await store.loadActive(storeRule)) {
     const active = readActive(row);
     if ('invalid' in active) return undefined;
     out.push(active);

@@ -39,7 +39,7 @@ export class Runs {
     this.#deps.steps.check();
     try {
       const alerts = await this.#deps.engine().evaluate(rule, signal);
-      this.#sample(rule);
+      await this.#sample(rule);
       return alerts;
     } finally {
       // Shutdown or a reload cut it short: the rule has not looked yet.
@@ -71,10 +71,10 @@ export class Runs {
   }
 
   /** After a committed evaluation (never a failed one): the figures the history keeps, when due. */
-  #sample(rule: LoadedRule): void {
+  async #sample(rule: LoadedRule): Promise<void> {
     const { sampler, engine, failures, clock, log } = this.#deps;
     try {
-      sampler.sample({
+      await sampler.sample({
         rule: rule.name,
         gauges: ruleKind(rule.kind).gauges.map((g) => g.name),
         samplesOf: (metric) => engine().ruleSamples(rule.name, metric),

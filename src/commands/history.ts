@@ -25,13 +25,13 @@ export interface Figure {
 }
 
 /** `avawatch history`: the timeline newest first (and a validator's figures), from the state file. */
-export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = systemClock.now()): { lines: string[]; notes: string[] } {
+export async function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = systemClock.now()): Promise<{ lines: string[]; notes: string[] }> {
   const since = sinceOf(o.since ?? '24h', now);
   const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     const who = o.validator === undefined ? undefined : identify(loaded, o.validator);
-    const entries = who ? byValidator(store, since, who.keys) : store.timeline({ since, limit: HISTORY_LIMIT });
-    const figures = who ? figuresOf(store, since, who, entries) : [];
+    const entries = who ? await byValidator(store, since, who.keys) : await store.timeline({ since, limit: HISTORY_LIMIT });
+    const figures = who ? await figuresOf(store, since, who, entries) : [];
     const notes = entries.length >= HISTORY_LIMIT ? [`only the newest ${HISTORY_LIMIT} entries are shown: narrow --since`] : [];
     const from = new Date(since).toISOString();
     if (o.json) {
@@ -50,7 +50,7 @@ export function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = sy
     }
     return { lines, notes };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -86,14 +86,14 @@ function identify(loaded: LoadedConfig, validator: string): Who {
   return { keys: [...keys], nodeIds, validationIds };
 }
 
-function byValidator(store: StateStore, since: number, keys: readonly string[]): HistoryEntry[] {
+async function byValidator(store: StateStore, since: number, keys: readonly string[]): Promise<HistoryEntry[]> {
   const seen = new Map<number, HistoryEntry>();
-  for (const key of keys) for (const e of store.timeline({ since, validator: key, limit: HISTORY_LIMIT })) seen.set(e.id, e);
+  for (const key of keys) for (const e of await store.timeline({ since, validator: key, limit: HISTORY_LIMIT })) seen.set(e.id, e);
   return [...seen.values()].sort((a, b) => b.at - a.at || b.id - a.id).slice(0, HISTORY_LIMIT);
 }
 
 /** Its uptime by NodeID, its L1 balances by the validation IDs the inventory lists or its alerts name. */
-function figuresOf(store: StateStore, since: number, who: Who, entries: readonly HistoryEntry[]): Figure[] {
+async function figuresOf(store: StateStore, since: number, who: Who, entries: readonly HistoryEntry[]): Promise<Figure[]> {
   for (const e of entries) {
     if (e.labels['node']?.startsWith('NodeID-')) who.nodeIds.add(e.labels['node']);
     if (e.labels['validation_id']) who.validationIds.add(e.labels['validation_id']);
@@ -103,7 +103,7 @@ function figuresOf(store: StateStore, since: number, who: Who, entries: readonly
     // The network's figures are no validator's.
     const entities = def.entity === 'node_id' ? who.nodeIds : def.entity === 'validation_id' ? who.validationIds : new Set<string>();
     for (const entity of entities) {
-      const rows = store.samples(def.series, entity, since);
+      const rows = await store.samples(def.series, entity, since);
       const last = rows.at(-1);
       if (!last) continue;
       let min = Infinity;

@@ -10,10 +10,10 @@ import { jsonLine, printable } from './terminal.js';
 import { systemClock } from '../base/clock.js';
 
 /** `avawatch alerts`: the state alerts firing now, from the state file (works beside a running daemon). */
-export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
+export async function alertsCommand(loaded: LoadedConfig, json: boolean): Promise<void> {
   const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
-    const alerts = firingAlerts(store);
+    const alerts = await firingAlerts(store);
     if (json) {
       for (const a of alerts) console.log(jsonLine(a));
       return;
@@ -21,16 +21,16 @@ export function alertsCommand(loaded: LoadedConfig, json: boolean): void {
     if (alerts.length === 0) console.log('no alerts firing');
     for (const a of alerts) console.log(`${a.startsAt} ${a.severity.toUpperCase()} ${a.rule} ${printable(a.subject)}: ${printable(a.summary)}`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** `avawatch outbox`: notifications waiting, dead-lettered or sent. */
-export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): void {
+export async function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 'dead' | 'muted' | undefined, json: boolean): Promise<void> {
   const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
   try {
     // Errors are scrubbed before they are stored; again here for rows an older version wrote.
-    const rows = store.outbox(state).map((r) => ({ ...r, lastError: r.lastError === null ? null : scrub(r.lastError, loaded.secrets) }));
+    const rows = (await store.outbox(state)).map((r) => ({ ...r, lastError: r.lastError === null ? null : scrub(r.lastError, loaded.secrets) }));
     if (json) {
       for (const r of rows) console.log(jsonLine(r));
       return;
@@ -42,7 +42,7 @@ export function outboxCommand(loaded: LoadedConfig, state: 'pending' | 'sent' | 
       console.log(`#${r.id} ${r.state.padEnd(7)} ${r.receiver} attempts=${r.attempts} ${printable(r.summary)}${digest}${error}`);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

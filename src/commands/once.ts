@@ -36,7 +36,7 @@ export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise
     }
     // What each rule saw of each inventory validator, ok or not, beside the alerts.
     if (o.json) for (const r of results) console.log(jsonLine(r));
-    const left = o.send ? await app.delivery.drain(o.sendTimeoutMs) : app.store.pendingCount();
+    const left = o.send ? await app.delivery.drain(o.sendTimeoutMs) : (await app.store.pendingCount());
     if (left > 0) {
       const why = o.send ? 'could not be delivered yet' : 'not sent (use --send)';
       console.error(`${left} notification(s) ${why}: they wait in the outbox for the daemon`);

@@ -18,7 +18,7 @@ export interface SilenceAddOptions {
 }
 
 /** `avawatch silence add`: mutes matching notifications from now until --for / --until. */
-export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
+export async function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): Promise<string> {
   if (o.match.length === 0) throw new Error('give at least one --match name=value (or name=~regex)');
   const matchers = o.match.map(parseMatcher);
   if (!o.force) {
@@ -43,18 +43,18 @@ export function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): string {
   } else throw new Error('give --for DURATION or --until DATE');
   const store = SqliteStore.open(loaded.config.state.path);
   try {
-    const id = store.addSilence({ matchers, startsAt: now, endsAt, comment: o.comment, createdBy: o.author ?? safeUser(), createdAt: now });
+    const id = await store.addSilence({ matchers, startsAt: now, endsAt, comment: o.comment, createdBy: o.author ?? safeUser(), createdAt: now });
     return `silence #${id} until ${new Date(endsAt).toISOString()}: ${matchers.map(formatMatcher).join(', ')}`;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): string[] {
+export async function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): Promise<string[]> {
   const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
     const now = systemClock.now();
-    const list = store.silences(now, all);
+    const list = await store.silences(now, all);
     if (json) return list.map((s) => JSON.stringify({ ...s, startsAt: new Date(s.startsAt).toISOString(), endsAt: new Date(s.endsAt).toISOString(), active: s.startsAt <= now && s.endsAt > now }));
     if (list.length === 0) return [all ? 'no silences' : 'no silences in force'];
     return list.map((s) => {
@@ -62,16 +62,16 @@ export function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): 
       return `#${s.id} ${state} until ${new Date(s.endsAt).toISOString()}  ${s.matchers.map(formatMatcher).join(', ')}  "${s.comment}" (${s.createdBy})`;
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-export function silenceExpire(loaded: LoadedConfig, id: number): boolean {
+export async function silenceExpire(loaded: LoadedConfig, id: number): Promise<boolean> {
   const store = SqliteStore.open(loaded.config.state.path);
   try {
-    return store.expireSilence(id, systemClock.now());
+    return await store.expireSilence(id, systemClock.now());
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -15,7 +15,7 @@ import { systemClock } from '../base/clock.js';
 // its status, uptime, end, how long it can still be down and be paid, its auto-renew cycle.
 
 /** The rows, from the state file (read beside a running daemon); `now` in ms. */
-export function validatorsView(loaded: LoadedConfig, now = systemClock.now()): ValidatorRow[] {
+export async function validatorsView(loaded: LoadedConfig, now = systemClock.now()): Promise<ValidatorRow[]> {
   const store = SqliteStore.open(loaded.config.state.path, { write: false });
   try {
     const samples = new Map<string, GaugeSample[]>();
@@ -24,7 +24,7 @@ export function validatorsView(loaded: LoadedConfig, now = systemClock.now()): V
       const kind = ruleKind(rule.kind);
       const states = new Map<string, unknown>();
       // Parsed as the engine parses them: a row an older version wrote, or a broken one, is left out.
-      for (const { entity, state } of store.stateRows(rule.name).rows) {
+      for (const { entity, state } of (await store.stateRows(rule.name)).rows) {
         const parsed = kind.state.safeParse(JSON.parse(state));
         if (parsed.success) states.set(entity, parsed.data);
       }
@@ -35,16 +35,16 @@ export function validatorsView(loaded: LoadedConfig, now = systemClock.now()): V
         samples.set(s.metric, list);
       }
     }
-    return validatorRows({ samples: (metric) => samples.get(metric) ?? [], rules: loaded.rules, failures: new FailureCounts(), alerts: firingAlerts(store), inventory: loaded.inventory, history: undefined, historySince: 0, ruleStates: (name) => byRule.get(name) });
+    return await validatorRows({ samples: (metric) => samples.get(metric) ?? [], rules: loaded.rules, failures: new FailureCounts(), alerts: await firingAlerts(store), inventory: loaded.inventory, history: undefined, historySince: 0, ruleStates: (name) => byRule.get(name) });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** What `avawatch validators` prints: a paragraph per validator, or one JSON object a line. */
-export function validatorsCommand(loaded: LoadedConfig, json: boolean, now = systemClock.now()): string[] {
+export async function validatorsCommand(loaded: LoadedConfig, json: boolean, now = systemClock.now()): Promise<string[]> {
   const nowS = now / 1000;
-  const rows = validatorsView(loaded, now);
+  const rows = await validatorsView(loaded, now);
   if (json) {
     return rows.map((v) => {
       const s = standingOf(v, nowS);

@@ -29,6 +29,13 @@ describe('delivery: what the operator sees', () => {
     extra: Pick<DeliveryDeps, 'held' | 'digestOf'> = {},
   ): Delivery => testDelivery({ store: over, notifiers, metrics, logs, now: wall, mono: () => clock }, options, extra);
 
+  /** A new delivery over the same store, as a restart makes it. */
+  const restarted = async (): Promise<Delivery> => {
+    const d = make();
+    await d.restore();
+    return d;
+  };
+
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'avawatch-delivery-'));
     store = SqliteStore.open(join(dir, 's.db'));
@@ -38,8 +45,8 @@ describe('delivery: what the operator sees', () => {
     logs = [];
     delivery = make();
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -57,13 +64,13 @@ describe('delivery: what the operator sees', () => {
     }
 
     it('is sent once more, never a third time: the row is dead-lettered as unconfirmed, also across a restart', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       await attempt(delivery, noAnswer);
-      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1 })]);
+      expect(await store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1 })]);
       // A restart between the two: what counts is in the state file.
       await attempt(make(), noAnswer);
       expect(notifier.sent).toBe(2);
-      expect(store.outbox('dead')).toEqual([
+      expect(await store.outbox('dead')).toEqual([
         expect.objectContaining({
           attempts: 2,
           lastError: `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${noAnswer.message}`,
@@ -76,46 +83,46 @@ describe('delivery: what the operator sees', () => {
     });
 
     it('an attempt that never left (connection refused) does not count: retried as usual', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       await attempt(delivery, noAnswer, refused, refused, refused);
-      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 4, lastError: refused.message })]);
+      expect(await store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 4, lastError: refused.message })]);
       await attempt(delivery, undefined);
       expect(notifier.groups).toEqual([['a']]);
-      expect(store.outbox('sent')).toHaveLength(1);
+      expect(await store.outbox('sent')).toHaveLength(1);
     });
 
     it('an idempotent channel (PagerDuty: dedup_key) retries it freely', async () => {
       notifier = new FakeNotifier('fake', true);
       delivery = make();
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       await attempt(delivery, noAnswer, noAnswer, noAnswer, noAnswer, undefined);
       expect(notifier.sent).toBe(5);
-      expect(store.outbox('sent')).toHaveLength(1);
+      expect(await store.outbox('sent')).toHaveLength(1);
     });
   });
 
   describe('receiver health (the heartbeat and /readyz read it)', () => {
     it('a receiver revoked for good (404, dead-lettered) is failing until a later notification to it is delivered', async () => {
       notifier.failWith = new DeliveryError('slack receiver "fake": HTTP 404 (no_service)', 'http_404', false);
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       await delivery.drain(1_000);
-      expect(store.outbox('dead')).toHaveLength(1);
+      expect(await store.outbox('dead')).toHaveLength(1);
       expect(delivery.problems()).toEqual(['receiver fake: 1 notification dead-lettered, the last 0s ago (slack receiver "fake": HTTP 404 (no_service)); failing until one to it is delivered, or for 1d']);
       clock += 3_600_000;
       expect(delivery.problems()).toHaveLength(1);
       // A restart reads it back from the outbox.
-      expect(make().problems()).toEqual([expect.stringContaining('receiver fake: 1 notification dead-lettered, the last 1h ago')]);
+      expect((await restarted()).problems()).toEqual([expect.stringContaining('receiver fake: 1 notification dead-lettered, the last 1h ago')]);
       notifier.failWith = undefined;
-      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await store.commitEvaluation('r', {}, [alert('b')], clock);
       await delivery.drain(1_000);
       expect(delivery.problems()).toEqual([]);
-      expect(make().problems()).toEqual([]);
+      expect((await restarted()).problems()).toEqual([]);
     });
 
     it('a dead letter stops failing the receiver after deadLetterHold', async () => {
       delivery = make({ deadLetterHoldMs: 600_000 });
       notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       await delivery.drain(1_000);
       expect(delivery.problems()).toHaveLength(1);
       clock += 600_000;
@@ -125,7 +132,7 @@ describe('delivery: what the operator sees', () => {
     it('every attempt failing (503) names the receiver once failingAfter has passed, and a delivery clears it', async () => {
       delivery = make({ failingAfterMs: 600_000, maxAgeMs: 6 * 3_600_000 });
       notifier.failWith = new DeliveryError('webhook receiver "fake": HTTP 503', 'http_503', true);
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       for (let i = 0; i < 12; i++) {
         await delivery.drain(1_000);
         if (i === 5) expect(delivery.problems()).toEqual([]);
@@ -134,7 +141,7 @@ describe('delivery: what the operator sees', () => {
       expect(delivery.problems()).toEqual(['receiver fake: every attempt failed for 12m (webhook receiver "fake": HTTP 503)']);
       notifier.failWith = undefined;
       await delivery.drain(1_000);
-      expect(store.outbox('sent')).toHaveLength(1);
+      expect(await store.outbox('sent')).toHaveLength(1);
       expect(delivery.problems()).toEqual([]);
     });
   });
@@ -143,37 +150,37 @@ describe('delivery: what the operator sees', () => {
     const failedSeries = async () => (await metrics.notificationsFailed.get()).values.map((v) => `${v.labels.receiver} ${v.labels.reason} ${v.value}`).sort();
 
     it('a row past maxAge is dead-lettered, never sent late: no message arrives, the dead letter says how old it was, and `expired` counts it', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       clock += 3 * 3_600_000;
       await delivery.drain(1_000);
       expect(notifier.sent).toBe(0);
-      expect(store.outbox('dead')).toEqual([expect.objectContaining({ summary: 'a changed', lastError: 'undelivered after 3h; no attempt was made' })]);
+      expect(await store.outbox('dead')).toEqual([expect.objectContaining({ summary: 'a changed', lastError: 'undelivered after 3h; no attempt was made' })]);
       expect(await failedSeries()).toContain('fake expired 1');
     });
 
     it('a row exactly maxAge old still goes out', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       clock += 60_000;
       await delivery.drain(1_000);
       expect(notifier.groups).toEqual([['a']]);
-      expect(store.outbox('dead')).toEqual([]);
+      expect(await store.outbox('dead')).toEqual([]);
     });
 
     it('a group whose rows all expired sends nothing (no empty message); the other group goes alone', async () => {
-      store.commitEvaluation('r', {}, [alert('a', 'g1'), alert('b', 'g1')], clock);
+      await store.commitEvaluation('r', {}, [alert('a', 'g1'), alert('b', 'g1')], clock);
       clock += 30_000;
-      store.commitEvaluation('r', {}, [alert('c', 'g2')], clock);
+      await store.commitEvaluation('r', {}, [alert('c', 'g2')], clock);
       clock += 30_001;
       await delivery.drain(1_000);
       expect(notifier.sent).toBe(1);
       expect(notifier.groups).toEqual([['c']]);
-      expect(store.outbox('dead').map((r) => r.summary).sort()).toEqual(['a changed', 'b changed']);
+      expect((await store.outbox('dead')).map((r) => r.summary).sort()).toEqual(['a changed', 'b changed']);
       expect((await metrics.notifications.get()).values.map((v) => v.value)).toEqual([1]);
     });
 
     it('a batch of groups sent one by one stays leased to its end: `once --send` beside the daemon sends none of them again', async () => {
       const subjects = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-      store.commitEvaluation('r', {}, subjects.map((s) => alert(s, s)), clock);
+      await store.commitEvaluation('r', {}, subjects.map((s) => alert(s, s)), clock);
       clock += 800;
       const onceStore = SqliteStore.open(join(dir, 's.db'));
       const onceNotifier = new FakeNotifier('fake');
@@ -186,10 +193,10 @@ describe('delivery: what the operator sees', () => {
         if (++attempts === 7) await once.drain(1_000);
       };
       await delivery.drain(60_000);
-      onceStore.close();
+      await onceStore.close();
       expect(onceNotifier.groups).toEqual([]);
       expect(notifier.groups.flat()).toEqual(subjects);
-      expect(store.outbox('sent')).toHaveLength(8);
+      expect(await store.outbox('sent')).toHaveLength(8);
     });
 
     it("one receiver's groupInterval never holds another receiver's messages of the same group", async () => {
@@ -202,11 +209,11 @@ describe('delivery: what the operator sees', () => {
           { receiver: 'other', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 60_000 },
         ],
       });
-      store.commitEvaluation('r', {}, [both('x')], clock);
+      await store.commitEvaluation('r', {}, [both('x')], clock);
       clock += 1_000;
       await delivery.drain(1_000);
       clock += 10_000;
-      store.commitEvaluation('r', {}, [both('y')], clock);
+      await store.commitEvaluation('r', {}, [both('y')], clock);
       // other's groupInterval, from its delivery 1 s in, is over at 61 s; fake's lasts 10 min.
       clock += 49_999;
       await delivery.drain(1_000);
@@ -234,7 +241,7 @@ describe('delivery: what the operator sees', () => {
     });
 
     it('`once --send` keeps to its deadline: groups left when it passes stay pending for the daemon', async () => {
-      store.commitEvaluation('r', {}, ['a', 'b', 'c', 'd', 'e'].map((s) => alert(s, s)), clock);
+      await store.commitEvaluation('r', {}, ['a', 'b', 'c', 'd', 'e'].map((s) => alert(s, s)), clock);
       clock += 800;
       // Each attempt takes 0.5 s: a, b and c start within the 1 s deadline (c at exactly 1 s).
       notifier.during = () => {
@@ -242,11 +249,11 @@ describe('delivery: what the operator sees', () => {
       };
       expect(await delivery.drain(1_000)).toBe(2);
       expect(notifier.groups).toEqual([['a'], ['b'], ['c']]);
-      expect(store.outbox('pending').map((r) => r.summary).sort()).toEqual(['d changed', 'e changed']);
+      expect((await store.outbox('pending')).map((r) => r.summary).sort()).toEqual(['d changed', 'e changed']);
     });
 
     it('a single attempt that takes its whole timeout is still leased: `once --send` meanwhile sends nothing', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       const onceStore = SqliteStore.open(join(dir, 's.db'));
       const onceNotifier = new FakeNotifier('fake');
       const once = make({}, () => clock, onceStore, [onceNotifier]);
@@ -255,14 +262,14 @@ describe('delivery: what the operator sees', () => {
         await once.drain(1_000);
       };
       await delivery.drain(1_000);
-      onceStore.close();
+      await onceStore.close();
       expect(onceNotifier.groups).toEqual([]);
       expect(notifier.groups).toEqual([['a']]);
     });
 
     /** An attempt at a row 59 s old (maxAge 60 s) that fails after `ms`. */
     const failingAt59s = async (ms: number) => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       clock += 59_000;
       notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
       notifier.during = () => {
@@ -273,17 +280,17 @@ describe('delivery: what the operator sees', () => {
 
     it('an attempt that fails after the row passed maxAge dead-letters it at once, saying how old it is', async () => {
       await failingAt59s(1_001);
-      expect(store.outbox('pending')).toEqual([]);
-      expect(store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 1m; last error: HTTP 503' })]);
+      expect(await store.outbox('pending')).toEqual([]);
+      expect(await store.outbox('dead')).toEqual([expect.objectContaining({ lastError: 'undelivered after 1m; last error: HTTP 503' })]);
     });
 
     it('an attempt that fails when the row is exactly maxAge old is retried', async () => {
       await failingAt59s(1_000);
-      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'HTTP 503' })]);
+      expect(await store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'HTTP 503' })]);
     });
 
     it('the counters carry the receiver: one delivered, one failed attempt by its reason', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
       await delivery.drain(1_000);
       notifier.failWith = undefined;
@@ -294,26 +301,26 @@ describe('delivery: what the operator sees', () => {
     });
 
     it("a channel's unexpected error is a retryable failure naming the receiver", async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       notifier.during = () => {
         throw new TypeError('fetch failed');
       };
       await delivery.drain(1_000);
-      expect(store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'fake: TypeError: fetch failed' })]);
+      expect(await store.outbox('pending')).toEqual([expect.objectContaining({ attempts: 1, lastError: 'fake: TypeError: fetch failed' })]);
       expect(await failedSeries()).toContain('fake error 1');
     });
 
     it('a group retried waits by its most-tried row: a newcomer does not reset the backoff', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
       for (let i = 0; i < 3; i++) {
         await delivery.drain(1_000);
-        clock = store.nextDue('fake')!;
+        clock = (await store.nextDue('fake'))!;
       }
-      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await store.commitEvaluation('r', {}, [alert('b')], clock);
       await delivery.drain(1_000);
       // a had 3 attempts: 1 s × 2^3.
-      expect(store.nextDue('fake')).toBe(clock + 8_000);
+      expect(await store.nextDue('fake')).toBe(clock + 8_000);
     });
 
     it('a digest goes out as one message at its slot, aged from the slot, not from its rows', async () => {
@@ -321,19 +328,19 @@ describe('delivery: what the operator sees', () => {
       const digestOf = () => ({ severities: ['info' as const], every: 86_400_000, at: '09:00', location: 'UTC' });
       delivery = make({}, () => clock, store, [notifier], { digestOf });
       const waiting = (subject: string): NewAlert => ({ ...alert(subject), severity: 'info', targets: [{ receiver: 'fake', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, digestAt: slot }] });
-      store.commitEvaluation('r', {}, [waiting('a'), waiting('b')], clock);
+      await store.commitEvaluation('r', {}, [waiting('a'), waiting('b')], clock);
       clock = slot;
       await delivery.drain(1_000);
       expect(notifier.groups).toEqual([['2 notification(s)']]);
-      expect(store.outbox('sent')).toHaveLength(2);
+      expect(await store.outbox('sent')).toHaveLength(2);
     });
 
     it('a firing alert held back (its incident fires to this receiver) is muted with the reason; a resolution is never held', async () => {
       delivery = make({}, () => clock, store, [notifier], { held: () => 'held: incident #3 fires to this receiver' });
-      store.commitEvaluation('r', {}, [alert('down', 'g', 0, 0, 'warning', 'firing'), alert('up', 'g2', 0, 0, 'warning', 'resolved')], clock);
+      await store.commitEvaluation('r', {}, [alert('down', 'g', 0, 0, 'warning', 'firing'), alert('up', 'g2', 0, 0, 'warning', 'resolved')], clock);
       await delivery.drain(1_000);
       expect(notifier.groups).toEqual([['up']]);
-      expect(store.outbox('muted').map((r) => [r.summary, r.lastError])).toEqual([['down changed', 'held: incident #3 fires to this receiver']]);
+      expect((await store.outbox('muted')).map((r) => [r.summary, r.lastError])).toEqual([['down changed', 'held: incident #3 fires to this receiver']]);
     });
   });
 
@@ -341,38 +348,38 @@ describe('delivery: what the operator sees', () => {
     const said = (msg: string) => logs.filter((l) => l['msg'] === msg);
 
     it('delivered: one, or a group, with the receiver, the count, the outbox ids and the rules', async () => {
-      store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2'), alert('c', 'g2')], clock);
+      await store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2'), alert('c', 'g2')], clock);
       await delivery.drain(1_000);
       expect(said('notification delivered')).toEqual([expect.objectContaining({ level: 30, receiver: 'fake', alerts: 1, outboxIds: [1], rules: ['r'] })]);
       expect(said('notification group delivered')).toEqual([expect.objectContaining({ receiver: 'fake', alerts: 2, outboxIds: [2, 3], rules: ['r'] })]);
     });
 
     it('a storm lists the first 20 outbox ids', async () => {
-      store.commitEvaluation('r', {}, Array.from({ length: 25 }, (_, i) => alert(`n${i}`)), clock);
+      await store.commitEvaluation('r', {}, Array.from({ length: 25 }, (_, i) => alert(`n${i}`)), clock);
       await delivery.drain(1_000);
       expect(said('notification group delivered')[0]).toMatchObject({ alerts: 25, outboxIds: Array.from({ length: 20 }, (_, i) => i + 1) });
     });
 
     it('failed, to be retried: the reason, the error and the wait', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
       await delivery.drain(1_000);
       expect(said('notification failed; will retry')).toEqual([expect.objectContaining({ level: 40, receiver: 'fake', reason: 'http_503', error: 'HTTP 503', retryInMs: 1_000, outboxIds: [1] })]);
     });
 
     it('failed for good: dead-lettered with the reason', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       notifier.failWith = new DeliveryError('HTTP 410: archived', 'http_410', false);
       await delivery.drain(1_000);
       expect(said('notification failed permanently; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', reason: 'http_410', error: 'HTTP 410: archived', outboxIds: [1] })]);
     });
 
     it('expired, and sent twice without an answer: each names the row and its rule', async () => {
-      store.commitEvaluation('r', {}, [alert('a')], clock);
+      await store.commitEvaluation('r', {}, [alert('a')], clock);
       clock += 61_000;
       await delivery.drain(1_000);
       expect(said('notification expired; dead-lettered')).toEqual([expect.objectContaining({ level: 50, receiver: 'fake', outboxId: 1, rule: 'r', reason: 'expired' })]);
-      store.commitEvaluation('r', {}, [alert('b')], clock);
+      await store.commitEvaluation('r', {}, [alert('b')], clock);
       notifier.failWith = new DeliveryError('no answer', 'timeout', true, undefined, true);
       await delivery.drain(1_000);
       clock += 10_000;

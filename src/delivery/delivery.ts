@@ -69,10 +69,11 @@ export class Delivery {
   #workers: Promise<void>[] = [];
   #stopped = false;
   readonly #health: ReceiverHealth;
+  #restored: Promise<void> | undefined;
 
   constructor(deps: DeliveryDeps) {
     this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, held: () => undefined, ...deps };
-    this.#health = new ReceiverHealth(deps.options, deps.store.deadLetters(deps.clock.mono() - deps.options.deadLetterHoldMs));
+    this.#health = new ReceiverHealth(deps.options);
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
       deps.metrics.notifications.inc({ receiver }, 0);
@@ -80,8 +81,17 @@ export class Delivery {
     }
   }
 
-  start(): void {
+  /** Reads the dead letters of before (its health at start), then starts a worker per receiver. */
+  async start(): Promise<void> {
+    await this.restore();
     this.#workers = this.#deps.notifiers.map((n) => this.#worker(n));
+  }
+
+  /** The receivers' dead letters still in the store (deadLetterHold): read once (start and drain do), under what `inherit` brought. */
+  restore(): Promise<void> {
+    const { store, clock, options } = this.#deps;
+    this.#restored ??= store.deadLetters(clock.mono() - options.deadLetterHoldMs).then((dead) => this.#health.restore(dead));
+    return this.#restored;
   }
 
   /** After a reload: a receiver's Retry-After pause and each group's groupInterval still hold. */
@@ -121,6 +131,7 @@ export class Delivery {
 
   /** Sends what is due now, for `avawatch once --send`. Returns rows still pending. */
   async drain(deadlineMs: number): Promise<number> {
+    await this.restore();
     const end = this.#deps.clock.mono() + deadlineMs;
     await Promise.all(
       this.#deps.notifiers.map(async (n) => {
@@ -130,7 +141,7 @@ export class Delivery {
         }
       }),
     );
-    return this.#deps.store.pendingCount();
+    return await this.#deps.store.pendingCount();
   }
 
   async #worker(notifier: Notifier): Promise<void> {
@@ -144,9 +155,9 @@ export class Delivery {
         }
         const { claimed, throttled, wakeAt } = await this.#round(notifier, () => this.#stopped);
         if (claimed === 0) {
-          const due = store.nextDue(notifier.name, throttled);
+          const due = await store.nextDue(notifier.name, throttled);
           // Nothing waits any more (a throttled group still does): its failing attempts are over.
-          if (due === undefined && (throttled.length === 0 || store.nextDue(notifier.name) === undefined)) this.#health.idle(notifier.name);
+          if (due === undefined && (throttled.length === 0 || (await store.nextDue(notifier.name)) === undefined)) this.#health.idle(notifier.name);
           const next = Math.min(due ?? Infinity, wakeAt ?? Infinity, this.#deps.clock.mono() + IDLE_MS);
           await this.#idle(notifier.name, next - this.#deps.clock.mono());
         }
@@ -176,18 +187,18 @@ export class Delivery {
         wakeAt = Math.min(wakeAt ?? ready, ready);
       }
     }
-    const rows = store.claimDue(notifier.name, this.#deps.clock.mono(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const rows = await store.claimDue(notifier.name, this.#deps.clock.mono(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
     const groups = groupRows(rows);
     // Groups go out one after another: the lease covers the last one too, so another
     // process (`once --send` beside the daemon) never takes a row still on its way.
     if (groups.length > 1) {
       const each = notifier.timeoutMs + notifier.minIntervalMs;
-      store.extendLease(rows.map((r) => r.id), this.#deps.clock.mono() + groups.length * each + LEASE_MARGIN_MS);
+      await store.extendLease(rows.map((r) => r.id), this.#deps.clock.mono() + groups.length * each + LEASE_MARGIN_MS);
     }
     let sent = 0;
     for (const group of groups) {
       if (stop() || this.#paused(notifier.name) > 0) {
-        for (const row of group) store.release(row.id);
+        for (const row of group) await store.release(row.id);
         continue;
       }
       await this.#deliver(notifier, group);
@@ -202,14 +213,16 @@ export class Delivery {
     const receiver = notifier.name;
     const now = this.#deps.clock.mono();
     // Rows past maxAge are dead letters, whatever happens to the rest of the group.
+    const expired: OutboxRow[] = [];
     let live = group.filter((row) => {
       if (now - bornAt(row) <= options.maxAgeMs) return true;
-      this.#expire(row, row.lastError, now);
+      expired.push(row);
       return false;
     });
+    for (const row of expired) await this.#expire(row, row.lastError, now);
     const digest = group[0]?.groupKey === DIGEST_GROUP && group[0].digestAt !== undefined;
     // Every row may have waited (a group, a retry, a digest's hours): a silence added meanwhile still mutes it.
-    live = this.#unsilenced(live, now);
+    live = await this.#unsilenced(live, now);
     if (live.length === 0) return;
     const ctx = { receiver, alerts: live.length, outboxIds: live.map((r) => r.id).slice(0, 20), rules: [...new Set(live.map((r) => r.message.rule))] };
     try {
@@ -217,14 +230,14 @@ export class Delivery {
       await attempt(notifier, digest ? [digestMessage(receiver, messages, this.#deps.digestOf(receiver))] : messages, this.#abort.signal);
       const done = this.#deps.clock.mono();
       if (live[0]!.groupIntervalMs > 0) this.#readyAt.set(`${receiver}\u0000${live[0]!.groupKey}`, done + live[0]!.groupIntervalMs);
-      for (const row of live) store.markSent(row.id, done);
+      for (const row of live) await store.markSent(row.id, done);
       this.#health.delivered(receiver);
       metrics.notifications.inc({ receiver }, live.length);
       log.info(ctx, live.length === 1 ? 'notification delivered' : 'notification group delivered');
       return;
     } catch (err) {
       if (this.#abort.signal.aborted) {
-        for (const row of live) store.release(row.id); // shutdown: the rows stay pending for the next start
+        for (const row of live) await store.release(row.id); // shutdown: the rows stay pending for the next start
         return;
       }
       const failure = err instanceof DeliveryError ? err : new DeliveryError(`${receiver}: ${String(err)}`, 'error', true);
@@ -232,7 +245,7 @@ export class Delivery {
       metrics.notificationsFailed.inc({ receiver, reason: error.reason });
       const at = this.#deps.clock.mono();
       if (!error.retryable) {
-        for (const row of live) store.markDead(row.id, error.message, at);
+        for (const row of live) await store.markDead(row.id, error.message, at);
         this.#health.deadLettered(receiver, live.length, error.message, at);
         log.error({ ...ctx, reason: error.reason, error: error.message }, 'notification failed permanently; dead-lettered');
         return;
@@ -245,9 +258,9 @@ export class Delivery {
       // Dead for age only when a row really is older than maxAge; a wait that will take it
       // past maxAge is no reason (its next claim expires it, with its real age).
       for (const row of live) {
-        if (unknown && row.unknownOutcomes >= 1) this.#unconfirmed(row, message, at);
-        else if (at - bornAt(row) > options.maxAgeMs) this.#expire(row, message, at);
-        else store.markRetry(row.id, at + wait, message, at, unknown);
+        if (unknown && row.unknownOutcomes >= 1) await this.#unconfirmed(row, message, at);
+        else if (at - bornAt(row) > options.maxAgeMs) await this.#expire(row, message, at);
+        else await store.markRetry(row.id, at + wait, message, at, unknown);
       }
       this.#pausedUntil.set(receiver, at + wait);
       this.#health.failed(receiver, message, at);
@@ -255,34 +268,36 @@ export class Delivery {
     }
   }
 
-  #unsilenced(rows: OutboxRow[], now: number): OutboxRow[] {
+  async #unsilenced(rows: OutboxRow[], now: number): Promise<OutboxRow[]> {
     // A silence's times are a person's: the wall clock's.
     const wall = this.#deps.clock.now();
-    const silences = this.#deps.store.silences(wall);
-    return rows.filter((row) => {
+    const silences = await this.#deps.store.silences(wall);
+    const out: OutboxRow[] = [];
+    for (const row of rows) {
       // Stryker disable next-line ArrayDeclaration: no time interval applies here (a route's mute intervals were judged at the commit)
       const reason = mute(row.message.labels, [], silences, [], new Date(wall)) ?? (row.message.status === 'firing' ? this.#deps.held(row) : undefined);
-      if (reason) this.#deps.store.muteWaiting(row, reason, now);
-      return reason === undefined;
-    });
+      if (reason) await this.#deps.store.muteWaiting(row, reason, now);
+      else out.push(row);
+    }
+    return out;
   }
 
   /** Sent twice, answered neither time: it may have been delivered, and a third copy is not sent. */
-  #unconfirmed(row: OutboxRow, lastError: string, now: number): void {
+  async #unconfirmed(row: OutboxRow, lastError: string, now: number): Promise<void> {
     const { store, metrics, log } = this.#deps;
     const why = `unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: ${lastError}`;
-    store.markDead(row.id, why, now);
+    await store.markDead(row.id, why, now);
     this.#health.deadLettered(row.receiver, 1, why, now);
     metrics.notificationsFailed.inc({ receiver: row.receiver, reason: UNCONFIRMED });
     log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: UNCONFIRMED, error: lastError }, 'notification sent twice without an answer; not sent again');
   }
 
   /** Dead for age: the text says how old the row really is, and why it never got through. */
-  #expire(row: OutboxRow, lastError: string | undefined, now: number): void {
+  async #expire(row: OutboxRow, lastError: string | undefined, now: number): Promise<void> {
     const { store, metrics, log } = this.#deps;
     const why = lastError === undefined ? 'no attempt was made' : `last error: ${lastError}`;
     const text = `undelivered after ${formatElapsed(now - bornAt(row))}; ${why}`;
-    store.markDead(row.id, text, now);
+    await store.markDead(row.id, text, now);
     this.#health.deadLettered(row.receiver, 1, text, now);
     metrics.notificationsFailed.inc({ receiver: row.receiver, reason: 'expired' });
     log.error({ receiver: row.receiver, outboxId: row.id, rule: row.message.rule, reason: 'expired', error: lastError }, 'notification expired; dead-lettered');

@@ -31,7 +31,12 @@ export class ReceiverHealth {
 
   constructor(o: ReceiverHealthOptions, dead: readonly DeadLetters[] = []) {
     this.#o = o;
-    for (const d of dead) this.#dead.set(d.receiver, { count: d.count, at: d.at, error: d.error });
+    this.restore(dead);
+  }
+
+  /** The dead letters in the store at start; a receiver's inherited ones (a reload) stay. */
+  restore(dead: readonly DeadLetters[]): void {
+    for (const d of dead) if (!this.#dead.has(d.receiver)) this.#dead.set(d.receiver, { count: d.count, at: d.at, error: d.error });
   }
 
   /** After a reload: what the receivers went through still counts. */

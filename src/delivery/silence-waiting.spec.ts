@@ -63,52 +63,52 @@ describe('a silence added while a notification waits in the outbox', () => {
       random: () => 1,
     });
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const silence = () => store.addSilence({ matchers: [{ name: 'node', value: NODE, regex: false }], startsAt: clock, endsAt: clock + 3_600_000, comment: 'node upgrade', createdBy: 'ops', createdAt: clock });
-  const commit = (alert: NewAlert) =>
-    store.commitEvaluation('ending', {}, [alert], clock, [{ key: NODE, tier: '', state: 'firing', startedAt: clock, notifiedAt: clock, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: { ops: clock }, condition }]);
+  const silence = async () => store.addSilence({ matchers: [{ name: 'node', value: NODE, regex: false }], startsAt: clock, endsAt: clock + 3_600_000, comment: 'node upgrade', createdBy: 'ops', createdAt: clock });
+  const commit = async (alert: NewAlert) =>
+    await store.commitEvaluation('ending', {}, [alert], clock, [{ key: NODE, tier: '', state: 'firing', startedAt: clock, notifiedAt: clock, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: { ops: clock }, condition }]);
 
   it('a row waiting to be retried is not sent: it is muted, and the firing alert owes it to the receiver when the silence ends', async () => {
-    commit(firing());
+    await commit(firing());
     notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
     await delivery.drain(1_000);
-    expect(store.outbox('pending')).toHaveLength(1);
-    silence();
+    expect(await store.outbox('pending')).toHaveLength(1);
+    await silence();
     notifier.failWith = undefined;
     clock += 10_000;
     await delivery.drain(1_000);
     expect(notifier.sent).toEqual([]);
-    expect(store.outbox('pending')).toEqual([]);
-    expect(store.outbox('muted').map((r) => r.lastError)).toEqual([expect.stringMatching(/^silenced by #1 until \S+: node upgrade$/)]);
-    expect(store.loadActive('ending')).toEqual([expect.objectContaining({ key: NODE, state: 'firing', mutedReceivers: ['ops'], mutedAt: clock })]);
+    expect(await store.outbox('pending')).toEqual([]);
+    expect((await store.outbox('muted')).map((r) => r.lastError)).toEqual([expect.stringMatching(/^silenced by #1 until \S+: node upgrade$/)]);
+    expect(await store.loadActive('ending')).toEqual([expect.objectContaining({ key: NODE, state: 'firing', mutedReceivers: ['ops'], mutedAt: clock })]);
   });
 
   it('a row waiting for its group is not sent either', async () => {
-    commit(firing(30_000));
+    await commit(firing(30_000));
     await delivery.drain(1_000);
-    silence();
+    await silence();
     clock += 30_000;
     await delivery.drain(1_000);
     expect(notifier.sent).toEqual([]);
-    expect(store.outbox('muted')).toHaveLength(1);
-    expect(store.loadActive('ending')[0]?.mutedReceivers).toEqual(['ops']);
+    expect(await store.outbox('muted')).toHaveLength(1);
+    expect((await store.loadActive('ending'))[0]?.mutedReceivers).toEqual(['ops']);
   });
 
   it('an alert that resolved meanwhile owes nothing; a row no silence matches goes out', async () => {
-    commit(firing());
+    await commit(firing());
     notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
     await delivery.drain(1_000);
-    store.commitEvaluation('ending', {}, [], clock, []); // resolved (its notification routed elsewhere)
-    silence();
+    await store.commitEvaluation('ending', {}, [], clock, []); // resolved (its notification routed elsewhere)
+    await silence();
     notifier.failWith = undefined;
     clock += 10_000;
     await delivery.drain(1_000);
-    expect(store.loadActive('ending')).toEqual([]);
-    store.commitEvaluation('other', {}, [{ ...firing(), rule: 'other', labels: { rule: 'other', node: 'NodeID-other' }, conditionKey: 'NodeID-other' }], clock);
+    expect(await store.loadActive('ending')).toEqual([]);
+    await store.commitEvaluation('other', {}, [{ ...firing(), rule: 'other', labels: { rule: 'other', node: 'NodeID-other' }, conditionKey: 'NodeID-other' }], clock);
     await delivery.drain(1_000);
     expect(notifier.sent).toEqual([`firing ${NODE}`]);
   });

@@ -84,26 +84,26 @@ describe('the delivery worker', () => {
     await vi.advanceTimersByTimeAsync(0);
     await Promise.all(stopping);
     vi.useRealTimers();
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('sends a row when it is due, woken by its commit (kick), not before', async () => {
     const d = make();
-    d.start();
+    await d.start();
     await advance(5_000);
-    store.commitEvaluation('r', {}, [alert('a')], clock);
+    await store.commitEvaluation('r', {}, [alert('a')], clock);
     d.kick();
     await advance(100);
     expect(notifier.sent).toEqual([['a']]);
-    expect(store.outbox('sent')).toHaveLength(1);
+    expect(await store.outbox('sent')).toHaveLength(1);
   });
 
   it('a row committed without a kick is still found within 30 s', async () => {
     const d = make();
-    d.start();
+    await d.start();
     await advance(1_000);
-    store.commitEvaluation('r', {}, [alert('a')], clock);
+    await store.commitEvaluation('r', {}, [alert('a')], clock);
     await advance(28_000);
     expect(notifier.sent).toEqual([]);
     await advance(2_000);
@@ -112,9 +112,9 @@ describe('the delivery worker', () => {
 
   it("waits out a receiver's Retry-After, then sends what waited", async () => {
     const d = make();
-    store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2')], clock);
+    await store.commitEvaluation('r', {}, [alert('a'), alert('b', 'g2')], clock);
     notifier.failWith = new DeliveryError('busy', 'http_429', true, 20_000);
-    d.start();
+    await d.start();
     await advance(1_000);
     notifier.failWith = undefined;
     await advance(18_900);
@@ -125,12 +125,12 @@ describe('the delivery worker', () => {
 
   it('a group inside its groupInterval is sent when it ends, the earliest of two groups first', async () => {
     const d = make();
-    store.commitEvaluation('r', {}, [alert('a', 'g1', 40_000), alert('b', 'g2', 20_000)], clock);
-    d.start();
+    await store.commitEvaluation('r', {}, [alert('a', 'g1', 40_000), alert('b', 'g2', 20_000)], clock);
+    await d.start();
     await vi.advanceTimersByTimeAsync(0);
     await advance(1_000);
     expect(notifier.sent).toEqual([['a'], ['b']]);
-    store.commitEvaluation('r', {}, [alert('c', 'g1', 40_000), alert('d', 'g2', 20_000)], clock);
+    await store.commitEvaluation('r', {}, [alert('c', 'g1', 40_000), alert('d', 'g2', 20_000)], clock);
     d.kick();
     await advance(18_000);
     expect(notifier.sent).toHaveLength(2);
@@ -144,20 +144,20 @@ describe('the delivery worker', () => {
 
   it('a failing receiver whose rows are all gone (muted) is no longer failing', async () => {
     const d = make();
-    store.commitEvaluation('r', {}, [{ ...alert('a'), labels: { node: 'N' } }], clock);
+    await store.commitEvaluation('r', {}, [{ ...alert('a'), labels: { node: 'N' } }], clock);
     notifier.failWith = new DeliveryError('HTTP 503', 'http_503', true);
-    d.start();
+    await d.start();
     await advance(70_000);
     expect(d.problems()).toEqual([expect.stringMatching(/^receiver fake: every attempt failed for 1m/)]);
-    store.addSilence({ matchers: [{ name: 'node', value: 'N', regex: false }], startsAt: clock, endsAt: clock + 3_600_000, comment: 'upgrade', createdBy: 'ops', createdAt: clock });
+    await store.addSilence({ matchers: [{ name: 'node', value: 'N', regex: false }], startsAt: clock, endsAt: clock + 3_600_000, comment: 'upgrade', createdBy: 'ops', createdAt: clock });
     await advance(11_000);
-    expect(store.outbox('muted')).toHaveLength(1);
+    expect(await store.outbox('muted')).toHaveLength(1);
     expect(d.problems()).toEqual([]);
   });
 
   it('an error of its own loop is logged and retried after 1 s: the row still goes out', async () => {
     const d = make();
-    store.commitEvaluation('r', {}, [alert('a')], clock);
+    await store.commitEvaluation('r', {}, [alert('a')], clock);
     const claim = store.claimDue.bind(store);
     let broken = true;
     store.claimDue = (...args) => {
@@ -168,7 +168,7 @@ describe('the delivery worker', () => {
       return claim(...args);
     };
     await advance(1_000);
-    d.start();
+    await d.start();
     await advance(0);
     expect(notifier.sent).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'delivery loop error; retrying in 1s', receiver: 'fake', err: 'Error: SQLITE_BUSY: database is locked' }));
@@ -178,9 +178,9 @@ describe('the delivery worker', () => {
 
   it('stop() aborts an attempt still running after its grace: the row stays pending, free for the next start', async () => {
     const d = make();
-    store.commitEvaluation('r', {}, [alert('a')], clock);
+    await store.commitEvaluation('r', {}, [alert('a')], clock);
     notifier.hang = (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-    d.start();
+    await d.start();
     await advance(1_000);
     const stopped = d.stop(2_000);
     await advance(1_900);
@@ -190,8 +190,8 @@ describe('the delivery worker', () => {
     expect(done).toBe(false);
     await advance(100);
     await stopped;
-    expect(store.outbox('pending')).toHaveLength(1);
-    expect(store.outbox('dead')).toEqual([]);
+    expect(await store.outbox('pending')).toHaveLength(1);
+    expect(await store.outbox('dead')).toEqual([]);
     notifier.hang = undefined;
     expect(await make().drain(1_000)).toBe(0);
     expect(notifier.sent).toEqual([['a']]);
@@ -199,14 +199,14 @@ describe('the delivery worker', () => {
 
   it("after a reload the new delivery keeps the receiver's Retry-After and each group's groupInterval", async () => {
     const old = make();
-    store.commitEvaluation('r', {}, [alert('a', 'g1', 60_000)], clock);
+    await store.commitEvaluation('r', {}, [alert('a', 'g1', 60_000)], clock);
     await old.drain(1_000);
-    store.commitEvaluation('r', {}, [alert('b', 'g2')], clock);
+    await store.commitEvaluation('r', {}, [alert('b', 'g2')], clock);
     notifier.failWith = new DeliveryError('busy', 'http_429', true, 30_000);
     clock += 1_000;
     await old.drain(1_000);
     notifier.failWith = undefined;
-    store.commitEvaluation('r', {}, [alert('c', 'g1', 60_000)], clock);
+    await store.commitEvaluation('r', {}, [alert('c', 'g1', 60_000)], clock);
     const next = make();
     next.inherit(old);
     clock += 29_000;

@@ -188,7 +188,7 @@ describe('engine: rules failing for one cause share one alert', () => {
     const [r1, r2] = [{ ...ruleOf('r1', A), receivers: ['pager'] }, { ...ruleOf('r2', B), receivers: ['team'] }] as LoadedRule[];
     world[A] = world[B] = apiError(503);
     for (let i = 0; i < 2; i++) for (const r of [r1!, r2!]) await engine.evaluate(r, new AbortController().signal).catch(() => undefined);
-    const rows = store.outbox('pending').filter((row) => row.summary.startsWith('avawatch cannot see'));
+    const rows = (await store.outbox('pending')).filter((row) => row.summary.startsWith('avawatch cannot see'));
     expect(rows.map((row) => row.receiver).sort()).toEqual(['pager', 'team']);
   });
 
@@ -200,9 +200,9 @@ describe('engine: rules failing for one cause share one alert', () => {
     const engine = engineOn(store, world, () => now);
     const [r1, r2, own] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('own', C)];
     const run = (r: LoadedRule) => engine.evaluate(r, new AbortController().signal).catch(() => undefined);
-    const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
+    const sent = async () => (await store.outbox('pending')).sort((x, y) => x.id - y.id).map((row) => row.summary);
     for (const r of [r1, r2, own]) await run(r);
-    expect(sent()).toEqual([]);
+    expect(await sent()).toEqual([]);
 
     world[A] = world[B] = apiError(503);
     world[C] = apiError(400);
@@ -210,27 +210,27 @@ describe('engine: rules failing for one cause share one alert', () => {
     await run(r2);
     await run(own);
     now += 60_000;
-    expect(sent()).toEqual([]); // one failure each: below failingAfter
+    expect(await sent()).toEqual([]); // one failure each: below failingAfter
     await run(r1); // r1's second: the cause fires, naming both rules
     await run(r2); // r2's second: it was listed already; nothing new is said
     await run(own); // a rule's own failure: its own alert, as before
-    expect(sent().sort()).toEqual([
+    expect((await sent()).sort()).toEqual([
       'avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules',
       'rule "own" is blind: its last 2 evaluations failed (data API GET /v1/x: HTTP 400)',
     ]);
-    const [alert] = store.activeAlerts().filter((a) => a.rule === '!cannot-see:data-service');
+    const [alert] = (await store.activeAlerts()).filter((a) => a.rule === '!cannot-see:data-service');
     expect(alert?.condition).toMatchObject({ key: 'cannot-see:data-service', labels: { alertname: 'rule-failing', rule: 'avawatch', source: 'data-service', severity: 'warning' }, details: { Rules: 'r1 (2 failed), r2 (2 failed)' } });
 
     world[A] = undefined;
     await run(r1); // r1 sees again while r2 does not: the details change, nothing is sent
     await run(r2);
-    expect(sent()).toHaveLength(2);
-    expect(store.activeAlerts().find((a) => a.rule === '!cannot-see:data-service')?.condition).toMatchObject({ details: { Rules: 'r2 (3 failed)' } });
+    expect(await sent()).toHaveLength(2);
+    expect((await store.activeAlerts()).find((a) => a.rule === '!cannot-see:data-service')?.condition).toMatchObject({ details: { Rules: 'r2 (3 failed)' } });
 
     world[B] = undefined;
     await run(r2);
-    expect(sent().slice(2)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
-    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!rule-failing:own']);
+    expect((await sent()).slice(2)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
+    expect((await store.activeAlerts()).map((a) => a.rule)).toEqual(['!rule-failing:own']);
   });
 
   it('a restart mid-outage keeps the alert: its rules are waited for, not read as recovered, and it resolves once', async () => {
@@ -240,23 +240,23 @@ describe('engine: rules failing for one cause share one alert', () => {
     const [r1, r2, other] = [ruleOf('r1', A), ruleOf('r2', B), ruleOf('other', C)];
     const before = engineOn(store, world, () => now);
     for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.evaluate(r, new AbortController().signal).catch(() => undefined);
-    const sent = () => store.outbox('pending').sort((x, y) => x.id - y.id).map((row) => row.summary);
-    expect(sent()).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
+    const sent = async () => (await store.outbox('pending')).sort((x, y) => x.id - y.id).map((row) => row.summary);
+    expect(await sent()).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
 
     // Restarted: the failure counts are gone; the alert is in the state file.
     const after = engineOn(store, world, () => now);
-    for (const r of [r1, r2, other]) after.restore(r);
+    for (const r of [r1, r2, other]) await after.restore(r);
     const run = (r: LoadedRule) => after.evaluate(r, new AbortController().signal).catch(() => undefined);
     await run(other); // another rule, fine: says nothing of r1 and r2
     await run(r1); // still failing, once since the restart: the alert stands, nothing is said
-    expect(sent()).toHaveLength(1);
-    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(await sent()).toHaveLength(1);
+    expect((await store.activeAlerts()).map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
     world[A] = world[B] = undefined;
     await run(r1);
-    expect(sent()).toHaveLength(1); // r2 has not evaluated since the restart
+    expect(await sent()).toHaveLength(1); // r2 has not evaluated since the restart
     await run(r2);
-    expect(sent().slice(1)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
-    expect(store.activeAlerts()).toEqual([]);
+    expect((await sent()).slice(1)).toEqual(['avawatch sees again: the data service answers, 2 rules evaluate again']);
+    expect(await store.activeAlerts()).toEqual([]);
   });
 
   it('`once` beside the daemon, one rule fine again: the daemon\'s alert stands until every configured rule it listed evaluates again', async () => {
@@ -270,7 +270,7 @@ describe('engine: rules failing for one cause share one alert', () => {
     // Another process: nothing restored, the config's rules known.
     const once = engineOn(store, world, () => now, () => ['r1', 'r2']);
     await once.evaluate(r1, new AbortController().signal);
-    expect(store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
-    expect(store.outbox('pending').map((row) => row.summary)).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
+    expect((await store.activeAlerts()).map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect((await store.outbox('pending')).map((row) => row.summary)).toEqual(['avawatch cannot see: the data service answers 503 since 15:27 UTC, 2 rules']);
   });
 });

@@ -17,8 +17,8 @@ const rule = validatorRule();
 const down = () => new Error('network error (ECONNREFUSED)');
 
 /** Each pending row's message as a receiver gets it: kind, status, severity and summary. */
-function sent(w: ReturnType<typeof engineWorld>): string[] {
-  return w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 100, 1).map((r) => `${r.message.kind} ${r.message.status} ${r.message.severity}: ${r.message.summary}`);
+async function sent(w: ReturnType<typeof engineWorld>): Promise<string[]> {
+  return (await w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 100, 1)).map((r) => `${r.message.kind} ${r.message.status} ${r.message.severity}: ${r.message.summary}`);
 }
 
 describe('engine: a rule’s own health, as /metrics and its alerts show it', () => {
@@ -28,7 +28,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     w.failures.failed('r', 'HTTP 503', START);
     w.failures.failed('r', 'HTTP 503', START);
     w.failures.entitiesEvaluated('r', { [NODE_A]: 'timeout' }, START);
-    w.engine.restore(rule);
+    await w.engine.restore(rule);
     expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleEntityFailures', { rule: 'r' })])).toEqual([0, 0, 0]);
     expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(1);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(3);
@@ -56,17 +56,17 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     w.world[NODE_A] = w.world[NODE_B] = down();
     await w.tryRun(rule);
     await w.tryRun(rule);
-    expect(sent(w)).toEqual([]);
+    expect(await sent(w)).toEqual([]);
     await w.tryRun(rule);
-    expect(sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 3 evaluations failed (network error (ECONNREFUSED))']);
-    expect(w.store.activeAlerts().map((a) => [a.rule, a.key, a.condition])).toEqual([['!rule-failing:r', 'failing', expect.objectContaining({ labels: { alertname: 'rule-failing', rule: 'r', severity: 'warning' } })]]);
+    expect(await sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 3 evaluations failed (network error (ECONNREFUSED))']);
+    expect((await w.store.activeAlerts()).map((a) => [a.rule, a.key, a.condition])).toEqual([['!rule-failing:r', 'failing', expect.objectContaining({ labels: { alertname: 'rule-failing', rule: 'r', severity: 'warning' } })]]);
     w.world[NODE_A] = w.world[NODE_B] = 'active';
     await w.run(rule);
-    expect(sent(w)).toEqual(['rule-failing resolved warning: rule "r" evaluates again']);
+    expect(await sent(w)).toEqual(['rule-failing resolved warning: rule "r" evaluates again']);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
-    expect(w.store.activeAlerts()).toEqual([]);
+    expect(await w.store.activeAlerts()).toEqual([]);
     // avawatch's own alert keeps no entity state in the state file.
-    expect(w.store.stateRows('!rule-failing:r').rows).toEqual([]);
+    expect((await w.store.stateRows('!rule-failing:r')).rows).toEqual([]);
     expect(w.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 
@@ -74,12 +74,12 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     const before = engineWorld({ world: { [NODE_A]: down(), [NODE_B]: down() } });
     await before.tryRun(rule);
     await before.tryRun(rule);
-    expect(before.store.activeAlerts().map((a) => a.rule)).toEqual(['!rule-failing:r']);
+    expect((await before.store.activeAlerts()).map((a) => a.rule)).toEqual(['!rule-failing:r']);
     const after = engineWorld({ store: before.store });
-    after.engine.restore(rule);
+    await after.engine.restore(rule);
     await after.run(rule);
-    expect(after.store.activeAlerts()).toEqual([]);
-    expect(sent(after).at(-1)).toBe('rule-failing resolved warning: rule "r" evaluates again');
+    expect(await after.store.activeAlerts()).toEqual([]);
+    expect((await sent(after)).at(-1)).toBe('rule-failing resolved warning: rule "r" evaluates again');
   });
 
   it('counts failed lookups per entity, names them in the log and gauges how many fail now; the evaluation of the rest commits', async () => {
@@ -95,14 +95,14 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     await w.run(r3);
     expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(1);
     expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(3);
-    expect(sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_B}: its last 2 lookups failed (HTTP 503)`]);
+    expect(await sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_B}: its last 2 lookups failed (HTTP 503)`]);
     w.world[NODE_B] = 'active';
     await w.run(r3);
     // Every lookup answered: no warning of 0 entities.
     expect(w.logs.filter((l) => l.startsWith('lookups failed'))).toHaveLength(2);
     expect(await w.value('ruleFailingEntities', { rule: 'r' })).toBe(0);
     expect(await w.value('ruleEntityFailures', { rule: 'r' })).toBe(3);
-    expect(sent(w)).toEqual([`rule-failing resolved warning: rule "r" sees ${NODE_B} again`]);
+    expect(await sent(w)).toEqual([`rule-failing resolved warning: rule "r" sees ${NODE_B} again`]);
   });
 
   it('a rule that then fails whole keeps its entity alert firing beside its own: that evaluation saw none of them', async () => {
@@ -114,19 +114,19 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     w.world[NODE_B] = new Error('HTTP 503');
     await w.tryRun(rule);
     await w.tryRun(rule);
-    expect(w.store.activeAlerts().map((a) => `${a.key} ${a.state}`).sort()).toEqual([`entity:${NODE_A} firing`, 'failing firing']);
-    expect(sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_A}: its last 2 lookups failed (HTTP 503)`, 'rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (HTTP 503)']);
+    expect((await w.store.activeAlerts()).map((a) => `${a.key} ${a.state}`).sort()).toEqual([`entity:${NODE_A} firing`, 'failing firing']);
+    expect(await sent(w)).toEqual([`rule-failing firing warning: rule "r" cannot see ${NODE_A}: its last 2 lookups failed (HTTP 503)`, 'rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (HTTP 503)']);
   });
 
   it('a skipped tick is a failed evaluation: counted, and at failingAfter it fires rule-failing saying how long the last one has run', async () => {
     const w = engineWorld();
-    w.engine.skipped(rule, 200);
+    await w.engine.skipped(rule, 200);
     expect(await Promise.all([w.value('ruleEvaluations', { rule: 'r' }), w.value('ruleFailures', { rule: 'r' }), w.value('ruleConsecutiveFailures', { rule: 'r' })])).toEqual([1, 1, 1]);
-    expect(sent(w)).toEqual([]);
-    w.engine.skipped(rule, 95_000);
-    expect(sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (evaluation skipped: the previous one has been running for 1s, past the rule\'s interval)']);
+    expect(await sent(w)).toEqual([]);
+    await w.engine.skipped(rule, 95_000);
+    expect(await sent(w)).toEqual(['rule-failing firing warning: rule "r" is blind: its last 2 evaluations failed (evaluation skipped: the previous one has been running for 1s, past the rule\'s interval)']);
     w.failures.succeeded('r');
-    w.engine.skipped(rule, 95_000);
+    await w.engine.skipped(rule, 95_000);
     expect(w.failures.run('r')?.error).toBe("evaluation skipped: the previous one has been running for 1m, past the rule's interval");
   });
 
@@ -139,7 +139,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
     expect(await w.value('ruleFailures', { rule: 'r' })).toBeUndefined();
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBeUndefined();
     expect(w.logs).toEqual([]);
-    expect(storedStates(w.store, 'r')).toEqual({});
+    expect(await storedStates(w.store, 'r')).toEqual({});
   });
 
   it('asks the service on the rule’s behalf: at its severity, taking a shared answer only if younger than half its interval; nothing it started outlives the evaluation', async () => {
@@ -184,8 +184,8 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
       expect((await once.run(rule)).map((a) => a.summary)).toEqual([`${NODE_A} validation active → completed`]);
       expect(await daemon.run(rule)).toEqual([]);
       expect(daemon.logs).toEqual([]);
-      daemon.store.close();
-      once.store.close();
+      await daemon.store.close();
+      await once.store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -193,7 +193,7 @@ describe('engine: a rule’s own health, as /metrics and its alerts show it', ()
 
   it('a stored state that does not parse fails the evaluation loudly, never read as "no state"', async () => {
     const w = engineWorld();
-    w.store.commitEvaluation('r', { [NODE_A]: { period: 'garbage' } }, [], 1);
+    await w.store.commitEvaluation('r', { [NODE_A]: { period: 'garbage' } }, [], 1);
     await expect(w.run(rule)).rejects.toThrow(`stored state of rule "r" entity "${NODE_A}" is invalid`);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(1);
   });
@@ -207,17 +207,17 @@ describe('engine: rules blind for one cause outside them', () => {
   it('its alert, stored before a restart, resolves once every rule it listed evaluates again, though none failed since', async () => {
     const before = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() } });
     for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.tryRun(r);
-    expect(before.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
-    expect(before.store.stateRows('!cannot-see:data-service').rows).toEqual([]);
+    expect((await before.store.activeAlerts()).map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect((await before.store.stateRows('!cannot-see:data-service')).rows).toEqual([]);
     expect(before.logged.filter((l) => l.level === 'error')).toEqual([]);
     const after = engineWorld({ store: before.store, world: { [NODE_A]: 'active', [NODE_B]: 'active' } });
-    after.engine.restore(r1);
-    after.engine.restore(r2);
+    await after.engine.restore(r1);
+    await after.engine.restore(r2);
     await after.run(r1);
-    expect(after.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect((await after.store.activeAlerts()).map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
     await after.run(r2);
-    expect(after.store.activeAlerts()).toEqual([]);
-    expect(after.rows().at(-1)).toBe('slack: avawatch sees again: the data service answers, 2 rules evaluate again');
+    expect(await after.store.activeAlerts()).toEqual([]);
+    expect((await after.rows()).at(-1)).toBe('slack: avawatch sees again: the data service answers, 2 rules evaluate again');
     expect(after.logged).toEqual([]);
   });
 
@@ -225,19 +225,19 @@ describe('engine: rules blind for one cause outside them', () => {
     const w = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() }, targetsFor: (r) => [target(r.receivers?.[0] ?? 'slack')] });
     const [p1, p2] = [validatorRule({ name: 'p1', receivers: ['pager'] }, [NODE_A]), validatorRule({ name: 'p2', receivers: ['pager'] }, [NODE_B])];
     for (let i = 0; i < 2; i++) for (const r of [p1, p2]) await w.tryRun(r);
-    expect(w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
+    expect(await w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
   });
 
   it('after a restart, a rule of it failing once (under failingAfter) holds its alert; the other waited for', async () => {
     const before = engineWorld({ world: { [NODE_A]: apiDown(), [NODE_B]: apiDown() } });
     for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await before.tryRun(r);
     const after = engineWorld({ store: before.store, world: { [NODE_A]: apiDown(), [NODE_B]: 'active' } });
-    after.engine.restore(r1);
-    after.engine.restore(r2);
+    await after.engine.restore(r1);
+    await after.engine.restore(r2);
     await after.run(r2);
     await after.tryRun(r1);
-    expect(after.store.activeAlerts().map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
-    expect(after.rows()).toHaveLength(1);
+    expect((await after.store.activeAlerts()).map((a) => a.rule)).toEqual(['!cannot-see:data-service']);
+    expect(await after.rows()).toHaveLength(1);
     expect(after.logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 
@@ -250,12 +250,12 @@ describe('engine: rules blind for one cause outside them', () => {
       return commit(storeRule, ...rest);
     };
     for (let i = 0; i < 2; i++) for (const r of [r1, r2]) await expect(w.run(r)).rejects.toThrow('HTTP 503');
-    expect(w.store.activeAlerts()).toEqual([]);
+    expect(await w.store.activeAlerts()).toEqual([]);
     expect(w.logged.filter((l) => l.level === 'error')).toContainEqual({ level: 'error', msg: 'could not update the alert of rules that cannot see', fields: { cause: 'data-service', error: 'database is locked' } });
     expect([await w.value('ruleConsecutiveFailures', { rule: 'r1' }), await w.value('ruleConsecutiveFailures', { rule: 'r2' })]).toEqual([2, 2]);
     locked = false;
     await w.tryRun(r1);
-    expect(w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
+    expect(await w.rows()).toEqual(['slack: avawatch cannot see: the data service answers 503 since 12:00 UTC, 2 rules']);
   });
 });
 
@@ -285,7 +285,7 @@ describe('engine: a store that cannot record the rule-failing alert', () => {
     };
     w.world[NODE_A] = w.world[NODE_B] = 'active';
     expect(await w.run(rule)).toEqual([]);
-    expect(Object.keys(storedStates(w.store, 'r'))).toEqual([NODE_A, NODE_B]);
+    expect(Object.keys((await storedStates(w.store, 'r')))).toEqual([NODE_A, NODE_B]);
     expect(w.logged.filter((l) => l.level === 'error')).toEqual([{ level: 'error', msg: 'could not update the rule-failing alert', fields: { rule: 'r', error: 'database is locked' } }]);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'r' })).toBe(0);
   });
@@ -310,10 +310,10 @@ describe('engine: the gauges a rule’s kind makes, from committed state', () =>
     expect([...w.engine.samples('avawatch_validator_listed')].map((s) => s.labels['rule'])).toEqual(['other']);
   });
 
-  it('restored: the gauges show what the store holds before the first poll, with no failed entity', () => {
+  it('restored: the gauges show what the store holds before the first poll, with no failed entity', async () => {
     const w = engineWorld();
-    w.store.commitEvaluation('r', { [NODE_A]: { period: { txHash: 'tx', status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false } }, [], 1);
-    w.engine.restore(rule);
+    await w.store.commitEvaluation('r', { [NODE_A]: { period: { txHash: 'tx', status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false } }, [], 1);
+    await w.engine.restore(rule);
     expect(w.engine.ruleSamples('r', 'avawatch_validator_end_timestamp_seconds').map((s) => [s.labels, s.value])).toEqual([[{ rule: 'r', network: 'mainnet', node_id: NODE_A }, 2]]);
     expect(w.engine.view('r')?.failed).toEqual({});
   });

@@ -46,12 +46,12 @@ describe('engine: incidents', () => {
       `incident firing group: ${FIRED}`,
     ]);
     expect(first[2]).toMatchObject({ rule: 'avawatch', severity: 'critical', labels: { alertname: 'incident', rule: 'avawatch', scope: 'group', group: 'host=h1', network: 'mainnet', severity: 'critical' } });
-    expect(w.store.activeAlerts().find((a) => a.rule === `!incident:${KEY}`)?.condition).toMatchObject({ details: { Validators: 'alpha, bravo' } });
+    expect((await w.store.activeAlerts()).find((a) => a.rule === `!incident:${KEY}`)?.condition).toMatchObject({ details: { Validators: 'alpha, bravo' } });
     expect(w.engine.heldFor('end', NODE_A, 'slack')).toBe(`held by incident ${KEY}: ${FIRED}`);
     expect(w.engine.heldFor('end', NODE_A, 'pager')).toBeUndefined();
     // The children wait incidents.wait (a minute) for their incident, urgent as they are; the incident's own alert does not.
-    expect(w.store.claimDue('slack', START + 59_000, 10, 3_600_000).map((r) => r.message.kind)).toEqual(['incident']);
-    expect(w.store.claimDue('slack', START + 60_000, 10, 3_600_000).map((r) => r.message.kind)).toEqual(['validation-end', 'validation-end']);
+    expect((await w.store.claimDue('slack', START + 59_000, 10, 3_600_000)).map((r) => r.message.kind)).toEqual(['incident']);
+    expect((await w.store.claimDue('slack', START + 60_000, 10, 3_600_000)).map((r) => r.message.kind)).toEqual(['validation-end', 'validation-end']);
 
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
@@ -63,28 +63,28 @@ describe('engine: incidents', () => {
     w.world[NODE_B] = renewed;
     w.at.ms += MINUTE;
     expect(told(await w.run(rule))).toEqual([`validation-end resolved group: bravo (${NODE_B}) has a new validation period: the end warning is resolved`, 'incident resolved group: over: host h1 on mainnet, 2 validators held']);
-    expect(w.store.activeAlerts()).toEqual([]);
+    expect(await w.store.activeAlerts()).toEqual([]);
     expect(w.engine.heldFor('end', NODE_B, 'slack')).toBeUndefined();
     expect(w.logged).toEqual([]);
     // avawatch's own alert keeps no entity state in the state file.
-    expect(w.store.stateRows(`!incident:${KEY}`).rows).toEqual([]);
+    expect((await w.store.stateRows(`!incident:${KEY}`)).rows).toEqual([]);
   });
 
   it('a worse alert joining a firing incident changes its text, never its labels or severity (Alertmanager knows it by them)', async () => {
     const three = inventory({ [NODE_A]: 'h1', [NODE_B]: 'h1', [NODE_C]: 'h1' });
     const w = engineWorld({ world: { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' }, incidents: tracker(three) });
     await w.run(validatorRule({ ...ending(three), severity: 'warning' }));
-    const stored = () => w.store.activeAlerts().find((a) => a.rule.startsWith('!incident:'))?.condition;
-    expect(stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 2 validators' });
+    const stored = async () => (await w.store.activeAlerts()).find((a) => a.rule.startsWith('!incident:'))?.condition;
+    expect(await stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 2 validators' });
     await w.run(ending(three, 'worse', [NODE_C]));
-    expect(stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 3 validators' });
+    expect(await stored()).toMatchObject({ severity: 'warning', labels: { severity: 'warning' }, summary: 'host h1 on mainnet: 3 validators' });
   });
 
   it('an incident silenced everywhere holds nothing back: its children reach their receivers', async () => {
     const w = world(tracker());
-    w.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: START - MINUTE, endsAt: START + 60 * MINUTE, comment: 'known', createdBy: 'ops', createdAt: START });
+    await w.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: START - MINUTE, endsAt: START + 60 * MINUTE, comment: 'known', createdBy: 'ops', createdAt: START });
     await w.run(ending());
-    expect(w.store.activeAlerts().map((a) => a.rule)).toContain(`!incident:${KEY}`);
+    expect((await w.store.activeAlerts()).map((a) => a.rule)).toContain(`!incident:${KEY}`);
     expect(w.engine.heldFor('end', NODE_A, 'slack')).toBeUndefined();
   });
 
@@ -102,7 +102,7 @@ describe('engine: incidents', () => {
     const before = world(tracker());
     await before.run(ending());
     const after = world(tracker(), before.store);
-    after.engine.restore(ending());
+    await after.engine.restore(ending());
     after.at.ms += MINUTE;
     expect(told(await after.run(ending()))).toEqual([]);
     expect(after.engine.heldFor('end', NODE_A, 'slack')).toBe(`held by incident ${KEY}: ${FIRED}`);
@@ -119,32 +119,32 @@ describe('engine: incidents', () => {
     await w.run(other);
     w.at.ms += MINUTE;
     await w.run(ending());
-    expect(w.rows('muted').filter((r) => r.includes('validation ended'))).toEqual([
+    expect((await w.rows('muted')).filter((r) => r.includes('validation ended'))).toEqual([
       `slack: alpha (${NODE_A}) validation ended 1970-01-01T00:00:02Z and no new period has started [muted: held by incident ${KEY}: ${FIRED}]`,
       `slack: bravo (${NODE_B}) validation ended 1970-01-01T00:00:02Z and no new period has started [muted: held by incident ${KEY}: ${FIRED}]`,
     ]);
     const off = engineWorld({ world: w.world, store: w.store, incidents: tracker(H1, { enabled: false }), targetsFor });
     off.at.ms = w.at.ms + MINUTE;
-    off.engine.restore(ending());
-    off.engine.restore(other);
+    await off.engine.restore(ending());
+    await off.engine.restore(other);
     const said = await off.run(other);
     expect(said.map((a) => `${a.status} ${a.rule}${a.reminder ? ' (again)' : ''}: ${a.details['Still firing'] ?? a.summary}`)).toEqual([
       'resolved avawatch: over: host h1 on mainnet, 2 validators held',
       `firing end (again): muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
       `firing end (again): muted since ${new Date(START + MINUTE).toISOString()}; the mute has ended`,
     ]);
-    expect(w.store.activeAlerts().filter((a) => a.rule === 'end').map((a) => a.mutedReceivers)).toEqual([[], []]);
+    expect((await w.store.activeAlerts()).filter((a) => a.rule === 'end').map((a) => a.mutedReceivers)).toEqual([[], []]);
     // The rule's next evaluation here commits as usual (what was sent for it is no other process's commit).
     await off.run(ending());
     expect(off.logs).toEqual([]);
-    expect(w.store.stateRows('end').rows.map((r) => r.entity)).toEqual([NODE_A, NODE_B]);
+    expect((await w.store.stateRows('end')).rows.map((r) => r.entity)).toEqual([NODE_A, NODE_B]);
   });
 
   it('a restart after which one of the two recovers at once: the incident it fired holds on its last child (fewer than k), never resolved early', async () => {
     const before = world(tracker());
     await before.run(ending());
     const after = world(tracker(), before.store);
-    after.engine.restore(ending());
+    await after.engine.restore(ending());
     after.world[NODE_A] = renewed;
     after.at.ms += MINUTE;
     expect(told(await after.run(ending())).filter((t) => t.startsWith('incident'))).toEqual([]);
@@ -161,11 +161,11 @@ describe('engine: incidents', () => {
     const after = world(tracker(), before.store);
     after.world[NODE_C] = 'active';
     const other = validatorRule({ name: 'other' }, [NODE_C]);
-    after.engine.restore(ending());
-    after.engine.restore(other);
+    await after.engine.restore(ending());
+    await after.engine.restore(other);
     after.at.ms += MINUTE;
     expect(told(await after.run(other))).toEqual([]);
-    expect(after.store.activeAlerts().map((a) => a.rule)).toContain(`!incident:${KEY}`);
+    expect((await after.store.activeAlerts()).map((a) => a.rule)).toContain(`!incident:${KEY}`);
   });
 
   it('a rule forgotten (removed by a reload): its children leave the incident, which resolves at the next evaluation of any rule', async () => {
@@ -186,7 +186,7 @@ describe('engine: incidents', () => {
       return commit(storeRule, ...rest);
     };
     expect(told(await w.run(ending())).map((t) => t.split(':')[0])).toEqual(['validation-end firing group', 'validation-end firing group']);
-    expect(w.store.activeAlerts().map((a) => a.rule)).toEqual(['end', 'end']);
+    expect((await w.store.activeAlerts()).map((a) => a.rule)).toEqual(['end', 'end']);
     expect(w.logged).toEqual([{ level: 'error', msg: 'could not update the alert of an incident', fields: { incident: KEY, error: 'database is locked' } }]);
     expect(await w.value('ruleConsecutiveFailures', { rule: 'end' })).toBe(0);
   });
@@ -212,13 +212,13 @@ describe('engine: incidents', () => {
       world: { [NODE_A]: { status: 'active', tx: 'tx-a', start: START / 1000 - 30 * 86_400, end: START / 1000 + 30 * 86_400, uptime: 50 } },
       incidents,
       sweepFirst: async (networks) => {
-        swept.push(`${networks.join(',')}: ${w.store.loadActive('health').length} stored`);
+        swept.push(`${networks.join(',')}: ${(await w.store.loadActive('health')).length} stored`);
         if (swept.length === 1) stop.abort();
       },
     });
     const health = validatorRule({ name: 'health', kind: 'validator-health', validators: { [NODE_A]: H1[0] }, spec: validatorHealthSpec.parse({ network: 'mainnet', nodeIds: [NODE_A] }) });
     await expect(w.engine.evaluate(health, stop.signal)).rejects.toThrow();
-    expect(w.store.loadActive('health')).toEqual([]);
+    expect(await w.store.loadActive('health')).toEqual([]);
     expect(await w.value('ruleFailures', { rule: 'health' })).toBeUndefined();
     const fired = await w.run(health);
     expect(swept).toEqual(['mainnet: 0 stored', 'mainnet: 0 stored']);

@@ -36,15 +36,15 @@ describe('engine: a condition’s alert', () => {
       at: new Date(START + 7_000).toISOString(),
     });
     expect(fired?.alertId).toBeGreaterThan(0);
-    expect(w.rows()).toEqual([`slack: ${ENDED}`]);
+    expect(await w.rows()).toEqual([`slack: ${ENDED}`]);
     // The row carries the condition's key (a channel's dedup key); `once --json` does not.
-    expect(w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => r.message.conditionKey)).toEqual([NODE_A]);
+    expect((await w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)).map((r) => r.message.conditionKey)).toEqual([NODE_A]);
     expect(fired).not.toHaveProperty('conditionKey');
     expect(w.logged).toEqual([]);
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
     expect(told(await w.run(rule))).toEqual([`resolved critical: ${RENEWED}`]);
-    expect(w.store.activeAlerts()).toEqual([]);
+    expect(await w.store.activeAlerts()).toEqual([]);
   });
 
   it('sendResolved: false ends the alert without a word', async () => {
@@ -54,8 +54,8 @@ describe('engine: a condition’s alert', () => {
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
     expect(await w.run(rule)).toEqual([]);
-    expect(w.store.activeAlerts()).toEqual([]);
-    expect(w.rows()).toEqual([`slack: ${ENDED}`]);
+    expect(await w.store.activeAlerts()).toEqual([]);
+    expect(await w.rows()).toEqual([`slack: ${ENDED}`]);
   });
 
   it('keepFiringFor holds a cleared condition firing that long on the steady clock, then resolves it', async () => {
@@ -83,7 +83,7 @@ describe('engine: a condition’s alert', () => {
     }
     // Every 2 minutes (chat's); slack hears at the first of those 3 minutes after its last.
     expect(reminded.map((r) => r.length)).toEqual([0, 0, 1, 0, 1, 0, 1]);
-    const rows = w.store.outbox('pending').map((r) => r.receiver);
+    const rows = (await w.store.outbox('pending')).map((r) => r.receiver);
     expect(rows.sort()).toEqual(['chat', 'chat', 'chat', 'chat', 'mail', 'slack', 'slack']);
   });
 
@@ -93,7 +93,7 @@ describe('engine: a condition’s alert', () => {
     await own.run(byRule);
     own.at.ms += MINUTE;
     expect(told(await own.run(byRule))).toEqual([`firing critical reminder: ${ENDED}`]);
-    expect(own.rows()).toEqual([`slack: ${ENDED}`, `slack: ${ENDED}`]);
+    expect(await own.rows()).toEqual([`slack: ${ENDED}`, `slack: ${ENDED}`]);
 
     const nowhere = engineWorld({ world: { [NODE_A]: 'active' }, targetsFor: () => [], repeatIntervalMs: 2 * MINUTE });
     const rule = ending();
@@ -120,13 +120,13 @@ describe('engine: a failed evaluation is no resolution', () => {
     const waits = ending({ name: 'waits', for: 30 * MINUTE }, [NODE_B]);
     await w.run(fires);
     await w.run(waits);
-    expect([...w.store.loadActive('end'), ...w.store.loadActive('waits')].map((a) => a.state)).toEqual(['firing', 'pending']);
+    expect([...(await w.store.loadActive('end')), ...(await w.store.loadActive('waits'))].map((a) => a.state)).toEqual(['firing', 'pending']);
     w.world[NODE_A] = w.world[NODE_B] = down();
     w.at.ms += MINUTE;
     await w.tryRun(fires);
     await w.tryRun(waits);
-    expect(w.store.claimDue('am', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => `${r.message.rule}${r.message.details['Reminder'] ? ' reminder' : ''}: ${r.message.summary}`)).toEqual([`end: ${ENDED}`, `end reminder: ${ENDED}`]);
-    expect(w.store.stateRows('end').rows.map((r) => r.entity)).toEqual([NODE_A]);
+    expect((await w.store.claimDue('am', Number.MAX_SAFE_INTEGER, 10, 1)).map((r) => `${r.message.rule}${r.message.details['Reminder'] ? ' reminder' : ''}: ${r.message.summary}`)).toEqual([`end: ${ENDED}`, `end reminder: ${ENDED}`]);
+    expect((await w.store.stateRows('end')).rows.map((r) => r.entity)).toEqual([NODE_A]);
   });
 
   it('rule-failing fires at failingAfter and resolves at the first good evaluation, whatever the rule’s for, keepFiringFor and sendResolved', async () => {
@@ -138,7 +138,7 @@ describe('engine: a failed evaluation is no resolution', () => {
     w.world[NODE_A] = renewed;
     w.at.ms += MINUTE;
     await w.run(rule);
-    expect(w.rows()).toEqual(['slack: rule "end" is blind: its last 2 evaluations failed (data API GET …: HTTP 503)', 'slack: rule "end" evaluates again']);
+    expect(await w.rows()).toEqual(['slack: rule "end" is blind: its last 2 evaluations failed (data API GET …: HTTP 503)', 'slack: rule "end" evaluates again']);
   });
 });
 
@@ -146,9 +146,9 @@ describe('engine: what it reads back', () => {
   it('a stored alert that does not read fails the evaluation loudly, never read as "not firing"', async () => {
     const w = engineWorld({ world: { [NODE_A]: 'active' } });
     const row = { key: NODE_A, tier: 'ended', state: 'firing', startedAt: 1, notifiedAt: 1, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: { garbage: true } };
-    w.store.commitEvaluation('end', {}, [], 1, [row as never]);
+    await w.store.commitEvaluation('end', {}, [], 1, [row as never]);
     await expect(w.run(ending())).rejects.toThrow(`stored alert "${NODE_A}" of rule "end" is invalid: `);
-    expect(w.rows()).toEqual([]);
+    expect(await w.rows()).toEqual([]);
   });
 });
 
@@ -158,7 +158,7 @@ describe('engine: secrets never leave it', () => {
     const rule = ending();
     const [fired] = await w.run(rule);
     expect(fired?.details['Staking tx']).toBe('tx-[REDACTED]');
-    const stored = JSON.stringify([storedStates(w.store, 'end'), w.store.activeAlerts(), w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)]);
+    const stored = JSON.stringify([(await storedStates(w.store, 'end')), (await w.store.activeAlerts()), (await w.store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1))]);
     expect(stored).not.toContain('sekret');
     expect(stored).toContain('tx-[REDACTED]');
     w.world[NODE_A] = { status: 'active', tx: 'tx-sekret-2', end: START / 1000 + 86_400 * 90 };
@@ -173,10 +173,10 @@ describe('engine: secrets never leave it', () => {
 describe('engine: where an alert goes', () => {
   it('a silence that matches mutes it: recorded with the silence’s reason, not sent', async () => {
     const w = engineWorld({ world: { [NODE_A]: 'active' } });
-    w.store.addSilence({ matchers: [{ name: 'team', value: 'core', regex: false }], startsAt: START - MINUTE, endsAt: START + 60 * MINUTE, comment: 'maintenance', createdBy: 'ops', createdAt: START });
+    await w.store.addSilence({ matchers: [{ name: 'team', value: 'core', regex: false }], startsAt: START - MINUTE, endsAt: START + 60 * MINUTE, comment: 'maintenance', createdBy: 'ops', createdAt: START });
     await w.run(ending());
-    expect(w.rows()).toEqual([]);
-    expect(w.rows('muted')).toEqual([`slack: ${ENDED} [muted: silenced by #1 until 2026-11-26T13:00:00.000Z: maintenance]`]);
+    expect(await w.rows()).toEqual([]);
+    expect(await w.rows('muted')).toEqual([`slack: ${ENDED} [muted: silenced by #1 until 2026-11-26T13:00:00.000Z: maintenance]`]);
   });
 
   it('a route’s mute window is read on the wall clock (a person’s hours), not the steady one', async () => {
@@ -188,8 +188,8 @@ describe('engine: where an alert goes', () => {
       targetsFor: () => [target('slack', { muteTimeIntervals: ['afternoon'] }), target('pager')],
     });
     await w.run(ending());
-    expect(w.rows()).toEqual([`pager: ${ENDED}`]);
-    expect(w.rows('muted')).toEqual([`slack: ${ENDED} [muted: muted by time interval afternoon]`]);
+    expect(await w.rows()).toEqual([`pager: ${ENDED}`]);
+    expect(await w.rows('muted')).toEqual([`slack: ${ENDED} [muted: muted by time interval afternoon]`]);
   });
 
   it('a receiver with a digest: its row waits for the slot, asked on the wall for the alert’s severity, kept on the steady clock', async () => {
@@ -206,7 +206,7 @@ describe('engine: where an alert goes', () => {
     });
     await w.run(ending());
     expect(asked).toEqual([`slack critical ${START + 1_000}`, `daily critical ${START + 1_000}`]);
-    expect(w.store.outbox('pending').map((r) => [r.receiver, r.digestAt])).toEqual([
+    expect((await w.store.outbox('pending')).map((r) => [r.receiver, r.digestAt])).toEqual([
       ['daily', slot - 1_000],
       ['slack', null],
     ]);
@@ -235,7 +235,7 @@ describe('engine: the states it keeps', () => {
     await w.run(both);
     w.engine.forget('r');
     await w.run(validatorRule({}, [NODE_A]));
-    expect(Object.keys(storedStates(w.store, 'r'))).toEqual([NODE_A]);
+    expect(Object.keys((await storedStates(w.store, 'r')))).toEqual([NODE_A]);
     expect(w.engine.view('r')?.states.has(NODE_B)).toBe(false);
   });
 
@@ -244,7 +244,7 @@ describe('engine: the states it keeps', () => {
     await w.run(validatorRule());
     w.engine.forget('r');
     await w.run(validatorRule({}, [NODE_A, NODE_C]));
-    expect(Object.keys(storedStates(w.store, 'r')).sort()).toEqual([NODE_A, NODE_C].sort());
+    expect(Object.keys((await storedStates(w.store, 'r'))).sort()).toEqual([NODE_A, NODE_C].sort());
   });
 
   it('polls that keep committing one rule leave no conflict to retry (each commit is the next one’s revision)', async () => {

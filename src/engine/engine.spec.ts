@@ -44,9 +44,9 @@ describe('engine: fetch → evaluate → commit', () => {
     const [alert, ...rest] = await run();
     expect(rest).toEqual([]);
     expect(alert?.summary).toBe(`${A} validation active → completed`);
-    expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['slack']);
+    expect((await store.outbox('pending')).map((r) => r.receiver)).toEqual(['slack']);
     // An event has no condition key on its row.
-    expect(store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1).map((r) => r.message.conditionKey)).toEqual([undefined]);
+    expect((await store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1)).map((r) => r.message.conditionKey)).toEqual([undefined]);
   });
 
   it('a failed lookup keeps that node as it was; rule-failing names it after failingAfter, and resolves when it answers', async () => {
@@ -58,11 +58,11 @@ describe('engine: fetch → evaluate → commit', () => {
     expect((await run()).map((a) => a.summary)).toEqual([`${B} validation active → completed`]);
     expect(logs).toContain(`lookups failed for 1 entity (${A}); their state is kept, the rest was evaluated`);
     await run();
-    expect(store.activeAlerts().map((a) => `${a.rule} ${a.key}`)).toEqual([`!rule-failing:r entity:${A}`]);
-    expect(storedStates(store, 'r')[A]).toEqual({ period: { txHash: `tx-${A}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key}`)).toEqual([`!rule-failing:r entity:${A}`]);
+    expect((await storedStates(store, 'r'))[A]).toEqual({ period: { txHash: `tx-${A}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
     world[A] = 'active';
     await run();
-    expect(store.activeAlerts()).toEqual([]);
+    expect(await store.activeAlerts()).toEqual([]);
   });
 
   describe('a receiver that forgets a firing alert it stops hearing of (Alertmanager\'s resendInterval)', () => {
@@ -72,10 +72,10 @@ describe('engine: fetch → evaluate → commit', () => {
       { receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0, repeatMs: 4 * HOUR, muteTimeIntervals: [] },
     ];
     /** The outbox rows queued since the last look, by receiver, reminders marked (claimed, so each is seen once). */
-    const queued = (store: StateStore) =>
-      ['am', 'slack'].flatMap((receiver) =>
-        store.claimDue(receiver, Number.MAX_SAFE_INTEGER, 100, 1).map((r) => `${receiver} ${r.message.status}${r.message.details['Reminder'] ? ' reminder' : ''}`),
-      );
+    const queued = async (store: StateStore) =>
+      (
+        await Promise.all(['am', 'slack'].map(async (receiver) => (await store.claimDue(receiver, Number.MAX_SAFE_INTEGER, 100, 1)).map((r) => `${receiver} ${r.message.status}${r.message.details['Reminder'] ? ' reminder' : ''}`)))
+      ).flat();
 
     it('hears of it again at the first evaluation a resend interval after its last; the others wait for their repeat', async () => {
       const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
@@ -85,16 +85,16 @@ describe('engine: fetch → evaluate → commit', () => {
       world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
       await run();
       await run(); // A's lookup failed twice: rule-failing fires, to both
-      expect(queued(store)).toEqual(['am firing', 'slack firing']);
+      expect(await queued(store)).toEqual(['am firing', 'slack firing']);
       now += 30_000;
       await run();
-      expect(queued(store)).toEqual([]);
+      expect(await queued(store)).toEqual([]);
       now += 31_000;
       await run();
-      expect(queued(store)).toEqual(['am firing reminder']);
+      expect(await queued(store)).toEqual(['am firing reminder']);
       now += 30_000;
       await run();
-      expect(queued(store)).toEqual([]);
+      expect(await queued(store)).toEqual([]);
     });
 
     it('hears of it from evaluations that fail too: a failed poll is no resolution', async () => {
@@ -105,11 +105,11 @@ describe('engine: fetch → evaluate → commit', () => {
       world[A] = new Error('data API GET …/NodeID-7X: HTTP 503');
       await run();
       await run();
-      expect(queued(store)).toEqual(['am firing', 'slack firing']);
+      expect(await queued(store)).toEqual(['am firing', 'slack firing']);
       world[B] = new Error('data API GET …/NodeID-MF: HTTP 503'); // every lookup fails: the evaluation fails
       now += 61_000;
       await expect(run()).rejects.toThrow('HTTP 503');
-      expect(queued(store)).toEqual(['am firing reminder']);
+      expect(await queued(store)).toEqual(['am firing reminder']);
     });
   });
 
@@ -140,7 +140,7 @@ describe('engine: fetch → evaluate → commit', () => {
     answerTakes = 700;
     expect((await run()).map((a) => a.severity)).toEqual(['critical']);
     expect(now).toBe(started + 700);
-    expect(store.nextDue('slack')).toBe(started + 800);
+    expect(await store.nextDue('slack')).toBe(started + 800);
   });
 
   it('what a failed lookup said is kept for once --json scrubbed, as the log has it', async () => {
@@ -154,23 +154,23 @@ describe('engine: fetch → evaluate → commit', () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);
     const stored = (node: string) => ({ missing: false, period: { endTimestamp: 2, startTimestamp: 1, status: 'active', txHash: `tx-${node}` } });
-    store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
+    await store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
     expect(await run()).toEqual([]);
-    const rows = store.stateRows('r').rows;
+    const rows = (await store.stateRows('r')).rows;
     expect(rows.map((r) => JSON.parse(r.state) as unknown)).toEqual([stored(A), stored(B)]);
     expect(await run()).toEqual([]);
-    expect(store.stateRows('r').rows).toEqual(rows);
+    expect((await store.stateRows('r')).rows).toEqual(rows);
     world[B] = 'completed';
     expect((await run()).map((a) => a.summary)).toEqual([`${B} validation active → completed`]);
     expect(await run()).toEqual([]);
-    expect(storedStates(store, 'r')[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
+    expect((await storedStates(store, 'r'))[B]).toMatchObject({ period: { status: 'completed' }, missing: false });
   });
 
-  it('reads a rule\'s states back in the order its kind evaluates them (its nodeIds), not the file\'s', () => {
+  it('reads a rule\'s states back in the order its kind evaluates them (its nodeIds), not the file\'s', async () => {
     const { store, engine } = setup({});
     const stored = (node: string) => ({ period: { txHash: `tx-${node}`, status: 'active', startTimestamp: 1, endTimestamp: 2 }, missing: false });
-    store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
-    engine.restore({ ...rule, spec: { ...rule.spec, nodeIds: [B, A] } } as LoadedRule);
+    await store.commitEvaluation('r', { [A]: stored(A), [B]: stored(B) }, [], 1);
+    await engine.restore({ ...rule, spec: { ...rule.spec, nodeIds: [B, A] } } as LoadedRule);
     expect([...(engine.view('r')?.states.keys() ?? [])]).toEqual([B, A]);
   });
 
@@ -178,10 +178,10 @@ describe('engine: fetch → evaluate → commit', () => {
     const world: Record<string, string | Error> = { [A]: 'active', [B]: 'active' };
     const { store, run } = setup(world);
     await run();
-    const before = storedStates(store, 'r');
+    const before = await storedStates(store, 'r');
     world[A] = world[B] = new Error('network error (ECONNREFUSED)');
     await expect(run()).rejects.toThrow('ECONNREFUSED');
-    expect(storedStates(store, 'r')).toEqual(before);
+    expect(await storedStates(store, 'r')).toEqual(before);
   });
 
   it('a commit that fails keeps nothing of that evaluation: the states kept between cycles are dropped, and the change is found again', async () => {
@@ -198,7 +198,7 @@ describe('engine: fetch → evaluate → commit', () => {
     store.commitEvaluation = commit;
     expect((await run()).map((a) => a.summary)).toEqual([`${A} validation active → completed`]);
     expect(await run()).toEqual([]);
-    expect(storedStates(store, 'r')[A]).toMatchObject({ period: { status: 'completed' } });
+    expect((await storedStates(store, 'r'))[A]).toMatchObject({ period: { status: 'completed' } });
   });
 
   it('two evaluations of the same rule at once (once beside the schedule): the change is reported once, the later is evaluated again', async () => {
@@ -209,7 +209,7 @@ describe('engine: fetch → evaluate → commit', () => {
     world[A] = 'completed';
     const both = await Promise.all([run(), run()]);
     expect(both.flat().map((a) => a.summary)).toEqual([`${A} validation active → completed`]);
-    expect(store.outbox('pending')).toHaveLength(1);
+    expect(await store.outbox('pending')).toHaveLength(1);
     expect(await run()).toEqual([]);
   });
 
@@ -222,10 +222,10 @@ describe('engine: fetch → evaluate → commit', () => {
     world[B] = 'completed'; // neutral
     const sent = (await run()).map((a) => `${a.summary}: ${a.severity} (label ${a.labels['severity']})`);
     expect(sent).toEqual([`${A} validation pending → active: info (label info)`, `${B} validation active → completed: info (label info)`]);
-    expect(store.outbox('pending').map((r) => r.receiver)).toEqual(['chat', 'chat']);
+    expect((await store.outbox('pending')).map((r) => r.receiver)).toEqual(['chat', 'chat']);
     world[A] = 'removed'; // bad
     expect((await run()).map((a) => a.severity)).toEqual(['critical']);
-    expect(store.outbox('pending').map((r) => r.receiver).sort()).toEqual(['chat', 'chat', 'pager']);
+    expect((await store.outbox('pending')).map((r) => r.receiver).sort()).toEqual(['chat', 'chat', 'pager']);
   });
 
   it('severities: a rule may send good news at another severity', async () => {
@@ -236,7 +236,7 @@ describe('engine: fetch → evaluate → commit', () => {
     world[A] = 'active';
     world[B] = 'completed';
     expect((await engine.evaluate(loud, new AbortController().signal)).map((a) => a.severity)).toEqual(['warning', 'info']);
-    expect(store.outbox('pending')).toHaveLength(2);
+    expect(await store.outbox('pending')).toHaveLength(2);
   });
 });
 

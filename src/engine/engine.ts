@@ -1,4 +1,5 @@
 import { linkedSignal } from '../base/abort.js';
+import { Serial } from '../base/serial.js';
 import type { Clock } from '../base/clock.js';
 import { requestContext } from '../api/context.js';
 import { advance } from '../alerts/lifecycle.js';
@@ -71,6 +72,12 @@ export class Engine {
   readonly #memos = new WeakMap<LoadedRule, RuleMemo>();
   readonly #failing: FailingAlerts;
   readonly #incidents: IncidentAlerts | undefined;
+  /**
+   * What follows an observation (read, advance, commit, and the rule-failing, cause and
+   * incident alerts that follow it) runs one at a time, as it did while the store was
+   * synchronous: two rules never interleave on a cause's or an incident's shared alert.
+   */
+  readonly #commits = new Serial();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -112,18 +119,22 @@ export class Engine {
   }
 
   /** Sets a rule's gauges from what the store holds (at start, before its first poll). */
-  restore(rule: LoadedRule): void {
+  restore(rule: LoadedRule): Promise<void> {
+    return this.#commits.run(() => this.#restore(rule));
+  }
+
+  async #restore(rule: LoadedRule): Promise<void> {
     const { metrics } = this.#deps;
     // Counters exist at 0 from the start, so increase() sees the first failure.
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
-    const states = this.#states.load(rule).states;
+    const states = (await this.#states.load(rule)).states;
     this.#views.set(rule.name, { rule, states, at: this.#now() });
-    this.#failing.restore(rule);
+    await this.#failing.restore(rule);
     const incidents = this.#deps.incidents;
     if (incidents) {
       incidents.restored(ruleKind(rule.kind).baselines?.(rule.spec, states) ?? []);
-      incidents.update(rule.name, incidents.childrenOf(rule, loadActive(this.#deps.store, rule.name)));
+      incidents.update(rule.name, incidents.childrenOf(rule, await loadActive(this.#deps.store, rule.name)));
     }
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
@@ -160,8 +171,8 @@ export class Engine {
    * A tick skipped because the rule's last evaluation is still running: counted as a failed
    * evaluation (engine/failing-alerts.ts), so a held rule is never silently blind.
    */
-  skipped(rule: LoadedRule, runningForMs: number): void {
-    this.#failing.skipped(rule, runningForMs);
+  skipped(rule: LoadedRule, runningForMs: number): Promise<void> {
+    return this.#commits.run(() => this.#failing.skipped(rule, runningForMs));
   }
 
   /** Evaluates one rule and commits; returns the alerts it produced. Throws on failure. */
@@ -188,7 +199,7 @@ export class Engine {
       if (!signal.aborted) {
         metrics.ruleFailures.inc({ rule: rule.name });
         log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
-        this.#failing.failed(rule, err);
+        await this.#commits.run(() => this.#failing.failed(rule, err));
       }
       throw err;
     } finally {
@@ -200,7 +211,7 @@ export class Engine {
   async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
     const { data, metricsApi, metrics, pipeline, clock, store } = this.#deps;
     const kind = ruleKind(rule.kind);
-    const cached = this.#states.load(rule);
+    const cached = await this.#states.load(rule);
     const revision = cached.revision;
     const previous = cached.states;
     const observedAt = this.#now();
@@ -221,35 +232,38 @@ export class Engine {
     const effective = conditions?.map((c) => pipeline.enrich(rule, c));
     const resolved = resolvedAs && ((key: string) => scrubResolution(resolvedAs(key), pipeline.redact));
     // `for:`, keepFiringFor and reminders count on the steady clock; the kind judged on the wall.
-    const before = effective ? loadActive(store, rule.name) : [];
+    const before = effective ? await loadActive(store, rule.name) : [];
     if (effective && this.#incidents) await this.#incidents.askNetwork(rule, effective, before, ownSignal);
-    const advanced = effective && advance(before, effective, clock.mono(), lifecycleOptions(rule, pipeline), resolved);
-    const lifecycle = advanced && this.#deps.incidents ? withScopes(this.#deps.incidents, rule, advanced, before, clock.mono()) : advanced;
-    // An evaluation of the same rule in this process committed meanwhile (`once` beside the
-    // schedule): the kept states changed under this one, which is evaluated again.
-    if (!this.#states.current(rule.name, cached, revision)) throw new StateConflictError(`the state of rule "${rule.name}" changed since it was read (revision ${revision} → ${cached.revision})`);
-    let messages: AlertMessage[];
-    try {
-      // The kind told which states are new (every other is the very one kept, none left out; see
-      // rules/next-states.ts), and each kept one's stored text is its JSON: those alone are
-      // encoded, compared and written, and nothing is removed. Otherwise every state is.
-      const partial = changed !== undefined && cached.exact;
-      const diff = this.#states.diff(cached, partial ? changed : evaluation.states, partial, pipeline.redact);
-      messages = pipeline.commit({ rule, storeRule: rule.name, states: diff, events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, expectRevision: revision, startedAt, hold: this.#incidents?.hold });
-    } catch (err) {
-      this.#states.drop(rule.name);
-      throw err;
-    }
-    // Another process wrote meanwhile: read the file again next time.
-    this.#states.committed(rule.name, cached);
-    const { states } = cached;
-    // The service's error text, as shown by once --json: scrubbed as the log's is.
-    this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, pipeline.redact(why)])) });
-    metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
-    // The incidents' alerts are this evaluation's news too (`once` and rule tests show them).
-    if (this.#incidents) messages.push(...this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule)));
-    this.#failing.settled(rule, failed, now);
-    return messages;
+    // A commit of this rule since `before` was read moved its revision: the check below sees it.
+    return this.#commits.run(async () => {
+      const advanced = effective && advance(before, effective, clock.mono(), lifecycleOptions(rule, pipeline), resolved);
+      const lifecycle = advanced && this.#deps.incidents ? withScopes(this.#deps.incidents, rule, advanced, before, clock.mono()) : advanced;
+      // An evaluation of the same rule in this process committed meanwhile (`once` beside the
+      // schedule): the kept states changed under this one, which is evaluated again.
+      if (!this.#states.current(rule.name, cached, revision)) throw new StateConflictError(`the state of rule "${rule.name}" changed since it was read (revision ${revision} → ${cached.revision})`);
+      let messages: AlertMessage[];
+      try {
+        // The kind told which states are new (every other is the very one kept, none left out; see
+        // rules/next-states.ts), and each kept one's stored text is its JSON: those alone are
+        // encoded, compared and written, and nothing is removed. Otherwise every state is.
+        const partial = changed !== undefined && cached.exact;
+        const diff = this.#states.diff(cached, partial ? changed : evaluation.states, partial, pipeline.redact);
+        messages = await pipeline.commit({ rule, storeRule: rule.name, states: diff, events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, expectRevision: revision, startedAt, hold: this.#incidents?.hold });
+      } catch (err) {
+        this.#states.drop(rule.name);
+        throw err;
+      }
+      // Another process wrote meanwhile: read the file again next time.
+      await this.#states.committed(rule.name, cached);
+      const { states } = cached;
+      // The service's error text, as shown by once --json: scrubbed as the log's is.
+      this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, pipeline.redact(why)])) });
+      metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
+      // The incidents' alerts are this evaluation's news too (`once` and rule tests show them).
+      if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
+      await this.#failing.settled(rule, failed, now);
+      return messages;
+    });
   }
 }
 

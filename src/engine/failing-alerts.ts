@@ -50,8 +50,8 @@ export class FailingAlerts {
     this.#deps = deps;
   }
 
-  restore(rule: LoadedRule): void {
-    if (this.#deps.store.loadActive(FAILING_PREFIX + rule.name).length > 0) this.#stored.add(rule.name);
+  async restore(rule: LoadedRule): Promise<void> {
+    if ((await this.#deps.store.loadActive(FAILING_PREFIX + rule.name)).length > 0) this.#stored.add(rule.name);
     this.#restored.add(rule.name);
   }
 
@@ -65,32 +65,32 @@ export class FailingAlerts {
    * rate-limit pause, or a slow API): counted as a failed evaluation, so a held rule is
    * never silently blind.
    */
-  skipped(rule: LoadedRule, runningForMs: number): void {
+  async skipped(rule: LoadedRule, runningForMs: number): Promise<void> {
     const { metrics } = this.#deps;
     metrics.ruleEvaluations.inc({ rule: rule.name });
     metrics.ruleFailures.inc({ rule: rule.name });
-    this.failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatElapsed(Math.max(1000, runningForMs))}, past the rule's interval`), true);
+    await this.failed(rule, new Error(`evaluation skipped: the previous one has been running for ${formatElapsed(Math.max(1000, runningForMs))}, past the rule's interval`), true);
   }
 
   /** Counts the failure; at failingAfter in a row, rule-failing fires (or reminds). */
-  failed(rule: LoadedRule, err: unknown, skipped = false): void {
+  async failed(rule: LoadedRule, err: unknown, skipped = false): Promise<void> {
     const { failures, failingAfter, failingSeverity, metrics, log, pipeline } = this.#deps;
     const now = new Date(this.#deps.clock.now());
     const run = failures.failed(rule.name, pipeline.redact(errorText(err)), now.getTime(), skipped, skipped ? undefined : causeOf(err));
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, run.count);
     this.#seen(rule);
     try {
-      this.#resend(rule, now);
+      await this.#resend(rule, now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not queue the firing alerts again for the receivers that expire them');
     }
-    this.#syncCauses(now);
+    await this.#syncCauses(now);
     // Failing for a cause outside the rule: the cause's one alert says it (an alert of the
     // rule's own, from before, stays until the rule evaluates again).
     if (run.count < failingAfter || run.cause !== undefined) return;
     try {
       // Entities that were failing before stay as they were: this evaluation saw none of them.
-      this.#advance(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
+      await this.#advance(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
     }
@@ -100,7 +100,7 @@ export class FailingAlerts {
    * After a committed evaluation: the rule's own failure run ends; each entity whose lookup
    * failed is counted, named in a warning, and fires rule-failing at failingAfter in a row.
    */
-  settled(rule: LoadedRule, failed: Readonly<Record<string, string>>, now: Date): void {
+  async settled(rule: LoadedRule, failed: Readonly<Record<string, string>>, now: Date): Promise<void> {
     const { failures, metrics, log, pipeline } = this.#deps;
     const ids = Object.keys(failed);
     const reasons = Object.fromEntries(ids.map((id) => [id, pipeline.redact(failed[id] ?? '')]));
@@ -114,10 +114,10 @@ export class FailingAlerts {
     metrics.ruleConsecutiveFailures.set({ rule: rule.name }, 0);
     const conditions = this.#entityConditions(rule, failures.entitiesEvaluated(rule.name, reasons, now.getTime()));
     this.#seen(rule);
-    this.#syncCauses(now);
+    await this.#syncCauses(now);
     if (conditions.length === 0 && !wasFailing && !this.#stored.has(rule.name)) return;
     try {
-      this.#advance(rule, conditions, now);
+      await this.#advance(rule, conditions, now);
     } catch (e) {
       log.error({ rule: rule.name, error: errorText(e) }, 'could not update the rule-failing alert');
     }
@@ -128,16 +128,16 @@ export class FailingAlerts {
    * forget a firing alert they stop hearing of (Alertmanager's resendInterval), as reminder
    * rows. Nothing else changes.
    */
-  #resend(rule: LoadedRule, now: Date): void {
+  async #resend(rule: LoadedRule, now: Date): Promise<void> {
     const { store, pipeline } = this.#deps;
     for (const storeRule of [rule.name, FAILING_PREFIX + rule.name]) {
-      const active = loadActive(store, rule.name, storeRule);
+      const active = await loadActive(store, rule.name, storeRule);
       const notifications = active.flatMap((a) => {
         if (a.state !== 'firing') return [];
         const receivers = pipeline.receivers(rule, a.condition.labels).filter((t) => t.resendMs !== undefined).map((t) => t.receiver);
         return receivers.length > 0 ? [{ ...reminderDraft(a.condition, a.startedAt), onlyReceivers: receivers }] : [];
       });
-      if (notifications.length > 0) pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications, active, now, hold: this.#deps.hold });
+      if (notifications.length > 0) await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications, active, now, hold: this.#deps.hold });
     }
   }
 
@@ -146,13 +146,13 @@ export class FailingAlerts {
     return runs.filter((r) => r.count >= failingAfter).map((r) => entityFailingCondition(rule, r, failingSeverity));
   }
 
-  #advance(rule: LoadedRule, conditions: Condition[], now: Date): void {
+  async #advance(rule: LoadedRule, conditions: Condition[], now: Date): Promise<void> {
     const { store, pipeline, clock } = this.#deps;
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = lifecycleOptions(rule, pipeline);
     const enriched = conditions.map((c) => pipeline.enrich(rule, c));
-    const lifecycle = advance(loadActive(store, rule.name, storeRule), enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
-    pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
+    const lifecycle = advance(await loadActive(store, rule.name, storeRule), enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
     if (lifecycle.active.length > 0) this.#stored.add(rule.name);
     else this.#stored.delete(rule.name);
   }
@@ -162,9 +162,9 @@ export class FailingAlerts {
    * of its rules has failed failingAfter times in a row, lists every rule failing for it, and
    * resolves once none is: a rule joining or recovering meanwhile only updates its details.
    */
-  #syncCauses(now: Date): void {
+  async #syncCauses(now: Date): Promise<void> {
     const { failures, store, log } = this.#deps;
-    this.#causesStored ??= new Set(store.ruleNames().filter((n) => n.startsWith(CAUSE_PREFIX)).map((n) => n.slice(CAUSE_PREFIX.length)));
+    this.#causesStored ??= new Set((await store.ruleNames()).filter((n) => n.startsWith(CAUSE_PREFIX)).map((n) => n.slice(CAUSE_PREFIX.length)));
     const groups = new Map<string, CauseRun[]>();
     for (const f of failures.failing(1)) {
       if (f.cause === undefined) continue;
@@ -174,7 +174,7 @@ export class FailingAlerts {
     }
     for (const key of new Set([...groups.keys(), ...this.#causesStored])) {
       try {
-        this.#advanceCause(key, groups.get(key) ?? [], now);
+        await this.#advanceCause(key, groups.get(key) ?? [], now);
       } catch (e) {
         log.error({ cause: key, error: errorText(e) }, 'could not update the alert of rules that cannot see');
       }
@@ -188,12 +188,12 @@ export class FailingAlerts {
     else this.#ownReceivers.delete(rule.name);
   }
 
-  #advanceCause(key: string, runs: readonly CauseRun[], now: Date): void {
+  async #advanceCause(key: string, runs: readonly CauseRun[], now: Date): Promise<void> {
     const { failingAfter, failingSeverity, store, pipeline, clock } = this.#deps;
     const storeRule = CAUSE_PREFIX + key;
     // avawatch's own alert: routed by its labels (the route tree), not by one rule's receivers.
     let rule = { name: CAUSE_RULE, kind: FAILING_ALERTNAME, severity: failingSeverity, labels: {} } as unknown as LoadedRule;
-    const active: ActiveAlert[] = loadActive(store, rule.name, storeRule);
+    const active: ActiveAlert[] = await loadActive(store, rule.name, storeRule);
     const was = active.find((a) => a.key === causeKey(key));
     // Fires at the threshold; once firing, it holds until every rule of it evaluates again. Its
     // rules' runs are in memory: after a restart (or in `once` beside the daemon), those it
@@ -210,7 +210,7 @@ export class FailingAlerts {
       if (own.length > 0) rule = { ...rule, receivers: own };
     }
     const lifecycle = advance(active, conditions, clock.mono(), ownOptions(rule, pipeline));
-    pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
+    await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
     if (lifecycle.active.length > 0) this.#causesStored?.add(key);
     else this.#causesStored?.delete(key);
   }

@@ -3,7 +3,6 @@ import { periodMs } from '../base/schedule.js';
 import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import { blindLines } from './cause.js';
-import { errorText } from './failing-alerts.js';
 import type { FailureCounts } from './failing.js';
 
 // Is the daemon ready, and is it blind? What /readyz, the heartbeat and the page say.
@@ -12,7 +11,8 @@ export interface HealthInputs {
   rules: () => readonly LoadedRule[];
   /** Rules evaluated (or failed) at least once since start, or since a reload added them. */
   looked: ReadonlySet<string>;
-  store: { ping(): void };
+  /** Why the store did not answer its last ping (app.ts pings it before each /readyz, page, heartbeat and scrape). */
+  storeProblem: () => string | undefined;
   failures: FailureCounts;
   failingAfter: () => number;
   /** Receivers that take nothing (delivery/health.ts). */
@@ -32,11 +32,8 @@ export function readiness(h: HealthInputs): { ready: boolean; problems: string[]
   const rules = h.rules();
   const waiting = rules.filter((r) => periodMs(r.schedule) !== undefined && !h.looked.has(r.name)).map((r) => r.name);
   if (waiting.length > 0) problems.push(startingText(waiting));
-  try {
-    h.store.ping();
-  } catch (err) {
-    problems.push(`state file: ${errorText(err)}`);
-  }
+  const storeProblem = h.storeProblem();
+  if (storeProblem !== undefined) problems.push(`state file: ${storeProblem}`);
   const names = new Set(rules.map((r) => r.name));
   // One line per cause outside the rules (the service down: one line, not one per rule).
   const failing = h.failures.failing(h.failingAfter()).filter((f) => names.has(f.rule));

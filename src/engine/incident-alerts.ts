@@ -24,7 +24,7 @@ export interface IncidentDeps {
   /** A child that may be network-wide appeared and the network's baseline is old: sweep it now, before the child is committed (capped by the app). */
   sweepFirst?: ((networks: readonly string[], signal: AbortSignal) => Promise<void>) | undefined;
   /** A commit made here outside the rule's evaluation: its kept states move to the next revision. */
-  committed: (rule: string) => void;
+  committed: (rule: string) => Promise<void>;
 }
 
 /**
@@ -57,13 +57,13 @@ export class IncidentAlerts {
   }
 
   /** After a rule's commit: its children and baselines, then every incident. Never fails the evaluation: it is committed. */
-  after(rule: LoadedRule, active: readonly ActiveAlert[] | undefined, states: ReadonlyMap<string, unknown>, startedAt: number, now: Date, rules: () => Iterable<LoadedRule>): AlertMessage[] {
+  async after(rule: LoadedRule, active: readonly ActiveAlert[] | undefined, states: ReadonlyMap<string, unknown>, startedAt: number, now: Date, rules: () => Iterable<LoadedRule>): Promise<AlertMessage[]> {
     const { incidents } = this.#deps;
     try {
       if (active) incidents.update(rule.name, incidents.childrenOf(rule, active));
       const baselines = ruleKind(rule.kind).baselines?.(rule.spec, states);
       if (baselines) incidents.swept(baselines, startedAt);
-      return this.#sync(now, rules);
+      return await this.#sync(now, rules);
     } catch (e) {
       this.#deps.log.error({ rule: rule.name, error: errorText(e) }, 'could not update the incidents');
       return [];
@@ -71,14 +71,16 @@ export class IncidentAlerts {
   }
 
   /** Each incident's one alert: fires when detection raises it, lists its validators, resolves when its last child does. */
-  #sync(now: Date, rules: () => Iterable<LoadedRule>): AlertMessage[] {
+  async #sync(now: Date, rules: () => Iterable<LoadedRule>): Promise<AlertMessage[]> {
     const { incidents, store, log } = this.#deps;
     if (!this.#stored) {
-      this.#stored = new Set(store.ruleNames().filter((n) => n.startsWith(INCIDENT_PREFIX)).map((n) => n.slice(INCIDENT_PREFIX.length)));
+      this.#stored = new Set((await store.ruleNames()).filter((n) => n.startsWith(INCIDENT_PREFIX)).map((n) => n.slice(INCIDENT_PREFIX.length)));
       // After a restart: those that fired hold on while their members do.
-      for (const row of [...this.#stored].flatMap((key) => store.loadActive(INCIDENT_PREFIX + key))) {
-        const a = readActive(row);
-        if (!('invalid' in a) && a.state === 'firing') incidents.resume(a.condition);
+      for (const key of this.#stored) {
+        for (const row of await store.loadActive(INCIDENT_PREFIX + key)) {
+          const a = readActive(row);
+          if (!('invalid' in a) && a.state === 'firing') incidents.resume(a.condition);
+        }
       }
     }
     const raised = new Map(incidents.incidents(this.#deps.clock.mono()).map((i) => [i.key, i]));
@@ -86,23 +88,23 @@ export class IncidentAlerts {
     const out: AlertMessage[] = [];
     for (const key of new Set([...raised.keys(), ...this.#stored])) {
       try {
-        const step = this.#advance(key, raised.get(key), now);
+        const step = await this.#advance(key, raised.get(key), now);
         out.push(...step.messages);
         ended ||= step.ended;
       } catch (e) {
         log.error({ incident: key, error: errorText(e) }, 'could not update the alert of an incident');
       }
     }
-    if (ended) out.push(...this.#replanHeld(now, rules));
+    if (ended) out.push(...(await this.#replanHeld(now, rules)));
     return out;
   }
 
   /** Its notifications, and whether its alert stopped firing (its held children are owed their notification). */
-  #advance(key: string, incident: Incident | undefined, now: Date): { messages: AlertMessage[]; ended: boolean } {
+  async #advance(key: string, incident: Incident | undefined, now: Date): Promise<{ messages: AlertMessage[]; ended: boolean }> {
     const { incidents, store, pipeline, clock } = this.#deps;
     const storeRule = INCIDENT_PREFIX + key;
     const rule = { name: CAUSE_RULE, kind: INCIDENT_ALERTNAME, severity: incident?.severity ?? 'warning', labels: {} } as unknown as LoadedRule;
-    const active = loadActive(store, rule.name, storeRule);
+    const active = await loadActive(store, rule.name, storeRule);
     const was = active.find((a) => a.key === key);
     if (!incident && active.length === 0) {
       this.#stored?.delete(key);
@@ -112,11 +114,11 @@ export class IncidentAlerts {
     // Its labels as it fired (a worse member changes its text, never its identity).
     if (condition && was?.state === 'firing') condition = { ...condition, labels: was.condition.labels, severity: was.condition.severity };
     const lifecycle = advance(active, condition ? [condition] : [], clock.mono(), ownOptions(rule, pipeline));
-    const messages = pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.hold });
+    const messages = await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.hold });
     const after = lifecycle.active.find((a) => a.key === key);
     if (after?.state === 'firing' && incident && condition) {
       // Held only from the receivers it reaches now (a silenced incident holds nothing back there).
-      const receivers = pipeline.targets(rule, condition.labels, now).filter((t) => !t.mutedBy).map((t) => t.receiver);
+      const receivers = (await pipeline.targets(rule, condition.labels, now)).filter((t) => !t.mutedBy).map((t) => t.receiver);
       incidents.firing(incident, receivers, condition.summary);
     } else if (incident) incidents.firing(incident, undefined, '');
     else incidents.firing({ key } as Incident, undefined, '');
@@ -126,15 +128,15 @@ export class IncidentAlerts {
   }
 
   /** An incident ended: its children still firing are notified now to the receivers they were held from, not at their next poll. */
-  #replanHeld(now: Date, rules: () => Iterable<LoadedRule>): AlertMessage[] {
+  async #replanHeld(now: Date, rules: () => Iterable<LoadedRule>): Promise<AlertMessage[]> {
     const { store, pipeline, log } = this.#deps;
     const out: AlertMessage[] = [];
     for (const rule of rules()) {
-      const active = loadActive(store, rule.name);
+      const active = await loadActive(store, rule.name);
       if (!active.some((a) => a.state === 'firing' && a.mutedReceivers.length > 0)) continue;
       try {
-        out.push(...pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), active, now, hold: this.hold }));
-        this.#deps.committed(rule.name);
+        out.push(...(await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), active, now, hold: this.hold })));
+        await this.#deps.committed(rule.name);
       } catch (e) {
         log.error({ rule: rule.name, error: errorText(e) }, 'could not notify the alerts an incident held back');
       }

@@ -9,8 +9,8 @@ import type { Cancel } from '../base/timers.js';
 export interface SchedulerDeps {
   log: Logger;
   run: (rule: LoadedRule, signal: AbortSignal) => Promise<unknown>;
-  /** A tick skipped because the rule's last evaluation still runs, for this long. */
-  onSkip?: (rule: LoadedRule, runningForMs: number) => void;
+  /** A tick skipped because the rule's last evaluation still runs, for this long (awaited: what it writes is done before the tick ends). */
+  onSkip?: (rule: LoadedRule, runningForMs: number) => unknown;
   /**
    * The App's clock: ticks are aligned on its wall reading and wait on its timers; how long
    * an evaluation has run is on its steady reading (the demo's runs n times faster). Cron
@@ -145,7 +145,7 @@ export class Scheduler {
       const runningForMs = now - (job.startedAt ?? now);
       this.#deps.log.warn({ rule: job.rule.name, runningForMs }, 'previous evaluation still running; skipped this one');
       // A rule held past its interval is not seeing on time: that counts as failing.
-      if (runningForMs >= (periodMs(job.rule.schedule) ?? 0)) this.#deps.onSkip?.(job.rule, runningForMs);
+      if (runningForMs >= (periodMs(job.rule.schedule) ?? 0)) await this.#deps.onSkip?.(job.rule, runningForMs);
       return;
     }
     job.startedAt = this.#deps.clock.mono();

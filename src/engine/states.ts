@@ -28,14 +28,14 @@ export class RuleStates {
   }
 
   /** The rule's committed states: kept from its last commit, or read (and checked) from the file. */
-  load(rule: LoadedRule): CachedStates {
-    const version = this.#store.dataVersion();
+  async load(rule: LoadedRule): Promise<CachedStates> {
+    const version = await this.#store.dataVersion();
     const cached = this.#cache.get(rule.name);
     if (cached && cached.version === version) return cached;
     const kind = ruleKind(rule.kind);
     const states = new Map<string, unknown>();
     const json = new Map<string, string>();
-    const { rows, revision } = this.#store.stateRows(rule.name);
+    const { rows, revision } = await this.#store.stateRows(rule.name);
     const order = kind.entityOrder?.(rule.spec);
     for (const { entity, state } of order ? rowsInOrder(rows, order) : rows) {
       const parsed = kind.state.safeParse(JSON.parse(state));
@@ -60,10 +60,10 @@ export class RuleStates {
   }
 
   /** After a commit of the rule: its kept states are at the next revision, unless another process wrote meanwhile. */
-  committed(rule: string, cached?: CachedStates): void {
+  async committed(rule: string, cached?: CachedStates): Promise<void> {
     const kept = cached ?? this.#cache.get(rule);
     if (!kept) return;
-    if (this.#store.dataVersion() === kept.version) kept.revision += 1;
+    if ((await this.#store.dataVersion()) === kept.version) kept.revision += 1;
     else if (cached) this.#cache.delete(rule);
   }
 
@@ -111,8 +111,8 @@ export class RuleStates {
 }
 
 /** A rule's stored state alerts (or its rule-failing, cause or incident alerts'), each checked. */
-export function loadActive(store: StateStore, rule: string, storeRule = rule): ActiveAlert[] {
-  return store.loadActive(storeRule).map((row) => {
+export async function loadActive(store: StateStore, rule: string, storeRule = rule): Promise<ActiveAlert[]> {
+  return (await store.loadActive(storeRule)).map((row) => {
     const active = readActive(row);
     if ('invalid' in active) throw new StoreError(`stored alert "${row.key}" of rule "${rule}" is invalid: ${active.invalid}`);
     return active;

@@ -18,7 +18,7 @@ export interface HeartbeatOptions {
    * Why the last cycle was blind (each source that did not answer), or `starting` while not
    * every rule has been evaluated once (no ping: a first cycle says nothing yet).
    */
-  blindness: () => readonly string[] | 'starting';
+  blindness: () => readonly string[] | 'starting' | Promise<readonly string[] | 'starting'>;
   /** Removes secrets from what the ping body and the log say. */
   redact: (text: string) => string;
   onPing?: (outcome: 'ok' | 'fail' | 'error', error?: string) => void;
@@ -58,7 +58,7 @@ export class Heartbeat {
   async #ping(): Promise<Beat> {
     let blind: readonly string[] | 'starting';
     try {
-      blind = this.#o.blindness();
+      blind = await this.#o.blindness();
     } catch (err) {
       blind = [`avawatch could not tell its own state: ${err instanceof Error ? err.message : String(err)}`];
     }

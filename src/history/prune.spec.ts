@@ -23,24 +23,24 @@ describe('startPruning', () => {
     const store = SqliteStore.open(join(dir, 'prune.db'));
     let now = 40 * DAY;
     const uptime = (day: number) => ({ series: 'uptime_percent', entity: 'NodeID-A', at: day * DAY, value: day });
-    store.addSamples([uptime(5), uptime(10), uptime(10.05), uptime(39)]);
-    store.commitEvaluation('status', {}, [{ rule: 'status', kind: 'validator-status', status: 'event', severity: 'info', subject: 'NodeID-A', summary: 'ended', labels: {}, details: {}, targets: [] }], 9 * DAY);
+    await store.addSamples([uptime(5), uptime(10), uptime(10.05), uptime(39)]);
+    await store.commitEvaluation('status', {}, [{ rule: 'status', kind: 'validator-status', status: 'event', severity: 'info', subject: 'NodeID-A', summary: 'ended', labels: {}, details: {}, targets: [] }], 9 * DAY);
     const stop = startPruning({ store, keepMs: () => 30 * DAY, clock: clockAt(() => now), log: createLogger('fatal', false).log });
     await vi.advanceTimersByTimeAsync(0);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => s.value)).toEqual([10, 10.05, 39]);
-    expect(store.timeline({ since: 0 })).toEqual([]);
+    expect((await store.samples('uptime_percent', 'NodeID-A', 0)).map((s) => s.value)).toEqual([10, 10.05, 39]);
+    expect(await store.timeline({ since: 0 })).toEqual([]);
 
     now += PRUNE_EVERY_MS;
     await vi.advanceTimersByTimeAsync(PRUNE_EVERY_MS - 1);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0)).toHaveLength(3);
+    expect(await store.samples('uptime_percent', 'NodeID-A', 0)).toHaveLength(3);
     await vi.advanceTimersByTimeAsync(1);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => s.value)).toEqual([10.05, 39]);
+    expect((await store.samples('uptime_percent', 'NodeID-A', 0)).map((s) => s.value)).toEqual([10.05, 39]);
 
     stop();
     now += 10 * DAY;
     await vi.advanceTimersByTimeAsync(2 * PRUNE_EVERY_MS);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0)).toHaveLength(2);
-    store.close();
+    expect(await store.samples('uptime_percent', 'NodeID-A', 0)).toHaveLength(2);
+    await store.close();
   });
 });
 
@@ -54,9 +54,9 @@ describe('the state file shrinks after a large prune', () => {
     }
   };
   /** A file holding 40,000 samples, all older than history.keep. */
-  function fill(store: StateStore): void {
+  async function fill(store: StateStore): Promise<void> {
     const rows = Array.from({ length: 40_000 }, (_, i) => ({ series: 'uptime_percent', entity: `NodeID-${i % 100}`, at: DAY + i * 1000, value: 99 }));
-    for (let i = 0; i < rows.length; i += 5_000) store.addSamples(rows.slice(i, i + 5_000));
+    for (let i = 0; i < rows.length; i += 5_000) await store.addSamples(rows.slice(i, i + 5_000));
   }
   const prune = (store: StateStore) => pruneOnce({ store, keepMs: () => DAY, clock: clockAt(() => 40 * DAY), log: createLogger('fatal', false).log });
 
@@ -64,16 +64,16 @@ describe('the state file shrinks after a large prune', () => {
     const path = join(dir, 'new.db');
     const store = SqliteStore.open(path);
     expect(pragma(path, 'auto_vacuum')).toBe(2); // INCREMENTAL
-    fill(store);
-    store.close();
+    await fill(store);
+    await store.close();
     const full = statSync(path).size;
     const again = SqliteStore.open(path);
     const steps = vi.spyOn(again.fileSpace, 'vacuumStep');
     expect(await prune(again)).toEqual({ samples: 40_000, alerts: 0 });
-    expect(again.fileSpace.freePages()).toBe(0);
+    expect(await again.fileSpace.freePages()).toBe(0);
     expect(steps.mock.calls.length).toBeGreaterThan(1);
     for (const [pages] of steps.mock.calls) expect(pages).toBe(VACUUM_STEP_PAGES);
-    again.close();
+    await again.close();
     expect(statSync(path).size).toBeLessThan(full / 4);
   });
 
@@ -88,12 +88,12 @@ describe('the state file shrinks after a large prune', () => {
     expect(pragma(path, 'auto_vacuum')).toBe(0);
     const store = SqliteStore.open(path);
     expect(pragma(path, 'auto_vacuum')).toBe(2);
-    fill(store);
-    store.close();
+    await fill(store);
+    await store.close();
     const full = statSync(path).size;
     const again = SqliteStore.open(path);
     await prune(again);
-    again.close();
+    await again.close();
     expect(statSync(path).size).toBeLessThan(full / 4);
   });
 });

@@ -46,7 +46,7 @@ export async function pruneOnce(o: PruneOptions, signal?: AbortSignal): Promise<
   const total = { samples: 0, alerts: 0 };
   try {
     for (;;) {
-      const gone = o.store.pruneHistory(before, PRUNE_BATCH);
+      const gone = await o.store.pruneHistory(before, PRUNE_BATCH);
       total.samples += gone.samples;
       total.alerts += gone.alerts;
       if ((gone.samples < PRUNE_BATCH && gone.alerts < PRUNE_BATCH) || signal?.aborted) break;
@@ -65,12 +65,12 @@ async function shrink(o: PruneOptions, signal?: AbortSignal): Promise<void> {
   const space = o.store.fileSpace;
   if (!space) return;
   try {
-    let left = space.freePages();
+    let left = await space.freePages();
     if (left <= VACUUM_ABOVE_PAGES) return;
     const freed = left;
     while (left > 0 && !signal?.aborted) {
-      space.vacuumStep(VACUUM_STEP_PAGES);
-      const now = space.freePages();
+      await space.vacuumStep(VACUUM_STEP_PAGES);
+      const now = await space.freePages();
       if (now >= left) break; // nothing given back (auto_vacuum off): do not spin
       left = now;
       await o.clock.pause(1);

@@ -19,31 +19,31 @@ function health(values: Record<string, number>, now: number, failing: string[] =
 }
 
 describe('Sampler', () => {
-  it('keeps one uptime figure per node every sampleEvery, and none of a node whose lookup failed', () => {
+  it('keeps one uptime figure per node every sampleEvery, and none of a node whose lookup failed', async () => {
     const store = SqliteStore.open(join(dir, 'uptime.db'));
     const sampler = new Sampler(store);
-    expect(sampler.sample(health({ 'NodeID-A': 99.5, 'NodeID-B': 97 }, 0))).toBe(2);
-    expect(sampler.sample(health({ 'NodeID-A': 99.4, 'NodeID-B': 96 }, 5 * MIN))).toBe(0);
-    expect(sampler.sample(health({ 'NodeID-A': 99.3, 'NodeID-B': 95 }, 10 * MIN, ['NodeID-B']))).toBe(1);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => [s.at / MIN, s.value])).toEqual([[0, 99.5], [10, 99.3]]);
-    expect(store.samples('uptime_percent', 'NodeID-B', 0).map((s) => [s.at / MIN, s.value])).toEqual([[0, 97]]);
-    store.close();
+    expect(await sampler.sample(health({ 'NodeID-A': 99.5, 'NodeID-B': 97 }, 0))).toBe(2);
+    expect(await sampler.sample(health({ 'NodeID-A': 99.4, 'NodeID-B': 96 }, 5 * MIN))).toBe(0);
+    expect(await sampler.sample(health({ 'NodeID-A': 99.3, 'NodeID-B': 95 }, 10 * MIN, ['NodeID-B']))).toBe(1);
+    expect((await store.samples('uptime_percent', 'NodeID-A', 0)).map((s) => [s.at / MIN, s.value])).toEqual([[0, 99.5], [10, 99.3]]);
+    expect((await store.samples('uptime_percent', 'NodeID-B', 0)).map((s) => [s.at / MIN, s.value])).toEqual([[0, 97]]);
+    await store.close();
   });
 
-  it('after a restart, waits out the period from the newest stored sample', () => {
+  it('after a restart, waits out the period from the newest stored sample', async () => {
     const file = join(dir, 'restart.db');
     const first = SqliteStore.open(file);
-    new Sampler(first).sample(health({ 'NodeID-A': 99 }, 0));
-    first.close();
+    await new Sampler(first).sample(health({ 'NodeID-A': 99 }, 0));
+    await first.close();
     const store = SqliteStore.open(file);
     const sampler = new Sampler(store);
-    expect(sampler.sample(health({ 'NodeID-A': 98 }, 4 * MIN))).toBe(0);
-    expect(sampler.sample(health({ 'NodeID-A': 97 }, 10 * MIN))).toBe(1);
-    expect(store.samples('uptime_percent', 'NodeID-A', 0).map((s) => s.value)).toEqual([99, 97]);
-    store.close();
+    expect(await sampler.sample(health({ 'NodeID-A': 98 }, 4 * MIN))).toBe(0);
+    expect(await sampler.sample(health({ 'NodeID-A': 97 }, 10 * MIN))).toBe(1);
+    expect((await store.samples('uptime_percent', 'NodeID-A', 0)).map((s) => s.value)).toEqual([99, 97]);
+    await store.close();
   });
 
-  it('does not read the samples of a rule before one of its entities is due', () => {
+  it('does not read the samples of a rule before one of its entities is due', async () => {
     const store = SqliteStore.open(join(dir, 'gate.db'));
     const sampler = new Sampler(store);
     let reads = 0;
@@ -51,26 +51,26 @@ describe('Sampler', () => {
       const r = health({ 'NodeID-A': 99 }, now);
       return { ...r, samplesOf: (m) => (reads++, r.samplesOf(m)) };
     };
-    sampler.sample(counted(0));
-    for (let t = 1; t < 10; t++) sampler.sample(counted(t * MIN));
+    await sampler.sample(counted(0));
+    for (let t = 1; t < 10; t++) await sampler.sample(counted(t * MIN));
     expect(reads).toBe(1);
-    sampler.sample(counted(10 * MIN));
+    await sampler.sample(counted(10 * MIN));
     expect(reads).toBe(2);
-    store.close();
+    await store.close();
   });
 
-  it('keeps L1 balances by validation ID, and samples nothing of a kind without these figures', () => {
+  it('keeps L1 balances by validation ID, and samples nothing of a kind without these figures', async () => {
     const store = SqliteStore.open(join(dir, 'l1.db'));
     const sampler = new Sampler(store);
     const balance: GaugeSample = { metric: BALANCE, labels: { rule: 'l1', validation_id: 'V1', node_id: 'NodeID-C' }, value: 1.25 };
-    expect(sampler.sample({ rule: 'l1', gauges: [BALANCE], samplesOf: (m) => (m === BALANCE ? [balance] : []), failing: () => new Set(), now: 0, everyMs: MIN })).toBe(1);
-    expect(store.samples('l1_balance_avax', 'V1', 0).map((s) => s.value)).toEqual([1.25]);
+    expect(await sampler.sample({ rule: 'l1', gauges: [BALANCE], samplesOf: (m) => (m === BALANCE ? [balance] : []), failing: () => new Set(), now: 0, everyMs: MIN })).toBe(1);
+    expect((await store.samples('l1_balance_avax', 'V1', 0)).map((s) => s.value)).toEqual([1.25]);
     const other = { rule: 'status', gauges: ['avawatch_validator_listed'], samplesOf: () => [balance], failing: () => new Set<string>(), now: 0, everyMs: MIN };
-    expect(sampler.sample(other)).toBe(0);
-    store.close();
+    expect(await sampler.sample(other)).toBe(0);
+    await store.close();
   });
 
-  it("keeps the network baseline's p10, p50 and p90 of uptime and reachability per network, and none of a stale sweep's old figures", () => {
+  it("keeps the network baseline's p10, p50 and p90 of uptime and reachability per network, and none of a stale sweep's old figures", async () => {
     const store = SqliteStore.open(join(dir, 'network.db'));
     const sampler = new Sampler(store);
     const gauge = (metric: string, network: string, value: number, extra: Record<string, string> = {}): GaugeSample => ({ metric, labels: { rule: 'baseline', network, ...extra }, value });
@@ -85,15 +85,15 @@ describe('Sampler', () => {
       const gauges = [...new Set(samples.map((s) => s.metric))];
       return { rule: 'baseline', gauges, samplesOf: (m) => samples.filter((s) => s.metric === m), failing: () => new Set(), now, everyMs: 10 * MIN };
     };
-    expect(sampler.sample(sweep(0, true, 99))).toBe(12);
-    expect(sampler.sample(sweep(10 * MIN, false, 50))).toBe(6);
-    const series = (name: string, network: string) => store.samples(name, network, 0).map((s) => [s.at / MIN, s.value]);
-    expect(series('network_uptime_p10', 'mainnet')).toEqual([[0, 94]]);
-    expect(series('network_uptime_p50', 'mainnet')).toEqual([[0, 99]]);
-    expect(series('network_uptime_p90', 'mainnet')).toEqual([[0, 100]]);
-    expect(series('network_reachability_p50', 'mainnet')).toEqual([[0, 99]]);
-    expect(series('network_uptime_p50', 'fuji')).toEqual([[0, 99], [10, 50]]);
-    expect(series('network_benched_p50', 'mainnet')).toEqual([]);
-    store.close();
+    expect(await sampler.sample(sweep(0, true, 99))).toBe(12);
+    expect(await sampler.sample(sweep(10 * MIN, false, 50))).toBe(6);
+    const series = async (name: string, network: string) => (await store.samples(name, network, 0)).map((s) => [s.at / MIN, s.value]);
+    expect(await series('network_uptime_p10', 'mainnet')).toEqual([[0, 94]]);
+    expect(await series('network_uptime_p50', 'mainnet')).toEqual([[0, 99]]);
+    expect(await series('network_uptime_p90', 'mainnet')).toEqual([[0, 100]]);
+    expect(await series('network_reachability_p50', 'mainnet')).toEqual([[0, 99]]);
+    expect(await series('network_uptime_p50', 'fuji')).toEqual([[0, 99], [10, 50]]);
+    expect(await series('network_benched_p50', 'mainnet')).toEqual([]);
+    await store.close();
   });
 });

@@ -35,8 +35,8 @@ const COMPLETE = 'avawatch_network_baseline_complete';
 const LOOKUP_LABELS = ['node_id', 'validation_id'] as const;
 
 export interface SamplerStore {
-  lastSampleAt(series: string): Map<string, number>;
-  addSamples(samples: readonly Sample[]): void;
+  lastSampleAt(series: string): Promise<Map<string, number>>;
+  addSamples(samples: readonly Sample[]): Promise<void>;
 }
 
 export interface RuleSampling {
@@ -69,12 +69,12 @@ export class Sampler {
   }
 
   /** Returns how many samples were written. */
-  sample(r: RuleSampling): number {
+  async sample(r: RuleSampling): Promise<number> {
     const due = this.#due.get(r.rule);
     if (due !== undefined && r.now < due) return 0;
     const wanted = SAMPLED.filter((s) => r.gauges.includes(s.metric));
     if (wanted.length === 0) return 0;
-    const last = this.#lastTimes();
+    const last = await this.#lastTimes();
     const failing = r.failing();
     const out: Sample[] = [];
     let next = r.now + r.everyMs;
@@ -96,7 +96,7 @@ export class Sampler {
         out.push({ series: def.series, entity, at: r.now, value: s.value });
       }
     }
-    if (out.length > 0) this.#store.addSamples(out);
+    if (out.length > 0) await this.#store.addSamples(out);
     // Only once written: a write that threw is tried again at the next evaluation.
     for (const s of out) last.get(s.series)?.set(s.entity, s.at);
     this.#due.set(r.rule, next);
@@ -108,8 +108,12 @@ export class Sampler {
     this.#due.delete(rule);
   }
 
-  #lastTimes(): Map<string, Map<string, number>> {
-    this.#last ??= new Map(SAMPLED.map((s) => [s.series, this.#store.lastSampleAt(s.series)]));
+  async #lastTimes(): Promise<Map<string, Map<string, number>>> {
+    if (this.#last) return this.#last;
+    const read = new Map<string, Map<string, number>>();
+    for (const s of SAMPLED) read.set(s.series, await this.#store.lastSampleAt(s.series));
+    // Another sample may have read them meanwhile: the first read stays (it is kept up to date).
+    this.#last ??= read;
     return this.#last;
   }
 }

@@ -90,7 +90,7 @@ describe('alerts about inventory validators', () => {
     expect(stranger?.summary).toBe(`${C} validation active → completed`);
     expect(stranger?.labels['validator']).toBeUndefined();
     expect(stranger?.labels['team']).toBe('rule-says');
-    const sent = store.outbox('pending').map((r) => `${r.receiver}: ${r.summary}`).sort();
+    const sent = (await store.outbox('pending')).map((r) => `${r.receiver}: ${r.summary}`).sort();
     expect(sent).toEqual([
       `infra: alpha (${A}) validation active → completed`,
       `ops: ${C} validation active → completed`,

@@ -30,16 +30,17 @@ export interface Metrics {
 
 export interface MetricsSources {
   version: string;
-  outboxPending: () => number;
+  /** Read from the store when /metrics is scraped (prom-client awaits an async collect). */
+  outboxPending: () => number | Promise<number>;
   /** Firing state alerts by rule and severity. */
-  firing: () => Iterable<{ rule: string; severity: string }>;
+  firing: () => Iterable<{ rule: string; severity: string }> | Promise<Iterable<{ rule: string; severity: string }>>;
   /** One gauge's samples over every rule, derived from committed state. */
   ruleSamples: (metric: string) => Iterable<GaugeSample>;
   ruleGauges: readonly GaugeDef[];
   /** Each API's compute-unit limiter (read at scrape time). */
   budgets?: () => Iterable<{ api: string; limiter: Limiter }>;
   /** What /readyz says: 1 ready, 0 not. */
-  ready?: () => boolean;
+  ready?: () => boolean | Promise<boolean>;
 }
 
 /** One registry per app (never the global one), so tests can build many apps in a process. */
@@ -62,8 +63,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'avawatch_outbox_pending',
     help: 'Notifications waiting in the outbox for delivery.',
     registers,
-    collect() {
-      this.set(sources.outboxPending());
+    async collect() {
+      this.set(await sources.outboxPending());
     },
   });
 
@@ -72,10 +73,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
     help: 'State alerts firing now.',
     labelNames: ['rule', 'severity'],
     registers,
-    collect() {
+    async collect() {
+      const firing = await sources.firing();
       this.reset();
       const counts = new Map<string, { rule: string; severity: string; n: number }>();
-      for (const a of sources.firing()) {
+      for (const a of firing) {
         const k = `${a.rule}\u0000${a.severity}`;
         const c = counts.get(k) ?? { rule: a.rule, severity: a.severity, n: 0 };
         c.n++;
@@ -139,8 +141,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'avawatch_ready',
       help: 'Whether /readyz answers 200: every interval rule evaluated once since start, state file open, no rule failing for failingAfter evaluations.',
       registers,
-      collect() {
-        this.set(ready() ? 1 : 0);
+      async collect() {
+        this.set((await ready()) ? 1 : 0);
       },
     });
   }

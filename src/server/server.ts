@@ -15,12 +15,17 @@ export interface HttpServer {
 }
 
 export interface HttpRoutes {
-  /** JSON for GET /api/v1/alerts. */
+  /** JSON for GET /api/v1/alerts (read from the store: it may come as a Promise). */
   alerts: () => unknown;
   /** GET /readyz: 200 when ready, 503 with the reasons when not. */
-  ready: () => { ready: boolean; problems: string[] };
+  ready: () => Readiness | Promise<Readiness>;
   /** GET /: the status page's HTML (none: / is a 404). */
   statusPage?: () => Promise<string>;
+}
+
+interface Readiness {
+  ready: boolean;
+  problems: string[];
 }
 
 export interface HttpOptions {
@@ -61,12 +66,14 @@ export async function startHttpServer(listen: string, metrics: Pick<Metrics, 're
       return;
     }
     if (path === '/api/v1/alerts') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ alerts: routes.alerts() })}\n`);
+      void writeAnswer(res, async () => ({ status: 200, type: 'application/json', body: `${JSON.stringify({ alerts: await routes.alerts() })}\n` }));
       return;
     }
     if (path === '/readyz') {
-      const { ready, problems } = routes.ready();
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : `not ready:\n${problems.map((p) => `- ${p}\n`).join('')}`);
+      void writeAnswer(res, async () => {
+        const { ready, problems } = await routes.ready();
+        return { status: ready ? 200 : 503, type: 'text/plain', body: ready ? 'ready\n' : `not ready:\n${problems.map((p) => `- ${p}\n`).join('')}` };
+      });
       return;
     }
     if (path === '/healthz') {
@@ -104,6 +111,18 @@ async function writePage(req: IncomingMessage, res: ServerResponse, page: () => 
   }
   res.writeHead(200, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(body) });
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** An answer read from the store: its failure is a 500, never an unhandled rejection. */
+async function writeAnswer(res: ServerResponse, answer: () => Promise<{ status: number; type: string; body: string }>): Promise<void> {
+  let a: { status: number; type: string; body: string };
+  try {
+    a = await answer();
+  } catch (err) {
+    res.writeHead(500, { 'content-type': 'text/plain' }).end(`failed: ${String(err)}\n`);
+    return;
+  }
+  res.writeHead(a.status, { 'content-type': a.type }).end(a.body);
 }
 
 /** Streams the exposition chunk by chunk, waiting while the scraper reads: little is alive at once. */

@@ -102,17 +102,20 @@ export function networkRows(baselines: readonly NetworkBaseline[], alerts: reado
   return [...rows.values()];
 }
 
+/** A series' samples of one entity since a moment, as the store answers (store/types.ts). */
+type History = (series: string, entity: string, sinceMs: number) => Sample[] | Promise<Sample[]>;
+
 /** The band of one network from the history: the three series joined by moment (a moment missing one is left out). */
-export function bandOf(history: (series: string, entity: string, sinceMs: number) => Sample[], network: string, sinceMs: number): Band {
-  const read = (p: string) => {
-    const got = history(`network_uptime_${p}`, network, sinceMs);
+export async function bandOf(history: History, network: string, sinceMs: number): Promise<Band> {
+  const read = async (p: string) => {
+    const got = await history(`network_uptime_${p}`, network, sinceMs);
     // The rule may name Fuji `testnet`: its samples are kept by the name it gave.
     return got.length > 0 || network !== 'fuji' ? got : history(`network_uptime_${p}`, 'testnet', sinceMs);
   };
-  const p10 = new Map(read('p10').map((s) => [s.at, s.value]));
-  const p90 = new Map(read('p90').map((s) => [s.at, s.value]));
+  const p10 = new Map((await read('p10')).map((s) => [s.at, s.value]));
+  const p90 = new Map((await read('p90')).map((s) => [s.at, s.value]));
   const points: Band['points'] = [];
-  for (const s of read('p50')) {
+  for (const s of await read('p50')) {
     const lo = p10.get(s.at);
     const hi = p90.get(s.at);
     if (lo !== undefined && hi !== undefined) points.push({ at: s.at / 1000, p10: lo, p50: s.value, p90: hi });
@@ -124,7 +127,7 @@ export function bandOf(history: (series: string, entity: string, sinceMs: number
  * Each shown validator's chart gets its network's band, or the words why there is none (a
  * stale or absent baseline). Read once per network, not per row.
  */
-export function withBands(rows: readonly ValidatorRow[], baselines: readonly NetworkBaseline[], history: ((series: string, entity: string, sinceMs: number) => Sample[]) | undefined, sinceMs: number): void {
+export async function withBands(rows: readonly ValidatorRow[], baselines: readonly NetworkBaseline[], history: History | undefined, sinceMs: number): Promise<void> {
   const byNetwork = new Map(baselines.map((b) => [networkName(b.view.network), b]));
   const bands = new Map<string, Band>();
   for (const r of rows.slice(0, MAX_ROWS)) {
@@ -135,7 +138,7 @@ export function withBands(rows: readonly ValidatorRow[], baselines: readonly Net
       continue;
     }
     let band = bands.get(network);
-    if (!band) bands.set(network, (band = bandOf(history, network, sinceMs)));
+    if (!band) bands.set(network, (band = await bandOf(history, network, sinceMs)));
     if (band.points.length === 0) r.chart.baseline = `no network baseline for ${network} in the history yet`;
     else r.chart.band = band;
   }

@@ -99,28 +99,29 @@ export interface StatusSources {
   version: string;
   now: () => Date;
   rules: readonly LoadedRule[];
-  firing: () => FiringAlert[];
+  // What the store answers may come as a Promise (store/types.ts).
+  firing: () => FiringAlert[] | Promise<FiringAlert[]>;
   /** One rule gauge's samples, labelled with the rule (the engine's, as /metrics writes them). */
   samples: (metric: string) => Iterable<GaugeSample>;
   failures: FailureCounts;
   metrics: Pick<Metrics, 'ruleLastSuccess' | 'computeUnits'>;
-  outbox: () => { pending: number; dead: number };
+  outbox: () => Awaitable<{ pending: number; dead: number }>;
   limiters: Record<'data' | 'metrics', Limiter>;
   ready: () => { ready: boolean; problems: string[] };
   /** When given, every inventory validator has a row, named, in this order. */
   inventory?: readonly InventoryEntry[];
-  timeline?: (q: TimelineQuery) => HistoryEntry[];
+  timeline?: (q: TimelineQuery) => Awaitable<HistoryEntry[]>;
   /** A series' samples of one entity since a moment (unix ms), oldest first. */
-  history?: (series: string, entity: string, since: number) => Sample[];
+  history?: (series: string, entity: string, since: number) => Awaitable<Sample[]>;
   /** How far back the charts go (history.keep), and how long a validator's last event stays on its tile. */
   historyWindowMs?: number;
   /** A rule's committed states: the node's own view is made from them. */
   ruleStates?: (rule: string) => ReadonlyMap<string, unknown> | undefined;
   /** The newest event about each node since a moment (unix ms), newest first. */
-  lastEvents?: (since: number) => HistoryEntry[];
-  silences?: () => Silence[];
+  lastEvents?: (since: number) => Awaitable<HistoryEntry[]>;
+  silences?: () => Awaitable<Silence[]>;
   receivers?: () => ReceiverConfig[];
-  receiverStats?: () => ReceiverStats[];
+  receiverStats?: () => Awaitable<ReceiverStats[]>;
   /** Scrubs secrets from error text. */
   redact?: (text: string) => string;
   /** Explorer base URL per network (status.explorerUrl). */
@@ -131,9 +132,11 @@ export interface StatusSources {
   heldFor?: (rule: string, key: string) => string | undefined;
 }
 
+type Awaitable<T> = T | Promise<T>;
+
 export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> {
   const now = s.now();
-  const alerts: PageAlert[] = s.firing().sort((a, b) => b.startsAt.localeCompare(a.startsAt) || a.rule.localeCompare(b.rule) || a.subject.localeCompare(b.subject));
+  const alerts: PageAlert[] = (await s.firing()).sort((a, b) => b.startsAt.localeCompare(a.startsAt) || a.rule.localeCompare(b.rule) || a.subject.localeCompare(b.subject));
   if (s.heldFor) for (const a of alerts) a.held = s.heldFor(a.rule, a.key);
   const lastSuccess = new Map((await s.metrics.ruleLastSuccess.get()).values.map((v) => [String(v.labels.rule), v.value]));
   const spent = new Map((await s.metrics.computeUnits.get()).values.map((v) => [String(v.labels.api), v.value]));
@@ -171,11 +174,11 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     history: s.history,
     historySince: now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS),
     ruleStates: s.ruleStates,
-    lastEvents: s.lastEvents?.(now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS)),
+    lastEvents: await s.lastEvents?.(now.getTime() - (s.historyWindowMs ?? HISTORY_WINDOW_MS)),
   };
-  const validators = validatorRows(inputs);
+  const validators = await validatorRows(inputs);
   const baselines = s.baselines?.() ?? [];
-  if (s.baselines) withBands(validators, baselines, s.history, inputs.historySince);
+  if (s.baselines) await withBands(validators, baselines, s.history, inputs.historySince);
   return {
     now,
     version: s.version,
@@ -184,12 +187,12 @@ export async function statusSnapshot(s: StatusSources): Promise<StatusSnapshot> 
     networks: networkRows(baselines, alerts),
     rules,
     validators,
-    l1Validators: l1ValidatorRows(inputs),
-    outbox: s.outbox(),
+    l1Validators: await l1ValidatorRows(inputs),
+    outbox: await s.outbox(),
     budgets,
-    timeline: timeline(s, now.getTime()),
-    silences: s.silences?.() ?? [],
-    receivers: receiverRows(s.receivers?.() ?? [], s.receiverStats?.() ?? [], s.redact ?? ((t) => t)),
+    timeline: await timeline(s, now.getTime()),
+    silences: (await s.silences?.()) ?? [],
+    receivers: receiverRows(s.receivers?.() ?? [], (await s.receiverStats?.()) ?? [], s.redact ?? ((t) => t)),
     dataSources: dataSourceRows(s.rules, s.limiters, s.failures, now.getTime()),
     explorers: s.explorers ?? DEFAULT_EXPLORERS,
     noValidators: validators.length === 0 && (s.inventory ?? []).length === 0 && !namesNodes(s.rules),
@@ -218,10 +221,10 @@ function dailyEstimates(rules: readonly LoadedRule[], limiters: StatusSources['l
 }
 
 /** The last day's happenings, each with the validator it is about and the transactions it names. */
-function timeline(s: StatusSources, nowMs: number): TimelineRow[] {
+async function timeline(s: StatusSources, nowMs: number): Promise<TimelineRow[]> {
   if (!s.timeline) return [];
   const names = new Map((s.inventory ?? []).map((v) => [v.nodeId, v.name]));
-  return s.timeline({ since: nowMs - TIMELINE_MS, limit: TIMELINE_MAX }).map((e) => {
+  return (await s.timeline({ since: nowMs - TIMELINE_MS, limit: TIMELINE_MAX })).map((e) => {
     const node = e.labels['node'] ?? e.labels['node_id'];
     const txs = [e.labels['tx_hash'], ...Object.entries(e.details).filter(([k]) => /\btx$/i.test(k)).map(([, v]) => v)];
     return {

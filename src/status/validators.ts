@@ -109,7 +109,7 @@ export interface ValidatorInputs {
   failures: FailureCounts;
   alerts: readonly FiringAlert[];
   inventory: readonly InventoryEntry[] | undefined;
-  history: ((series: string, entity: string, sinceMs: number) => Sample[]) | undefined;
+  history: ((series: string, entity: string, sinceMs: number) => Sample[] | Promise<Sample[]>) | undefined;
   /** Unix ms: the chart's window starts here. */
   historySince: number;
   /** A rule's committed states (the node's own view is made from them). */
@@ -192,7 +192,7 @@ function lastEventOf(events: readonly HistoryEntry[], network: string, nodeId: s
   return e && { at: e.at / 1000, severity: e.severity, rule: e.rule, summary: e.summary };
 }
 
-export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
+export async function validatorRows(i: ValidatorInputs): Promise<ValidatorRow[]> {
   const rows = new Map<string, ValidatorRow>();
   // testnet is fuji: the inventory may say either, a rule the other.
   const key = (network: string, nodeId: string) => `${network === 'testnet' ? 'fuji' : network}\u0000${nodeId}`;
@@ -263,14 +263,14 @@ export function validatorRows(i: ValidatorInputs): ValidatorRow[] {
   if (!i.inventory) listed.sort((a, b) => (a.end ?? Infinity) - (b.end ?? Infinity) || a.nodeId.localeCompare(b.nodeId));
   // Charts only for the rows the page shows: one history read each.
   for (const r of listed.slice(0, MAX_ROWS)) {
-    r.chart = { points: points(i, 'uptime_percent', r.nodeId), thresholds: levels(i.rules, r.rules, 'avawatch_validator_uptime_percent', starts.get(r.nodeId)) };
+    r.chart = { points: await points(i, 'uptime_percent', r.nodeId), thresholds: levels(i.rules, r.rules, 'avawatch_validator_uptime_percent', starts.get(r.nodeId)) };
   }
   return listed;
 }
 
-function points(i: ValidatorInputs, series: string, entity: string): Chart['points'] {
+async function points(i: ValidatorInputs, series: string, entity: string): Promise<Chart['points']> {
   if (!i.history) return [];
-  return i.history(series, entity, i.historySince).map((s) => ({ at: s.at / 1000, value: s.value }));
+  return (await i.history(series, entity, i.historySince)).map((s) => ({ at: s.at / 1000, value: s.value }));
 }
 
 /** What the rules watching the row mark on its chart of this gauge (each kind says: chartLevels). */
@@ -284,7 +284,7 @@ function levels(rules: readonly LoadedRule[], names: readonly string[], metric: 
 }
 
 /** One row per active L1 validation: balance and the runway at the fee it burns. */
-export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
+export async function l1ValidatorRows(i: ValidatorInputs): Promise<L1ValidatorRow[]> {
   const rows = new Map<string, L1ValidatorRow>();
   const key = (s: GaugeSample) => `${s.labels['network']}\u0000${s.labels['validation_id']}`;
   for (const s of i.samples('avawatch_l1_validator_balance_avax')) {
@@ -312,7 +312,7 @@ export function l1ValidatorRows(i: ValidatorInputs): L1ValidatorRow[] {
     r.verdict = { firing: f?.count ?? 0, worst: f?.worst, blind: blind(r.rules, r.validationId), watched: true };
   }
   const listed = [...rows.values()].sort((a, b) => (a.runwaySeconds ?? Infinity) - (b.runwaySeconds ?? Infinity) || a.validationId.localeCompare(b.validationId));
-  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: points(i, 'l1_balance_avax', r.validationId), thresholds: levels(i.rules, r.rules, 'avawatch_l1_validator_balance_avax') };
+  for (const r of listed.slice(0, MAX_ROWS)) r.chart = { points: await points(i, 'l1_balance_avax', r.validationId), thresholds: levels(i.rules, r.rules, 'avawatch_l1_validator_balance_avax') };
   return listed;
 }
 

@@ -30,6 +30,6 @@ export function active(key: string, over: Partial<ActiveRow> = {}): ActiveRow {
 }
 
 /** The rule's states by entity, parsed. */
-export function states(store: StateStore, rule: string): Record<string, unknown> {
-  return Object.fromEntries(store.stateRows(rule).rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
+export async function states(store: StateStore, rule: string): Promise<Record<string, unknown>> {
+  return Object.fromEntries((await store.stateRows(rule)).rows.map((r) => [r.entity, JSON.parse(r.state) as unknown]));
 }

@@ -14,9 +14,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('SqliteStore', (place) => SqliteStore.open(join(dir, `${place}.db`)));
 
 describe('SqliteStore: the file', () => {
-  it('creates the directory and uses WAL (readers beside the daemon never block it)', () => {
+  it('creates the directory and uses WAL (readers beside the daemon never block it)', async () => {
     const path = join(dir, 'nested', 'state.db');
-    SqliteStore.open(path).close();
+    await SqliteStore.open(path).close();
     const raw = new Database(path);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
@@ -36,10 +36,10 @@ describe('SqliteStore: the file', () => {
     expect(() => SqliteStore.open(path)).toThrow(/cannot open state file .*corrupt\.db: file is not a database/);
   });
 
-  it('stops answering a ping once closed', () => {
+  it('stops answering a ping once closed', async () => {
     const store = SqliteStore.open(':memory:');
-    store.close();
-    expect(() => store.ping()).toThrow();
-    store.close(); // twice is harmless
+    await store.close();
+    await expect(store.ping()).rejects.toThrow();
+    await store.close(); // twice is harmless
   });
 });

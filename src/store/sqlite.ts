@@ -34,7 +34,9 @@ import type {
 //   history.ts   samples, and alerts read as a timeline
 //   open.ts      opening, checking and migrating the file (migrations.ts)
 //   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
-// Every write that belongs together runs in one transaction, opened here.
+// Every write that belongs together runs in one transaction, opened here. better-sqlite3 is
+// synchronous: each method runs whole before it returns its Promise (an exception becomes
+// its rejection), so a transaction never spans an await.
 
 export class SqliteStore implements StateStore {
   readonly #db: Database.Database;
@@ -48,35 +50,39 @@ export class SqliteStore implements StateStore {
     return new SqliteStore(openDatabase(path, options.write !== false));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
 
-  /** Throws when the state file no longer answers (for /readyz). */
-  ping(): void {
+  /** Rejects when the state file no longer answers (for /readyz). */
+  async ping(): Promise<void> {
     statement(this.#db, 'SELECT 1').get();
   }
 
   /** Changes when another process commits to the file: what a caller keeps in memory is stale then. */
-  dataVersion(): number {
+  async dataVersion(): Promise<number> {
+    return this.#dataVersion();
+  }
+
+  #dataVersion(): number {
     return this.#db.pragma('data_version', { simple: true }) as number;
   }
 
   // ---- states
 
   /** A rule's states as stored (JSON text) and their revision, for a caller that keeps them between evaluations. */
-  stateRows(rule: string): StateRows {
+  async stateRows(rule: string): Promise<StateRows> {
     return stateRows(this.#db, rule);
   }
 
   /** Rules with state or active alerts in the file (rule-failing ones under their own name). */
-  ruleNames(): string[] {
+  async ruleNames(): Promise<string[]> {
     const rows = statement(this.#db, 'SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
     return rows.map((r) => r.rule);
   }
 
   /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
-  pruneRule(...rules: string[]): void {
+  async pruneRule(...rules: string[]): Promise<void> {
     this.#db.transaction(() => {
       for (const rule of rules) {
         statement(this.#db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
@@ -88,12 +94,12 @@ export class SqliteStore implements StateStore {
   // ---- active alerts
 
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
-  loadActive(rule: string): ActiveRow[] {
+  async loadActive(rule: string): Promise<ActiveRow[]> {
     return loadActive(this.#db, rule);
   }
 
   /** Every state alert firing now (not pending), oldest first. */
-  activeAlerts(): Array<ActiveRow & { rule: string }> {
+  async activeAlerts(): Promise<Array<ActiveRow & { rule: string }>> {
     return firingRows(this.#db);
   }
 
@@ -104,7 +110,7 @@ export class SqliteStore implements StateStore {
    * since the evaluation read its states. `startedAt`: when the evaluation began (an urgent
    * alert's short wait counts from it). Returns the alerts' ids.
    */
-  commitEvaluation(
+  async commitEvaluation(
     rule: string,
     states: Record<string, unknown> | StateDiff,
     alerts: readonly NewAlert[],
@@ -112,10 +118,10 @@ export class SqliteStore implements StateStore {
     active?: readonly ActiveRow[],
     expectRevision?: number,
     startedAt = now,
-  ): number[] {
+  ): Promise<number[]> {
     const db = this.#db;
     const tx = db.transaction(() => {
-      writeStates(db, rule, states, now, this.dataVersion(), expectRevision);
+      writeStates(db, rule, states, now, this.#dataVersion(), expectRevision);
       if (active) writeActive(db, rule, active);
       return outbox.insertAlerts(db, alerts, now, startedAt);
     });
@@ -129,35 +135,35 @@ export class SqliteStore implements StateStore {
    * Claims due rows of one receiver in the order they were created, for leaseMs: another process (a daemon
    * beside `once --send`) does not take them meanwhile; a crashed sender's lease expires.
    */
-  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): OutboxRow[] {
+  async claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): Promise<OutboxRow[]> {
     return outbox.claimDue(this.#db, receiver, now, limit, leaseMs, skipGroups);
   }
 
   /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
-  extendLease(ids: readonly number[], until: number): void {
+  async extendLease(ids: readonly number[], until: number): Promise<void> {
     outbox.extendLease(this.#db, ids, until);
   }
 
   /** When the next pending row of a receiver can be claimed, if any. */
-  nextDue(receiver: string, skipGroups: readonly string[] = []): number | undefined {
+  async nextDue(receiver: string, skipGroups: readonly string[] = []): Promise<number | undefined> {
     return outbox.nextDue(this.#db, receiver, skipGroups);
   }
 
-  markSent(id: number, now: number): void {
+  async markSent(id: number, now: number): Promise<void> {
     outbox.markSent(this.#db, id, now);
   }
 
   /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
-  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): void {
+  async markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): Promise<void> {
     outbox.markRetry(this.#db, id, nextAttemptAt, error, now, unknownOutcome);
   }
 
-  markDead(id: number, error: string, now: number): void {
+  async markDead(id: number, error: string, now: number): Promise<void> {
     outbox.markDead(this.#db, id, error, now);
   }
 
   /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
-  release(id: number): void {
+  async release(id: number): Promise<void> {
     outbox.release(this.#db, id);
   }
 
@@ -166,7 +172,7 @@ export class SqliteStore implements StateStore {
    * notification of a state alert still firing, owed to its receiver when the mute ends (the
    * rule's revision moves, so an evaluation that read the alert before commits again).
    */
-  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): void {
+  async muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): Promise<void> {
     const db = this.#db;
     db.transaction(() => {
       outbox.markMuted(db, row.id, reason, now);
@@ -175,85 +181,85 @@ export class SqliteStore implements StateStore {
     }).immediate();
   }
 
-  pendingCount(): number {
+  async pendingCount(): Promise<number> {
     return outbox.pendingCount(this.#db);
   }
 
   /** How many outbox rows are in each state (the status page). */
-  outboxCounts(): Record<OutboxState, number> {
+  async outboxCounts(): Promise<Record<OutboxState, number>> {
     return outbox.outboxCounts(this.#db);
   }
 
   /** Per receiver: last success, pending, dead and its newest error (the status page). */
-  receiverStats(): ReceiverStats[] {
+  async receiverStats(): Promise<ReceiverStats[]> {
     return outbox.receiverStats(this.#db);
   }
 
   /** Per receiver: rows dead-lettered since its last delivery, from `since` on (delivery's health at start). */
-  deadLetters(since: number): DeadLetters[] {
+  async deadLetters(since: number): Promise<DeadLetters[]> {
     return outbox.deadLetters(this.#db, since);
   }
 
   /** Outbox rows by state, newest first (for tests and `avawatch outbox`). */
-  outbox(state?: OutboxState): OutboxListRow[] {
+  async outbox(state?: OutboxState): Promise<OutboxListRow[]> {
     return outbox.listOutbox(this.#db, state);
   }
 
   // ---- silences
 
-  addSilence(s: Omit<Silence, 'id'>): number {
+  async addSilence(s: Omit<Silence, 'id'>): Promise<number> {
     return silences.addSilence(this.#db, s);
   }
 
   /** Silences in force at `now`, or (all) every one, newest first. */
-  silences(now: number, all = false): Silence[] {
+  async silences(now: number, all = false): Promise<Silence[]> {
     return silences.silences(this.#db, now, all);
   }
 
   /** Ends a silence now; false when there is none with that id still in force. */
-  expireSilence(id: number, now: number): boolean {
+  async expireSilence(id: number, now: number): Promise<boolean> {
     return silences.expireSilence(this.#db, id, now);
   }
 
   // ---- history
 
   /** Events and state alerts firing or resolving (no reminders), newest first. */
-  timeline(q: TimelineQuery): HistoryEntry[] {
+  async timeline(q: TimelineQuery): Promise<HistoryEntry[]> {
     return history.timeline(this.#db, q);
   }
 
   /** The newest event about each node since `since`, newest first. */
-  lastEvents(since: number, limit?: number): HistoryEntry[] {
+  async lastEvents(since: number, limit?: number): Promise<HistoryEntry[]> {
     return history.lastEvents(this.#db, since, limit);
   }
 
-  addSamples(samples: readonly Sample[]): void {
+  async addSamples(samples: readonly Sample[]): Promise<void> {
     history.addSamples(this.#db, samples);
   }
 
   /** Each entity's newest sample time in a series. */
-  lastSampleAt(series: string): Map<string, number> {
+  async lastSampleAt(series: string): Promise<Map<string, number>> {
     return history.lastSampleAt(this.#db, series);
   }
 
   /** One entity's samples of a series since `since`, oldest first. */
-  samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Sample[] {
+  async samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Promise<Sample[]> {
     return history.samples(this.#db, series, entity, since, o);
   }
 
   /** Steady times of a previous run more than `toleranceMs` ahead of `now`: shifted back together; the shift (reanchor.ts). */
-  reanchor(now: number, toleranceMs: number): number {
+  async reanchor(now: number, toleranceMs: number): Promise<number> {
     return reanchor(this.#db, now, toleranceMs);
   }
 
   /** Forgets samples and alerts older than `before` (never one a pending notification waits for). */
-  pruneHistory(before: number, limit?: number): { samples: number; alerts: number } {
+  async pruneHistory(before: number, limit?: number): Promise<{ samples: number; alerts: number }> {
     return history.pruneHistory(this.#db, before, limit);
   }
 
   /** SQLite keeps the pages deletes free until an incremental vacuum gives them back (history/prune.ts). */
   readonly fileSpace: FileSpace = {
-    freePages: () => history.freePages(this.#db),
-    vacuumStep: (pages) => history.vacuumStep(this.#db, pages),
+    freePages: async () => history.freePages(this.#db),
+    vacuumStep: async (pages) => history.vacuumStep(this.#db, pages),
   };
 }

@@ -4,6 +4,7 @@ import type { AlertMessage, SEVERITIES } from '../base/types.js';
 // pipeline, delivery, history, the status page, the commands and the App type against
 // StateStore, never against an implementation. SqliteStore (sqlite.ts) is the one today;
 // contract.ts holds the behaviour every implementation must have (docs/architecture.md).
+// Every method returns a Promise: a database server (PostgreSQL, issue 43) can only answer so.
 
 /** What an evaluation changed in a rule's states since its last commit: rows to write (JSON) and to delete. */
 export class StateDiff {
@@ -172,9 +173,9 @@ export interface TimelineQuery {
  */
 export interface FileSpace {
   /** Pages freed by deletes and not yet given back to the file system. */
-  freePages(): number;
+  freePages(): Promise<number>;
   /** Gives up to `pages` free pages back: the file shrinks (a short write). */
-  vacuumStep(pages: number): void;
+  vacuumStep(pages: number): Promise<void>;
 }
 
 /**
@@ -187,20 +188,20 @@ export interface StateStore {
   // ---- states
 
   /** A rule's states as stored (JSON text) and their revision, for a caller that keeps them between evaluations. */
-  stateRows(rule: string): StateRows;
+  stateRows(rule: string): Promise<StateRows>;
   /** Changes whenever another process commits: what a caller keeps in memory (and a StateDiff made against it) is stale then. */
-  dataVersion(): number;
+  dataVersion(): Promise<number>;
   /** Rules with state or active alerts in the store (rule-failing ones under their own name). */
-  ruleNames(): string[];
+  ruleNames(): Promise<string[]>;
   /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
-  pruneRule(...rules: string[]): void;
+  pruneRule(...rules: string[]): Promise<void>;
 
   // ---- alerts
 
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
-  loadActive(rule: string): ActiveRow[];
+  loadActive(rule: string): Promise<ActiveRow[]>;
   /** Every state alert firing now (not pending), oldest first. */
-  activeAlerts(): Array<ActiveRow & { rule: string }>;
+  activeAlerts(): Promise<Array<ActiveRow & { rule: string }>>;
   /**
    * Commits an evaluation, all or nothing: the rule's new entity states (the whole set, or
    * what changed), its state alerts, and its alerts with their outbox rows; bumps the rule's
@@ -216,69 +217,69 @@ export interface StateStore {
     active?: readonly ActiveRow[],
     expectRevision?: number,
     startedAt?: number,
-  ): number[];
+  ): Promise<number[]>;
 
   // ---- outbox
 
   /** Claims due rows of one receiver, oldest first, for leaseMs: no other process takes them until it ends. */
-  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups?: readonly string[]): OutboxRow[];
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups?: readonly string[]): Promise<OutboxRow[]>;
   /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */
-  extendLease(ids: readonly number[], until: number): void;
+  extendLease(ids: readonly number[], until: number): Promise<void>;
   /** When the next pending row of a receiver can be claimed, if any. */
-  nextDue(receiver: string, skipGroups?: readonly string[]): number | undefined;
+  nextDue(receiver: string, skipGroups?: readonly string[]): Promise<number | undefined>;
   /** Delivered. */
-  markSent(id: number, now: number): void;
+  markSent(id: number, now: number): Promise<void>;
   /** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
-  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome?: boolean): void;
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome?: boolean): Promise<void>;
   /** Given up on (dead-lettered), with why. */
-  markDead(id: number, error: string, now: number): void;
+  markDead(id: number, error: string, now: number): Promise<void>;
   /** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
-  release(id: number): void;
+  release(id: number): Promise<void>;
   /** A row muted at delivery: marked muted and, for a state alert still firing, owed to its receiver when the mute ends. */
-  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): void;
+  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): Promise<void>;
   /** Rows still to send. */
-  pendingCount(): number;
+  pendingCount(): Promise<number>;
   /** How many outbox rows are in each state (the status page). */
-  outboxCounts(): Record<OutboxState, number>;
+  outboxCounts(): Promise<Record<OutboxState, number>>;
   /** Per receiver: last success, pending, dead and its newest error (the status page). */
-  receiverStats(): ReceiverStats[];
+  receiverStats(): Promise<ReceiverStats[]>;
   /** Per receiver: rows dead-lettered since its last delivery, from `since` on (delivery's health at start). */
-  deadLetters(since: number): DeadLetters[];
+  deadLetters(since: number): Promise<DeadLetters[]>;
   /** Outbox rows by state, newest first (`avawatch outbox`). */
-  outbox(state?: OutboxState): OutboxListRow[];
+  outbox(state?: OutboxState): Promise<OutboxListRow[]>;
 
   // ---- silences (wall times)
 
   /** Returns the new silence's id. */
-  addSilence(s: Omit<Silence, 'id'>): number;
+  addSilence(s: Omit<Silence, 'id'>): Promise<number>;
   /** Silences in force at `now`, or (all) every one, newest first. */
-  silences(now: number, all?: boolean): Silence[];
+  silences(now: number, all?: boolean): Promise<Silence[]>;
   /** Ends a silence now; false when there is none with that id still in force. */
-  expireSilence(id: number, now: number): boolean;
+  expireSilence(id: number, now: number): Promise<boolean>;
 
   // ---- history
 
   /** Events and state alerts firing or resolving (no reminders), newest first. */
-  timeline(q: TimelineQuery): HistoryEntry[];
+  timeline(q: TimelineQuery): Promise<HistoryEntry[]>;
   /** The newest event about each node since `since`, newest first. */
-  lastEvents(since: number, limit?: number): HistoryEntry[];
+  lastEvents(since: number, limit?: number): Promise<HistoryEntry[]>;
   /** One figure per series, entity and moment (a later one replaces it; NaN and infinities are dropped). */
-  addSamples(samples: readonly Sample[]): void;
+  addSamples(samples: readonly Sample[]): Promise<void>;
   /** Each entity's newest sample time in a series. */
-  lastSampleAt(series: string): Map<string, number>;
+  lastSampleAt(series: string): Promise<Map<string, number>>;
   /** One entity's samples of a series since `since`, oldest first; with until and points, at most points + 1 (each slice's lowest, then the latest). */
-  samples(series: string, entity: string, since: number, o?: { until?: number; points?: number }): Sample[];
+  samples(series: string, entity: string, since: number, o?: { until?: number; points?: number }): Promise<Sample[]>;
   /** Forgets samples and alerts older than `before`, at most `limit` of each (never one a pending notification waits for). */
-  pruneHistory(before: number, limit?: number): { samples: number; alerts: number };
+  pruneHistory(before: number, limit?: number): Promise<{ samples: number; alerts: number }>;
 
   // ---- maintenance
 
   /** Steady times of a previous run more than `toleranceMs` ahead of `now`: shifted back together; returns the shift. */
-  reanchor(now: number, toleranceMs: number): number;
-  /** Throws when the store no longer answers (for /readyz). */
-  ping(): void;
+  reanchor(now: number, toleranceMs: number): Promise<number>;
+  /** Rejects when the store no longer answers (for /readyz). */
+  ping(): Promise<void>;
   /** Present when the store keeps freed space until it is given back (history/prune.ts then shrinks it). */
   readonly fileSpace?: FileSpace;
   /** Lets the store go; a second close does nothing. */
-  close(): void;
+  close(): Promise<void>;
 }

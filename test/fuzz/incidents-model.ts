@@ -121,7 +121,7 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
       rec.dipShare[minute] = under / (NETWORK_SIZE + 8);
       await run.minutes(1);
       const firing = new Map<string, string | undefined>();
-      for (const a of run.app.store.activeAlerts()) {
+      for (const a of (await run.app.store.activeAlerts())) {
         if (a.rule !== 'validator-health') continue;
         const labels = (a.condition as { labels: { [k: string]: string } }).labels;
         const name = names.get(labels['nodeId'] ?? '') ?? labels['validator'];
@@ -164,7 +164,7 @@ export async function play(cmds: readonly Cmd[]): Promise<Record> {
       else if (c.t === 'silence') {
         // Silences match labels, not receivers: the incidents' alerts, for every receiver.
         const now = run.world.clock.nowMs();
-        run.app.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: now, endsAt: now + c.minutes * 60_000, comment: 'fuzz', createdBy: 'fuzz', createdAt: now });
+        await run.app.store.addSilence({ matchers: [{ name: 'alertname', value: 'incident', regex: false }], startsAt: now, endsAt: now + c.minutes * 60_000, comment: 'fuzz', createdBy: 'fuzz', createdAt: now });
         rec.silenced.push({ from: minute, to: minute + c.minutes });
       } else await run.restart();
       await step(c.wait);

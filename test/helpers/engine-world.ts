@@ -58,7 +58,7 @@ export interface EngineWorld {
   /** A metric's value for these labels, as /metrics would show it; undefined when it has none. */
   value(name: keyof Metrics, labels: Record<string, string>): Promise<number | undefined>;
   /** Outbox rows, oldest first: `receiver: summary`, and why a muted one is (`[muted: …]`). */
-  rows(state?: 'pending' | 'muted'): string[];
+  rows(state?: 'pending' | 'muted'): Promise<string[]>;
 }
 
 /** The pipeline's parts a test may set: where alerts go (`targetsFor`, default one Slack receiver), digests, mute windows, the redaction. */
@@ -151,9 +151,8 @@ export function engineWorld(
       const { values } = await m.get();
       return values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value;
     },
-    rows: (state = 'pending') =>
-      store
-        .outbox(state)
+    rows: async (state = 'pending') =>
+      (await store.outbox(state))
         .sort((x, y) => x.id - y.id)
         .map((r) => `${r.receiver}: ${r.summary}${r.state === 'muted' ? ` [muted: ${r.lastError ?? ''}]` : ''}`),
   };

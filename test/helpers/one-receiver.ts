@@ -41,7 +41,7 @@ ruleFiles: [rules.yaml]
     before: (b) => b.sim.world.setValidators('mainnet', NODE, [activeValidator(period)]),
   });
   onTestFinished(() => d.stop());
-  await d.until(() => storedStates(d.app.store, RULE)[NODE], 'the baseline');
+  await d.until(async () => (await storedStates(d.app.store, RULE))[NODE], 'the baseline');
   const next = { ...period, txHash: 'tx-reliability-2', startTimestamp: period.endTimestamp + 60, endTimestamp: period.endTimestamp + 86_400 * 30 };
   return Object.assign(d, {
     change(step: 1 | 2 = 1) {

@@ -52,7 +52,7 @@ ruleFiles: [rules.yaml]
     const app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'silent', readable: false, clock: t.clock }).app;
     onTestFinished(() => t.settle(app.stop(), 'the App to stop'));
     await app.start();
-    await t.until(() => storedStates(app.store, RULE)[`43114/${WALLET}/erc20`], 'the baseline');
+    await t.until(async () => (await storedStates(app.store, RULE))[`43114/${WALLET}/erc20`], 'the baseline');
 
     // One transaction per hostile token (grouped by tx_hash: one message each), name and symbol alike.
     const tokens = HOSTILE.map((text, i) => ({ address: `0x${String(i + 2).repeat(40)}`, name: text, symbol: text, decimals: 6 }));

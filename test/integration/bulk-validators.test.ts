@@ -28,7 +28,10 @@ describe('daemon: validators read in bulk', () => {
   /** The daemon watching `nodeIds` every second, once the world is `setup` and every node has its baseline. */
   function bulk(nodeIds: string[], setup: (sim: SimServer) => void, body: (d: Daemon & { a: App }) => Promise<void>): Promise<void> {
     return withDaemon({ project: { nodeIds, every: '1s', groupBy: ['alertname', 'node', 'entity'] }, before: (d) => setup(d.sim) }, async (d) => {
-      await d.until(() => nodeIds.every((n) => storedStates(d.app.store, RULE)[n]), 'the baseline of every node');
+      await d.until(async () => {
+        const states = await storedStates(d.app.store, RULE);
+        return nodeIds.every((n) => states[n]);
+      }, 'the baseline of every node');
       await body(Object.assign(d, { a: d.app }));
     });
   }
@@ -50,13 +53,13 @@ describe('daemon: validators read in bulk', () => {
     };
     return bulk([watched], setup, async (d) => {
       const { a, sim, slack } = d;
-      expect(storedStates(a.store, RULE)[watched]).toMatchObject({ period: { txHash: period(watched).txHash, status: 'active' } });
+      expect((await storedStates(a.store, RULE))[watched]).toMatchObject({ period: { txHash: period(watched).txHash, status: 'active' } });
       const from = sim.requests.length;
       // A lookalike ends and another starts a newer period: none of it is about the watched node.
       sim.world.setValidationStatus(lookalikes[0] as string, 'completed');
       await cycles(d, 3);
       expect(slack.posts).toEqual([]);
-      expect(storedStates(a.store, RULE)[watched]).toMatchObject({ period: { txHash: period(watched).txHash, status: 'active' } });
+      expect((await storedStates(a.store, RULE))[watched]).toMatchObject({ period: { txHash: period(watched).txHash, status: 'active' } });
       const { lists, own } = asked(sim, from);
       expect(lists.some((r) => r.includes(`nodeIds=${watched}&`))).toBe(true);
       expect(own).toEqual([]);
@@ -93,7 +96,7 @@ describe('daemon: validators read in bulk', () => {
       await d.until(() => sim.world.faults.length === 0, 'the lists that leave it out');
       await cycles(d, 2);
       expect(slack.posts).toEqual([]);
-      expect(storedStates(a.store, RULE)[kept]).toMatchObject({ period: { status: 'active' }, missing: false });
+      expect((await storedStates(a.store, RULE))[kept]).toMatchObject({ period: { status: 'active' }, missing: false });
       expect(asked(sim, from).own.filter((r) => r.includes(kept)).length).toBeGreaterThanOrEqual(5);
 
       from = sim.requests.length;
@@ -121,7 +124,7 @@ describe('daemon: validators read in bulk', () => {
       sim.world.setValidationStatus(changed, 'completed');
       await d.until(() => slack.posts.find((p) => postText(p).includes(`${changed} validation active → completed`)), 'the change in the healthy batch');
       await d.until(async () => /avawatch_rule_failing_entities\{rule="my-validators"\} 50\b/.test(await (await fetch(`${a.url}/metrics`)).text()), 'the 50 nodes of the failing batch counted');
-      const states = storedStates(a.store, RULE);
+      const states = await storedStates(a.store, RULE);
       for (const n of second) expect(states[n]).toMatchObject({ period: { status: 'active' } });
       expect(slack.posts.filter((p) => second.some((n) => postText(p).includes(`${n} validation`)))).toEqual([]);
     });
@@ -135,7 +138,7 @@ describe('daemon: validators read in bulk', () => {
     return bulk(nodes, setup, async (d) => {
       const { a, sim, slack } = d;
       const [broken, changed] = [nodes[10] as string, nodes[20] as string];
-      const before = storedStates(a.store, RULE)[broken];
+      const before = (await storedStates(a.store, RULE))[broken];
       // The service sends one item the contract forbids, in the bulk list and in its own lookup.
       sim.world.setValidators('mainnet', broken, [{ ...activeValidator(period(broken)), startTimestamp: 'soon' }]);
       sim.world.setValidationStatus(changed, 'completed');
@@ -146,7 +149,7 @@ describe('daemon: validators read in bulk', () => {
       expect(metrics).toMatch(/avawatch_rule_failing_entities\{rule="my-validators"\} 1\b/);
       expect(metrics).toMatch(/avawatch_rule_evaluation_failures_total\{rule="my-validators"\} 0\b/);
       expect(metrics).toMatch(/avawatch_api_invalid_items_total\{api="data",endpoint="\/v1\/networks\/\{network\}\/validators"\} [1-9]/);
-      expect(storedStates(a.store, RULE)[broken]).toEqual(before);
+      expect((await storedStates(a.store, RULE))[broken]).toEqual(before);
       expect(slack.posts.filter((p) => postText(p).includes(`${broken} validation`))).toEqual([]);
     });
   });

@@ -20,13 +20,13 @@ let project: TempProject | undefined;
 afterEach(() => project?.cleanup());
 
 /** The state file as the last run left it: a notification made an hour ahead of T, its retry due 5 s later. */
-function lastRun(statePath: string): void {
+async function lastRun(statePath: string): Promise<void> {
   mkdirSync(dirname(statePath), { recursive: true });
   const store = SqliteStore.open(statePath);
-  store.commitEvaluation('my-validators', {}, [alert], T + HOUR);
-  const [row] = store.claimDue('ops-slack', T + HOUR, 10, 1_000);
-  store.markRetry(row!.id, T + HOUR + 5_000, 'HTTP 503', T + HOUR);
-  store.close();
+  await store.commitEvaluation('my-validators', {}, [alert], T + HOUR);
+  const [row] = await store.claimDue('ops-slack', T + HOUR, 10, 1_000);
+  await store.markRetry(row!.id, T + HOUR + 5_000, 'HTTP 503', T + HOUR);
+  await store.close();
 }
 
 const createdAt = (statePath: string) => {
@@ -41,7 +41,7 @@ const createdAt = (statePath: string) => {
 describe('a restart after the wall clock stepped back', () => {
   it("the daemon brings the last run's times back to its clock, saying so; `once` beside it moves nothing", async () => {
     project = writeProject({ dataUrl: 'http://127.0.0.1:9', nodeIds: [NODE] });
-    lastRun(project.statePath);
+    await lastRun(project.statePath);
     const logs: string[] = [];
     const compose = () => composeApp(loadConfig(project!.configFile, {}), { logLevel: 'info', readable: false, clock: clockAt(() => T), write: (l) => logs.push(l) }).app;
 

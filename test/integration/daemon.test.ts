@@ -25,7 +25,7 @@ async function polls(d: Daemon, n: number): Promise<void> {
 }
 
 async function baseline(d: Daemon): Promise<void> {
-  await d.until(() => storedStates(d.app.store, RULE)[NODE], 'the baseline poll');
+  await d.until(async () => (await storedStates(d.app.store, RULE))[NODE], 'the baseline poll');
 }
 
 describe('daemon: validator status end to end', () => {
@@ -98,7 +98,7 @@ describe('daemon: validator status end to end', () => {
       d.slack.failAll(503);
       await baseline(d);
       d.sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
-      await d.until(() => d.app.store.outbox('pending').find((r) => r.attempts >= 2), 'two failed attempts');
+      await d.until(async () => (await d.app.store.outbox('pending')).find((r) => r.attempts >= 2), 'two failed attempts');
       const failed = await d.app.metrics.notificationsFailed.get();
       expect(failed.values.find((v) => v.labels.reason === 'http_503')?.value).toBeGreaterThanOrEqual(2);
       await d.stopApp();
@@ -108,8 +108,8 @@ describe('daemon: validator status end to end', () => {
       await d.slack.waitForPosts(1);
       await polls(d, 2);
       expect(d.slack.posts).toHaveLength(1);
-      expect(a.store.outbox('sent')).toHaveLength(1);
-      expect(a.store.pendingCount()).toBe(0);
+      expect(await a.store.outbox('sent')).toHaveLength(1);
+      expect(await a.store.pendingCount()).toBe(0);
     }));
 
   it('honours Slack 429 Retry-After and dead-letters a 404 with its reason', () =>
@@ -120,8 +120,8 @@ describe('daemon: validator status end to end', () => {
       d.sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
       await d.slack.waitForPosts(1, 8_000);
       expect(d.slack.attempts).toBe(2); // the 429, then the delivery
-      await d.until(() => a.store.outbox('sent').length > 0, 'the post marked sent');
-      expect(a.store.outbox('sent')).toHaveLength(1);
+      await d.until(async () => (await a.store.outbox('sent')).length > 0, 'the post marked sent');
+      expect(await a.store.outbox('sent')).toHaveLength(1);
       // Retry-After: 1 means the retry is scheduled no sooner than a second after the 429.
       expect(d.logs.join('')).toMatch(/"reason":"http_429".*"retryInMs":(1\d{3}|[2-9]\d{3})/);
       const [rejected, accepted] = d.slack.attemptTimes;
@@ -130,7 +130,7 @@ describe('daemon: validator status end to end', () => {
       d.slack.failNext({ status: 404, body: 'no_service' });
       // Its next validation starts active (ACP-41: no pending period since Durango) and shows up in the list.
       d.sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur), activeValidator({ ...cur, txHash: 'NextTxHash9zUvWmS8fDkP1aRtYqLc9HeBn2XoJgKi7Ab', startTimestamp: cur.endTimestamp + 100 })]);
-      const dead = await d.until(() => a.store.outbox('dead')[0], 'a dead letter');
+      const dead = await d.until(async () => (await a.store.outbox('dead'))[0], 'a dead letter');
       expect(dead.lastError).toBe('slack receiver "ops-slack": HTTP 404: webhook or channel not found (no_service)');
       expect(dead.attempts).toBe(1);
     }));
@@ -139,14 +139,14 @@ describe('daemon: validator status end to end', () => {
     daemon(async (d) => {
       const a = d.app;
       await baseline(d);
-      const before = storedStates(a.store, RULE);
+      const before = await storedStates(a.store, RULE);
       const ready = await fetch(`${a.url}/readyz`);
       expect([ready.status, await ready.text()]).toEqual([200, 'ready\n']);
       // The bulk list of active periods (the first call of a poll) fails; retries: 1 in the
       // harness, so 2 attempts per evaluation: 6 faults fail three evaluations.
       d.sim.world.faults.push(...Array.from({ length: 6 }, () => ({ pathMatches: '/validators$', query: 'validationStatus=active', status: 503 })));
       await d.until(async () => ((await a.metrics.ruleFailures.get()).values[0]?.value ?? 0) >= 2, 'two failed evaluations');
-      expect(storedStates(a.store, RULE)).toEqual(before);
+      expect(await storedStates(a.store, RULE)).toEqual(before);
       expect(d.slack.posts).toHaveLength(0); // two failures: not yet blind
       expect(d.logs.join('')).toContain('data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault');
 
@@ -155,11 +155,11 @@ describe('daemon: validator status end to end', () => {
       expect(postText(failing as SlackPost)).toMatch(/avawatch cannot see: the data service answers 503 since \d\d:\d\d UTC, 1 rule/);
       expect(postText(failing as SlackPost)).toContain(inJson(`${RULE} (3 failed)`));
       expect(postText(failing as SlackPost)).toContain(inJson('data API GET /v1/networks/mainnet/validators: HTTP 503: injected fault'));
-      expect(storedStates(a.store, RULE)).toEqual(before);
+      expect(await storedStates(a.store, RULE)).toEqual(before);
       const notReady = await fetch(`${a.url}/readyz`);
       expect(notReady.status).toBe(503);
       expect(await notReady.text()).toMatch(new RegExp(`the data service answers 503 since \\d\\d:\\d\\d UTC: 1 rule failing \\(${RULE}\\)`));
-      expect(firingAlerts(a.store).map((f) => `${f.rule} ${f.labels['alertname']} ${f.labels['source']}`)).toEqual(['avawatch rule-failing data-service']);
+      expect((await firingAlerts(a.store)).map((f) => `${f.rule} ${f.labels['alertname']} ${f.labels['source']}`)).toEqual(['avawatch rule-failing data-service']);
 
       // The faults are used up: the next poll succeeds and resolves it; the validator never changed.
       const [, resolved] = await d.slack.waitForPosts(2);
@@ -167,11 +167,11 @@ describe('daemon: validator status end to end', () => {
       expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
       await polls(d, 2);
       expect(d.slack.posts).toHaveLength(2);
-      expect(storedStates(a.store, RULE)).toEqual(before);
-      expect(firingAlerts(a.store)).toEqual([]);
+      expect(await storedStates(a.store, RULE)).toEqual(before);
+      expect(await firingAlerts(a.store)).toEqual([]);
     }));
 
-  it('a node the service does not know is reported once, as a warning', () => {
+  it('a node the service does not know is reported once, as a warning', async () => {
     const unknown = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
     return daemon(
       async (d) => {
@@ -205,7 +205,7 @@ describe('daemon: validator status end to end', () => {
       d.slack.failAll(500);
       await baseline(d);
       d.sim.world.setValidators('mainnet', NODE, [completedValidator(old), completedValidator(cur)]);
-      await d.until(() => d.app.store.outbox('pending').find((r) => r.attempts >= 2), 'failed attempts');
+      await d.until(async () => (await d.app.store.outbox('pending')).find((r) => r.attempts >= 2), 'failed attempts');
       const metrics = await (await fetch(`${d.app.url}/metrics`)).text();
       const log = d.logs.join('');
       expect(log).toContain('notification failed; will retry');
@@ -229,7 +229,7 @@ describe('daemon: delivery pacing', () => {
         },
       },
       async (d) => {
-        await d.until(() => Object.keys(storedStates(d.app.store, RULE)).length === 3, 'the baseline');
+        await d.until(async () => Object.keys((await storedStates(d.app.store, RULE))).length === 3, 'the baseline');
         d.slack.failNext({ status: 429, retryAfter: 1, body: 'rate_limited' });
         for (const n of nodes) d.sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
         await d.slack.waitForPosts(3, 10_000);
@@ -258,10 +258,10 @@ describe('daemon: storms are grouped', () => {
       },
       async (d) => {
         const a = d.app;
-        await d.until(() => Object.keys(storedStates(a.store, RULE)).length === 200, 'the baseline');
+        await d.until(async () => Object.keys((await storedStates(a.store, RULE))).length === 200, 'the baseline');
         for (const n of nodes) d.sim.world.setValidators('mainnet', n, [completedValidator(p(n))]);
         await d.slack.waitForPosts(1, 20_000);
-        await d.until(() => a.store.pendingCount() === 0 && a.store.outbox('sent').length === 200, 'all 200 marked sent');
+        await d.until(async () => (await a.store.pendingCount()) === 0 && (await a.store.outbox('sent')).length === 200, 'all 200 marked sent');
         expect(d.slack.posts).toHaveLength(1);
         const post = d.slack.posts[0]!;
         expect(post.body.text).toBe(`🔵 INFO: ${nodes[0]} validation active → completed (+199 more)`);

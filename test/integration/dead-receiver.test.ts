@@ -67,7 +67,7 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - { name: v, kind: validator-status, every: 1h, severity: critical, network: mainnet, nodeIds: [${A}] }\n`);
     const t = (time = useFakeTime());
     app = await startApp(config, 'silent', t.clock);
-    await t.until(() => app?.store.outbox('dead').length === 1, 'the alert dead-lettered');
+    await t.until(async () => (await app?.store.outbox('dead'))?.length === 1, 'the alert dead-lettered');
 
     const beat = await app.heartbeat();
     expect(beat).toMatchObject({ outcome: 'fail', why: [expect.stringMatching(/^receiver ops-hook: 1 notification dead-lettered, the last \d+s ago \(webhook receiver "ops-hook": HTTP 404/)] });
@@ -83,7 +83,7 @@ describe('a dead receiver fails the heartbeat and /readyz', () => {
     revoked = false;
     applyChange(sim.world, worldChange.parse({ validations: [{ nodeId: A, txHash: 'tx-a', start: '-1d', end: '+200d' }] }), sim.world.clock.nowMs());
     await app.once();
-    await t.until(() => app?.store.outbox('sent').length === 1, 'the resolution delivered');
+    await t.until(async () => (await app?.store.outbox('sent'))?.length === 1, 'the resolution delivered');
     expect(await app.heartbeat()).toMatchObject({ outcome: 'ok', why: [] });
     expect(app.readiness()).toEqual({ ready: true, problems: [] });
     expect(pings.at(-1)).toBe('/ping/5e1f-uuid');

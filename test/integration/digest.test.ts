@@ -80,7 +80,7 @@ ruleFiles: [rules.yaml]
       }
       expect(events).toBe(30);
       expect(slack.posts).toHaveLength(1);
-      const waiting = app.store.outbox('pending');
+      const waiting = await app.store.outbox('pending');
       expect(waiting).toHaveLength(30);
       expect(new Set(waiting.map((r) => r.digestAt))).toEqual(new Set([Date.parse('2026-01-06T08:00:00Z')]));
       const listed = await run(process.execPath, [CLI, 'outbox', '--config', config, '--state', 'pending']);
@@ -95,7 +95,7 @@ ruleFiles: [rules.yaml]
       expect(digests()).toHaveLength(1);
       expect(digests()[0]).toContain('Digest for ops: 30 notification(s)');
       expect(digests()[0]).toContain('status: 30');
-      expect(app.store.outbox('pending')).toHaveLength(0);
+      expect(await app.store.outbox('pending')).toHaveLength(0);
 
       // Two more the next day; a silence made while they wait mutes the one it matches.
       for (const n of nodes.slice(0, 2)) {
@@ -104,12 +104,12 @@ ruleFiles: [rules.yaml]
         sim.world.addValidation('mainnet', { nodeId: n, txHash: `again-${n}`, startTimestamp: at - 60, endTimestamp: at + 30 * 86_400 }, 'active');
         await tick();
       }
-      app.store.addSilence({ matchers: [{ name: 'node', value: nodes[0]!, regex: false }], startsAt: clock.now, endsAt: clock.now + 86_400_000, comment: 'maintenance', createdBy: 'test', createdAt: clock.now });
+      await app.store.addSilence({ matchers: [{ name: 'node', value: nodes[0]!, regex: false }], startsAt: clock.now, endsAt: clock.now + 86_400_000, comment: 'maintenance', createdBy: 'test', createdAt: clock.now });
       clock.now = Date.parse('2026-01-07T08:00:00Z');
       await tick();
       expect(digests()).toHaveLength(2);
       expect(digests()[1]).toContain('Digest for ops: 1 notification(s)');
-      expect(app.store.outbox('muted').map((r) => r.lastError)).toEqual([expect.stringMatching(/^silenced by #1 until .*: maintenance$/)]);
+      expect((await app.store.outbox('muted')).map((r) => r.lastError)).toEqual([expect.stringMatching(/^silenced by #1 until .*: maintenance$/)]);
 
       // The next slot has nothing in it: nothing is sent.
       clock.now = Date.parse('2026-01-08T08:00:00Z');

@@ -167,7 +167,7 @@ describe('daemon with an email receiver', () => {
     const { app, sink: log } = composeApp(loaded, { logLevel: 'debug', readable: false, clock: t.clock });
     try {
       await app.start();
-      await t.until(() => storedStates(app.store, 'my-validators')[node], 'the baseline');
+      await t.until(async () => (await storedStates(app.store, 'my-validators'))[node], 'the baseline');
       smtp.failNext({ code: 451, message: 'greylisted, try again' });
       sim.world.setValidators('mainnet', node, [completedValidator(period)]);
       const [mail] = await t.settle(smtp.waitFor(1, 15_000), 'the mail');

@@ -128,7 +128,7 @@ ruleFiles: [rules.yaml]
     // Different poll phases: `fast` every second; `slow` once at start, then not for 30 s or more.
     const [fast, slow] = await Promise.all([instance('fast', '1s'), instance('slow', '1m')]);
     // Both instances fire the alert, both peers hold it, and the receiver hears it once.
-    await waitUntil(() => fast.store.outbox('sent').length > 0 && slow.store.outbox('sent').length > 0, 'both instances to deliver', 10_000);
+    await waitUntil(async () => (await fast.store.outbox('sent')).length > 0 && (await slow.store.outbox('sent')).length > 0, 'both instances to deliver', 10_000);
     for (const peer of peers) await waitUntil(async () => (await peer.alerts()).length === 1, `the alert in ${peer.url}`);
     await waitUntil(() => sink.received.length > 0, 'the firing notification', 10_000);
 
@@ -139,13 +139,13 @@ ruleFiles: [rules.yaml]
     // found the resolution in the notification log): the slow instance, still firing in its own
     // state, must not have made the alert fire again.
     await flushedAfter([0, 0], 'each peer to flush after its last post');
-    expect(firingAlerts(slow.store)).toHaveLength(1);
+    expect(await firingAlerts(slow.store)).toHaveLength(1);
     expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
 
     // The slow instance polls at last: its own resolved post changes nothing at the receiver.
     const before = received();
     await slow.once();
-    await waitUntil(() => slow.store.outbox('sent').length === 2, 'the slow instance to post its resolved alert', 10_000);
+    await waitUntil(async () => (await slow.store.outbox('sent')).length === 2, 'the slow instance to post its resolved alert', 10_000);
     await flushedAfter(before, 'each peer to flush after the slow instance’s resolved post');
     expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
   }, 30_000);

@@ -68,8 +68,8 @@ describe('history: sampling after evaluations, and avawatch history', () => {
       await app.stop();
     }
     const store = SqliteStore.open(join(dir, 'state.db'), { write: false });
-    expect(store.samples('uptime_percent', NODE, 0).map((s) => [(s.at - t0) / MIN, s.value])).toEqual([[0, 98.5], [11, 84]]);
-    store.close();
+    expect((await store.samples('uptime_percent', NODE, 0)).map((s) => [(s.at - t0) / MIN, s.value])).toEqual([[0, 98.5], [11, 84]]);
+    await store.close();
 
     const text = await avawatch(['-c', config, 'history', '--validator', NODE, '--since', '1h']);
     const lines = text.stdout.split('\n');

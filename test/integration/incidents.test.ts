@@ -38,9 +38,9 @@ describe('one verdict per incident (issue 40)', () => {
       expect(posts[0]).toMatch(/v6, v7, v8/);
     }
     // Held, not lost: the page and history still have each child firing.
-    const firing = run.app.store.activeAlerts().filter((a) => a.state === 'firing');
+    const firing = (await run.app.store.activeAlerts()).filter((a) => a.state === 'firing');
     expect(firing.filter((a) => a.rule === 'validator-health').map((a) => a.condition)).toHaveLength(3);
-    expect(run.app.store.outbox('muted').filter((r) => /^held by incident incident:network:mainnet:validator-health\/uptime/.test(r.lastError ?? ''))).toHaveLength(6);
+    expect((await run.app.store.outbox('muted')).filter((r) => /^held by incident incident:network:mainnet:validator-health\/uptime/.test(r.lastError ?? ''))).toHaveLength(6);
 
     await run.minutes(17);
     expect(run.take()).toEqual([[], []]);
@@ -94,7 +94,7 @@ describe('one verdict per incident (issue 40)', () => {
       // No child alone: every notification is one of the two incidents.
       expect(posts.every((p) => /network-wide on mainnet|host h1 on mainnet/.test(p))).toBe(true);
     }
-    const scopes = new Map(run.app.store.activeAlerts().filter((a) => a.rule === 'validator-health' && a.state === 'firing').map((a) => [a.key, (a.condition as { labels: Record<string, string> }).labels['scope']]));
+    const scopes = new Map((await run.app.store.activeAlerts()).filter((a) => a.rule === 'validator-health' && a.state === 'firing').map((a) => [a.key, (a.condition as { labels: Record<string, string> }).labels['scope']]));
     expect([...new Set(scopes.values())].sort()).toEqual(['group', 'network']);
   }, 60_000);
 });

@@ -36,8 +36,8 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
 
   it('a change on one node is delivered while another answers a broken body; the broken one keeps its state, is named, and fires rule-failing until it answers', () =>
     daemon(async ({ a, sim, slack, ...d }) => {
-      await d.until(() => storedStates(a.store, RULE)[BROKEN] && storedStates(a.store, RULE)[CHANGES], 'the baseline of both nodes');
-      const brokenBefore = storedStates(a.store, RULE)[BROKEN];
+      await d.until(async () => (await storedStates(a.store, RULE))[BROKEN] && (await storedStates(a.store, RULE))[CHANGES], 'the baseline of both nodes');
+      const brokenBefore = (await storedStates(a.store, RULE))[BROKEN];
 
       // Both validations end: each node leaves the lists and is confirmed by its own lookup,
       // and the broken node's own lookup answers a body the contract forbids.
@@ -52,8 +52,8 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
 
       const failing = await d.until(() => slack.posts.find((p) => postText(p).includes(`cannot see ${BROKEN}`)), 'rule-failing for the broken node');
       expect(postText(failing)).toContain(`rule \\"${RULE}\\" cannot see ${BROKEN}: its last 3 lookups failed (data API /v1/networks/mainnet/validators/${BROKEN}: unexpected response: validators.0.nodeId`);
-      expect(firingAlerts(a.store).map((f) => [f.labels['alertname'], f.labels['entity']])).toEqual([['rule-failing', BROKEN]]);
-      expect(storedStates(a.store, RULE)[BROKEN]).toEqual(brokenBefore);
+      expect((await firingAlerts(a.store)).map((f) => [f.labels['alertname'], f.labels['entity']])).toEqual([['rule-failing', BROKEN]]);
+      expect((await storedStates(a.store, RULE))[BROKEN]).toEqual(brokenBefore);
       expect(await metric(a, 'avawatch_rule_failing_entities')).toBe(`avawatch_rule_failing_entities{rule="${RULE}"} 1`);
       expect(await metric(a, 'avawatch_rule_evaluation_failures_total')).toBe(`avawatch_rule_evaluation_failures_total{rule="${RULE}"} 0`);
       expect(Number((await metric(a, 'avawatch_rule_entity_failures_total')).split(' ')[1])).toBeGreaterThanOrEqual(3);
@@ -66,13 +66,13 @@ describe('daemon: one broken node never blinds the rest of its rule', () => {
       await d.until(() => slack.posts.find((p) => postText(p).includes(`sees ${BROKEN} again`)), 'rule-failing resolved');
       // Its own lookup answers: the end held back while it could not be confirmed is reported now.
       await d.until(() => slack.posts.find((p) => postText(p).includes(`${BROKEN} validation active → completed`)), "the broken node's change, once it answers");
-      expect(firingAlerts(a.store)).toEqual([]);
+      expect(await firingAlerts(a.store)).toEqual([]);
       expect(await metric(a, 'avawatch_rule_failing_entities')).toBe(`avawatch_rule_failing_entities{rule="${RULE}"} 0`);
     }));
 
   it('when every node of the rule fails, the evaluation fails as a whole', () =>
     daemon(async ({ a, sim, ...d }) => {
-      await d.until(() => storedStates(a.store, RULE)[CHANGES], 'the baseline');
+      await d.until(async () => (await storedStates(a.store, RULE))[CHANGES], 'the baseline');
       sim.world.faults.push(...Array.from({ length: 8 }, () => ({ status: 503 })));
       await d.until(async () => (await metric(a, 'avawatch_rule_evaluation_failures_total')).endsWith(' 1') || (await metric(a, 'avawatch_rule_evaluation_failures_total')).endsWith(' 2'), 'a failed evaluation');
       expect(await metric(a, 'avawatch_rule_entity_failures_total')).toBe(`avawatch_rule_entity_failures_total{rule="${RULE}"} 0`);

@@ -42,7 +42,7 @@ describe('latency by severity (the shipped route)', () => {
         before: (d) => d.sim.world.setValidators('mainnet', ALPHA, [pendingValidator(PERIOD)]),
       },
       async (d) => {
-        await d.until(() => storedStates(d.app.store, 'my-validators')[ALPHA], 'the baseline poll');
+        await d.until(async () => (await storedStates(d.app.store, 'my-validators'))[ALPHA], 'the baseline poll');
 
         // Good news, the first about alpha: it does not wait groupWait (1m).
         d.sim.world.setValidators('mainnet', ALPHA, [activeValidator(PERIOD)]);

@@ -87,7 +87,7 @@ describe('daemon: readiness at start', () => {
 
     gate.open();
     await t.until(async () => (await fetch(`${a.url}/readyz`)).status === 200, 'ready after the first evaluation');
-    expect(storedStates(a.store, 'my-validators')[NODE]).toMatchObject({ period: { status: 'active' } });
+    expect((await storedStates(a.store, 'my-validators'))[NODE]).toMatchObject({ period: { status: 'active' } });
     expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/^avawatch_ready 1$/m);
     expect(await (await fetch(`${a.url}/`)).text()).toContain('<span class="good">ready</span>');
 

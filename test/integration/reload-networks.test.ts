@@ -39,7 +39,7 @@ describe('a reload that adds or removes a network of the inventory', () => {
   });
 
   const inventory = (entries: string) => writeFileSync(join(dir, 'inventory.yaml'), `validators:\n${entries}`);
-  const active = (daemon: App, rule: string) => daemon.store.loadActive(rule).map((r) => r.key);
+  const active = async (daemon: App, rule: string) => (await daemon.store.loadActive(rule)).map((r) => r.key);
 
   async function start(entries: string, posts: number): Promise<App> {
     const config = join(dir, 'avawatch.yaml');
@@ -69,21 +69,21 @@ ruleFiles: [rules.yaml]
     const posts = await slack.waitForPosts(2);
     expect(postText(posts[1]!)).toContain(`charlie (${CHARLIE})`);
     expect(posts.map(postText).join('\n')).not.toContain('no longer');
-    expect(active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
-    expect(active(daemon, 'ending@fuji')).toEqual([expect.stringContaining(CHARLIE)]);
+    expect(await active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
+    expect(await active(daemon, 'ending@fuji')).toEqual([expect.stringContaining(CHARLIE)]);
   }, 30_000);
 
   it('a Mainnet validator added to a Fuji fleet: the Fuji alert moves to ending@fuji, said as a move, never "no longer watched"', async () => {
     const daemon = await start(charlie, 1);
-    expect(active(daemon, 'ending')).toEqual([expect.stringContaining(CHARLIE)]);
+    expect(await active(daemon, 'ending')).toEqual([expect.stringContaining(CHARLIE)]);
     inventory(charlie + alpha);
     expect(await daemon.reload('test')).toBe(true);
-    expect(active(daemon, 'ending@fuji')).toEqual([expect.stringContaining(CHARLIE)]);
+    expect(await active(daemon, 'ending@fuji')).toEqual([expect.stringContaining(CHARLIE)]);
     const posts = await slack.waitForPosts(3);
     const text = posts.slice(1).map(postText).join('\n');
     expect(text).not.toContain('no longer');
     expect(text).toContain('moved from rule ending');
-    expect(active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
+    expect(await active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
   }, 30_000);
 
   it('the last Fuji validator removed: its alert ends as removed from the inventory, not as a rule removed', async () => {
@@ -92,6 +92,6 @@ ruleFiles: [rules.yaml]
     expect(await daemon.reload('test')).toBe(true);
     const posts = await slack.waitForPosts(3);
     expect(postText(posts[2]!)).toContain(`charlie (${CHARLIE}) is no longer watched: removed from the inventory`);
-    expect(active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
+    expect(await active(daemon, 'ending')).toEqual([expect.stringContaining(ALPHA)]);
   }, 30_000);
 });

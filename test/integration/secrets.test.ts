@@ -90,7 +90,10 @@ ruleFiles: [rules.yaml]
     await app.start();
     // Every receiver fails: Slack 500, webhook 503, SMTP 535 (wrong password).
     await t.until(() => ['http_500', 'http_503', 'smtp_535', 'http_502', 'http_400'].every((r) => logged.join('').includes(`"reason":"${r}"`)), 'a failure from every channel', { within: 15_000 });
-    await t.until(() => ['tg', 'dc', 'pd'].every((r) => app.store.outbox().some((row) => row.receiver === r && row.lastError !== null)), 'Telegram, Discord and PagerDuty errors in the outbox');
+    await t.until(async () => {
+      const rows = await app.store.outbox();
+      return ['tg', 'dc', 'pd'].every((r) => rows.some((row) => row.receiver === r && row.lastError !== null));
+    }, 'Telegram, Discord and PagerDuty errors in the outbox');
     // The API fails too: its error is logged.
     sim.world.faults.push(...Array.from({ length: 3 }, () => ({ status: 500, body: `{"message":"echo ${SECRETS.apiKey}","statusCode":500}` })));
     await t.until(() => logged.join('').includes('rule evaluation failed'), 'a failed evaluation');
@@ -98,7 +101,7 @@ ruleFiles: [rules.yaml]
     sink.log.error({ config: loaded.config }, 'config dump');
 
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
-    const errors = app.store.outbox().map((r) => r.lastError ?? '').join('\n');
+    const errors = (await app.store.outbox()).map((r) => r.lastError ?? '').join('\n');
     const everything = [logged.join(''), metrics, errors].join('\n');
     for (const [name, value] of Object.entries(SECRETS)) expect(everything, name).not.toContain(value);
     expect(everything).not.toContain('XXXXsecretXXXXtokenXXXX'); // the Slack webhook's secret path

@@ -62,7 +62,7 @@ describe('silences', () => {
     withDaemon({ project: files, logLevel: 'error', before: (d) => setEnd(d.sim, 20) }, async (d) => {
       const { app, slack } = d;
       const cli = cliOf(d.project.configFile);
-      await d.until(() => Object.keys(storedStates(app.store, 'ending')).length === 2, 'the baseline');
+      await d.until(async () => Object.keys((await storedStates(app.store, 'ending'))).length === 2, 'the baseline');
       expect(await cli('silence', 'add', '--match', `node=${A}`, '--match', 'rule=ending', '--for', '8s', '--comment', 'node upgrade', '--author', 'ops')).toMatch(
         new RegExp(`^silence #1 until \\S+: node=${A}, rule=ending\\n$`),
       );
@@ -118,14 +118,14 @@ describe('silences', () => {
     // The rest in this process (a CLI start each would be slow): the same function, the same words.
     const loaded = loadConfig(config, {});
     const add = (match: string, force = false) => silenceAdd(loaded, { match: [match], for: '1h', comment: 'x', force });
-    expect(() => add('severity=crit')).toThrow(new Error('no alert carries severity="crit": the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
-    expect(() => add('network=mainet')).toThrow(new Error('no alert carries network="mainet" (did you mean mainnet?): the silence would mute nothing. Values of network: mainnet, fuji, testnet (--force adds it anyway)'));
-    expect(() => add('team=storge')).toThrow(new Error('no alert carries team="storge" (did you mean storage?): the silence would mute nothing. Values of team: storage, compute (--force adds it anyway)'));
-    expect(() => add('validator=~gam.*')).toThrow(new Error('the pattern validator=~gam.* matches no validator of the inventory: the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)'));
-    expect(() => add('severity=~crit')).toThrow(new Error('the pattern severity=~crit matches no value of severity: the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
+    await expect(add('severity=crit')).rejects.toThrow(new Error('no alert carries severity="crit": the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
+    await expect(add('network=mainet')).rejects.toThrow(new Error('no alert carries network="mainet" (did you mean mainnet?): the silence would mute nothing. Values of network: mainnet, fuji, testnet (--force adds it anyway)'));
+    await expect(add('team=storge')).rejects.toThrow(new Error('no alert carries team="storge" (did you mean storage?): the silence would mute nothing. Values of team: storage, compute (--force adds it anyway)'));
+    await expect(add('validator=~gam.*')).rejects.toThrow(new Error('the pattern validator=~gam.* matches no validator of the inventory: the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)'));
+    await expect(add('severity=~crit')).rejects.toThrow(new Error('the pattern severity=~crit matches no value of severity: the silence would mute nothing. Values of severity: info, warning, critical (--force adds it anyway)'));
     // What can match is added: a real value, a pattern matching one, an open label (a NodeID, an address).
-    for (const match of ['rule=ending', 'severity=~crit.*', 'network=fuji', 'team=compute', 'team=~stor.*', `node=${A}`, 'address=0xabc']) expect(add(match), match).toMatch(/^silence #\d+ until /);
-    expect(add('team=storge', true)).toMatch(/^silence #8 until \S+: team=storge$/);
+    for (const match of ['rule=ending', 'severity=~crit.*', 'network=fuji', 'team=compute', 'team=~stor.*', `node=${A}`, 'address=0xabc']) expect(await add(match), match).toMatch(/^silence #\d+ until /);
+    expect(await add('team=storge', true)).toMatch(/^silence #8 until \S+: team=storge$/);
     expect(await cli('silence', 'list')).toMatch(/^(#\d+ active .*\n){8}$/);
   });
 
@@ -185,7 +185,7 @@ route:
       const fired = await tick();
       expect(fired.failures.map((f) => String(f.error))).toEqual([]);
       expect(fired.alerts.map((x) => x.status)).toEqual(['firing']);
-      expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second sent']);
+      expect((await app.store.outbox()).map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second sent']);
       expect([first.posts.length, second.posts.length]).toEqual([0, 1]);
       clock.now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended
       await tick();
@@ -207,11 +207,11 @@ route: {receivers: [first, second], muteTimeIntervals: [night]}`;
     const { clock, app, loaded, first, second, tick, close } = await twoReceivers(route, '2026-01-05T05:00:00Z');
     try {
       await tick();
-      expect(app.store.outbox().map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second muted']);
+      expect((await app.store.outbox()).map((r) => `${r.receiver} ${r.state}`).sort()).toEqual(['first muted', 'second muted']);
       clock.now = Date.parse('2026-01-05T07:00:00Z'); // the window has ended: both are told now
       await tick();
       expect([first.posts.length, second.posts.length]).toEqual([1, 1]);
-      const { lines } = historyCommand(loaded, { since: '24h' }, clock.now);
+      const { lines } = await historyCommand(loaded, { since: '24h' }, clock.now);
       expect(lines.filter((l) => / firing ending /.test(l))).toEqual([expect.stringMatching(/^2026-01-05T05:00:00\.000Z CRITICAL firing ending NodeID-\S+: NodeID-\S+ validation ends within 3d, at /)]);
     } finally {
       await close();

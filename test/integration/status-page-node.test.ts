@@ -64,10 +64,10 @@ ruleFiles: [rules/*.yaml]
     captureStderr();
     app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'info', readable: false }).app;
     await app.start();
-    await waitUntil(() => firingAlerts(app.store).some((a) => a.labels['check'] === 'health'), "node-health firing on the node's failing check", 15_000);
+    await waitUntil(async () => (await firingAlerts(app.store)).some((a) => a.labels['check'] === 'health'), "node-health firing on the node's failing check", 15_000);
     // bravo's validation ends without a reward: a one-shot event, kept in the history.
     applyChange(sim.world, worldChange.parse({ validator: { nodeId: N2, status: 'completed', reward: { validation: 0 } } }), sim.world.clock.nowMs());
-    await waitUntil(() => app.store.timeline({ since: 0 }).some((e) => e.status === 'event' && e.summary.includes('without a reward')), 'the validation-ended event committed', 15_000);
+    await waitUntil(async () => (await app.store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward')), 'the validation-ended event committed', 15_000);
     await waitUntil(() => [...app.engine.samples('avawatch_validator_listed')].some((s) => s.labels['node_id'] === UNKNOWN), 'the unknown NodeID read', 15_000);
     browser = await launchChromium({ viewport: { width: 1200, height: 900 } });
   }, 60_000);

@@ -69,11 +69,11 @@ describe('the status page in a real browser (headless Chromium), against the sim
     app = composeApp(loaded, { logLevel: 'info', readable: false, clock: clockAt(() => Date.now() + aheadMs) }).app;
     await app.start();
     // Three rules fire; the runway needs two reads of the balance.
-    await waitUntil(() => new Set(firingAlerts(app.store).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);
+    await waitUntil(async () => new Set((await firingAlerts(app.store)).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);
     await waitUntil(() => [...app.engine.samples('avawatch_l1_validator_runway_seconds')].length === 2, 'both runways', 15_000);
     // N2's validation ends without a reward (a one-shot event); then an hour passes, for the service and the daemon.
     applyChange(sim.world, worldChange.parse({ validator: { nodeId: N2, status: 'completed', reward: { validation: 0 } } }), sim.world.clock.nowMs());
-    const ended = () => app.store.timeline({ since: 0 }).some((e) => e.status === 'event' && e.summary.includes('without a reward'));
+    const ended = async () => (await app.store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward'));
     await waitUntil(ended, 'the validation-ended event committed', 15_000);
     sim.world.clock.advance(HOUR);
     aheadMs = HOUR;
@@ -83,11 +83,11 @@ describe('the status page in a real browser (headless Chromium), against the sim
     // The charts' figures, as the history sampler writes them (uptime every 10 minutes for 6 h; N dips once).
     const now = Date.now() + aheadMs;
     const uptime = (node: string, base: number) => Array.from({ length: 37 }, (_, i) => ({ series: 'uptime_percent', entity: node, at: now - (36 - i) * 600_000, value: i === 20 ? base - 9 : base }));
-    app.store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
+    await app.store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
     // The network's band (issue 40): p10–p90 of the network's uptime, and its median, over the same hours.
     const band = (p: string, value: number) => Array.from({ length: 37 }, (_, i) => ({ series: `network_uptime_${p}`, entity: 'mainnet', at: now - (36 - i) * 600_000, value }));
-    app.store.addSamples([...band('p10', 96), ...band('p50', 99.1), ...band('p90', 99.9)]);
-    app.store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 })));
+    await app.store.addSamples([...band('p10', 96), ...band('p50', 99.1), ...band('p90', 99.9)]);
+    (await app.store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 }))));
     browser = await launchChromium({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1200, height: 900 } });
   }, 60_000);
 
@@ -111,7 +111,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(await page.title()).toBe('avawatch: 3 firing');
     expect(await page.locator('#alerts h2').innerText()).toBe('Firing alerts (3)');
 
-    const ending = firingAlerts(app.store).find((a) => a.rule === 'validation-ending');
+    const ending = (await firingAlerts(app.store)).find((a) => a.rule === 'validation-ending');
     const row = page.locator('#alerts tbody tr', { hasText: 'validation-ending' });
     expect((await row.locator('td').allInnerTexts()).slice(0, 4)).toEqual(['WARNING', 'validation-ending', N, expect.stringContaining(ending?.summary ?? '?')]);
     expect(ending?.summary).toMatch(/ends within \d+d, at \d{4}-/);

@@ -64,7 +64,7 @@ describe('avawatch validators', () => {
     }
     const now = sim.world.clock.nowMs();
     // alpha: 0.87 × 58 d up + 42 d left − 0.9 × 100 d needed = 2.46 d = 212,544 s.
-    expect(validatorsCommand(loaded, false, now)).toEqual([
+    expect(await validatorsCommand(loaded, false, now)).toEqual([
       `alpha (${ALPHA}) mainnet: 1 firing; active, uptime 87%, ends 2027-01-09 00:00 UTC (in 42d), avalanche/1.14.2`,
       '  can be down 2d 11h more and still be paid (90% needed)',
       `beta (${BETA}) mainnet: OK; active, uptime 99%, ends 2026-12-01 00:00 UTC (in 3d), avalanche/1.14.2`,
@@ -106,7 +106,7 @@ describe("avawatch validators: the node's own version, and an unknown NodeID", (
     } finally {
       await app.stop();
     }
-    const text = validatorsCommand(loaded, false, sim.world.clock.nowMs());
+    const text = await validatorsCommand(loaded, false, sim.world.clock.nowMs());
     // The service says avalanche/1.14.2; the node itself answers 1.14.1: the node's answer is shown.
     expect(text.find((l) => l.startsWith('beta'))).toMatch(/, avalanchego\/1\.14\.1$/);
     expect(text.find((l) => l.startsWith('ghost'))).toBe(`ghost (${ghost}) mainnet: not listed; not listed`);
@@ -132,8 +132,8 @@ describe('avawatch validators: hostile text', () => {
     const now = sim.world.clock.nowMs();
     // eslint-disable-next-line no-control-regex -- control characters are what is looked for
     const raw = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-    const text = validatorsCommand(loaded, false, now);
+    const text = await validatorsCommand(loaded, false, now);
     expect(text[0]).toContain('avalanche/1.14.2 ?]0;pwned??');
-    for (const line of [...text, ...validatorsCommand(loaded, true, now)]) expect(line).not.toMatch(raw);
+    for (const line of [...text, ...(await validatorsCommand(loaded, true, now))]) expect(line).not.toMatch(raw);
   });
 });

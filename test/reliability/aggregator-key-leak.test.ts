@@ -60,7 +60,7 @@ ruleFiles: [rules.yaml]
     await app.start();
 
     const [post] = await slack.waitForPosts(1, 15_000);
-    await t.until(() => firingAlerts(app.store).length === 1, 'the alert firing');
+    await t.until(async () => (await firingAlerts(app.store)).length === 1, 'the alert firing');
     const statusPage = await (await fetch(`${app.url}/`)).text();
     const alertsApi = await (await fetch(`${app.url}/api/v1/alerts`)).text();
     const metrics = await (await fetch(`${app.url}/metrics`)).text();

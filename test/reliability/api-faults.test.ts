@@ -53,7 +53,7 @@ async function setup(onTestFinished: (fn: () => Promise<void>) => void): Promise
   });
   onTestFinished(() => d.stop());
   // The baseline: the three delegations and the baseline marker.
-  await d.until(() => Object.keys(storedStates(d.app.store, RULE)).length === 4, 'the baseline poll');
+  await d.until(async () => Object.keys((await storedStates(d.app.store, RULE))).length === 4, 'the baseline poll');
   return d;
 }
 
@@ -115,19 +115,19 @@ async function blindThenRecovered(d: Ctx, { before, after }: { before: States; a
   const text = `${blind!.body.text}\n${JSON.stringify(blind!.body)}`;
   if (typeof error === 'string') expect(text).toContain(error);
   else expect(text).toMatch(error);
-  expect(storedStates(a.store, RULE)).toEqual(before);
+  expect(await storedStates(a.store, RULE)).toEqual(before);
   expect(await counter(a, 'ruleFailures')).toBeGreaterThanOrEqual(3);
   const metrics = await (await fetch(`${a.url}/metrics`)).text();
   const failures = Number(new RegExp(`avawatch_rule_evaluation_failures_total\\{rule="${RULE}"\\} (\\d+)`).exec(metrics)?.[1]);
   expect(failures).toBeGreaterThanOrEqual(3);
-  expect(firingAlerts(a.store).map((f) => f.labels['alertname'])).toEqual(['rule-failing']);
+  expect((await firingAlerts(a.store)).map((f) => f.labels['alertname'])).toEqual(['rule-failing']);
 
   clear?.();
   await slack.waitForPosts(2, 30_000);
   await polls(d, 1);
   expect(seen(slack)).toEqual(['blind', 'recovered']);
-  expect(storedStates(a.store, RULE)).toEqual(after);
-  expect(firingAlerts(a.store)).toEqual([]);
+  expect(await storedStates(a.store, RULE)).toEqual(after);
+  expect(await firingAlerts(a.store)).toEqual([]);
   expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
 }
 
@@ -139,7 +139,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('hung headers: the page that never answers fails the poll within api.timeout', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     c.sim.world.faults.push(...times(6, { status: 200, delayMs: 60_000, ...onLaterPage }));
     const after = arrive(c, before, 'n');
     await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: no complete response within 1s`);
@@ -147,7 +147,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('a trickled body, each chunk in time but the whole slower than api.timeout', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     // The real page, 16 bytes every 200 ms: no gap trips a body timeout, the whole takes seconds.
     c.sim.world.faults.push(...times(6, { status: 200, trickle: { chunkBytes: 16, intervalMs: 200 }, ...onLaterPage }));
     const after = arrive(c, before, 'n');
@@ -156,7 +156,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('a 10 MB body, over api.maxResponseBytes', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     const huge = `{"delegators":[],"padding":"${'x'.repeat(10 * 1024 * 1024)}"}`;
     c.sim.world.faults.push(...times(3, { status: 200, body: huge, ...onLaterPage }));
     const after = arrive(c, before, 'n');
@@ -166,7 +166,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('malformed JSON', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     c.sim.world.faults.push(...times(3, { status: 200, body: '{"delegators":[{"txHash":"d9","nodeId":', ...onLaterPage }));
     const after = arrive(c, before, 'n');
     await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: HTTP 200 with a body that is not JSON`);
@@ -174,7 +174,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('a schema violation (valid JSON, wrong shape)', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     // A page with a field of the wrong type: read loosely, it would record a delegation
     // without a node in place of the new one it stands for.
     c.sim.world.faults.push(...times(3, { status: 200, body: JSON.stringify({ delegators: [{ txHash: 42 }] }), ...onLaterPage }));
@@ -184,7 +184,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('a burst of 503s', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     // Any page, the first included: it fails even a poll with nothing new to read.
     c.sim.world.faults.push(...times(10, { status: 503, pathIncludes: PATH }));
     await blindThenRecovered(c, { before, after: before }, `data API GET ${PATH}: HTTP 503: injected fault`);
@@ -193,7 +193,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('429 with Retry-After: one is waited out within the poll (no failure); a run of them blinds the rule, then it recovers', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     const limited = { status: 429, retryAfter: 1, body: '{"message":"Rate limit exceeded","statusCode":429}', ...onLaterPage };
     c.sim.world.faults.push({ ...limited });
     const waited = arrive(c, before, 'w');
@@ -204,7 +204,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
     expect(await counter(c.app, 'ruleFailures')).toBeLessThanOrEqual(1);
     expect(await counter(c.app, 'ruleEvaluations')).toBeGreaterThan(await counter(c.app, 'ruleFailures'));
     expect(c.slack.posts).toEqual([]);
-    expect(storedStates(c.app.store, RULE)).toEqual(waited);
+    expect(await storedStates(c.app.store, RULE)).toEqual(waited);
 
     // Those are known now: two more make the next polls walk three pages again.
     c.sim.world.faults.push(...times(6, limited));
@@ -214,7 +214,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('a page token the service repeats stops the walk (no endless loop) and fails the poll', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     c.sim.world.settings.repeatPageToken = true;
     const after = arrive(c, before, 'n');
     await blindThenRecovered(c, { before, after }, /the service sent page token "[^"]+" a second time \(page 3\)/, () => {
@@ -224,7 +224,7 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
 
   it('an expired page token restarts the walk at page one, which succeeds: no failure at all', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     c.sim.world.faults.push({ status: 400, body: EXPIRED, ...onLaterPage });
     const after = arrive(c, before, 'n');
     await c.until(async () => (await apiAnswers(c.app, '400')) === 1, 'the expired token');
@@ -232,12 +232,12 @@ describe('Data API faults: nothing false, nothing changed, counted, and blind af
     expect(await counter(c.app, 'ruleFailures')).toBe(0);
     expect(c.slack.posts).toEqual([]);
     // The restarted walk read both new delegations.
-    expect(storedStates(c.app.store, RULE)).toEqual(after);
+    expect(await storedStates(c.app.store, RULE)).toEqual(after);
   }, 60_000);
 
   it('a service that refuses every page token: one restart, then the poll fails (no endless restarts)', async ({ onTestFinished }) => {
     const c = await setup(onTestFinished);
-    const before = storedStates(c.app.store, RULE);
+    const before = await storedStates(c.app.store, RULE);
     c.sim.world.settings.expirePageTokens = true;
     const after = arrive(c, before, 'n');
     await blindThenRecovered(c, { before, after }, `data API GET ${PATH}: HTTP 400: Page token has expired, restart from the first page`, () => {

@@ -48,16 +48,16 @@ describe('delivery caps', () => {
     );
     telegram.failAll(() => telegram.tooMany(3_000_000));
     c.change();
-    const row = await c.until(() => c.app.store.outbox('pending').find((r) => r.attempts >= 3), 'three refused attempts', { within: 15_000 });
+    const row = await c.until(async () => (await c.app.store.outbox('pending')).find((r) => r.attempts >= 3), 'three refused attempts', { within: 15_000 });
     expect(row.lastError).toBe(
       'telegram receiver "tg": HTTP 429: Too Many Requests: retry after 3000000; telegram asked to wait 34d17h20m, longer than delivery.maxRetryAfter 300ms',
     );
-    expect(c.app.store.outbox('dead')).toEqual([]);
+    expect(await c.app.store.outbox('dead')).toEqual([]);
     telegram.failAll(undefined);
     await c.settle(telegram.waitFor(1), 'the Telegram message');
-    await c.until(() => c.app.store.outbox('sent')[0], 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent'))[0], 'the row marked sent');
     // Every attempt is one the provider saw: nothing in between ran away.
-    expect(c.app.store.outbox('sent')[0]!.attempts).toBe(telegram.received.length);
+    expect((await c.app.store.outbox('sent'))[0]!.attempts).toBe(telegram.received.length);
     expect(telegram.accepted()).toHaveLength(1);
     expect(c.warnings.filter((w) => w === 'TimeoutOverflowWarning')).toEqual([]);
   });
@@ -67,7 +67,7 @@ describe('delivery caps', () => {
     const slow = await startSlowReceiver(onTestFinished, 5_000);
     const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${slow.url}", timeout: 1s}` });
     c.change();
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000 });
+    const dead = await c.until(async () => (await c.app.store.outbox('dead'))[0], 'the row given up', { within: 15_000 });
     expect(dead).toMatchObject({
       attempts: 2,
       lastError:
@@ -99,7 +99,7 @@ describe('delivery caps', () => {
     });
     c.change();
     // real wait: the wait for the 250 is nodemailer's socket timeout, on the real clock: paced steps.
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'the row given up', { within: 15_000, pace: 20 });
+    const dead = await c.until(async () => (await c.app.store.outbox('dead'))[0], 'the row given up', { within: 15_000, pace: 20 });
     expect(dead.lastError).toBe(
       'unconfirmed: sent twice without an answer, so it may have been delivered; not sent a third time; last error: email receiver "mail": no answer in time after the message was sent (it may have been delivered)',
     );
@@ -118,7 +118,7 @@ describe('delivery caps', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/T0OLDSECRET/oldTokenValue`;
     const c = await setup(onTestFinished, { name: 'hook', yaml: `{name: hook, type: webhook, url: "${url}"}` });
     c.change();
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'a dead letter');
+    const dead = await c.until(async () => (await c.app.store.outbox('dead'))[0], 'a dead letter');
     expect(dead).toMatchObject({
       attempts: 1,
       lastError: 'webhook receiver "hook": the receiver\'s URL redirects (HTTP 301 to hooks.example.net): a configuration error; fix the URL',

@@ -45,13 +45,13 @@ describe('a 429 never stalls everything silently', () => {
   ])('one 429 asking for 600 s (as %s) fails the polls of every Data API rule, counted, rule-failing and /readyz say so', (_what, reset) =>
     daemon(async (d) => {
       const a = d.app;
-      await d.until(() => storedStates(a.store, 'status')[A] && storedStates(a.store, 'ending')[B], 'both baselines');
+      await d.until(async () => (await storedStates(a.store, 'status'))[A] && (await storedStates(a.store, 'ending'))[B], 'both baselines');
       // The bulk list that asks for A: only the status rule's call. The ending rule's own
       // calls (for B) are never answered 429; they fail because the wait covers every call.
       d.sim.world.faults.push({ status: 429, retryAfter: Number(reset()), pathMatches: '/validators$', query: A });
       await d.until(async () => (await failures(a, 'status')) >= 3 && (await failures(a, 'ending')) >= 3, 'three failed evaluations of each rule', { within: 8_000 });
       // One cause, one alert: the service's pause blinds both rules, and the alert names them.
-      const firing = firingAlerts(a.store);
+      const firing = await firingAlerts(a.store);
       expect(firing.map((f) => `${f.labels['rule']} ${f.labels['alertname']} ${f.labels['source']}`)).toEqual(['avawatch rule-failing data-service']);
       expect(firing[0]?.summary).toMatch(/^avawatch cannot see: the data service asked us to pause \(429\) since \d\d:\d\d UTC, 2 rules$/);
       const ready = await fetch(`${a.url}/readyz`);
@@ -68,14 +68,14 @@ describe('a 429 never stalls everything silently', () => {
     daemon(
       async (d) => {
         const a = d.app;
-        await d.until(() => storedStates(a.store, 'status')[A], 'the baseline');
+        await d.until(async () => (await storedStates(a.store, 'status'))[A], 'the baseline');
         // A delayed fault without a body of its own answers what the service would, late.
         // The simulator holds it 4 s of real time; the daemon's ticks and timeout run on fake time.
         d.sim.world.faults.push(
           ...Array.from({ length: 10 }, () => ({ status: 200, delayMs: 4_000, trickle: { chunkBytes: 1 << 20, intervalMs: 1 }, pathMatches: '/validators$', query: A })),
         );
-        await d.until(() => firingAlerts(a.store).some((f) => f.labels['rule'] === 'status'), 'rule-failing for the held rule', { within: 10_000 });
-        expect(firingAlerts(a.store).find((f) => f.labels['rule'] === 'status')?.summary).toMatch(/rule "status" is blind: its last \d+ evaluations failed \(evaluation skipped: the previous one has been running for \d+s, past the rule's interval\)/);
+        await d.until(async () => (await firingAlerts(a.store)).some((f) => f.labels['rule'] === 'status'), 'rule-failing for the held rule', { within: 10_000 });
+        expect((await firingAlerts(a.store)).find((f) => f.labels['rule'] === 'status')?.summary).toMatch(/rule "status" is blind: its last \d+ evaluations failed \(evaluation skipped: the previous one has been running for \d+s, past the rule's interval\)/);
         expect(await failures(a, 'ending')).toBe(0);
       },
       { timeout: '10s' },

@@ -12,9 +12,9 @@ import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js
 type Finished = (fn: () => Promise<void> | void) => void;
 
 /** Every outbox row ended delivered or dead with a reason; none pending or lost. */
-function settled(app: App): Array<{ state: string; lastError: string | null; attempts: number; receiver: string }> {
-  const rows = app.store.outbox();
-  expect(app.store.pendingCount()).toBe(0);
+async function settled(app: App): Promise<Array<{ state: string; lastError: string | null; attempts: number; receiver: string }>> {
+  const rows = await app.store.outbox();
+  expect(await app.store.pendingCount()).toBe(0);
   for (const r of rows) {
     expect(['sent', 'dead']).toContain(r.state);
     if (r.state === 'dead') expect(r.lastError).toMatch(/\S/);
@@ -33,7 +33,7 @@ const mailReceiver = (port: number, timeout = '2s') => ({
   yaml: `{name: ops-mail, type: email, smtp: {host: 127.0.0.1, port: ${port}}, from: avawatch@example.com, to: ops@example.com, timeout: ${timeout}}`,
 });
 const failed = async (app: App, reason: string) => (await app.metrics.notificationsFailed.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
-const pendingRow = (app: App, minAttempts: number) => app.store.outbox('pending').find((r) => r.attempts >= minAttempts);
+const pendingRow = async (app: App, minAttempts: number) => (await app.store.outbox('pending')).find((r) => r.attempts >= minAttempts);
 
 describe('Slack faults', () => {
   it('5xx for a long stretch: retried with backoff the whole time, then delivered exactly once', async ({ onTestFinished }) => {
@@ -48,9 +48,9 @@ describe('Slack faults', () => {
 
     slack.failAll(undefined);
     await slack.waitForPosts(1);
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the row marked sent');
     expect(slack.posts.map((p) => p.body.text)).toEqual([`[EVENT INFO] ${RULE}: ${CHANGE}`]);
-    const [sent] = settled(c.app);
+    const [sent] = await settled(c.app);
     expect(sent).toMatchObject({ state: 'sent', receiver: 'ops-slack' });
     // Every attempt is one the receiver saw: the failed ones and the one that got through.
     expect(sent!.attempts).toBe(slack.attempts);
@@ -63,14 +63,14 @@ describe('Slack faults', () => {
     slack.failNext({ status: 429, retryAfter: 1, body: 'rate_limited' }, { status: 429, retryAfter: 1, body: 'rate_limited' });
     c.change();
     await slack.waitForPosts(1, 15_000);
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the row marked sent');
     expect(slack.attempts).toBe(3);
     const [first, second, third] = slack.attemptTimes as [number, number, number];
     expect(second - first).toBeGreaterThanOrEqual(1_000);
     expect(third - second).toBeGreaterThanOrEqual(1_000);
     expect(slack.posts).toHaveLength(1);
     expect(await failed(c.app, 'http_429')).toBe(2);
-    expect(settled(c.app)).toMatchObject([{ state: 'sent', attempts: 3 }]);
+    expect(await settled(c.app)).toMatchObject([{ state: 'sent', attempts: 3 }]);
   });
 
   it('410 (channel archived): dead-lettered at once with the reason, and the queue is not blocked', async ({ onTestFinished }) => {
@@ -78,16 +78,16 @@ describe('Slack faults', () => {
     const { slack } = c;
     slack.failNext({ status: 410, body: 'channel_is_archived' });
     c.change();
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'a dead letter');
+    const dead = await c.until(async () => (await c.app.store.outbox('dead'))[0], 'a dead letter');
     expect(dead).toMatchObject({ attempts: 1, lastError: 'slack receiver "ops-slack": HTTP 410: channel archived or webhook revoked (channel_is_archived)', summary: CHANGE });
     expect(slack.attempts).toBe(1);
     // A dead letter is not retried, and what comes after it still goes out.
     c.change(2);
     await slack.waitForPosts(1);
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the next row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the next row marked sent');
     expect(slack.attempts).toBe(2);
     expect(slack.posts[0]!.body.text).toContain('new validation period');
-    expect(settled(c.app).map((r) => r.state)).toEqual(['sent', 'dead']);
+    expect((await settled(c.app)).map((r) => r.state)).toEqual(['sent', 'dead']);
   });
 });
 
@@ -104,9 +104,9 @@ describe('SMTP faults', () => {
     onTestFinished(() => sink.close());
     const [mail] = await c.settle(sink.waitFor(1), 'the mail');
     expect(mail!.subject).toBe(`[EVENT INFO] ${RULE}: ${CHANGE}`);
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the row marked sent');
     expect(sink.messages).toHaveLength(1);
-    expect(settled(c.app)).toMatchObject([{ state: 'sent', receiver: 'ops-mail' }]);
+    expect(await settled(c.app)).toMatchObject([{ state: 'sent', receiver: 'ops-mail' }]);
   });
 
   it('black-holed (accepts TCP, never says a word): each attempt times out in seconds and is retried; delivered once the server answers', async ({ onTestFinished }) => {
@@ -123,9 +123,9 @@ describe('SMTP faults', () => {
     const sink = await startSmtpSink(undefined, { port: hole.port });
     onTestFinished(() => sink.close());
     await c.settle(sink.waitFor(1, 15_000), 'the mail');
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the row marked sent');
     expect(sink.messages).toHaveLength(1);
-    expect(settled(c.app)).toMatchObject([{ state: 'sent' }]);
+    expect(await settled(c.app)).toMatchObject([{ state: 'sent' }]);
   });
 
   it('451 (greylisting), again and again: retried, delivered once it is accepted', async ({ onTestFinished }) => {
@@ -135,10 +135,10 @@ describe('SMTP faults', () => {
     sink.failNext(...Array.from({ length: 4 }, () => ({ code: 451, message: 'greylisted, try again later' })));
     c.change();
     await c.settle(sink.waitFor(1), 'the mail');
-    await c.until(() => c.app.store.outbox('sent').length === 1, 'the row marked sent');
+    await c.until(async () => (await c.app.store.outbox('sent')).length === 1, 'the row marked sent');
     expect(await failed(c.app, 'smtp_451')).toBe(4);
     expect(sink.messages).toHaveLength(1);
-    expect(settled(c.app)).toMatchObject([{ state: 'sent', attempts: 5 }]);
+    expect(await settled(c.app)).toMatchObject([{ state: 'sent', attempts: 5 }]);
   });
 
   it('550 (no such mailbox): dead-lettered at once with the server’s reply', async ({ onTestFinished }) => {
@@ -147,11 +147,11 @@ describe('SMTP faults', () => {
     const c = await setup(onTestFinished, mailReceiver(sink.port));
     sink.failNext({ code: 550, message: 'Mailbox unavailable' });
     c.change();
-    const dead = await c.until(() => c.app.store.outbox('dead')[0], 'a dead letter');
+    const dead = await c.until(async () => (await c.app.store.outbox('dead'))[0], 'a dead letter');
     expect(dead.attempts).toBe(1);
     expect(dead.lastError).toMatch(/^email receiver "ops-mail": SMTP 550 .*Mailbox unavailable/);
     expect(await failed(c.app, 'smtp_550')).toBe(1);
     expect(sink.messages).toHaveLength(0);
-    expect(settled(c.app).map((r) => r.state)).toEqual(['dead']);
+    expect((await settled(c.app)).map((r) => r.state)).toEqual(['dead']);
   });
 });

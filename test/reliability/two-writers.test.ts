@@ -48,7 +48,7 @@ describe('two writers on one state file never send the same event twice', () => 
     app = composeApp(loaded, { logLevel: 'error', readable: false, clock: t.clock }).app;
     await app.start();
     const a = app;
-    await t.until(() => storedStates(a.store, RULE)[NODE], 'the baseline');
+    await t.until(async () => (await storedStates(a.store, RULE))[NODE], 'the baseline');
 
     // `once` reads the stored state (active), then waits 3 s for its answer (completed).
     forOnce.world.setValidators('mainnet', NODE, [completedValidator(period)]);
@@ -64,10 +64,10 @@ describe('two writers on one state file never send the same event twice', () => 
     const result = await t.settle(once, 'once to end', { pace: 5, within: 60_000 });
     // The daemon polls twice more with nothing left to send: a duplicate would be sent by now.
     const polled = forDaemon.requests.length;
-    await t.until(() => forDaemon.requests.length >= polled + 2 && a.store.outbox('pending').length === 0, 'two more daemon polls and an empty outbox');
+    await t.until(async () => forDaemon.requests.length >= polled + 2 && (await a.store.outbox('pending')).length === 0, 'two more daemon polls and an empty outbox');
     expect(slack.posts.map((p) => postText(p)).filter((t) => t.includes('validation active → completed'))).toHaveLength(1);
     expect(result.stdout).toBe(''); // its copy was dropped; evaluated again, nothing had changed
     expect(result.stderr).toContain('another process committed this rule meanwhile');
-    expect(a.store.outbox('sent').length + a.store.outbox('pending').length).toBe(1);
+    expect((await a.store.outbox('sent')).length + (await a.store.outbox('pending')).length).toBe(1);
   }, 40_000); // two processes on the wall clock: slower on a loaded machine
 });

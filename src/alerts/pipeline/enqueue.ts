@@ -40,8 +40,8 @@ export interface Enqueue {
  * The `enqueue` stage, the one way an evaluation is committed: states, state alerts, alert
  * rows and one outbox row per target, in one transaction. Returns the alerts' ids.
  */
-export function enqueue(store: StateStore, e: Enqueue, onQueued?: () => void): number[] {
-  const ids = store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
+export async function enqueue(store: StateStore, e: Enqueue, onQueued?: () => void): Promise<number[]> {
+  const ids = await store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
   if (onQueued && e.alerts.some((a) => a.targets.length > 0)) onQueued();
   return ids;
 }

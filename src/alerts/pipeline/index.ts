@@ -31,6 +31,11 @@ export interface StageInfo {
 /** A commit stage: what it does to one commit's batch, in turn. */
 interface Stage extends StageInfo {
   at: 'commit';
+  run(b: Batch, p: PipelineDeps): void | Promise<void>;
+}
+
+/** A stage that never waits for the store: `targetsAt` runs it where an answer is wanted at once. */
+interface SyncStage extends Stage {
   run(b: Batch, p: PipelineDeps): void;
 }
 
@@ -88,7 +93,7 @@ const ENRICH: Stage = {
   },
 };
 
-const ROUTE: Stage = {
+const ROUTE: SyncStage = {
   name: 'route',
   at: 'commit',
   where: '`alerts/pipeline/route.ts`',
@@ -98,7 +103,7 @@ const ROUTE: Stage = {
   },
 };
 
-const MUTE: Stage = {
+const MUTE: SyncStage = {
   name: 'mute',
   at: 'commit',
   where: '`alerts/pipeline/mute.ts`',
@@ -109,7 +114,7 @@ const MUTE: Stage = {
   },
 };
 
-const GROUP: Stage = {
+const GROUP: SyncStage = {
   name: 'group',
   at: 'commit',
   where: '`alerts/pipeline/group.ts`',
@@ -161,10 +166,10 @@ const ENQUEUE: Stage = {
   at: 'commit',
   where: '`alerts/pipeline/enqueue.ts`',
   does: 'states, state alerts, alert rows and one outbox row per target, in one transaction',
-  run: (b, p) => {
+  run: async (b, p) => {
     const { input } = b;
     b.alerts = b.planned.map(({ draft, labels, targets }) => newAlert(input.rule, draft, labels, targets));
-    b.ids = enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts: b.alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
+    b.ids = await enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts: b.alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
   },
 };
 
@@ -231,24 +236,32 @@ export class Pipeline {
     return enrich(rule, item, this.#deps.redact);
   }
 
-  #batch(input: CommitInput): Batch {
-    return { input, steady: this.#deps.clock.mono(), silences: this.#deps.store.silences(input.now.getTime()), drafts: [], targetsFor: () => [], planned: [], active: undefined, alerts: [], ids: [] };
+  #batch(input: CommitInput, silences: readonly Silence[]): Batch {
+    return { input, steady: this.#deps.clock.mono(), silences, drafts: [], targetsFor: () => [], planned: [], active: undefined, alerts: [], ids: [] };
   }
 
   /** Runs the commit's stages: the notifications queued, as `once` and rule tests show them. */
-  commit(input: CommitInput): AlertMessage[] {
-    const b = this.#batch(input);
-    for (const stage of COMMIT_STAGES) stage.run(b, this.#deps);
+  async commit(input: CommitInput): Promise<AlertMessage[]> {
+    const b = this.#batch(input, await this.#deps.store.silences(input.now.getTime()));
+    for (const stage of COMMIT_STAGES) await stage.run(b, this.#deps);
     const at = input.now.toISOString();
     // The targets and the condition key are for channels (read back from the outbox), not `once --json`.
     return b.alerts.map(({ targets: _t, conditionKey: _k, ...message }, i) => ({ ...message, alertId: b.ids[i] ?? 0, at }));
   }
 
   /** Where an alert with these labels goes now: the commit's own route, mute and group stages, each target with why it is muted, if it is. */
-  targets(rule: LoadedRule, labels: Record<string, string>, now: Date): Target[] {
-    const b = this.#batch({ rule, storeRule: rule.name, states: new StateDiff([], []), now });
-    for (const stage of [ROUTE, MUTE, GROUP]) stage.run(b, this.#deps);
-    return b.targetsFor(labels);
+  async targets(rule: LoadedRule, labels: Record<string, string>, now: Date): Promise<Target[]> {
+    return (await this.targetsAt(now))(rule, labels);
+  }
+
+  /** `targets` at one moment, the silences read once: for a caller that asks synchronously (alerts/relocate.ts). */
+  async targetsAt(now: Date): Promise<(rule: LoadedRule, labels: Record<string, string>) => Target[]> {
+    const silences = await this.#deps.store.silences(now.getTime());
+    return (rule, labels) => {
+      const b = this.#batch({ rule, storeRule: rule.name, states: new StateDiff([], []), now }, silences);
+      for (const stage of [ROUTE, MUTE, GROUP]) stage.run(b, this.#deps);
+      return b.targetsFor(labels);
+    };
   }
 
   /** The enabled receivers the route tree sends these labels to (none: nobody would hear it). */
@@ -262,7 +275,7 @@ export class Pipeline {
   }
 
   /** Commits what a reload moved or ended (app/relocate.ts): the same `enqueue`. */
-  enqueue(e: Parameters<typeof enqueue>[1]): number[] {
+  enqueue(e: Parameters<typeof enqueue>[1]): Promise<number[]> {
     return enqueue(this.#deps.store, e, this.#deps.onQueued);
   }
 }
