@@ -91,9 +91,9 @@ describe('silences', () => {
     expect(refused.stderr).toMatch(/^avawatch: no configured rule or kind produces the label "nodeid": the silence would mute nothing\. Labels alerts carry: .*\bnode, .*\(--force adds it anyway\)\n$/);
     // The rest in this process (a CLI start each would be slow): the functions the commands print.
     const loaded = loadConfig(config, {});
-    expect(silenceList(loaded, false, false)).toEqual(['no silences in force']);
-    expect(silenceAdd(loaded, { match: [`node=${A}`], for: '1h', comment: 'x' })).toMatch(/^silence #1 until \S+: node=NodeID-/);
-    expect(silenceAdd(loaded, { match: [`nodeid=${A}`], for: '1h', comment: 'x', force: true })).toMatch(/^silence #2 until \S+: nodeid=NodeID-/);
+    expect(await silenceList(loaded, false, false)).toEqual(['no silences in force']);
+    expect(await silenceAdd(loaded, { match: [`node=${A}`], for: '1h', comment: 'x' })).toMatch(/^silence #1 until \S+: node=NodeID-/);
+    expect(await silenceAdd(loaded, { match: [`nodeid=${A}`], for: '1h', comment: 'x', force: true })).toMatch(/^silence #2 until \S+: nodeid=NodeID-/);
   });
 
   it("refuses a validator name the inventory does not have (a typo), suggesting the nearest, unless --force", async () => {
@@ -104,10 +104,10 @@ describe('silences', () => {
     expect([refused.code, refused.stderr]).toEqual([1, 'avawatch: no validator of the inventory is named "alfa" (did you mean alpha?): the silence would mute nothing. Its validators: alpha, beta (--force adds it anyway)\n']);
     // The rest in this process, as above.
     const loaded = loadConfig(config, {});
-    expect(silenceList(loaded, false, false)).toEqual(['no silences in force']);
-    expect(silenceAdd(loaded, { match: ['validator=alpha'], for: '1h', comment: 'x' })).toMatch(/^silence #1 until \S+: validator=alpha$/);
-    expect(silenceAdd(loaded, { match: ['validator=~al.*'], for: '1h', comment: 'x' })).toMatch(/^silence #2 until /);
-    expect(silenceAdd(loaded, { match: ['validator=alfa'], for: '1h', comment: 'x', force: true })).toMatch(/^silence #3 until \S+: validator=alfa$/);
+    expect(await silenceList(loaded, false, false)).toEqual(['no silences in force']);
+    expect(await silenceAdd(loaded, { match: ['validator=alpha'], for: '1h', comment: 'x' })).toMatch(/^silence #1 until \S+: validator=alpha$/);
+    expect(await silenceAdd(loaded, { match: ['validator=~al.*'], for: '1h', comment: 'x' })).toMatch(/^silence #2 until /);
+    expect(await silenceAdd(loaded, { match: ['validator=alfa'], for: '1h', comment: 'x', force: true })).toMatch(/^silence #3 until \S+: validator=alfa$/);
   });
 
   it('refuses a rule, severity, network or inventory label value no alert can carry, and a pattern matching none, naming the values, unless --force', async () => {
@@ -133,9 +133,9 @@ describe('silences', () => {
     await cliProject();
     // Added and listed in this process; expired and listed whole (--all) by the CLI.
     const loaded = loadConfig(config, {});
-    silenceAdd(loaded, { match: ['rule=ending'], for: '1h', comment: 'x' });
+    await silenceAdd(loaded, { match: ['rule=ending'], for: '1h', comment: 'x' });
     expect(await cli('silence', 'expire', '#1')).toBe('silence #1 expired\n');
-    expect(silenceList(loaded, false, false)).toEqual(['no silences in force']);
+    expect(await silenceList(loaded, false, false)).toEqual(['no silences in force']);
     expect(await cli('silence', 'list', '--all')).toMatch(/^#1 expired until /);
   });
 });
