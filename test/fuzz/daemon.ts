@@ -232,15 +232,20 @@ export function outboxRows(d: Daemon): OutboxRow[] {
   return d.db.prepare('SELECT id, receiver, state, attempts, next_attempt_at, lease_until, last_error, created_at, updated_at, digest_at FROM outbox ORDER BY id').all() as OutboxRow[];
 }
 
+/** How often settleDelivery looks (real ms). */
+const SETTLE_LOOK_MS = 10;
+
 /**
  * Lets delivery run until it is quiet: no attempt under way, nothing changing, every
  * provider's count steady (real time; at most `maxMs`: a cap, reached only on a busy machine).
+ * Nothing due and nothing under way is quiet at once (a worker has nothing left to take);
+ * due rows that stay put belong to a paused receiver: 200 ms without change says so.
  */
 export async function settleDelivery(d: Daemon, maxMs = 10_000): Promise<void> {
   d.app.delivery.kick();
   const start = Date.now();
   let last = '';
-  let steady = 0;
+  let steadyFrom = start;
   while (Date.now() - start < maxMs) {
     const now = d.world.clock.nowMs();
     const rows = outboxRows(d);
@@ -248,11 +253,10 @@ export async function settleDelivery(d: Daemon, maxMs = 10_000): Promise<void> {
     const sending = rows.some((r) => r.state === 'pending' && r.lease_until > now);
     const due = rows.some((r) => r.state === 'pending' && r.next_attempt_at <= now);
     const mark = JSON.stringify([rows.map((r) => [r.state, r.attempts, r.next_attempt_at]), PROVIDERS.map((p) => d.providers[p].received.length)]);
-    steady = mark === last ? steady + 1 : 0;
+    if (mark !== last) steadyFrom = Date.now();
     last = mark;
-    // Due rows that stay put belong to a paused receiver: a while without change says so.
-    if (!sending && steady >= (due ? 8 : 2)) return;
+    if (!sending && (!due || Date.now() - steadyFrom >= 200)) return;
     // real wait: the fuzzer's App runs on real timers (its clock is the simulator's, moved by the steps); delivery's attempts are real I/O.
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, SETTLE_LOOK_MS));
   }
 }

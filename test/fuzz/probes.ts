@@ -147,7 +147,48 @@ export function leaks(sources: Record<string, string>, secrets: readonly string[
   return [...found];
 }
 
-/** The state file as it is on disk (database and write-ahead log), as text to search. */
-export function stateFileText(path: string): string {
-  return [path, `${path}-wal`].filter(existsSync).map((p) => readFileSync(p).toString('latin1')).join('\n');
+/** A file is compared with its last reading in pieces of this many bytes (SQLite's page). */
+const PIECE = 4096;
+
+/**
+ * What changed in a source since it was last searched, with FRAGMENT − 1 characters either
+ * side: a piece of a secret wholly in what did not change stood there, at the same place (or,
+ * in a text that only grew, before its end), when the last search found none. So searching
+ * this is searching it all, and a state file of megabytes is not read whole after every step.
+ * One per daemon.
+ */
+export class Unsearched {
+  readonly #texts = new Map<string, string>();
+  readonly #files = new Map<string, Buffer>();
+
+  /** A text that grows at its end (a log, the messages a provider got): what it gained. */
+  text(name: string, text: string): string {
+    const last = this.#texts.get(name);
+    this.#texts.set(name, text);
+    if (last === undefined || !text.startsWith(last)) return text;
+    return text.slice(Math.max(0, last.length - (FRAGMENT - 1)));
+  }
+
+  /** The state file as it is on disk (database and write-ahead log, each rewritten in place): what changed, as text. */
+  stateFile(path: string): string {
+    return [path, `${path}-wal`].map((p) => this.#file(p)).join('\n');
+  }
+
+  #file(path: string): string {
+    const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+    const last = this.#files.get(path);
+    this.#files.set(path, bytes);
+    if (last === undefined) return bytes.toString('latin1');
+    const spans: Array<[number, number]> = [];
+    for (let at = 0; at < bytes.length; at += PIECE) {
+      const end = Math.min(at + PIECE, bytes.length);
+      if (end <= last.length && bytes.subarray(at, end).equals(last.subarray(at, end))) continue;
+      const from = Math.max(0, at - (FRAGMENT - 1));
+      const to = Math.min(bytes.length, end + FRAGMENT - 1);
+      const prev = spans.at(-1);
+      if (prev && from <= prev[1]) prev[1] = to;
+      else spans.push([from, to]);
+    }
+    return spans.map(([from, to]) => bytes.toString('latin1', from, to)).join('\n');
+  }
 }
