@@ -234,7 +234,7 @@ export function outboxRows(d: Daemon): OutboxRow[] {
 }
 
 /** How often settleDelivery looks (real ms). */
-const SETTLE_LOOK_MS = 10;
+const SETTLE_LOOK_MS = 25;
 
 /**
  * Lets delivery run until it is quiet: no attempt under way, nothing changing, every
