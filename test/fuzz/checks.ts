@@ -1,6 +1,6 @@
 import type { AlertMessage } from '../../src/base/types.js';
 import { API_TIMEOUT_MS, DELIVERY, DELIVERY_WAIT_CAP_MS, outboxRows, type Daemon } from './daemon.js';
-import { leaks, MAX_TIMER_MS, stateFileText, type LoopWatch, type Timers } from './probes.js';
+import { leaks, MAX_TIMER_MS, Unsearched, type LoopWatch, type Timers } from './probes.js';
 import { PROVIDERS } from './receivers.js';
 import { expected, HEALTH_OFF, severityOf, type Model } from './world.js';
 import { L1_RULE } from './world-40.js';
@@ -36,21 +36,26 @@ export function timersCapped(w: Watch, step: string): void {
   }
 }
 
+/** What each daemon's log, state file and messages held when last searched. */
+const searched = new WeakMap<Daemon, Unsearched>();
+
 /** No configured secret in any notification, log line, page, /metrics, /api/v1/alerts or the state file. */
 export async function noSecrets(d: Daemon, step: string): Promise<void> {
   const get = async (path: string) => (await fetch(`${d.app.url}${path}`, { signal: AbortSignal.timeout(5_000) })).text();
+  let unsearched = searched.get(d);
+  if (!unsearched) searched.set(d, (unsearched = new Unsearched()));
   const sources: Record<string, string> = {
-    log: d.logs.join(''),
+    log: unsearched.text('log', d.logs.join('')),
     'status page': await get('/'),
     '/metrics': await get('/metrics'),
     '/api/v1/alerts': await get('/api/v1/alerts'),
-    'state file': stateFileText(d.statePath),
+    'state file': unsearched.stateFile(d.statePath),
   };
   const found = leaks(sources, d.secrets);
   // A provider's own credential is in its own requests by design (PagerDuty's routing key); any other is a leak.
   for (const p of PROVIDERS) {
     const own = new Set(d.providers[p].secrets);
-    const text = d.providers[p].received.map((r) => r.body).join('\n');
+    const text = unsearched.text(`message to ${p}`, d.providers[p].received.map((r) => r.body).join('\n'));
     found.push(...leaks({ [`message to ${p}`]: text }, d.secrets.filter((s) => !own.has(s))));
   }
   if (found.length > 0) fail(`${step}: a secret leaked: ${found.join(', ')}`);

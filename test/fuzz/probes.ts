@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 // What the fuzzer watches besides the daemon's answers: how long the event loop was blocked,
 // every timer asked for, and where a secret could surface.
@@ -147,7 +147,82 @@ export function leaks(sources: Record<string, string>, secrets: readonly string[
   return [...found];
 }
 
-/** The state file as it is on disk (database and write-ahead log), as text to search. */
-export function stateFileText(path: string): string {
-  return [path, `${path}-wal`].filter(existsSync).map((p) => readFileSync(p).toString('latin1')).join('\n');
+/** A file is compared with its last reading in pieces of this many bytes (SQLite's page). */
+const PIECE = 4096;
+
+/**
+ * What changed in a source since it was last searched, with FRAGMENT − 1 characters either
+ * side: a piece of a secret wholly in what did not change stood there, at the same place (or,
+ * in a text that only grew, before its end), when the last search found none. So searching
+ * this is searching it all, and a state file of megabytes is not read whole after every step.
+ * One per daemon.
+ */
+export class Unsearched {
+  readonly #texts = new Map<string, string>();
+  /** Each file's last reading and a buffer for the next, swapped at each read (a fresh buffer of megabytes per read costs more than reading it). */
+  readonly #files = new Map<string, { last: Reading | undefined; spare: Buffer }>();
+
+  /** A text that grows at its end (a log, the messages a provider got): what it gained. */
+  text(name: string, text: string): string {
+    const last = this.#texts.get(name);
+    this.#texts.set(name, text);
+    if (last === undefined || !text.startsWith(last)) return text;
+    return text.slice(Math.max(0, last.length - (FRAGMENT - 1)));
+  }
+
+  /** The state file as it is on disk (database and write-ahead log, each rewritten in place): what changed, as text. */
+  stateFile(path: string): string {
+    return [path, `${path}-wal`].map((p) => this.#file(p)).join('\n');
+  }
+
+  #file(path: string): string {
+    let file = this.#files.get(path);
+    if (!file) this.#files.set(path, (file = { last: undefined, spare: Buffer.alloc(0) }));
+    const now = readInto(path, file.spare);
+    const { last } = file;
+    file.spare = last?.bytes ?? Buffer.alloc(0);
+    file.last = now;
+    const bytes = now.bytes.subarray(0, now.length);
+    if (last === undefined) return bytes.toString('latin1');
+    const spans: Array<[number, number]> = [];
+    for (let at = 0; at < bytes.length; at += PIECE) {
+      const end = Math.min(at + PIECE, bytes.length);
+      if (end <= last.length && bytes.subarray(at, end).equals(last.bytes.subarray(at, end))) continue;
+      const from = Math.max(0, at - (FRAGMENT - 1));
+      const to = Math.min(bytes.length, end + FRAGMENT - 1);
+      const prev = spans.at(-1);
+      if (prev && from <= prev[1]) prev[1] = to;
+      else spans.push([from, to]);
+    }
+    return spans.map(([from, to]) => bytes.toString('latin1', from, to)).join('\n');
+  }
+}
+
+/** A file's bytes: the first `length` of `bytes`. */
+interface Reading {
+  bytes: Buffer;
+  length: number;
+}
+
+/** The file as it is now, read into `into` (or a larger buffer); a missing file reads as nothing. */
+function readInto(path: string, into: Buffer): Reading {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return { bytes: into, length: 0 };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = into.length >= size ? into : Buffer.allocUnsafe(size + (size >> 1));
+    let length = 0;
+    while (length < size) {
+      const n = readSync(fd, bytes, length, size - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    return { bytes, length };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -12,7 +12,7 @@ import { NODE_FOR_MS, versionOld, watched, type Model } from './world.js';
 
 /** Which requests show that a rule looked (rules sharing an endpoint share its calls); `node`: to the node's own API. */
 const CALLS: Array<[string, RegExp, 'service' | 'node']> = [
-  ['status, end, health, expr-slow, expr-pad', /\/validators/, 'service'],
+  ['status, end, health, expr', /\/validators/, 'service'],
   ['blocks', /\/blocks/, 'service'],
   ['sig', /\/signatureAggregator/, 'service'],
   ['node', /\/ext\/(?:health|info)/, 'node'],
