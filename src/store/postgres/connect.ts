@@ -1,0 +1,60 @@
+import pg from 'pg';
+
+// Connecting to PostgreSQL (node-postgres): a pool per store, its numbers as JavaScript
+// numbers, and a URL that never prints its password.
+
+/** A pool, a client checked out of one, or a lone client: what runs a statement. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+const INT8 = 20;
+
+/**
+ * bigint columns (unix ms, ids, epochs) parsed as numbers: every one avawatch keeps is far
+ * below 2^53, and node-postgres would give strings. Per pool, not pg.types: no module-wide setting.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** A schema name avawatch accepts: a plain SQL identifier, so it goes into search_path and DDL as it is. */
+export function checkSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`PostgreSQL schema name "${schema}": use lower-case letters, digits and _`);
+  return schema;
+}
+
+export interface PoolOptions {
+  /** The schema the store's tables live in (created by migrate()); default: PostgreSQL's search_path (public). */
+  schema?: string;
+  /** Connections at most (default 4). */
+  max?: number;
+}
+
+/** A pool on `url`, every connection in `schema` when given. Connects lazily: the first query reaches the server. */
+export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
+  if (o.schema !== undefined) checkSchema(o.schema);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: o.max ?? 4,
+    types,
+    application_name: 'avawatch',
+    ...(o.schema === undefined ? {} : { options: `-c search_path=${o.schema}` }),
+  });
+  // An idle connection cut (a server restart, a failover, a killed backend) is dropped by the
+  // pool and the next query opens another; without a listener the process would exit.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** The URL as errors and logs may show it: user, host, port and database, never the password. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username === '' ? '' : `${decodeURIComponent(u.username)}@`;
+    return `postgres://${user}${u.host}${u.pathname}`;
+  } catch {
+    return 'a PostgreSQL URL that does not parse';
+  }
+}
