@@ -5,7 +5,8 @@ import { openPool } from './connect.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
 
-// On a real PostgreSQL cluster of this file's own; each test in a database of its own.
+// On a real PostgreSQL cluster of this file's own; each test in a fresh database of its own,
+// or (cheaper) a schema of its own.
 let cluster: RunningPostgres;
 beforeAll(async () => {
   cluster = await startPostgres();
@@ -64,35 +65,38 @@ describe('PostgreSQL schema migrations', () => {
   });
 
   it('a database already at the last version is left as it is, its data kept', async () => {
-    const url = await cluster.database('again');
-    const p = pool(url);
-    await migrate(p);
+    const url = cluster.url;
+    const schema = 'again';
+    const p = pool(url, schema);
+    await migrate(p, { schema });
     await p.query("INSERT INTO rule_revision VALUES ('r', 7)");
-    expect(await migrate(p)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length });
+    expect(await migrate(p, { schema })).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length });
     expect((await p.query('SELECT revision FROM rule_revision')).rows).toEqual([{ revision: 7 }]);
   });
 
   it('a migration that fails leaves nothing of the run behind: the version stays, the next start tries again', async () => {
-    const url = await cluster.database('fails');
-    const p = pool(url);
-    await expect(migrate(p, { migrations: ['CREATE TABLE first (x integer)', 'SELECT * FROM no_such_table'] })).rejects.toThrow(
+    const url = cluster.url;
+    const schema = 'fails';
+    const p = pool(url, schema);
+    await expect(migrate(p, { schema, migrations: ['CREATE TABLE first (x integer)', 'SELECT * FROM no_such_table'] })).rejects.toThrow(
       'cannot migrate the state in PostgreSQL: relation "no_such_table" does not exist',
     );
     const left = await p.query("SELECT to_regclass('first') AS t, to_regclass('schema_migrations') AS m");
     expect(left.rows).toEqual([{ t: null, m: null }]);
-    expect(await migrate(p, { migrations: ['CREATE TABLE first (x integer)'] })).toEqual({ from: 0, to: 1 });
+    expect(await migrate(p, { schema, migrations: ['CREATE TABLE first (x integer)'] })).toEqual({ from: 0, to: 1 });
   });
 
   it('refuses a database a newer avawatch migrated, naming both versions', async () => {
-    const url = await cluster.database('newer');
-    const p = pool(url);
-    await migrate(p);
+    const url = cluster.url;
+    const schema = 'newer';
+    const p = pool(url, schema);
+    await migrate(p, { schema });
     await p.query('INSERT INTO schema_migrations (version) VALUES (99)');
-    await expect(migrate(p)).rejects.toThrow(`PostgreSQL schema version 99 is newer than this avawatch knows (${MIGRATIONS.length}): upgrade avawatch`);
+    await expect(migrate(p, { schema })).rejects.toThrow(`PostgreSQL schema version 99 is newer than this avawatch knows (${MIGRATIONS.length}): upgrade avawatch`);
   });
 
   it('keeps each schema apart: two stores in one database', async () => {
-    const url = await cluster.database('schemas');
+    const url = cluster.url;
     const a = pool(url, 'store_a');
     const b = pool(url, 'store_b');
     await Promise.all([migrate(a, { schema: 'store_a' }), migrate(b, { schema: 'store_b' })]);
@@ -102,16 +106,17 @@ describe('PostgreSQL schema migrations', () => {
   });
 
   it('the lock ends with its connection: an instance cut off mid-migration does not hold the others', async () => {
-    const url = await cluster.database('cut');
-    const stuck = pool(url);
-    await migrate(stuck, { migrations: [] }); // makes the lock's row
+    const url = cluster.url;
+    const schema = 'cut';
+    const stuck = pool(url, schema);
+    await migrate(stuck, { schema, migrations: [] }); // makes the lock's row
     const holder = await stuck.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM schema_lock WHERE id = 1 FOR UPDATE');
     const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     holder.on('error', () => undefined);
     // The other instance queues on the row lock; were the lock to outlive its backend, it would wait for ever.
-    const migrated = migrate(pool(url));
+    const migrated = migrate(pool(url, schema), { schema });
     await pool(url).query('SELECT pg_terminate_backend($1)', [pid]);
     expect(await migrated).toEqual({ from: 0, to: MIGRATIONS.length });
     holder.release(true);
