@@ -25,6 +25,14 @@ export const MIGRATIONS: readonly string[] = [
     revision bigint NOT NULL
   );
 
+  -- Bumped by every write of states or state alerts: a store tells from it (less its own
+  -- bumps) that another process wrote what it keeps in memory (SQLite's data_version).
+  CREATE TABLE data_version (
+    id      integer PRIMARY KEY CHECK (id = 1),
+    version bigint NOT NULL
+  );
+  INSERT INTO data_version VALUES (1, 0);
+
   -- State alerts, pending and firing, per rule: what the next evaluation diffs against.
   CREATE TABLE active_alerts (
     rule               text NOT NULL,
