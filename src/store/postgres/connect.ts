@@ -19,10 +19,13 @@ const types = {
     oid === INT8 && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** A schema name avawatch accepts: a plain SQL identifier, so it goes into search_path and DDL as it is. */
-export function checkSchema(schema: string): string {
+/**
+ * A schema name avawatch accepts (lower-case letters, digits and _), quoted for search_path
+ * and DDL: a word SQL keeps for itself (`limit`) is a name too.
+ */
+export function quotedSchema(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`PostgreSQL schema name "${schema}": use lower-case letters, digits and _`);
-  return schema;
+  return `"${schema}"`;
 }
 
 export interface PoolOptions {
@@ -34,13 +37,12 @@ export interface PoolOptions {
 
 /** A pool on `url`, every connection in `schema` when given. Connects lazily: the first query reaches the server. */
 export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
-  if (o.schema !== undefined) checkSchema(o.schema);
   const pool = new pg.Pool({
     connectionString: url,
     max: o.max ?? 4,
     types,
     application_name: 'avawatch',
-    ...(o.schema === undefined ? {} : { options: `-c search_path=${o.schema}` }),
+    ...(o.schema === undefined ? {} : { options: `-c search_path=${quotedSchema(o.schema)}` }),
   });
   // An idle connection cut (a server restart, a failover, a killed backend) is dropped by the
   // pool and the next query opens another; without a listener the process would exit.

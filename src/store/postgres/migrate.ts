@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
-import { checkSchema, describeUrl } from './connect.js';
+import { describeUrl, quotedSchema } from './connect.js';
 import { MIGRATIONS } from './migrations.js';
 
 // Several instances start at once against one database: whichever takes the lock first
@@ -48,7 +48,7 @@ async function createLock(client: pg.PoolClient, schema: string | undefined): Pr
   // CREATE … IF NOT EXISTS run by two sessions at once can still fail on the catalog's unique
   // index: the other one made it, and the next try finds it.
   await retryRace(async () => {
-    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${checkSchema(schema)}`);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotedSchema(schema)}`);
     await client.query('CREATE TABLE IF NOT EXISTS schema_lock (id integer PRIMARY KEY CHECK (id = 1))');
     await client.query('INSERT INTO schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING');
   });
