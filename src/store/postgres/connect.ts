@@ -60,3 +60,24 @@ export function describeUrl(url: string): string {
     return 'a PostgreSQL URL that does not parse';
   }
 }
+
+/**
+ * Runs `work` in one transaction on one connection of the pool: committed when it returns,
+ * rolled back when it throws. A connection that failed is closed rather than given back.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back is cut: the pool must not hand it out again.
+    await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
