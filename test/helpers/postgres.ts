@@ -103,8 +103,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
   const log = join(dir, 'postgres.log');
   // cp -a keeps the owner (postgres) and the 0700 mode PostgreSQL insists on.
   execFileSync('cp', ['-a', template(bin), data]);
-  const port = await freePort();
-  const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c full_page_writes=off'].join(' ');
+  let port = 0;
   const pgCtl = async (...args: string[]): Promise<void> => {
     const [cmd, argv] = asOwner(join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '60', ...args]);
     try {
@@ -114,7 +113,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
       throw new Error(`pg_ctl ${args.at(-1) ?? ''} failed: ${(err as Error).message}\n${tail}`);
     }
   };
-  const start = () => pgCtl('-l', log, '-o', options, 'start');
+  const start = () => pgCtl('-l', log, '-o', [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c full_page_writes=off'].join(' '), 'start');
   const kill = () => pgCtl('-m', 'immediate', 'stop');
   // A test file that dies before its afterAll leaves no server behind.
   const onExit = () => {
@@ -123,12 +122,18 @@ export async function startPostgres(): Promise<RunningPostgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
-  try {
-    await start();
-  } catch (err) {
-    process.off('exit', onExit);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (err) {
+      // Another process took the port between freePort() and the server's bind: another port.
+      if (attempt < 3 && /could not bind|already in use/i.test(String(err))) continue;
+      process.off('exit', onExit);
+      onExit();
+      throw err;
+    }
   }
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
