@@ -88,6 +88,25 @@ describe('shard leases on PostgreSQL', () => {
     expect(written.rows).toEqual([{ entity: 'current' }]);
   });
 
+  it('holds the lease row while a fenced write is in flight: no takeover or release lands before the write commits', async () => {
+    const [a, admin] = await instances('in_flight', 2);
+    const [lease] = await takeAndRenew(a!, 'a', [9], MINUTE);
+    const writer = await a!.connect();
+    const other = await admin!.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`INSERT INTO entity_state (rule, entity, state, updated_at) SELECT 'r', 'e', '{}', 0 WHERE ${fenceSql(1)}`, fenceParams({ shard: 9, holder: 'a', epoch: lease!.epoch }));
+      // Blocked, so it gives up at the lock timeout (not a measure of speed: unblocked, it would succeed).
+      await other.query('SET lock_timeout = 200');
+      await expect(release(other, 'a', [9])).rejects.toThrow('canceling statement due to lock timeout');
+      await writer.query('COMMIT');
+      expect(await release(other, 'a', [9])).toEqual([9]);
+    } finally {
+      writer.release();
+      other.release();
+    }
+  });
+
   it("keeps the database's time whatever the host's clock says", async () => {
     const [a, b] = await instances('clock', 2);
     const db = (await a!.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
