@@ -5,8 +5,8 @@ import type { NewAlert } from '../types.js';
 import { PgStore } from './store.js';
 
 // What only the PostgreSQL store has to show: several instances on one database at once, and
-// the server going away. (The StateStore contract runs against it once the interface is
-// asynchronous: src/store/postgres.spec.ts.) One cluster for the file, a schema per test.
+// the server going away (the StateStore contract runs against it in ../postgres.spec.ts).
+// One cluster for the file, a schema per test.
 let cluster: RunningPostgres;
 beforeAll(async () => {
   cluster = await startPostgres();

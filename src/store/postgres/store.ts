@@ -13,6 +13,7 @@ import type {
   Silence,
   StateDiff,
   StateRows,
+  StateStore,
   TimelineQuery,
 } from '../types.js';
 import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
@@ -25,9 +26,8 @@ import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
 
-// The PostgreSQL implementation of StateStore (../types.ts), every method asynchronous: it
-// declares `implements StateStore` once the interface is (PLAN-43 step 1). One database (a
-// schema of it) that several instances share, one module per concern as for SQLite:
+// The PostgreSQL implementation of StateStore (../types.ts): one database (a schema of it)
+// that several instances share, one module per concern as for SQLite:
 //   states.ts    entity_state, rule_revision, data_version
 //   active.ts    active_alerts
 //   outbox.ts    alerts, outbox (insert, claim, mark); outbox-read.ts what is only read
@@ -37,7 +37,7 @@ import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } fr
 //   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
 // Every write that belongs together runs in one transaction, opened here.
 
-export class PgStore {
+export class PgStore implements StateStore {
   readonly #pool: pg.Pool;
   /** How many times this store bumped data_version: dataVersion() leaves them out, as SQLite's data_version leaves out a connection's own commits. */
   #ownBumps = 0;
