@@ -1,0 +1,14 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startPostgres, type RunningPostgres } from '../../test/helpers/postgres.js';
+import { storeContract } from './contract.js';
+import { PgStore } from './postgres/store.js';
+
+// The StateStore contract on a real PostgreSQL cluster of this file's own: each place is a
+// schema of its database (a second open of a place is a second instance on the same state).
+let cluster: RunningPostgres;
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 60_000);
+afterAll(() => cluster?.stop());
+
+storeContract('PgStore', (place) => PgStore.open(cluster.url, { schema: place.replace(/-/g, '_') }));

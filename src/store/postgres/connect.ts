@@ -1,0 +1,83 @@
+import pg from 'pg';
+
+// Connecting to PostgreSQL (node-postgres): a pool per store, its numbers as JavaScript
+// numbers, and a URL that never prints its password.
+
+/** A pool, a client checked out of one, or a lone client: what runs a statement. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+const INT8 = 20;
+
+/**
+ * bigint columns (unix ms, ids, epochs) parsed as numbers: every one avawatch keeps is far
+ * below 2^53, and node-postgres would give strings. Per pool, not pg.types: no module-wide setting.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * A schema name avawatch accepts (lower-case letters, digits and _), quoted for search_path
+ * and DDL: a word SQL keeps for itself (`limit`) is a name too.
+ */
+export function quotedSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`PostgreSQL schema name "${schema}": use lower-case letters, digits and _`);
+  return `"${schema}"`;
+}
+
+export interface PoolOptions {
+  /** The schema the store's tables live in (created by migrate()); default: PostgreSQL's search_path (public). */
+  schema?: string;
+  /** Connections at most (default 4). */
+  max?: number;
+}
+
+/** A pool on `url`, every connection in `schema` when given. Connects lazily: the first query reaches the server. */
+export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: o.max ?? 4,
+    types,
+    application_name: 'avawatch',
+    ...(o.schema === undefined ? {} : { options: `-c search_path=${quotedSchema(o.schema)}` }),
+  });
+  // An idle connection cut (a server restart, a failover, a killed backend) is dropped by the
+  // pool and the next query opens another; without a listener the process would exit.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** The URL as errors and logs may show it: user, host, port and database, never the password. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username === '' ? '' : `${decodeURIComponent(u.username)}@`;
+    return `postgres://${user}${u.host}${u.pathname}`;
+  } catch {
+    return 'a PostgreSQL URL that does not parse';
+  }
+}
+
+/**
+ * Runs `work` in one transaction on one connection of the pool: committed when it returns,
+ * rolled back when it throws. A connection that failed is closed rather than given back.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back is cut: the pool must not hand it out again.
+    await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,177 @@
+import type pg from 'pg';
+import { z } from 'zod';
+import { SEVERITIES } from '../../base/types.js';
+import { URGENT_FLOOR_MS, URGENT_WAIT_MS } from '../outbox.js';
+import { DIGEST_GROUP, type NewAlert, type OutboxRow, type OutboxTarget } from '../types.js';
+import type { Queryable } from './connect.js';
+
+// Tables: alerts and outbox (as ../outbox.ts for SQLite): inserting, claiming and marking.
+// What is only read (counts, stats, lists) is in outbox-read.ts.
+
+const record = z.record(z.string(), z.string());
+/** An alerts row as read back (labels and details are jsonb: parsed already). */
+export const alertRow = z.object({
+  alert_id: z.number(),
+  rule: z.string(),
+  kind: z.string(),
+  status: z.enum(['firing', 'resolved', 'event']),
+  severity: z.enum(SEVERITIES),
+  subject: z.string(),
+  summary: z.string(),
+  labels: record,
+  details: record,
+  created_at: z.number(),
+  condition_key: z.string().nullable(),
+});
+
+/** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
+export async function insertAlerts(db: pg.ClientBase, alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
+  const ids: number[] = [];
+  for (const a of alerts) {
+    const { rows } = await db.query<{ id: number }>(
+      `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      [a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder === true],
+    );
+    const id = rows[0]!.id;
+    for (const t of a.targets) await insertTarget(db, id, a, t, now, startedAt);
+    ids.push(id);
+  }
+  return ids;
+}
+
+async function insertTarget(db: pg.ClientBase, alertId: number, a: NewAlert, t: OutboxTarget, now: number, startedAt: number): Promise<void> {
+  const urgent = t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined && (a.severity === 'critical' || (await firstNews(db, t, now)));
+  // Stored as what is left of it at the commit.
+  const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
+  // A digest row waits for its slot in the receiver's one digest group; a muted one is recorded with why, never sent.
+  const values = t.digestAt === undefined
+    ? [alertId, t.receiver, now + (t.minWaitMs ?? 0), now, t.groupKey, wait, t.groupIntervalMs, null, urgent]
+    : [alertId, t.receiver, t.digestAt, now, DIGEST_GROUP, 0, 0, t.digestAt, false];
+  await db.query(
+    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent, state, last_error)
+     VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [...values, t.mutedBy ? 'muted' : 'pending', t.mutedBy ?? null],
+  );
+}
+
+/** The first news of a group: nothing of it waits, and nothing of it was sent within its groupInterval. */
+async function firstNews(db: pg.ClientBase, t: OutboxTarget, now: number): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM outbox WHERE receiver = $1 AND group_key = $2 AND (state = 'pending' OR (state = 'sent' AND updated_at > $3)) LIMIT 1`,
+    [t.receiver, t.groupKey, now - t.groupIntervalMs],
+  );
+  return rows.length === 0;
+}
+
+/** An urgent row of the same group that this claim takes too: its group goes with it. */
+const URGENT_IN_GROUP = `EXISTS (SELECT 1 FROM outbox u
+   WHERE u.state = 'pending' AND u.receiver = o.receiver AND u.group_key = o.group_key AND u.urgent
+     AND u.created_at + u.group_wait <= $2 AND u.next_attempt_at <= $2 AND u.lease_until <= $2)`;
+
+/** When the group's wait is over: groupWait counts from its first pending row. */
+const GROUP_READY = `(SELECT MIN(g.created_at) FROM outbox g WHERE g.state = 'pending' AND g.receiver = o.receiver AND g.group_key = o.group_key) + o.group_wait`;
+
+/**
+ * Claims due rows of one receiver in the order they were created, for leaseMs. Rows another
+ * claim has locked meanwhile are skipped, not waited for (SKIP LOCKED), and one whose lease
+ * another claim has just set is no longer due: no row goes to two senders.
+ */
+export async function claimDue(db: Queryable, receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): Promise<OutboxRow[]> {
+  const { rows } = await db.query<{ id: number }>(
+    `UPDATE outbox SET lease_until = $3 WHERE id IN (
+       SELECT o.id FROM outbox o
+        WHERE o.state = 'pending' AND o.receiver = $1 AND o.next_attempt_at <= $2 AND o.lease_until <= $2
+          AND (${URGENT_IN_GROUP} OR (${GROUP_READY} <= $2 AND NOT (o.group_key = ANY($4::text[]))))
+        ORDER BY o.id LIMIT $5
+        FOR UPDATE SKIP LOCKED)
+     RETURNING id`,
+    [receiver, now, now + leaseMs, [...skipGroups], limit],
+  );
+  return outboxRows(db, rows.map((r) => r.id));
+}
+
+/** The claimed rows with their alerts, in the order of their ids. */
+async function outboxRows(db: Queryable, ids: number[]): Promise<OutboxRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT o.id, o.receiver, o.attempts, o.created_at AS outbox_created_at, o.group_key, o.group_interval, o.digest_at, o.last_error, o.unknown_outcomes,
+            a.id AS alert_id, a.rule, a.kind, a.status, a.severity, a.subject, a.summary, a.labels, a.details, a.created_at, a.condition_key
+       FROM outbox o JOIN alerts a ON a.id = o.alert_id
+      WHERE o.id = ANY($1::bigint[])
+      ORDER BY o.id`,
+    [ids],
+  );
+  return rows.map((row) => {
+    const a = alertRow.parse(row);
+    return {
+      id: row['id'] as number,
+      receiver: row['receiver'] as string,
+      attempts: row['attempts'] as number,
+      unknownOutcomes: row['unknown_outcomes'] as number,
+      createdAt: row['outbox_created_at'] as number,
+      groupKey: row['group_key'] as string,
+      groupIntervalMs: row['group_interval'] as number,
+      ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
+      ...(typeof row['last_error'] === 'string' ? { lastError: row['last_error'] } : {}),
+      message: {
+        alertId: a.alert_id,
+        rule: a.rule,
+        kind: a.kind,
+        status: a.status,
+        severity: a.severity,
+        subject: a.subject,
+        summary: a.summary,
+        labels: a.labels,
+        details: a.details,
+        at: new Date(a.created_at).toISOString(),
+        ...(a.condition_key === null ? {} : { conditionKey: a.condition_key }),
+      },
+    };
+  });
+}
+
+/** Holds rows just claimed a while longer (never shortens a lease). */
+export async function extendLease(db: Queryable, ids: readonly number[], until: number): Promise<void> {
+  await db.query('UPDATE outbox SET lease_until = $2 WHERE id = ANY($1::bigint[]) AND lease_until < $2', [[...ids], until]);
+}
+
+/** When the next pending row of a receiver can be claimed, if any: an urgent row even in a skipped (throttled) group. */
+export async function nextDue(db: Queryable, receiver: string, skipGroups: readonly string[] = []): Promise<number | undefined> {
+  const { rows } = await db.query<{ at: number | null }>(
+    `SELECT MIN(at) AS at FROM (
+       SELECT GREATEST(o.next_attempt_at, o.lease_until, ${GROUP_READY}) AS at
+         FROM outbox o WHERE o.state = 'pending' AND o.receiver = $1 AND NOT (o.group_key = ANY($2::text[]))
+       UNION ALL
+       SELECT GREATEST(o.next_attempt_at, o.lease_until, o.created_at + o.group_wait)
+         FROM outbox o WHERE o.state = 'pending' AND o.receiver = $1 AND o.urgent) AS due`,
+    [receiver, [...skipGroups]],
+  );
+  return rows[0]?.at ?? undefined;
+}
+
+export async function markSent(db: Queryable, id: number, now: number): Promise<void> {
+  await db.query(`UPDATE outbox SET state = 'sent', attempts = attempts + 1, lease_until = 0, updated_at = $2 WHERE id = $1`, [id, now]);
+}
+
+/** A failed attempt, to be tried again; `unknownOutcome`: it was sent but got no answer. */
+export async function markRetry(db: Queryable, id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): Promise<void> {
+  await db.query(
+    `UPDATE outbox SET attempts = attempts + 1, unknown_outcomes = unknown_outcomes + $2, next_attempt_at = $3, last_error = $4, lease_until = 0, updated_at = $5 WHERE id = $1`,
+    [id, unknownOutcome ? 1 : 0, nextAttemptAt, error, now],
+  );
+}
+
+export async function markDead(db: Queryable, id: number, error: string, now: number): Promise<void> {
+  await db.query(`UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = $2, lease_until = 0, updated_at = $3 WHERE id = $1`, [id, error, now]);
+}
+
+/** A pending row that is not to be sent after all (a silence made while it waited), with why. */
+export async function markMuted(db: Queryable, id: number, reason: string, now: number): Promise<void> {
+  await db.query(`UPDATE outbox SET state = 'muted', last_error = $2, lease_until = 0, updated_at = $3 WHERE id = $1`, [id, reason, now]);
+}
+
+/** Gives a claimed row back untouched (the attempt was cut short by shutdown). */
+export async function release(db: Queryable, id: number): Promise<void> {
+  await db.query('UPDATE outbox SET lease_until = 0 WHERE id = $1', [id]);
+}

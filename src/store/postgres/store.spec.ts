@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type RunningPostgres } from '../../../test/helpers/postgres.js';
+import { StateConflictError, StoreError } from '../errors.js';
+import type { NewAlert } from '../types.js';
+import { PgStore } from './store.js';
+
+// What only the PostgreSQL store has to show: several instances on one database at once, and
+// the server going away (the StateStore contract runs against it in ../postgres.spec.ts).
+// One cluster for the file, a schema per test.
+let cluster: RunningPostgres;
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 60_000);
+afterAll(() => cluster?.stop());
+
+const opened: PgStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+async function store(schema: string): Promise<PgStore> {
+  const s = await PgStore.open(cluster.url, { schema });
+  opened.push(s);
+  return s;
+}
+
+const alert = (summary: string): NewAlert => ({
+  rule: 'r',
+  kind: 'a-kind',
+  status: 'event',
+  severity: 'info',
+  subject: 'NodeID-1',
+  summary,
+  labels: { node: 'NodeID-1' },
+  details: {},
+  targets: [{ receiver: 'slack', groupKey: summary, groupWaitMs: 0, groupIntervalMs: 0 }],
+});
+
+describe('PgStore: instances sharing one database', () => {
+  it('two instances committing one rule from the same revision at once: one commits, the other is refused and writes nothing', async () => {
+    const [a, b] = [await store('race_commit'), await store('race_commit')];
+    await a.commitEvaluation('r', { x: 0 }, [], 1);
+    const { revision } = await a.stateRows('r');
+    const outcomes = await Promise.allSettled([
+      a.commitEvaluation('r', { x: 'a' }, [alert('from a')], 2, undefined, revision),
+      b.commitEvaluation('r', { x: 'b' }, [alert('from b')], 2, undefined, revision),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(StateConflictError);
+    const winner = outcomes[0]?.status === 'fulfilled' ? 'a' : 'b';
+    expect(await b.stateRows('r')).toEqual({ rows: [{ entity: 'x', state: `"${winner}"` }], revision: revision + 1 });
+    expect((await a.outbox()).map((r) => r.summary)).toEqual([`from ${winner}`]);
+  });
+
+  it('two instances claiming one receiver at once never get the same row, and take them all between them', async () => {
+    const [a, b] = [await store('race_claim'), await store('race_claim')];
+    await a.commitEvaluation('r', {}, Array.from({ length: 40 }, (_, i) => alert(`n${i}`)), 1_000);
+    const claims = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 === 0 ? a : b).claimDue('slack', 1_000, 15, 60_000)));
+    const ids = claims.flat().map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(40);
+  });
+
+  it("moves its data version for another instance's commit, never for its own", async () => {
+    const [a, b] = [await store('version'), await store('version')];
+    const before = await a.dataVersion();
+    await a.commitEvaluation('r', { x: 1 }, [], 1);
+    await a.pruneRule('gone');
+    expect(await a.dataVersion()).toBe(before);
+    await b.commitEvaluation('r', { x: 2 }, [], 2);
+    expect(await a.dataVersion()).not.toBe(before);
+  });
+});
+
+describe('PgStore: the server', () => {
+  it('keeps every commit through a crash of PostgreSQL, and commits again once it is back', async () => {
+    const s = await store('restart');
+    await s.commitEvaluation('r', { x: 1 }, [alert('before')], 1);
+    await cluster.restart('immediate');
+    await s.commitEvaluation('r', { x: 2 }, [alert('after')], 2);
+    expect((await s.stateRows('r')).rows).toEqual([{ entity: 'x', state: '2' }]);
+    expect((await s.outbox()).map((r) => r.summary)).toEqual(['after', 'before']);
+  });
+
+  it('fails to open naming the database, never its password', async () => {
+    const url = `postgres://postgres:s3cret-Passw0rd@127.0.0.1:${cluster.port}/nowhere`;
+    const err = await PgStore.open(url).then(
+      () => new Error('opened'),
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(StoreError);
+    expect(err.message).toBe(`cannot migrate the state in postgres://postgres@127.0.0.1:${cluster.port}/nowhere: database "nowhere" does not exist`);
+    expect(String(err.stack)).not.toContain('s3cret');
+  });
+
+  it('rejects a ping once closed; a second close does nothing', async () => {
+    const s = await PgStore.open(cluster.url, { schema: 'closed' });
+    await s.ping();
+    await s.close();
+    await expect(s.ping()).rejects.toThrow();
+    await s.close();
+  });
+});

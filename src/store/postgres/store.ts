@@ -1,0 +1,232 @@
+import type pg from 'pg';
+import { StoreError } from '../errors.js';
+import type {
+  ActiveRow,
+  DeadLetters,
+  HistoryEntry,
+  NewAlert,
+  OutboxListRow,
+  OutboxRow,
+  OutboxState,
+  ReceiverStats,
+  Sample,
+  Silence,
+  StateDiff,
+  StateRows,
+  StateStore,
+  TimelineQuery,
+} from '../types.js';
+import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
+import { describeUrl, openPool, transaction } from './connect.js';
+import * as history from './history.js';
+import { migrate } from './migrate.js';
+import * as read from './outbox-read.js';
+import * as outbox from './outbox.js';
+import { reanchor } from './reanchor.js';
+import * as silences from './silences.js';
+import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
+
+// The PostgreSQL implementation of StateStore (../types.ts): one database (a schema of it)
+// that several instances share, one module per concern as for SQLite:
+//   states.ts    entity_state, rule_revision, data_version
+//   active.ts    active_alerts
+//   outbox.ts    alerts, outbox (insert, claim, mark); outbox-read.ts what is only read
+//   silences.ts  silences
+//   history.ts   samples, and alerts read as a timeline
+//   migrate.ts   the schema (migrations.ts), once under a lock
+//   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
+// Every write that belongs together runs in one transaction, opened here.
+
+export class PgStore implements StateStore {
+  readonly #pool: pg.Pool;
+  /** How many times this store bumped data_version: dataVersion() leaves them out, as SQLite's data_version leaves out a connection's own commits. */
+  #ownBumps = 0;
+  #closed = false;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
+  static async open(url: string, o: { schema?: string; max?: number } = {}): Promise<PgStore> {
+    const pool = openPool(url, o);
+    try {
+      await migrate(pool, { ...o, url });
+    } catch (err) {
+      await pool.end();
+      throw err instanceof StoreError ? err : new StoreError(`cannot open the state in ${describeUrl(url)}: ${(err as Error).message}`);
+    }
+    return new PgStore(pool);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  async ping(): Promise<void> {
+    await this.#pool.query('SELECT 1');
+  }
+
+  async dataVersion(): Promise<number> {
+    return (await dataVersion(this.#pool)) - this.#ownBumps;
+  }
+
+  /** A write of states or state alerts, in one transaction that bumps data_version; counted as this store's own once committed. */
+  async #write<T>(work: (db: pg.PoolClient, versionBefore: number) => Promise<T>): Promise<T> {
+    const result = await transaction(this.#pool, async (db) => work(db, (await bumpDataVersion(db)) - this.#ownBumps));
+    this.#ownBumps += 1;
+    return result;
+  }
+
+  // ---- states
+
+  stateRows(rule: string): Promise<StateRows> {
+    // One snapshot for the rows and the revision.
+    return transaction(this.#pool, (db) => stateRows(db, rule), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  async ruleNames(): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ rule: string }>('SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts');
+    return rows.map((r) => r.rule);
+  }
+
+  pruneRule(...rules: string[]): Promise<void> {
+    return this.#write(async (db) => {
+      await db.query('DELETE FROM entity_state WHERE rule = ANY($1::text[])', [rules]);
+      await db.query('DELETE FROM active_alerts WHERE rule = ANY($1::text[])', [rules]);
+    });
+  }
+
+  // ---- active alerts
+
+  loadActive(rule: string): Promise<ActiveRow[]> {
+    return loadActive(this.#pool, rule);
+  }
+
+  activeAlerts(): Promise<Array<ActiveRow & { rule: string }>> {
+    return firingRows(this.#pool);
+  }
+
+  commitEvaluation(
+    rule: string,
+    states: Record<string, unknown> | StateDiff,
+    alerts: readonly NewAlert[],
+    now: number,
+    active?: readonly ActiveRow[],
+    expectRevision?: number,
+    startedAt = now,
+  ): Promise<number[]> {
+    return this.#write(async (db, versionBefore) => {
+      // The rule's revision row stays locked to the commit: a concurrent commit of the rule waits, then sees it moved.
+      await writeStates(db, rule, states, now, (version) => version !== versionBefore, expectRevision);
+      if (active) await writeActive(db, rule, active);
+      return outbox.insertAlerts(db, alerts, now, startedAt);
+    });
+  }
+
+  // ---- outbox
+
+  claimDue(receiver: string, now: number, limit: number, leaseMs: number, skipGroups: readonly string[] = []): Promise<OutboxRow[]> {
+    return outbox.claimDue(this.#pool, receiver, now, limit, leaseMs, skipGroups);
+  }
+
+  extendLease(ids: readonly number[], until: number): Promise<void> {
+    return outbox.extendLease(this.#pool, ids, until);
+  }
+
+  nextDue(receiver: string, skipGroups: readonly string[] = []): Promise<number | undefined> {
+    return outbox.nextDue(this.#pool, receiver, skipGroups);
+  }
+
+  markSent(id: number, now: number): Promise<void> {
+    return outbox.markSent(this.#pool, id, now);
+  }
+
+  markRetry(id: number, nextAttemptAt: number, error: string, now: number, unknownOutcome = false): Promise<void> {
+    return outbox.markRetry(this.#pool, id, nextAttemptAt, error, now, unknownOutcome);
+  }
+
+  markDead(id: number, error: string, now: number): Promise<void> {
+    return outbox.markDead(this.#pool, id, error, now);
+  }
+
+  release(id: number): Promise<void> {
+    return outbox.release(this.#pool, id);
+  }
+
+  muteWaiting(row: Pick<OutboxRow, 'id' | 'receiver' | 'message'>, reason: string, now: number): Promise<void> {
+    return this.#write(async (db) => {
+      await outbox.markMuted(db, row.id, reason, now);
+      const { rule, status, conditionKey } = row.message;
+      if (status === 'firing' && conditionKey !== undefined && (await owedAfterMute(db, rule, conditionKey, row.receiver, now))) await bumpRevision(db, rule);
+    });
+  }
+
+  pendingCount(): Promise<number> {
+    return read.pendingCount(this.#pool);
+  }
+
+  outboxCounts(): Promise<Record<OutboxState, number>> {
+    return read.outboxCounts(this.#pool);
+  }
+
+  receiverStats(): Promise<ReceiverStats[]> {
+    return read.receiverStats(this.#pool);
+  }
+
+  deadLetters(since: number): Promise<DeadLetters[]> {
+    return read.deadLetters(this.#pool, since);
+  }
+
+  outbox(state?: OutboxState): Promise<OutboxListRow[]> {
+    return read.listOutbox(this.#pool, state);
+  }
+
+  // ---- silences
+
+  addSilence(s: Omit<Silence, 'id'>): Promise<number> {
+    return silences.addSilence(this.#pool, s);
+  }
+
+  silences(now: number, all = false): Promise<Silence[]> {
+    return silences.silences(this.#pool, now, all);
+  }
+
+  expireSilence(id: number, now: number): Promise<boolean> {
+    return silences.expireSilence(this.#pool, id, now);
+  }
+
+  // ---- history
+
+  timeline(q: TimelineQuery): Promise<HistoryEntry[]> {
+    return history.timeline(this.#pool, q);
+  }
+
+  lastEvents(since: number, limit?: number): Promise<HistoryEntry[]> {
+    return history.lastEvents(this.#pool, since, limit);
+  }
+
+  addSamples(samples: readonly Sample[]): Promise<void> {
+    return history.addSamples(this.#pool, samples);
+  }
+
+  lastSampleAt(series: string): Promise<Map<string, number>> {
+    return history.lastSampleAt(this.#pool, series);
+  }
+
+  samples(series: string, entity: string, since: number, o: { until?: number; points?: number } = {}): Promise<Sample[]> {
+    return history.samples(this.#pool, series, entity, since, o);
+  }
+
+  pruneHistory(before: number, limit?: number): Promise<{ samples: number; alerts: number }> {
+    return history.pruneHistory(this.#pool, before, limit);
+  }
+
+  // ---- maintenance
+
+  reanchor(now: number, toleranceMs: number): Promise<number> {
+    return reanchor(this.#pool, now, toleranceMs);
+  }
+}
