@@ -7,27 +7,20 @@ import { LongTail } from './longtail.js';
 import { EvmLedger } from './evm.js';
 import { NodeWorld } from './node.js';
 import { pChainHeightAnswer } from './proposervm.js';
-import { crossBoundaries, pchainAnswer, type AutoRenewInput, type PChainAnswer } from './stakers.js';
+import { pchainAnswer, type AutoRenewInput, type PChainAnswer } from './stakers.js';
+import { Validations, type ValidationChange } from './validations.js';
 import {
   delegatorItem,
   icmItem,
   l1ValidatorItem,
   mergeDefined,
-  validatorSample,
   type DelegationInput,
   type IcmInput,
   type L1Input,
   type PeriodInput,
-  type SampleStatus,
 } from './samples.js';
 
-/** What a change may set on a validation period (World.updateValidation); undefined keeps the value. */
-export type ValidationChange = { status?: string | undefined } & {
-  [K in 'uptimePerformance' | 'avalancheGoVersion' | 'validatorHealth' | 'delegationCapacity' | 'rewards' | 'amountStaked']?: PeriodInput[K] | undefined;
-} & {
-  /** An auto-renewed validation's config as a SetAutoRenewedValidatorConfigTx changes it (at once; the boundary decides what it does). */
-  autoRenew?: Partial<AutoRenewInput> | undefined;
-};
+export type { ValidationChange } from './validations.js';
 
 /** A one-shot fault: the next matching request gets this answer instead. */
 export interface Fault {
@@ -82,16 +75,6 @@ export interface FaultSettings {
   expirePageTokens: boolean;
 }
 
-interface ValidatorEntry {
-  network: Network;
-  period: PeriodInput;
-  status: string;
-  /** Served verbatim when set (tests that need an exact body). */
-  raw?: unknown;
-  /** An auto-renewed validation (ACP-236): it moves to its next cycle as the clock passes its end (src/sim/stakers.ts). */
-  autoRenew?: AutoRenewInput | undefined;
-}
-
 interface L1Entry {
   network: Network;
   input: L1Input;
@@ -132,7 +115,7 @@ export class World {
   /** How exports started from now on end. */
   exportPlan: Pick<OperationEntry, 'completeAfterPolls' | 'outcome'> = { completeAfterPolls: 3, outcome: 'COMPLETED' };
 
-  readonly #validators = new Map<string, ValidatorEntry[]>();
+  readonly #validations = new Validations(() => this.clock.now());
   readonly #delegations: Array<{ network: Network; input: DelegationInput; status: string }> = [];
   readonly #l1 = new Map<string, L1Entry>();
   readonly #icm: Array<{ network: Network; input: IcmInput; status: string; deliveredAt?: number }> = [];
@@ -154,21 +137,13 @@ export class World {
 
   constructor(readonly clock: SimClock = new SimClock(Date.now(), 1)) {}
 
-  // ---- validators
+  // ---- validators (src/sim/validations.ts)
   setValidators(network: Network, nodeId: string, raw: unknown[]): void {
-    this.#validators.set(
-      key(network, nodeId),
-      raw.map((r) => {
-        const v = r as PeriodInput & { validationStatus: string };
-        return { network, period: v, status: v.validationStatus, raw: r };
-      }),
-    );
+    this.#validations.set(network, nodeId, raw);
   }
 
   addValidation(network: Network, period: PeriodInput, status: string, autoRenew?: AutoRenewInput): void {
-    const list = this.#validators.get(key(network, period.nodeId)) ?? [];
-    list.push({ network, period, status, ...(autoRenew ? { autoRenew: { ...autoRenew } } : {}) });
-    this.#validators.set(key(network, period.nodeId), list);
+    this.#validations.add(network, period, status, autoRenew);
   }
 
   /** Sets the status of a node's period (by txHash, else the one that started last). */
@@ -183,49 +158,24 @@ export class World {
    * dropped: from now on the period is rendered.
    */
   updateValidation(nodeId: string, change: ValidationChange, txHash?: string): void {
-    const entries = [...this.#validators.values()].flat().filter((e) => e.period.nodeId === nodeId);
-    const target = txHash ? entries.find((e) => e.period.txHash === txHash) : entries.sort((a, b) => b.period.startTimestamp - a.period.startTimestamp)[0];
-    if (!target) throw new Error(`no validation period of ${nodeId}${txHash ? ` with txHash ${txHash}` : ''}`);
-    const { status, validatorHealth, rewards, autoRenew, ...rest } = change;
-    if (status !== undefined) target.status = status;
-    if (autoRenew) {
-      if (!target.autoRenew) throw new Error(`${nodeId}'s validation ${target.period.txHash} is not auto-renewed`);
-      target.autoRenew = mergeDefined(target.autoRenew, autoRenew);
-    }
-    const p: PeriodInput = mergeDefined(target.period, rest);
-    if (validatorHealth) p.validatorHealth = mergeDefined(target.period.validatorHealth ?? {}, validatorHealth);
-    if (rewards) p.rewards = mergeDefined(target.period.rewards ?? {}, rewards);
-    target.period = p;
-    delete target.raw;
+    this.#validations.update(nodeId, change, txHash);
   }
 
   validators(network: Network, nodeId: string): unknown[] | undefined {
-    this.#crossBoundaries();
-    return this.#validators.get(key(network, nodeId))?.map((e) => e.raw ?? renderValidator(e));
+    return this.#validations.ofNode(network, nodeId);
   }
 
   /** Every period of every node on a network, rendered as the per-node route renders them. */
   allValidators(network: Network): unknown[] {
-    this.#crossBoundaries();
-    return [...this.#validators.values()]
-      .flat()
-      .filter((e) => same(e.network, network))
-      .map((e) => e.raw ?? renderValidator(e));
+    return this.#validations.ofNetwork(network);
   }
 
   /** The P-Chain API (/ext/bc/P) of a node on a network: platform.* over this world's validations. */
   pchainApi(network: Network, method: string, params: Record<string, unknown>): PChainAnswer {
-    this.#crossBoundaries();
+    const entries = this.#validations.stakers(network);
     const height = pChainHeightAnswer(method, this.clock.nowMs());
     if (height) return height;
-    const entries = [...this.#validators.values()].flat().filter((e) => e.raw === undefined && same(e.network, network));
     return pchainAnswer(network, method, params, entries);
-  }
-
-  /** Auto-renewed validations move over the boundaries the clock has passed. */
-  #crossBoundaries(): void {
-    const nowS = this.clock.now();
-    for (const list of this.#validators.values()) for (const e of list) if (e.autoRenew) crossBoundaries(e, nowS);
   }
 
   // ---- delegators
@@ -349,19 +299,9 @@ export class World {
   }
 }
 
-function renderValidator(e: ValidatorEntry): unknown {
-  const render = validatorSample[e.status as SampleStatus];
-  if (render) return render(e.period);
-  return { ...validatorSample.pending(e.period), validationStatus: e.status };
-}
-
 // fuji and testnet are the same network.
 function same(a: Network, b: Network): boolean {
   return (a === 'testnet' ? 'fuji' : a) === (b === 'testnet' ? 'fuji' : b);
-}
-
-function key(network: Network, nodeId: string): string {
-  return `${network === 'testnet' ? 'fuji' : network}/${nodeId}`;
 }
 
 /** A plausible steady value for a series nobody set, stable per chain and metric. */
