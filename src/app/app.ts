@@ -22,7 +22,7 @@ import { ruleKinds } from '../rules/registry.js';
 import { startHttpServer, type HttpServer } from '../server/server.js';
 import { renderStatusPage } from '../status/page.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
-import { SqliteStore, type StateStore } from '../store/index.js';
+import type { StateStore } from '../store/index.js';
 import { buildApis, closeApis, type Apis } from './apis.js';
 import { buildDelivery, buildEngine, buildHeartbeat, buildNotifiers, ExpressionRunners, forgetReceivers, forgetRuleMetrics, pruneUnconfigured, reanchor, startChannels, StorePing, type Shared } from './parts.js';
 import { planReload } from './reload.js';
@@ -43,6 +43,8 @@ export interface AppOptions {
   reload?: () => LoadedConfig;
   /** Reload when the config or a rule file changes on disk. */
   watch?: boolean;
+  /** The store `state:` names, opened (composeApp): the App closes it. */
+  store: StateStore;
 }
 
 // SIGTERM must end within 10 s: evaluations and deliveries get this long, together.
@@ -90,9 +92,8 @@ export class App {
     this.#clock = opts.clock ?? systemClock;
     this.#loaded = opts.loaded;
     const { config } = opts.loaded;
-    this.store = SqliteStore.open(config.state.path);
-    this.#teardown.push(() => this.store.close());
-    this.#teardown.push(() => this.#expressions.stop());
+    this.store = opts.store;
+    this.#teardown.push(() => this.store.close(), () => this.#expressions.stop());
 
     this.metrics = createMetrics({
       version: VERSION,

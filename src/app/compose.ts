@@ -2,6 +2,7 @@ import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createLogger, type LogSink } from '../base/log.js';
 import type { Secret } from '../base/secret.js';
+import { openStore, SqliteStore, type StateStore } from '../store/index.js';
 import { App } from './app.js';
 
 export interface ComposeOptions {
@@ -17,6 +18,8 @@ export interface ComposeOptions {
   clock?: Clock;
   /** The log's lines, scrubbed, instead of stderr (the benchmark counts warnings). */
   write?: (line: string) => void;
+  /** The store, opened by openStore (required with `state.url`); default: the SQLite file. */
+  store?: StateStore;
 }
 
 export interface Composed {
@@ -38,6 +41,7 @@ export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Compos
     loaded,
     log: sink.log,
     ...(o.clock ? { clock: o.clock } : {}),
+    store: o.store ?? fileStore(loaded),
     ...(o.watch === undefined ? {} : { watch: o.watch }),
     ...(reload
       ? {
@@ -52,4 +56,16 @@ export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Compos
       : {}),
   });
   return { app, sink };
+}
+
+/** The store `state:` names, opened: PostgreSQL (`state.url`) connects and migrates here, before an App is built on it. */
+export function openConfiguredStore(loaded: LoadedConfig, o: { write?: boolean } = {}): Promise<StateStore> {
+  const { path, url } = loaded.config.state;
+  return openStore({ path, url: url?.reveal() }, o);
+}
+
+/** The SQLite file, opened synchronously; `state.url` needs openConfiguredStore first (PostgreSQL opens asynchronously). */
+function fileStore(loaded: LoadedConfig): StateStore {
+  if (loaded.config.state.url !== undefined) throw new Error('state.url: open the PostgreSQL store with openConfiguredStore and hand it to composeApp');
+  return SqliteStore.open(loaded.config.state.path);
 }

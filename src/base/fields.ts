@@ -33,6 +33,15 @@ export const secretUrl = z
   .refine((v) => v === '' || isHttpUrl(v), 'expected an http:// or https:// URL (value not shown: it is a secret)')
   .transform((v) => (v === '' ? undefined : new Secret(v)));
 
+/**
+ * A PostgreSQL connection URL (`postgres://user:password@host:5432/db`): a credential, never
+ * echoed in an error message.
+ */
+export const secretPostgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\/\S+$/.test(v), 'expected a postgres:// or postgresql:// URL (value not shown: it may hold a password)')
+  .transform((v) => new Secret(v));
+
 /** AVAX as written ("1.5", 25) → exact nAVAX. */
 export const avaxAmount = z.union([z.string(), z.number()]).transform((v, ctx) => {
   try {

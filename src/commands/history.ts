@@ -1,7 +1,8 @@
 import { parseDuration } from '../base/duration.js';
 import type { LoadedConfig } from '../config/load.js';
 import { SAMPLED } from '../history/sampler.js';
-import { type HistoryEntry, SqliteStore, type StateStore } from '../store/index.js';
+import type { HistoryEntry, StateStore } from '../store/index.js';
+import { openConfiguredStore } from '../app/compose.js';
 import { jsonLine, printable } from './terminal.js';
 import { systemClock } from '../base/clock.js';
 
@@ -27,7 +28,7 @@ export interface Figure {
 /** `avawatch history`: the timeline newest first (and a validator's figures), from the state file. */
 export async function historyCommand(loaded: LoadedConfig, o: HistoryOptions, now = systemClock.now()): Promise<{ lines: string[]; notes: string[] }> {
   const since = sinceOf(o.since ?? '24h', now);
-  const store = SqliteStore.open(loaded.config.state.path, { write: false }); // reads beside a running daemon
+  const store = await openConfiguredStore(loaded, { write: false }); // reads beside a running daemon
   try {
     const who = o.validator === undefined ? undefined : identify(loaded, o.validator);
     const entries = who ? await byValidator(store, since, who.keys) : await store.timeline({ since, limit: HISTORY_LIMIT });

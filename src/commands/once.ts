@@ -1,4 +1,4 @@
-import { composeApp } from '../app/compose.js';
+import { composeApp, openConfiguredStore } from '../app/compose.js';
 import type { Clock } from '../base/clock.js';
 import type { LoadedConfig } from '../config/load.js';
 import { errorText } from '../engine/engine.js';
@@ -22,7 +22,8 @@ export interface OnceOptions {
  * alerts printed. The exit code: 1 when a rule failed.
  */
 export async function onceCommand(loaded: LoadedConfig, o: OnceOptions): Promise<number> {
-  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel, ...(o.clock ? { clock: o.clock } : {}) });
+  const store = await openConfiguredStore(loaded);
+  const { app, sink } = composeApp(loaded, { logLevel: o.logLevel, store, ...(o.clock ? { clock: o.clock } : {}) });
   logWarnings(sink.log, loaded, o.send === true);
   try {
     const { alerts, failures, results } = await app.once(o.rule === undefined ? [] : [o.rule]);

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { composeApp } from '../app/compose.js';
+import { composeApp, openConfiguredStore } from '../app/compose.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Shard } from '../base/shard.js';
 import { logWarnings } from './warnings.js';
@@ -19,7 +19,8 @@ export async function runCommand(loaded: LoadedConfig, o: RunOptions): Promise<v
   // (a young generation of 16 MB, not 32, at 10,000 nodes; BENCHMARKS.md, memory).
   setFlagsFromString('--optimize-for-size');
   const first = o.ofShard(loaded);
-  const { app, sink } = composeApp(first, { logLevel: o.logLevel, reload: () => o.ofShard(loadConfig(loaded.file, process.env)), watch: o.watch });
+  const store = await openConfiguredStore(first);
+  const { app, sink } = composeApp(first, { logLevel: o.logLevel, reload: () => o.ofShard(loadConfig(loaded.file, process.env)), watch: o.watch, store });
   logWarnings(sink.log, loaded, true);
   if (o.shard) sink.log.info({ shard: `${o.shard.index}/${o.shard.count}`, rules: first.rules.map((r) => r.name) }, 'evaluating one shard of the rules');
   let stopping = false;

@@ -4,7 +4,8 @@ import { formatMatcher, parseMatcher, silenceMatches } from '../alerts/silence.j
 import { parseDuration } from '../base/duration.js';
 import { nearest } from '../base/nearest.js';
 import type { LoadedConfig } from '../config/load.js';
-import { type Matcher, SqliteStore } from '../store/index.js';
+import type { Matcher } from '../store/index.js';
+import { openConfiguredStore } from '../app/compose.js';
 import { systemClock } from '../base/clock.js';
 
 export interface SilenceAddOptions {
@@ -41,7 +42,7 @@ export async function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): Pr
     endsAt = Date.parse(o.until);
     if (Number.isNaN(endsAt) || endsAt <= now) throw new Error(`--until: "${o.until}" is not a future ISO date`);
   } else throw new Error('give --for DURATION or --until DATE');
-  const store = SqliteStore.open(loaded.config.state.path);
+  const store = await openConfiguredStore(loaded);
   try {
     const id = await store.addSilence({ matchers, startsAt: now, endsAt, comment: o.comment, createdBy: o.author ?? safeUser(), createdAt: now });
     return `silence #${id} until ${new Date(endsAt).toISOString()}: ${matchers.map(formatMatcher).join(', ')}`;
@@ -51,7 +52,7 @@ export async function silenceAdd(loaded: LoadedConfig, o: SilenceAddOptions): Pr
 }
 
 export async function silenceList(loaded: LoadedConfig, all: boolean, json: boolean): Promise<string[]> {
-  const store = SqliteStore.open(loaded.config.state.path, { write: false });
+  const store = await openConfiguredStore(loaded, { write: false });
   try {
     const now = systemClock.now();
     const list = await store.silences(now, all);
@@ -67,7 +68,7 @@ export async function silenceList(loaded: LoadedConfig, all: boolean, json: bool
 }
 
 export async function silenceExpire(loaded: LoadedConfig, id: number): Promise<boolean> {
-  const store = SqliteStore.open(loaded.config.state.path);
+  const store = await openConfiguredStore(loaded);
   try {
     return await store.expireSilence(id, systemClock.now());
   } finally {

@@ -6,7 +6,7 @@ import { FailureCounts } from '../engine/failing.js';
 import { ruleKind } from '../rules/registry.js';
 import { whenText } from '../status/format.js';
 import { standingOf, validatorRows, type ValidatorRow } from '../status/validators.js';
-import { SqliteStore } from '../store/index.js';
+import { openConfiguredStore } from '../app/compose.js';
 import { jsonLine, printable } from './terminal.js';
 import { systemClock } from '../base/clock.js';
 
@@ -16,7 +16,7 @@ import { systemClock } from '../base/clock.js';
 
 /** The rows, from the state file (read beside a running daemon); `now` in ms. */
 export async function validatorsView(loaded: LoadedConfig, now = systemClock.now()): Promise<ValidatorRow[]> {
-  const store = SqliteStore.open(loaded.config.state.path, { write: false });
+  const store = await openConfiguredStore(loaded, { write: false });
   try {
     const samples = new Map<string, GaugeSample[]>();
     const byRule = new Map<string, Map<string, unknown>>();

@@ -77,6 +77,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, o
 
   const secrets: Secret[] = config.api.apiKey ? [config.api.apiKey] : [];
   for (const s of [config.server.auth?.token, config.server.auth?.password, config.heartbeat?.url, config.heartbeat?.failUrl]) if (s) secrets.push(s);
+  // The database URL, and its password alone (a driver's error may quote either).
+  if (config.state.url) secrets.push(config.state.url, ...urlCredentials(config.state.url.reveal()));
   // A node's API behind a proxy may carry credentials (http://user:pass@host): never shown either.
   for (const rule of rules) {
     const { urls, nodeApis, pChainApi } = rule.spec as { urls?: Record<string, string>; nodeApis?: Record<string, string>; pChainApi?: string };

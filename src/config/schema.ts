@@ -5,7 +5,7 @@ import { digestSchema } from '../channels/digest.js';
 import { ruleKinds } from '../rules/registry.js';
 import { SEVERITIES } from '../base/types.js';
 import { METRICS_API_BUDGET, TIERS, type Tier } from '../api/limiter.js';
-import { durationMs, httpUrl, labelName, labels, name, SECRET_KEYS, secretString, secretUrl } from '../base/fields.js';
+import { durationMs, httpUrl, labelName, labels, name, SECRET_KEYS, secretPostgresUrl, secretString, secretUrl } from '../base/fields.js';
 import { inventory } from '../inventory/schema.js';
 import { upgradeTimes } from '../rules/network.js';
 
@@ -202,7 +202,14 @@ export type IncidentsConfig = z.output<typeof incidentsSchema>;
 
 export const configSchema = z.strictObject({
   api: api.prefault({}),
-  state: z.strictObject({ path: z.string().min(1).default('data/avawatch.db') }).prefault({}),
+  state: z
+    .strictObject({
+      /** The SQLite file (one machine; the default). */
+      path: z.string().min(1).default('data/avawatch.db'),
+      /** PostgreSQL instead (docs/operations.md "Shared state"): the URL, a secret. */
+      url: secretPostgresUrl.optional(),
+    })
+    .prefault({}),
   server: z
     .strictObject({
       listen: z

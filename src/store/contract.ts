@@ -41,6 +41,20 @@ export function storeContract(name: string, open: OpenStore): void {
         expect(await s.pendingCount()).toBe(2);
       });
 
+      it('keeps the steady clock\'s fractions of a millisecond: a commit, its state alerts, its outbox rows and samples at such a time', async () => {
+        const s = await store('fractions');
+        const now = 1_795_974_610_482.1074;
+        const firing = active('k', { startedAt: now - 0.5, notifiedAt: now, notifiedReceivers: { 'slack-a': now } });
+        await s.commitEvaluation('r', { a: 1 }, [alert], now, [firing], undefined, now - 1.25);
+        expect(await s.loadActive('r')).toEqual([firing]);
+        const claimed = await s.claimDue('slack-a', now + 0.5, 10, 1_000.5);
+        expect(claimed).toHaveLength(1);
+        await s.markRetry(claimed[0]!.id, now + 2.5, 'timeout', now + 1.5);
+        expect(await s.nextDue('slack-a')).toBe(now + 2.5);
+        await s.addSamples([{ series: 'uptime', entity: 'NodeID-1', at: now, value: 99.5 }]);
+        expect(await s.samples('uptime', 'NodeID-1', now - 1)).toEqual([{ series: 'uptime', entity: 'NodeID-1', at: now, value: 99.5 }]);
+      });
+
       it('keeps what was committed when opened again', async () => {
         const s = await store('reopen');
         await s.commitEvaluation('r', { 'NodeID-1': { s: 1 } }, [alert], 1_000);

@@ -64,8 +64,8 @@ export async function writeActive(db: pg.ClientBase, rule: string, active: reado
   }));
   await db.query(
     `INSERT INTO active_alerts (rule, ${COLUMNS})
-     SELECT $1, ${COLUMNS} FROM jsonb_to_recordset($2::jsonb) AS x (key text, tier text, state text, started_at bigint, notified_at bigint,
-       cleared_at bigint, muted_at bigint, muted_receivers jsonb, notified_receivers jsonb, condition jsonb)`,
+     SELECT $1, ${COLUMNS} FROM jsonb_to_recordset($2::jsonb) AS x (key text, tier text, state text, started_at double precision, notified_at double precision,
+       cleared_at double precision, muted_at double precision, muted_receivers jsonb, notified_receivers jsonb, condition jsonb)`,
     [rule, JSON.stringify(rows)],
   );
 }

@@ -11,7 +11,7 @@ export interface Queryable {
 const INT8 = 20;
 
 /**
- * bigint columns (unix ms, ids, epochs) parsed as numbers: every one avawatch keeps is far
+ * bigint columns (ids, revisions, epochs) parsed as numbers: every one avawatch keeps is far
  * below 2^53, and node-postgres would give strings. Per pool, not pg.types: no module-wide setting.
  */
 const types = {

@@ -44,7 +44,7 @@ export async function addSamples(db: Queryable, samples: readonly Sample[]): Pro
   const rows = [...last.values()];
   await db.query(
     `INSERT INTO samples (series, entity, at, value)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[])
+     SELECT * FROM unnest($1::text[], $2::text[], $3::double precision[], $4::double precision[])
      ON CONFLICT (series, entity, at) DO UPDATE SET value = excluded.value`,
     [rows.map((s) => s.series), rows.map((s) => s.entity), rows.map((s) => s.at), rows.map((s) => s.value)],
   );
@@ -65,7 +65,7 @@ export async function samples(db: Queryable, series: string, entity: string, sin
   if ((counted[0]?.n ?? 0) <= o.points) return all();
   const width = Math.max(1, Math.ceil((o.until - since) / o.points));
   const { rows: buckets } = await db.query<Sample>(
-    `SELECT series, entity, MIN(at) AS at, MIN(value) AS value ${where} GROUP BY series, entity, (at - $3) / $4 ORDER BY at`,
+    `SELECT series, entity, MIN(at) AS at, MIN(value) AS value ${where} GROUP BY series, entity, floor((at - $3) / $4) ORDER BY at`,
     [series, entity, since, width],
   );
   const { rows: latest } = await db.query<Sample>(`SELECT series, entity, at, value ${where} ORDER BY at DESC LIMIT 1`, [series, entity, since]);

@@ -3,7 +3,8 @@
 // edit a migration that has shipped.
 //
 // The tables are SQLite's (../migrations.ts) as they stand after its last migration, in
-// PostgreSQL's types: times the daemon keeps on its steady clock stay unix ms (bigint), JSON
+// PostgreSQL's types: times the daemon keeps on its steady clock stay unix ms (double precision: the steady
+// clock has fractions of a millisecond, which SQLite keeps as they are and bigint refuses), JSON
 // that SQL reads or edits is jsonb, flags are boolean. What SQLite lacks: the shards' leases
 // and the compute-unit ledger shared by every instance.
 export const MIGRATIONS: readonly string[] = [
@@ -14,7 +15,7 @@ export const MIGRATIONS: readonly string[] = [
     rule       text NOT NULL,
     entity     text NOT NULL,
     state      text NOT NULL,
-    updated_at bigint NOT NULL,             -- unix ms
+    updated_at double precision NOT NULL,             -- unix ms
     PRIMARY KEY (rule, entity)
   );
 
@@ -39,10 +40,10 @@ export const MIGRATIONS: readonly string[] = [
     key                text NOT NULL,
     tier               text NOT NULL,
     state              text NOT NULL DEFAULT 'firing' CHECK (state IN ('pending', 'firing')),
-    started_at         bigint NOT NULL,     -- unix ms
-    notified_at        bigint,
-    cleared_at         bigint,
-    muted_at           bigint,
+    started_at         double precision NOT NULL,     -- unix ms
+    notified_at        double precision,
+    cleared_at         double precision,
+    muted_at           double precision,
     muted_receivers    jsonb NOT NULL DEFAULT '[]',   -- receivers its last notification was muted for
     notified_receivers jsonb NOT NULL DEFAULT '{}',   -- receiver → unix ms of its last notification
     condition          jsonb NOT NULL,                -- the condition as last evaluated
@@ -62,7 +63,7 @@ export const MIGRATIONS: readonly string[] = [
     details       jsonb NOT NULL,
     condition_key text,                     -- a state alert's key (PagerDuty's dedup_key)
     reminder      boolean NOT NULL DEFAULT false,
-    created_at    bigint NOT NULL           -- unix ms
+    created_at    double precision NOT NULL           -- unix ms
   );
   CREATE INDEX alerts_by_rule ON alerts (rule, created_at);
   CREATE INDEX alerts_by_time ON alerts (created_at);
@@ -75,16 +76,16 @@ export const MIGRATIONS: readonly string[] = [
     state            text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'dead', 'muted')),
     attempts         integer NOT NULL DEFAULT 0,
     unknown_outcomes integer NOT NULL DEFAULT 0,   -- sent without an answer: re-sent once, never twice
-    next_attempt_at  bigint NOT NULL,              -- unix ms
-    lease_until      bigint NOT NULL DEFAULT 0,    -- unix ms: a sender holds the row until then
+    next_attempt_at  double precision NOT NULL,              -- unix ms
+    lease_until      double precision NOT NULL DEFAULT 0,    -- unix ms: a sender holds the row until then
     last_error       text,
     group_key        text NOT NULL DEFAULT '',
-    group_wait       bigint NOT NULL DEFAULT 0,    -- ms
-    group_interval   bigint NOT NULL DEFAULT 0,    -- ms
-    digest_at        bigint,                       -- unix ms: the digest slot it waits for
+    group_wait       double precision NOT NULL DEFAULT 0,    -- ms
+    group_interval   double precision NOT NULL DEFAULT 0,    -- ms
+    digest_at        double precision,                       -- unix ms: the digest slot it waits for
     urgent           boolean NOT NULL DEFAULT false,
-    created_at       bigint NOT NULL,
-    updated_at       bigint NOT NULL
+    created_at       double precision NOT NULL,
+    updated_at       double precision NOT NULL
   );
   CREATE INDEX outbox_due ON outbox (state, receiver, next_attempt_at);
   CREATE INDEX outbox_by_alert ON outbox (alert_id);
@@ -94,18 +95,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE silences (
     id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     matchers   jsonb NOT NULL,              -- [{name, value, regex}]
-    starts_at  bigint NOT NULL,             -- unix ms
-    ends_at    bigint NOT NULL,             -- unix ms; expiring sets it to now
+    starts_at  double precision NOT NULL,             -- unix ms
+    ends_at    double precision NOT NULL,             -- unix ms; expiring sets it to now
     comment    text NOT NULL,
     created_by text NOT NULL,
-    created_at bigint NOT NULL
+    created_at double precision NOT NULL
   );
 
   -- History: figures the charts need (uptime, an L1 validator's balance), pruned after history.keep.
   CREATE TABLE samples (
     series text NOT NULL,
     entity text NOT NULL,
-    at     bigint NOT NULL,                 -- unix ms
+    at     double precision NOT NULL,                 -- unix ms
     value  double precision NOT NULL,
     PRIMARY KEY (series, entity, at)
   );

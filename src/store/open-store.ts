@@ -1,0 +1,20 @@
+import { PgStore } from './postgres/store.js';
+import { SqliteStore } from './sqlite.js';
+import type { StateStore } from './types.js';
+
+/** Where the state lives: a SQLite file (one machine), or PostgreSQL when `url` is set. */
+export interface StateLocation {
+  path: string;
+  /** `postgres://…` (its password revealed here only: the caller holds it as a Secret). */
+  url?: string | undefined;
+}
+
+/**
+ * Opens the configured store: PostgreSQL when a URL is given (connected and migrated before
+ * this returns, failing with the database named and never the password), else the SQLite file
+ * (`write: false`: a reader beside a running daemon; PostgreSQL has no such mode to ask for).
+ */
+export async function openStore(at: StateLocation, o: { write?: boolean } = {}): Promise<StateStore> {
+  if (at.url !== undefined) return PgStore.open(at.url);
+  return SqliteStore.open(at.path, o);
+}
