@@ -95,6 +95,9 @@ export class Revoked extends ReceiverDown {
   protected async during(model: Model, run: Run, step: string) {
     deadDeliverySaid(run.d, `${step} (a change sent)`);
     if (!this.owed(run)) return; // nothing was sent to it (the service blind, the flip unseen): nothing to dead-letter
+    // On a busy host the 404 may come after the receiver's deadline (the host's time): an unknown
+    // outcome, tried again after a backoff on the daemon's clock, which only the steps move.
+    for (let i = 0; i < 4 && outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'pending'); i++) await new Advance(30_000).run(model, run);
     if (!outboxRows(run.d).some((r) => r.receiver === this.provider && r.state === 'dead')) throw new Violation(`${step}: a 404 on every post dead-lettered nothing`);
     if (!named(run.d, this.provider)) throw new Violation(`${step}: ${this.provider} dead-letters, and the heartbeat does not name it: ${JSON.stringify(run.d.app.blindness())}`);
     await new Advance(60_000).run(model, run);
