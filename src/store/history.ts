@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { alertRow } from './outbox.js';
+import { textAlertRow } from './rows.js';
 import { statement } from './statement.js';
 import type { HistoryEntry, Sample, TimelineQuery } from './types.js';
 
@@ -16,7 +16,7 @@ export function timeline(db: Database.Database, q: TimelineQuery): HistoryEntry[
   const rows = statement(db, `SELECT id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key FROM alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
     .all(...args, q.limit ?? 1000);
   return rows.map((raw) => {
-    const r = alertRow.parse(raw);
+    const r = textAlertRow.parse(raw);
     return { id: r.alert_id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: r.labels, details: r.details };
   });
 }
@@ -37,7 +37,7 @@ export function lastEvents(db: Database.Database, since: number, limit = 1000): 
      ) WHERE n = 1 ORDER BY created_at DESC, alert_id DESC LIMIT ?`,
   ).all(since, limit);
   return rows.map((raw) => {
-    const r = alertRow.parse(raw);
+    const r = textAlertRow.parse(raw);
     return { id: r.alert_id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: r.labels, details: r.details };
   });
 }

@@ -1,28 +1,10 @@
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
-import { SEVERITIES } from '../base/types.js';
+import { outboxRowOf, textAlertRow } from './rows.js';
 import { statement } from './statement.js';
 import { DIGEST_GROUP, type DeadLetters, type NewAlert, type OutboxListRow, type OutboxRow, type OutboxState, type OutboxTarget, type ReceiverStats } from './types.js';
 
 // Tables: alerts (every notification an evaluation produced) and outbox (one row per alert
 // and receiver: pending, sent, dead or muted; leased while a sender has it).
-
-const record = z.record(z.string(), z.string());
-/** An alerts row as read back (labels and details parsed). */
-export const alertRow = z.object({
-  alert_id: z.number(),
-  rule: z.string(),
-  kind: z.string(),
-  status: z.enum(['firing', 'resolved', 'event']),
-  severity: z.enum(SEVERITIES),
-  subject: z.string(),
-  summary: z.string(),
-  labels: z.string().transform((s) => record.parse(JSON.parse(s))),
-  details: z.string().transform((s) => record.parse(JSON.parse(s))),
-  created_at: z.number(),
-  condition_key: z.string().nullable(),
-});
-
 
 /**
  * The most an urgent row (a critical, or the first news of its group) waits after its poll
@@ -108,33 +90,7 @@ function outboxRows(db: Database.Database, ids: number[]): OutboxRow[] {
         WHERE o.id IN (SELECT value FROM json_each(?))
         ORDER BY o.id`)
     .all(JSON.stringify(ids)) as Array<Record<string, unknown>>;
-  return rows.map((row) => {
-    const a = alertRow.parse(row);
-    return {
-      id: row['id'] as number,
-      receiver: row['receiver'] as string,
-      attempts: row['attempts'] as number,
-      unknownOutcomes: row['unknown_outcomes'] as number,
-      createdAt: row['outbox_created_at'] as number,
-      groupKey: row['group_key'] as string,
-      groupIntervalMs: row['group_interval'] as number,
-      ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
-      ...(typeof row['last_error'] === 'string' ? { lastError: row['last_error'] } : {}),
-      message: {
-        alertId: a.alert_id,
-        rule: a.rule,
-        kind: a.kind,
-        status: a.status,
-        severity: a.severity,
-        subject: a.subject,
-        summary: a.summary,
-        labels: a.labels,
-        details: a.details,
-        at: new Date(a.created_at).toISOString(),
-        ...(a.condition_key === null ? {} : { conditionKey: a.condition_key }),
-      },
-    };
-  });
+  return rows.map((row) => outboxRowOf(row, textAlertRow.parse(row)));
 }
 
 /** Holds rows this process has just claimed a while longer (a batch of groups sent one by one). */

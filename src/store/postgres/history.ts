@@ -1,6 +1,6 @@
 import type { HistoryEntry, Sample, TimelineQuery } from '../types.js';
 import { transaction, type Queryable } from './connect.js';
-import { alertRow } from './outbox.js';
+import { jsonAlertRow } from '../rows.js';
 import type pg from 'pg';
 
 // Tables: samples, and alerts read as a timeline (as ../history.ts for SQLite).
@@ -8,7 +8,7 @@ import type pg from 'pg';
 const ENTRY = 'id AS alert_id, created_at, rule, kind, status, severity, subject, summary, labels, details, condition_key';
 
 function entry(raw: unknown): HistoryEntry {
-  const r = alertRow.parse(raw);
+  const r = jsonAlertRow.parse(raw);
   return { id: r.alert_id, at: r.created_at, rule: r.rule, kind: r.kind, status: r.status, severity: r.severity, subject: r.subject, summary: r.summary, labels: r.labels, details: r.details };
 }
 

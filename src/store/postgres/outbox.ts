@@ -1,28 +1,11 @@
 import type pg from 'pg';
-import { z } from 'zod';
-import { SEVERITIES } from '../../base/types.js';
 import { URGENT_FLOOR_MS, URGENT_WAIT_MS } from '../outbox.js';
 import { DIGEST_GROUP, type NewAlert, type OutboxRow, type OutboxTarget } from '../types.js';
+import { jsonAlertRow, outboxRowOf } from '../rows.js';
 import type { Queryable } from './connect.js';
 
 // Tables: alerts and outbox (as ../outbox.ts for SQLite): inserting, claiming and marking.
 // What is only read (counts, stats, lists) is in outbox-read.ts.
-
-const record = z.record(z.string(), z.string());
-/** An alerts row as read back (labels and details are jsonb: parsed already). */
-export const alertRow = z.object({
-  alert_id: z.number(),
-  rule: z.string(),
-  kind: z.string(),
-  status: z.enum(['firing', 'resolved', 'event']),
-  severity: z.enum(SEVERITIES),
-  subject: z.string(),
-  summary: z.string(),
-  labels: record,
-  details: record,
-  created_at: z.number(),
-  condition_key: z.string().nullable(),
-});
 
 /** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
 export async function insertAlerts(db: pg.ClientBase, alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
@@ -102,33 +85,7 @@ async function outboxRows(db: Queryable, ids: number[]): Promise<OutboxRow[]> {
       ORDER BY o.id`,
     [ids],
   );
-  return rows.map((row) => {
-    const a = alertRow.parse(row);
-    return {
-      id: row['id'] as number,
-      receiver: row['receiver'] as string,
-      attempts: row['attempts'] as number,
-      unknownOutcomes: row['unknown_outcomes'] as number,
-      createdAt: row['outbox_created_at'] as number,
-      groupKey: row['group_key'] as string,
-      groupIntervalMs: row['group_interval'] as number,
-      ...(typeof row['digest_at'] === 'number' ? { digestAt: row['digest_at'] } : {}),
-      ...(typeof row['last_error'] === 'string' ? { lastError: row['last_error'] } : {}),
-      message: {
-        alertId: a.alert_id,
-        rule: a.rule,
-        kind: a.kind,
-        status: a.status,
-        severity: a.severity,
-        subject: a.subject,
-        summary: a.summary,
-        labels: a.labels,
-        details: a.details,
-        at: new Date(a.created_at).toISOString(),
-        ...(a.condition_key === null ? {} : { conditionKey: a.condition_key }),
-      },
-    };
-  });
+  return rows.map((row) => outboxRowOf(row, jsonAlertRow.parse(row)));
 }
 
 /** Holds rows just claimed a while longer (never shortens a lease). */
