@@ -19,7 +19,7 @@ import { FailureCounts } from '../src/engine/failing.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { ruleKinds } from '../src/rules/registry.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
-import { SqliteStore } from '../src/store/index.js';
+import { SqliteStore, type StateStore } from '../src/store/index.js';
 import { benchLogger, median, ms, nodeId, period, sleep, type BenchResult, type Figure } from './lib.js';
 import { scheduleOf } from '../src/base/schedule.js';
 
@@ -79,7 +79,7 @@ class FakeDataApi {
   }
 }
 
-interface Cycle {
+export interface Cycle {
   total: number;
   load: number;
   commit: number;
@@ -95,7 +95,7 @@ interface Cycle {
   at: number;
 }
 
-interface SizeResult {
+export interface SizeResult {
   kind: string;
   n: number;
   baseline: Cycle;
@@ -173,9 +173,17 @@ export async function evaluateBench(sizes: readonly number[]): Promise<BenchResu
   };
 }
 
-async function measure(kind: 'validator-status' | 'validation-end', n: number): Promise<SizeResult> {
+/** A store for one measurement, and the bytes it holds at the end (SQLite: its file and WAL). */
+export type OpenBenchStore = (dir: string) => Promise<{ store: StateStore; bytes: () => Promise<number> }>;
+
+const sqliteFile: OpenBenchStore = async (dir) => {
+  const file = join(dir, 'state.db');
+  return { store: SqliteStore.open(file), bytes: async () => statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0) };
+};
+
+export async function measure(kind: 'validator-status' | 'validation-end', n: number, open: OpenBenchStore = sqliteFile): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-bench-eval-'));
-  const store = SqliteStore.open(join(dir, 'state.db'));
+  const { store, bytes } = await open(dir);
   try {
     const nowS = Math.floor(Date.now() / 1000);
     const fake = new FakeDataApi();
@@ -242,11 +250,8 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
       const original = store[name].bind(store) as (...args: unknown[]) => unknown;
       (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
         const t = performance.now();
-        try {
-          return original(...args);
-        } finally {
-          spent[bucket] += performance.now() - t;
-        }
+        // Until its promise settles (PostgreSQL's work is all after the call returns).
+        return (original(...args) as Promise<unknown>).finally(() => (spent[bucket] += performance.now() - t));
       };
     };
     wrap('stateRows', 'load');
@@ -291,8 +296,7 @@ async function measure(kind: 'validator-status' | 'validation-end', n: number): 
     await pauses.arrived();
     for (const c of [baseline, ...steady, changed]) c.gc = pauses.within(c.at, c.total);
     pauses.stop();
-    const file = join(dir, 'state.db');
-    const dbBytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+    const dbBytes = await bytes();
     for (const undo of restore) undo();
     return { kind, n, baseline, steady, changed, dbBytes, floor };
   } finally {

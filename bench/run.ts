@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callsBench } from './calls.js';
 import { evaluateBench } from './evaluate.js';
+import { storeBench } from './store.js';
 import { expositionBench } from './exposition.js';
 import { expressionsBench } from './expressions.js';
 import { fleetBench } from './fleet.js';
@@ -25,6 +26,7 @@ const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'fleet', run: () => fleetBench() },
   { id: 'latency', run: () => latencyBench(30) },
   { id: 'evaluate', run: () => evaluateBench([1_000, 10_000, 100_000]) },
+  { id: 'store', run: () => storeBench(100_000) },
   { id: 'expressions', run: () => expressionsBench() },
   { id: 'metrics', run: () => metricsBench() },
   { id: 'memory', run: () => memoryBench() },

@@ -100,6 +100,16 @@ export function outboxContract(store: Opened): void {
       expect((await s.claimDue('slack-a', due!, 10, 60_000)).map((r) => r.message.subject)).toEqual(['third']);
     });
 
+    it("sends the first news of each group one commit brings within a second, and holds what follows it in the same group", async () => {
+      const s = await store('group-wait-one-commit');
+      const news = (subject: string, groupKey: string): NewAlert => ({ ...alert, severity: 'info', subject, targets: [to('slack-a', { groupKey, groupWaitMs: 30_000, groupIntervalMs: 60_000 })] });
+      await s.commitEvaluation('r', {}, [news('g first', 'g'), news('h first', 'h'), news('g second', 'g')], 1_000);
+      const due = await s.nextDue('slack-a');
+      expect(due).toBeLessThan(2_000);
+      // Each group's urgent row takes its group with it: g's two, h's one.
+      expect((await s.claimDue('slack-a', due!, 10, 60_000)).map((r) => r.message.subject).sort()).toEqual(['g first', 'g second', 'h first']);
+    });
+
     it('tells per receiver when it last sent, what is pending and dead, and its newest error (not a mute reason)', async () => {
       const s = await store('receivers');
       await s.commitEvaluation('r', {}, [alert, alert, alert, alert], 1_000);

@@ -7,44 +7,61 @@ import type { Queryable } from './connect.js';
 // Tables: alerts and outbox (as ../outbox.ts for SQLite): inserting, claiming and marking.
 // What is only read (counts, stats, lists) is in outbox-read.ts.
 
-/** Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded with why). Returns their ids. */
+/**
+ * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
+ * with why), in three statements whatever their number (a storm's thousand alerts are not
+ * three thousand round trips). Returns their ids, in order.
+ */
 export async function insertAlerts(db: pg.ClientBase, alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
-  const ids: number[] = [];
-  for (const a of alerts) {
-    const { rows } = await db.query<{ id: number }>(
-      `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-      [a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder === true],
-    );
-    const id = rows[0]!.id;
-    for (const t of a.targets) await insertTarget(db, id, a, t, now, startedAt);
-    ids.push(id);
-  }
+  if (alerts.length === 0) return [];
+  const { rows } = await db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('alerts', 'id')) AS id FROM generate_series(1, $1)`, [alerts.length]);
+  const ids = rows.map((r) => r.id);
+  await db.query(
+    `INSERT INTO alerts (id, rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder) OVERRIDING SYSTEM VALUE
+     SELECT id, rule, kind, status, severity, subject, summary, labels, details, $2, condition_key, reminder
+       FROM jsonb_to_recordset($1::jsonb) AS x (id bigint, rule text, kind text, status text, severity text, subject text, summary text,
+            labels jsonb, details jsonb, condition_key text, reminder boolean)`,
+    [JSON.stringify(alerts.map((a, i) => ({ id: ids[i], rule: a.rule, kind: a.kind, status: a.status, severity: a.severity, subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, condition_key: a.conditionKey ?? null, reminder: a.reminder === true }))), now],
+  );
+  const busy = await busyGroups(db, alerts.flatMap((a) => a.targets), now);
+  const outbox: unknown[] = [];
+  alerts.forEach((a, i) => {
+    for (const t of a.targets) {
+      const key = `${t.receiver}\u0000${t.groupKey}`;
+      // The first news of its group: nothing of it waits (in the store, or queued earlier in this commit), nothing was sent within its groupInterval.
+      const urgent = t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined && (a.severity === 'critical' || !busy.has(key));
+      // Stored as what is left of it at the commit.
+      const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
+      // A digest row waits for its slot in the receiver's one digest group; a muted one is recorded with why, never sent.
+      const row = t.digestAt === undefined
+        ? { next_attempt_at: now + (t.minWaitMs ?? 0), group_key: t.groupKey, group_wait: wait, group_interval: t.groupIntervalMs, digest_at: null, urgent }
+        : { next_attempt_at: t.digestAt, group_key: DIGEST_GROUP, group_wait: 0, group_interval: 0, digest_at: t.digestAt, urgent: false };
+      outbox.push({ n: outbox.length, alert_id: ids[i], receiver: t.receiver, ...row, state: t.mutedBy ? 'muted' : 'pending', last_error: t.mutedBy ?? null });
+      if (!t.mutedBy) busy.add(`${t.receiver}\u0000${row.group_key}`);
+    }
+  });
+  if (outbox.length === 0) return ids;
+  await db.query(
+    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent, state, last_error)
+     SELECT alert_id, receiver, next_attempt_at, $2, $2, group_key, group_wait, group_interval, digest_at, urgent, state, last_error
+       FROM jsonb_to_recordset($1::jsonb) AS x (alert_id bigint, receiver text, next_attempt_at double precision, group_key text,
+            group_wait double precision, group_interval double precision, digest_at double precision, urgent boolean, state text, last_error text, n integer)
+      ORDER BY n`,
+    [JSON.stringify(outbox), now],
+  );
   return ids;
 }
 
-async function insertTarget(db: pg.ClientBase, alertId: number, a: NewAlert, t: OutboxTarget, now: number, startedAt: number): Promise<void> {
-  const urgent = t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined && (a.severity === 'critical' || (await firstNews(db, t, now)));
-  // Stored as what is left of it at the commit.
-  const wait = urgent ? Math.min(t.groupWaitMs, Math.max(URGENT_WAIT_MS - (now - startedAt), URGENT_FLOOR_MS)) : t.groupWaitMs;
-  // A digest row waits for its slot in the receiver's one digest group; a muted one is recorded with why, never sent.
-  const values = t.digestAt === undefined
-    ? [alertId, t.receiver, now + (t.minWaitMs ?? 0), now, t.groupKey, wait, t.groupIntervalMs, null, urgent]
-    : [alertId, t.receiver, t.digestAt, now, DIGEST_GROUP, 0, 0, t.digestAt, false];
-  await db.query(
-    `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent, state, last_error)
-     VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [...values, t.mutedBy ? 'muted' : 'pending', t.mutedBy ?? null],
+/** The receivers' groups among these targets that are not first news: a row of them waits, or one was sent within the target's groupInterval. */
+async function busyGroups(db: pg.ClientBase, targets: readonly OutboxTarget[], now: number): Promise<Set<string>> {
+  const asked = targets.filter((t) => t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined);
+  if (asked.length === 0) return new Set();
+  const { rows } = await db.query<{ receiver: string; group_key: string }>(
+    `SELECT DISTINCT k.receiver, k.group_key FROM unnest($1::text[], $2::text[], $3::double precision[]) AS k (receiver, group_key, since)
+      WHERE EXISTS (SELECT 1 FROM outbox o WHERE o.receiver = k.receiver AND o.group_key = k.group_key AND (o.state = 'pending' OR (o.state = 'sent' AND o.updated_at > k.since)))`,
+    [asked.map((t) => t.receiver), asked.map((t) => t.groupKey), asked.map((t) => now - t.groupIntervalMs)],
   );
-}
-
-/** The first news of a group: nothing of it waits, and nothing of it was sent within its groupInterval. */
-async function firstNews(db: pg.ClientBase, t: OutboxTarget, now: number): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM outbox WHERE receiver = $1 AND group_key = $2 AND (state = 'pending' OR (state = 'sent' AND updated_at > $3)) LIMIT 1`,
-    [t.receiver, t.groupKey, now - t.groupIntervalMs],
-  );
-  return rows.length === 0;
+  return new Set(rows.map((r) => `${r.receiver}\u0000${r.group_key}`));
 }
 
 /** An urgent row of the same group that this claim takes too: its group goes with it. */
