@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  * At most this many real-time waits in test/ and the specs. Issue 42's goal is 15; this is
  * where the suite stands (140 before it): lower it as waits move, never raise it.
  */
-const LIMIT = 73;
+const LIMIT = 72;
 
 /**
  * Files whose waits are still to move onto the fixture (issue 42, left over): counted in the
@@ -22,7 +22,7 @@ const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/alertmanager.test.ts': 5,
   'test/integration/channels.test.ts': 4,
   'test/integration/cli-run.test.ts': 11,
-  'test/integration/expressions.test.ts': 5,
+  'test/integration/expressions.test.ts': 4,
   'test/integration/grafana.test.ts': 3,
   'test/integration/ha.test.ts': 7,
   'test/integration/prometheus.test.ts': 3,
