@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startPostgres, type RunningPostgres } from '../../../test/helpers/postgres.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { openPool } from './connect.js';
 import { fenceParams, fenceSql, leases, release, SHARDS, takeAndRenew, type Fence } from './leases.js';
 import { migrate } from './migrate.js';
@@ -8,11 +8,7 @@ import { migrate } from './migrate.js';
 // On a real PostgreSQL cluster of this file's own; each test in a schema of its own (a
 // database each costs as much again), each instance a pool of its own (its own connections,
 // as separate processes would have).
-let cluster: RunningPostgres;
-beforeAll(async () => {
-  cluster = await startPostgres();
-}, 60_000);
-afterAll(() => cluster?.stop());
+const cluster = postgresForFile();
 
 const pools: pg.Pool[] = [];
 afterEach(async () => {

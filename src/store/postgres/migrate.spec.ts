@@ -1,17 +1,13 @@
 import type pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type RunningPostgres } from '../../../test/helpers/postgres.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { openPool } from './connect.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
 
 // On a real PostgreSQL cluster of this file's own; each test in a fresh database of its own,
 // or (cheaper) a schema of its own.
-let cluster: RunningPostgres;
-beforeAll(async () => {
-  cluster = await startPostgres();
-}, 60_000);
-afterAll(() => cluster?.stop());
+const cluster = postgresForFile();
 
 const pools: pg.Pool[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type RunningPostgres } from '../../../test/helpers/postgres.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { StateConflictError, StoreError } from '../errors.js';
 import type { NewAlert } from '../types.js';
 import { PgStore } from './store.js';
@@ -7,11 +7,7 @@ import { PgStore } from './store.js';
 // What only the PostgreSQL store has to show: several instances on one database at once, and
 // the server going away (the StateStore contract runs against it in ../postgres.spec.ts).
 // One cluster for the file, a schema per test.
-let cluster: RunningPostgres;
-beforeAll(async () => {
-  cluster = await startPostgres();
-}, 60_000);
-afterAll(() => cluster?.stop());
+const cluster = postgresForFile();
 
 const opened: PgStore[] = [];
 afterEach(async () => {
