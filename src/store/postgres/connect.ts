@@ -33,7 +33,15 @@ export interface PoolOptions {
   schema?: string;
   /** Connections at most (default 4). */
   max?: number;
+  /** Caps on a connection's and a statement's wait (defaults 10 s and 30 s). */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
+
+/** How long a connection (or a free one of the pool) is waited for. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** How long one statement's answer is waited for (a migration waiting for another's lock included). */
+const QUERY_TIMEOUT_MS = 30_000;
 
 /** A pool on `url`, every connection in `schema` when given. Connects lazily: the first query reaches the server. */
 export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
@@ -42,6 +50,11 @@ export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
     max: o.max ?? 4,
     types,
     application_name: 'avawatch',
+    // Every wait has a cap: a server that does not answer (blackholed, hung) fails the call
+    // instead of holding the evaluation, delivery or /readyz that made it for ever.
+    connectionTimeoutMillis: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    query_timeout: o.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+    keepAlive: true,
     ...(o.schema === undefined ? {} : { options: `-c search_path=${quotedSchema(o.schema)}` }),
   });
   // An idle connection cut (a server restart, a failover, a killed backend) is dropped by the

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { StateConflictError, StoreError } from '../errors.js';
@@ -87,6 +88,26 @@ describe('PgStore: the server', () => {
     expect(err).toBeInstanceOf(StoreError);
     expect(err.message).toBe(`cannot migrate the state in postgres://postgres@127.0.0.1:${cluster.port}/nowhere: database "nowhere" does not exist`);
     expect(String(err.stack)).not.toContain('s3cret');
+  });
+
+  it('gives up on a server that takes the connection and never answers, at its connect cap, naming the database and never its password', async () => {
+    // A blackholed database: the TCP connection is accepted, not a byte comes back.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const err = await PgStore.open(`postgres://postgres:s3cret-Passw0rd@127.0.0.1:${port}/avawatch`, { connectTimeoutMs: 300 }).then(
+        () => new Error('opened'),
+        (e: unknown) => e as Error,
+      );
+      expect(err).toBeInstanceOf(StoreError);
+      expect(err.message).toMatch(new RegExp(`^cannot migrate the state in postgres://postgres@127\\.0\\.0\\.1:${port}/avawatch: .*timeout`, 'i'));
+      expect(String(err.stack)).not.toContain('s3cret');
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   });
 
   it('rejects a ping once closed; a second close does nothing', async () => {

@@ -17,7 +17,7 @@ import type {
   TimelineQuery,
 } from '../types.js';
 import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
-import { describeUrl, openPool, transaction } from './connect.js';
+import { describeUrl, openPool, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
@@ -48,7 +48,7 @@ export class PgStore implements StateStore {
   }
 
   /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
-  static async open(url: string, o: { schema?: string; max?: number } = {}): Promise<PgStore> {
+  static async open(url: string, o: PoolOptions = {}): Promise<PgStore> {
     const pool = openPool(url, o);
     try {
       await migrate(pool, { ...o, url });
