@@ -131,7 +131,7 @@ export class App {
       // With shared state, the rules this instance holds: the others are another's to evaluate.
       rules: () => this.#loaded.rules.filter((r) => this.#keeper?.holds(r.name) ?? true),
       looked: this.#runs.looked,
-      storeProblem: () => this.#storePing.problem ?? this.#keeper?.problem(),
+      storeProblem: () => this.#keeper?.problem() ?? this.#storePing.problem,
       failures: this.failures,
       failingAfter: () => this.#loaded.config.health.failingAfter,
       deliveryProblems: () => this.#delivery.problems(),
@@ -184,7 +184,7 @@ export class App {
     const scheduler = new Scheduler({
       log,
       run: (rule, signal) => this.#runs.run(rule, signal),
-      onSkip: (rule, runningForMs) => this.#engine.skipped(rule, runningForMs),
+      onSkip: (rule, runningForMs) => (this.#keeper?.holds(rule.name) === false ? Promise.resolve() : this.#engine.skipped(rule, runningForMs)),
       clock: this.#clock,
     });
     this.#scheduler = scheduler;

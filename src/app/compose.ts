@@ -60,8 +60,8 @@ export function composeApp(loaded: LoadedConfig, o: ComposeOptions = {}): Compos
 
 /** The store `state:` names, opened: PostgreSQL (`state.url`) connects and migrates here, before an App is built on it. */
 export function openConfiguredStore(loaded: LoadedConfig, o: { write?: boolean } = {}): Promise<StateStore> {
-  const { path, url } = loaded.config.state;
-  return openStore({ path, url: url?.reveal() }, o);
+  const { path, url, lease } = loaded.config.state;
+  return openStore({ path, url: url?.reveal(), leaseMs: lease }, o);
 }
 
 /** The SQLite file, opened synchronously; `state.url` needs openConfiguredStore first (PostgreSQL opens asynchronously). */

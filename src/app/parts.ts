@@ -8,7 +8,7 @@ import { errorText } from '../engine/engine.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { INCIDENT_PREFIX } from '../incidents/condition.js';
 import { buildPipeline, type Pipeline } from '../alerts/pipeline/index.js';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import { scrub, type Secret } from '../base/secret.js';
 import { channel } from '../channels/registry.js';
@@ -152,6 +152,9 @@ export async function reanchor(s: Shared): Promise<void> {
  * (the store answers with Promises), while readiness() and blindness() stay synchronous and
  * say what it answered last.
  */
+/** How long /readyz, the page and the heartbeat wait for the store's ping. */
+const PING_CAP_MS = 2_000;
+
 export class StorePing {
   /** Why it did not answer, if it did not. */
   problem: string | undefined;
@@ -161,13 +164,18 @@ export class StorePing {
     this.#store = store;
   }
 
-  /** Pings, then reads what depends on the answer. */
+  /** Pings (waiting PING_CAP_MS at most: a store cut off must not hold /readyz or the page), then reads what depends on the answer. */
   async checked<T>(read: () => T): Promise<Awaited<T>> {
+    const cap = new AbortController();
     try {
-      await this.#store().ping();
+      // A deadline on another system's answer: the host's clock (base/clock.ts).
+      const late = systemClock.sleep(PING_CAP_MS, cap.signal).then(() => Promise.reject(new Error(`no answer within ${PING_CAP_MS / 1000}s`)));
+      await Promise.race([this.#store().ping(), late]);
       this.problem = undefined;
     } catch (err) {
       this.problem = errorText(err);
+    } finally {
+      cap.abort();
     }
     return await read();
   }

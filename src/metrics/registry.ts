@@ -1,3 +1,4 @@
+import { systemClock } from '../base/clock.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Limiter } from '../api/limiter.js';
 import type { GaugeDef, GaugeSample } from '../base/types.js';
@@ -45,6 +46,25 @@ export interface MetricsSources {
   ready?: () => boolean | Promise<boolean>;
 }
 
+/** How long a scrape waits for a figure read from the store. */
+const STORE_READ_CAP_MS = 2_000;
+
+/**
+ * A figure read from the store at scrape time, or undefined when the store does not answer
+ * within the cap (the gauge keeps its last value): a store that is down or cut off must not
+ * take /metrics down with it, or hold the scrape, while avawatch's own gauges say so.
+ */
+async function fromStore<T>(read: () => T | Promise<T>): Promise<T | undefined> {
+  const cap = new AbortController();
+  try {
+    return await Promise.race([Promise.resolve().then(read), systemClock.sleep(STORE_READ_CAP_MS, cap.signal).then(() => undefined)]);
+  } catch {
+    return undefined;
+  } finally {
+    cap.abort();
+  }
+}
+
 /** One registry per app (never the global one), so tests can build many apps in a process. */
 export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new Registry();
@@ -66,7 +86,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     help: 'Notifications waiting in the outbox for delivery.',
     registers,
     async collect() {
-      this.set(await sources.outboxPending());
+      const pending = await fromStore(sources.outboxPending);
+      if (pending !== undefined) this.set(pending);
     },
   });
 
@@ -76,7 +97,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     labelNames: ['rule', 'severity'],
     registers,
     async collect() {
-      const firing = await sources.firing();
+      const firing = await fromStore(sources.firing);
+      if (firing === undefined) return;
       this.reset();
       const counts = new Map<string, { rule: string; severity: string; n: number }>();
       for (const a of firing) {

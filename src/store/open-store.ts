@@ -7,6 +7,8 @@ export interface StateLocation {
   path: string;
   /** `postgres://…` (its password revealed here only: the caller holds it as a Secret). */
   url?: string | undefined;
+  /** With url: the shards' lease (state.lease): a session idle mid-transaction ends within a third of it. */
+  leaseMs?: number;
 }
 
 /**
@@ -15,6 +17,6 @@ export interface StateLocation {
  * (`write: false`: a reader beside a running daemon; PostgreSQL has no such mode to ask for).
  */
 export async function openStore(at: StateLocation, o: { write?: boolean } = {}): Promise<StateStore> {
-  if (at.url !== undefined) return PgStore.open(at.url);
+  if (at.url !== undefined) return PgStore.open(at.url, at.leaseMs === undefined ? {} : { idleInTransactionMs: Math.min(5_000, at.leaseMs / 3) });
   return SqliteStore.open(at.path, o);
 }

@@ -36,10 +36,17 @@ export interface PoolOptions {
   /** Caps on a connection's and a statement's wait (defaults 10 s and 30 s). */
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /**
+   * The server ends a session left idle inside a transaction this long (default 5 s): a
+   * process paused or cut off mid-commit holds the rows it locked (a rule's revision, a
+   * shard's lease) only this long. avawatch's transactions never wait between statements.
+   */
+  idleInTransactionMs?: number;
 }
 
 /** How long a connection (or a free one of the pool) is waited for. */
 const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_IN_TRANSACTION_MS = 5_000;
 /** How long one statement's answer is waited for (a migration waiting for another's lock included). */
 const QUERY_TIMEOUT_MS = 30_000;
 
@@ -55,7 +62,7 @@ export function openPool(url: string, o: PoolOptions = {}): pg.Pool {
     connectionTimeoutMillis: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     query_timeout: o.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
     keepAlive: true,
-    ...(o.schema === undefined ? {} : { options: `-c search_path=${quotedSchema(o.schema)}` }),
+    options: [`-c idle_in_transaction_session_timeout=${Math.max(1, Math.round(o.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS))}`, ...(o.schema === undefined ? [] : [`-c search_path=${quotedSchema(o.schema)}`])].join(' '),
   });
   // An idle connection cut (a server restart, a failover, a killed backend) is dropped by the
   // pool and the next query opens another; without a listener the process would exit.

@@ -152,4 +152,11 @@ export const MIGRATIONS: readonly string[] = [
     expires_at timestamptz NOT NULL
   );
   `,
+  `
+  -- The data version (states.ts): a sequence bumped after each write's commit, never a row
+  -- every commit locks (one process paused mid-commit stopped every other's). data_version,
+  -- the row it was, stays unused.
+  CREATE SEQUENCE data_version_seq;
+  SELECT setval('data_version_seq', (SELECT version FROM data_version WHERE id = 1) + 1);
+  `,
 ];

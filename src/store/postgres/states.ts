@@ -26,15 +26,20 @@ export async function bumpRevision(db: pg.ClientBase, rule: string): Promise<num
   return current;
 }
 
-/** Within a transaction: data_version bumped (a write of states or state alerts); its value before. */
-export async function bumpDataVersion(db: pg.ClientBase): Promise<number> {
-  const { rows } = await db.query<{ version: number }>('UPDATE data_version SET version = version + 1 WHERE id = 1 RETURNING version - 1 AS version');
-  return rows[0]?.version ?? 0;
+/**
+ * The data version moved on, after a write of states or state alerts committed (migration 6:
+ * a sequence). Never inside the write's transaction: a row every commit updates would be
+ * locked by each until it ends, and one process paused mid-commit would stop every other's.
+ * A reader that sees the new rows before the new number reloads once more; one whose writer
+ * died before bumping is caught by the rule's revision at its next commit.
+ */
+export async function bumpDataVersion(db: pg.ClientBase | pg.Pool): Promise<void> {
+  await db.query("SELECT nextval('data_version_seq')");
 }
 
-/** data_version as it stands. */
+/** The data version as it stands. */
 export async function dataVersion(db: pg.ClientBase | pg.Pool): Promise<number> {
-  const { rows } = await db.query<{ version: number }>('SELECT version FROM data_version WHERE id = 1');
+  const { rows } = await db.query<{ version: number }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS version FROM data_version_seq');
   return rows[0]?.version ?? 0;
 }
 

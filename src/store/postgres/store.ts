@@ -86,9 +86,10 @@ export class PgStore implements StateStore {
     return (await dataVersion(this.#pool)) - this.#ownBumps;
   }
 
-  /** A write of states or state alerts, in one transaction that bumps data_version; counted as this store's own once committed. */
+  /** A write of states or state alerts in one transaction, then the data version bumped (states.ts), counted as this store's own. */
   async #write<T>(work: (db: pg.PoolClient, versionBefore: number) => Promise<T>): Promise<T> {
-    const result = await transaction(this.#pool, async (db) => work(db, (await bumpDataVersion(db)) - this.#ownBumps));
+    const result = await transaction(this.#pool, async (db) => work(db, (await dataVersion(db)) - this.#ownBumps));
+    await bumpDataVersion(this.#pool);
     this.#ownBumps += 1;
     return result;
   }
