@@ -107,6 +107,22 @@ describe('ShardKeeper', () => {
     expect(k.holds(heldRule)).toBe(true);
   });
 
+  it('PostgreSQL that takes the connection and never answers (a blackhole): each round gives up after its period, and the step-down comes after one lease, not the statement cap', async () => {
+    const { state, api } = shards([ruleShard(heldRule)]);
+    const { k, metrics } = keeper(api);
+    await k.start([]);
+    api.balance = () => {
+      state.rounds++;
+      return new Promise(() => undefined);
+    };
+    await vi.advanceTimersByTimeAsync(TTL);
+    expect(state.rounds).toBe(3); // at 0, at 1s (given up at 2s), at 2s: one every third of a lease
+    expect(k.holds(heldRule)).toBe(false);
+    expect(k.problem()).toContain('stepped down, evaluating and sending nothing until it answers (PostgreSQL did not answer within 1s)');
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(await metrics.registry.getSingleMetricAsString('avawatch_shared_state_stepped_down')).toContain('avawatch_shared_state_stepped_down 1');
+  });
+
   it('a process paused past its lease (SIGSTOP, a frozen VM) holds nothing when it wakes, before any renewal', async () => {
     const { api } = shards([ruleShard(heldRule)]);
     let now = 1_000_000;

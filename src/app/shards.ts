@@ -59,9 +59,14 @@ export class ShardKeeper {
     this.#schedule();
   }
 
-  #schedule(): void {
+  /** The next round a third of a lease after the last one began, however long it took. */
+  #schedule(began = this.#deps.clock.mono()): void {
     if (this.#stopped) return;
-    this.#timer = this.#deps.clock.setTimer(() => void this.#once().finally(() => this.#schedule()), this.#deps.ttlMs / 3);
+    const { clock, ttlMs } = this.#deps;
+    this.#timer = clock.setTimer(() => {
+      const now = clock.mono();
+      void this.#once().finally(() => this.#schedule(now));
+    }, Math.max(0, ttlMs / 3 - (clock.mono() - began)));
   }
 
   /** The fence a commit of this store rule carries, while its lease runs by this process's count. */
@@ -94,8 +99,14 @@ export class ShardKeeper {
     // Counted from before the request: the database's lease ends no earlier than this.
     const asked = clock.mono();
     const before = this.#held;
+    const cap = new AbortController();
     try {
-      const round = await shards.balance(this.holder, ttlMs, Math.floor(Math.random() * 256));
+      // A round answered later than its period is a failed one (a blackholed connection waits
+      // for the statement cap): the next starts on time, the leases end on their own count.
+      const answer = shards.balance(this.holder, ttlMs, Math.floor(Math.random() * 256));
+      answer.catch(() => undefined);
+      const late = clock.sleep(ttlMs / 3, cap.signal).then(() => Promise.reject(new Error(`PostgreSQL did not answer within ${ttlMs / 3000}s`)));
+      const round = await Promise.race([answer, late]);
       if (this.#stopped) return;
       const wasDown = this.steppedDown();
       this.#held = new Map(round.leases.map((l) => [l.shard, { epoch: l.epoch, until: asked + ttlMs }]));
@@ -106,6 +117,8 @@ export class ShardKeeper {
       log.warn({ error: this.#lastError }, 'could not renew the shard leases; kept until they end');
       // Leases past their count are gone: their rules are another's (or no one's) now.
       this.#held = new Map([...before].filter(([, l]) => l.until > clock.mono()));
+    } finally {
+      cap.abort();
     }
     metrics.shardsHeld.set(this.#held.size);
     metrics.sharedStateSteppedDown.set(this.steppedDown() ? 1 : 0);
