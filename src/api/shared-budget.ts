@@ -106,6 +106,8 @@ export interface AllowanceOptions {
 const STARVED_MS = 1_000;
 /** A spent day: believed this long before the ledger is asked again (another may give back, the day may end). */
 const DAY_SPENT_MS = 60_000;
+/** How long close() waits for its give-back: as long as closing the HTTP agents beside it (a stop has 10 s in all). */
+const CLOSE_CAP_MS = 1_000;
 /** The instances assumed before any was seen: a shared store is there for several. */
 const UNSEEN_MEMBERS = 2;
 
@@ -147,6 +149,7 @@ export class SharedAllowance {
   /** What this instance spent, per second of the last minute (steady), blocks and local share alike. */
   readonly #recent: Array<{ at: number; cu: number }> = Array.from({ length: 60 }, () => ({ at: -1, cu: 0 }));
   #expiry: Cancel | undefined;
+  #closed = false;
 
   constructor(o: AllowanceOptions) {
     this.#o = o;
@@ -208,14 +211,15 @@ export class SharedAllowance {
 
   /**
    * Gives the block in hand back (a stop, a reload that replaced this budget), waiting at
-   * most the cap: units not given back stay reserved, counted as spent.
+   * most a second: units not given back stay reserved, counted as spent.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#block) this.#retire(this.#block);
     const back = this.#back.splice(0);
     if (back.length === 0) return;
     const cap = new AbortController();
-    await Promise.race([this.#o.ledger.giveBack(this.#o.budget, back).catch(() => undefined), systemClock.pause(this.#capMs, cap.signal)]);
+    await Promise.race([this.#o.ledger.giveBack(this.#o.budget, back).catch(() => undefined), systemClock.pause(CLOSE_CAP_MS, cap.signal)]);
     cap.abort();
   }
 
@@ -294,8 +298,8 @@ export class SharedAllowance {
         // Recorded whether it came in time or not: what was owed is in the ledger now.
         this.#owed = Math.max(0, this.#owed - owed);
         this.#seen = { day: grant.day, wallDay: wallDay(this.#clock), members: grant.members };
-        if (!late) this.#answered(now, cu, grant);
-        // Too late: the requests went on with the local share; the block goes back.
+        if (!late && !this.#closed) this.#answered(now, cu, grant);
+        // Too late (the requests went on with the local share), or closed meanwhile: the block goes back.
         else if (grant.granted > 0) ledger.giveBack(budget, [{ second: grant.second, units: grant.granted }]).catch(() => undefined);
       },
       (err: unknown) => {
