@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../base/clock.js';
 import { resetWaitMs } from '../base/retry.js';
 import type { Cancel } from '../base/timers.js';
 import { SEVERITIES, type Severity } from '../base/types.js';
+import type { SharedAllowance } from './shared-budget.js';
 
 export interface BudgetLimits {
   perMinute: number;
@@ -39,6 +40,8 @@ export interface Reservation {
   /** The second and the UTC day it was counted in. */
   readonly second: number;
   readonly day: number;
+  /** Where a shared budget's units came from (its block), to give them back. */
+  readonly shared?: { block: number; second: number };
 }
 
 interface Waiter {
@@ -70,6 +73,11 @@ export interface LimiterOptions {
    * reads the service's dates and its UTC day.
    */
   clock: Clock;
+  /**
+   * The budget shared with other instances on the same key (shared state): every request also
+   * takes its units from it. Without: this limiter alone, one machine's.
+   */
+  shared?: SharedAllowance | undefined;
 }
 
 const MAX_PAUSE_MS = 86_400_000;
@@ -110,12 +118,25 @@ export class Limiter {
   /** Most severe first; each in order of arrival. */
   readonly #queues: Record<Severity, Waiter[]> = { critical: [], warning: [], info: [] };
   #timer: Cancel | undefined;
+  readonly #shared: SharedAllowance | undefined;
 
   constructor(o: LimiterOptions) {
     this.limits = o.limits;
     this.#clock = o.clock;
     this.#now = notSlowerThanTheHost(o.clock);
     this.#maxWaitMs = o.maxWaitMs ?? Infinity;
+    this.#shared = o.shared;
+    if (o.shared) o.shared.onReady = () => this.#pump();
+  }
+
+  /** Gives what it holds of a shared budget back (a stop, or a reload that replaced it). */
+  close(): Promise<void> {
+    return this.#shared?.close() ?? Promise.resolve();
+  }
+
+  /** Whether the units come from a budget shared with other instances. */
+  get shared(): boolean {
+    return this.#shared !== undefined;
   }
 
   get perMinute(): number {
@@ -131,9 +152,7 @@ export class Limiter {
     const paused = this.#tooLongPaused(this.#now());
     if (paused) return Promise.reject(paused);
     this.#rollDay();
-    if (this.#dayCu + cu > this.limits.perDay) {
-      return Promise.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
-    }
+    if (this.#dayCu + cu > this.limits.perDay) return Promise.reject(this.#daySpent());
     return new Promise<Reservation>((resolve, reject) => {
       const queue = this.#queues[severity];
       const waiter: Waiter = { cu, severity, resolve, reject, signal, onAbort: () => undefined };
@@ -181,6 +200,7 @@ export class Limiter {
       this.onSpend?.(r.cu);
       return;
     }
+    if (r.shared) this.#shared?.giveBack(r.cu, r.shared);
     const slot = this.#seconds[r.second % 60] as Second;
     if (slot.at === r.second) slot.own = Math.max(0, slot.own - r.cu);
     this.#rollDay();
@@ -193,9 +213,10 @@ export class Limiter {
     return Math.max(0, this.perMinute - own - others);
   }
 
+  /** The day's budget left: with a shared budget, what the instances left together (as last seen), if less. */
   remainingDay(): number {
     this.#rollDay();
-    return Math.max(0, this.limits.perDay - this.#dayCu);
+    return Math.max(0, Math.min(this.limits.perDay - this.#dayCu, this.#shared?.remainingDay() ?? Infinity));
   }
 
   /**
@@ -236,21 +257,29 @@ export class Limiter {
       // The most severe waiting request goes first; while it must wait, so do the others.
       const next = SEVERITIES_DOWN.map((sev) => this.#queues[sev][0]).find((w) => w !== undefined);
       if (!next || !this.#allowed(next, now)) break;
+      this.#rollDay();
+      // The shared budget last: its units are taken only for a request that goes now.
+      const shared = this.#dayCu + next.cu > this.limits.perDay ? 'day-spent' : this.#shared?.take(next.cu, RESERVE[next.severity]);
+      if (shared === 'wait') break;
       this.#queues[next.severity].shift();
       next.signal?.removeEventListener('abort', next.onAbort);
-      this.#rollDay();
-      if (this.#dayCu + next.cu > this.limits.perDay) {
-        next.reject(new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent; it renews at 00:00 UTC`));
+      if (shared === 'day-spent') {
+        next.reject(this.#daySpent());
         continue;
       }
       this.#slot(now).own += next.cu;
       this.#dayCu += next.cu;
-      next.resolve({ cu: next.cu, second: Math.floor(now / 1000), day: this.#day });
+      next.resolve({ cu: next.cu, second: Math.floor(now / 1000), day: this.#day, ...(shared ? { shared } : {}) });
     }
     if (this.waiting > 0) {
       // Look again when the pause ends, else shortly: spend keeps leaving the windows.
       this.#timer = this.#clock.setTimer(() => this.#pump(), Math.max(POLL_MS, this.#pausedUntil - now));
     }
+  }
+
+  #daySpent(): BudgetExhaustedError {
+    const whose = this.#shared ? ', by the instances sharing this key together' : '';
+    return new BudgetExhaustedError(`the day's budget of ${this.limits.perDay} compute units is spent${whose}; it renews at 00:00 UTC`);
   }
 
   #allowed(w: Waiter, now: number): boolean {

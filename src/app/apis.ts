@@ -4,15 +4,20 @@ import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
 import { HttpClient } from '../api/http.js';
 import { MetricsApi } from '../api/metrics-api.js';
 import { HttpNodeApi } from '../api/node-api.js';
+import { budgetName, SharedAllowance } from '../api/shared-budget.js';
 import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Config } from '../config/schema.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { StateStore } from '../store/index.js';
 import { stableJson } from './reload.js';
 
 // The service's, the Metrics API's and the operator's nodes' clients, with their budgets.
 
 const AGENT_CLOSE_MS = 1_000;
+
+/** The shared budget each limiter spends (none on one machine): a reload that changes the key changes it. */
+const sharedNames = new WeakMap<Limiter, string | undefined>();
 
 export interface Apis {
   agent: Agent;
@@ -24,8 +29,13 @@ export interface Apis {
   limiters: { data: Limiter; metrics: Limiter };
 }
 
-/** The clients of this config; a reload keeps what its budgets spent unless a budget changed. */
-export function buildApis(config: Config, o: { metrics: Metrics; clock: Clock; log: Logger; previous?: Apis | undefined }): Apis {
+/**
+ * The clients of this config; a reload keeps what its budgets spent unless a budget (or the
+ * key it is shared by) changed. With shared state (the store's `budget`: PostgreSQL), each
+ * API's limiter also takes its units from the budget the instances on its key share
+ * (api/shared-budget.ts); on one machine it counts alone.
+ */
+export function buildApis(config: Config, o: { metrics: Metrics; clock: Clock; log: Logger; store?: Pick<StateStore, 'budget'>; previous?: Apis | undefined }): Apis {
   const agent = agentOf(config.api, 16);
   const httpOptions = {
     dispatcher: agent,
@@ -36,15 +46,26 @@ export function buildApis(config: Config, o: { metrics: Metrics; clock: Clock; l
     backoffMaxMs: config.api.retryBackoffMax,
     maxRetryAfterMs: config.api.maxRetryAfter,
   };
+  const ledger = o.store?.budget;
+  // The Metrics API takes no key: its budget is shared by name alone.
+  const names = { data: ledger && budgetName('data', config.api.apiKey), metrics: ledger && budgetName('metrics', undefined) };
   // On the App's clock: a 429's pause ends when that clock says so.
-  const newLimiter = (limits: BudgetLimits) => new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, clock: o.clock });
-  const limiters = {
-    data: o.previous?.limiters.data ?? newLimiter(budgetLimits(config.api.budget)),
-    metrics: o.previous?.limiters.metrics ?? newLimiter(config.api.metricsBudget),
+  const newLimiter = (api: 'data' | 'metrics', limits: BudgetLimits) => {
+    const name = names[api];
+    const shared = ledger && name ? new SharedAllowance({ ledger, budget: name, limits, api, log: o.log }) : undefined;
+    const limiter = new Limiter({ limits, maxWaitMs: config.api.maxRetryAfter, clock: o.clock, shared });
+    sharedNames.set(limiter, name);
+    return limiter;
   };
-  // A reload keeps what was spent unless the budget itself changed.
-  if (stableJson(limiters.data.limits) !== stableJson(budgetLimits(config.api.budget))) limiters.data = newLimiter(budgetLimits(config.api.budget));
-  if (stableJson(limiters.metrics.limits) !== stableJson(config.api.metricsBudget)) limiters.metrics = newLimiter(config.api.metricsBudget);
+  const wanted = { data: budgetLimits(config.api.budget), metrics: config.api.metricsBudget };
+  const limiters = {
+    data: o.previous?.limiters.data ?? newLimiter('data', wanted.data),
+    metrics: o.previous?.limiters.metrics ?? newLimiter('metrics', wanted.metrics),
+  };
+  // A reload keeps what was spent unless the budget itself (or the key sharing it) changed.
+  for (const api of ['data', 'metrics'] as const) {
+    if (stableJson(limiters[api].limits) !== stableJson(wanted[api]) || sharedNames.get(limiters[api]) !== names[api]) limiters[api] = newLimiter(api, wanted[api]);
+  }
   for (const [api, limiter] of Object.entries(limiters)) limiter.onSpend = (cu) => o.metrics.computeUnits.inc({ api }, cu);
   const observe = (api: 'data' | 'metrics') => ({
     onResponse: (endpoint: string, code: string) => {
@@ -106,7 +127,9 @@ async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> 
   cancel();
 }
 
-/** Both agents closed (their connections drained, then cut). */
-export async function closeApis(apis: Apis): Promise<void> {
-  await Promise.all([closeAgent(apis.agent), closeAgent(apis.nodeAgent)]);
+/** Both agents closed (their connections drained, then cut), and the limiters `next` does not keep give their shared units back. */
+export async function closeApis(apis: Apis, next?: Apis): Promise<void> {
+  const kept = new Set(next ? Object.values(next.limiters) : []);
+  const limiters = Object.values(apis.limiters).filter((l) => !kept.has(l));
+  await Promise.all([closeAgent(apis.agent), closeAgent(apis.nodeAgent), ...limiters.map((l) => l.close())]);
 }

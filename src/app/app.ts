@@ -277,7 +277,7 @@ export class App {
     await scheduler.remove(plan.stop);
     if (this.#stopping) return false;
     this.#loaded = next;
-    if (apis !== this.#apis) void closeApis(this.#apis);
+    if (apis !== this.#apis) void closeApis(this.#apis, apis);
     this.#apis = apis;
     if (built) ({ engine: this.#engine, pipeline: this.#pipeline } = built);
     else this.#engine.regroup(next.inventory);

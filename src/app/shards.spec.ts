@@ -1,5 +1,12 @@
+import { hostname } from 'node:os';
+import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HttpClient } from '../api/http.js';
+import { Limiter } from '../api/limiter.js';
+import { budgetName, SharedAllowance, type BudgetLedger } from '../api/shared-budget.js';
 import { clockAt } from '../base/clock.js';
+import { Secret } from '../base/secret.js';
+import { CAUSE_PREFIX, causeOf } from '../engine/cause.js';
 import { createLogger } from '../base/log.js';
 import { ruleShard } from '../base/shard.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
@@ -145,5 +152,33 @@ describe('ShardKeeper', () => {
     await vi.advanceTimersByTimeAsync(TTL * 3);
     expect(state.rounds).toBe(rounds);
     expect(k.holds('anything')).toBe(false);
+  });
+});
+
+describe("a shared budget's day spent: one alert, not one per instance", () => {
+  it('every instance fails its requests with the same cause, so one store rule on one shard: only its holder commits the alert', async () => {
+    const limits = { perMinute: 8_000, perDay: 2_000_000 };
+    // The ledger every instance shares, its day spent.
+    const ledger: BudgetLedger = { reserve: () => Promise.resolve({ second: 1, granted: 0, window: 0, day: limits.perDay, members: 3 }), giveBack: () => Promise.resolve() };
+    const agent = new Agent();
+    const causes = [];
+    try {
+      for (const instance of ['a', 'b', 'c']) {
+        const clock = clockAt(() => Date.UTC(2026, 0, 1, 12));
+        const log = createLogger('fatal', false).log;
+        const shared = new SharedAllowance({ ledger, budget: budgetName('data', new Secret('glc_shared_key_1234567890')), limits, api: 'data', log, clock });
+        const http = new HttpClient({ api: 'data', baseUrl: `http://${instance}.invalid`, headers: {}, dispatcher: agent, timeoutMs: 1_000, maxResponseBytes: 1_000_000, retries: 0, backoffInitialMs: 1, backoffMaxMs: 1, maxRetryAfterMs: 1, limiter: new Limiter({ limits, clock, shared }), clock });
+        const failed = await http.getJson({ endpoint: `/v1/${instance}`, path: `/v1/${instance}` }).catch((e: unknown) => e);
+        causes.push(causeOf(failed));
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(causes.map((c) => c?.key)).toEqual(['budget:data', 'budget:data', 'budget:data']);
+    const storeRules = new Set(causes.map((c) => CAUSE_PREFIX + (c?.key ?? '')));
+    expect([...storeRules]).toEqual(['!cannot-see:budget:data']);
+    // Nothing of the host or the process in it: the same shard on every machine.
+    expect([...storeRules][0]).not.toContain(hostname());
+    expect(new Set(causes.map((c) => storeRuleShard(CAUSE_PREFIX + (c?.key ?? ''))))).toEqual(new Set([ruleShard('!cannot-see:budget:data')]));
   });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 
 const REDACTED = '<secret>';
@@ -16,6 +17,16 @@ export class Secret {
 
   reveal(): string {
     return this.#value;
+  }
+
+  /**
+   * A name for the secret that does not give it away: the first 128 bits of an HMAC-SHA256
+   * of it keyed by `purpose` (hex). The same secret and purpose give the same name on every
+   * host (instances sharing state find each other's rows by it); a name cannot be turned back
+   * into the secret, nor matched against another purpose's.
+   */
+  digest(purpose: string): string {
+    return createHmac('sha256', purpose).update(this.#value).digest('hex').slice(0, 32);
   }
 
   toString(): string {

@@ -9,6 +9,9 @@ export { openStore, type StateLocation } from './open-store.js';
 export { DIGEST_GROUP, StateDiff } from './types.js';
 export type {
   ActiveRow,
+  BudgetAsk,
+  BudgetGrant,
+  BudgetReturn,
   DeadLetters,
   FileSpace,
   HistoryEntry,
@@ -21,6 +24,7 @@ export type {
   ReceiverStats,
   Sample,
   ShardFence,
+  SharedBudget,
   SharedShards,
   Silence,
   StateRows,

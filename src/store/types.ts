@@ -210,6 +210,57 @@ export interface SharedShards {
   fenceBy(fenceOf: (storeRule: string) => ShardFence | undefined): void;
 }
 
+/** Units reserved in a second of the ledger (unix seconds of the database's clock) and not spent. */
+export interface BudgetReturn {
+  second: number;
+  units: number;
+}
+
+/** A reservation asked of the shared compute-unit ledger (api/shared-budget.ts LedgerAsk). */
+export interface BudgetAsk {
+  /** Fewer units than this free: nothing is granted. */
+  min: number;
+  /** As many as this, if free. */
+  want: number;
+  /** Units of the window left to others: not granted. */
+  keep: number;
+  /** Spent while the ledger did not answer: recorded first. */
+  owed: number;
+  /** The window, in seconds, whose reservations stay within limits.perMinute. */
+  windowS: number;
+  /** Given back first. */
+  back: readonly BudgetReturn[];
+  limits: { perMinute: number; perDay: number };
+}
+
+export interface BudgetGrant {
+  /** The second (database's clock, unix s) the units are reserved in. */
+  second: number;
+  granted: number;
+  /** Reserved in the window and in the UTC day, this grant included. */
+  window: number;
+  day: number;
+  /** Instances alive now (members whose lease runs). */
+  members: number;
+}
+
+/**
+ * One compute-unit budget per API key shared by every instance (PostgreSQL: the ledger
+ * compute_units, store/postgres/budget.ts). `budget` names the key by a digest, never the key.
+ * Absent on a store one machine keeps (SQLite): its limiter alone counts.
+ */
+export interface SharedBudget {
+  /**
+   * One round trip, serialized per budget: gives `back` back, records `owed`, then reserves
+   * up to `want` units (at least `min`, else none) at the database's clock, as many as keep
+   * every window of `windowS` seconds within limits.perMinute less `keep` and the UTC day
+   * within limits.perDay.
+   */
+  reserve(budget: string, ask: BudgetAsk): Promise<BudgetGrant>;
+  /** Units reserved and not spent, given back. */
+  giveBack(budget: string, back: readonly BudgetReturn[]): Promise<void>;
+}
+
 /**
  * avawatch's state: rules' states and state alerts, alerts and their outbox, silences, and
  * history. Every time is unix ms on the daemon's steady clock, except silences' (a person's
@@ -315,6 +366,8 @@ export interface StateStore {
   readonly fileSpace?: FileSpace;
   /** Present when several instances share the store and spread its rules over leases. */
   readonly shards?: SharedShards;
+  /** Present when several instances share the store and spend one compute-unit budget per API key. */
+  readonly budget?: SharedBudget;
   /** Lets the store go; a second close does nothing. */
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import type {
   ReceiverStats,
   Sample,
   ShardFence,
+  SharedBudget,
   SharedShards,
   Silence,
   StateDiff,
@@ -19,6 +20,7 @@ import type {
   TimelineQuery,
 } from '../types.js';
 import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
+import { pgBudget } from './budget.js';
 import { describeUrl, openPool, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
 import { balance, fenceParams, fenceSql, leave } from './leases.js';
@@ -38,6 +40,8 @@ import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } fr
 //   history.ts   samples, and alerts read as a timeline
 //   migrate.ts   the schema (migrations.ts), once under a lock
 //   reanchor.ts  the steady clock's times of a previous run, brought back to this run's
+//   leases.ts    leases, members: the shards (`shards`)
+//   budget.ts    compute_units: the compute-unit budget shared per API key (`budget`)
 // Every write that belongs together runs in one transaction, opened here.
 
 export class PgStore implements StateStore {
@@ -48,6 +52,7 @@ export class PgStore implements StateStore {
   /** Set once instances share the work (the App's shard keeper): every rule's commit is fenced. */
   #fenceOf: ((storeRule: string) => ShardFence | undefined) | undefined;
   readonly shards: SharedShards;
+  readonly budget: SharedBudget;
 
   private constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -58,6 +63,7 @@ export class PgStore implements StateStore {
         this.#fenceOf = fenceOf;
       },
     };
+    this.budget = pgBudget(pool);
   }
 
   /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
