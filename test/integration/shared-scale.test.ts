@@ -28,23 +28,23 @@ const RULES = 10;
  * plan's 6,000 that the simulator enforces (polled faster, it answers 429 and every poll waits).
  */
 const EVERY_S = Math.max(3, Math.ceil(FLEET / 35));
+/** The keyless plan the simulator enforces, shared by the daemons (src/store/postgres/budget.ts). */
+const PLAN = 6_000;
 const nodes = Array.from({ length: FLEET }, (_, i) => testNodeId(i));
 const nowS = Math.floor(Date.now() / 1000);
 const period = (nodeId: string) => ({ nodeId, txHash: `tx-${nodeId.slice(-10)}`, startTimestamp: nowS - 86_400, endTimestamp: nowS + 30 * 86_400 });
 
-/**
- * real wait: the daemons' leases are PostgreSQL's time, and its answers take real time; on
- * fake time a query's milliseconds become seconds of the daemons' (leases lapse, polls overrun).
- * Rules poll every few seconds here, so each step takes a few polls at most.
- */
+// real wait: the daemons' leases are PostgreSQL's time and its answers take real time (on fake
+// time a query's milliseconds become seconds of the daemons': leases lapse, polls overrun).
 const settled = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> => waitUntil(check, what, 60_000);
 
 let sim: SimServer | undefined;
 let slack: SlackReceiver | undefined;
 let project: TempProject | undefined;
 const apps: App[] = [];
-/** Compute units spent by the Apps stopped so far (their metrics go with them). */
+/** Compute units spent, and evaluations made, by the Apps stopped so far (their metrics go with them). */
 let spentByStopped = 0;
+let evaluatedByStopped = 0;
 
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.stop();
@@ -75,11 +75,13 @@ const cu = async (app: App): Promise<number> => (await app.metrics.computeUnits.
 async function stopApp(app: App): Promise<void> {
   apps.splice(apps.indexOf(app), 1);
   spentByStopped += await cu(app);
+  evaluatedByStopped += await evaluationsOf(app);
   await app.stop();
 }
 
+const evaluationsOf = async (app: App): Promise<number> => (await app.metrics.ruleEvaluations.get()).values.reduce((sum, v) => sum + v.value, 0);
 /** Evaluations of every rule by the Apps running now. */
-const evaluations = async (): Promise<number> => (await Promise.all(apps.map((a) => a.metrics.ruleEvaluations.get()))).flatMap((m) => m.values).reduce((sum, v) => sum + v.value, 0);
+const evaluations = async (): Promise<number> => (await Promise.all(apps.map(evaluationsOf))).reduce((a, b) => a + b, 0);
 const gauge = async (app: App, name: string): Promise<number> => (await app.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
 
 /** Every shard held, by every running App, each holding some: the fleet is spread. */
@@ -141,10 +143,15 @@ describe('shared state: daemons come and go under a storm', () => {
     // a rule whose polls overran three times in a row says it is blind, as one daemon alone would.
     const others = slack.posts.map((p) => String(p.body.text)).filter((t) => !t.includes('active → completed') && !t.includes('new validation'));
     expect(others.filter((t) => !/is blind: its last 3 evaluations failed \(evaluation skipped|evaluates again/.test(t))).toEqual([]);
-    // Compute units: each rule polled by one daemon at a time, so the fleet costs what one daemon's would.
-    const minutes = (performance.now() - started) / 60_000;
+    // Each rule polled by one daemon at a time: over the run, the polls of one daemon alone
+    // (five daemons each polling every rule would make five times as many).
+    const seconds = (performance.now() - started) / 1000;
+    const polls = evaluatedByStopped + (await evaluations());
+    expect(polls).toBeLessThanOrEqual(RULES * (Math.ceil(seconds / EVERY_S) + 2));
+    // Compute units: one plan between them, in a run of m minutes (begun or not) m plans' worth at most.
+    const minutes = Math.ceil(seconds / 60);
     const spent = spentByStopped + (await Promise.all(apps.map(cu))).reduce((a, b) => a + b, 0);
     expect(spent).toBeGreaterThan(0);
-    expect(spent / minutes).toBeLessThan(6_000);
+    expect(spent).toBeLessThanOrEqual(PLAN * minutes);
   });
 });
