@@ -1,0 +1,399 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { startDaemon, type Daemon } from '../helpers/cli.js';
+import { testNodeId } from '../helpers/node-ids.js';
+import { postgresForFile } from '../helpers/postgres-file.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
+// database. The 256 virtual shards are held on leases; a rule is evaluated only by the holder
+// of its name's shard, and every commit is fenced by that shard's epoch. What an operator sees
+// is what is asserted: each instance's /metrics and /readyz, its JSON log, and the one
+// webhook receiver every instance sends to.
+//
+// Everything here is on the wall clock: three processes, and leases timed by PostgreSQL's
+// now(). Every wait goes through poll() below, and each deadline is derived from LEASE_MS.
+
+/** `state.lease`: short, so that a takeover is seconds away. Renewals run every lease/3. */
+const LEASE_MS = 2_000;
+/** Every rule's `every`. */
+const INTERVAL_MS = 1_000;
+/**
+ * What a loaded machine adds to a deadline (two cores shared: three daemons, PostgreSQL, the
+ * test): a process late to its timer, a statement late to commit.
+ */
+const SLACK_MS = LEASE_MS;
+/** Rebalancing: instances join one by one and each settles at about 256/n. */
+const SETTLE_MS = 6 * LEASE_MS + SLACK_MS;
+/** A dead or paused holder's rules are evaluated elsewhere once its lease ends: one lease, the rule's next tick. */
+const TAKEOVER_MS = LEASE_MS + INTERVAL_MS + SLACK_MS;
+/** One poll of the service, a commit and a post to the loopback receiver. */
+const NOTIFY_MS = 2 * INTERVAL_MS + SLACK_MS;
+const SHARDS = 256;
+
+/**
+ * A rule's shard, as src/base/shard.ts's ruleShard() computes it (the contract: FNV-1a 32-bit of
+ * the UTF-8 name, mod 256). A copy until that export lands on main; then import it instead.
+ */
+function ruleShard(name: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(name, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % SHARDS;
+}
+
+/**
+ * Six rules of one cheap kind (validation-end: one bulk call a poll), each on a node of its own.
+ * Their names are chosen so their shards are spread over the 256 (one in each sixth of the
+ * range): however the shards are split between three instances, the rules fall on more than one.
+ */
+const RULES = ['ending-t', 'ending-v', 'ending-g', 'ending-i', 'ending-p', 'ending-r'] as const;
+type Rule = (typeof RULES)[number];
+const RULE_SHARDS: Readonly<Record<Rule, number>> = { 'ending-t': 15, 'ending-v': 53, 'ending-g': 114, 'ending-i': 152, 'ending-p': 195, 'ending-r': 233 };
+const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(r)])) as Record<Rule, string>;
+
+/** Every real wait of this file: polls check() (at most every 200 ms: each one scrapes daemons) until it gives a value. */
+async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
+  let next = 0;
+  // real wait: three `avawatch run` processes whose leases run on PostgreSQL's clock; no test clock reaches them.
+  return waitUntil(
+    async () => {
+      if (Date.now() < next) return undefined;
+      next = Date.now() + 200;
+      return check();
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** The webhook receiver: every notification, counted by `<rule> <status>` (a digest's alerts each counted). */
+interface Receiver {
+  url: string;
+  counts: Map<string, number>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const counts = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { alerts: Array<{ rule: string; status: string }> };
+      for (const a of body.alerts) counts.set(`${a.rule} ${a.status}`, (counts.get(`${a.rule} ${a.status}`) ?? 0) + 1);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    counts,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** What one scrape of an instance's /metrics says. */
+interface Scrape {
+  /** avawatch_rule_evaluations_total by rule (0 for a rule it never evaluated). */
+  evaluations: Record<Rule, number>;
+  held: number | undefined;
+  steppedDown: number | undefined;
+  outboxPending: number | undefined;
+}
+
+interface Instance {
+  name: string;
+  daemon: Daemon;
+  url: string;
+}
+
+/** One scrape; an instance that does not answer within a lease (paused, dead) gives undefined. */
+async function scrape(i: Instance): Promise<Scrape | undefined> {
+  let text: string;
+  try {
+    const res = await fetch(`${i.url}/metrics`, { signal: AbortSignal.timeout(LEASE_MS) });
+    text = await res.text();
+  } catch {
+    return undefined;
+  }
+  const value = (name: string): number | undefined => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const evaluations = Object.fromEntries(
+    RULES.map((r) => [r, Number(new RegExp(`^avawatch_rule_evaluations_total\\{rule="${r}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)]),
+  ) as Record<Rule, number>;
+  return { evaluations, held: value('avawatch_shards_held'), steppedDown: value('avawatch_shared_state_stepped_down'), outboxPending: value('avawatch_outbox_pending') };
+}
+
+/** Scrapes of all of them, or undefined if one does not answer. */
+async function scrapeAll(instances: readonly Instance[]): Promise<Scrape[] | undefined> {
+  const all = await Promise.all(instances.map(scrape));
+  return all.every((s) => s !== undefined) ? all : undefined;
+}
+
+/** The instance's 'shards changed' log lines, in order. */
+function shardChanges(i: Instance): Array<{ held: number; gained: number[]; lost: number[] }> {
+  return i.daemon
+    .log()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.includes('"shards changed"')) return [];
+      const entry = JSON.parse(line) as { msg: string; held: number; gained: number[]; lost: number[] };
+      return entry.msg === 'shards changed' ? [entry] : [];
+    });
+}
+
+/** The shards it holds, by its log: every gain and loss replayed. */
+function heldByLog(i: Instance): Set<number> {
+  const held = new Set<number>();
+  for (const change of shardChanges(i)) {
+    for (const s of change.gained) held.add(s);
+    for (const s of change.lost) held.delete(s);
+  }
+  return held;
+}
+
+const moved = (before: Scrape, after: Scrape, rule: Rule): number => after.evaluations[rule] - before.evaluations[rule];
+
+const postgres = postgresForFile();
+let sim: SimServer;
+let receiver: Receiver;
+let dir: string;
+let instances: Instance[] = [];
+
+beforeEach(async () => {
+  sim = await startSim();
+  receiver = await startReceiver();
+  dir = mkdtempSync(join(tmpdir(), 'avawatch-shared-'));
+  // Every node's period ends in 200 days: nothing to say until the test changes one.
+  for (const rule of RULES) sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 200)]);
+});
+
+afterEach(async () => {
+  // SIGKILL ends a stopped process too.
+  await Promise.all(instances.map((i) => i.daemon.kill()));
+  instances = [];
+  await sim.close();
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The node of `rule` in a validation period that ends `days` from the simulator's now. */
+function period(rule: Rule, txHash: string, days: number) {
+  const now = sim.world.clock.now();
+  return activeValidator({ nodeId: NODES[rule], txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 });
+}
+
+/** The one config all instances run (each in a directory of its own: nothing local is shared), on a fresh database. */
+async function writeConfig(database: string): Promise<string> {
+  const url = await postgres.database(database);
+  const configFile = join(dir, 'avawatch.yaml');
+  writeFileSync(
+    configFile,
+    `api:
+  dataUrl: ${sim.url}
+  retries: 0
+  timeout: 2s
+  dedupeWindow: 0s
+state:
+  url: ${url}
+  lease: ${LEASE_MS / 1000}s
+server:
+  listen: 127.0.0.1:0
+route:
+  receivers: [hook]
+receivers:
+  - name: hook
+    type: webhook
+    url: ${receiver.url}
+    timeout: 2s
+delivery:
+  backoff: 100ms
+  backoffMax: 500ms
+ruleFiles: [${join(dir, 'rules.yaml')}]
+`,
+  );
+  writeFileSync(
+    join(dir, 'rules.yaml'),
+    `rules:\n${RULES.map((r) => `  - {name: ${r}, kind: validation-end, every: ${INTERVAL_MS / 1000}s, severity: warning, network: mainnet, nodeIds: [${NODES[r]}], warnBefore: [3d]}`).join('\n')}\n`,
+  );
+  return configFile;
+}
+
+/** Three `avawatch run` on one config and database, each listening on a port of its own. */
+async function startThree(database: string): Promise<Instance[]> {
+  const configFile = await writeConfig(database);
+  const started = ['one', 'two', 'three'].map((name) => {
+    const cwd = join(dir, name);
+    mkdirSync(cwd);
+    return { name, daemon: startDaemon(configFile, { cwd }) };
+  });
+  instances = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
+  return instances;
+}
+
+/**
+ * Waits until the instances hold all 256 shards between them, each some, and then for a window
+ * in which no instance's count changed and every rule was evaluated at least three times; returns
+ * which instance evaluated each rule in that window (every one that did).
+ */
+async function settled(live: readonly Instance[]): Promise<Record<Rule, Instance[]>> {
+  await poll(
+    async () => {
+      const s = await scrapeAll(live);
+      return s !== undefined && s.every((x) => (x.held ?? 0) > 0) && s.reduce((sum, x) => sum + (x.held ?? 0), 0) === SHARDS;
+    },
+    `${live.length} instances to hold the ${SHARDS} shards between them, each some`,
+    SETTLE_MS,
+  );
+  let start: Scrape[] | undefined;
+  const [first, last] = await poll(
+    async () => {
+      const now = await scrapeAll(live);
+      if (now === undefined) return undefined;
+      if (start === undefined || now.some((x, k) => x.held !== start?.[k]?.held)) {
+        start = now;
+        return undefined;
+      }
+      const window = start;
+      return RULES.every((r) => now.reduce((sum, x, k) => sum + moved(window[k] as Scrape, x, r), 0) >= 3) ? [window, now] : undefined;
+    },
+    'a window with every rule evaluated three times and no shard moving',
+    SETTLE_MS,
+  );
+  return Object.fromEntries(RULES.map((r) => [r, live.filter((_, k) => moved(first[k] as Scrape, last[k] as Scrape, r) > 0)])) as Record<Rule, Instance[]>;
+}
+
+/** The one instance that evaluated `rule` (settled() found exactly one). */
+function holderOf(evaluators: Record<Rule, Instance[]>, rule: Rule): Instance {
+  const [holder, ...more] = evaluators[rule];
+  expect(more, `${rule} is evaluated by one instance`).toEqual([]);
+  if (holder === undefined) throw new Error(`no instance evaluated ${rule}`);
+  return holder;
+}
+
+/** Waits until some instance of `others` evaluated `rule` again (after `before`, their scrapes in the same order). */
+async function evaluatedElsewhere(others: readonly Instance[], before: readonly Scrape[], rule: Rule, timeoutMs: number): Promise<Instance> {
+  return poll(
+    async () => {
+      const now = await scrapeAll(others);
+      return now?.map((s, k) => (moved(before[k] as Scrape, s, rule) > 0 ? others[k] : undefined)).find((i) => i !== undefined);
+    },
+    `another instance to evaluate ${rule}`,
+    timeoutMs,
+  );
+}
+
+/**
+ * Waits until a duplicate would be on its way: `rule` evaluated twice more (by whoever holds it)
+ * and every instance's outbox empty. A commit that was not refused would be sent by then.
+ */
+async function quiet(live: readonly Instance[], rule: Rule): Promise<void> {
+  const before = await scrapeAll(live);
+  if (before === undefined) throw new Error('an instance did not answer its /metrics');
+  await poll(
+    async () => {
+      const now = await scrapeAll(live);
+      return now !== undefined && now.reduce((sum, s, k) => sum + moved(before[k] as Scrape, s, rule), 0) >= 2 && now.every((s) => s.outboxPending === 0);
+    },
+    `${rule} evaluated twice more and every outbox empty`,
+    NOTIFY_MS + 2 * INTERVAL_MS,
+  );
+}
+
+/** What the webhook receiver got, as `<rule> <status>` → count. */
+const notified = (): Record<string, number> => Object.fromEntries(receiver.counts);
+
+describe('shared state: three instances on one PostgreSQL', () => {
+  it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its shard", async () => {
+    expect(RULES.map(ruleShard)).toEqual(RULES.map((r) => RULE_SHARDS[r]));
+    const live = await startThree('spread');
+    const evaluators = await settled(live);
+
+    for (const rule of RULES) expect(evaluators[rule].map((i) => i.name), rule).toHaveLength(1);
+    for (const rule of RULES) expect(heldByLog(holderOf(evaluators, rule)), `${rule}'s evaluator holds shard ${RULE_SHARDS[rule]} by its log`).toContain(RULE_SHARDS[rule]);
+    const scrapes = (await scrapeAll(live)) as Scrape[];
+    // Each about 256/3, its log agreeing with its gauge; none stepped down.
+    for (const [k, i] of live.entries()) {
+      const held = scrapes[k]?.held ?? 0;
+      expect(held, `${i.name}'s share`).toBeGreaterThanOrEqual(Math.floor(SHARDS / live.length / 2));
+      expect(shardChanges(i).at(-1)?.held, `${i.name}'s last 'shards changed'`).toBe(held);
+      expect(heldByLog(i).size, `${i.name}'s shards by its log`).toBe(held);
+      expect(scrapes[k]?.steppedDown, `${i.name} stepped down`).toBe(0);
+    }
+    // Ready: each waited only for the rules it holds.
+    await poll(async () => (await Promise.all(live.map(async (i) => (await fetch(`${i.url}/readyz`)).status))).every((s) => s === 200), 'all three ready', SETTLE_MS);
+    expect(notified()).toEqual({});
+  }, 60_000);
+
+  it('kill -9 of a holder: another instance evaluates its rules within a lease and an interval; a change after the kill is notified exactly once', async () => {
+    const live = await startThree('kill');
+    const evaluators = await settled(live);
+    const rule = RULES[0];
+    const victim = holderOf(evaluators, rule);
+    const victimRules = RULES.filter((r) => evaluators[r].includes(victim));
+    const survivors = live.filter((i) => i !== victim);
+    const before = (await scrapeAll(survivors)) as Scrape[];
+
+    await victim.daemon.kill();
+    const killedAt = Date.now();
+    // Each of the dead instance's rules moves to a survivor once its lease ends.
+    for (const r of victimRules) await evaluatedElsewhere(survivors, before, r, TAKEOVER_MS - (Date.now() - killedAt));
+    // And its shards with them: the two hold all 256.
+    await poll(
+      async () => (await scrapeAll(survivors))?.reduce((sum, s) => sum + (s.held ?? 0), 0) === SHARDS,
+      `the survivors to hold the ${SHARDS} shards`,
+      SETTLE_MS,
+    );
+
+    // The new holder loaded the shard's state: the change is news once, and nothing else is.
+    sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+    await poll(() => receiver.counts.has(`${rule} firing`), `${rule}'s firing notification`, NOTIFY_MS);
+    await quiet(survivors, rule);
+    expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+  }, 90_000);
+
+  it('SIGSTOP of a holder past its lease, then SIGCONT: the others notify the change once, the late commit is refused, and it rejoins', async () => {
+    const live = await startThree('pause');
+    const evaluators = await settled(live);
+    const rule = RULES[0];
+    const paused = holderOf(evaluators, rule);
+    const others = live.filter((i) => i !== paused);
+    const before = (await scrapeAll(others)) as Scrape[];
+
+    paused.daemon.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    await evaluatedElsewhere(others, before, rule, TAKEOVER_MS);
+    // The change while it sleeps: the new holder fires it. The paused one's state still says
+    // "not firing": were its commit let through on waking, it would fire the same transition.
+    sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+    await poll(() => receiver.counts.has(`${rule} firing`), `${rule}'s firing notification`, NOTIFY_MS);
+    // Paused two leases at least: its leases ended on the database's clock, whatever its own says.
+    await poll(() => Date.now() - stoppedAt >= 2 * LEASE_MS, 'two leases since the pause', 2 * LEASE_MS + SLACK_MS);
+    const changesBefore = shardChanges(paused).length;
+    paused.daemon.child.kill('SIGCONT');
+
+    // It finds the shard gone (its log says so), then takes a share again.
+    await poll(
+      () => shardChanges(paused).slice(changesBefore).some((c) => c.lost.includes(RULE_SHARDS[rule])),
+      `the resumed instance to log the loss of shard ${RULE_SHARDS[rule]}`,
+      LEASE_MS + SLACK_MS,
+    );
+    await poll(async () => ((await scrape(paused))?.held ?? 0) > 0, 'the resumed instance to hold shards again', SETTLE_MS);
+    expect((await scrape(paused))?.steppedDown).toBe(0);
+    await quiet(live, rule);
+    expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+  }, 90_000);
+});
