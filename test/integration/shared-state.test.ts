@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startDaemon, type Daemon } from '../helpers/cli.js';
@@ -171,7 +171,8 @@ const postgres = postgresForFile();
 let sim: SimServer;
 let receiver: Receiver;
 let dir: string;
-let instances: Instance[] = [];
+/** Every daemon the test started, to be killed after it (one that never came up too). */
+let daemons: Daemon[] = [];
 
 beforeEach(async () => {
   sim = await startSim();
@@ -183,8 +184,8 @@ beforeEach(async () => {
 
 afterEach(async () => {
   // SIGKILL ends a stopped process too.
-  await Promise.all(instances.map((i) => i.daemon.kill()));
-  instances = [];
+  await Promise.all(daemons.map((d) => d.kill()));
+  daemons = [];
   await sim.close();
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
@@ -238,10 +239,17 @@ async function startThree(database: string): Promise<Instance[]> {
   const started = ['one', 'two', 'three'].map((name) => {
     const cwd = join(dir, name);
     mkdirSync(cwd);
-    return { name, daemon: startDaemon(configFile, { cwd }) };
+    const daemon = startDaemon(configFile, { cwd });
+    daemons.push(daemon);
+    return { name, daemon };
   });
-  instances = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
-  return instances;
+  const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
+  // A failure says what each instance was doing: its last log lines (warnings such as
+  // "previous evaluation still running" show an instance waiting on the database).
+  onTestFailed(() => {
+    for (const i of live) console.error(`--- ${i.name}'s last log lines\n${i.daemon.log().trimEnd().split('\n').slice(-15).join('\n')}`);
+  });
+  return live;
 }
 
 /**
@@ -373,6 +381,8 @@ describe('shared state: three instances on one PostgreSQL', () => {
     const others = live.filter((i) => i !== paused);
     const before = (await scrapeAll(others)) as Scrape[];
 
+    // Stopped wherever it is: possibly inside a commit's transaction, its row locks held on the
+    // server until it wakes. The others must not wait for it past a lease for all that.
     paused.daemon.child.kill('SIGSTOP');
     const stoppedAt = Date.now();
     await evaluatedElsewhere(others, before, rule, TAKEOVER_MS);
