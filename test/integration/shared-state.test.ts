@@ -9,13 +9,15 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startDaemon, type Daemon } from '../helpers/cli.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
 // database. The 256 virtual shards are held on leases; a rule is evaluated only by the holder
 // of its name's shard, and every commit is fenced by that shard's epoch. What an operator sees
 // is what is asserted: each instance's /metrics and /readyz, its JSON log, and the one
-// webhook receiver every instance sends to.
+// webhook receiver every instance sends to. Each instance reaches PostgreSQL through a TCP
+// proxy of its own (test/helpers/tcp-proxy.ts), the network a test can cut.
 //
 // Everything here is on the wall clock: three processes, and leases timed by PostgreSQL's
 // now(). Every wait goes through poll() below, and each deadline is derived from LEASE_MS.
@@ -72,21 +74,29 @@ async function poll<T>(check: () => T | undefined | false | Promise<T | undefine
   );
 }
 
-/** The webhook receiver: every notification, counted by `<rule> <status>` (a digest's alerts each counted). */
+/** One alert of a notification: `<rule> <status>`, and which instance sent it (the path it posted to). */
+interface Notified {
+  alert: string;
+  from: string;
+}
+
+/** The webhook receiver: every alert of every notification (a digest's each on its own), in order. */
 interface Receiver {
+  /** Its base URL: each instance posts to `<url>/<its name>`. */
   url: string;
-  counts: Map<string, number>;
+  got: Notified[];
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const counts = new Map<string, number>();
+  const got: Notified[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { alerts: Array<{ rule: string; status: string }> };
-      for (const a of body.alerts) counts.set(`${a.rule} ${a.status}`, (counts.get(`${a.rule} ${a.status}`) ?? 0) + 1);
+      const from = (req.url ?? '').replace(/^\/hook\//, '');
+      for (const a of body.alerts) got.push({ alert: `${a.rule} ${a.status}`, from });
       res.writeHead(200).end();
     });
   });
@@ -94,7 +104,7 @@ async function startReceiver(): Promise<Receiver> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    counts,
+    got,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -115,7 +125,10 @@ interface Scrape {
 interface Instance {
   name: string;
   daemon: Daemon;
+  /** Its server's base URL (/metrics, /readyz). */
   url: string;
+  /** Between it and PostgreSQL. */
+  proxy: TcpProxy;
 }
 
 /** One scrape; an instance that does not answer within a lease (paused, dead) gives undefined. */
@@ -171,8 +184,9 @@ const postgres = postgresForFile();
 let sim: SimServer;
 let receiver: Receiver;
 let dir: string;
-/** Every daemon the test started, to be killed after it (one that never came up too). */
+/** Every daemon and proxy the test started, to be stopped after it (a daemon that never came up too). */
 let daemons: Daemon[] = [];
+let proxies: TcpProxy[] = [];
 
 beforeEach(async () => {
   sim = await startSim();
@@ -186,6 +200,8 @@ afterEach(async () => {
   // SIGKILL ends a stopped process too.
   await Promise.all(daemons.map((d) => d.kill()));
   daemons = [];
+  await Promise.all(proxies.map((p) => p.close()));
+  proxies = [];
   await sim.close();
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
@@ -197,9 +213,12 @@ function period(rule: Rule, txHash: string, days: number) {
   return activeValidator({ nodeId: NODES[rule], txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 });
 }
 
-/** The one config all instances run (each in a directory of its own: nothing local is shared), on a fresh database. */
-async function writeConfig(database: string): Promise<string> {
-  const url = await postgres.database(database);
+/**
+ * The one config all instances run (each in a directory of its own: nothing local is shared).
+ * What differs is each one's environment, as on hosts of their own: STATE_URL, the database
+ * through its proxy, and HOOK_URL, the receiver's path that names it.
+ */
+function writeConfig(): string {
   const configFile = join(dir, 'avawatch.yaml');
   writeFileSync(
     configFile,
@@ -209,7 +228,7 @@ async function writeConfig(database: string): Promise<string> {
   timeout: 2s
   dedupeWindow: 0s
 state:
-  url: ${url}
+  url: \${STATE_URL}
   lease: ${LEASE_MS / 1000}s
 server:
   listen: 127.0.0.1:0
@@ -218,7 +237,7 @@ route:
 receivers:
   - name: hook
     type: webhook
-    url: ${receiver.url}
+    url: \${HOOK_URL}
     timeout: 2s
 delivery:
   backoff: 100ms
@@ -233,16 +252,22 @@ ruleFiles: [${join(dir, 'rules.yaml')}]
   return configFile;
 }
 
-/** Three `avawatch run` on one config and database, each listening on a port of its own. */
+/** Three `avawatch run` on one config and a fresh database, each listening on a port of its own. */
 async function startThree(database: string): Promise<Instance[]> {
-  const configFile = await writeConfig(database);
-  const started = ['one', 'two', 'three'].map((name) => {
-    const cwd = join(dir, name);
-    mkdirSync(cwd);
-    const daemon = startDaemon(configFile, { cwd });
-    daemons.push(daemon);
-    return { name, daemon };
-  });
+  const { pathname } = new URL(await postgres.database(database));
+  const configFile = writeConfig();
+  const started = await Promise.all(
+    ['one', 'two', 'three'].map(async (name) => {
+      const proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: postgres.port } });
+      proxies.push(proxy);
+      const cwd = join(dir, name);
+      mkdirSync(cwd);
+      const env = { STATE_URL: `postgres://postgres@${proxy.host}:${proxy.port}${pathname}`, HOOK_URL: `${receiver.url}/${name}` };
+      const daemon = startDaemon(configFile, { cwd, env });
+      daemons.push(daemon);
+      return { name, daemon, proxy };
+    }),
+  );
   const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
   // A failure says what each instance was doing: its last log lines (warnings such as
   // "previous evaluation still running" show an instance waiting on the database).
@@ -322,7 +347,14 @@ async function quiet(live: readonly Instance[], rule: Rule): Promise<void> {
 }
 
 /** What the webhook receiver got, as `<rule> <status>` → count. */
-const notified = (): Record<string, number> => Object.fromEntries(receiver.counts);
+function notified(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { alert } of receiver.got) counts[alert] = (counts[alert] ?? 0) + 1;
+  return counts;
+}
+
+/** Waits for the receiver to get `alert` (`<rule> <status>`). */
+const notifiedOf = (alert: string) => poll(() => receiver.got.some((n) => n.alert === alert), `the notification "${alert}"`, NOTIFY_MS);
 
 describe('shared state: three instances on one PostgreSQL', () => {
   it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its shard", async () => {
@@ -368,7 +400,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
 
     // The new holder loaded the shard's state: the change is news once, and nothing else is.
     sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
-    await poll(() => receiver.counts.has(`${rule} firing`), `${rule}'s firing notification`, NOTIFY_MS);
+    await notifiedOf(`${rule} firing`);
     await quiet(survivors, rule);
     expect(notified()).toEqual({ [`${rule} firing`]: 1 });
   }, 90_000);
@@ -389,7 +421,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
     // The change while it sleeps: the new holder fires it. The paused one's state still says
     // "not firing": were its commit let through on waking, it would fire the same transition.
     sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
-    await poll(() => receiver.counts.has(`${rule} firing`), `${rule}'s firing notification`, NOTIFY_MS);
+    await notifiedOf(`${rule} firing`);
     // Paused two leases at least: its leases ended on the database's clock, whatever its own says.
     await poll(() => Date.now() - stoppedAt >= 2 * LEASE_MS, 'two leases since the pause', 2 * LEASE_MS + SLACK_MS);
     const changesBefore = shardChanges(paused).length;
@@ -405,5 +437,59 @@ describe('shared state: three instances on one PostgreSQL', () => {
     expect((await scrape(paused))?.steppedDown).toBe(0);
     await quiet(live, rule);
     expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+    expect(receiver.got.map((n) => n.from)).not.toContain(paused.name);
   }, 90_000);
+
+  // Last: an instance's network to PostgreSQL broken. `cut`: its connections reset, new ones
+  // refused (every call fails at once); `blackhole`: they stay up and carry nothing (every
+  // call hangs, as behind a dead route): only its own count of the lease can tell it to stop.
+  it.each(['cut', 'blackhole'] as const)(
+    '%s from PostgreSQL: it steps down within a lease (on /metrics and /readyz), evaluates and sends nothing; the others take its rules and notify a change once; healed, it rejoins',
+    async (fault) => {
+      const live = await startThree(`network_${fault}`);
+      const evaluators = await settled(live);
+      const rule = RULES[0];
+      const cut = holderOf(evaluators, rule);
+      const others = live.filter((i) => i !== cut);
+      const before = (await scrapeAll(others)) as Scrape[];
+
+      cut.proxy[fault]();
+      const cutAt = Date.now();
+      await poll(async () => (await scrape(cut))?.steppedDown === 1, `the ${fault} instance to step down`, LEASE_MS + SLACK_MS);
+      const readyz = await fetch(`${cut.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) });
+      expect(readyz.status).toBe(503);
+      expect(await readyz.text()).toContain('shared state');
+      await evaluatedElsewhere(others, before, rule, TAKEOVER_MS - (Date.now() - cutAt));
+      await poll(
+        async () => (await scrapeAll(others))?.reduce((sum, s) => sum + (s.held ?? 0), 0) === SHARDS,
+        `the two others to hold the ${SHARDS} shards`,
+        SETTLE_MS,
+      );
+      // Stepped down, its shards taken: from here nothing of it may move.
+      const stepped = await scrape(cut);
+      const sentBefore = receiver.got.filter((n) => n.from === cut.name).length;
+
+      sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+      await notifiedOf(`${rule} firing`);
+      await quiet(others, rule);
+      const still = await scrape(cut);
+      expect(still?.evaluations, 'its evaluations while stepped down').toEqual(stepped?.evaluations);
+      expect(still?.steppedDown).toBe(1);
+      expect(receiver.got.filter((n) => n.from === cut.name)).toHaveLength(sentBefore);
+
+      cut.proxy.heal();
+      await poll(
+        async () => {
+          const s = await scrape(cut);
+          return s?.steppedDown === 0 && (s.held ?? 0) > 0;
+        },
+        `the healed instance to take shards again`,
+        SETTLE_MS,
+      );
+      await poll(async () => (await fetch(`${cut.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) })).status === 200, 'the healed instance to be ready', SETTLE_MS);
+      await quiet(live, rule);
+      expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+    },
+    90_000,
+  );
 });
