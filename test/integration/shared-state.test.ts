@@ -156,6 +156,20 @@ async function scrapeAll(instances: readonly Instance[]): Promise<Scrape[] | und
   return all.every((s) => s !== undefined) ? all : undefined;
 }
 
+/** Scrapes of all of them now: each must answer. */
+async function scrapeNow(instances: readonly Instance[]): Promise<Scrape[]> {
+  const all = await Promise.all(instances.map(scrape));
+  const silent = instances.filter((_, k) => all[k] === undefined).map((i) => i.name);
+  if (silent.length > 0) throw new Error(`no answer from /metrics of ${silent.join(', ')}`);
+  return all as Scrape[];
+}
+
+/** GET /readyz: its status and text. */
+async function readyz(i: Instance): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${i.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) });
+  return { status: res.status, text: await res.text() };
+}
+
 /** The instance's 'shards changed' log lines, in order. */
 function shardChanges(i: Instance): Array<{ held: number; gained: number[]; lost: number[] }> {
   return i.daemon
@@ -334,8 +348,7 @@ async function evaluatedElsewhere(others: readonly Instance[], before: readonly 
  * and every instance's outbox empty. A commit that was not refused would be sent by then.
  */
 async function quiet(live: readonly Instance[], rule: Rule): Promise<void> {
-  const before = await scrapeAll(live);
-  if (before === undefined) throw new Error('an instance did not answer its /metrics');
+  const before = await scrapeNow(live);
   await poll(
     async () => {
       const now = await scrapeAll(live);
@@ -362,9 +375,9 @@ describe('shared state: three instances on one PostgreSQL', () => {
     const live = await startThree('spread');
     const evaluators = await settled(live);
 
-    for (const rule of RULES) expect(evaluators[rule].map((i) => i.name), rule).toHaveLength(1);
+    expect(RULES.filter((r) => evaluators[r].length !== 1).map((r) => `${r} evaluated by [${evaluators[r].map((i) => i.name).join(', ')}]`)).toEqual([]);
     for (const rule of RULES) expect(heldByLog(holderOf(evaluators, rule)), `${rule}'s evaluator holds shard ${RULE_SHARDS[rule]} by its log`).toContain(RULE_SHARDS[rule]);
-    const scrapes = (await scrapeAll(live)) as Scrape[];
+    const scrapes = await scrapeNow(live);
     // Each about 256/3, its log agreeing with its gauge; none stepped down.
     for (const [k, i] of live.entries()) {
       const held = scrapes[k]?.held ?? 0;
@@ -374,7 +387,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
       expect(scrapes[k]?.steppedDown, `${i.name} stepped down`).toBe(0);
     }
     // Ready: each waited only for the rules it holds.
-    await poll(async () => (await Promise.all(live.map(async (i) => (await fetch(`${i.url}/readyz`)).status))).every((s) => s === 200), 'all three ready', SETTLE_MS);
+    await poll(async () => (await Promise.all(live.map(readyz))).every((r) => r.status === 200), 'all three ready', SETTLE_MS);
     expect(notified()).toEqual({});
   }, 60_000);
 
@@ -385,7 +398,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
     const victim = holderOf(evaluators, rule);
     const victimRules = RULES.filter((r) => evaluators[r].includes(victim));
     const survivors = live.filter((i) => i !== victim);
-    const before = (await scrapeAll(survivors)) as Scrape[];
+    const before = await scrapeNow(survivors);
 
     await victim.daemon.kill();
     const killedAt = Date.now();
@@ -405,13 +418,13 @@ describe('shared state: three instances on one PostgreSQL', () => {
     expect(notified()).toEqual({ [`${rule} firing`]: 1 });
   }, 90_000);
 
-  it('SIGSTOP of a holder past its lease, then SIGCONT: the others notify the change once, the late commit is refused, and it rejoins', async () => {
+  it('SIGSTOP of a holder past its lease, then SIGCONT: the others notify the change once, the woken one adds nothing (its late commit refused), and it rejoins', async () => {
     const live = await startThree('pause');
     const evaluators = await settled(live);
     const rule = RULES[0];
     const paused = holderOf(evaluators, rule);
     const others = live.filter((i) => i !== paused);
-    const before = (await scrapeAll(others)) as Scrape[];
+    const before = await scrapeNow(others);
 
     // Stopped wherever it is: possibly inside a commit's transaction, its row locks held on the
     // server until it wakes. The others must not wait for it past a lease for all that.
@@ -434,7 +447,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
       LEASE_MS + SLACK_MS,
     );
     await poll(async () => ((await scrape(paused))?.held ?? 0) > 0, 'the resumed instance to hold shards again', SETTLE_MS);
-    expect((await scrape(paused))?.steppedDown).toBe(0);
+    expect((await scrapeNow([paused]))[0]?.steppedDown).toBe(0);
     await quiet(live, rule);
     expect(notified()).toEqual({ [`${rule} firing`]: 1 });
     expect(receiver.got.map((n) => n.from)).not.toContain(paused.name);
@@ -451,14 +464,14 @@ describe('shared state: three instances on one PostgreSQL', () => {
       const rule = RULES[0];
       const cut = holderOf(evaluators, rule);
       const others = live.filter((i) => i !== cut);
-      const before = (await scrapeAll(others)) as Scrape[];
+      const before = await scrapeNow(others);
 
       cut.proxy[fault]();
       const cutAt = Date.now();
       await poll(async () => (await scrape(cut))?.steppedDown === 1, `the ${fault} instance to step down`, LEASE_MS + SLACK_MS);
-      const readyz = await fetch(`${cut.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) });
-      expect(readyz.status).toBe(503);
-      expect(await readyz.text()).toContain('shared state');
+      const notReady = await readyz(cut);
+      expect(notReady.status).toBe(503);
+      expect(notReady.text).toContain('shared state');
       await evaluatedElsewhere(others, before, rule, TAKEOVER_MS - (Date.now() - cutAt));
       await poll(
         async () => (await scrapeAll(others))?.reduce((sum, s) => sum + (s.held ?? 0), 0) === SHARDS,
@@ -466,13 +479,13 @@ describe('shared state: three instances on one PostgreSQL', () => {
         SETTLE_MS,
       );
       // Stepped down, its shards taken: from here nothing of it may move.
-      const stepped = await scrape(cut);
+      const [stepped] = await scrapeNow([cut]);
       const sentBefore = receiver.got.filter((n) => n.from === cut.name).length;
 
       sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
       await notifiedOf(`${rule} firing`);
       await quiet(others, rule);
-      const still = await scrape(cut);
+      const [still] = await scrapeNow([cut]);
       expect(still?.evaluations, 'its evaluations while stepped down').toEqual(stepped?.evaluations);
       expect(still?.steppedDown).toBe(1);
       expect(receiver.got.filter((n) => n.from === cut.name)).toHaveLength(sentBefore);
@@ -486,7 +499,7 @@ describe('shared state: three instances on one PostgreSQL', () => {
         `the healed instance to take shards again`,
         SETTLE_MS,
       );
-      await poll(async () => (await fetch(`${cut.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) })).status === 200, 'the healed instance to be ready', SETTLE_MS);
+      await poll(async () => (await readyz(cut)).status === 200, 'the healed instance to be ready', SETTLE_MS);
       await quiet(live, rule);
       expect(notified()).toEqual({ [`${rule} firing`]: 1 });
     },
