@@ -29,15 +29,13 @@ import { planReload } from './reload.js';
 import { relocateOnReload } from './relocate.js';
 import type { ValidatorResult } from './results.js';
 import { Runs } from './runs.js';
+import { buildKeeper, type ShardKeeper } from './shards.js';
 import { appSnapshot } from './status.js';
 
 export interface AppOptions {
   loaded: LoadedConfig;
   log: Logger;
-  /**
-   * The one clock of every part the App builds (default: the wall clock). Rule tests and
-   * the demo run on the simulator's time.
-   */
+  /** The one clock of every part the App builds (default: the wall clock; rule tests and the demo run on the simulator's). */
   clock?: Clock;
   /** Reads the config again for a reload; throws ConfigError when it is invalid. */
   reload?: () => LoadedConfig;
@@ -71,6 +69,8 @@ export class App {
   readonly #runs: Runs;
   readonly #health: HealthInputs;
   readonly #storePing = new StorePing(() => this.store);
+  /** The shards this instance holds of a shared store (none on one machine's SQLite). */
+  #keeper: ShardKeeper | undefined;
   #loaded: LoadedConfig;
   #apis: Apis;
   #engine: Engine;
@@ -94,7 +94,6 @@ export class App {
     const { config } = opts.loaded;
     this.store = opts.store;
     this.#teardown.push(() => this.store.close(), () => this.#expressions.stop());
-
     this.metrics = createMetrics({
       version: VERSION,
       outboxPending: () => this.store.pendingCount(),
@@ -126,11 +125,13 @@ export class App {
       clock: this.#clock,
       log: opts.log,
       sampleEveryMs: () => this.#loaded.config.history.sampleEvery,
+      holds: (rule) => this.#keeper?.holds(rule) ?? true,
     });
     this.#health = {
-      rules: () => this.#loaded.rules,
+      // With shared state, the rules this instance holds: the others are another's to evaluate.
+      rules: () => this.#loaded.rules.filter((r) => this.#keeper?.holds(r.name) ?? true),
       looked: this.#runs.looked,
-      storeProblem: () => this.#storePing.problem,
+      storeProblem: () => this.#storePing.problem ?? this.#keeper?.problem(),
       failures: this.failures,
       failingAfter: () => this.#loaded.config.health.failingAfter,
       deliveryProblems: () => this.#delivery.problems(),
@@ -163,7 +164,10 @@ export class App {
     await reanchor(this.#shared);
     await pruneUnconfigured(this.#shared, loaded.rules);
     this.#teardown.push(startPruning({ store: this.store, keepMs: () => this.#loaded.config.history.keep, clock: this.#clock, log }));
-    for (const rule of loaded.rules) await this.#engine.restore(rule);
+    // Shared state (the daemon only): the keeper restores the rules of the shards it takes (app/shards.ts), gives them back at stop.
+    this.#keeper = buildKeeper(this.#shared, loaded.config.state.lease, { rules: () => this.#loaded.rules, engine: () => this.#engine });
+    if (this.#keeper) await this.#keeper.start(this.#teardown);
+    else for (const rule of loaded.rules) await this.#engine.restore(rule);
     this.#server = await startHttpServer(
       loaded.config.server.listen,
       this.metrics,
@@ -211,11 +215,7 @@ export class App {
     return blindness(this.#health);
   }
 
-  /**
-   * Reads the config again. Invalid: logged, the running config stays, the reload gauge is 0.
-   * Valid: rules are added, removed and changed in place; removed rules' state is pruned.
-   * Reloads never overlap: one asked for during another runs after it.
-   */
+  /** Reads the config again: invalid, logged and the running one stays (gauge 0); valid, rules added, removed, changed in place, removed rules' state pruned. Never two at once. */
   async reload(reason: string): Promise<boolean> {
     if (this.#reloading) {
       this.#reloadAgain = true;
@@ -302,7 +302,7 @@ export class App {
       this.#engine.forget(rule.name);
       forgetRuleMetrics(this.metrics, rule.name);
     }
-    for (const rule of plan.start) await this.#engine.restore(rule);
+    for (const rule of plan.start) if (this.#keeper?.holds(rule.name) ?? true) await this.#engine.restore(rule);
     scheduler.start(plan.start);
     this.metrics.configReloadSuccessful.set(1);
     this.metrics.configReloadSuccessTime.set(this.#clock.now() / 1000);
@@ -339,7 +339,7 @@ export class App {
 
   #buildDelivery(loaded: LoadedConfig, notifiers: readonly Notifier[]): Delivery {
     // Always the current engine's incidents, also after a reload swapped it.
-    return buildDelivery(loaded.config, loaded.secrets, notifiers, this.#shared, (row) => this.#engine.heldFor(row.message.rule, row.message.conditionKey, row.receiver));
+    return buildDelivery(loaded.config, loaded.secrets, notifiers, this.#shared, (row) => this.#engine.heldFor(row.message.rule, row.message.conditionKey, row.receiver), () => this.#keeper?.steppedDown() ?? false);
   }
 
   #buildEngine(loaded: LoadedConfig, apis: Apis, notifiers: readonly Notifier[]): ReturnType<typeof buildEngine> {

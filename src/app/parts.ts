@@ -41,7 +41,7 @@ export function buildNotifiers(config: Config): Notifier[] {
   });
 }
 
-export function buildDelivery(config: Config, secrets: readonly Secret[], notifiers: readonly Notifier[], s: Shared, held: NonNullable<DeliveryDeps['held']>): Delivery {
+export function buildDelivery(config: Config, secrets: readonly Secret[], notifiers: readonly Notifier[], s: Shared, held: NonNullable<DeliveryDeps['held']>, standby?: () => boolean): Delivery {
   return new Delivery({
     store: s.store,
     notifiers,
@@ -59,6 +59,7 @@ export function buildDelivery(config: Config, secrets: readonly Secret[], notifi
     digestOf: (receiver) => config.receivers.find((r) => r.name === receiver)?.digest,
     clock: s.clock,
     held,
+    ...(standby ? { standby } : {}),
   });
 }
 

@@ -20,6 +20,8 @@ export interface RunsDeps {
   log: Logger;
   /** history.sampleEvery now. */
   sampleEveryMs: () => number;
+  /** Whether this instance evaluates the rule now (shared state: it holds the rule's shard); default all. */
+  holds?: (rule: string) => boolean;
 }
 
 /**
@@ -36,6 +38,8 @@ export class Runs {
   }
 
   async run(rule: LoadedRule, signal: AbortSignal): Promise<AlertMessage[]> {
+    // Another instance holds its shard (app/shards.ts): it evaluates the rule, not this one.
+    if (this.#deps.holds?.(rule.name) === false) return [];
     this.#deps.steps.check();
     try {
       const alerts = await this.#deps.engine().evaluate(rule, signal);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inShard, parseShard } from './shard.js';
+import { inShard, parseShard, ruleShard, SHARDS } from './shard.js';
 
 describe('--shard I/N', () => {
   const names = Array.from({ length: 300 }, (_, i) => `rule-${i}`);
@@ -20,5 +20,19 @@ describe('--shard I/N', () => {
   it('reads I/N and refuses what is not one', () => {
     expect(parseShard('2/3')).toEqual({ index: 2, count: 3 });
     for (const bad of ['0/3', '4/3', '1', '1/0', 'a/b', '1/2/3', '-1/2']) expect(parseShard(bad)).toBeUndefined();
+  });
+});
+
+describe('a rule\'s shard of shared state', () => {
+  it('is FNV-1a of the name mod 256: the published test vectors, so every instance and version agrees', () => {
+    // FNV-1a 32: "" 0x811c9dc5, "a" 0xe40c292c, "foobar" 0xbf9cf968 (their low bytes).
+    expect(['', 'a', 'foobar'].map(ruleShard)).toEqual([0xc5, 0x2c, 0x68]);
+  });
+
+  it('spreads rule names over every shard', () => {
+    const counts = new Array<number>(SHARDS).fill(0);
+    for (let i = 0; i < 25_600; i++) counts[ruleShard(`rule-${i}`)]! += 1;
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(170);
   });
 });

@@ -23,3 +23,20 @@ export function inShard(ruleName: string, shard: Shard): boolean {
   const n = createHash('sha256').update(ruleName).digest().readUInt32BE(0);
   return n % shard.count === shard.index - 1;
 }
+
+/** The number of virtual shards of shared state: a rule's shard is a stable hash of its name, mod SHARDS. */
+export const SHARDS = 256;
+
+/**
+ * A rule's shard of shared state (docs/operations.md "Shared state"): FNV-1a (32 bits) of its
+ * name's UTF-8, mod SHARDS. Every instance computes it alone and agrees; it never changes
+ * with the number of instances, so a rule's state stays where it was when they come and go.
+ */
+export function ruleShard(name: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(name, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % SHARDS;
+}

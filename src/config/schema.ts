@@ -208,6 +208,14 @@ export const configSchema = z.strictObject({
       path: z.string().min(1).default('data/avawatch.db'),
       /** PostgreSQL instead (docs/operations.md "Shared state"): the URL, a secret. */
       url: secretPostgresUrl.optional(),
+      /**
+       * With url: how long an instance holds its shards without renewing (renewed every third of
+       * it). An instance that dies, hangs or loses PostgreSQL hands its rules over within about this.
+       */
+      lease: durationMs.default(15_000),
+    })
+    .superRefine((st, ctx) => {
+      if (st.lease < 1_000 || st.lease > 600_000) ctx.addIssue({ code: 'custom', path: ['lease'], message: 'must be between 1s and 10m: renewed every third of it, and a rule on a dead instance waits up to this long' });
     })
     .prefault({}),
   server: z

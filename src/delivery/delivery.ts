@@ -36,7 +36,12 @@ export interface DeliveryDeps {
   digestOf?: (receiver: string) => DigestConfig | undefined;
   /** Why a firing row is held back now (its incident fires to this receiver): muted when claimed, owed once the incident ends. */
   held?: (row: OutboxRow) => string | undefined;
+  /** Shared state out of reach for a lease (app/shards.ts): this instance sends nothing; the others do. */
+  standby?: () => boolean;
 }
+
+/** How often a receiver's worker looks again while the instance stands by. */
+const STANDBY_LOOK_MS = 1_000;
 
 /** Rows claimed at once: a storm up to this size goes out as one message per group. */
 const BATCH = 500;
@@ -72,7 +77,7 @@ export class Delivery {
   #restored: Promise<void> | undefined;
 
   constructor(deps: DeliveryDeps) {
-    this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, held: () => undefined, ...deps };
+    this.#deps = { random: Math.random, redact: (text) => text, digestOf: () => undefined, held: () => undefined, standby: () => false, ...deps };
     this.#health = new ReceiverHealth(deps.options);
     // Every series exists at 0 from the start, so increase() sees the first one.
     for (const { name: receiver, idempotent } of deps.notifiers) {
@@ -187,16 +192,23 @@ export class Delivery {
         wakeAt = Math.min(wakeAt ?? ready, ready);
       }
     }
-    const rows = await store.claimDue(notifier.name, this.#deps.clock.mono(), BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    const claimedAt = this.#deps.clock.mono();
+    const rows = await store.claimDue(notifier.name, claimedAt, BATCH, notifier.timeoutMs + LEASE_MARGIN_MS, throttled);
+    let leaseEnds = claimedAt + notifier.timeoutMs + LEASE_MARGIN_MS;
     const groups = groupRows(rows);
     // Groups go out one after another: the lease covers the last one too, so another
     // process (`once --send` beside the daemon) never takes a row still on its way.
     if (groups.length > 1) {
       const each = notifier.timeoutMs + notifier.minIntervalMs;
-      await store.extendLease(rows.map((r) => r.id), this.#deps.clock.mono() + groups.length * each + LEASE_MARGIN_MS);
+      const asked = this.#deps.clock.mono();
+      await store.extendLease(rows.map((r) => r.id), asked + groups.length * each + LEASE_MARGIN_MS);
+      leaseEnds = asked + groups.length * each + LEASE_MARGIN_MS;
     }
     let sent = 0;
     for (const group of groups) {
+      // The claim ran out while this process was paused (SIGSTOP, a frozen VM): the rows may be
+      // another's now, sending them too would be a second copy. Left as they are.
+      if (this.#deps.clock.mono() + notifier.timeoutMs > leaseEnds) continue;
       if (stop() || this.#paused(notifier.name) > 0) {
         for (const row of group) await store.release(row.id);
         continue;
@@ -305,6 +317,7 @@ export class Delivery {
 
   /** Milliseconds the receiver is still paused for after a retryable failure. */
   #paused(receiver: string): number {
+    if (this.#deps.standby()) return STANDBY_LOOK_MS;
     return Math.max(0, (this.#pausedUntil.get(receiver) ?? 0) - this.#deps.clock.mono());
   }
 

@@ -15,7 +15,7 @@ import type { AlertMessage, GaugeSample, Severity } from '../base/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { FailureCounts } from './failing.js';
-import { StateConflictError, type StateStore } from '../store/index.js';
+import { FencedError, StateConflictError, type StateStore } from '../store/index.js';
 import { periodMs } from '../base/schedule.js';
 import type { RuleMemo } from '../rules/types.js';
 import { ruleMemo } from './memo.js';
@@ -195,11 +195,20 @@ export class Engine {
         }
       }
     } catch (err) {
+      // Shared state: the rule's shard moved to another instance (or its lease ended) while it
+      // was evaluated here. Nothing was written or queued; the new holder evaluates it.
+      if (err instanceof FencedError) {
+        this.#states.drop(rule.name);
+        log.info({ rule: rule.name, error: err.message }, 'lost the shard; the evaluation is dropped');
+        return [];
+      }
       // Shutdown or reload aborted it: not the rule's fault.
       if (!signal.aborted) {
         metrics.ruleFailures.inc({ rule: rule.name });
         log.warn({ rule: rule.name, error: errorText(err) }, 'rule evaluation failed; state unchanged');
-        await this.#commits.run(() => this.#failing.failed(rule, err));
+        await this.#commits.run(() => this.#failing.failed(rule, err)).catch((e: unknown) => {
+          if (!(e instanceof FencedError)) throw e;
+        });
       }
       throw err;
     } finally {

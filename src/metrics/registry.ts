@@ -19,6 +19,8 @@ export interface Metrics {
   ruleConsecutiveFailures: Gauge<'rule'>;
   apiUp: Gauge<'api'>;
   configReloadSuccessful: Gauge;
+  shardsHeld: Gauge;
+  sharedStateSteppedDown: Gauge;
   configReloadSuccessTime: Gauge;
   computeUnits: Counter<'api'>;
   apiDeduplicated: Counter<'api'>;
@@ -205,6 +207,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'avawatch_up',
       help: 'Whether the last request to the API got a usable answer (1) or a 5xx, 429, timeout or network error (0).',
       labelNames: ['api'],
+      registers,
+    }),
+    shardsHeld: new Gauge({
+      name: 'avawatch_shards_held',
+      help: 'Shards of the shared state (of 256) this instance holds and evaluates the rules of (0 without state.url).',
+      registers,
+    }),
+    sharedStateSteppedDown: new Gauge({
+      name: 'avawatch_shared_state_stepped_down',
+      help: 'Whether this instance stopped evaluating and sending because PostgreSQL did not answer for a lease (1) or not (0).',
       registers,
     }),
     configReloadSuccessful: new Gauge({

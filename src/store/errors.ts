@@ -6,3 +6,8 @@ export class StoreError extends Error {
 export class StateConflictError extends Error {
   override readonly name = 'StateConflictError';
 }
+
+/** A write of a shard this instance no longer holds (its lease ended or moved on): nothing was written. */
+export class FencedError extends Error {
+  override readonly name = 'FencedError';
+}

@@ -3,7 +3,7 @@
 // SQLite (sqlite.ts) by default, PostgreSQL (postgres/) with `state.url`.
 // The only layer with SQL.
 
-export { StateConflictError, StoreError } from './errors.js';
+export { FencedError, StateConflictError, StoreError } from './errors.js';
 export { SqliteStore } from './sqlite.js';
 export { openStore, type StateLocation } from './open-store.js';
 export { DIGEST_GROUP, StateDiff } from './types.js';
@@ -20,6 +20,8 @@ export type {
   OutboxTarget,
   ReceiverStats,
   Sample,
+  ShardFence,
+  SharedShards,
   Silence,
   StateRows,
   StateStore,

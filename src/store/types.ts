@@ -178,6 +178,30 @@ export interface FileSpace {
   vacuumStep(pages: number): Promise<void>;
 }
 
+/** A shard's lease as its holder keeps it: the fencing token its writes carry. */
+export interface ShardFence {
+  shard: number;
+  holder: string;
+  epoch: number;
+}
+
+/**
+ * Work shared by several instances (PostgreSQL): 256 shards on leases timed by the database
+ * (store/postgres/leases.ts). Absent on a store one machine keeps (SQLite): it holds all.
+ */
+export interface SharedShards {
+  /** One round: membership and leases renewed, free shards taken up to a fair share, a surplus given back. */
+  balance(holder: string, ttlMs: number, start?: number): Promise<{ leases: Array<{ shard: number; epoch: number }>; members: number; released: number[] }>;
+  /** Gives every lease of the holder back and ends its membership (a clean stop). */
+  leave(holder: string): Promise<void>;
+  /**
+   * From now on every commit of a rule (commitEvaluation) carries the fence this gives for
+   * its store name, and is refused (FencedError, nothing written) without one, or once the
+   * lease moved on or ended by the database's clock.
+   */
+  fenceBy(fenceOf: (storeRule: string) => ShardFence | undefined): void;
+}
+
 /**
  * avawatch's state: rules' states and state alerts, alerts and their outbox, silences, and
  * history. Every time is unix ms on the daemon's steady clock, except silences' (a person's
@@ -280,6 +304,8 @@ export interface StateStore {
   ping(): Promise<void>;
   /** Present when the store keeps freed space until it is given back (history/prune.ts then shrinks it). */
   readonly fileSpace?: FileSpace;
+  /** Present when several instances share the store and spread its rules over leases. */
+  readonly shards?: SharedShards;
   /** Lets the store go; a second close does nothing. */
   close(): Promise<void>;
 }

@@ -2,8 +2,11 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { openPool } from './connect.js';
-import { fenceParams, fenceSql, leases, release, SHARDS, takeAndRenew, type Fence } from './leases.js';
+import { balance, fenceParams, fenceSql, leases, leave, release, SHARDS, takeAndRenew, type Fence } from './leases.js';
 import { migrate } from './migrate.js';
+import { FencedError } from '../errors.js';
+import type { ShardFence } from '../types.js';
+import { PgStore } from './store.js';
 
 // On a real PostgreSQL cluster of this file's own; each test in a schema of its own (a
 // database each costs as much again), each instance a pool of its own (its own connections,
@@ -137,5 +140,58 @@ describe('shard leases on PostgreSQL', () => {
     // The pools' connections were cut: each instance's next statement opens another.
     expect(await takeAndRenew(b!, 'b', [0, 1, 2, 3], MINUTE)).toEqual([expect.objectContaining({ shard: 3, epoch: 1 })]);
     expect((await takeAndRenew(a!, 'a', [0, 1, 2], MINUTE)).map((l) => [l.shard, l.epoch])).toEqual(before.map((l) => [l.shard, l.epoch]));
+  });
+
+  it('balance: instances that join spread the shards evenly, each shard to one; one that leaves or dies hands its share on', async () => {
+    const [a, b, c] = await instances('balance', 3);
+    const held = async (db: pg.Pool, name: string) => (await balance(db, name, MINUTE, 0)).leases.length;
+    expect(await held(a!, 'a')).toBe(SHARDS); // alone: every shard
+    expect(await held(b!, 'b')).toBe(0); // a's are live: b only joins
+    expect((await balance(a!, 'a', MINUTE)).released).toHaveLength(SHARDS / 2); // a sees two: gives half back
+    expect(await held(b!, 'b')).toBe(SHARDS / 2);
+    await balance(c!, 'c', MINUTE, 100); // joins
+    await balance(a!, 'a', MINUTE);
+    await balance(b!, 'b', MINUTE);
+    expect(await held(c!, 'c')).toBe(SHARDS - 2 * 86);
+    const owners = (await leases(a!)).map((l) => l.holder);
+    expect(owners.filter((h) => h === 'a')).toHaveLength(86);
+    expect(owners.filter((h) => h === 'b')).toHaveLength(86);
+    expect(owners.filter((h) => h === null)).toHaveLength(0);
+    // c leaves cleanly: its shards and membership at once, the others take its share.
+    await leave(c!, 'c');
+    expect(await held(a!, 'a')).toBe(SHARDS / 2);
+    expect(await held(b!, 'b')).toBe(SHARDS / 2);
+    // b dies (its leases and membership run out): a takes every shard, each at a new epoch.
+    const before = new Map((await leases(a!)).map((l) => [l.shard, l.epoch]));
+    await balance(b!, 'b', 0);
+    const after = (await balance(a!, 'a', MINUTE)).leases;
+    expect(after).toHaveLength(SHARDS);
+    expect(after.filter((l) => l.epoch === before.get(l.shard)! + 1)).toHaveLength(SHARDS / 2);
+  });
+
+  it("PgStore fenced: a commit of a rule whose shard moved on writes nothing and queues nothing; the new holder's commits land", async () => {
+    const old = await PgStore.open(cluster.url, { schema: 'fenced' });
+    const next = await PgStore.open(cluster.url, { schema: 'fenced' });
+    try {
+      const fences: { old?: ShardFence } = {};
+      old.shards.fenceBy(() => fences.old);
+      const newer: ShardFence[] = [];
+      next.shards.fenceBy(() => newer[0]);
+      const alert = { rule: 'r', kind: 'k', status: 'event' as const, severity: 'info' as const, subject: 'N', summary: 's', labels: {}, details: {}, targets: [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }] };
+      // Not held at all: refused before anything is written.
+      await expect(old.commitEvaluation('r', { a: 1 }, [alert], 1_000)).rejects.toThrow(FencedError);
+      const taken = (await old.shards.balance('old', 0)).leases.find((l) => l.shard === 7)!;
+      fences.old = { shard: 7, holder: 'old', epoch: taken.epoch };
+      // Its lease ran out by the database's clock (ttl 0), and the next holder took the shard.
+      const mine = (await next.shards.balance('next', MINUTE)).leases.find((l) => l.shard === 7)!;
+      newer.push({ shard: 7, holder: 'next', epoch: mine.epoch });
+      await expect(old.commitEvaluation('r', { a: 2 }, [alert], 2_000)).rejects.toThrow('moved on from epoch');
+      await next.commitEvaluation('r', { a: 3 }, [alert], 3_000);
+      expect((await next.stateRows('r')).rows).toEqual([{ entity: 'a', state: '3' }]);
+      expect(await next.outboxCounts()).toMatchObject({ pending: 1 });
+    } finally {
+      await old.close();
+      await next.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { SHARDS } from '../../base/shard.js';
 import type { Queryable } from './connect.js';
 
 // Shard leases (table leases, migration 2). An instance holds a shard while its lease runs;
@@ -8,8 +9,7 @@ import type { Queryable } from './connect.js';
 // ends no earlier than `ttlMs` after the holder sent the request, so a holder that counts
 // ttlMs on its own steady clock from before the call stops believing first.
 
-/** The number of virtual shards: an entity's shard is a stable hash of its key, mod SHARDS. */
-export const SHARDS = 256;
+export { SHARDS };
 
 /** A lease held: its shard, its fencing token, and when it ends (the database's time). */
 export interface Lease {
@@ -94,4 +94,52 @@ export function fenceSql(n: number): string {
 /** The values of fenceSql's three parameters, in its order. */
 export function fenceParams(f: Fence): [number, string, number] {
   return [f.shard, f.holder, f.epoch];
+}
+
+/** What one round of balance() found and holds. */
+export interface Balance {
+  /** The holder's leases now, by shard. */
+  leases: Lease[];
+  /** Live instances, the holder among them. */
+  members: number;
+  /** Shards the holder gave back as more than its share. */
+  released: number[];
+}
+
+/**
+ * One round of an instance's membership and shards (every ttl/3): its membership renewed,
+ * its leases renewed, free or expired shards taken up to its fair share (all shards over the
+ * live instances, rounded up) and what it holds beyond that given back, for a newcomer to
+ * take. Instances that join or die move shards with no one deciding: each moves towards its
+ * share on its own. `start` spreads where a newcomer looks first, so two joining at once
+ * mostly reach for different shards.
+ */
+export async function balance(db: Queryable, holder: string, ttlMs: number, start = 0): Promise<Balance> {
+  check(holder, []);
+  // The CTE's insert is not visible to the count beside it (one snapshot): the others, plus itself.
+  const { rows: counted } = await db.query<{ n: number }>(
+    `WITH me AS (
+       INSERT INTO members (holder, expires_at) VALUES ($1, now() + make_interval(secs => $2::double precision / 1000))
+       ON CONFLICT (holder) DO UPDATE SET expires_at = EXCLUDED.expires_at RETURNING holder)
+     SELECT count(*)::integer + 1 AS n FROM members WHERE expires_at > now() AND holder <> $1 AND EXISTS (SELECT 1 FROM me)`,
+    [holder, ttlMs],
+  );
+  const members = Math.max(1, counted[0]?.n ?? 1);
+  const share = Math.ceil(SHARDS / members);
+  const all = await leases(db);
+  const mine = all.filter((l) => l.holder === holder && l.live).map((l) => l.shard);
+  const surplus = mine.slice(share);
+  const kept = mine.slice(0, share);
+  const free = all.filter((l) => !l.live).map((l) => l.shard);
+  const from = ((start % SHARDS) + SHARDS) % SHARDS;
+  const wanted = [...free.filter((s) => s >= from), ...free.filter((s) => s < from)].slice(0, Math.max(0, share - kept.length));
+  const held = await takeAndRenew(db, holder, [...kept, ...wanted], ttlMs);
+  const released = surplus.length > 0 ? await release(db, holder, surplus) : [];
+  return { leases: held, members, released };
+}
+
+/** An instance leaves: its leases given back and its membership ended, so the others take its share at once. */
+export async function leave(db: Queryable, holder: string): Promise<void> {
+  await db.query('UPDATE leases SET holder = NULL, expires_at = NULL WHERE holder = $1', [holder]);
+  await db.query('DELETE FROM members WHERE holder = $1 OR expires_at < now() - interval \'1 day\'', [holder]);
 }

@@ -54,7 +54,7 @@ describe('PostgreSQL schema migrations', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
-      'active_alerts', 'alerts', 'compute_units', 'data_version', 'entity_state', 'leases', 'outbox', 'rule_revision', 'samples', 'schema_lock', 'schema_migrations', 'silences',
+      'active_alerts', 'alerts', 'compute_units', 'data_version', 'entity_state', 'leases', 'members', 'outbox', 'rule_revision', 'samples', 'schema_lock', 'schema_migrations', 'silences',
     ]);
     const shards = await instances[0]!.query<{ n: number; low: number; high: number }>('SELECT count(*)::integer AS n, min(shard) AS low, max(shard) AS high FROM leases');
     expect(shards.rows[0]).toEqual({ n: 256, low: 0, high: 255 });

@@ -136,4 +136,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX compute_units_by_time ON compute_units (second);
   `,
+  `
+  -- The instances sharing the state, each on a lease of its own renewed with its shards'
+  -- (leases.ts: balance): how many are alive sets each one's fair share of the shards.
+  CREATE TABLE members (
+    holder     text PRIMARY KEY,
+    expires_at timestamptz NOT NULL
+  );
+  `,
 ];

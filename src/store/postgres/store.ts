@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { StoreError } from '../errors.js';
+import { FencedError, StoreError } from '../errors.js';
 import type {
   ActiveRow,
   DeadLetters,
@@ -10,6 +10,8 @@ import type {
   OutboxState,
   ReceiverStats,
   Sample,
+  ShardFence,
+  SharedShards,
   Silence,
   StateDiff,
   StateRows,
@@ -19,6 +21,7 @@ import type {
 import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
 import { describeUrl, openPool, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
+import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
 import * as outbox from './outbox.js';
@@ -42,9 +45,19 @@ export class PgStore implements StateStore {
   /** How many times this store bumped data_version: dataVersion() leaves them out, as SQLite's data_version leaves out a connection's own commits. */
   #ownBumps = 0;
   #closed = false;
+  /** Set once instances share the work (the App's shard keeper): every rule's commit is fenced. */
+  #fenceOf: ((storeRule: string) => ShardFence | undefined) | undefined;
+  readonly shards: SharedShards;
 
   private constructor(pool: pg.Pool) {
     this.#pool = pool;
+    this.shards = {
+      balance: (holder, ttlMs, start) => balance(pool, holder, ttlMs, start),
+      leave: (holder) => leave(pool, holder),
+      fenceBy: (fenceOf) => {
+        this.#fenceOf = fenceOf;
+      },
+    };
   }
 
   /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
@@ -119,11 +132,25 @@ export class PgStore implements StateStore {
     startedAt = now,
   ): Promise<number[]> {
     return this.#write(async (db, versionBefore) => {
+      await this.#fenced(db, rule);
       // The rule's revision row stays locked to the commit: a concurrent commit of the rule waits, then sees it moved.
       await writeStates(db, rule, states, now, (version) => version !== versionBefore, expectRevision);
       if (active) await writeActive(db, rule, active);
       return outbox.insertAlerts(db, alerts, now, startedAt);
     });
+  }
+
+  /**
+   * Within a commit's transaction, first: the rule's shard is still this instance's at the
+   * epoch it took it, by the database's clock. The lease row stays locked FOR SHARE to the
+   * commit, so a takeover waits for it: a write lands before the new epoch or not at all.
+   */
+  async #fenced(db: pg.PoolClient, rule: string): Promise<void> {
+    if (!this.#fenceOf) return;
+    const fence = this.#fenceOf(rule);
+    if (!fence) throw new FencedError(`rule "${rule}": its shard is not held here; nothing written`);
+    const { rows } = await db.query<{ ok: boolean }>(`SELECT ${fenceSql(1)} AS ok`, fenceParams(fence));
+    if (rows[0]?.ok !== true) throw new FencedError(`rule "${rule}": shard ${fence.shard} moved on from epoch ${fence.epoch} (or its lease ended); nothing written`);
   }
 
   // ---- outbox

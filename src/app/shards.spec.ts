@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { clockAt } from '../base/clock.js';
+import { createLogger } from '../base/log.js';
+import { ruleShard } from '../base/shard.js';
+import { FAILING_PREFIX } from '../engine/failing.js';
+import { createMetrics } from '../metrics/registry.js';
+import type { ShardFence, SharedShards } from '../store/index.js';
+import { ShardKeeper, storeRuleShard } from './shards.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const TTL = 3_000;
+
+/** The store's side, as the database would answer: a fixed set of shards at an epoch, or no answer. */
+function shards(held: number[], epoch = 1) {
+  const state = { held, epoch, down: false, rounds: 0, left: [] as string[], fenceOf: undefined as ((rule: string) => ShardFence | undefined) | undefined };
+  const api: SharedShards = {
+    balance: () => {
+      state.rounds++;
+      return state.down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : Promise.resolve({ leases: state.held.map((shard) => ({ shard, epoch: state.epoch })), members: 1, released: [] });
+    },
+    leave: (holder) => {
+      state.left.push(holder);
+      return Promise.resolve();
+    },
+    fenceBy: (f) => {
+      state.fenceOf = f;
+    },
+  };
+  return { state, api };
+}
+
+function keeper(api: SharedShards, changes: Array<{ gained: number[]; lost: number[] }> = []) {
+  vi.useFakeTimers();
+  const metrics = createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
+  const k = new ShardKeeper({
+    shards: api,
+    ttlMs: TTL,
+    clock: clockAt(() => Date.now()),
+    log: createLogger('fatal', false).log,
+    metrics,
+    changed: (gained, lost) => {
+      changes.push({ gained: [...gained], lost: [...lost] });
+      return Promise.resolve();
+    },
+  });
+  return { k, metrics };
+}
+
+const heldRule = 'uptime'; // its shard is held below
+const otherRule = 'balance';
+
+describe('ShardKeeper', () => {
+  it('evaluates only the rules of the shards it holds; fences their commits (and their rule-failing alerts) with the epoch', async () => {
+    const { state, api } = shards([ruleShard(heldRule)], 4);
+    const changes: Array<{ gained: number[]; lost: number[] }> = [];
+    const { k } = keeper(api, changes);
+    await k.start([]);
+    expect(ruleShard(otherRule)).not.toBe(ruleShard(heldRule));
+    expect(k.holds(heldRule)).toBe(true);
+    expect(k.holds(otherRule)).toBe(false);
+    expect(state.fenceOf?.(heldRule)).toEqual({ shard: ruleShard(heldRule), holder: k.holder, epoch: 4 });
+    expect(state.fenceOf?.(FAILING_PREFIX + heldRule)).toEqual(state.fenceOf?.(heldRule));
+    expect(storeRuleShard('!incident:mainnet')).toBe(ruleShard('!incident:mainnet'));
+    expect(changes).toEqual([{ gained: [ruleShard(heldRule)], lost: [] }]);
+  });
+
+  it('renews every third of a lease; a shard taken again at a new epoch is lost and gained (its rules restored from the store)', async () => {
+    const { state, api } = shards([1, 2]);
+    const changes: Array<{ gained: number[]; lost: number[] }> = [];
+    const { k } = keeper(api, changes);
+    await k.start([]);
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(state.rounds).toBe(2);
+    state.held = [2, 3];
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    state.epoch = 2;
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(changes).toEqual([
+      { gained: [1, 2], lost: [] },
+      { gained: [3], lost: [1] },
+      { gained: [2, 3], lost: [2, 3] },
+    ]);
+  });
+
+  it('PostgreSQL out of reach: keeps its leases until they end by its own count, then steps down (evaluates and sends nothing) and says why; resumes when it answers', async () => {
+    const { state, api } = shards([ruleShard(heldRule)]);
+    const { k, metrics } = keeper(api);
+    await k.start([]);
+    state.down = true;
+    await vi.advanceTimersByTimeAsync(TTL - 1);
+    expect(k.holds(heldRule)).toBe(true);
+    expect(k.problem()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(k.holds(heldRule)).toBe(false);
+    expect(state.fenceOf?.(heldRule)).toBeUndefined();
+    expect(k.steppedDown()).toBe(true);
+    expect(k.problem()).toBe('shared state: PostgreSQL not reached for 3s (a lease is 3s); stepped down, evaluating and sending nothing until it answers (connect ECONNREFUSED 127.0.0.1:5432)');
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(await metrics.registry.getSingleMetricAsString('avawatch_shared_state_stepped_down')).toContain('avawatch_shared_state_stepped_down 1');
+    expect(await metrics.registry.getSingleMetricAsString('avawatch_shards_held')).toContain('avawatch_shards_held 0');
+    state.down = false;
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(k.steppedDown()).toBe(false);
+    expect(k.holds(heldRule)).toBe(true);
+  });
+
+  it('a process paused past its lease (SIGSTOP, a frozen VM) holds nothing when it wakes, before any renewal', async () => {
+    const { api } = shards([ruleShard(heldRule)]);
+    let now = 1_000_000;
+    vi.useFakeTimers();
+    const k = new ShardKeeper({ shards: api, ttlMs: TTL, clock: clockAt(() => now), log: createLogger('fatal', false).log, metrics: createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] }), changed: () => Promise.resolve() });
+    await k.start([]);
+    expect(k.holds(heldRule)).toBe(true);
+    now += TTL; // no timer ran: the process was stopped
+    expect(k.holds(heldRule)).toBe(false);
+  });
+
+  it('gives its leases back at stop, and stops renewing', async () => {
+    const { state, api } = shards([1]);
+    const { k } = keeper(api);
+    const teardown: Array<() => Promise<void> | void> = [];
+    await k.start(teardown);
+    await teardown[0]!();
+    expect(state.left).toEqual([k.holder]);
+    const rounds = state.rounds;
+    await vi.advanceTimersByTimeAsync(TTL * 3);
+    expect(state.rounds).toBe(rounds);
+    expect(k.holds('anything')).toBe(false);
+  });
+});
