@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { ruleShard } from '../../src/base/shard.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startDaemon, type Daemon } from '../helpers/cli.js';
@@ -38,16 +39,6 @@ const TAKEOVER_MS = LEASE_MS + INTERVAL_MS + SLACK_MS;
 /** One poll of the service, a commit and a post to the loopback receiver. */
 const NOTIFY_MS = 2 * INTERVAL_MS + SLACK_MS;
 const SHARDS = 256;
-
-/**
- * A rule's shard, as src/base/shard.ts's ruleShard() computes it (the contract: FNV-1a 32-bit of
- * the UTF-8 name, mod 256). A copy until that export lands on main; then import it instead.
- */
-function ruleShard(name: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(name, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  return hash % SHARDS;
-}
 
 /**
  * Six rules of one cheap kind (validation-end: one bulk call a poll), each on a node of its own.
