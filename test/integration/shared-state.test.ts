@@ -122,13 +122,21 @@ interface Instance {
   proxy: TcpProxy;
 }
 
-/** One scrape; an instance that does not answer within a lease (paused, dead) gives undefined. */
+/** The last answer of each instance's /metrics that was not a 200 (what a failed test shows). */
+const badScrapes = new Map<string, string>();
+
+/** One scrape; an instance that does not answer with its metrics within a lease (paused, dead, failing) gives undefined. */
 async function scrape(i: Instance): Promise<Scrape | undefined> {
   let text: string;
   try {
     const res = await fetch(`${i.url}/metrics`, { signal: AbortSignal.timeout(LEASE_MS) });
     text = await res.text();
-  } catch {
+    if (res.status !== 200) {
+      badScrapes.set(i.name, `${new Date().toISOString()} ${res.status}: ${text.slice(0, 300)}`);
+      return undefined;
+    }
+  } catch (err) {
+    badScrapes.set(i.name, `${new Date().toISOString()} ${String(err)}`);
     return undefined;
   }
   const value = (name: string): number | undefined => {
@@ -274,10 +282,18 @@ async function startThree(database: string): Promise<Instance[]> {
     }),
   );
   const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
-  // A failure says what each instance was doing: its last log lines (warnings such as
-  // "previous evaluation still running" show an instance waiting on the database).
+  // A failure says what each instance was doing: its last log lines (the repeated "previous
+  // evaluation still running", an instance waiting on the database, counted), and the last
+  // answer of its /metrics that was not its metrics.
+  badScrapes.clear();
   onTestFailed(() => {
-    for (const i of live) console.error(`--- ${i.name}'s last log lines\n${i.daemon.log().trimEnd().split('\n').slice(-15).join('\n')}`);
+    for (const i of live) {
+      const lines = i.daemon.log().trimEnd().split('\n');
+      const stillRunning = lines.filter((l) => l.includes('"previous evaluation still running')).length;
+      const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => l.slice(0, 300));
+      const bad = badScrapes.get(i.name);
+      console.error(`--- ${i.name}: ${stillRunning} "previous evaluation still running" lines, then its last others:\n${shown.join('\n')}${bad ? `\n--- its last failed /metrics: ${bad}` : ''}`);
+    }
   });
   return live;
 }
