@@ -222,3 +222,42 @@ describe('what an operator is told, at wall-clock times (issue 41: mutants that 
     expect(readActive({ key: 'A', tier: '', state: 'firing', startedAt: T0, notifiedAt: T0, clearedAt: null, mutedAt: null, mutedReceivers: [], notifiedReceivers: {}, condition: { key: 'A' } })).toMatchObject({ invalid: expect.stringContaining('subject') });
   });
 });
+
+describe("a notification's transition (the store keeps one alert per transition)", () => {
+  /** Each step's notifications as `status: transition` (none: a reminder). */
+  function transitions(o: Partial<LifecycleOptions>, steps: Array<[minute: number, conditions: Condition[]]>): string[][] {
+    let active: ActiveAlert[] = [];
+    return steps.map(([minute, conditions]) => {
+      const r = advance(active, conditions, minute * MIN, { ...base, ...o });
+      active = r.active;
+      return r.notifications.map((n) => `${n.status}${n.reminder ? ' reminder' : ''}: ${n.transition ?? 'none'}`);
+    });
+  }
+
+  it('names its firing, each tier change (a tier that comes back too) and its resolution; a reminder carries none; an episode that starts again later is new', () => {
+    const steps: Array<[number, Condition[]]> = [[0, [c('A', 'warning')]], [1, [c('A', 'critical')]], [2, [c('A', 'warning')]], [3, [c('A', 'critical')]], [13, [c('A', 'critical')]], [14, []], [20, [c('A', 'warning')]], [21, []]];
+    const all = transitions({ repeatMs: 10 * MIN }, steps);
+    expect(all).toEqual([
+      ['firing: firing|warning|0'],
+      [`firing: firing|critical|0|warning@0`],
+      [`firing: firing|warning|0|critical@${MIN}`],
+      [`firing: firing|critical|0|warning@${2 * MIN}`],
+      ['firing reminder: none'],
+      ['resolved: resolved|critical|0'],
+      [`firing: firing|warning|${20 * MIN}`],
+      [`resolved: resolved|warning|${20 * MIN}`],
+    ]);
+    const keys = all.flat().filter((n) => !n.endsWith('none'));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('is the same for two instances advancing the same stored state at different moments (the news of a hand-over, committed twice)', () => {
+    const pending = advance([], [c('A')], 0, { ...base, forMs: 5 * MIN }).active;
+    const [a, b] = [5 * MIN, 5 * MIN + 1_234].map((now) => advance(pending, [c('A')], now, { ...base, forMs: 5 * MIN }).notifications[0]?.transition);
+    expect(a).toBe('firing||0');
+    expect(b).toBe(a);
+    const [ra, rb] = [6 * MIN, 6 * MIN + 987].map((now) => advance(advance(pending, [c('A')], 5 * MIN, { ...base, forMs: 5 * MIN }).active, [], now).notifications[0]?.transition);
+    expect(ra).toBe('resolved||0');
+    expect(rb).toBe(ra);
+  });
+});

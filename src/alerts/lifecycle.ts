@@ -97,11 +97,11 @@ export function advance(
     if (entry.state === 'firing') {
       if (was?.state !== 'firing') {
         const heldFor: Record<string, string> = o.forMs > 0 ? { 'Failing since': new Date(startedAt).toISOString(), 'Held for': humanDuration(now - startedAt) } : {};
-        notifications.push(toDraft(c, 'firing', heldFor));
+        notifications.push({ ...toDraft(c, 'firing', heldFor), transition: transitionKey('firing', tier, startedAt) });
         entry.notifiedAt = now;
         entry.condition = { ...c, firedAt: now };
       } else if (was.tier !== tier) {
-        notifications.push(toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...firedTimes(entry) }));
+        notifications.push({ ...toDraft(c, 'firing', { Escalated: `${was.tier || 'firing'} → ${tier}`, ...firedTimes(entry) }), transition: transitionKey('firing', tier, startedAt, was) });
         entry.notifiedAt = now;
       } else {
         const repeatMs = typeof o.repeatMs === 'function' ? o.repeatMs(c) : o.repeatMs;
@@ -124,9 +124,24 @@ export function advance(
       next.push({ ...gone, clearedAt });
       continue;
     }
-    if (o.sendResolved) notifications.push(resolvedDraft(gone));
+    if (o.sendResolved) notifications.push({ ...resolvedDraft(gone), transition: transitionKey('resolved', was.tier, was.startedAt) });
   }
   return { active: next, notifications };
+}
+
+/**
+ * Which transition of its condition a notification is (AlertDraft.transition): its status,
+ * its tier and its episode's start (a condition that resolves and holds again later starts a
+ * new episode). An escalation names the tier and the notification it moves on from as well:
+ * a tier that comes back within one episode (warning → critical → warning → critical) is news
+ * each time. Made only of what is stored with the active alert, so two instances committing
+ * the same news from the same stored state (a hand-over) make the same key, and the store
+ * keeps one. A condition that fires at its first sight (no `for`) starts on the committing
+ * instance's clock: two such commits differ, and the rule's revision check is what stops them.
+ */
+export function transitionKey(status: 'firing' | 'resolved', tier: string, startedAt: number, from?: Pick<ActiveAlert, 'tier' | 'notifiedAt'>): string {
+  const key = `${status}|${tier}|${startedAt}`;
+  return from ? `${key}|${from.tier}@${from.notifiedAt ?? ''}` : key;
 }
 
 /**

@@ -41,6 +41,12 @@ export interface AlertDraft {
   onlyReceivers?: string[];
   /** A reminder: each receiver gets it only when its own repeatInterval has passed. */
   reminder?: boolean;
+  /**
+   * Set by the lifecycle on a state alert's firing, escalation and resolved notifications
+   * (never on reminders or events): which transition of its condition this is
+   * (alerts/lifecycle.ts `transitionKey`). The store keeps one alert per transition.
+   */
+  transition?: string;
 }
 
 /**

@@ -36,6 +36,32 @@ export function outboxContract(store: Opened): void {
       expect('conditionKey' in rows[1]!.message).toBe(false);
     });
 
+    it('keeps one alert per transition: the same news committed again (a second instance in a hand-over) is skipped with its outbox rows; a reminder and a new episode are not', async () => {
+      const [a, b] = [await store('transition'), await store('transition')];
+      const firing: NewAlert = { ...alert, status: 'firing', conditionKey: 'N', transition: 'firing||1000', summary: 'N fired' };
+      const [id] = await a.commitEvaluation('r', {}, [firing], 1_000);
+      // The second instance's copy, beside an event: the commit succeeds, and answers the stored alert's id for the copy.
+      const ids = await b.commitEvaluation('r', { e: 1 }, [{ ...firing, summary: 'N fired (copy)' }, { ...alert, summary: 'event' }], 1_500);
+      expect(ids[0]).toBe(id);
+      expect(ids[1]).toBeGreaterThan(id!);
+      expect((await b.stateRows('r')).rows).toEqual([{ entity: 'e', state: '1' }]);
+      // A reminder of it (no transition), another condition's, the rule-failing kind's and another rule's same key, its resolution, its next episode.
+      const later: NewAlert[] = [
+        { ...firing, transition: undefined, reminder: true, summary: 'N reminder' },
+        { ...firing, conditionKey: 'M', summary: 'M fired' },
+        { ...firing, kind: 'rule-failing', summary: 'N failing' },
+        { ...firing, rule: 'other', summary: 'other N fired' },
+        { ...firing, status: 'resolved', transition: 'resolved||1000', summary: 'N resolved' },
+        { ...firing, transition: 'firing||9000', summary: 'N fired again' },
+      ];
+      const more = await b.commitEvaluation('r', {}, later, 9_000);
+      expect(new Set([id, ...ids, ...more]).size).toBe(2 + later.length);
+      // ... each once, twice again: nothing more.
+      expect(await a.commitEvaluation('r', {}, later.filter((x) => x.transition !== undefined), 9_500)).toEqual(more.slice(1));
+      const rows = (await a.outbox()).map((r) => `${r.receiver} ${r.summary}`).sort();
+      expect(rows).toEqual(['N fired', 'event', ...later.map((x) => x.summary)].flatMap((x) => [`slack-a ${x}`, `slack-b ${x}`]).sort());
+    });
+
     it('records a target muted at commit with why, never to be claimed', async () => {
       const s = await store('muted-target');
       await s.commitEvaluation('r', {}, [{ ...alert, targets: [to('slack-a', { mutedBy: 'silenced by #3' }), to('slack-b')] }], 1_000);

@@ -179,6 +179,15 @@ export function storeContract(name: string, open: OpenStore): void {
         expect(m?.condition).not.toHaveProperty('firedAt');
       });
 
+      it("forgets the previous run's transition keys when it shifts its times: they name starts on the old timeline, which this run's may repeat", async () => {
+        const s = await store('reanchor-transition');
+        const firing: NewAlert = { ...retried, status: 'firing', conditionKey: 'N', transition: `firing||${T + 60_000}` };
+        await s.commitEvaluation('r', {}, [firing], T + HOUR);
+        expect(await s.reanchor(T, 60_000)).toBe(HOUR);
+        await s.commitEvaluation('r', {}, [firing], T + 60_000);
+        expect(await s.outbox()).toHaveLength(2);
+      });
+
       it('answers a ping while open', async () => {
         const s = await store('ping');
         await expect(s.ping()).resolves.toBeUndefined();

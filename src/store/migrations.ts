@@ -135,4 +135,12 @@ export const MIGRATIONS: readonly string[] = [
   -- "First news" is judged at insert from the group's pending and recently sent rows.
   CREATE INDEX outbox_by_group ON outbox (receiver, group_key, state, updated_at);
   `,
+  `
+  -- Which transition of its condition a state alert's firing, escalation or resolution is
+  -- (alerts/lifecycle.ts transitionKey; none for reminders and events): one alert per
+  -- transition, so the same news committed twice (a second process during a hand-over) is
+  -- stored, and sent, once. kind keeps a rule's own alerts apart from its rule-failing ones.
+  ALTER TABLE alerts ADD COLUMN transition TEXT;
+  CREATE UNIQUE INDEX alerts_by_transition ON alerts (rule, kind, condition_key, transition) WHERE transition IS NOT NULL;
+  `,
 ];

@@ -18,16 +18,21 @@ export const URGENT_FLOOR_MS = 100;
 
 /**
  * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
- * with why). `startedAt`: when the evaluation began. Returns their ids.
+ * with why). `startedAt`: when the evaluation began. Returns their ids, in order. An alert whose
+ * transition is stored already (the same news, committed before) is skipped with its outbox
+ * rows: its id is the stored alert's.
  */
 export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[], now: number, startedAt = now): number[] {
-  const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertAlert = statement(db, `INSERT INTO alerts (rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder, transition)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (rule, kind, condition_key, transition) WHERE transition IS NOT NULL DO NOTHING
+     RETURNING id`);
   const insertOutbox = statement(db, `INSERT INTO outbox (alert_id, receiver, next_attempt_at, created_at, updated_at, group_key, group_wait, group_interval, digest_at, urgent)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return alerts.map((a) => {
-    const { lastInsertRowid } = insertAlert.run(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0);
-    const id = Number(lastInsertRowid);
+    const inserted = insertAlert.get(a.rule, a.kind, a.status, a.severity, a.subject, a.summary, JSON.stringify(a.labels), JSON.stringify(a.details), now, a.conditionKey ?? null, a.reminder ? 1 : 0, a.transition ?? null) as { id: number } | undefined;
+    if (inserted === undefined) return storedTransition(db, a);
+    const id = inserted.id;
     for (const t of a.targets) {
       const urgent = t.digestAt === undefined && t.mutedBy === undefined && t.minWaitMs === undefined && (a.severity === 'critical' || firstNews(db, t, now));
       // Stored as what is left of it at the commit.
@@ -41,6 +46,12 @@ export function insertAlerts(db: Database.Database, alerts: readonly NewAlert[],
     }
     return id;
   });
+}
+
+/** The id of the alert stored for this one's transition. */
+function storedTransition(db: Database.Database, a: NewAlert): number {
+  const row = statement(db, 'SELECT id FROM alerts WHERE rule = ? AND kind = ? AND condition_key = ? AND transition = ?').get(a.rule, a.kind, a.conditionKey, a.transition) as { id: number };
+  return row.id;
 }
 
 /**

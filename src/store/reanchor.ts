@@ -11,7 +11,8 @@ const LATEST = `SELECT MAX(t) AS latest FROM (
   SELECT MAX(at) FROM samples)`;
 
 const SHIFT = [
-  'UPDATE alerts SET created_at = created_at - @ms',
+  // A transition's key names its episode's start on the old timeline: this run's could repeat it (alerts/lifecycle.ts transitionKey).
+  'UPDATE alerts SET created_at = created_at - @ms, transition = NULL',
   `UPDATE outbox SET next_attempt_at = next_attempt_at - @ms, created_at = created_at - @ms, updated_at = updated_at - @ms,
      lease_until = CASE WHEN lease_until > 0 THEN lease_until - @ms ELSE 0 END, digest_at = digest_at - @ms`,
   `UPDATE active_alerts SET started_at = started_at - @ms, notified_at = notified_at - @ms, cleared_at = cleared_at - @ms, muted_at = muted_at - @ms,

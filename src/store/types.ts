@@ -66,6 +66,14 @@ export interface NewAlert extends Omit<AlertMessage, 'alertId' | 'at'> {
   targets: readonly OutboxTarget[];
   /** A reminder of a state alert still firing, or its notification once a mute ends: left out of the history's timeline. */
   reminder?: boolean;
+  /**
+   * The state alert's transition this notifies (its firing, an escalation, its resolution:
+   * alerts/lifecycle.ts `transitionKey`); none for reminders, events and what a reload moved.
+   * The store keeps one alert per (rule, kind, conditionKey, transition): a commit that brings
+   * one again (a second instance that committed the same news during a hand-over) skips it and
+   * its outbox rows, and the commit still succeeds, returning the stored alert's id for it.
+   */
+  transition?: string;
 }
 
 /** A claimed outbox row with its alert, as delivery sends it. */
@@ -231,7 +239,8 @@ export interface StateStore {
    * what changed), its state alerts, and its alerts with their outbox rows; bumps the rule's
    * revision. With `expectRevision`, refused (StateConflictError, nothing written) when
    * another commit of the rule came since the evaluation read its states. `startedAt`: when
-   * the evaluation began (an urgent alert's short wait counts from it). Returns the alerts' ids.
+   * the evaluation began (an urgent alert's short wait counts from it). Returns the alerts' ids,
+   * in order; an alert whose transition is stored already is skipped and gets the stored one's.
    */
   commitEvaluation(
     rule: string,

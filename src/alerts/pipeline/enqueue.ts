@@ -20,6 +20,8 @@ export function newAlert(rule: Pick<LoadedRule, 'name' | 'kind' | 'severity'>, d
     ...(draft.conditionKey === undefined ? {} : { conditionKey: draft.conditionKey }),
     // A reminder, or the notification owed once a mute ends: the alert fired already, the history shows it once.
     ...(draft.reminder || draft.onlyReceivers ? { reminder: true } : {}),
+    // Which transition it is: the store keeps one alert per transition of a condition.
+    ...(draft.transition === undefined || draft.conditionKey === undefined || draft.reminder || draft.onlyReceivers ? {} : { transition: draft.transition }),
     targets,
   };
 }

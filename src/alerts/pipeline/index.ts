@@ -245,8 +245,8 @@ export class Pipeline {
     const b = this.#batch(input, await this.#deps.store.silences(input.now.getTime()));
     for (const stage of COMMIT_STAGES) await stage.run(b, this.#deps);
     const at = input.now.toISOString();
-    // The targets and the condition key are for channels (read back from the outbox), not `once --json`.
-    return b.alerts.map(({ targets: _t, conditionKey: _k, ...message }, i) => ({ ...message, alertId: b.ids[i] ?? 0, at }));
+    // The targets and the condition key are for channels (read back from the outbox), the transition for the store: not `once --json`.
+    return b.alerts.map(({ targets: _t, conditionKey: _k, transition: _tr, ...message }, i) => ({ ...message, alertId: b.ids[i] ?? 0, at }));
   }
 
   /** Where an alert with these labels goes now: the commit's own route, mute and group stages, each target with why it is muted, if it is. */

@@ -137,6 +137,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX compute_units_by_time ON compute_units (second);
   `,
   `
+  -- Which transition of its condition a state alert's firing, escalation or resolution is
+  -- (alerts/lifecycle.ts transitionKey; none for reminders and events): one alert per
+  -- transition, so the same news committed by two instances during a hand-over is stored, and
+  -- sent, once. kind keeps a rule's own alerts apart from its rule-failing ones.
+  ALTER TABLE alerts ADD COLUMN transition text;
+  CREATE UNIQUE INDEX alerts_by_transition ON alerts (rule, kind, condition_key, transition) WHERE transition IS NOT NULL;
+  `,
+  `
   -- The instances sharing the state, each on a lease of its own renewed with its shards'
   -- (leases.ts: balance): how many are alive sets each one's fair share of the shards.
   CREATE TABLE members (

@@ -10,22 +10,31 @@ import type { Queryable } from './connect.js';
 /**
  * Within a commit's transaction: the alerts, and an outbox row per target (muted ones recorded
  * with why), in three statements whatever their number (a storm's thousand alerts are not
- * three thousand round trips). Returns their ids, in order.
+ * three thousand round trips). Returns their ids, in order. An alert whose transition is
+ * stored already (the same news, committed by another instance) is skipped (`ON CONFLICT DO
+ * NOTHING`) with its outbox rows: its id is the stored alert's, read by one statement more.
  */
 export async function insertAlerts(db: pg.ClientBase, alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
   if (alerts.length === 0) return [];
   const { rows } = await db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('alerts', 'id')) AS id FROM generate_series(1, $1)`, [alerts.length]);
   const ids = rows.map((r) => r.id);
-  await db.query(
-    `INSERT INTO alerts (id, rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder) OVERRIDING SYSTEM VALUE
-     SELECT id, rule, kind, status, severity, subject, summary, labels, details, $2, condition_key, reminder
+  const inserted = await db.query<{ id: number }>(
+    `INSERT INTO alerts (id, rule, kind, status, severity, subject, summary, labels, details, created_at, condition_key, reminder, transition) OVERRIDING SYSTEM VALUE
+     SELECT id, rule, kind, status, severity, subject, summary, labels, details, $2, condition_key, reminder, transition
        FROM jsonb_to_recordset($1::jsonb) AS x (id bigint, rule text, kind text, status text, severity text, subject text, summary text,
-            labels jsonb, details jsonb, condition_key text, reminder boolean)`,
-    [JSON.stringify(alerts.map((a, i) => ({ id: ids[i], rule: a.rule, kind: a.kind, status: a.status, severity: a.severity, subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, condition_key: a.conditionKey ?? null, reminder: a.reminder === true }))), now],
+            labels jsonb, details jsonb, condition_key text, reminder boolean, transition text, n integer)
+      ORDER BY n
+     ON CONFLICT (rule, kind, condition_key, transition) WHERE transition IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [JSON.stringify(alerts.map((a, i) => ({ n: i, id: ids[i], rule: a.rule, kind: a.kind, status: a.status, severity: a.severity, subject: a.subject, summary: a.summary, labels: a.labels, details: a.details, condition_key: a.conditionKey ?? null, reminder: a.reminder === true, transition: a.transition ?? null }))), now],
   );
-  const busy = await busyGroups(db, alerts.flatMap((a) => a.targets), now);
+  const stored = new Set(inserted.rows.map((r) => r.id));
+  const fresh = ids.map((id) => stored.has(id));
+  if (stored.size < alerts.length) await storedTransitions(db, alerts, ids, fresh);
+  const busy = await busyGroups(db, alerts.flatMap((a, i) => (fresh[i] ? a.targets : [])), now);
   const outbox: unknown[] = [];
   alerts.forEach((a, i) => {
+    if (!fresh[i]) return;
     for (const t of a.targets) {
       const key = `${t.receiver}\u0000${t.groupKey}`;
       // The first news of its group: nothing of it waits (in the store, or queued earlier in this commit), nothing was sent within its groupInterval.
@@ -50,6 +59,21 @@ export async function insertAlerts(db: pg.ClientBase, alerts: readonly NewAlert[
     [JSON.stringify(outbox), now],
   );
   return ids;
+}
+
+/**
+ * The skipped alerts' ids (in `ids`) replaced by those of the alerts stored for their
+ * transitions: a statement of its own, so it sees one that another instance's commit, which
+ * the insert waited for, stored after the insert began.
+ */
+async function storedTransitions(db: pg.ClientBase, alerts: readonly NewAlert[], ids: number[], fresh: readonly boolean[]): Promise<void> {
+  const skipped = alerts.map((a, i) => ({ a, i })).filter(({ i }) => !fresh[i]);
+  const { rows } = await db.query<{ n: number; id: number }>(
+    `SELECT k.n, a.id FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[]) AS k (n, rule, kind, condition_key, transition)
+       JOIN alerts a ON a.rule = k.rule AND a.kind = k.kind AND a.condition_key = k.condition_key AND a.transition = k.transition`,
+    [skipped.map((s) => s.i), skipped.map((s) => s.a.rule), skipped.map((s) => s.a.kind), skipped.map((s) => s.a.conditionKey ?? null), skipped.map((s) => s.a.transition ?? null)],
+  );
+  for (const r of rows) ids[r.n] = r.id;
 }
 
 /** The receivers' groups among these targets that are not first news: a row of them waits, or one was sent within the target's groupInterval. */

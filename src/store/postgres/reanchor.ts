@@ -11,7 +11,8 @@ const LATEST = `SELECT MAX(t) AS latest FROM (
   SELECT MAX(at) FROM samples) AS times`;
 
 const SHIFT = [
-  'UPDATE alerts SET created_at = created_at - $1',
+  // A transition's key names its episode's start on the old timeline: this run's could repeat it (alerts/lifecycle.ts transitionKey).
+  'UPDATE alerts SET created_at = created_at - $1, transition = NULL',
   `UPDATE outbox SET next_attempt_at = next_attempt_at - $1, created_at = created_at - $1, updated_at = updated_at - $1,
      lease_until = CASE WHEN lease_until > 0 THEN lease_until - $1 ELSE 0 END, digest_at = digest_at - $1`,
   `UPDATE active_alerts SET started_at = started_at - $1, notified_at = notified_at - $1, cleared_at = cleared_at - $1, muted_at = muted_at - $1,

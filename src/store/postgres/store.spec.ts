@@ -49,6 +49,14 @@ describe('PgStore: instances sharing one database', () => {
     expect((await a.outbox()).map((r) => r.summary)).toEqual([`from ${winner}`]);
   });
 
+  it('two instances committing the same transition at once (no revision asked): both commits succeed, one alert and one row per target, its id to both', async () => {
+    const [a, b] = [await store('race_transition'), await store('race_transition')];
+    const firing: NewAlert = { ...alert('N fired'), status: 'firing', conditionKey: 'N', transition: 'firing||1000', targets: [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }, { receiver: 'mail', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }] };
+    const [fromA, fromB] = await Promise.all([a.commitEvaluation('r', { x: 'a' }, [firing, alert('a')], 2), b.commitEvaluation('r', { x: 'b' }, [alert('b'), firing], 2)]);
+    expect(fromA?.[0]).toBe(fromB?.[1]);
+    expect((await a.outbox()).map((r) => `${r.receiver} ${r.summary}`).sort()).toEqual(['mail N fired', 'slack N fired', 'slack a', 'slack b']);
+  });
+
   it('two instances claiming one receiver at once never get the same row, and take them all between them', async () => {
     const [a, b] = [await store('race_claim'), await store('race_claim')];
     await a.commitEvaluation('r', {}, Array.from({ length: 40 }, (_, i) => alert(`n${i}`)), 1_000);
