@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ruleShard } from '../../src/base/shard.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
@@ -200,6 +201,8 @@ let dir: string;
 /** Every daemon and proxy the test started, to be stopped after it (a daemon that never came up too). */
 let daemons: Daemon[] = [];
 let proxies: TcpProxy[] = [];
+/** The test's three, once up, and their database (its direct URL): what a failure is explained by. */
+let running: { live: Instance[]; database: string } | undefined;
 
 beforeEach(async () => {
   sim = await startSim();
@@ -209,7 +212,9 @@ beforeEach(async () => {
   for (const rule of RULES) sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 200)]);
 });
 
-afterEach(async () => {
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail' && running) await explain(running.live, running.database);
+  running = undefined;
   // SIGKILL ends a stopped process too.
   await Promise.all(daemons.map((d) => d.kill()));
   daemons = [];
@@ -267,7 +272,8 @@ ruleFiles: [${join(dir, 'rules.yaml')}]
 
 /** Three `avawatch run` on one config and a fresh database, each listening on a port of its own. */
 async function startThree(database: string): Promise<Instance[]> {
-  const { pathname } = new URL(await postgres.database(database));
+  const direct = await postgres.database(database);
+  const { pathname } = new URL(direct);
   const configFile = writeConfig();
   const started = await Promise.all(
     ['one', 'two', 'three'].map(async (name) => {
@@ -282,20 +288,39 @@ async function startThree(database: string): Promise<Instance[]> {
     }),
   );
   const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
-  // A failure says what each instance was doing: its last log lines (the repeated "previous
-  // evaluation still running", an instance waiting on the database, counted), and the last
-  // answer of its /metrics that was not its metrics.
   badScrapes.clear();
-  onTestFailed(() => {
-    for (const i of live) {
-      const lines = i.daemon.log().trimEnd().split('\n');
-      const stillRunning = lines.filter((l) => l.includes('"previous evaluation still running')).length;
-      const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => l.slice(0, 300));
-      const bad = badScrapes.get(i.name);
-      console.error(`--- ${i.name}: ${stillRunning} "previous evaluation still running" lines, then its last others:\n${shown.join('\n')}${bad ? `\n--- its last failed /metrics: ${bad}` : ''}`);
-    }
-  });
+  running = { live, database: direct };
   return live;
+}
+
+/**
+ * What a failed test prints, before its processes are killed: the database's sessions that are
+ * not idle (one "idle in transaction" that others wait for is a paused process holding a row
+ * lock), and for each instance its last log lines (the repeated "previous evaluation still
+ * running", an instance waiting on the database, counted) and the last answer of its /metrics
+ * that was not its metrics.
+ */
+async function explain(live: readonly Instance[], database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database, connectionTimeoutMillis: LEASE_MS });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number; state: string; wait: string | null; since: string; query: string }>(
+      `SELECT pid, state, wait_event_type || ':' || wait_event AS wait, xact_start::text AS since, left(query, 120) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    console.error(`--- sessions not idle:\n${rows.map((r) => `${r.pid} ${r.state} ${r.wait ?? ''} since ${r.since}: ${r.query}`).join('\n')}`);
+  } catch (err) {
+    console.error(`--- sessions: ${String(err)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  for (const i of live) {
+    const lines = i.daemon.log().trimEnd().split('\n');
+    const stillRunning = lines.filter((l) => l.includes('"previous evaluation still running')).length;
+    const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => l.slice(0, 300));
+    const bad = badScrapes.get(i.name);
+    console.error(`--- ${i.name}: ${stillRunning} "previous evaluation still running" lines, then its last others:\n${shown.join('\n')}${bad ? `\n--- its last failed /metrics: ${bad}` : ''}`);
+  }
 }
 
 /**
