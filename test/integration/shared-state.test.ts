@@ -1,0 +1,540 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ruleShard } from '../../src/base/shard.js';
+import { activeValidator } from '../../src/sim/samples.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { startDaemon, type Daemon } from '../helpers/cli.js';
+import { testNodeId } from '../helpers/node-ids.js';
+import { postgresForFile } from '../helpers/postgres-file.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
+// database. The 256 virtual shards are held on leases; a rule is evaluated only by the holder
+// of its name's shard, and every commit is fenced by that shard's epoch. What an operator sees
+// is what is asserted: each instance's /metrics and /readyz, its JSON log, and the one
+// webhook receiver every instance sends to. Each instance reaches PostgreSQL through a TCP
+// proxy of its own (test/helpers/tcp-proxy.ts), the network a test can cut.
+//
+// Everything here is on the wall clock: three processes, and leases timed by PostgreSQL's
+// now(). Every wait goes through poll() below, and each deadline is derived from LEASE_MS.
+
+/** `state.lease`: short, so that a takeover is seconds away. Renewals run every lease/3. */
+const LEASE_MS = 2_000;
+/** Every rule's `every`. */
+const INTERVAL_MS = 1_000;
+/**
+ * What a loaded machine adds to a deadline (two cores shared: three daemons, PostgreSQL, the
+ * test): a process late to its timer, a statement late to commit.
+ */
+const SLACK_MS = LEASE_MS;
+/** Rebalancing: instances join one by one and each settles at about 256/n. */
+const SETTLE_MS = 6 * LEASE_MS + SLACK_MS;
+/** A dead or paused holder's rules are evaluated elsewhere once its lease ends: one lease, the rule's next tick. */
+const TAKEOVER_MS = LEASE_MS + INTERVAL_MS + SLACK_MS;
+/** One poll of the service, a commit and a post to the loopback receiver. */
+const NOTIFY_MS = 2 * INTERVAL_MS + SLACK_MS;
+const SHARDS = 256;
+
+/**
+ * Six rules of one cheap kind (validation-end: one bulk call a poll), each on a node of its own.
+ * Their names are chosen so their shards are spread over the 256 (one in each sixth of the
+ * range): however the shards are split between three instances, the rules fall on more than one.
+ */
+const RULES = ['ending-t', 'ending-v', 'ending-g', 'ending-i', 'ending-p', 'ending-r'] as const;
+type Rule = (typeof RULES)[number];
+const RULE_SHARDS: Readonly<Record<Rule, number>> = { 'ending-t': 15, 'ending-v': 53, 'ending-g': 114, 'ending-i': 152, 'ending-p': 195, 'ending-r': 233 };
+const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(r)])) as Record<Rule, string>;
+
+/** Every real wait of this file: polls check() (at most every 200 ms: each one scrapes daemons) until it gives a value. */
+async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
+  let next = 0;
+  // real wait: three `avawatch run` processes whose leases run on PostgreSQL's clock; no test clock reaches them.
+  return waitUntil(
+    async () => {
+      if (Date.now() < next) return undefined;
+      next = Date.now() + 200;
+      return check();
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** One alert of a notification: `<rule> <status>`, and which instance sent it (the path it posted to). */
+interface Notified {
+  alert: string;
+  from: string;
+}
+
+/** The webhook receiver: every alert of every notification (a digest's each on its own), in order. */
+interface Receiver {
+  /** Its base URL: each instance posts to `<url>/<its name>`. */
+  url: string;
+  got: Notified[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const got: Notified[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { alerts: Array<{ rule: string; status: string }> };
+      const from = (req.url ?? '').replace(/^\/hook\//, '');
+      for (const a of body.alerts) got.push({ alert: `${a.rule} ${a.status}`, from });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    got,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** What one scrape of an instance's /metrics says. */
+interface Scrape {
+  /** avawatch_rule_evaluations_total by rule (0 for a rule it never evaluated). */
+  evaluations: Record<Rule, number>;
+  held: number | undefined;
+  steppedDown: number | undefined;
+  outboxPending: number | undefined;
+}
+
+interface Instance {
+  name: string;
+  daemon: Daemon;
+  /** Its server's base URL (/metrics, /readyz). */
+  url: string;
+  /** Between it and PostgreSQL. */
+  proxy: TcpProxy;
+}
+
+/** The last answer of each instance's /metrics that was not a 200 (what a failed test shows). */
+const badScrapes = new Map<string, string>();
+
+/** One scrape; an instance that does not answer with its metrics within a lease (paused, dead, failing) gives undefined. */
+async function scrape(i: Instance): Promise<Scrape | undefined> {
+  let text: string;
+  try {
+    const res = await fetch(`${i.url}/metrics`, { signal: AbortSignal.timeout(LEASE_MS) });
+    text = await res.text();
+    if (res.status !== 200) {
+      badScrapes.set(i.name, `${new Date().toISOString()} ${res.status}: ${text.slice(0, 300)}`);
+      return undefined;
+    }
+  } catch (err) {
+    badScrapes.set(i.name, `${new Date().toISOString()} ${String(err)}`);
+    return undefined;
+  }
+  const value = (name: string): number | undefined => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const evaluations = Object.fromEntries(
+    RULES.map((r) => [r, Number(new RegExp(`^avawatch_rule_evaluations_total\\{rule="${r}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)]),
+  ) as Record<Rule, number>;
+  return { evaluations, held: value('avawatch_shards_held'), steppedDown: value('avawatch_shared_state_stepped_down'), outboxPending: value('avawatch_outbox_pending') };
+}
+
+/** Scrapes of all of them, or undefined if one does not answer. */
+async function scrapeAll(instances: readonly Instance[]): Promise<Scrape[] | undefined> {
+  const all = await Promise.all(instances.map(scrape));
+  return all.every((s) => s !== undefined) ? all : undefined;
+}
+
+/** Scrapes of all of them now: each must answer. */
+async function scrapeNow(instances: readonly Instance[]): Promise<Scrape[]> {
+  const all = await Promise.all(instances.map(scrape));
+  const silent = instances.filter((_, k) => all[k] === undefined).map((i) => i.name);
+  if (silent.length > 0) throw new Error(`no answer from /metrics of ${silent.join(', ')}`);
+  return all as Scrape[];
+}
+
+/** GET /readyz: its status and text. */
+async function readyz(i: Instance): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${i.url}/readyz`, { signal: AbortSignal.timeout(LEASE_MS) });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The instance's 'shards changed' log lines, in order. */
+function shardChanges(i: Instance): Array<{ held: number; gained: number[]; lost: number[] }> {
+  return i.daemon
+    .log()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.includes('"shards changed"')) return [];
+      const entry = JSON.parse(line) as { msg: string; held: number; gained: number[]; lost: number[] };
+      return entry.msg === 'shards changed' ? [entry] : [];
+    });
+}
+
+/** The shards it holds, by its log: every gain and loss replayed. */
+function heldByLog(i: Instance): Set<number> {
+  const held = new Set<number>();
+  for (const change of shardChanges(i)) {
+    for (const s of change.gained) held.add(s);
+    for (const s of change.lost) held.delete(s);
+  }
+  return held;
+}
+
+const moved = (before: Scrape, after: Scrape, rule: Rule): number => after.evaluations[rule] - before.evaluations[rule];
+
+const postgres = postgresForFile();
+let sim: SimServer;
+let receiver: Receiver;
+let dir: string;
+/** Every daemon and proxy the test started, to be stopped after it (a daemon that never came up too). */
+let daemons: Daemon[] = [];
+let proxies: TcpProxy[] = [];
+/** The test's three, once up, and their database (its direct URL): what a failure is explained by. */
+let running: { live: Instance[]; database: string } | undefined;
+
+beforeEach(async () => {
+  sim = await startSim();
+  receiver = await startReceiver();
+  dir = mkdtempSync(join(tmpdir(), 'avawatch-shared-'));
+  // Every node's period ends in 200 days: nothing to say until the test changes one.
+  for (const rule of RULES) sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 200)]);
+});
+
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail' && running) await explain(running.live, running.database);
+  running = undefined;
+  // SIGKILL ends a stopped process too.
+  await Promise.all(daemons.map((d) => d.kill()));
+  daemons = [];
+  await Promise.all(proxies.map((p) => p.close()));
+  proxies = [];
+  await sim.close();
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The node of `rule` in a validation period that ends `days` from the simulator's now. */
+function period(rule: Rule, txHash: string, days: number) {
+  const now = sim.world.clock.now();
+  return activeValidator({ nodeId: NODES[rule], txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 });
+}
+
+/**
+ * The one config all instances run (each in a directory of its own: nothing local is shared).
+ * What differs is each one's environment, as on hosts of their own: STATE_URL, the database
+ * through its proxy, and HOOK_URL, the receiver's path that names it.
+ */
+function writeConfig(): string {
+  const configFile = join(dir, 'avawatch.yaml');
+  writeFileSync(
+    configFile,
+    `api:
+  dataUrl: ${sim.url}
+  retries: 0
+  timeout: 2s
+  dedupeWindow: 0s
+state:
+  url: \${STATE_URL}
+  lease: ${LEASE_MS / 1000}s
+server:
+  listen: 127.0.0.1:0
+route:
+  receivers: [hook]
+receivers:
+  - name: hook
+    type: webhook
+    url: \${HOOK_URL}
+    timeout: 2s
+delivery:
+  backoff: 100ms
+  backoffMax: 500ms
+ruleFiles: [${join(dir, 'rules.yaml')}]
+`,
+  );
+  writeFileSync(
+    join(dir, 'rules.yaml'),
+    `rules:\n${RULES.map((r) => `  - {name: ${r}, kind: validation-end, every: ${INTERVAL_MS / 1000}s, severity: warning, network: mainnet, nodeIds: [${NODES[r]}], warnBefore: [3d]}`).join('\n')}\n`,
+  );
+  return configFile;
+}
+
+/** Three `avawatch run` on one config and a fresh database, each listening on a port of its own. */
+async function startThree(database: string): Promise<Instance[]> {
+  const direct = await postgres.database(database);
+  const { pathname } = new URL(direct);
+  const configFile = writeConfig();
+  const started = await Promise.all(
+    ['one', 'two', 'three'].map(async (name) => {
+      const proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: postgres.port } });
+      proxies.push(proxy);
+      const cwd = join(dir, name);
+      mkdirSync(cwd);
+      const env = { STATE_URL: `postgres://postgres@${proxy.host}:${proxy.port}${pathname}`, HOOK_URL: `${receiver.url}/${name}` };
+      const daemon = startDaemon(configFile, { cwd, env });
+      daemons.push(daemon);
+      return { name, daemon, proxy };
+    }),
+  );
+  const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
+  badScrapes.clear();
+  running = { live, database: direct };
+  return live;
+}
+
+/**
+ * What a failed test prints, before its processes are killed: the database's sessions that are
+ * not idle (one "idle in transaction" that others wait for is a paused process holding a row
+ * lock), and for each instance its last log lines (the repeated "previous evaluation still
+ * running", an instance waiting on the database, counted) and the last answer of its /metrics
+ * that was not its metrics.
+ */
+async function explain(live: readonly Instance[], database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database, connectionTimeoutMillis: LEASE_MS });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number; state: string; wait: string | null; since: string; query: string }>(
+      `SELECT pid, state, wait_event_type || ':' || wait_event AS wait, xact_start::text AS since, left(query, 120) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    console.error(`--- sessions not idle:\n${rows.map((r) => `${r.pid} ${r.state} ${r.wait ?? ''} since ${r.since}: ${r.query}`).join('\n')}`);
+  } catch (err) {
+    console.error(`--- sessions: ${String(err)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  for (const i of live) {
+    const lines = i.daemon.log().trimEnd().split('\n');
+    const stillRunning = lines.filter((l) => l.includes('"previous evaluation still running')).length;
+    const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => l.slice(0, 300));
+    const bad = badScrapes.get(i.name);
+    console.error(`--- ${i.name}: ${stillRunning} "previous evaluation still running" lines, then its last others:\n${shown.join('\n')}${bad ? `\n--- its last failed /metrics: ${bad}` : ''}`);
+  }
+}
+
+/**
+ * Waits until the instances hold all 256 shards between them, each some, and then for a window
+ * in which no instance's count changed and every rule was evaluated at least three times; returns
+ * which instance evaluated each rule in that window (every one that did).
+ */
+async function settled(live: readonly Instance[]): Promise<Record<Rule, Instance[]>> {
+  await poll(
+    async () => {
+      const s = await scrapeAll(live);
+      return s !== undefined && s.every((x) => (x.held ?? 0) > 0) && s.reduce((sum, x) => sum + (x.held ?? 0), 0) === SHARDS;
+    },
+    `${live.length} instances to hold the ${SHARDS} shards between them, each some`,
+    SETTLE_MS,
+  );
+  let start: Scrape[] | undefined;
+  const [first, last] = await poll(
+    async () => {
+      const now = await scrapeAll(live);
+      if (now === undefined) return undefined;
+      if (start === undefined || now.some((x, k) => x.held !== start?.[k]?.held)) {
+        start = now;
+        return undefined;
+      }
+      const window = start;
+      return RULES.every((r) => now.reduce((sum, x, k) => sum + moved(window[k] as Scrape, x, r), 0) >= 3) ? [window, now] : undefined;
+    },
+    'a window with every rule evaluated three times and no shard moving',
+    SETTLE_MS,
+  );
+  return Object.fromEntries(RULES.map((r) => [r, live.filter((_, k) => moved(first[k] as Scrape, last[k] as Scrape, r) > 0)])) as Record<Rule, Instance[]>;
+}
+
+/** The one instance that evaluated `rule` (settled() found exactly one). */
+function holderOf(evaluators: Record<Rule, Instance[]>, rule: Rule): Instance {
+  const [holder, ...more] = evaluators[rule];
+  expect(more, `${rule} is evaluated by one instance`).toEqual([]);
+  if (holder === undefined) throw new Error(`no instance evaluated ${rule}`);
+  return holder;
+}
+
+/** Waits until some instance of `others` evaluated `rule` again (after `before`, their scrapes in the same order). */
+async function evaluatedElsewhere(others: readonly Instance[], before: readonly Scrape[], rule: Rule, timeoutMs: number): Promise<Instance> {
+  return poll(
+    async () => {
+      const now = await scrapeAll(others);
+      return now?.map((s, k) => (moved(before[k] as Scrape, s, rule) > 0 ? others[k] : undefined)).find((i) => i !== undefined);
+    },
+    `another instance to evaluate ${rule}`,
+    timeoutMs,
+  );
+}
+
+/**
+ * Waits until a duplicate would be on its way: `rule` evaluated twice more (by whoever holds it)
+ * and every instance's outbox empty. A commit that was not refused would be sent by then.
+ */
+async function quiet(live: readonly Instance[], rule: Rule): Promise<void> {
+  const before = await scrapeNow(live);
+  await poll(
+    async () => {
+      const now = await scrapeAll(live);
+      return now !== undefined && now.reduce((sum, s, k) => sum + moved(before[k] as Scrape, s, rule), 0) >= 2 && now.every((s) => s.outboxPending === 0);
+    },
+    `${rule} evaluated twice more and every outbox empty`,
+    NOTIFY_MS + 2 * INTERVAL_MS,
+  );
+}
+
+/** What the webhook receiver got, as `<rule> <status>` → count. */
+function notified(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { alert } of receiver.got) counts[alert] = (counts[alert] ?? 0) + 1;
+  return counts;
+}
+
+/** Waits for the receiver to get `alert` (`<rule> <status>`). */
+const notifiedOf = (alert: string) => poll(() => receiver.got.some((n) => n.alert === alert), `the notification "${alert}"`, NOTIFY_MS);
+
+describe('shared state: three instances on one PostgreSQL', () => {
+  it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its shard", async () => {
+    expect(RULES.map(ruleShard)).toEqual(RULES.map((r) => RULE_SHARDS[r]));
+    const live = await startThree('spread');
+    const evaluators = await settled(live);
+
+    expect(RULES.filter((r) => evaluators[r].length !== 1).map((r) => `${r} evaluated by [${evaluators[r].map((i) => i.name).join(', ')}]`)).toEqual([]);
+    for (const rule of RULES) expect(heldByLog(holderOf(evaluators, rule)), `${rule}'s evaluator holds shard ${RULE_SHARDS[rule]} by its log`).toContain(RULE_SHARDS[rule]);
+    const scrapes = await scrapeNow(live);
+    // Each about 256/3, its log agreeing with its gauge; none stepped down.
+    for (const [k, i] of live.entries()) {
+      const held = scrapes[k]?.held ?? 0;
+      expect(held, `${i.name}'s share`).toBeGreaterThanOrEqual(Math.floor(SHARDS / live.length / 2));
+      expect(shardChanges(i).at(-1)?.held, `${i.name}'s last 'shards changed'`).toBe(held);
+      expect(heldByLog(i).size, `${i.name}'s shards by its log`).toBe(held);
+      expect(scrapes[k]?.steppedDown, `${i.name} stepped down`).toBe(0);
+    }
+    // Ready: each waited only for the rules it holds.
+    await poll(async () => (await Promise.all(live.map(readyz))).every((r) => r.status === 200), 'all three ready', SETTLE_MS);
+    expect(notified()).toEqual({});
+  }, 60_000);
+
+  it('kill -9 of a holder: another instance evaluates its rules within a lease and an interval; a change after the kill is notified exactly once', async () => {
+    const live = await startThree('kill');
+    const evaluators = await settled(live);
+    const rule = RULES[0];
+    const victim = holderOf(evaluators, rule);
+    const victimRules = RULES.filter((r) => evaluators[r].includes(victim));
+    const survivors = live.filter((i) => i !== victim);
+    const before = await scrapeNow(survivors);
+
+    await victim.daemon.kill();
+    const killedAt = Date.now();
+    // Each of the dead instance's rules moves to a survivor once its lease ends.
+    for (const r of victimRules) await evaluatedElsewhere(survivors, before, r, TAKEOVER_MS - (Date.now() - killedAt));
+    // And its shards with them: the two hold all 256.
+    await poll(
+      async () => (await scrapeAll(survivors))?.reduce((sum, s) => sum + (s.held ?? 0), 0) === SHARDS,
+      `the survivors to hold the ${SHARDS} shards`,
+      SETTLE_MS,
+    );
+
+    // The new holder loaded the shard's state: the change is news once, and nothing else is.
+    sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+    await notifiedOf(`${rule} firing`);
+    await quiet(survivors, rule);
+    expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+  }, 90_000);
+
+  it('SIGSTOP of a holder past its lease, then SIGCONT: the others notify the change once, the woken one adds nothing (its late commit refused), and it rejoins', async () => {
+    const live = await startThree('pause');
+    const evaluators = await settled(live);
+    const rule = RULES[0];
+    const paused = holderOf(evaluators, rule);
+    const others = live.filter((i) => i !== paused);
+    const before = await scrapeNow(others);
+
+    // Stopped wherever it is: possibly inside a commit's transaction, its row locks held on the
+    // server until it wakes. The others must not wait for it past a lease for all that.
+    paused.daemon.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    await evaluatedElsewhere(others, before, rule, TAKEOVER_MS);
+    // The change while it sleeps: the new holder fires it. The paused one's state still says
+    // "not firing": were its commit let through on waking, it would fire the same transition.
+    sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+    await notifiedOf(`${rule} firing`);
+    // Paused two leases at least: its leases ended on the database's clock, whatever its own says.
+    await poll(() => Date.now() - stoppedAt >= 2 * LEASE_MS, 'two leases since the pause', 2 * LEASE_MS + SLACK_MS);
+    const changesBefore = shardChanges(paused).length;
+    paused.daemon.child.kill('SIGCONT');
+
+    // It finds the shard gone (its log says so), then takes a share again.
+    await poll(
+      () => shardChanges(paused).slice(changesBefore).some((c) => c.lost.includes(RULE_SHARDS[rule])),
+      `the resumed instance to log the loss of shard ${RULE_SHARDS[rule]}`,
+      LEASE_MS + SLACK_MS,
+    );
+    await poll(async () => ((await scrape(paused))?.held ?? 0) > 0, 'the resumed instance to hold shards again', SETTLE_MS);
+    expect((await scrapeNow([paused]))[0]?.steppedDown).toBe(0);
+    await quiet(live, rule);
+    expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+    expect(receiver.got.map((n) => n.from)).not.toContain(paused.name);
+  }, 90_000);
+
+  // Last: an instance's network to PostgreSQL broken. `cut`: its connections reset, new ones
+  // refused (every call fails at once); `blackhole`: they stay up and carry nothing (every
+  // call hangs, as behind a dead route): only its own count of the lease can tell it to stop.
+  it.each(['cut', 'blackhole'] as const)(
+    '%s from PostgreSQL: it steps down within a lease (on /metrics and /readyz), evaluates and sends nothing; the others take its rules and notify a change once; healed, it rejoins',
+    async (fault) => {
+      const live = await startThree(`network_${fault}`);
+      const evaluators = await settled(live);
+      const rule = RULES[0];
+      const cut = holderOf(evaluators, rule);
+      const others = live.filter((i) => i !== cut);
+      const before = await scrapeNow(others);
+
+      cut.proxy[fault]();
+      const cutAt = Date.now();
+      await poll(async () => (await scrape(cut))?.steppedDown === 1, `the ${fault} instance to step down`, LEASE_MS + SLACK_MS);
+      const notReady = await readyz(cut);
+      expect(notReady.status).toBe(503);
+      expect(notReady.text).toContain('shared state');
+      await evaluatedElsewhere(others, before, rule, TAKEOVER_MS - (Date.now() - cutAt));
+      await poll(
+        async () => (await scrapeAll(others))?.reduce((sum, s) => sum + (s.held ?? 0), 0) === SHARDS,
+        `the two others to hold the ${SHARDS} shards`,
+        SETTLE_MS,
+      );
+      // Stepped down, its shards taken: from here nothing of it may move.
+      const [stepped] = await scrapeNow([cut]);
+      const sentBefore = receiver.got.filter((n) => n.from === cut.name).length;
+
+      sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+      await notifiedOf(`${rule} firing`);
+      await quiet(others, rule);
+      const [still] = await scrapeNow([cut]);
+      expect(still?.evaluations, 'its evaluations while stepped down').toEqual(stepped?.evaluations);
+      expect(still?.steppedDown).toBe(1);
+      expect(receiver.got.filter((n) => n.from === cut.name)).toHaveLength(sentBefore);
+
+      cut.proxy.heal();
+      await poll(
+        async () => {
+          const s = await scrape(cut);
+          return s?.steppedDown === 0 && (s.held ?? 0) > 0;
+        },
+        `the healed instance to take shards again`,
+        SETTLE_MS,
+      );
+      await poll(async () => (await readyz(cut)).status === 200, 'the healed instance to be ready', SETTLE_MS);
+      await quiet(live, rule);
+      expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+    },
+    90_000,
+  );
+});
