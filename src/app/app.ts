@@ -68,7 +68,7 @@ export class App {
   readonly #teardown: Array<() => Promise<void> | void> = [];
   readonly #runs: Runs;
   readonly #health: HealthInputs;
-  readonly #storePing = new StorePing(() => this.store);
+  readonly #storePing = new StorePing(() => this.store, () => this.#keeper?.problem());
   /** The shards this instance holds of a shared store (none on one machine's SQLite). */
   #keeper: ShardKeeper | undefined;
   #loaded: LoadedConfig;
@@ -96,8 +96,8 @@ export class App {
     this.#teardown.push(() => this.store.close(), () => this.#expressions.stop());
     this.metrics = createMetrics({
       version: VERSION,
-      outboxPending: () => this.store.pendingCount(),
-      firing: () => firingAlerts(this.store),
+      outboxPending: () => this.#storePing.unlessDown(() => this.store.pendingCount()),
+      firing: () => this.#storePing.unlessDown(() => firingAlerts(this.store)),
       ruleSamples: (metric) => this.#engine.samples(metric),
       ruleGauges: Object.values(ruleKinds).flatMap((k) => k.gauges),
       ready: async () => (await this.#storePing.checked(() => this.readiness())).ready,

@@ -159,9 +159,18 @@ export class StorePing {
   /** Why it did not answer, if it did not. */
   problem: string | undefined;
   readonly #store: () => StateStore;
+  /** Why the store is known to be out of reach now (the shard keeper stepped down), if it is: then it is not asked, and /metrics and /readyz answer at once. */
+  readonly #down: () => string | undefined;
 
-  constructor(store: () => StateStore) {
+  constructor(store: () => StateStore, down: () => string | undefined = () => undefined) {
     this.#store = store;
+    this.#down = down;
+  }
+
+  /** Reads from the store, or fails at once while it is known to be out of reach. */
+  unlessDown<T>(read: () => Promise<T>): Promise<T> {
+    const down = this.#down();
+    return down === undefined ? read() : Promise.reject(new Error(down));
   }
 
   /** Pings (waiting PING_CAP_MS at most: a store cut off must not hold /readyz or the page), then reads what depends on the answer. */
@@ -170,7 +179,7 @@ export class StorePing {
     try {
       // A deadline on another system's answer: the host's clock (base/clock.ts).
       const late = systemClock.sleep(PING_CAP_MS, cap.signal).then(() => Promise.reject(new Error(`no answer within ${PING_CAP_MS / 1000}s`)));
-      await Promise.race([this.#store().ping(), late]);
+      await Promise.race([this.unlessDown(() => this.#store().ping()), late]);
       this.problem = undefined;
     } catch (err) {
       this.problem = errorText(err);

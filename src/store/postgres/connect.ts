@@ -8,6 +8,17 @@ export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/**
+ * The pool, each statement answered within `ms` or failed: the pool then drops its connection
+ * (a blackholed one would otherwise hold its place in the pool for the 30 s statement cap,
+ * and still be there when the network heals). For what must answer within a period: leases.
+ */
+export function timed(pool: pg.Pool, ms: number): Queryable {
+  const query_timeout = Math.max(1, Math.round(ms));
+  // query_timeout per statement: node-postgres reads it (client.js) though its types leave it out.
+  return { query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>({ text, ...(values ? { values } : {}), query_timeout } as pg.QueryConfig) };
+}
+
 const INT8 = 20;
 
 /**

@@ -21,7 +21,7 @@ import type {
 } from '../types.js';
 import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
 import { pgBudget } from './budget.js';
-import { describeUrl, openPool, transaction, type PoolOptions } from './connect.js';
+import { describeUrl, openPool, timed, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
 import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
@@ -57,7 +57,8 @@ export class PgStore implements StateStore {
   private constructor(pool: pg.Pool) {
     this.#pool = pool;
     this.shards = {
-      balance: (holder, ttlMs, start) => balance(pool, holder, ttlMs, start),
+      // A round is answered within its period (a third of the lease), or fails and its connection goes.
+      balance: (holder, ttlMs, start) => balance(timed(pool, ttlMs / 3), holder, ttlMs, start),
       leave: (holder) => leave(pool, holder),
       fenceBy: (fenceOf) => {
         this.#fenceOf = fenceOf;
