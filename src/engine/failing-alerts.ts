@@ -1,3 +1,4 @@
+import { FencedError } from '../store/index.js';
 import { advance, reminderDraft, type ActiveAlert } from '../alerts/lifecycle.js';
 import type { Hold, Pipeline } from '../alerts/pipeline/index.js';
 import type { Clock } from '../base/clock.js';
@@ -82,7 +83,7 @@ export class FailingAlerts {
     try {
       await this.#resend(rule, now);
     } catch (e) {
-      log.error({ rule: rule.name, error: errorText(e) }, 'could not queue the firing alerts again for the receivers that expire them');
+      failedWrite(log, e, { rule: rule.name }, 'could not queue the firing alerts again for the receivers that expire them');
     }
     await this.#syncCauses(now);
     // Failing for a cause outside the rule: the cause's one alert says it (an alert of the
@@ -92,7 +93,7 @@ export class FailingAlerts {
       // Entities that were failing before stay as they were: this evaluation saw none of them.
       await this.#advance(rule, [failingCondition(rule, run, failingSeverity), ...this.#entityConditions(rule, failures.entities(rule.name))], now);
     } catch (e) {
-      log.error({ rule: rule.name, error: errorText(e) }, 'could not record the rule-failing alert');
+      failedWrite(log, e, { rule: rule.name }, 'could not record the rule-failing alert');
     }
   }
 
@@ -119,7 +120,7 @@ export class FailingAlerts {
     try {
       await this.#advance(rule, conditions, now);
     } catch (e) {
-      log.error({ rule: rule.name, error: errorText(e) }, 'could not update the rule-failing alert');
+      failedWrite(log, e, { rule: rule.name }, 'could not update the rule-failing alert');
     }
   }
 
@@ -176,7 +177,7 @@ export class FailingAlerts {
       try {
         await this.#advanceCause(key, groups.get(key) ?? [], now);
       } catch (e) {
-        log.error({ cause: key, error: errorText(e) }, 'could not update the alert of rules that cannot see');
+        failedWrite(log, e, { cause: key }, 'could not update the alert of rules that cannot see');
       }
     }
   }
@@ -218,4 +219,10 @@ export class FailingAlerts {
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A write of these alerts failed: an error, but a commit refused because the shard is another daemon's is that daemon's to make (debug). */
+function failedWrite(log: Logger, e: unknown, fields: Record<string, unknown>, msg: string): void {
+  if (e instanceof FencedError) log.debug({ ...fields, error: errorText(e) }, msg);
+  else log.error({ ...fields, error: errorText(e) }, msg);
 }
