@@ -57,8 +57,8 @@ export class PgStore implements StateStore {
   private constructor(pool: pg.Pool) {
     this.#pool = pool;
     this.shards = {
-      // A round is answered within its period (a third of the lease), or fails and its connection goes.
-      balance: (holder, ttlMs, start) => balance(timed(pool, ttlMs / 3), holder, ttlMs, start),
+      // A round is answered within its period (a third of the lease, 1 s at least), or fails and its connection goes.
+      balance: (holder, ttlMs, start) => balance(timed(pool, Math.max(ttlMs / 3, 1_000)), holder, ttlMs, start),
       leave: (holder) => leave(pool, holder),
       fenceBy: (fenceOf) => {
         this.#fenceOf = fenceOf;
