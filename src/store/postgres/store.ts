@@ -64,7 +64,8 @@ export class PgStore implements StateStore {
         this.#fenceOf = fenceOf;
       },
     };
-    this.budget = pgBudget(pool);
+    // The limiter waits 2 s for a block; a statement still unanswered at 5 s gives its connection up (a blackhole).
+    this.budget = pgBudget(timed(pool, 5_000));
   }
 
   /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
