@@ -14,7 +14,7 @@ export interface FiringAlert {
   startsAt: string;
 }
 
-export async function firingAlerts(store: StateStore): Promise<FiringAlert[]> {
+export async function firingAlerts(store: Pick<StateStore, 'activeAlerts'>): Promise<FiringAlert[]> {
   return (await store.activeAlerts()).flatMap((row) => {
     const c = conditionSchema.safeParse(row.condition);
     if (!c.success) return [];

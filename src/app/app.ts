@@ -30,7 +30,7 @@ import { relocateOnReload } from './relocate.js';
 import type { ValidatorResult } from './results.js';
 import { Runs } from './runs.js';
 import { buildKeeper, type ShardKeeper } from './shards.js';
-import { appSnapshot } from './status.js';
+import { appSnapshot, UNREACHABLE } from './status.js';
 
 export interface AppOptions {
   loaded: LoadedConfig;
@@ -202,7 +202,7 @@ export class App {
 
   /** What the status page shows: the state /metrics and /api/v1/alerts read, at one moment. */
   statusSnapshot(): Promise<StatusSnapshot> {
-    return this.#storePing.checked(() => appSnapshot({ loaded: this.#loaded, store: this.store, clock: this.#clock, engine: this.#engine, failures: this.failures, metrics: this.metrics, limiters: this.#apis.limiters, ready: () => this.readiness() }));
+    return this.#storePing.checked(() => appSnapshot({ loaded: this.#loaded, store: this.#keeper?.steppedDown() ? UNREACHABLE : this.store, clock: this.#clock, engine: this.#engine, failures: this.failures, metrics: this.metrics, limiters: this.#apis.limiters, ready: () => this.readiness() }));
   }
 
   /** /readyz (engine/health.ts): every interval rule evaluated once, the state file answers, no rule failing failingAfter in a row, every receiver takes alerts. */

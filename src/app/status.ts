@@ -13,9 +13,26 @@ import { statusSnapshot, type StatusSnapshot } from '../status/snapshot.js';
 import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
 
+/** What the page reads of the store. */
+export type PageReads = Pick<StateStore, 'activeAlerts' | 'outboxCounts' | 'timeline' | 'samples' | 'silences' | 'receiverStats' | 'lastEvents'>;
+
+/**
+ * The store as the page reads it while the daemon knows it out of reach (stepped down): nothing,
+ * at once. The page then shows why at its top (its readiness), not an error or a wait.
+ */
+export const UNREACHABLE: PageReads = {
+  activeAlerts: () => Promise.resolve([]),
+  outboxCounts: () => Promise.resolve({ pending: 0, sent: 0, dead: 0, muted: 0 }),
+  timeline: () => Promise.resolve([]),
+  samples: () => Promise.resolve([]),
+  silences: () => Promise.resolve([]),
+  receiverStats: () => Promise.resolve([]),
+  lastEvents: () => Promise.resolve([]),
+};
+
 export interface AppParts {
   loaded: LoadedConfig;
-  store: StateStore;
+  store: PageReads;
   clock: Clock;
   engine: Engine;
   failures: FailureCounts;
