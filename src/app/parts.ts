@@ -139,6 +139,10 @@ export class ExpressionRunners {
 
 /** A previous run's steady times ahead of this run's clock would hold retries, `for:` and reminders: brought back. */
 export async function reanchor(s: Shared): Promise<void> {
+  // Shared by several daemons: times ahead of this host's clock are most likely another host's
+  // (its clock a little ahead), not a step back of this one; shifting them would age every other
+  // daemon's waits. Keep the hosts' clocks synchronised instead (operations.md, Shared state).
+  if (s.store.shards) return;
   try {
     const ms = await s.store.reanchor(s.clock.mono(), STEP_MS);
     if (ms > 0) s.log.warn({ shiftMs: ms }, `the state file's times were ${formatDuration(Math.round(ms / 1000) * 1000)} ahead of this host's clock (its wall clock stepped back while the last run was up): shifted back by that much, so no retry, for: or reminder waits for it`);
