@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { App } from '../src/app/app.js';
-import { composeApp } from '../src/app/compose.js';
+import { composeApp, openConfiguredStore } from '../src/app/compose.js';
 import { testNodeId } from '../test/helpers/node-ids.js';
 import { loadConfig } from '../src/config/load.js';
 import { activeValidator, completedValidator } from '../src/sim/samples.js';
@@ -130,6 +130,12 @@ export interface ProjectOptions {
   api?: string[];
   /** The whole `route:` (default: every alert to the Slack receiver, ops-slack, ungrouped). */
   route?: unknown;
+  /** More keys under state:, one per line (`url: postgres://…`, `lease: 3s`). */
+  state?: string[];
+  /** More keys of the Slack receiver, one per line (`minInterval: 0s`). */
+  slack?: string[];
+  /** `api.budget` as configured by default (the keyless plan) instead of one that never throttles. */
+  plan?: boolean;
 }
 
 /** A config and a rule file on disk, as an operator writes them (like test/helpers/harness.ts). */
@@ -143,18 +149,18 @@ receivers:
   - name: ops-slack
     type: slack
     webhookUrl: ${o.webhookUrl}
-`
+${(o.slack ?? []).map((line) => `    ${line}\n`).join('')}`
     : '';
   writeFileSync(
     configFile,
     `api:
   dataUrl: ${o.simUrl}
   metricsUrl: ${o.simUrl}
-  budget: { perMinute: ${BIG_BUDGET.perMinute}, perDay: ${BIG_BUDGET.perDay} }
+${o.plan ? '' : `  budget: { perMinute: ${BIG_BUDGET.perMinute}, perDay: ${BIG_BUDGET.perDay} }
   metricsBudget: { perMinute: ${BIG_BUDGET.perMinute}, perDay: ${BIG_BUDGET.perDay} }
-${(o.api ?? []).map((line) => `  ${line}\n`).join('')}state:
+`}${(o.api ?? []).map((line) => `  ${line}\n`).join('')}state:
   path: ${statePath}
-server:
+${(o.state ?? []).map((line) => `  ${line}\n`).join('')}server:
   listen: ${o.listen ?? '127.0.0.1:0'}
 log:
   level: warn
@@ -179,10 +185,11 @@ ${r.nodeIds.map((id) => `      - ${id}`).join('\n')}
 `;
 }
 
-/** The real App on a config file, its warnings and errors kept in `log`. */
+/** The real App on a config file, its warnings and errors kept in `log` (with `state.url`, on its PostgreSQL store). */
 export async function startApp(configFile: string, log: BenchLog): Promise<App> {
   const loaded = loadConfig(configFile, {});
-  const { app } = composeApp(loaded, { logLevel: 'warn', readable: false, write: (line) => log.warnings.push(line.trim()) });
+  const store = loaded.config.state.url === undefined ? undefined : await openConfiguredStore(loaded);
+  const { app } = composeApp(loaded, { logLevel: 'warn', readable: false, write: (line) => log.warnings.push(line.trim()), ...(store ? { store } : {}) });
   await app.start();
   return app;
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { callsBench } from './calls.js';
 import { evaluateBench } from './evaluate.js';
 import { storeBench } from './store.js';
+import { sharedLatencyBench } from './shared-latency.js';
 import { expositionBench } from './exposition.js';
 import { expressionsBench } from './expressions.js';
 import { fleetBench } from './fleet.js';
@@ -27,6 +28,7 @@ const BENCHES: Array<{ id: string; run: () => Promise<BenchResult> }> = [
   { id: 'latency', run: () => latencyBench(30) },
   { id: 'evaluate', run: () => evaluateBench([1_000, 10_000, 100_000]) },
   { id: 'store', run: () => storeBench(100_000) },
+  { id: 'shared-latency', run: () => sharedLatencyBench(30) },
   { id: 'expressions', run: () => expressionsBench() },
   { id: 'metrics', run: () => metricsBench() },
   { id: 'memory', run: () => memoryBench() },
