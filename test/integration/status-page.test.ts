@@ -1,18 +1,11 @@
-import { clockAt } from '../../src/base/clock.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { ruleKind } from '../../src/rules/registry.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
-import { captureStderr } from '../helpers/app.js';
 import { launchChromium, type Browser } from '../helpers/browser.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
 
 const N = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const N2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -35,83 +28,78 @@ const RULES = `rules:
 `;
 
 describe('the status page in a real browser (headless Chromium), against the simulator', () => {
-  let sim: SimServer;
-  let dir: string;
-  let app: App;
+  // The simulator, the App (real SQLite, the page on real HTTP) and a real browser, the daemon on the
+  // fixture's fake time (test/helpers/daemon.ts). While a test reads the page nothing pumps that time:
+  // the daemon stands still at one moment, which the page shows, and the browser's work (the page's
+  // load, Playwright's first try of each read or click) needs no timer of this process.
+  let d: Daemon & { stop(): Promise<void> };
   let browser: Browser;
-  // The daemon's clock: the real time until the one-shot event happened, then an hour on (as the simulator's).
-  let aheadMs = 0;
+  const app = () => d.app;
 
   beforeAll(async () => {
-    sim = await startSim();
-    const world = {
-      validations: [
-        // Ends in two days: validation-ending fires (3d threshold).
-        { nodeId: N, txHash: 'p1', start: '-300d', end: '+2d', status: 'active', uptimePerformance: 98.5, version: 'avalanche/1.14.1' },
-        { nodeId: N2, txHash: 'p2', start: '-10d', end: '+200d', status: 'active', uptimePerformance: 99.2, version: 'avalanche/1.14.1' },
-      ],
-      l1Validators: [
-        { validationId: 'v-healthy', nodeId: N, subnetId: SUBNET, balance: '1.5', feePerSecond: 512 },
-        { validationId: 'v-low', nodeId: N2, subnetId: SUBNET, balance: '0.2', feePerSecond: 512 },
-      ],
-      icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending', rewardName: HOSTILE, rewardSymbol: '<b>WAVAX</b>' }],
-    };
-    applyChange(sim.world, worldChange.parse(world), sim.world.clock.nowMs());
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-status-'));
-    mkdirSync(join(dir, 'rules'));
-    writeFileSync(join(dir, 'rules', 'all.yaml'), RULES);
-    writeFileSync(
-      join(dir, 'avawatch.yaml'),
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver:\n  listen: 127.0.0.1:0\n  auth: {username: ${USER}, password: ${PASSWORD}}\nruleFiles: [rules/*.yaml]\n`,
-    );
-    captureStderr();
-    const loaded = loadConfig(join(dir, 'avawatch.yaml'), {});
-    app = composeApp(loaded, { logLevel: 'info', readable: false, clock: clockAt(() => Date.now() + aheadMs) }).app;
-    await app.start();
+    // Started before the fake time: its launch is the browser's own, on the real clock.
+    browser = await launchChromium({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1200, height: 900 } });
+    d = await startDaemon({
+      project: ({ dataUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}\nstate: {path: "${statePath}"}\nserver:\n  listen: 127.0.0.1:0\n  auth: {username: ${USER}, password: ${PASSWORD}}\nruleFiles: [rules.yaml]\n`,
+        'rules.yaml': RULES,
+      }),
+      before: ({ sim }) => {
+        const world = {
+          validations: [
+            // Ends in two days: validation-ending fires (3d threshold).
+            { nodeId: N, txHash: 'p1', start: '-300d', end: '+2d', status: 'active', uptimePerformance: 98.5, version: 'avalanche/1.14.1' },
+            { nodeId: N2, txHash: 'p2', start: '-10d', end: '+200d', status: 'active', uptimePerformance: 99.2, version: 'avalanche/1.14.1' },
+          ],
+          l1Validators: [
+            { validationId: 'v-healthy', nodeId: N, subnetId: SUBNET, balance: '1.5', feePerSecond: 512 },
+            { validationId: 'v-low', nodeId: N2, subnetId: SUBNET, balance: '0.2', feePerSecond: 512 },
+          ],
+          icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending', rewardName: HOSTILE, rewardSymbol: '<b>WAVAX</b>' }],
+        };
+        applyChange(sim.world, worldChange.parse(world), sim.world.clock.nowMs());
+      },
+    });
+    const { sim } = d;
     // Three rules fire; the runway needs two reads of the balance.
-    await waitUntil(async () => new Set((await firingAlerts(app.store)).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', 15_000);
-    await waitUntil(() => [...app.engine.samples('avawatch_l1_validator_runway_seconds')].length === 2, 'both runways', 15_000);
-    // N2's validation ends without a reward (a one-shot event); then an hour passes, for the service and the daemon.
+    await d.until(async () => new Set((await firingAlerts(app().store)).map((a) => a.rule)).size === 3, 'validation-ending, l1-balance and icm-stuck firing', { within: 15_000 });
+    await d.until(() => [...app().engine.samples('avawatch_l1_validator_runway_seconds')].length === 2, 'both runways', { within: 15_000 });
+    // N2's validation ends without a reward (a one-shot event); then an hour passes, for the service and the daemon (its clock is the simulator's).
     applyChange(sim.world, worldChange.parse({ validator: { nodeId: N2, status: 'completed', reward: { validation: 0 } } }), sim.world.clock.nowMs());
-    const ended = async () => (await app.store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward'));
-    await waitUntil(ended, 'the validation-ended event committed', 15_000);
+    const ended = async () => (await app().store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward'));
+    await d.until(ended, 'the validation-ended event committed', { within: 15_000 });
     sim.world.clock.advance(HOUR);
-    aheadMs = HOUR;
     // Summaries state times, not "in 1d22h" (issue 38): the rule's last success says it ran an hour on.
-    const lastSuccess = async () => (await app.metrics.ruleLastSuccess.get()).values.find((v) => v.labels.rule === 'validation-ending')?.value ?? 0;
-    await waitUntil(async () => (await lastSuccess()) * 1000 >= Date.now() + aheadMs - 60_000, 'an evaluation an hour on', 15_000);
+    const lastSuccess = async () => (await app().metrics.ruleLastSuccess.get()).values.find((v) => v.labels.rule === 'validation-ending')?.value ?? 0;
+    await d.until(async () => (await lastSuccess()) * 1000 >= sim.world.clock.nowMs() - 60_000, 'an evaluation an hour on', { within: 15_000 });
     // The charts' figures, as the history sampler writes them (uptime every 10 minutes for 6 h; N dips once).
-    const now = Date.now() + aheadMs;
+    const now = sim.world.clock.nowMs();
     const uptime = (node: string, base: number) => Array.from({ length: 37 }, (_, i) => ({ series: 'uptime_percent', entity: node, at: now - (36 - i) * 600_000, value: i === 20 ? base - 9 : base }));
-    await app.store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
+    await app().store.addSamples([...uptime(N, 98.5), ...uptime(N2, 99.2)]);
     // The network's band (issue 40): p10–p90 of the network's uptime, and its median, over the same hours.
     const band = (p: string, value: number) => Array.from({ length: 37 }, (_, i) => ({ series: `network_uptime_${p}`, entity: 'mainnet', at: now - (36 - i) * 600_000, value }));
-    await app.store.addSamples([...band('p10', 96), ...band('p50', 99.1), ...band('p90', 99.9)]);
-    (await app.store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 }))));
-    browser = await launchChromium({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1200, height: 900 } });
+    await app().store.addSamples([...band('p10', 96), ...band('p50', 99.1), ...band('p90', 99.9)]);
+    await app().store.addSamples(Array.from({ length: 12 }, (_, i) => ({ series: 'l1_balance_avax', entity: 'v-low', at: now - (11 - i) * HOUR, value: 0.2 + (11 - i) * 0.05 })));
   }, 60_000);
 
   afterAll(async () => {
+    await d?.stop();
     await browser?.close();
-    await app?.stop();
-    await sim?.close();
-    vi.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('asks for the credentials, then shows the firing alerts, the rules, the validators, the outbox and the budget as text a user reads', async () => {
-    expect((await fetch(`${app.url}/`)).status).toBe(401);
+    expect((await fetch(`${app().url}/`)).status).toBe(401);
     const page = await browser.context.newPage();
     const console: string[] = [];
     page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => console.push(`pageerror: ${e.message}`));
 
-    const res = await page.goto(`${app.url}/`);
+    const res = await page.goto(`${app().url}/`);
     expect(res?.status()).toBe(200);
     expect(await page.title()).toBe('avawatch: 3 firing');
     expect(await page.locator('#alerts h2').innerText()).toBe('Firing alerts (3)');
 
-    const ending = (await firingAlerts(app.store)).find((a) => a.rule === 'validation-ending');
+    const ending = (await firingAlerts(app().store)).find((a) => a.rule === 'validation-ending');
     const row = page.locator('#alerts tbody tr', { hasText: 'validation-ending' });
     expect((await row.locator('td').allInnerTexts()).slice(0, 4)).toEqual(['WARNING', 'validation-ending', N, expect.stringContaining(ending?.summary ?? '?')]);
     expect(ending?.summary).toMatch(/ends within \d+d, at \d{4}-/);
@@ -123,7 +111,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(ruleCells.slice(0, 3)).toEqual(['validation-ending', 'validation-end', 'every 1s']);
     expect(ruleCells[3]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((now|\d+s ago)\)$/);
     // Estimated from the kind's calls: every 1s is 86,400 evaluations a day.
-    const rule = app.rules.find((r) => r.name === 'validation-ending');
+    const rule = app().rules.find((r) => r.name === 'validation-ending');
     const cu = ruleKind('validation-end').cost(rule?.spec as never).calls.reduce((sum, c) => sum + c.cu, 0);
     expect(cu).toBeGreaterThan(0);
     expect(ruleCells[4]).toBe('0');
@@ -152,9 +140,9 @@ describe('the status page in a real browser (headless Chromium), against the sim
     expect(await page.locator('#network .network').innerText()).toMatch(/^mainnet\n+\d active validators? · swept \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+s old\) · median uptime [\d.]+%[\s\S]*Versions: 1\.14\.1 \d[\s\S]*No open incident\.$/);
     // How long it can still be down, as the formula gives it at its last read (the gauge's, shown in words):
     // uptime × elapsed + remaining − requirement × length, with 80% needed (it started before Helicon).
-    const st = app.engine.view('validator-health')?.states.get(N) as { at: number; period: { startTimestamp: number; endTimestamp: number } };
+    const st = app().engine.view('validator-health')?.states.get(N) as { at: number; period: { startTimestamp: number; endTimestamp: number } };
     const budget = 0.985 * (st.at - st.period.startTimestamp) + (st.period.endTimestamp - st.at) - 0.8 * (st.period.endTimestamp - st.period.startTimestamp);
-    const gauge = [...app.engine.samples('avawatch_validator_downtime_budget_seconds')].find((g) => g.labels['node_id'] === N);
+    const gauge = [...app().engine.samples('avawatch_validator_downtime_budget_seconds')].find((g) => g.labels['node_id'] === N);
     expect(gauge?.value).toBe(Math.round(budget));
     const days = Math.floor(budget / 86_400);
     expect(text).toContain(`can be down ${days}d ${Math.floor((budget - days * 86_400) / 3_600)}h more and still be paid (80% needed)`);
@@ -198,7 +186,7 @@ describe('the status page in a real browser (headless Chromium), against the sim
   it('shows a hostile token name as text, runs none of it, and reads on a phone', async () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${app.url}/`);
+    await page.goto(`${app().url}/`);
     // The validators are on the first screen of a phone, charts and all.
     const tiles = page.locator('#validators .tile');
     expect(await tiles.count()).toBe(2);
