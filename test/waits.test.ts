@@ -14,8 +14,9 @@ import { describe, expect, it } from 'vitest';
  * shared-scale.test.ts (settled()), through which all their waits go: several daemons on
  * leases timed by PostgreSQL's now(), which no test clock reaches.
  * 74 → 70: status-page.test.ts on the daemon fixture (its 4 polls).
+ * 70 → 67: channels.test.ts on the daemon fixture (3 of its 4 polls; Alertmanager's resolution, on its own wall clock, stays real and named).
  */
-const LIMIT = 70;
+const LIMIT = 67;
 
 /**
  * Files whose waits are still to move onto the fixture (issue 42, left over): counted in the
@@ -24,7 +25,6 @@ const LIMIT = 70;
  */
 const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/alertmanager.test.ts': 5,
-  'test/integration/channels.test.ts': 4,
   'test/integration/cli-run.test.ts': 11,
   'test/integration/expressions.test.ts': 4,
   'test/integration/grafana.test.ts': 3,

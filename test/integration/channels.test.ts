@@ -1,40 +1,31 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
 import { activeValidator } from '../../src/sim/samples.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
 import { PAGERDUTY_KEY, startDiscord, startPagerDuty, startTelegram, TELEGRAM_CHAT, TELEGRAM_TOKEN } from '../helpers/chat-providers.js';
-import { postFacts, startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
+import { postFacts } from '../helpers/slack-receiver.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
-import { waitUntil } from '../helpers/wait.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
 // Every channel, through the whole daemon, against real servers: firing, a reminder, resolved.
+// The daemon (the simulator, the App, the Slack receiver) runs on the fixture's fake time
+// (test/helpers/daemon.ts); the other receivers are real servers, started before it.
 describe('every channel receives firing, repeat and resolved notifications', () => {
-  let sim: SimServer;
-  let slack: SlackReceiver;
+  let d: Daemon & { stop(): Promise<void> };
   let smtp: SmtpSink;
   let am: RunningAlertmanager;
   let hook: Server;
   const hookBodies: Array<{ status: string; alerts: Array<{ status: string; details: Record<string, string> }> }> = [];
   const amSeen: string[] = [];
-  let dir: string;
-  let app: App;
   let telegram: Awaited<ReturnType<typeof startTelegram>>;
   let discord: Awaited<ReturnType<typeof startDiscord>>;
   let pagerduty: Awaited<ReturnType<typeof startPagerDuty>>;
+  const slack = () => d.slack;
 
   beforeAll(async () => {
-    sim = await startSim();
-    slack = await startSlackReceiver();
     smtp = await startSmtpSink();
     am = await startAlertmanager();
     telegram = await startTelegram();
@@ -49,18 +40,16 @@ describe('every channel receives firing, repeat and resolved notifications', () 
       });
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-channels-'));
-    const now = sim.world.clock.now();
-    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p1', startTimestamp: now - 86_400, endTimestamp: now + 2 * 86_400 })]);
-    const config = join(dir, 'avawatch.yaml');
-    writeFileSync(
-      config,
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
+    let now = 0;
+    d = await startDaemon({
+      logLevel: 'error',
+      project: ({ dataUrl, webhookUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}
+state: {path: "${statePath}"}
 server: {listen: "127.0.0.1:0"}
 route: {receivers: [slack, mail, hook, am, tg, dc, pd], repeatInterval: 3s}
 receivers:
-  - {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
+  - {name: slack, type: slack, webhookUrl: "${webhookUrl}", minInterval: 10ms}
   - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}}, from: avawatch@example.com, to: ops@example.com}
   - {name: hook, type: webhook, url: "http://127.0.0.1:${(hook.address() as AddressInfo).port}/h", secret: s3cret}
   - {name: am, type: alertmanager, url: "${am.url}", resendInterval: 1s}
@@ -69,40 +58,44 @@ receivers:
   - {name: pd, type: pagerduty, routingKey: "${PAGERDUTY_KEY}", apiUrl: "${pagerduty.apiUrl}"}
 ruleFiles: [rules.yaml]
 `,
-    );
-    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, for: 2s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
-    await app.start();
+        'rules.yaml': `rules:\n  - {name: ending, kind: validation-end, every: 1s, for: 2s, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`,
+      }),
+      before: ({ sim }) => {
+        now = sim.world.clock.now();
+        sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p1', startTimestamp: now - 86_400, endTimestamp: now + 2 * 86_400 })]);
+      },
+    });
     // firing (held for 2 s), then (3 s later) a reminder, then resolved by a new validation period.
-    await slack.waitForPosts(2, 15_000);
-    await waitUntil(async () => {
+    await d.slack.waitForPosts(2, 15_000);
+    // Alertmanager reads the alert's endsAt on its own wall clock: the daemon's must not be behind it.
+    await d.catchUp();
+    await d.until(async () => {
       const list = await am.alerts();
       if (list[0]) amSeen.push(list[0].status.state);
       return list.length > 0;
     }, 'Alertmanager to have the alert');
-    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p2', startTimestamp: now, endTimestamp: now + 200 * 86_400 })]);
-    await slack.waitForPosts(3, 15_000);
-    await waitUntil(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', 15_000);
-    await waitUntil(() => telegram.accepted().length >= 3 && discord.accepted().length >= 3 && pagerduty.accepted().length >= 3, 'Telegram, Discord and PagerDuty to catch up', 15_000);
+    d.sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p2', startTimestamp: now, endTimestamp: now + 200 * 86_400 })]);
+    await d.slack.waitForPosts(3, 15_000);
+    await d.until(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', { within: 15_000 });
+    await d.until(() => telegram.accepted().length >= 3 && discord.accepted().length >= 3 && pagerduty.accepted().length >= 3, 'Telegram, Discord and PagerDuty to catch up', { within: 15_000 });
   }, 60_000);
 
   afterAll(async () => {
-    await app.stop();
-    await am.stop();
-    await sim.close();
-    await slack.close();
-    await smtp.close();
-    await telegram.close();
-    await discord.close();
-    await pagerduty.close();
-    hook.closeAllConnections();
-    await new Promise((r) => hook.close(r));
-    rmSync(dir, { recursive: true, force: true });
+    await d?.stop();
+    await am?.stop();
+    await smtp?.close();
+    await telegram?.close();
+    await discord?.close();
+    await pagerduty?.close();
+    if (hook) {
+      hook.closeAllConnections();
+      await new Promise((r) => hook.close(r));
+    }
   });
 
   it('Slack', () => {
-    expect(slack.posts.map((p) => p.body.text.slice(0, 34))).toEqual(['[FIRING CRITICAL] ending: NodeID-7', '[FIRING CRITICAL] ending: NodeID-7', '[RESOLVED CRITICAL] ending: NodeID']);
-    expect(postFacts(slack.posts[1]!)).toMatchObject({ Reminder: 'still firing' });
+    expect(slack().posts.map((p) => p.body.text.slice(0, 34))).toEqual(['[FIRING CRITICAL] ending: NodeID-7', '[FIRING CRITICAL] ending: NodeID-7', '[RESOLVED CRITICAL] ending: NodeID']);
+    expect(postFacts(slack().posts[1]!)).toMatchObject({ Reminder: 'still firing' });
   });
 
   it('email', () => {
@@ -134,7 +127,9 @@ ruleFiles: [rules.yaml]
 
   it('Alertmanager: active while firing, gone once resolved', async () => {
     expect(amSeen).toContain('active');
-    await waitUntil(async () => (await am.alerts()).length === 0, 'resolution in Alertmanager');
+    // real wait: Alertmanager drops the resolved alert at its endsAt, the daemon's (fake) time, read on
+    // Alertmanager's own wall clock: paced steps let the real clock reach it.
+    await d.until(async () => (await am.alerts()).length === 0, 'resolution in Alertmanager', { pace: 100 });
   });
 
   it('Telegram', () => {
