@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,12 @@ const SETTLE_MS = 6 * LEASE_MS + SLACK_MS;
 const TAKEOVER_MS = LEASE_MS + INTERVAL_MS + SLACK_MS;
 /** One poll of the service, a commit and a post to the loopback receiver. */
 const NOTIFY_MS = 2 * INTERVAL_MS + SLACK_MS;
+/**
+ * Back after PostgreSQL restarted: the server answers again; each instance's next round (a third
+ * of a lease) takes what is free, the first back may take every shard, and its next round gives
+ * the surplus back for the others to take (their round after). A few leases.
+ */
+const REJOIN_MS = 3 * LEASE_MS + SLACK_MS;
 const SHARDS = 256;
 
 /**
@@ -203,6 +209,8 @@ let daemons: Daemon[] = [];
 let proxies: TcpProxy[] = [];
 /** The test's three, once up, and their database (its direct URL): what a failure is explained by. */
 let running: { live: Instance[]; database: string } | undefined;
+/** A watch of the shards held (watchHeld()) the test started: stopped after it, whatever happened. */
+let watching: HeldWatch | undefined;
 
 beforeEach(async () => {
   sim = await startSim();
@@ -215,6 +223,8 @@ beforeEach(async () => {
 afterEach(async ({ task }) => {
   if (task.result?.state === 'fail' && running) await explain(running.live, running.database);
   running = undefined;
+  await watching?.stop().catch(() => undefined);
+  watching = undefined;
   // SIGKILL ends a stopped process too.
   await Promise.all(daemons.map((d) => d.kill()));
   daemons = [];
@@ -401,6 +411,85 @@ function notified(): Record<string, number> {
 /** Waits for the receiver to get `alert` (`<rule> <status>`). */
 const notifiedOf = (alert: string) => poll(() => receiver.got.some((n) => n.alert === alert), `the notification "${alert}"`, NOTIFY_MS);
 
+/** What each instance's avawatch_shards_held said at one sampled moment (undefined: it did not answer). */
+interface HeldSample {
+  at: number;
+  held: Array<number | undefined>;
+}
+
+interface HeldWatch {
+  samples: HeldSample[];
+  /** Ends the watch (its poll answers within one scrape). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Samples every instance's avawatch_shards_held at each poll (every 200 ms, the instances
+ * scraped at once) until stopped: what an operator's scraper would have seen meanwhile.
+ */
+function watchHeld(live: readonly Instance[], timeoutMs: number): HeldWatch {
+  const samples: HeldSample[] = [];
+  let stopped = false;
+  const done = poll(
+    async () => {
+      if (stopped) return true;
+      const all = await Promise.all(live.map(scrape));
+      samples.push({ at: Date.now(), held: all.map((s) => s?.held) });
+      return undefined;
+    },
+    'the watch of the shards held to be stopped',
+    timeoutMs,
+  );
+  done.catch(() => undefined);
+  return {
+    samples,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+/** The shards held at a sampled moment by those that answered (a lower bound when one did not). */
+const heldSum = (s: HeldSample): number => s.held.reduce<number>((sum, h) => sum + (h ?? 0), 0);
+
+/** The `leases` table as the database has it now: each shard's holder while its lease runs (by the database's clock), else null. */
+async function liveLeases(database: string): Promise<Array<{ shard: number; holder: string | null }>> {
+  const client = new pg.Client({ connectionString: database, connectionTimeoutMillis: LEASE_MS });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ shard: number; holder: string | null }>(`SELECT shard, CASE WHEN expires_at > now() THEN holder END AS holder FROM leases ORDER BY shard`);
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The instance a lease holder names (`<host>:<pid>:<random>`, app/shards.ts), by its process id; else the holder as it is. */
+function instanceOf(live: readonly Instance[], holder: string | null): string {
+  return live.find((i) => holder?.startsWith(`${hostname()}:${i.daemon.child.pid}:`) === true)?.name ?? holder ?? 'no one';
+}
+
+/**
+ * Each shard's holder by the leases table, when the table, the instances' logs (every gain and
+ * loss replayed) and their avawatch_shards_held all agree that each shard has exactly one
+ * holder, one of the instances; else where they disagree.
+ */
+async function oneHolderEach(live: readonly Instance[], database: string): Promise<{ holders: string[] } | { disagree: string[] }> {
+  const [leases, scrapes] = await Promise.all([liveLeases(database), scrapeAll(live)]);
+  const holders = leases.map((l) => instanceOf(live, l.holder));
+  const disagree = leases.flatMap((l, k) => {
+    const byLog = live.filter((i) => heldByLog(i).has(l.shard)).map((i) => i.name);
+    return byLog.length === 1 && byLog[0] === holders[k] ? [] : [`shard ${l.shard}: ${holders[k]} by the table, [${byLog.join(', ')}] by the logs`];
+  });
+  if (leases.length !== SHARDS) disagree.push(`${leases.length} leases in the table`);
+  for (const [k, i] of live.entries()) {
+    const inTable = holders.filter((h) => h === i.name).length;
+    if (scrapes?.[k]?.held !== inTable) disagree.push(`${i.name}: ${scrapes?.[k]?.held} held by its gauge, ${inTable} by the table`);
+  }
+  return disagree.length === 0 ? { holders } : { disagree };
+}
+
 describe('shared state: three instances on one PostgreSQL', () => {
   it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its shard", async () => {
     expect(RULES.map(ruleShard)).toEqual(RULES.map((r) => RULE_SHARDS[r]));
@@ -484,6 +573,72 @@ describe('shared state: three instances on one PostgreSQL', () => {
     expect(notified()).toEqual({ [`${rule} firing`]: 1 });
     expect(receiver.got.map((n) => n.from)).not.toContain(paused.name);
   }, 90_000);
+
+  // PostgreSQL itself restarted under the three: every connection cut at once, the server back
+  // on the same port with its data. `immediate` is a crash (recovery at start), `fast` a clean
+  // shutdown: each back in well under a lease, so the leases run on through it. `down past a
+  // lease`: the server stays down until every instance has stepped down (every lease ended on
+  // the database's clock too), then starts, and the three take the 256 shards again from
+  // nothing at once. The change is made in the simulator just before: its holder may commit it
+  // before the server goes, have its commit cut, or find it only once the server is back (its
+  // own or another's, the shard moved); whichever, it is told once.
+  it.each(['immediate', 'fast', 'down past a lease'] as const)(
+    'PostgreSQL restarted (%s) just after a change: every instance rejoins, no shard has two holders (their gauges, their logs, the leases table), each rule has one evaluator, and the change is told once',
+    async (mode) => {
+      const live = await startThree(`restart_${mode.replaceAll(' ', '_')}`);
+      await settled(live);
+      const rule = RULES[0];
+      watching = watchHeld(live, 60_000);
+      const watch = watching;
+
+      sim.world.setValidators('mainnet', NODES[rule], [period(rule, 'first', 2)]);
+      if (mode !== 'down past a lease') await postgres.restart(mode);
+      else {
+        await postgres.kill();
+        await poll(async () => (await Promise.all(live.map(scrape))).every((s) => s?.steppedDown === 1), 'all three to step down', LEASE_MS + SLACK_MS);
+        await postgres.start();
+      }
+      // Every instance back: holding shards, not stepped down, ready; all 256 held between them.
+      await poll(
+        async () => {
+          const s = await scrapeAll(live);
+          return s !== undefined && s.every((x) => x.steppedDown === 0 && (x.held ?? 0) > 0) && s.reduce((sum, x) => sum + (x.held ?? 0), 0) === SHARDS;
+        },
+        `the three to hold the ${SHARDS} shards again, each some, none stepped down`,
+        REJOIN_MS,
+      );
+      await poll(async () => (await Promise.all(live.map(readyz))).every((r) => r.status === 200), 'all three ready again', REJOIN_MS);
+      await notifiedOf(`${rule} firing`);
+
+      // Settled again: each rule evaluated by exactly one instance, the one the leases table says holds its shard.
+      const evaluators = await settled(live);
+      expect(RULES.filter((r) => evaluators[r].length !== 1).map((r) => `${r} evaluated by [${evaluators[r].map((i) => i.name).join(', ')}]`)).toEqual([]);
+      // The database, the logs and the gauges agree: each shard held by exactly one of the three.
+      // Polled: a rebalance may fall between the reads.
+      const database = running?.database ?? '';
+      let last: Awaited<ReturnType<typeof oneHolderEach>> | undefined;
+      const { holders } = await poll(
+        async () => {
+          last = await oneHolderEach(live, database);
+          return 'holders' in last ? last : undefined;
+        },
+        'the leases table, the logs and the gauges to agree on one holder for each shard',
+        2 * LEASE_MS,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${last && 'disagree' in last ? last.disagree.slice(0, 20).join('\n') : ''}`);
+      });
+      for (const r of RULES) expect(holders[RULE_SHARDS[r]], `${r}'s shard's holder in the leases table`).toBe(holderOf(evaluators, r).name);
+
+      await quiet(live, rule);
+      await watch.stop();
+      // At no sampled moment more than 256 shards held between them; after, exactly 256.
+      expect(watch.samples.filter((s) => heldSum(s) > SHARDS).map((s) => `${new Date(s.at).toISOString()}: [${s.held.join(', ')}]`)).toEqual([]);
+      expect(heldSum(watch.samples.at(-1) as HeldSample)).toBe(SHARDS);
+      // Told once, whoever told it; nothing else told.
+      expect(notified()).toEqual({ [`${rule} firing`]: 1 });
+    },
+    60_000,
+  );
 
   // Last: an instance's network to PostgreSQL broken. `cut`: its connections reset, new ones
   // refused (every call fails at once); `blackhole`: they stay up and carry nothing (every

@@ -99,6 +99,7 @@ export function describeUrl(url: string): string {
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const unheard = catchClientErrors(client, (err) => (broken ??= err));
   try {
     await client.query(begin);
     const result = await work(client);
@@ -109,6 +110,18 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
     await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
     throw err;
   } finally {
+    unheard();
     client.release(broken);
   }
+}
+
+/**
+ * Listens for a checked-out client's 'error' until the returned function is called (before
+ * its release: the pool listens again from there). node-postgres emits 'error' on a client
+ * whose connection ends or fails while it is out of the pool (a server restart or crash, a
+ * killed backend), besides failing its queries; unheard, the process would end on it.
+ */
+export function catchClientErrors(client: pg.PoolClient, onError: (err: Error) => void): () => void {
+  client.on('error', onError);
+  return () => client.removeListener('error', onError);
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
-import { describeUrl, quotedSchema } from './connect.js';
+import { catchClientErrors, describeUrl, quotedSchema } from './connect.js';
 import { MIGRATIONS } from './migrations.js';
 
 // Several instances start at once against one database: whichever takes the lock first
@@ -28,8 +28,10 @@ const RACED = new Set(['23505', '42P06', '42P07', '42710']);
 export async function migrate(pool: pg.Pool, o: { schema?: string; url?: string; migrations?: readonly string[] } = {}): Promise<Migrated> {
   let client: pg.PoolClient | undefined;
   let failed: Error | undefined;
+  let unheard: (() => void) | undefined;
   try {
     client = await pool.connect();
+    unheard = catchClientErrors(client, (err) => (failed ??= err));
     await createLock(client, o.schema);
     return await underLock(client, o.migrations ?? MIGRATIONS);
   } catch (err) {
@@ -39,6 +41,7 @@ export async function migrate(pool: pg.Pool, o: { schema?: string; url?: string;
     throw new StoreError(`cannot migrate the state in ${where}: ${(err as Error).message}`);
   } finally {
     // A connection that failed goes, rather than back to the pool.
+    unheard?.();
     client?.release(failed);
   }
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { postgresForFile } from '../../../test/helpers/postgres-file.js';
 import { StateConflictError, StoreError } from '../errors.js';
 import type { NewAlert } from '../types.js';
+import { openPool, transaction } from './connect.js';
 import { PgStore } from './store.js';
 
 // What only the PostgreSQL store has to show: several instances on one database at once, and
@@ -85,6 +86,23 @@ describe('PgStore: the server', () => {
     await s.commitEvaluation('r', { x: 2 }, [alert('after')], 2);
     expect((await s.stateRows('r')).rows).toEqual([{ entity: 'x', state: '2' }]);
     expect((await s.outbox()).map((r) => r.summary)).toEqual(['after', 'before']);
+  });
+
+  it('a crash of PostgreSQL while a transaction holds its connection fails that transaction, not the process; the pool then connects again', async () => {
+    const pool = openPool(cluster.url);
+    try {
+      // Between two statements of the transaction: the connection is checked out of the pool,
+      // idle, when the server cuts it (node-postgres then emits 'error' on that client).
+      const cut = transaction(pool, async (db) => {
+        await db.query('SELECT 1');
+        await cluster.restart('immediate');
+        await db.query('SELECT 1');
+      });
+      await expect(cut).rejects.toThrow();
+      expect(await transaction(pool, async (db) => (await db.query<{ one: number }>('SELECT 1 AS one')).rows)).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('fails to open naming the database, never its password', async () => {
