@@ -15,8 +15,11 @@ import { describe, expect, it } from 'vitest';
  * leases timed by PostgreSQL's now(), which no test clock reaches.
  * 74 → 70: status-page.test.ts on the daemon fixture (its 4 polls).
  * 70 → 67: channels.test.ts on the daemon fixture (3 of its 4 polls; Alertmanager's resolution, on its own wall clock, stays real and named).
+ * 67 → 61: reload-fleet.test.ts on the daemon fixture (its 6 polls; the daemon's clock 10 s behind Alertmanager's).
+ * 61: expressions.test.ts's 4 waits stay real, each named (the built daemon's process, its expression
+ * processes' real computing and watchdog); on fake time the calm rule's ticks outrun its evaluations.
  */
-const LIMIT = 67;
+const LIMIT = 61;
 
 /**
  * Files whose waits are still to move onto the fixture (issue 42, left over): counted in the
@@ -26,11 +29,9 @@ const LIMIT = 67;
 const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/alertmanager.test.ts': 5,
   'test/integration/cli-run.test.ts': 11,
-  'test/integration/expressions.test.ts': 4,
   'test/integration/grafana.test.ts': 3,
   'test/integration/ha.test.ts': 7,
   'test/integration/prometheus.test.ts': 3,
-  'test/integration/reload-fleet.test.ts': 6,
   'test/integration/status-page-node.test.ts': 4,
   'test/reliability/crash.test.ts': 5,
 };

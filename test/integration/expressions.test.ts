@@ -93,6 +93,8 @@ describe('endpoint expressions beside a running daemon', () => {
       const t = performance.now();
       expect((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(30_000) })).status).toBe(200);
       slowest.ms = Math.max(slowest.ms, performance.now() - t);
+      // real wait: the built daemon is a process of its own, and stops each expression at its 2 s
+      // budget on the host's clock (its expression process's real computing): no test clock moves it.
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(slowest.ms).toBeLessThan(1_000);
@@ -106,8 +108,11 @@ describe('endpoint expressions beside a running daemon', () => {
     await daemon.started();
     const pid = daemon.child.pid as number;
     // Busy with the runaway (starting takes a fraction of this), so deaf to its channel closing.
+    // real wait: the expression process's CPU seconds, real computing in a process of its own.
     const sandbox = await waitUntil(() => children(pid).find((child) => cpuSeconds(child) > 1.5), 'the expression process to be busy', 30_000);
     await daemon.kill();
+    // real wait: the orphaned expression process ends itself, its watchdog thread checking its parent
+    // every second of its own wall clock.
     await waitUntil(() => !alive(sandbox), 'the expression process to end', 10_000);
   }, 60_000);
 
@@ -131,6 +136,9 @@ describe('endpoint expressions beside a running daemon', () => {
     // Four that succeeded (a skip counts as started and failed): held by the runaway, it would have none.
     // Its own first run may be skipped once on a busy machine, while its expression process starts.
     const succeeded = async () => (await count('avawatch_rule_evaluations_total')) - (await count('avawatch_rule_evaluation_failures_total'));
+    // real wait: each evaluation is real work (the calm rule's expression process computing, beside a
+    // runaway burning a core): on the fixture's fake time its 1 s ticks outrun that work and are skipped
+    // (a skip counts as failed); the built daemon's ticks are on its own wall clock.
     await waitUntil(async () => (await succeeded()) >= 4, 'the calm rule to be evaluated four times, without failing', 30_000);
     expect(await count('avawatch_rule_evaluation_failures_total'), daemon.log()).toBeLessThanOrEqual(1);
     expect(daemon.log()).not.toMatch(/"rule":"runaway".*rule evaluation failed/);
