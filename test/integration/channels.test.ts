@@ -75,9 +75,9 @@ ruleFiles: [rules.yaml]
       return list.length > 0;
     }, 'Alertmanager to have the alert');
     d.sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash: 'p2', startTimestamp: now, endTimestamp: now + 200 * 86_400 })]);
-    await d.slack.waitForPosts(3, 15_000);
-    await d.until(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', { within: 15_000 });
-    await d.until(() => telegram.accepted().length >= 3 && discord.accepted().length >= 3 && pagerduty.accepted().length >= 3, 'Telegram, Discord and PagerDuty to catch up', { within: 15_000 });
+    await d.slack.waitForPosts(3, 60_000);
+    await d.until(() => smtp.messages.length >= 3 && hookBodies.length >= 3, 'mail and webhook to catch up', { within: 60_000 });
+    await d.until(() => telegram.accepted().length >= 3 && discord.accepted().length >= 3 && pagerduty.accepted().length >= 3, 'Telegram, Discord and PagerDuty to catch up', { within: 60_000 });
   }, 60_000);
 
   afterAll(async () => {
