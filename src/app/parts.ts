@@ -157,7 +157,7 @@ export async function reanchor(s: Shared): Promise<void> {
  * say what it answered last.
  */
 /** How long /readyz, the page and the heartbeat wait for the store's ping. */
-const PING_CAP_MS = 2_000;
+const PING_CAP_MS = 1_000;
 
 export class StorePing {
   /** Why it did not answer, if it did not. */

@@ -22,7 +22,7 @@ const TTL = 3_000;
 
 /** The store's side, as the database would answer: a fixed set of shards at an epoch, or no answer. */
 function shards(held: number[], epoch = 1) {
-  const state = { held, epoch, down: false, rounds: 0, left: [] as string[], fenceOf: undefined as ((rule: string) => ShardFence | undefined) | undefined };
+  const state = { held, epoch, down: false, rounds: 0, left: [] as string[], afresh: 0, fenceOf: undefined as ((rule: string) => ShardFence | undefined) | undefined };
   const api: SharedShards = {
     balance: () => {
       state.rounds++;
@@ -34,6 +34,9 @@ function shards(held: number[], epoch = 1) {
     },
     fenceBy: (f) => {
       state.fenceOf = f;
+    },
+    afresh: () => {
+      state.afresh++;
     },
   };
   return { state, api };
@@ -108,10 +111,13 @@ describe('ShardKeeper', () => {
     await vi.advanceTimersByTimeAsync(TTL / 3);
     expect(await metrics.registry.getSingleMetricAsString('avawatch_shared_state_stepped_down')).toContain('avawatch_shared_state_stepped_down 1');
     expect(await metrics.registry.getSingleMetricAsString('avawatch_shards_held')).toContain('avawatch_shards_held 0');
+    expect(state.afresh).toBe(0);
     state.down = false;
     await vi.advanceTimersByTimeAsync(TTL / 3);
     expect(k.steppedDown()).toBe(false);
     expect(k.holds(heldRule)).toBe(true);
+    // Connections from before the fault may have lost what they sent: opened anew.
+    expect(state.afresh).toBe(1);
   });
 
   it('PostgreSQL that takes the connection and never answers (a blackhole): each round gives up after its period, and the step-down comes after one lease, not the statement cap', async () => {

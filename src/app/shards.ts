@@ -111,7 +111,10 @@ export class ShardKeeper {
       const wasDown = this.steppedDown();
       this.#held = new Map(round.leases.map((l) => [l.shard, { epoch: l.epoch, until: asked + ttlMs }]));
       this.#lastOk = asked;
-      if (wasDown) log.warn({ held: this.#held.size }, 'PostgreSQL answers again: taking shards and evaluating again');
+      if (wasDown) {
+        shards.afresh();
+        log.warn({ held: this.#held.size }, 'PostgreSQL answers again: taking shards and evaluating again');
+      }
     } catch (err) {
       this.#lastError = errorText(err);
       log.warn({ error: this.#lastError }, 'could not renew the shard leases; kept until they end');

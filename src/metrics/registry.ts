@@ -47,7 +47,7 @@ export interface MetricsSources {
 }
 
 /** How long a scrape waits for a figure read from the store. */
-const STORE_READ_CAP_MS = 2_000;
+const STORE_READ_CAP_MS = 1_000;
 
 /**
  * A figure read from the store at scrape time, or undefined when the store does not answer

@@ -208,6 +208,11 @@ export interface SharedShards {
    * lease moved on or ended by the database's clock.
    */
   fenceBy(fenceOf: (storeRule: string) => ShardFence | undefined): void;
+  /**
+   * Every connection of the work opened anew (the database answers again after a step-down):
+   * one opened before a network fault may have lost what it sent, and would wait for its cap.
+   */
+  afresh(): void;
 }
 
 /** Units reserved in a second of the ledger (unix seconds of the database's clock) and not spent. */

@@ -45,7 +45,9 @@ import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } fr
 // Every write that belongs together runs in one transaction, opened here.
 
 export class PgStore implements StateStore {
-  readonly #pool: pg.Pool;
+  #pool: pg.Pool;
+  /** What the pool was opened with: afresh() opens another. */
+  readonly #opened: { url: string; o: PoolOptions };
   /** How many times this store bumped data_version: dataVersion() leaves them out, as SQLite's data_version leaves out a connection's own commits. */
   #ownBumps = 0;
   #closed = false;
@@ -54,18 +56,33 @@ export class PgStore implements StateStore {
   readonly shards: SharedShards;
   readonly budget: SharedBudget;
 
-  private constructor(pool: pg.Pool) {
+  /**
+   * The leases' own connection: a round never waits behind the work (commits and claims stuck
+   * on a blackholed connection hold the main pool until their 30 s cap, and the daemon could
+   * not rejoin when the network healed). Opened at the first round.
+   */
+  readonly #leasePool: pg.Pool;
+
+  private constructor(pool: pg.Pool, leasePool: pg.Pool, opened: { url: string; o: PoolOptions }) {
     this.#pool = pool;
+    this.#opened = opened;
+    this.#leasePool = leasePool;
     this.shards = {
       // A round is answered within its period (a third of the lease, 1 s at least), or fails and its connection goes.
-      balance: (holder, ttlMs, start) => balance(timed(pool, Math.max(ttlMs / 3, 1_000)), holder, ttlMs, start),
-      leave: (holder) => leave(pool, holder),
+      balance: (holder, ttlMs, start) => balance(timed(leasePool, Math.max(ttlMs / 3, 1_000)), holder, ttlMs, start),
+      leave: (holder) => leave(timed(leasePool, 2_000), holder),
       fenceBy: (fenceOf) => {
         this.#fenceOf = fenceOf;
       },
+      afresh: () => {
+        const old = this.#pool;
+        this.#pool = openPool(this.#opened.url, this.#opened.o);
+        // Its connections end as their statements do (a stuck one at its cap), in the background.
+        old.end().catch(() => undefined);
+      },
     };
     // The limiter waits 2 s for a block; a statement still unanswered at 5 s gives its connection up (a blackhole).
-    this.budget = pgBudget(timed(pool, 5_000));
+    this.budget = pgBudget({ query: (text, values) => timed(this.#pool, 5_000).query(text, values) });
   }
 
   /** Connects and migrates (`schema`: the store's own schema in the database, created if missing); fails naming the database, never its password. */
@@ -77,13 +94,13 @@ export class PgStore implements StateStore {
       await pool.end();
       throw err instanceof StoreError ? err : new StoreError(`cannot open the state in ${describeUrl(url)}: ${(err as Error).message}`);
     }
-    return new PgStore(pool);
+    return new PgStore(pool, openPool(url, { ...o, max: 1 }), { url, o });
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.end();
+    await Promise.all([this.#pool.end(), this.#leasePool.end()]);
   }
 
   async ping(): Promise<void> {
