@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import type { Secret } from '../base/secret.js';
-import type { Cancel } from '../base/timers.js';
+import { within, type Cancel } from '../base/timers.js';
 
 // One compute-unit budget shared by the instances that spend on one API key (shared state in
 // PostgreSQL: docs/operations.md "Shared state"). Each instance's Limiter still spreads,
@@ -218,9 +218,7 @@ export class SharedAllowance {
     if (this.#block) this.#retire(this.#block);
     const back = this.#back.splice(0);
     if (back.length === 0) return;
-    const cap = new AbortController();
-    await Promise.race([this.#o.ledger.giveBack(this.#o.budget, back).catch(() => undefined), systemClock.pause(CLOSE_CAP_MS, cap.signal)]);
-    cap.abort();
+    await within(systemClock, CLOSE_CAP_MS, this.#o.ledger.giveBack(this.#o.budget, back).catch(() => undefined), () => undefined);
   }
 
   /** What the day has left as last seen (the block in hand counted as left), once the ledger answered. */

@@ -9,6 +9,7 @@ import { FAILING_PREFIX } from '../engine/failing.js';
 import { INCIDENT_PREFIX } from '../incidents/condition.js';
 import { buildPipeline, type Pipeline } from '../alerts/pipeline/index.js';
 import { systemClock, type Clock } from '../base/clock.js';
+import { within } from '../base/timers.js';
 import type { Logger } from '../base/log.js';
 import { scrub, type Secret } from '../base/secret.js';
 import { channel } from '../channels/registry.js';
@@ -179,16 +180,14 @@ export class StorePing {
 
   /** Pings (waiting PING_CAP_MS at most: a store cut off must not hold /readyz or the page), then reads what depends on the answer. */
   async checked<T>(read: () => T): Promise<Awaited<T>> {
-    const cap = new AbortController();
     try {
       // A deadline on another system's answer: the host's clock (base/clock.ts).
-      const late = systemClock.sleep(PING_CAP_MS, cap.signal).then(() => Promise.reject(new Error(`no answer within ${PING_CAP_MS / 1000}s`)));
-      await Promise.race([this.unlessDown(() => this.#store().ping()), late]);
+      await within(systemClock, PING_CAP_MS, this.unlessDown(() => this.#store().ping()), () => {
+        throw new Error(`no answer within ${PING_CAP_MS / 1000}s`);
+      });
       this.problem = undefined;
     } catch (err) {
       this.problem = errorText(err);
-    } finally {
-      cap.abort();
     }
     return await read();
   }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/log.js';
 import { ruleShard } from '../base/shard.js';
-import type { Cancel } from '../base/timers.js';
+import { within, type Cancel } from '../base/timers.js';
 import { errorText } from '../engine/engine.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -99,14 +99,12 @@ export class ShardKeeper {
     // Counted from before the request: the database's lease ends no earlier than this.
     const asked = clock.mono();
     const before = this.#held;
-    const cap = new AbortController();
     try {
       // A round answered later than its period is a failed one (a blackholed connection waits
       // for the statement cap): the next starts on time, the leases end on their own count.
-      const answer = shards.balance(this.holder, ttlMs, Math.floor(Math.random() * 256));
-      answer.catch(() => undefined);
-      const late = clock.sleep(ttlMs / 3, cap.signal).then(() => Promise.reject(new Error(`PostgreSQL did not answer within ${ttlMs / 3000}s`)));
-      const round = await Promise.race([answer, late]);
+      const round = await within(clock, ttlMs / 3, shards.balance(this.holder, ttlMs, Math.floor(Math.random() * 256)), () => {
+        throw new Error(`PostgreSQL did not answer within ${ttlMs / 3000}s`);
+      });
       if (this.#stopped) return;
       const wasDown = this.steppedDown();
       this.#held = new Map(round.leases.map((l) => [l.shard, { epoch: l.epoch, until: asked + ttlMs }]));
@@ -120,8 +118,6 @@ export class ShardKeeper {
       log.warn({ error: this.#lastError }, 'could not renew the shard leases; kept until they end');
       // Leases past their count are gone: their rules are another's (or no one's) now.
       this.#held = new Map([...before].filter(([, l]) => l.until > clock.mono()));
-    } finally {
-      cap.abort();
     }
     metrics.shardsHeld.set(this.#held.size);
     metrics.sharedStateSteppedDown.set(this.steppedDown() ? 1 : 0);
@@ -142,13 +138,10 @@ export class ShardKeeper {
     this.#timer?.();
     this.#held = new Map();
     this.#deps.metrics.shardsHeld.set(0);
-    const cap = new AbortController();
     try {
-      await Promise.race([this.#deps.shards.leave(this.holder), this.#deps.clock.sleep(LEAVE_CAP_MS, cap.signal)]);
+      await within(this.#deps.clock, LEAVE_CAP_MS, this.#deps.shards.leave(this.holder), () => undefined);
     } catch (err) {
       this.#deps.log.warn({ error: errorText(err) }, 'could not give the shard leases back; they end by themselves');
-    } finally {
-      cap.abort();
     }
   }
 }

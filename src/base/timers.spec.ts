@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { every, hostTimers, MAX_TIMER_MS, timerDelay } from './timers.js';
+import { every, hostTimers, MAX_TIMER_MS, timerDelay, within } from './timers.js';
 
 const { setTimer, sleep, pause } = hostTimers;
 
@@ -63,6 +63,31 @@ describe('timers', () => {
       other();
       vi.advanceTimersByTime(1_000);
       expect(calls).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('within', () => {
+  it("gives the work's outcome when it settles in time, and late()'s (a value or a throw) when it does not; a late rejection is handled", async () => {
+    vi.useFakeTimers();
+    try {
+      expect(await within(hostTimers, 100, Promise.resolve('answer'), () => 'late')).toBe('answer');
+      const never = new Promise<string>(() => undefined);
+      const capped = within(hostTimers, 100, never, () => 'late');
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await capped).toBe('late');
+      let fail!: (e: Error) => void;
+      const failsLater = new Promise<string>((_, reject) => (fail = reject));
+      const thrown = within(hostTimers, 100, failsLater, () => {
+        throw new Error('no answer within 0.1s');
+      });
+      const outcome = expect(thrown).rejects.toThrow('no answer within 0.1s');
+      await vi.advanceTimersByTimeAsync(100);
+      await outcome;
+      fail(new Error('connection reset')); // after the cap: handled, not an unhandled rejection
+      await expect(within(hostTimers, 100, Promise.reject(new Error('refused')), () => 'late')).rejects.toThrow('refused');
     } finally {
       vi.useRealTimers();
     }

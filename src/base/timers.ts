@@ -90,3 +90,18 @@ export const hostTimers: Timers = timersOn((fn, ms, o) => {
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
+
+/**
+ * `work`'s outcome, or `late()`'s (a value, or a throw) when `work` has not settled within `ms`
+ * on `timers`: a cap on a wait for another system. `work` keeps running; its later rejection is
+ * handled. The cap's timer ends with the wait.
+ */
+export async function within<T, L>(timers: Pick<Timers, 'sleep'>, ms: number, work: Promise<T>, late: () => L): Promise<T | L> {
+  work.catch(() => undefined);
+  const cap = new AbortController();
+  try {
+    return await Promise.race([work, timers.sleep(ms, cap.signal).then(late)]);
+  } finally {
+    cap.abort();
+  }
+}

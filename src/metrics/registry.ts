@@ -1,4 +1,5 @@
 import { systemClock } from '../base/clock.js';
+import { within } from '../base/timers.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Limiter } from '../api/limiter.js';
 import type { GaugeDef, GaugeSample } from '../base/types.js';
@@ -55,13 +56,10 @@ const STORE_READ_CAP_MS = 1_000;
  * take /metrics down with it, or hold the scrape, while avawatch's own gauges say so.
  */
 async function fromStore<T>(read: () => T | Promise<T>): Promise<T | undefined> {
-  const cap = new AbortController();
   try {
-    return await Promise.race([Promise.resolve().then(read), systemClock.sleep(STORE_READ_CAP_MS, cap.signal).then(() => undefined)]);
+    return await within(systemClock, STORE_READ_CAP_MS, Promise.resolve().then(read), () => undefined);
   } catch {
     return undefined;
-  } finally {
-    cap.abort();
   }
 }
 
