@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { every, hostTimers, MAX_TIMER_MS, timerDelay, within } from './timers.js';
+import { every, hostTimers, MAX_TIMER_MS, ownTurn, timerDelay, within } from './timers.js';
 
 const { setTimer, sleep, pause } = hostTimers;
 
@@ -91,5 +91,30 @@ describe('within', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('ownTurn', () => {
+  it('runs jobs handed at once one per turn of the event loop: what the loop has queued meanwhile runs between two', async () => {
+    const seen: string[] = [];
+    const a = ownTurn(() => {
+      seen.push('a');
+      setImmediate(() => seen.push('loop'));
+      return 1;
+    });
+    const b = ownTurn(() => {
+      seen.push('b');
+      return 2;
+    });
+    expect(await Promise.all([a, b])).toEqual([1, 2]);
+    expect(seen).toEqual(['a', 'loop', 'b']);
+  });
+
+  it('a job that throws rejects its own turn only', async () => {
+    const bad = ownTurn(() => {
+      throw new Error('unparsable');
+    });
+    await expect(bad).rejects.toThrow('unparsable');
+    expect(await ownTurn(() => 'next')).toBe('next');
   });
 });

@@ -12,4 +12,6 @@ const [A] = NODES as [string];
 export const REGRESSIONS_37_METRICS: Array<[string, Array<fc.AsyncCommand<Model, Run>>]> = [
   ['a node-metrics rule whose metric was renamed is silent forever', [new SeriesRenamed(A)]],
   ['one 3.2 MB line in an exposition freezes the daemon (quadratic reader)', [new LongLine(3_200_000)]],
+  // Seed 424242 path "25" (session 5): each rule's linear scan of the shared 32 MiB read ran in one drain of microtasks, 1,030 ms in all.
+  ['one 32 MiB line read by every node-metrics rule at once blocks the loop a second', [new LongLine(32 * 1024 * 1024 - 64)]],
 ];

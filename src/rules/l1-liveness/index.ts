@@ -4,6 +4,7 @@ import { apiCall } from '../../api/catalog.js';
 import { formatAvax } from '../../base/amount.js';
 import { formatDuration, humanDuration } from '../../base/duration.js';
 import { record } from '../../base/record.js';
+import { ownTurn } from '../../base/timers.js';
 import { isoSeconds } from '../format.js';
 import { attempt, isFailed } from '../lookup.js';
 import { nextState } from '../l1-burn.js';
@@ -99,8 +100,8 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
         reading.epoch = await settle(() => currentEpoch(node, at.url, chain, signal), signal);
         reading.proposed = await settle(() => proposedHeight(node, at.url, signal), signal);
         const metrics = await settle(() => node.metricsText(`${at.url.replace(/\/$/, '')}/ext/metrics`, signal), signal);
-        reading.slot = 'ok' in metrics ? sampleOf(metrics.ok, 'avalanche_proposervm_block_building_slot', chain) : undefined;
-        const connected = 'ok' in metrics ? sampleOf(metrics.ok, 'avalanche_stake_percent_connected', chain) : undefined;
+        const [slot, connected] = 'ok' in metrics ? await ownTurn(() => [sampleOf(metrics.ok, 'avalanche_proposervm_block_building_slot', chain), sampleOf(metrics.ok, 'avalanche_stake_percent_connected', chain)]) : [];
+        reading.slot = slot;
         reading.connected = connected !== undefined && connected <= 1 ? connected : undefined;
         const health = await settle(() => node.health(at.url, signal), signal);
         reading.healthy = 'ok' in health ? health.ok.healthy : undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { NodeApi } from '../../api/node-api.js';
+import { ownTurn } from '../../base/timers.js';
 
 // info.uptime is read by validator-health too: it lives in rules/node-uptime.ts.
 export { nodeUptime, uptimeReply, type NodeUptime } from '../node-uptime.js';
@@ -65,7 +66,8 @@ export function metricsUrlOf(base: string): string {
 
 /** The connected peers from /ext/metrics' gauge, for a node whose health API is off; undefined when the exposition has no such sample. */
 export async function peersOfMetrics(api: NodeApi, base: string, signal: AbortSignal): Promise<number | undefined> {
-  return gaugeValue(await api.metricsText(metricsUrlOf(base), signal), PEERS_GAUGE);
+  const text = await api.metricsText(metricsUrlOf(base), signal);
+  return ownTurn(() => gaugeValue(text, PEERS_GAUGE));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { formatDuration } from '../../base/duration.js';
 import { record } from '../../base/record.js';
+import { ownTurn } from '../../base/timers.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
@@ -55,7 +56,10 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
 
   async observe(s, { node, signal }) {
     if (!node) throw new Error('node-metrics needs the node API, which this evaluation was not given');
-    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => readTarget(s, await node.metricsText(metricsUrl(s.urls[target] as string), signal), target));
+    return lookupEach(Object.keys(s.urls), CONCURRENCY, signal, async (target) => {
+      const text = await node.metricsText(metricsUrl(s.urls[target] as string), signal);
+      return ownTurn(() => readTarget(s, text, target));
+    });
   },
 
   evaluate(previous, observation, now, s) {
