@@ -19,8 +19,10 @@ import { describe, expect, it } from 'vitest';
  * 61: expressions.test.ts's 4 waits stay real, each named (the built daemon's process, its expression
  * processes' real computing and watchdog); on fake time the calm rule's ticks outrun its evaluations.
  * 61 → 57: status-page-node.test.ts on the daemon fixture (its 4 polls; Chromium launched before the fake time).
+ * 57 → 54: grafana.test.ts's daemon on the fixture, in the test's process as `run` composes it (its start
+ * and metrics polls, and the sleep racing the CLI process's exit, gone with that process).
  */
-const LIMIT = 57;
+const LIMIT = 54;
 
 /**
  * Files whose waits are still to move onto the fixture (issue 42, left over): counted in the
@@ -30,7 +32,6 @@ const LIMIT = 57;
 const NOT_YET_MOVED: Readonly<Record<string, number>> = {
   'test/integration/alertmanager.test.ts': 5,
   'test/integration/cli-run.test.ts': 11,
-  'test/integration/grafana.test.ts': 3,
   'test/integration/ha.test.ts': 7,
   'test/integration/prometheus.test.ts': 3,
   'test/reliability/crash.test.ts': 5,
