@@ -23,8 +23,10 @@ import { describe, expect, it } from 'vitest';
  * and metrics polls, and the sleep racing the CLI process's exit, gone with that process).
  * 54 → 52: prometheus.test.ts's daemon on the fixture (its first-evaluations poll); its two waits on
  * Prometheus's scrapes, on its own wall clock, now one named helper (scraped(), paced steps).
+ * 52 → 47: alertmanager.test.ts on the daemon fixture (its 5 polls), the daemon's clock a minute behind
+ * Alertmanager's: a resolution's endsAt is in Alertmanager's past on arrival, so none is a wait on its clock.
  */
-const LIMIT = 52;
+const LIMIT = 47;
 
 /**
  * Files whose waits are still to move onto the fixture (issue 42, left over): counted in the
@@ -32,7 +34,6 @@ const LIMIT = 52;
  * drop the file, as its waits move.
  */
 const NOT_YET_MOVED: Readonly<Record<string, number>> = {
-  'test/integration/alertmanager.test.ts': 5,
   'test/integration/cli-run.test.ts': 11,
   'test/integration/ha.test.ts': 7,
   'test/reliability/crash.test.ts': 5,
