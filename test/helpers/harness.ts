@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface TempProject {
   dir: string;
@@ -74,11 +74,14 @@ export interface ProjectUrls {
   statePath: string;
 }
 
-/** A project whose files (name → text, the config as avawatch.yaml) the test writes itself. */
+/** A project whose files (name or path → text, the config as avawatch.yaml) the test writes itself. */
 export function writeFiles(files: (p: ProjectUrls) => Record<string, string>, urls: Omit<ProjectUrls, 'statePath'>): TempProject {
   const dir = mkdtempSync(join(tmpdir(), 'avawatch-'));
   const statePath = join(dir, 'state.db');
-  for (const [name, text] of Object.entries(files({ ...urls, statePath }))) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(files({ ...urls, statePath }))) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true }); // a name may be a path (rules/x.yaml)
+    writeFileSync(join(dir, name), text);
+  }
   return { dir, configFile: join(dir, 'avawatch.yaml'), statePath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

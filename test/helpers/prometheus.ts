@@ -11,7 +11,8 @@ function binary(name: 'prometheus' | 'promtool'): string {
   throw new Error(`${name} is not installed: run \`bash scripts/test-deps.sh\` (Debian package prometheus)`);
 }
 
-async function freePort(): Promise<number> {
+/** A port free on loopback now (for a server the test starts after Prometheus, which must know its target). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };

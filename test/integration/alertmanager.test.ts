@@ -1,87 +1,90 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
+import { SimClock } from '../../src/sim/clock.js';
 import { activeValidator } from '../../src/sim/samples.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
+import { World } from '../../src/sim/world.js';
 import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
+/**
+ * How far the daemon's clock stands behind Alertmanager's. Alertmanager judges endsAt on its own
+ * wall clock, and keeps a firing alert's later endsAt over a resolution whose endsAt it reads as
+ * still to come (then the alert only times out, as it would had the daemon sent nothing). While
+ * the fixture pumps, fake time may run ahead of the wall by as much fake time as the test uses
+ * (here under 40 s): a resolution, stamped with the daemon's now, is then still in Alertmanager's
+ * past, ended on arrival. A firing alert lives three resend intervals (90 s) of the daemon's time:
+ * 30 s of Alertmanager's, longer than either test may run.
+ */
+const BEHIND_MS = 60_000;
+const RESEND = '30s';
+
+// The daemon (the simulator, the App, real SQLite) on the fixture's fake time
+// (test/helpers/daemon.ts), posting to a real Alertmanager, started before it on the real clock.
 describe('alertmanager receiver against a real Alertmanager', () => {
   let am: RunningAlertmanager;
-  let sim: SimServer;
-  let dir: string;
+  let d: (Daemon & { stop(): Promise<void> }) | undefined;
+  const fx = (): Daemon => {
+    if (!d) throw new Error('the daemon fixture did not start');
+    return d;
+  };
 
   beforeEach(async () => {
     am = await startAlertmanager();
-    sim = await startSim();
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-am-test-'));
   });
   afterEach(async () => {
-    await am.stop();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await d?.stop();
+    d = undefined;
+    await am?.stop();
   });
 
-  /** The daemon with one validation-end rule posting to the Alertmanager. */
-  async function daemon(): Promise<App> {
-    const config = join(dir, 'avawatch.yaml');
-    writeFileSync(
-      config,
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [am]}\nreceivers: [{name: am, type: alertmanager, url: "${am.url}", resendInterval: 2s}]\nruleFiles: [rules.yaml]\n`,
-    );
-    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}], labels: {team: validators}}\n`);
-    const app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
-    await app.start();
-    return app;
+  /** The daemon with one validation-end rule posting to the Alertmanager, the node's period ending in `days`. */
+  async function daemon(days: number): Promise<App> {
+    d = await startDaemon({
+      logLevel: 'error',
+      sim: { world: new World(new SimClock(Date.now() - BEHIND_MS, 1)) },
+      project: ({ dataUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}\nstate: {path: "${statePath}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [am]}\nreceivers: [{name: am, type: alertmanager, url: "${am.url}", resendInterval: ${RESEND}}]\nruleFiles: [rules.yaml]\n`,
+        'rules.yaml': `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}], labels: {team: validators}}\n`,
+      }),
+      before: ({ sim }) => period('p', days, sim.world),
+    });
+    return d.app;
   }
 
   /** The node's validation period, ending in `days` (a new txHash is a new period). */
-  function period(txHash: string, days: number): void {
-    const now = sim.world.clock.now();
-    sim.world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
+  function period(txHash: string, days: number, world: World = fx().sim.world): void {
+    const now = world.clock.now();
+    world.setValidators('mainnet', NODE, [activeValidator({ nodeId: NODE, txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })]);
   }
 
   it('posts a firing alert with labels and annotations, keeps it alive, and resolves it with endsAt', async () => {
-    period('p2', 2);
-    const app = await daemon();
-    try {
-      const [alert] = await waitUntil(async () => {
-        const list = await am.alerts();
-        return list.length > 0 ? list : undefined;
-      }, 'the alert in Alertmanager');
-      expect(alert!.labels).toEqual({ alertname: 'ending', rule: 'ending', severity: 'critical', team: 'validators', node: NODE, network: 'mainnet', threshold: '3d', subject: NODE });
-      expect(alert!.annotations['summary']).toMatch(new RegExp(`^${NODE} validation ends within 3d, at `));
-      expect(alert!.annotations['period_ends']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-      expect(alert!.status.state).toBe('active');
-      const firstEnd = Date.parse(alert!.endsAt);
-      // Re-sent before it would expire: endsAt moves forward.
-      await waitUntil(async () => Date.parse((await am.alerts())[0]?.endsAt ?? '0') > firstEnd, 'a re-send that extends endsAt');
+    await daemon(2);
+    const [alert] = await fx().until(async () => {
+      const list = await am.alerts();
+      return list.length > 0 ? list : undefined;
+    }, 'the alert in Alertmanager');
+    expect(alert!.labels).toEqual({ alertname: 'ending', rule: 'ending', severity: 'critical', team: 'validators', node: NODE, network: 'mainnet', threshold: '3d', subject: NODE });
+    expect(alert!.annotations['summary']).toMatch(new RegExp(`^${NODE} validation ends within 3d, at `));
+    expect(alert!.annotations['period_ends']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(alert!.status.state).toBe('active');
+    const firstEnd = Date.parse(alert!.endsAt);
+    // Re-sent before it would expire (a resend interval on): endsAt moves forward.
+    await fx().until(async () => Date.parse((await am.alerts())[0]?.endsAt ?? '0') > firstEnd, 'a re-send that extends endsAt', { within: 40_000 });
 
-      period('p30', 30); // a new period: the alert resolves
-      await waitUntil(async () => (await am.alerts()).length === 0, 'the alert to be resolved in Alertmanager');
-    } finally {
-      await app.stop();
-    }
+    period('p30', 30); // a new period: the alert resolves
+    // Gone at once: the firing alert itself would live on half a minute of Alertmanager's time at least.
+    await fx().until(async () => (await am.alerts()).length === 0, 'the alert to be resolved in Alertmanager', { within: 5_000 });
   }, 40_000);
 
   it('an escalation (threshold 14d → 3d) ends the old label set at once: Alertmanager never holds both', async () => {
-    period('p', 5);
-    const app = await daemon();
-    try {
-      const thresholds = async () => (await am.alerts()).map((a) => a.labels['threshold']);
-      await waitUntil(async () => (await thresholds()).includes('14d'), 'the 14d alert in Alertmanager');
-      period('p', 2); // the same period, now ending in 2 days
-      await waitUntil(async () => (await thresholds()).includes('3d'), 'the 3d alert in Alertmanager');
-      // Posted with endsAt now beside the new one, not left to time out (and be reported resolved later).
-      expect(await thresholds()).toEqual(['3d']);
-    } finally {
-      await app.stop();
-    }
+    await daemon(5);
+    const thresholds = async () => (await am.alerts()).map((a) => a.labels['threshold']);
+    await fx().until(async () => (await thresholds()).includes('14d'), 'the 14d alert in Alertmanager');
+    period('p', 2); // the same period, now ending in 2 days
+    await fx().until(async () => (await thresholds()).includes('3d'), 'the 3d alert in Alertmanager');
+    // Posted with endsAt now beside the new one, not left to time out (and be reported resolved later).
+    expect(await thresholds()).toEqual(['3d']);
   }, 20_000);
 });

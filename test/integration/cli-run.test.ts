@@ -11,28 +11,33 @@ import { waitUntil } from '../helpers/wait.js';
 // `avawatch run` as its own process: signals, its shutdown budget, kill -9. These wait in
 // real time: the real scheduler, timers and process exit are what they test.
 
+// Every wait of this file on the `avawatch run` process (on what it did, seen in its log, its
+// /metrics, its state file, or at the simulator and Slack) goes through here, Slack's too.
+// real wait: `avawatch run` is a process of its own, on the wall clock (no fake timer reaches it).
+const ran = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T> => waitUntil(check, what, timeoutMs);
+
 const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const period = { nodeId: NODE, txHash: 'tx-current', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
 
 describe('avawatch run', () => {
   it('exits 0 within its shutdown budget on SIGTERM while the API and Slack both hang, and loses nothing: restarted, it delivers the change; SIGINT exits 0 too', async () => {
     const sim = await startSim();
-    const slack = await startSlackReceiver();
+    const slack = await startSlackReceiver({ wait: ran });
     const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE], webhookUrl: slack.webhookUrl, extraConfig: '' });
     sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
     const child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
     try {
       let log = '';
       child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-      const url = await waitUntil(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
+      const url = await ran(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
       // The baseline is committed (a poll is two bulk calls now: active, then pending).
-      await waitUntil(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'the baseline poll');
+      await ran(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'the baseline poll');
       // Slack black-holed and the next polls hang far past the shutdown budget.
       slack.hang(true);
       sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
       sim.world.faults.push(...Array.from({ length: 20 }, () => ({ status: 200, delayMs: 60_000 })));
       const served = sim.requests.length;
-      await waitUntil(() => slack.attempts >= 1 || sim.requests.length > served, 'a hung poll or post');
+      await ran(() => slack.attempts >= 1 || sim.requests.length > served, 'a hung poll or post');
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0); // the 10 s force-exit would make it 1
@@ -47,7 +52,7 @@ describe('avawatch run', () => {
         // Two more polls, and nothing left in the outbox: all it would send of them, it has.
         const polled = sim.requests.length;
         const state = stateFile(project.statePath);
-        await waitUntil(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
+        await ran(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
         expect(slack.posts.filter((p) => postText(p).includes('active → completed'))).toHaveLength(1);
         const stopped = new Promise<number | null>((resolve) => again.on('exit', resolve));
         again.kill('SIGINT');
@@ -71,9 +76,9 @@ describe('avawatch run', () => {
     try {
       let log = '';
       child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-      const url = await waitUntil(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
+      const url = await ran(() => /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1], 'the daemon to start');
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      await waitUntil(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'a first poll');
+      await ran(async () => (await (await fetch(`${url}/metrics`)).text()).includes('avawatch_validator_status{'), 'a first poll');
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
@@ -89,7 +94,7 @@ describe('avawatch run', () => {
 describe('avawatch run: kill -9', () => {
   it('while Slack is down: after a restart with Slack up, every notification arrives, none more than twice', async () => {
     const sim = await startSim();
-    const slack = await startSlackReceiver();
+    const slack = await startSlackReceiver({ wait: ran });
     const project = writeProject({ dataUrl: sim.url, nodeIds: [NODE, 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'], webhookUrl: slack.webhookUrl });
     sim.world.setValidators('mainnet', NODE, [activeValidator(period)]);
     sim.world.setValidators('mainnet', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', [activeValidator({ ...period, nodeId: 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', txHash: 'tx-2' })]);
@@ -105,11 +110,11 @@ describe('avawatch run: kill -9', () => {
       slack.failAll(503);
       first = daemon();
       const state = stateFile(project.statePath);
-      await waitUntil(() => state.entities() >= 2, 'the baseline of both nodes committed');
+      await ran(() => state.entities() >= 2, 'the baseline of both nodes committed');
       sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-      await waitUntil(() => slack.attempts >= 1, 'a failed attempt');
+      await ran(() => slack.attempts >= 1, 'a failed attempt');
       sim.world.setValidators('mainnet', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', [completedValidator({ ...period, nodeId: 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu', txHash: 'tx-2' })]);
-      await waitUntil(() => state.alerts().some((a) => a.startsWith('NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu')), 'the second change to be queued', 10_000);
+      await ran(() => state.alerts().some((a) => a.startsWith('NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu')), 'the second change to be queued', 10_000);
       first.child.kill('SIGKILL');
       await new Promise((r) => first!.child.once('exit', r));
 
@@ -117,10 +122,10 @@ describe('avawatch run: kill -9', () => {
       second = daemon();
       await slack.waitForPosts(1, 15_000);
       // Both may go out as one grouped message: look in the whole body.
-      await waitUntil(() => slack.posts.map((p) => JSON.stringify(p.body)).join('\n').includes('GWPcbFJZ'), 'both changes delivered', 20_000);
+      await ran(() => slack.posts.map((p) => JSON.stringify(p.body)).join('\n').includes('GWPcbFJZ'), 'both changes delivered', 20_000);
       // Two more polls, and nothing left in the outbox: a duplicate would be on its way by now.
       const polled = sim.requests.length;
-      await waitUntil(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
+      await ran(() => sim.requests.length >= polled + 2 && state.pending() === 0, 'two more polls and an empty outbox', 15_000);
       const texts = slack.posts.map((p) => JSON.stringify(p.body));
       for (const node of [NODE, 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu']) {
         const times = texts.filter((t) => t.includes(`${node} validation active → completed`)).length;

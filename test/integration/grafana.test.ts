@@ -1,22 +1,16 @@
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ruleKinds } from '../../src/rules/registry.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
-import { writeProject, type TempProject } from '../helpers/harness.js';
-import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
 
 // docs/grafana/avawatch.json may only query metrics the daemon really exposes: a renamed or
 // misspelt metric would leave a panel silently empty.
 
 const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/cli.js');
 const DASHBOARD = join(ROOT, 'docs/grafana/avawatch.json');
 const RULES = join(ROOT, 'rules');
-const cleanEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
 
 const N1 = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const N2 = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
@@ -109,92 +103,95 @@ describe('the Grafana dashboard (docs/grafana/avawatch.json)', () => {
   });
 
   describe('against the running daemon', () => {
-    let sim: SimServer;
-    let slack: SlackReceiver;
-    let project: TempProject;
-    let child: ReturnType<typeof spawn> | undefined;
-    let log = '';
-    let metricsUrl = '';
+    // The daemon as `avawatch run` composes it (src/commands/run.ts: composeApp, the same
+    // registry and /metrics), in this process on the fixture's fake time (test/helpers/daemon.ts):
+    // the simulator, a Slack receiver, real SQLite and the exposition over real HTTP.
+    let d: Daemon & { stop(): Promise<void> };
 
     beforeAll(async () => {
-      sim = await startSim();
-      // A world in which every example rule has something to report: gauges are exported
-      // only for what the rules have seen.
-      const change = worldChange.parse({
-        validations: [
-          { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-end fires (3d)
-          // beta renews (ACP-236): the P-Chain API (alpha's own node) gives its cycle.
-          { nodeId: N2, txHash: 'p2', start: '-10d', end: '+20d', status: 'active', autoRenew: { nextPeriod: '30d' } },
-        ],
-        delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
-        l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 100, feePerSecond: 512 }],
-        icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
-        metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
-        exports: { completeAfterPolls: 1, outcome: 'COMPLETED' },
-        stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
-        subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }],
-        // rules/block-production.yaml's node proposes; rules/address-activity.yaml's treasury was paid.
-        proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
-        evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
-        // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails; its build schedules an upgrade to come.
-        // It runs an L1's Subnet-EVM plugin (rules/node-upgrade.yaml's l1s, filled in below).
-        nodes: [{ nodeId: N1, diskAvailablePercent: 7, upgrades: { nextUpgradeTime: new Date(sim.world.clock.nowMs() + 30 * 86_400_000).toISOString() }, l1Chains: { [L1_CHAIN]: { subnetId: SUBNET, vmId: SUBNET_EVM } } }],
+      d = await startDaemon({
+        project: ({ dataUrl, webhookUrl, statePath }) => ({
+          'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 1, retryBackoff: 10ms}
+state: {path: "${statePath}"}
+server: {listen: "127.0.0.1:0"}
+route: {receivers: [ops-slack]}
+receivers: [{name: ops-slack, type: slack, webhookUrl: "${webhookUrl}", minInterval: 10ms}]
+delivery: {backoff: 100ms, backoffMax: 500ms}
+validators: [{name: alpha, nodeId: ${N1}, api: "${dataUrl}/node/${N1}", subnets: [${SUBNET}]}, {name: beta, nodeId: ${N2}}]
+${nextUpgrade()}ruleFiles: [rules/*.yaml]
+`,
+          // Every example rule, as shipped, polled every second instead of every few minutes: the
+          // L1 runway needs two reads, and the test must not wait for a 10m interval.
+          ...Object.fromEntries(
+            readdirSync(RULES)
+              .filter((f) => f.endsWith('.yaml'))
+              .map((file) => {
+                const text = readFileSync(join(RULES, file), 'utf8');
+                // As an operator would once the placeholders are replaced: a glob loads it then.
+                const fast = text
+                  .replace(/^(\s*every:\s*)\S+/gm, '$11s')
+                  .replace(/^placeholder:.*\n/m, '')
+                  // node-upgrade's L1 chains, as an operator fills in the commented example.
+                  .replace(/^(\s*)# (l1s:).*\n\s*#\s*- \{ name: my-l1, chain: \S+, vm: myl1vm \}.*$/m, `$1$2 [{ name: my-l1, chain: ${L1_CHAIN}, vm: ${SUBNET_EVM} }]`);
+                expect(fast, `${file} sets every:`).not.toBe(text);
+                return [`rules/${file}`, fast];
+              }),
+          ),
+        }),
+        before: ({ sim, slack }) => {
+          // A world in which every example rule has something to report: gauges are exported
+          // only for what the rules have seen.
+          const change = worldChange.parse({
+            validations: [
+              { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-end fires (3d)
+              // beta renews (ACP-236): the P-Chain API (alpha's own node) gives its cycle.
+              { nodeId: N2, txHash: 'p2', start: '-10d', end: '+20d', status: 'active', autoRenew: { nextPeriod: '30d' } },
+            ],
+            delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
+            l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 100, feePerSecond: 512 }],
+            icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
+            metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
+            exports: { completeAfterPolls: 1, outcome: 'COMPLETED' },
+            stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
+            subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], blockchains: [{ blockchainId: '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', name: 'dexalot', evmChainId: 432204 }] }],
+            // rules/block-production.yaml's node proposes; rules/address-activity.yaml's treasury was paid.
+            proposedBlocks: [{ nodeId: N1, chain: 'c-chain', times: ['-10m'] }],
+            evmTransactions: [{ txHash: '0x0a11', from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: '2500', at: '-1h' }],
+            // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml): its disk nearly full, so a check fails; its build schedules an upgrade to come.
+            // It runs an L1's Subnet-EVM plugin (rules/node-upgrade.yaml's l1s, filled in below).
+            nodes: [{ nodeId: N1, diskAvailablePercent: 7, upgrades: { nextUpgradeTime: new Date(sim.world.clock.nowMs() + 30 * 86_400_000).toISOString() }, l1Chains: { [L1_CHAIN]: { subnetId: SUBNET, vmId: SUBNET_EVM } } }],
+          });
+          applyChange(sim.world, change, sim.world.clock.nowMs());
+          // One failed evaluation (a try and its one retry) for the failure counters.
+          sim.world.faults.push({ status: 500, pathIncludes: '/icm/' }, { status: 500, pathIncludes: '/icm/' });
+          // One failed delivery attempt (retried, then delivered) for the delivery counters.
+          slack.failNext({ status: 503, body: 'service_unavailable' });
+        },
       });
-      applyChange(sim.world, change, sim.world.clock.nowMs());
-      // One failed evaluation (a try and its one retry) for the failure counters.
-      sim.world.faults.push({ status: 500, pathIncludes: '/icm/' }, { status: 500, pathIncludes: '/icm/' });
-      slack = await startSlackReceiver();
-      // One failed delivery attempt (retried, then delivered) for the delivery counters.
-      slack.failNext({ status: 503, body: 'service_unavailable' });
-      project = writeProject({ dataUrl: sim.url, metricsUrl: sim.url, webhookUrl: slack.webhookUrl, nodeIds: [N1], extraConfig: `validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}", subnets: [${SUBNET}]}, {name: beta, nodeId: ${N2}}]\n${nextUpgrade()}` });
-      // Every example rule, as shipped, polled every second instead of every few minutes: the
-      // L1 runway needs two reads, and the test must not wait for a 10m interval.
-      for (const file of readdirSync(RULES).filter((f) => f.endsWith('.yaml'))) {
-        const text = readFileSync(join(RULES, file), 'utf8');
-        // As an operator would once the placeholders are replaced: a glob loads it then.
-        const fast = text
-          .replace(/^(\s*every:\s*)\S+/gm, '$11s')
-          .replace(/^placeholder:.*\n/m, '')
-          // node-upgrade's L1 chains, as an operator fills in the commented example.
-          .replace(/^(\s*)# (l1s:).*\n\s*#\s*- \{ name: my-l1, chain: \S+, vm: myl1vm \}.*$/m, `$1$2 [{ name: my-l1, chain: ${L1_CHAIN}, vm: ${SUBNET_EVM} }]`);
-        expect(fast, `${file} sets every:`).not.toBe(text);
-        writeFileSync(join(project.dir, 'rules', file), fast);
-      }
-      child = spawn(process.execPath, [CLI, '-c', project.configFile, 'run'], { cwd: project.dir, env: cleanEnv });
-      child.stderr?.on('data', (c: Buffer) => (log += c.toString()));
-      metricsUrl = await waitUntil(() => /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(log)?.[1], 'the daemon to start');
     });
 
     afterAll(async () => {
-      if (child && child.exitCode === null) {
-        const exited = new Promise((resolve) => child?.on('exit', resolve));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 12_000))]);
-        child.kill('SIGKILL');
-      }
-      await sim?.close();
-      await slack?.close();
-      project?.cleanup();
+      await d?.stop();
     });
 
     it('every metric the dashboard queries has samples on /metrics once the rules have run', async () => {
       expect(used.length).toBeGreaterThan(20);
-      const scrape = async () => exposition(await (await fetch(metricsUrl)).text());
+      const scrape = async () => exposition(await (await fetch(`${d.app.url}/metrics`)).text());
       // Labelled metrics appear once there is data: after the first evaluations, deliveries
       // and failures. Wait for all of them, then say which never came.
       let last = await scrape();
       try {
-        await waitUntil(async () => {
+        await d.until(async () => {
           last = await scrape();
           return used.every((m) => last.sampled.has(m));
-        }, 'every dashboard metric on /metrics', 15_000);
+        }, 'every dashboard metric on /metrics', { within: 15_000 });
       } catch {
         // reported below, with the names
       }
       const missing = used.filter((m) => !last.sampled.has(m));
       expect(
         missing.map((m) => (last.declared.has(m) ? `${m} (declared, no samples)` : m)),
-        `metrics used by docs/grafana/avawatch.json but not exposed by the daemon\n--- daemon log ---\n${log.slice(-4000)}`,
+        `metrics used by docs/grafana/avawatch.json but not exposed by the daemon\n--- daemon log ---\n${d.logs.join('').slice(-4000)}`,
       ).toEqual([]);
     }, 30_000);
   });

@@ -8,10 +8,12 @@ import type { App } from '../../src/app/app.js';
 import { composeApp } from '../../src/app/compose.js';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { loadConfig } from '../../src/config/load.js';
+import { SimClock } from '../../src/sim/clock.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
+import { World } from '../../src/sim/world.js';
 import { freePort, startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
-import { waitUntil } from '../helpers/wait.js';
+import { useFakeTime, type Check, type FakeTime } from '../helpers/fake-time.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
@@ -53,15 +55,36 @@ receivers:
       - url: ${sink}
 `;
 
+/**
+ * The instances' clock (the simulator's, on fake time) stands this far behind the peers' wall
+ * clocks: Alertmanager keeps a firing alert's later endsAt over a resolution whose endsAt it reads
+ * as still to come, and the fake time the test pumps unpaced (while both instances first poll and deliver) may run ahead
+ * of the wall. A resolution is then in the peers' past on arrival. A firing alert lives three
+ * resend intervals (90 s) of the instances' time, longer than the test runs.
+ */
+const BEHIND_MS = 20_000;
+const RESEND = '30s';
+
+// The two instances (Apps in this process, real SQLite) run on fake time (test/helpers/fake-time.ts),
+// on the simulator's clock; the peers, the webhook sink and the simulator are real servers, the
+// peers started before the fake time (their readiness is their own).
 describe('high availability: two avawatch instances, a two-peer Alertmanager cluster', () => {
   let sim: SimServer;
   let sink: Awaited<ReturnType<typeof startWebhookSink>>;
   let peers: RunningAlertmanager[] = [];
   let apps: App[] = [];
   let dir: string;
+  let time: FakeTime | undefined;
+  const fake = (): FakeTime => {
+    if (!time) throw new Error('no fake time');
+    return time;
+  };
+  // Every wait on the peers (the cluster forming, what each holds and has flushed, what the sink
+  // was sent) goes through here: the instances' fake time moves meanwhile, as fast as the wall at most.
+  // real wait: the peers gossip, group (group_wait, group_interval) and flush on their own wall clocks.
+  const cluster = <T>(check: Check<T>, what: string): Promise<T> => fake().until(check, what, { pace: 10, within: 20_000 });
 
   beforeEach(async () => {
-    sim = await startSim();
     sink = await startWebhookSink();
     dir = mkdtempSync(join(tmpdir(), 'avawatch-ha-'));
     const [a, b] = [await freePort(), await freePort()];
@@ -69,11 +92,16 @@ describe('high availability: two avawatch instances, a two-peer Alertmanager clu
       startAlertmanager({ config: AM_CONFIG(sink.url), cluster: { port: a, peers: [b], peerTimeout: '1s' } }),
       startAlertmanager({ config: AM_CONFIG(sink.url), cluster: { port: b, peers: [a], peerTimeout: '1s' } }),
     ]);
+    time = useFakeTime();
+    sim = await startSim({ world: new World(new SimClock(Date.now() - BEHIND_MS, 1)) });
   });
 
   afterEach(async () => {
-    await Promise.all(apps.map((a) => a.stop()));
+    // Each stop waits on timers (its grace): fake time moves meanwhile.
+    for (const app of apps) await time?.settle(app.stop(), 'the instance to stop');
     apps = [];
+    time?.restore();
+    time = undefined;
     // One after the other: two peers leaving together each wait 10 s for the other's goodbye.
     for (const peer of peers) await peer.stop();
     await sim.close();
@@ -96,13 +124,13 @@ receivers:
   - name: am
     type: alertmanager
     url: [${peers.map((p) => `"${p.url}"`).join(', ')}]
-    resendInterval: 1s
+    resendInterval: ${RESEND}
 ruleFiles: [rules.yaml]
 `,
     );
     // The same rule on both instances: identical labels, so Alertmanager sees one alert.
     writeFileSync(join(home, 'rules.yaml'), `rules:\n  - {name: ending, kind: validation-end, every: ${every}, severity: critical, network: mainnet, nodeIds: [${NODE}]}\n`);
-    const app = composeApp(loadConfig(join(home, 'avawatch.yaml'), {}), { logLevel: 'error', readable: false }).app;
+    const app = composeApp(loadConfig(join(home, 'avawatch.yaml'), {}), { logLevel: 'error', readable: false, clock: sim.world.clock.asClock() }).app;
     apps.push(app);
     await app.start();
     return app;
@@ -116,11 +144,11 @@ ruleFiles: [rules.yaml]
    * last one: by then it has sent whatever it would of them (a positive signal, not a sleep).
    */
   async function flushedAfter(before: number[], what: string): Promise<void> {
-    await waitUntil(() => received().every((n, i) => n > (before[i] ?? 0)) && peers.every((p) => p.dispatched().at(-1) === 'flushed'), what, 20_000);
+    await cluster(() => received().every((n, i) => n > (before[i] ?? 0)) && peers.every((p) => p.dispatched().at(-1) === 'flushed'), what);
   }
 
   it('one firing and one resolved notification reach the receiver; the instance that has not polled yet never re-fires it', async () => {
-    await waitUntil(async () => (await Promise.all(peers.map((p) => p.status()))).every((s) => s.cluster.status === 'ready' && s.cluster.peers.length === 2), 'the two peers to form a cluster', 20_000);
+    await cluster(async () => (await Promise.all(peers.map((p) => p.status()))).every((s) => s.cluster.status === 'ready' && s.cluster.peers.length === 2), 'the two peers to form a cluster');
     const now = sim.world.clock.now();
     const period = (txHash: string, days: number) => [activeValidator({ nodeId: NODE, txHash, startTimestamp: now - 86_400, endTimestamp: now + days * 86_400 })];
     sim.world.setValidators('mainnet', NODE, period('ending-soon', 2));
@@ -128,13 +156,13 @@ ruleFiles: [rules.yaml]
     // Different poll phases: `fast` every second; `slow` once at start, then not for 30 s or more.
     const [fast, slow] = await Promise.all([instance('fast', '1s'), instance('slow', '1m')]);
     // Both instances fire the alert, both peers hold it, and the receiver hears it once.
-    await waitUntil(async () => (await fast.store.outbox('sent')).length > 0 && (await slow.store.outbox('sent')).length > 0, 'both instances to deliver', 10_000);
-    for (const peer of peers) await waitUntil(async () => (await peer.alerts()).length === 1, `the alert in ${peer.url}`);
-    await waitUntil(() => sink.received.length > 0, 'the firing notification', 10_000);
+    await fake().until(async () => (await fast.store.outbox('sent')).length > 0 && (await slow.store.outbox('sent')).length > 0, 'both instances to deliver', { within: 10_000 });
+    for (const peer of peers) await cluster(async () => (await peer.alerts()).length === 1, `the alert in ${peer.url}`);
+    await cluster(() => sink.received.length > 0, 'the firing notification');
 
     // A new validation period: the fast instance resolves it at its next poll.
     sim.world.setValidators('mainnet', NODE, period('next-period', 200));
-    await waitUntil(() => sink.received.length > 1, 'the resolved notification', 10_000);
+    await cluster(() => sink.received.length > 1, 'the resolved notification');
     // Each peer has flushed its group after the last post it got (the one that did not send
     // found the resolution in the notification log): the slow instance, still firing in its own
     // state, must not have made the alert fire again.
@@ -144,8 +172,8 @@ ruleFiles: [rules.yaml]
 
     // The slow instance polls at last: its own resolved post changes nothing at the receiver.
     const before = received();
-    await slow.once();
-    await waitUntil(async () => (await slow.store.outbox('sent')).length === 2, 'the slow instance to post its resolved alert', 10_000);
+    await fake().settle(slow.once(), 'the slow instance to poll');
+    await fake().until(async () => (await slow.store.outbox('sent')).length === 2, 'the slow instance to post its resolved alert', { within: 10_000 });
     await flushedAfter(before, 'each peer to flush after the slow instance’s resolved post');
     expect(notified()).toEqual([[`firing ending ${NODE}`], [`resolved ending ${NODE}`]]);
   }, 30_000);

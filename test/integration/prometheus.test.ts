@@ -1,15 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
 import { scenarioSchema } from '../../src/sim/scenario.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
-import { promtoolCheckMetrics, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
+import { freePort, promtoolCheckMetrics, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 
 const RULES = join(import.meta.dirname, '../../rules');
 // What the shipped example rules (rules/*.yaml) watch.
@@ -56,77 +50,75 @@ function parseExposition(text: string): Sample[] {
 }
 
 describe('the /metrics exposition against promtool and a real Prometheus', () => {
-  let sim: SimServer;
-  let slack: SlackReceiver;
-  let dir: string;
-  let app: App;
-  /** host:port the daemon's HTTP server bound. */
+  // The daemon (the simulator, the App with real SQLite and /metrics on real HTTP, a Slack
+  // receiver) on the fixture's fake time (test/helpers/daemon.ts); Prometheus a real process
+  // on the wall clock, started before the fake time on the port the daemon then listens on.
+  let d: Daemon & { stop(): Promise<void> };
+  let prom: RunningPrometheus;
+  /** host:port the daemon's HTTP server binds. */
   let target: string;
   const scrape = async () => (await fetch(`http://${target}/metrics`)).text();
+  // Every wait on what Prometheus has scraped goes through here. The daemon's fake time moves meanwhile, but
+  // real wait: Prometheus scrapes every second of its own wall clock (its scrape_interval): paced steps let it pass.
+  const scraped = <T>(check: () => Promise<T | undefined>, what: string): Promise<T> => d.until(check, what, { within: 6_000, pace: 50 });
 
   beforeAll(async () => {
-    // A world in which every example rule has something to report.
-    sim = await startSim({
-      scenario: scenarioSchema.parse({
-        world: {
-          validations: [
-            { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-ending fires (3d)
-            { nodeId: N2, txHash: 'p2', start: '+1d', end: '+180d', status: 'pending' },
-          ],
-          delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
-          l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 2, feePerSecond: 512 }],
-          icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
-          metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
-          stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
-          subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], isL1: true }],
-          // The treasury of rules/address-activity.yaml received a deposit an hour ago.
-          evmTransactions: [{ from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: 250, at: '-1h' }],
-          // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml), its disk nearly full.
-          nodes: [{ nodeId: N1, diskAvailablePercent: 7 }],
-        },
-      }),
-    });
-    slack = await startSlackReceiver();
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-prom-test-'));
-    const config = join(dir, 'avawatch.yaml');
-    writeFileSync(
-      config,
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
-server: {listen: "127.0.0.1:0"}
+    target = `127.0.0.1:${await freePort()}`;
+    // Its first scrapes find nothing listening: up is 0 until the daemon is.
+    prom = await startPrometheus({ targets: [target] });
+    d = await startDaemon({
+      logLevel: 'error',
+      // A world in which every example rule has something to report.
+      sim: {
+        scenario: scenarioSchema.parse({
+          world: {
+            validations: [
+              { nodeId: N1, txHash: 'p1', start: '-300d', end: '+2d', status: 'active' }, // validation-ending fires (3d)
+              { nodeId: N2, txHash: 'p2', start: '+1d', end: '+180d', status: 'pending' },
+            ],
+            delegations: [{ txHash: 'd1', nodeId: N1, rewardAddresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], amount: 25, start: '-10d', end: '+10d' }],
+            l1Validators: [{ validationId: 'v1', nodeId: N1, subnetId: SUBNET, balance: 2, feePerSecond: 512 }],
+            icmMessages: [{ messageId: '0xm1', from: ADDR, to: ADDR, sent: '-20m', status: 'pending' }],
+            metrics: [{ chainId: 43114, metric: 'txCount', timeInterval: 'hour', value: 12000 }],
+            stakingTransactions: [{ txHash: 's1', addresses: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], nodeId: N1, amount: 25, start: '-1d', end: '+10d' }],
+            subnets: [{ subnetId: SUBNET, owners: ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw'], isL1: true }],
+            // The treasury of rules/address-activity.yaml received a deposit an hour ago.
+            evmTransactions: [{ from: '0x4f1A2b3C4d5E6f708192a3B4c5D6e7F809a1B2c3', to: '0x7E2b5a0C4d1F93e8A6b0c2D47f1E9a3B5c8D0e6F', value: 250, at: '-1h' }],
+            // alpha's own node (rules/node-health.yaml, rules/node-metrics.yaml), its disk nearly full.
+            nodes: [{ nodeId: N1, diskAvailablePercent: 7 }],
+          },
+        }),
+      },
+      project: ({ dataUrl, webhookUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}
+state: {path: "${statePath}"}
+server: {listen: "${target}"}
 route: {receivers: [ops]}
 receivers:
-  - {name: ops, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
-validators: [{name: alpha, nodeId: ${N1}, api: "${sim.url}/node/${N1}"}, {name: beta, nodeId: ${N2}}]
+  - {name: ops, type: slack, webhookUrl: "${webhookUrl}", minInterval: 10ms}
+validators: [{name: alpha, nodeId: ${N1}, api: "${dataUrl}/node/${N1}"}, {name: beta, nodeId: ${N2}}]
 ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => JSON.stringify(join(RULES, f))).join(', ')}]
 `,
-    );
-    app = composeApp(loadConfig(config, {}), { logLevel: 'error', readable: false }).app;
-    await app.start();
-    target = new URL(app.url as string).host;
+      }),
+    });
+    expect(new URL(d.app.url as string).host).toBe(target);
     // The first evaluation of every rule (each starts within its jitter, at most 5 s).
-    const names = app.rules.map((r) => r.name);
+    const names = d.app.rules.map((r) => r.name);
     expect(names.length).toBeGreaterThanOrEqual(DOMAIN_GAUGES.length);
-    await waitUntil(
-      async () => {
-        const samples = parseExposition(await scrape());
-        const succeeded = new Set(samples.filter((s) => s.name === 'avawatch_rule_last_success_timestamp_seconds').map((s) => s.labels['rule']));
-        return names.every((n) => succeeded.has(n)) && DOMAIN_GAUGES.every((g) => samples.some((s) => s.name === g));
-      },
-      'a committed evaluation of every example rule and its gauges',
-      30_000,
-    );
+    await d.until(async () => {
+      const samples = parseExposition(await scrape());
+      const succeeded = new Set(samples.filter((s) => s.name === 'avawatch_rule_last_success_timestamp_seconds').map((s) => s.labels['rule']));
+      return names.every((n) => succeeded.has(n)) && DOMAIN_GAUGES.every((g) => samples.some((s) => s.name === g));
+    }, 'a committed evaluation of every example rule and its gauges');
   }, 60_000);
 
   afterAll(async () => {
-    await app?.stop();
-    await sim?.close();
-    await slack?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await d?.stop();
+    await prom?.stop();
   });
 
   it('`promtool check metrics` finds nothing to report on a live /metrics', async () => {
-    await slack.waitForPosts(1); // the notification counters are in the exposition too
+    await d.slack.waitForPosts(1); // the notification counters are in the exposition too
     const exposition = await scrape();
     for (const g of [...DOMAIN_GAUGES, 'avawatch_alerts_firing', 'avawatch_notifications_total', 'avawatch_api_requests_total']) expect(exposition).toContain(`\n${g}{`);
     const checked = await promtoolCheckMetrics(exposition);
@@ -134,30 +126,18 @@ ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => J
   });
 
   describe('scraped by a real Prometheus', () => {
-    let prom: RunningPrometheus;
-    beforeAll(async () => {
-      prom = await startPrometheus({ targets: [target] });
-    }, 40_000);
-    afterAll(async () => {
-      await prom?.stop();
-    });
-
     it('answers up{job="avawatch"} == 1 and a validator-status series with the value /metrics shows', async () => {
       // up is 1 once a scrape succeeded (a failed one would say why in the targets' lastError).
-      const [up] = await waitUntil(
-        async () => {
-          const r = await prom.query('up{job="avawatch"}');
-          return r[0]?.value[1] === '1' ? r : undefined;
-        },
-        'up{job="avawatch"} == 1',
-        30_000,
-      ).catch(async (err: Error) => {
+      const [up] = await scraped(async () => {
+        const r = await prom.query('up{job="avawatch"}');
+        return r[0]?.value[1] === '1' ? r : undefined;
+      }, 'up{job="avawatch"} == 1').catch(async (err: Error) => {
         throw new Error(`${err.message}; targets: ${JSON.stringify(await prom.targets())}`);
       });
       expect(up?.metric).toEqual({ __name__: 'up', job: 'avawatch', instance: target });
 
       const selector = `avawatch_validator_status{job="avawatch",rule="my-validators",node_id="${N1}"}`;
-      const [series] = await waitUntil(async () => {
+      const [series] = await scraped(async () => {
         const r = await prom.query(selector);
         return r.length > 0 ? r : undefined;
       }, selector);
@@ -173,7 +153,7 @@ ruleFiles: [${readdirSync(RULES).filter((f) => f.endsWith('.yaml')).map((f) => J
       const [end] = await prom.query(`avawatch_validator_end_timestamp_seconds{job="avawatch",rule="my-validators",node_id="${N1}"}`);
       const directEnd = parseExposition(await scrape()).find((s) => s.name === 'avawatch_validator_end_timestamp_seconds' && s.labels['node_id'] === N1);
       expect(Number(end?.value[1])).toBe(directEnd?.value);
-      expect(directEnd?.value).toBeGreaterThan(sim.world.clock.now());
+      expect(directEnd?.value).toBeGreaterThan(d.sim.world.clock.now());
 
       // The other node is pending: a different status series.
       const pending = await prom.query(`avawatch_validator_status{job="avawatch",node_id="${N2}"}`);

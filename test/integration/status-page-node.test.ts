@@ -1,16 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app/app.js';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firingAlerts } from '../../src/alerts/view.js';
 import { applyChange, worldChange } from '../../src/sim/scenario.js';
-import { startSim, type SimServer } from '../../src/sim/server.js';
-import { captureStderr } from '../helpers/app.js';
 import { launchChromium, type Browser } from '../helpers/browser.js';
-import { waitUntil } from '../helpers/wait.js';
+import { startDaemon, type Daemon } from '../helpers/daemon.js';
 
 // Issue 38: the tile shows what the node itself answers, the node rules, a badge that agrees
 // with its text, and the validator's last one-shot event; the first run says how to add one.
@@ -30,59 +24,57 @@ const RULES = `rules:
 `;
 
 describe("the status page in a real browser: the node's own view on each tile", () => {
-  let sim: SimServer;
-  let dir: string;
-  let app: App;
+  // The simulator, the App (real SQLite, the page on real HTTP) and Chromium, the daemon on the
+  // fixture's fake time (test/helpers/daemon.ts), as in status-page.test.ts: while the test reads
+  // the page nothing pumps that time, and the page shows the daemon at one moment.
+  let d: Daemon & { stop(): Promise<void> };
   let browser: Browser;
+  const app = () => d.app;
 
   beforeAll(async () => {
-    sim = await startSim();
-    const world = {
-      validations: [
-        // The service reports no AvalancheGo version for it: the node's own answer is the one shown.
-        { nodeId: N, txHash: 'p1', start: '-300d', end: '+20d', status: 'active', uptimePerformance: 98.5 },
-        { nodeId: N2, txHash: 'p2', start: '-10d', end: '+200d', status: 'active', uptimePerformance: 99.2, version: 'avalanche/1.14.1' },
-      ],
-      nodes: [{ nodeId: N, version: 'avalanchego/1.14.1', peers: 7, failing: { [CHECK]: 'not connected to enough stake' }, bootstrapped: { C: false } }],
-    };
-    applyChange(sim.world, worldChange.parse(world), sim.world.clock.nowMs());
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-status-node-'));
-    mkdirSync(join(dir, 'rules'));
-    writeFileSync(join(dir, 'rules', 'all.yaml'), RULES);
-    writeFileSync(
-      join(dir, 'avawatch.yaml'),
-      `api: {dataUrl: "${sim.url}", metricsUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
+    // Started before the fake time: its launch is the browser's own, on the real clock.
+    browser = await launchChromium({ viewport: { width: 1200, height: 900 } });
+    d = await startDaemon({
+      project: ({ dataUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}
+state: {path: "${statePath}"}
 server: {listen: 127.0.0.1:0}
 validators:
-  - { name: alpha, nodeId: ${N}, network: mainnet, api: "${sim.url}/node/${N}" }
+  - { name: alpha, nodeId: ${N}, network: mainnet, api: "${dataUrl}/node/${N}" }
   - { name: bravo, nodeId: ${N2}, network: mainnet }
   - { name: ghost, nodeId: ${UNKNOWN}, network: mainnet }
-ruleFiles: [rules/*.yaml]
+ruleFiles: [rules.yaml]
 `,
-    );
-    captureStderr();
-    app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'info', readable: false }).app;
-    await app.start();
-    await waitUntil(async () => (await firingAlerts(app.store)).some((a) => a.labels['check'] === 'health'), "node-health firing on the node's failing check", 15_000);
+        'rules.yaml': RULES,
+      }),
+      before: ({ sim }) => {
+        const world = {
+          validations: [
+            // The service reports no AvalancheGo version for it: the node's own answer is the one shown.
+            { nodeId: N, txHash: 'p1', start: '-300d', end: '+20d', status: 'active', uptimePerformance: 98.5 },
+            { nodeId: N2, txHash: 'p2', start: '-10d', end: '+200d', status: 'active', uptimePerformance: 99.2, version: 'avalanche/1.14.1' },
+          ],
+          nodes: [{ nodeId: N, version: 'avalanchego/1.14.1', peers: 7, failing: { [CHECK]: 'not connected to enough stake' }, bootstrapped: { C: false } }],
+        };
+        applyChange(sim.world, worldChange.parse(world), sim.world.clock.nowMs());
+      },
+    });
+    const { sim } = d;
+    await d.until(async () => (await firingAlerts(app().store)).some((a) => a.labels['check'] === 'health'), "node-health firing on the node's failing check", { within: 15_000 });
     // bravo's validation ends without a reward: a one-shot event, kept in the history.
     applyChange(sim.world, worldChange.parse({ validator: { nodeId: N2, status: 'completed', reward: { validation: 0 } } }), sim.world.clock.nowMs());
-    await waitUntil(async () => (await app.store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward')), 'the validation-ended event committed', 15_000);
-    await waitUntil(() => [...app.engine.samples('avawatch_validator_listed')].some((s) => s.labels['node_id'] === UNKNOWN), 'the unknown NodeID read', 15_000);
-    browser = await launchChromium({ viewport: { width: 1200, height: 900 } });
+    await d.until(async () => (await app().store.timeline({ since: 0 })).some((e) => e.status === 'event' && e.summary.includes('without a reward')), 'the validation-ended event committed', { within: 15_000 });
+    await d.until(() => [...app().engine.samples('avawatch_validator_listed')].some((s) => s.labels['node_id'] === UNKNOWN), 'the unknown NodeID read', { within: 15_000 });
   }, 60_000);
 
   afterAll(async () => {
+    await d?.stop();
     await browser?.close();
-    await app?.stop();
-    await sim?.close();
-    vi.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('shows the version, peers, chains and failing checks the node answers, the node rules, a badge the colour of the worst alert, and the zero-reward end', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${app.url}/`);
+    await page.goto(`${app().url}/`);
     const alpha = page.locator('#validators .tile', { hasText: 'alpha' });
     const text = await alpha.innerText();
     expect(text).not.toContain('version not known');
@@ -111,42 +103,33 @@ ruleFiles: [rules/*.yaml]
 });
 
 describe('the first run in a real browser: no validators yet', () => {
-  let dir: string;
-  let app: App;
+  // The fixture's App on fake time; its simulator is not in the config: the APIs do not answer.
+  let d: Daemon & { stop(): Promise<void> };
   let browser: Browser;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'avawatch-status-first-'));
-    mkdirSync(join(dir, 'rules'));
+    browser = await launchChromium();
     // The shipped profile's validator rules with an empty inventory (not loaded), and a metric rule whose API does not answer.
-    writeFileSync(
-      join(dir, 'rules', 'all.yaml'),
-      `rules:
+    d = await startDaemon({
+      project: ({ statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "http://127.0.0.1:9", metricsUrl: "http://127.0.0.1:9", retries: 0}\nstate: {path: "${statePath}"}\nserver: {listen: 127.0.0.1:0}\nvalidators: []\nruleFiles: [rules.yaml]\n`,
+        'rules.yaml': `rules:
   - { name: my-validators, kind: validator-status, every: 1s, severity: critical, validators: all }
   - { name: c-chain-gas, kind: metric-threshold, every: 1m, severity: warning, chainId: 43114, metric: txCount, timeInterval: hour, below: 1000 }
 `,
-    );
-    writeFileSync(
-      join(dir, 'avawatch.yaml'),
-      `api: {dataUrl: "http://127.0.0.1:9", metricsUrl: "http://127.0.0.1:9", retries: 0}\nstate: {path: "${join(dir, 'state.db')}"}\nserver: {listen: 127.0.0.1:0}\nvalidators: []\nruleFiles: [rules/*.yaml]\n`,
-    );
-    captureStderr();
-    app = composeApp(loadConfig(join(dir, 'avawatch.yaml'), {}), { logLevel: 'info', readable: false }).app;
-    await app.start();
-    await waitUntil(() => app.failures.failing(1).length > 0, 'the metric rule failing', 15_000);
-    browser = await launchChromium();
+      }),
+    });
+    await d.until(() => d.app.failures.failing(1).length > 0, 'the metric rule failing', { within: 15_000 });
   }, 60_000);
 
   afterAll(async () => {
+    await d?.stop();
     await browser?.close();
-    await app?.stop();
-    vi.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('says there are no validators yet and how to add one, and shows it is blind instead of a green "Nothing is firing"', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${app.url}/`);
+    await page.goto(`${d.app.url}/`);
     const validators = await page.locator('#validators').innerText();
     expect(validators).toContain('No validators yet');
     expect(validators).toContain('nodeId: NodeID-…');

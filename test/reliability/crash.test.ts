@@ -15,6 +15,11 @@ const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const period = { nodeId: NODE, txHash: 'tx-crash-1', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
 const CHANGE = `${NODE} validation active → completed`;
 
+// Every wait of this file on the `avawatch run` process (on what it did, seen at the simulator, at
+// Slack or in its state file) goes through here.
+// real wait: `avawatch run` is a process of its own, on the wall clock, killed with -9 on purpose (no fake timer reaches it).
+const ran = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T> => waitUntil(check, what, timeoutMs);
+
 type Finished = (fn: () => Promise<void> | void) => void;
 
 interface Ctx {
@@ -53,7 +58,7 @@ async function setup(onTestFinished: Finished): Promise<Ctx> {
       const d = daemon();
       await d.started();
       const from = sim.requests.length;
-      await waitUntil(() => sim.requests.length >= from + 2, 'the baseline poll committed');
+      await ran(() => sim.requests.length >= from + 2, 'the baseline poll committed');
       return d;
     },
   };
@@ -79,10 +84,10 @@ const about = (posts: SlackPost[]) => posts.filter((p) => postText(p).includes(C
 async function restartAndSettle(c: Ctx): Promise<void> {
   const d = c.daemon();
   await d.started();
-  await waitUntil(() => about(c.slack.posts) >= 1 && outboxSettled(c.project.statePath), 'the change delivered and marked sent after the restart', 20_000);
+  await ran(() => about(c.slack.posts) >= 1 && outboxSettled(c.project.statePath), 'the change delivered and marked sent after the restart', 20_000);
   // Long enough for a duplicate to show: a lease (Slack timeout 2 s + 5 s) and a few polls.
   const from = c.sim.requests.length;
-  await waitUntil(() => c.sim.requests.length >= from + 3, 'three more polls', 15_000);
+  await ran(() => c.sim.requests.length >= from + 3, 'three more polls', 15_000);
   d.child.kill('SIGTERM');
   expect((await d.exited).code).toBe(0);
   const outbox = await avawatch(['-c', c.project.configFile, 'outbox', '--json'], { cwd: c.project.dir });
@@ -97,7 +102,7 @@ describe.concurrent('kill -9 at each step, then a healthy restart', () => {
     const d = await c.running();
     c.sim.world.faults.push(...Array.from({ length: 5 }, () => ({ status: 200, delayMs: 60_000, pathIncludes: '/validators/' })));
     c.sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-    await waitUntil(() => c.sim.world.faults.length < 5, 'the hung poll');
+    await ran(() => c.sim.world.faults.length < 5, 'the hung poll');
     await d.kill();
     expect(c.slack.attempts).toBe(0);
 
@@ -111,7 +116,7 @@ describe.concurrent('kill -9 at each step, then a healthy restart', () => {
     const d = await c.running();
     c.slack.failAll(503);
     c.sim.world.setValidators('mainnet', NODE, [completedValidator(period)]);
-    await waitUntil(() => c.slack.attempts >= 1, 'a refused attempt');
+    await ran(() => c.slack.attempts >= 1, 'a refused attempt');
     await d.kill();
 
     c.slack.failAll(undefined);

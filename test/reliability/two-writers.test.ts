@@ -54,14 +54,16 @@ describe('two writers on one state file never send the same event twice', () => 
     forOnce.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     forOnce.world.faults.push({ status: 200, delayMs: 3_000, trickle: { chunkBytes: 1 << 20, intervalMs: 1 }, pathIncludes: NODE });
     const once = avawatch(['once', '--send', '--json', '-c', onceConfig], { timeoutMs: 30_000 });
-    // real wait: `once` is a process of its own, starting on the wall clock: paced steps.
-    await t.until(() => forOnce.requests.length > 0, 'once asking the slow simulator', { pace: 5, within: 60_000 });
+    // Both waits on `once` (its start, then its commit and exit) take these paced steps.
+    // real wait: `once` is a process of its own, on the wall clock: it starts, reads its answer, commits and exits there.
+    const onOnce = { pace: 5, within: 60_000 };
+    await t.until(() => forOnce.requests.length > 0, 'once asking the slow simulator', onOnce);
     // Meanwhile the daemon sees the same change, commits and sends it.
     forDaemon.world.setValidators('mainnet', NODE, [completedValidator(period)]);
     await slack.waitForPosts(1, 5_000);
 
-    // real wait: its answer read, `once` commits and exits on the wall clock: paced steps.
-    const result = await t.settle(once, 'once to end', { pace: 5, within: 60_000 });
+    // Its answer read, `once` commits and exits.
+    const result = await t.settle(once, 'once to end', onOnce);
     // The daemon polls twice more with nothing left to send: a duplicate would be sent by now.
     const polled = forDaemon.requests.length;
     await t.until(async () => forDaemon.requests.length >= polled + 2 && (await a.store.outbox('pending')).length === 0, 'two more daemon polls and an empty outbox');
