@@ -50,10 +50,10 @@ const nodes = Array.from({ length: FLEET }, (_, i) => testNodeId(i));
 const nowS = Math.floor(Date.now() / 1000);
 const period = (nodeId: string) => ({ nodeId, txHash: `tx-${nodeId.slice(-10)}`, startTimestamp: nowS - 86_400, endTimestamp: nowS + 30 * 86_400 });
 
+/** Each wait allows six polls, or a storm's lookups and a minute more. */
+const SETTLE_MS = Math.max(6 * EVERY_S * 1000, (LOOKUP_MINUTES + 1) * 60_000);
 // real wait: the daemons' leases are PostgreSQL's time and its answers take real time (on fake
 // time a query's milliseconds become seconds of the daemons': leases lapse, polls overrun).
-// Each wait allows six polls, or a storm's lookups and a minute more.
-const SETTLE_MS = Math.max(6 * EVERY_S * 1000, (LOOKUP_MINUTES + 1) * 60_000);
 const settled = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> => waitUntil(check, what, SETTLE_MS);
 
 let sim: SimServer | undefined;
