@@ -35,12 +35,14 @@ const PLAN = TIERS[TIER];
 const KEY = 'KEY-shared-scale';
 /**
  * A poll of the fleet: each rule lists its nodes, a hundred a call, 20 units a call (200 units
- * for ten rules of up to a hundred nodes). Every EVERY_S seconds that is at most two thirds of
- * the plan's minute, the rest for the storms' lookups; polled faster, the lookups wait longer,
- * and past the plan the simulator answers 429 and every poll waits.
+ * for ten rules of up to a hundred nodes). Every EVERY_S seconds that is at most a third of the
+ * plan's minute: an info rule spends only while a quarter of the minute is left, and the rest
+ * is for the storms' lookups. Polled at two thirds (fifty every 3 s, keyless), a run slowed
+ * past a minute by a loaded machine starves its lookups: the polls alone take what info may
+ * spend, and a storm was not told within two minutes.
  */
 const POLL_CU = RULES * Math.ceil(FLEET / RULES / 100) * 20;
-const EVERY_S = Math.max(3, Math.ceil((POLL_CU * 60) / ((PLAN.perMinute * 2) / 3)));
+const EVERY_S = Math.max(3, Math.ceil((POLL_CU * 60) / (PLAN.perMinute / 3)));
 /**
  * A storm's lookups, one a node, in minutes of the plan: an info rule spends while a quarter
  * of the minute is left (api/limiter.ts RESERVE), so three quarters of it a minute.
