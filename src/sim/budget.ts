@@ -11,27 +11,52 @@ export const DEFAULT_BUDGETS: Record<'data' | 'metrics', BudgetLimits> = {
   metrics: { perMinute: 8_000, perDay: 1_200_000 },
 };
 
+/** The Data API's paid plans, per API key (api-notes.md "Rate limits: compute units"). */
+export const PLANS = {
+  free: { perMinute: 8_000, perDay: 2_000_000 },
+  base: { perMinute: 10_000, perDay: 3_750_000 },
+  growth: { perMinute: 14_000, perDay: 11_200_000 },
+  pro: { perMinute: 20_000, perDay: 25_000_000 },
+} as const satisfies Record<string, BudgetLimits>;
+export type Plan = keyof typeof PLANS;
+
+/** The service's keys: each key's Data API plan, a tier's name or its limits. */
+export type KeyPlans = Record<string, Plan | BudgetLimits>;
+
 export interface Charge {
   allowed: boolean;
   headers: Record<string, string>;
 }
 
-/** Compute units per real-time minute and day, as the live service meters them. */
+/**
+ * Compute units per real-time minute and day, as the live service meters them: the Data API's
+ * per key, each key on its own plan's windows (a key it was not given, or none, on the keyless
+ * budget); the Metrics API takes no key.
+ */
 export class Budget {
+  /** Units let through, per API, whatever the key. */
   readonly spent = { data: 0, metrics: 0 };
   readonly #windows = new Map<string, { minute: number; minuteCu: number; day: number; dayCu: number }>();
+  readonly #keys: ReadonlyMap<string, BudgetLimits>;
 
-  constructor(readonly limits: Record<'data' | 'metrics', BudgetLimits> = DEFAULT_BUDGETS) {}
+  constructor(
+    readonly limits: Record<'data' | 'metrics', BudgetLimits> = DEFAULT_BUDGETS,
+    keys: KeyPlans = {},
+  ) {
+    this.#keys = new Map(Object.entries(keys).map(([key, plan]) => [key, typeof plan === 'string' ? PLANS[plan] : plan]));
+  }
 
-  charge(method: string, path: string, nowMs = Date.now()): Charge {
+  charge(method: string, path: string, nowMs = Date.now(), key?: string): Charge {
     const { api, cu } = computeUnits(method, path);
-    const limit = this.limits[api];
+    const plan = api === 'data' && key !== undefined ? this.#keys.get(key) : undefined;
+    const limit = plan ?? this.limits[api];
     const minute = Math.floor(nowMs / 60_000);
     const day = Math.floor(nowMs / 86_400_000);
-    const w = this.#windows.get(api) ?? { minute, minuteCu: 0, day, dayCu: 0 };
+    const meter = plan ? `${api} ${key}` : api;
+    const w = this.#windows.get(meter) ?? { minute, minuteCu: 0, day, dayCu: 0 };
     if (w.minute !== minute) Object.assign(w, { minute, minuteCu: 0 });
     if (w.day !== day) Object.assign(w, { day, dayCu: 0 });
-    this.#windows.set(api, w);
+    this.#windows.set(meter, w);
     const allowed = w.minuteCu + cu <= limit.perMinute && w.dayCu + cu <= limit.perDay;
     if (allowed) {
       w.minuteCu += cu;

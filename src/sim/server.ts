@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { parseDuration } from '../base/duration.js';
-import { Budget, DEFAULT_BUDGETS } from './budget.js';
+import { Budget, DEFAULT_BUDGETS, type KeyPlans } from './budget.js';
 import { SimClock } from './clock.js';
 import { error, ok, type Reply } from './http.js';
 import { SIM_ROUTES } from './areas.js';
@@ -19,6 +19,12 @@ export interface SimOptions {
   scenario?: Scenario;
   seed?: number;
   budget?: BudgetOverride;
+  /**
+   * The service's API keys, each with its Data API plan (a tier of api-notes.md, or limits): a
+   * request carrying one in `x-glacier-api-key` is metered on that key's own windows. Without
+   * a key, or with one not listed here, the keyless budget (`budget.data`).
+   */
+  keys?: KeyPlans;
   /** The scenario's clock stands at its start until `world.clock.run()`. */
   held?: boolean;
 }
@@ -36,6 +42,9 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
+/** The live service's key header (api-notes.md "Hosts and key"). */
+const KEY_HEADER = 'x-glacier-api-key';
+
 // A bad pattern is refused here, not thrown later by the request it was meant to fail.
 const queuedFault = z.looseObject({ status: z.number(), pathMatches: z.string().refine(isPattern, 'not a regular expression').optional() });
 
@@ -49,7 +58,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const world = options.world ?? new World(new SimClock(startMs, scenario?.speed ?? 1, options.held));
   if (scenario) applyChange(world, scenario.world, startMs);
   const timeline = scenario ? new Timeline(scenario, startMs) : undefined;
-  const budget = new Budget({ ...DEFAULT_BUDGETS, ...scenario?.budget, ...options.budget });
+  const budget = new Budget({ ...DEFAULT_BUDGETS, ...scenario?.budget, ...options.budget }, options.keys);
   const random = seeded(options.seed ?? scenario?.seed ?? 1);
   const requests: string[] = [];
   const nodeRequests: string[] = [];
@@ -81,7 +90,8 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     });
     if (fault && !(fault.trickle && fault.body === undefined)) return fault.trickle ? trickle(res, faultReply(fault), fault.trickle) : send(res, faultReply(fault));
 
-    const charge = budget.charge(req.method ?? 'GET', url.pathname);
+    const key = req.headers[KEY_HEADER];
+    const charge = budget.charge(req.method ?? 'GET', url.pathname, Date.now(), typeof key === 'string' ? key : undefined);
     if (!charge.allowed) return send(res, { ...error(429, 'Rate limit exceeded: compute units for this window are spent'), headers: charge.headers });
     const s = world.settings;
     if (s.latencyMs > 0) await sleep(s.latencyMs);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   delegatorsPage,
@@ -164,6 +164,31 @@ describe('avawatch sim: budget and faults', () => {
       expect(await over.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
       expect(sim.budget.spent.data).toBe(40);
     } finally {
+      await sim.close();
+    }
+  });
+
+  it("meters a known API key on its own plan's windows, with headers that say so; other keys and none on the keyless budget", async () => {
+    // Its windows on a standing Date: no minute boundary falls between two requests.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-03-02T12:00:10Z') });
+    const sim = await startSim({ scenario: loadScenario('test/fixtures/sim/world.yaml'), budget: { data: { perMinute: 40, perDay: 1_000 } }, keys: { 'KEY-pro': 'pro', 'KEY-tiny': { perMinute: 40, perDay: 30 } } });
+    try {
+      const path = `${sim.url}/v1/networks/mainnet/validators/${A}`;
+      const withKey = (key: string) => fetch(path, { headers: { 'x-glacier-api-key': key } });
+      const pro = await withKey('KEY-pro');
+      expect([pro.status, pro.headers.get('ratelimit-limit'), pro.headers.get('ratelimit-remaining'), pro.headers.get('ratelimit-policy')]).toEqual([200, '20000', '19980', '20000;w=60, 25000000;w=86400']);
+      // The keyless window is untouched by the key's spend; an unknown key counts as none.
+      expect((await fetch(path)).headers.get('ratelimit-remaining')).toBe('20');
+      expect((await withKey('KEY-unknown')).headers.get('ratelimit-remaining')).toBe('0');
+      expect((await fetch(path)).status).toBe(429);
+      expect((await withKey('KEY-pro')).headers.get('ratelimit-remaining')).toBe('19960');
+      // A key's own day: over it, a 429 until the next UTC day.
+      expect((await withKey('KEY-tiny')).status).toBe(200);
+      const over = await withKey('KEY-tiny');
+      expect([over.status, over.headers.get('ratelimit-limit'), over.headers.get('retry-after')]).toEqual([429, '40', String(12 * 3600 - 10)]);
+      expect(sim.budget.spent.data).toBe(100);
+    } finally {
+      vi.useRealTimers();
       await sim.close();
     }
   });
