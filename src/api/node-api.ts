@@ -72,7 +72,8 @@ export interface NodeApi {
 }
 
 export interface HttpNodeApiOptions {
-  dispatcher?: Dispatcher;
+  /** Or the promise of one (an agent made once undici has loaded). */
+  dispatcher?: Dispatcher | Promise<Dispatcher>;
   /** Whole-request deadline: headers and body together. */
   timeoutMs: number;
   /** Cap of a JSON answer (default 1 MiB). */
@@ -219,7 +220,7 @@ export class HttpNodeApi implements NodeApi {
       const { request } = await undici();
       const res = await request(x.target.url, {
         method: post ? 'POST' : 'GET',
-        ...(this.#o.dispatcher ? { dispatcher: this.#o.dispatcher } : {}),
+        ...(this.#o.dispatcher ? { dispatcher: await this.#o.dispatcher } : {}),
         headers: { accept: post ? 'application/json' : '*/*', ...(post ? { 'content-type': 'application/json' } : {}), ...x.target.headers },
         ...(post ? { body: JSON.stringify(x.body) } : {}),
         signal: deadline.signal,
