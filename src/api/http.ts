@@ -192,6 +192,8 @@ export class HttpClient {
         throw err;
       }
     }
+    // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
+    await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
     // Compute units count once the service answered (its status line came back), not before.
     const sent = { answered: false };

@@ -208,6 +208,8 @@ export class HttpNodeApi implements NodeApi {
   }
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
+    // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
+    await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
