@@ -21,5 +21,10 @@ export default defineConfig({
     // The steady clock's anchor is module state: each file starts it on the real wall (src/base/clock.ts).
     setupFiles: ['./test/helpers/setup-clock.ts'],
     isolate: false,
+    // Each file's transform is kept on disk, keyed by its text, vitest's version and this
+    // config: a run after the first transforms only what changed (src specs alone: 33 → 30 s of
+    // CPU; `npx vitest --clearCache` empties it). Not in node_modules, so each clone or worktree
+    // has its own.
+    experimental: { fsModuleCache: true, fsModuleCachePath: '.cache/vitest' },
   },
 });

@@ -15,7 +15,8 @@ export interface HttpClientOptions {
   /** `data` or `metrics`: the api label and the start of every error message. */
   api: string;
   baseUrl: string;
-  dispatcher: Dispatcher;
+  /** Or the promise of one (an agent made once undici has loaded). */
+  dispatcher: Dispatcher | Promise<Dispatcher>;
   headers: Record<string, string>;
   /** Whole-request deadline: headers and body together, so a trickled body cannot hang a rule. */
   timeoutMs: number;
@@ -191,6 +192,8 @@ export class HttpClient {
         throw err;
       }
     }
+    // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
+    await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
     // Compute units count once the service answered (its status line came back), not before.
     const sent = { answered: false };
@@ -214,7 +217,7 @@ export class HttpClient {
     const { request } = await undici();
     const res = await request(url, {
       method: post ? 'POST' : 'GET',
-      dispatcher: this.#o.dispatcher,
+      dispatcher: await this.#o.dispatcher,
       headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/json' } : {}), ...this.#o.headers },
       ...(post ? { body: JSON.stringify(req.body) } : {}),
       signal,

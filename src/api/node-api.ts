@@ -72,7 +72,8 @@ export interface NodeApi {
 }
 
 export interface HttpNodeApiOptions {
-  dispatcher?: Dispatcher;
+  /** Or the promise of one (an agent made once undici has loaded). */
+  dispatcher?: Dispatcher | Promise<Dispatcher>;
   /** Whole-request deadline: headers and body together. */
   timeoutMs: number;
   /** Cap of a JSON answer (default 1 MiB). */
@@ -207,6 +208,8 @@ export class HttpNodeApi implements NodeApi {
   }
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
+    // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
+    await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
@@ -219,7 +222,7 @@ export class HttpNodeApi implements NodeApi {
       const { request } = await undici();
       const res = await request(x.target.url, {
         method: post ? 'POST' : 'GET',
-        ...(this.#o.dispatcher ? { dispatcher: this.#o.dispatcher } : {}),
+        ...(this.#o.dispatcher ? { dispatcher: await this.#o.dispatcher } : {}),
         headers: { accept: post ? 'application/json' : '*/*', ...(post ? { 'content-type': 'application/json' } : {}), ...x.target.headers },
         ...(post ? { body: JSON.stringify(x.body) } : {}),
         signal: deadline.signal,

@@ -1,7 +1,8 @@
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { DataApi } from '../api/data/index.js';
 import { budgetLimits, Limiter, type BudgetLimits } from '../api/limiter.js';
 import { HttpClient } from '../api/http.js';
+import { undici } from '../api/undici.js';
 import { MetricsApi } from '../api/metrics-api.js';
 import { HttpNodeApi } from '../api/node-api.js';
 import { budgetName, SharedAllowance } from '../api/shared-budget.js';
@@ -20,11 +21,12 @@ const AGENT_CLOSE_MS = 1_000;
 const sharedNames = new WeakMap<Limiter, string | undefined>();
 
 export interface Apis {
-  agent: Agent;
+  /** Made once undici has loaded (api/undici.ts): a command that builds no App never loads it. */
+  agent: Promise<Agent>;
   data: DataApi;
   metricsApi: MetricsApi;
   /** The operator's own nodes: their own agent, so a node that hangs holds no connection the service needs. */
-  nodeAgent: Agent;
+  nodeAgent: Promise<Agent>;
   node: HttpNodeApi;
   limiters: { data: Limiter; metrics: Limiter };
 }
@@ -115,11 +117,13 @@ function apiAnswered(code: string): boolean {
 }
 
 /** Connections with the deadlines of one API's config. */
-function agentOf(o: { connectTimeout: number; timeout: number }, connections: number): Agent {
+async function agentOf(o: { connectTimeout: number; timeout: number }, connections: number): Promise<Agent> {
+  const { Agent } = await undici();
   return new Agent({ connect: { timeout: o.connectTimeout }, headersTimeout: o.timeout, bodyTimeout: o.timeout, keepAliveTimeout: 30_000, connections });
 }
 
-async function closeAgent(agent: Agent, waitMs = AGENT_CLOSE_MS): Promise<void> {
+async function closeAgent(made: Promise<Agent>, waitMs = AGENT_CLOSE_MS): Promise<void> {
+  const agent = await made;
   const closed = agent.close();
   // Sockets close on the host's time, whatever the App's clock runs at.
   const cancel = systemClock.setTimer(() => void agent.destroy(), waitMs);
