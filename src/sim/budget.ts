@@ -11,7 +11,11 @@ export const DEFAULT_BUDGETS: Record<'data' | 'metrics', BudgetLimits> = {
   metrics: { perMinute: 8_000, perDay: 1_200_000 },
 };
 
-/** The Data API's paid plans, per API key (api-notes.md "Rate limits: compute units"). */
+/**
+ * The Data API's paid plans, per API key (api-notes.md "Rate limits: compute units"). Written
+ * apart from the daemon's TIERS (api/limiter.ts) on purpose: the service's side, so a wrong
+ * figure on either side shows in a test rather than agreeing with itself.
+ */
 export const PLANS = {
   free: { perMinute: 8_000, perDay: 2_000_000 },
   base: { perMinute: 10_000, perDay: 3_750_000 },
