@@ -35,9 +35,9 @@ const SENT = ' after the request was sent (it may have been delivered)';
  * delivered, retryable (429 with Retry-After, 408, 5xx, network, timeout) or permanent.
  * `prefix` names the receiver in errors; the URL never appears in them.
  */
-export async function postJson(url: string, body: string, o: PostOptions): Promise<void> {
+export async function postJson(url: string, body: string, o: PostOptions): Promise<JsonAnswer> {
   const res = await postForAnswer(url, body, o);
-  if (res.status >= 200 && res.status < 300) return;
+  if (res.status >= 200 && res.status < 300) return res;
   throw httpFailure(o.prefix, res, bodyDetail(res.text));
 }
 

@@ -40,10 +40,10 @@ describe('alertmanager receiver against a real Alertmanager', () => {
   });
 
   /** The daemon with one validation-end rule posting to the Alertmanager, the node's period ending in `days`. */
-  async function daemon(days: number): Promise<App> {
+  async function daemon(days: number, offsetMs = -BEHIND_MS): Promise<App> {
     d = await startDaemon({
       logLevel: 'error',
-      sim: { world: new World(new SimClock(Date.now() - BEHIND_MS, 1)) },
+      sim: { world: new World(new SimClock(Date.now() + offsetMs, 1)) },
       project: ({ dataUrl, statePath }) => ({
         'avawatch.yaml': `api: {dataUrl: "${dataUrl}", metricsUrl: "${dataUrl}", retries: 0}\nstate: {path: "${statePath}"}\nserver: {listen: "127.0.0.1:0"}\nroute: {receivers: [am]}\nreceivers: [{name: am, type: alertmanager, url: "${am.url}", resendInterval: ${RESEND}}]\nruleFiles: [rules.yaml]\n`,
         'rules.yaml': `rules:\n  - {name: ending, kind: validation-end, every: 1s, severity: critical, network: mainnet, nodeIds: [${NODE}], labels: {team: validators}}\n`,
@@ -75,6 +75,16 @@ describe('alertmanager receiver against a real Alertmanager', () => {
 
     period('p30', 30); // a new period: the alert resolves
     // Gone at once: the firing alert itself would live on half a minute of Alertmanager's time at least.
+    await fx().until(async () => (await am.alerts()).length === 0, 'the alert to be resolved in Alertmanager', { within: 5_000 });
+  }, 40_000);
+
+  it("resolves at once with the daemon's clock 20 s ahead of Alertmanager's: the resolution ends at Alertmanager's now, as its answers date it", async () => {
+    await daemon(2, 20_000);
+    await fx().until(async () => (await am.alerts()).length > 0, 'the alert in Alertmanager');
+    // Posted again, so the daemon has Alertmanager's Date from an answer (the first post had one too).
+    period('p30', 30);
+    // Without the daemon reading Alertmanager's clock, its endsAt (the daemon's now, 20 s in
+    // Alertmanager's future) loses to the firing alert's, which lives 110 s more of Alertmanager's.
     await fx().until(async () => (await am.alerts()).length === 0, 'the alert to be resolved in Alertmanager', { within: 5_000 });
   }, 40_000);
 

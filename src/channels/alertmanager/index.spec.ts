@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertMessage, ChannelContext } from '../types.js';
-import { AlertmanagerNotifier } from './index.js';
+import { aheadOf, AlertmanagerNotifier } from './index.js';
 import type { PostableAlert } from './posted.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
@@ -98,5 +98,76 @@ describe('alertmanager channel', () => {
     own.start({ clock: systemClock, alertsUrl: 'http://10.0.0.5:9464/api/v1/alerts', untilNext: () => undefined });
     await own.send([ending('3d')], new AbortController().signal);
     expect(posts[1]?.[0]?.generatorURL).toBe('https://avawatch.example/api/v1/alerts');
+  });
+});
+
+describe("alertmanager channel, a host clock ahead of Alertmanager's", () => {
+  let server: Server;
+  let posts: PostableAlert[][];
+  /** How far Alertmanager's clock (its Date header) stands behind this host's. */
+  let behindMs = 0;
+
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    posts = [];
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        posts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[]);
+        res.writeHead(200, { date: new Date(Date.now() - behindMs).toUTCString() }).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+
+  afterEach(async () => {
+    vi.useRealTimers();
+    await new Promise((r) => server.close(r));
+  });
+
+  async function notifier(): Promise<AlertmanagerNotifier> {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const n = new AlertmanagerNotifier({ name: 'am', type: 'alertmanager', url, resendInterval: MINUTE, timeout: 5_000, minInterval: 0 });
+    n.start({ clock: systemClock, alertsUrl: undefined, untilNext: () => MINUTE });
+    return n;
+  }
+
+  it('a resolution ends at Alertmanager\'s now or before (as its last answer dated it), so it does not read it as still to come; it never ends before it starts', async () => {
+    behindMs = 30_000;
+    const am = await notifier();
+    await am.send([ending('3d')], new AbortController().signal);
+    vi.setSystemTime(T0 + MINUTE);
+    await am.send([{ ...ending('3d', 'resolved'), at: new Date(T0 + MINUTE).toISOString() }], new AbortController().signal);
+    const resolved = posts[1]?.[0];
+    // Alertmanager's clock reads T0 + 30 s at this post: the end is no later.
+    expect(Date.parse(resolved?.endsAt ?? '')).toBeLessThanOrEqual(T0 + MINUTE - 30_000);
+    expect(Date.parse(resolved?.endsAt ?? '')).toBeGreaterThan(T0 + MINUTE - 32_000);
+    expect(Date.parse(resolved?.startsAt ?? '')).toBeLessThanOrEqual(Date.parse(resolved?.endsAt ?? ''));
+    am.stop();
+  });
+
+  it('an escalation ends the old label set at Alertmanager\'s now too, and before its start never', async () => {
+    behindMs = 30_000;
+    const am = await notifier();
+    await am.send([ending('3d')], new AbortController().signal);
+    await am.send([{ ...ending('1d'), at: new Date(T0).toISOString() }], new AbortController().signal);
+    const old = posts[1]?.find((a) => a.labels['threshold'] === '3d');
+    expect(Date.parse(old?.endsAt ?? '')).toBeLessThanOrEqual(T0 - 30_000);
+    expect(Date.parse(old?.startsAt ?? '')).toBeLessThanOrEqual(Date.parse(old?.endsAt ?? ''));
+    am.stop();
+  });
+
+  it("a host behind Alertmanager, or an answer without a Date, ends at the host's now; a clock off by hours counts as five minutes", async () => {
+    behindMs = -30_000;
+    const am = await notifier();
+    await am.send([ending('3d')], new AbortController().signal);
+    await am.send([ending('3d', 'resolved')], new AbortController().signal);
+    expect(posts[1]?.[0]?.endsAt).toBe(new Date(T0).toISOString());
+    am.stop();
+    expect(aheadOf(null, T0)).toBe(0);
+    expect(aheadOf('not a date', T0)).toBe(0);
+    expect(aheadOf(new Date(T0 - 5 * 3_600_000).toUTCString(), T0)).toBe(5 * MINUTE);
   });
 });

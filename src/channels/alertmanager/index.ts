@@ -35,13 +35,28 @@ export function amLabels(a: AlertMessage): Record<string, string> {
  * The alerts in Alertmanager's API v2 shape. A firing alert (or an event) ends `ttlMs`
  * from `now` (the wall) unless posted again; a resolved one ends then.
  */
-export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: AlertMessage) => number; generatorURL: string }, now: number): PostableAlert[] {
+export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: AlertMessage) => number; generatorURL: string }, now: number, endAt = now): PostableAlert[] {
   return alerts.map((a) => {
     const annotations: Record<string, string> = { summary: a.summary, kind: a.kind };
     for (const [k, v] of Object.entries(a.details)) annotations[annotationKey(k)] = v;
-    const endsAt = a.status === 'resolved' ? new Date(now) : new Date(now + o.ttlMs(a));
-    return { labels: amLabels(a), annotations, startsAt: a.at, endsAt: endsAt.toISOString(), generatorURL: o.generatorURL };
+    if (a.status !== 'resolved') return { labels: amLabels(a), annotations, startsAt: a.at, endsAt: new Date(now + o.ttlMs(a)).toISOString(), generatorURL: o.generatorURL };
+    // Alertmanager refuses an alert that ends before it starts.
+    const startsAt = Math.min(Date.parse(a.at), endAt);
+    return { labels: amLabels(a), annotations, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(endAt).toISOString(), generatorURL: o.generatorURL };
   });
+}
+
+/** How far this host's clock may run ahead of an Alertmanager's that is further off is a broken clock, not skew. */
+const MAX_AHEAD_MS = 5 * 60_000;
+
+/**
+ * How far this host's wall clock may run ahead of Alertmanager's, from its answer's Date
+ * (whole seconds, so Alertmanager's time is at least that): `now` minus it, 0 when behind or
+ * unknown, at most MAX_AHEAD_MS.
+ */
+export function aheadOf(date: string | null, now: number): number {
+  const at = Date.parse(date ?? '');
+  return Number.isFinite(at) ? Math.min(MAX_AHEAD_MS, Math.max(0, now - at)) : 0;
 }
 
 export const alertmanagerChannel: Channel<AlertmanagerReceiver> = {
@@ -70,6 +85,8 @@ export class AlertmanagerNotifier implements Notifier {
   generatorURL: string;
   #ctx: ChannelContext | undefined;
   readonly #posted: PostedAlerts;
+  /** How far this host's clock ran ahead of Alertmanager's at its last answer (aheadOf). */
+  #ahead = 0;
 
   constructor(readonly receiver: AlertmanagerReceiver) {
     this.name = receiver.name;
@@ -96,10 +113,14 @@ export class AlertmanagerNotifier implements Notifier {
    * never keeps the old one firing until it times out and then reports it resolved.
    */
   async send(alerts: readonly AlertMessage[], signal: AbortSignal): Promise<void> {
-    // Alertmanager reads startsAt and endsAt on its own wall clock.
-    const now = (this.#ctx?.clock ?? systemClock).now();
-    const postable = postableAlerts(alerts, { ttlMs: (a) => this.#ttlMs(a.rule), generatorURL: this.generatorURL }, now);
-    const body = JSON.stringify([...postable, ...this.#posted.replaced(alerts, postable, now)]);
+    // Alertmanager reads startsAt and endsAt on its own wall clock: what ends, ends at its now
+    // or before (one it reads as still to come loses to the firing alert's later endsAt, its
+    // Alert.Merge), so by as much as this host's clock ran ahead of it at its last answer.
+    const clock = this.#ctx?.clock ?? systemClock;
+    const now = clock.now();
+    const endAt = now - this.#ahead;
+    const postable = postableAlerts(alerts, { ttlMs: (a) => this.#ttlMs(a.rule), generatorURL: this.generatorURL }, now, endAt);
+    const body = JSON.stringify([...postable, ...this.#posted.replaced(alerts, postable, endAt)]);
     const urls = Array.isArray(this.receiver.url) ? this.receiver.url : [this.receiver.url];
     const posts = urls.map((url, i) =>
       postJson(`${url.replace(/\/+$/, '')}/api/v2/alerts`, body, {
@@ -110,7 +131,8 @@ export class AlertmanagerNotifier implements Notifier {
     );
     // The first peer to accept is enough: a black-holed one must not hold up the receiver.
     try {
-      await Promise.any(posts);
+      const answer = await Promise.any(posts);
+      this.#ahead = aheadOf(answer.headers.get('date'), clock.now());
     } catch (err) {
       const errors = (err as AggregateError).errors as unknown[];
       throw errors.find((e) => e instanceof DeliveryError && e.retryable) ?? errors[0];

@@ -40,7 +40,8 @@ export class PostedAlerts {
     // Each condition's last label set in the batch: the one that stays firing.
     const final = new Map(states.map((s) => [s.id, s.fingerprint]));
     const ended = new Map<string, PostableAlert>();
-    const end = (alert: PostableAlert, fp: string) => ended.set(fp, { ...alert, endsAt: new Date(now).toISOString() });
+    // Alertmanager refuses an alert that ends before it starts (`now` may be behind its firing post's clock).
+    const end = (alert: PostableAlert, fp: string) => ended.set(fp, { ...alert, startsAt: new Date(Math.min(Date.parse(alert.startsAt), now)).toISOString(), endsAt: new Date(now).toISOString() });
     for (const [id, fp] of final) {
       const posted = this.#posted.get(id);
       if (posted && posted.fingerprint !== fp && posted.endsAt > now) end(posted.alert, posted.fingerprint);
