@@ -1,5 +1,5 @@
 import { formatDuration } from '../base/duration.js';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, request as undiciRequest } from 'undici';
 import { undici } from './undici.js';
 import { linkedSignal } from '../base/abort.js';
 import type { Clock } from '../base/clock.js';
@@ -193,13 +193,13 @@ export class HttpClient {
       }
     }
     // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
-    await Promise.all([undici(), this.#o.dispatcher]);
+    const [{ request }, dispatcher] = await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(req.signal, this.#o.timeoutMs);
     // Compute units count once the service answered (its status line came back), not before.
     const sent = { answered: false };
     req.onSent?.();
     try {
-      return await this.#exchange(req, url, deadline.signal, sent);
+      return await this.#exchange(req, url, { request, dispatcher, signal: deadline.signal }, sent);
     } catch (err) {
       if (deadline.timedOut && !(err instanceof ApiError)) {
         this.#o.onResponse?.(req.endpoint, 'timeout');
@@ -212,12 +212,12 @@ export class HttpClient {
     }
   }
 
-  async #exchange(req: ApiRequest, url: URL, signal: AbortSignal, sent: { answered: boolean }): Promise<Answer> {
+  async #exchange(req: ApiRequest, url: URL, via: { request: typeof undiciRequest; dispatcher: Dispatcher; signal: AbortSignal }, sent: { answered: boolean }): Promise<Answer> {
     const post = req.body !== undefined;
-    const { request } = await undici();
+    const { request, dispatcher, signal } = via;
     const res = await request(url, {
       method: post ? 'POST' : 'GET',
-      dispatcher: await this.#o.dispatcher,
+      dispatcher,
       headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/json' } : {}), ...this.#o.headers },
       ...(post ? { body: JSON.stringify(req.body) } : {}),
       signal,

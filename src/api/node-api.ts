@@ -209,7 +209,7 @@ export class HttpNodeApi implements NodeApi {
 
   async #exchange(x: Exchange): Promise<{ status: number; text: string }> {
     // undici and the agent load (at a process's first request) before the deadline starts: it times the exchange alone.
-    await Promise.all([undici(), this.#o.dispatcher]);
+    const [{ request }, dispatcher] = await Promise.all([undici(), this.#o.dispatcher]);
     const deadline = linkedSignal(x.signal, this.#o.timeoutMs);
     const fail = (what: string, code: string, kind: NodeApiError['kind'] = 'unreachable'): NodeApiError => {
       this.#o.onResponse?.(x.endpoint, code);
@@ -219,10 +219,9 @@ export class HttpNodeApi implements NodeApi {
     try {
       const post = x.body !== undefined;
       // undici's request follows no redirect: a 3xx comes back as itself and is refused below.
-      const { request } = await undici();
       const res = await request(x.target.url, {
         method: post ? 'POST' : 'GET',
-        ...(this.#o.dispatcher ? { dispatcher: await this.#o.dispatcher } : {}),
+        ...(dispatcher ? { dispatcher } : {}),
         headers: { accept: post ? 'application/json' : '*/*', ...(post ? { 'content-type': 'application/json' } : {}), ...x.target.headers },
         ...(post ? { body: JSON.stringify(x.body) } : {}),
         signal: deadline.signal,

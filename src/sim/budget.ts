@@ -50,7 +50,7 @@ export class Budget {
     this.#keys = new Map(Object.entries(keys).map(([key, plan]) => [key, typeof plan === 'string' ? PLANS[plan] : plan]));
   }
 
-  charge(method: string, path: string, nowMs = Date.now(), key?: string): Charge {
+  charge(method: string, path: string, key?: string, nowMs = Date.now()): Charge {
     const { api, cu } = computeUnits(method, path);
     const plan = api === 'data' && key !== undefined ? this.#keys.get(key) : undefined;
     const limit = plan ?? this.limits[api];

@@ -91,7 +91,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     if (fault && !(fault.trickle && fault.body === undefined)) return fault.trickle ? trickle(res, faultReply(fault), fault.trickle) : send(res, faultReply(fault));
 
     const key = req.headers[KEY_HEADER];
-    const charge = budget.charge(req.method ?? 'GET', url.pathname, Date.now(), typeof key === 'string' ? key : undefined);
+    const charge = budget.charge(req.method ?? 'GET', url.pathname, typeof key === 'string' ? key : undefined);
     if (!charge.allowed) return send(res, { ...error(429, 'Rate limit exceeded: compute units for this window are spent'), headers: charge.headers });
     const s = world.settings;
     if (s.latencyMs > 0) await sleep(s.latencyMs);

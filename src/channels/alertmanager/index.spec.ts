@@ -26,6 +26,20 @@ function ending(threshold: string, status: AlertMessage['status'] = 'firing'): A
   };
 }
 
+/** An Alertmanager stand-in on loopback: it keeps each post's alerts and answers 200 with `headers()`. */
+async function standIn(posts: PostableAlert[][], headers: () => Record<string, string> = () => ({})): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      posts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[]);
+      res.writeHead(200, headers()).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+
 describe('alertmanager channel', () => {
   let server: Server;
   let posts: PostableAlert[][];
@@ -35,15 +49,7 @@ describe('alertmanager channel', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(T0);
     posts = [];
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        posts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[]);
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    server = await standIn(posts);
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     notifier = new AlertmanagerNotifier({ name: 'am', type: 'alertmanager', url, resendInterval: MINUTE, timeout: 5_000, minInterval: 0 });
     const ctx: ChannelContext = { clock: systemClock, alertsUrl: undefined, untilNext: () => 5 * MINUTE };
@@ -111,15 +117,7 @@ describe("alertmanager channel, a host clock ahead of Alertmanager's", () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(T0);
     posts = [];
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        posts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[]);
-        res.writeHead(200, { date: new Date(Date.now() - behindMs).toUTCString() }).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    server = await standIn(posts, () => ({ date: new Date(Date.now() - behindMs).toUTCString() }));
   });
 
   afterEach(async () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { systemClock } from '../../base/clock.js';
 import { durationMs, httpUrl } from '../../base/fields.js';
 import { postJson } from '../post-json.js';
-import { PostedAlerts, type PostableAlert } from './posted.js';
+import { endedAt, PostedAlerts, type PostableAlert } from './posted.js';
 import { DeliveryError, type AlertMessage, type Channel, type ChannelContext, type Notifier, type ReceiverBase } from '../types.js';
 
 export interface AlertmanagerReceiver extends ReceiverBase {
@@ -39,10 +39,8 @@ export function postableAlerts(alerts: readonly AlertMessage[], o: { ttlMs: (a: 
   return alerts.map((a) => {
     const annotations: Record<string, string> = { summary: a.summary, kind: a.kind };
     for (const [k, v] of Object.entries(a.details)) annotations[annotationKey(k)] = v;
-    if (a.status !== 'resolved') return { labels: amLabels(a), annotations, startsAt: a.at, endsAt: new Date(now + o.ttlMs(a)).toISOString(), generatorURL: o.generatorURL };
-    // Alertmanager refuses an alert that ends before it starts.
-    const startsAt = Math.min(Date.parse(a.at), endAt);
-    return { labels: amLabels(a), annotations, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(endAt).toISOString(), generatorURL: o.generatorURL };
+    const alert = { labels: amLabels(a), annotations, startsAt: a.at, endsAt: new Date(now + o.ttlMs(a)).toISOString(), generatorURL: o.generatorURL };
+    return a.status === 'resolved' ? endedAt(alert, endAt) : alert;
   });
 }
 

@@ -18,6 +18,11 @@ interface Posted {
   endsAt: number;
 }
 
+/** The alert ended at `at`; its start no later (Alertmanager refuses an alert that ends before it starts, and `at` may be set back to its clock). */
+export function endedAt(alert: PostableAlert, at: number): PostableAlert {
+  return { ...alert, startsAt: new Date(Math.min(Date.parse(alert.startsAt), at)).toISOString(), endsAt: new Date(at).toISOString() };
+}
+
 /**
  * What this process last posted of each state alert (by rule, alertname and condition key):
  * with which labels, to end a label set its condition left (an escalation changes
@@ -40,8 +45,7 @@ export class PostedAlerts {
     // Each condition's last label set in the batch: the one that stays firing.
     const final = new Map(states.map((s) => [s.id, s.fingerprint]));
     const ended = new Map<string, PostableAlert>();
-    // Alertmanager refuses an alert that ends before it starts (`now` may be behind its firing post's clock).
-    const end = (alert: PostableAlert, fp: string) => ended.set(fp, { ...alert, startsAt: new Date(Math.min(Date.parse(alert.startsAt), now)).toISOString(), endsAt: new Date(now).toISOString() });
+    const end = (alert: PostableAlert, fp: string) => ended.set(fp, endedAt(alert, now));
     for (const [id, fp] of final) {
       const posted = this.#posted.get(id);
       if (posted && posted.fingerprint !== fp && posted.endsAt > now) end(posted.alert, posted.fingerprint);
