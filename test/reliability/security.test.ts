@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeApp } from '../../src/app/compose.js';
-import { loadConfig } from '../../src/config/load.js';
-import { startSim } from '../../src/sim/server.js';
+import { startDaemon } from '../helpers/daemon.js';
 import { expectEmailInert, expectSlackInert } from '../helpers/hostile.js';
-import { postFacts, startSlackReceiver } from '../helpers/slack-receiver.js';
+import { postFacts } from '../helpers/slack-receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 import { secretsScenario } from './secrets-scenario.js';
 
@@ -23,61 +18,56 @@ describe.concurrent('secrets, with the API and every channel failing', () => {
   }, 45_000);
 });
 
-describe.concurrent('hostile chain text', () => {
+// On the daemon fixture's fake time (test/helpers/daemon.ts): real loopback sockets to the
+// simulator, Slack and SMTP, no wait on the wall clock (it timed out once at 30 s under load).
+describe('hostile chain text', () => {
   const hostile = ['<!channel>', '<http://evil|x>', '<script>alert(1)</script>', 'a\r\nBcc: victim@example.com'];
   const ADDRESS = '0xabc0000000000000000000000000000000000001';
 
   it('token names from ICM messages reach Slack escaped and email inert: no mention, no link, no markup, no extra header', async ({ onTestFinished }) => {
-    const sim = await startSim();
-    const slack = await startSlackReceiver();
     const smtp = await startSmtpSink();
-    const dir = mkdtempSync(join(tmpdir(), 'avawatch-hostile-'));
-    onTestFinished(async () => {
-      await sim.close();
-      await slack.close();
-      await smtp.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const now = sim.world.clock.now();
-    hostile.forEach((name, i) => {
-      sim.world.addIcmMessage(
-        'mainnet',
-        {
-          messageId: `0x${String(i + 1).padStart(64, '0')}`,
-          from: ADDRESS,
-          to: ADDRESS,
-          sourceBlockchainId: 'src-chain',
-          destinationBlockchainId: 'dst-chain',
-          sourceEvmChainId: '43114',
-          // The last one's destination chain id carries CR/LF too: it is in the summary, so in the mail subject.
-          destinationEvmChainId: i === hostile.length - 1 ? `1\r\nBcc: victim@example.com` : '1',
-          sourceTimestamp: now - 3_600,
-          rewardName: name,
-          rewardSymbol: name,
-        },
-        'pending',
-      );
-    });
-    const config = join(dir, 'avawatch.yaml');
-    writeFileSync(
-      config,
-      `api: {dataUrl: "${sim.url}", retries: 0}
-state: {path: "${join(dir, 'state.db')}"}
+    onTestFinished(() => smtp.close());
+    const d = await startDaemon({
+      logLevel: 'error',
+      project: ({ dataUrl, webhookUrl, statePath }) => ({
+        'avawatch.yaml': `api: {dataUrl: "${dataUrl}", retries: 0}
+state: {path: "${statePath}"}
 server: {listen: "127.0.0.1:0"}
 route: {receivers: [slack, mail], groupBy: [message_id]}
 receivers:
-  - {name: slack, type: slack, webhookUrl: "${slack.webhookUrl}", minInterval: 10ms}
+  - {name: slack, type: slack, webhookUrl: "${webhookUrl}", minInterval: 10ms}
   - {name: mail, type: email, smtp: {host: 127.0.0.1, port: ${smtp.port}}, from: avawatch@example.com, to: ops@example.com}
 ruleFiles: [rules.yaml]
 `,
-    );
-    writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: icm-stuck, kind: icm-pending, every: 1s, severity: warning, network: mainnet, addresses: ["${ADDRESS}"], olderThan: 15m}\n`);
-    const app = composeApp(loadConfig(config, {}), { logLevel: 'silent', readable: false }).app;
-    onTestFinished(() => app.stop());
-    await app.start();
+        'rules.yaml': `rules:\n  - {name: icm-stuck, kind: icm-pending, every: 1s, severity: warning, network: mainnet, addresses: ["${ADDRESS}"], olderThan: 15m}\n`,
+      }),
+      before: ({ sim }) => {
+        const now = sim.world.clock.now();
+        hostile.forEach((name, i) => {
+          sim.world.addIcmMessage(
+            'mainnet',
+            {
+              messageId: `0x${String(i + 1).padStart(64, '0')}`,
+              from: ADDRESS,
+              to: ADDRESS,
+              sourceBlockchainId: 'src-chain',
+              destinationBlockchainId: 'dst-chain',
+              sourceEvmChainId: '43114',
+              // The last one's destination chain id carries CR/LF too: it is in the summary, so in the mail subject.
+              destinationEvmChainId: i === hostile.length - 1 ? `1\r\nBcc: victim@example.com` : '1',
+              sourceTimestamp: now - 3_600,
+              rewardName: name,
+              rewardSymbol: name,
+            },
+            'pending',
+          );
+        });
+      },
+    });
+    onTestFinished(() => d.stop());
+    const slack = d.slack;
     // One message per ICM message (groupBy message_id), so each shows its own details.
-    await slack.waitForPosts(hostile.length, 15_000);
-    await smtp.waitFor(hostile.length, 15_000);
+    await d.until(() => slack.posts.length >= hostile.length && smtp.messages.length >= hostile.length, 'a Slack post and a mail per message', { within: 120_000 });
 
     // No raw mention, link or markup in any post; no header from CR/LF in any mail (test/helpers/hostile.ts).
     const slackText = expectSlackInert(slack.posts);
@@ -91,5 +81,5 @@ ruleFiles: [rules.yaml]
     // The CR/LF of the destination chain id is flattened in the subject, which still says what happened.
     expect(smtp.messages.map((m) => m.subject)).toContainEqual(expect.stringMatching(/^\[FIRING WARNING\] icm-stuck: ICM message 0x0+4 from .* to chain 1 Bcc: victim@example\.com has been pending/));
     expect(smtp.messages.map((m) => m.text ?? '').join('\n')).toContain('Reward token: a Bcc: victim@example.com (a Bcc: victim@example.com)');
-  }, 30_000);
+  });
 });
