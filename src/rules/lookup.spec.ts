@@ -9,8 +9,8 @@ describe('lookupEach', () => {
     let most = 0;
     const out = await lookupEach(['a', 'b', 'c', 'd', 'e'], 2, never, async (e) => {
       most = Math.max(most, ++inFlight);
-      // real wait: 5 ms of work, so that lookups overlap.
-      await new Promise((r) => setTimeout(r, 5));
+      // A turn of the event loop: the lookups started meanwhile overlap this one.
+      await new Promise((r) => setImmediate(r));
       inFlight--;
       return e.toUpperCase();
     });
