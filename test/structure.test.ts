@@ -146,6 +146,7 @@ const NAMED_OUTSIDE: Readonly<Record<string, string>> = {
 const LISTS_EVERY_KIND: Readonly<Record<string, string>> = {
   'src/rules/registry.ts': 'the registry',
   'src/rules/README.md': "the map of the interface, endpoint by endpoint, and the kind that watches each (docs-map.test.ts holds it to the SDK's operations)",
+  'docs/design/entity-spread.md': 'a plan dated by its commit: which kinds it spreads by entity and which stay whole, as they were then',
 };
 
 /** The kinds of each example rule file of rules/, by file name. */
