@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { waitUntil } from './wait.js';
+import { waitUntil, type Wait } from './wait.js';
 
 /** The built CLI (`npm run build` first). */
 export const CLI = join(import.meta.dirname, '../../dist/cli.js');
@@ -25,6 +25,14 @@ export interface CliResult {
   stdout: string;
   stderr: string;
 }
+
+/**
+ * Every wait on a process of avawatch's own (`avawatch run`, `once`, an endpoint rule's
+ * expression process), on what it did: seen in its log, its /metrics, its state file, at the
+ * simulator or a receiver. Those run on the wall clock, and no fake timer reaches them.
+ */
+// real wait: a process of its own, on the wall clock (its scheduler, timers and exit are what is tested).
+export const onProcess: Wait = (check, what, timeoutMs) => waitUntil(check, what, timeoutMs);
 
 /** Runs `node dist/cli.js ...args` to its end, whatever its exit code. */
 export function avawatch(args: string[], o: CliOptions = {}): Promise<CliResult> {
@@ -77,9 +85,8 @@ export function startDaemon(configFile: string, o: CliOptions & { args?: string[
     child,
     log: () => log,
     exited,
-    // real wait: the CLI is a process of its own, on the wall clock.
     started: (timeoutMs = 10_000) =>
-      waitUntil(
+      onProcess(
         () => {
           if (child.exitCode !== null) throw new Error(`the daemon exited with code ${child.exitCode}:\n${log}`);
           return /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(log)?.[1];

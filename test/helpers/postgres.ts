@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { waitUntil, type Wait } from './wait.js';
 
 // A throwaway PostgreSQL cluster for one test file: Debian's `postgresql` binaries (initdb,
 // pg_ctl), a data directory in a temporary directory, TCP on a free port of 127.0.0.1 and
@@ -16,6 +17,14 @@ import pg from 'pg';
 // cluster (a copy: about 0.1 s of CPU; initdb: 1.5 s).
 
 const run = promisify(execFile);
+
+/**
+ * Every wait on daemons that share a PostgreSQL store (their leases, takeovers, step-downs): the
+ * leases are the database's time and its answers take real time. On fake time a query's
+ * milliseconds would become seconds of the daemons', so leases lapse and polls overrun.
+ */
+// real wait: leases timed by PostgreSQL's now(), several daemons answering in real time; no test clock reaches them.
+export const onLeases: Wait = (check, what, timeoutMs) => waitUntil(check, what, timeoutMs);
 
 export interface RunningPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication: no password). */

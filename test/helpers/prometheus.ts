@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitUntil } from './wait.js';
+import { waitUntil, type Wait } from './wait.js';
 
 /** A binary of the Debian package `prometheus` (prometheus, promtool) on PATH. */
 function binary(name: 'prometheus' | 'promtool'): string {
@@ -12,6 +12,10 @@ function binary(name: 'prometheus' | 'promtool'): string {
 }
 
 /** A port free on loopback now (for a server the test starts after Prometheus, which must know its target). */
+/** Every wait on Prometheus itself (ready, its scrapes, its rule evaluations), a process of its own. */
+// real wait: Prometheus runs on its own wall clock (its scrape_interval); no test clock reaches it.
+export const onPrometheus: Wait = (check, what, timeoutMs) => waitUntil(check, what, timeoutMs);
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -96,8 +100,7 @@ ${o.moreJobs ?? ''}`,
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    // real wait: Prometheus is a process of its own, on the wall clock.
-    await waitUntil(
+    await onPrometheus(
       async () => {
         if (child.exitCode !== null) throw new Error(`prometheus exited with code ${child.exitCode}:\n${log}`);
         return (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok;

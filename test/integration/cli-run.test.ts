@@ -2,19 +2,16 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim } from '../../src/sim/server.js';
-import { CLI, cleanEnv } from '../helpers/cli.js';
+import { CLI, cleanEnv, onProcess } from '../helpers/cli.js';
 import { writeProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver } from '../helpers/slack-receiver.js';
 import { stateFile } from '../helpers/state-file.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // `avawatch run` as its own process: signals, its shutdown budget, kill -9. These wait in
 // real time: the real scheduler, timers and process exit are what they test.
 
-// Every wait of this file on the `avawatch run` process (on what it did, seen in its log, its
-// /metrics, its state file, or at the simulator and Slack) goes through here, Slack's too.
-// real wait: `avawatch run` is a process of its own, on the wall clock (no fake timer reaches it).
-const ran = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T> => waitUntil(check, what, timeoutMs);
+// Every wait of this file is on the `avawatch run` process (test/helpers/cli.ts, onProcess), Slack's too.
+const ran = onProcess;
 
 const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const period = { nodeId: NODE, txHash: 'tx-current', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };

@@ -3,9 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { startDaemon, type Daemon } from '../helpers/cli.js';
+import { onProcess, startDaemon, type Daemon } from '../helpers/cli.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // The built daemon with endpoint rules whose JSONata runs away (a built-in no timeout stops)
 // or pads 300 MB per item: it keeps serving, fails those rules, and leaves no process behind.
@@ -85,18 +84,21 @@ describe('endpoint expressions beside a running daemon', () => {
     const url = await daemon.started();
     const slowest = { ms: 0 };
     const stopped = (rule: string) => new RegExp(`"rule":"${rule}","error":"expressions ran past 2s \\(expressionTimeout\\) and were stopped","msg":"rule evaluation failed; state unchanged"`).test(daemon?.log() ?? '');
-    // Probed all the while both rules run away, until each has been stopped at its 2 s (a
-    // runaway burns a core: no longer than it takes to show both).
-    const end = Date.now() + 30_000;
-    while (!(stopped('padded') && stopped('runaway'))) {
-      expect(Date.now(), `both rules stopped within 30 s:\n${daemon.log()}`).toBeLessThan(end);
-      const t = performance.now();
-      expect((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(30_000) })).status).toBe(200);
-      slowest.ms = Math.max(slowest.ms, performance.now() - t);
-      // real wait: the built daemon is a process of its own, and stops each expression at its 2 s
-      // budget on the host's clock (its expression process's real computing): no test clock moves it.
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // Probed all the while both rules run away, until each has been stopped at its 2 s budget on
+    // the host's clock (a runaway burns a core: no longer than it takes to show both).
+    const bothStopped = onProcess(
+      async () => {
+        const t = performance.now();
+        expect((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(30_000) })).status).toBe(200);
+        slowest.ms = Math.max(slowest.ms, performance.now() - t);
+        return stopped('padded') && stopped('runaway');
+      },
+      'both rules stopped',
+      30_000,
+    );
+    await bothStopped.catch((err: Error) => {
+      throw new Error(`${err.message}:\n${daemon?.log() ?? ''}`);
+    });
     expect(slowest.ms).toBeLessThan(1_000);
     expect(daemon.child.exitCode).toBe(null);
   }, 60_000);
@@ -108,12 +110,12 @@ describe('endpoint expressions beside a running daemon', () => {
     await daemon.started();
     const pid = daemon.child.pid as number;
     // Busy with the runaway (starting takes a fraction of this), so deaf to its channel closing.
-    // real wait: the expression process's CPU seconds, real computing in a process of its own.
-    const sandbox = await waitUntil(() => children(pid).find((child) => cpuSeconds(child) > 1.5), 'the expression process to be busy', 30_000);
+    // The expression process's CPU seconds: real computing in a process of its own.
+    const sandbox = await onProcess(() => children(pid).find((child) => cpuSeconds(child) > 1.5), 'the expression process to be busy', 30_000);
     await daemon.kill();
-    // real wait: the orphaned expression process ends itself, its watchdog thread checking its parent
-    // every second of its own wall clock.
-    await waitUntil(() => !alive(sandbox), 'the expression process to end', 10_000);
+    // The orphaned expression process ends itself, its watchdog thread checking its parent every
+    // second of its own wall clock.
+    await onProcess(() => !alive(sandbox), 'the expression process to end', 10_000);
   }, 60_000);
 
   it("one rule's runaway holds no other rule: each has its own expression process", async () => {
@@ -136,10 +138,10 @@ describe('endpoint expressions beside a running daemon', () => {
     // Four that succeeded (a skip counts as started and failed): held by the runaway, it would have none.
     // Its own first run may be skipped once on a busy machine, while its expression process starts.
     const succeeded = async () => (await count('avawatch_rule_evaluations_total')) - (await count('avawatch_rule_evaluation_failures_total'));
-    // real wait: each evaluation is real work (the calm rule's expression process computing, beside a
-    // runaway burning a core): on the fixture's fake time its 1 s ticks outrun that work and are skipped
-    // (a skip counts as failed); the built daemon's ticks are on its own wall clock.
-    await waitUntil(async () => (await succeeded()) >= 4, 'the calm rule to be evaluated four times, without failing', 30_000);
+    // Each evaluation is real work (the calm rule's expression process computing, beside a runaway
+    // burning a core): on the fixture's fake time its 1 s ticks outrun that work and are skipped (a
+    // skip counts as failed); the built daemon's ticks are on its own wall clock.
+    await onProcess(async () => (await succeeded()) >= 4, 'the calm rule to be evaluated four times, without failing', 30_000);
     expect(await count('avawatch_rule_evaluation_failures_total'), daemon.log()).toBeLessThanOrEqual(1);
     expect(daemon.log()).not.toMatch(/"rule":"runaway".*rule evaluation failed/);
   }, 60_000);

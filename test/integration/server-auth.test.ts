@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { captureStderr, startApp } from '../helpers/app.js';
 import { avawatch } from '../helpers/cli.js';
-import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { waitUntil } from '../helpers/wait.js';
+import { onPrometheus, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 
 const TOKEN = 'scrape-token-0c4f9d2e7b';
 const PASSWORD = 'scrape-password-61ad3f';
@@ -73,8 +72,8 @@ describe('server.auth', () => {
     });
 
     it('scrapes with the bearer token and with basic credentials; without them the target is down with a 401', async () => {
-      // real wait: Prometheus is a process of its own, scraping on its own (wall) clock.
-      const up = await waitUntil(
+      // Prometheus scraping on its own wall clock (test/helpers/prometheus.ts, onPrometheus).
+      const up = await onPrometheus(
         async () => {
           const samples = await prometheus.query('up');
           return samples.length === 3 ? Object.fromEntries(samples.map((s) => [s.metric['job'], s.value[1]])) : undefined;

@@ -10,8 +10,8 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
+import { onLeases } from '../helpers/postgres.js';
 import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // Issue 43: the number of daemons sharing one PostgreSQL changes 3 → 5 → 2 while every
 // validator of a fleet changes, three times over. Each change is one notification, exactly as
@@ -54,9 +54,8 @@ const period = (nodeId: string) => ({ nodeId, txHash: `tx-${nodeId.slice(-10)}`,
 
 /** Each wait allows six polls, or a storm's lookups and a minute more. */
 const SETTLE_MS = Math.max(6 * EVERY_S * 1000, (LOOKUP_MINUTES + 1) * 60_000);
-// real wait: the daemons' leases are PostgreSQL's time and its answers take real time (on fake
-// time a query's milliseconds become seconds of the daemons': leases lapse, polls overrun).
-const settled = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> => waitUntil(check, what, SETTLE_MS);
+// On the daemons' leases, in real time (test/helpers/postgres.ts, onLeases).
+const settled = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> => onLeases(check, what, SETTLE_MS);
 
 let sim: SimServer | undefined;
 let slack: SlackReceiver | undefined;

@@ -11,8 +11,8 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import { startDaemon, type Daemon } from '../helpers/cli.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
+import { onLeases } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
 // database. The 256 virtual shards are held on leases; a rule is evaluated only by the holder
@@ -60,8 +60,8 @@ const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) =
 /** Every real wait of this file: polls check() (at most every 200 ms: each one scrapes daemons) until it gives a value. */
 async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
   let next = 0;
-  // real wait: three `avawatch run` processes whose leases run on PostgreSQL's clock; no test clock reaches them.
-  return waitUntil(
+  // Three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts, onLeases).
+  return onLeases(
     async () => {
       if (Date.now() < next) return undefined;
       next = Date.now() + 200;

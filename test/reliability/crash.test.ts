@@ -2,10 +2,9 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { activeValidator, completedValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { avawatch, startDaemon, type Daemon } from '../helpers/cli.js';
+import { avawatch, onProcess, startDaemon, type Daemon } from '../helpers/cli.js';
 import { writeProject, type TempProject } from '../helpers/harness.js';
 import { postText, startSlackReceiver, type SlackPost, type SlackReceiver } from '../helpers/slack-receiver.js';
-import { waitUntil } from '../helpers/wait.js';
 
 // kill -9 of the real daemon at each step of fetch → evaluate → commit → send → mark sent.
 // Restarted with everything healthy, it delivers every notification: exactly once when the
@@ -15,10 +14,8 @@ const NODE = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
 const period = { nodeId: NODE, txHash: 'tx-crash-1', startTimestamp: 1_716_000_000, endTimestamp: 1_747_536_000 };
 const CHANGE = `${NODE} validation active → completed`;
 
-// Every wait of this file on the `avawatch run` process (on what it did, seen at the simulator, at
-// Slack or in its state file) goes through here.
-// real wait: `avawatch run` is a process of its own, on the wall clock, killed with -9 on purpose (no fake timer reaches it).
-const ran = <T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T> => waitUntil(check, what, timeoutMs);
+// Every wait of this file is on the `avawatch run` process (test/helpers/cli.ts, onProcess), Slack's too.
+const ran = onProcess;
 
 type Finished = (fn: () => Promise<void> | void) => void;
 
