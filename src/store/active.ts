@@ -40,6 +40,14 @@ export function loadActive(db: Database.Database, rule: string): ActiveRow[] {
   return (statement(db, `SELECT ${COLUMNS} FROM active_alerts WHERE rule = ?`).all(rule) as RawActive[]).map(activeRow);
 }
 
+/** Each store rule's state alerts, in one query: every rule asked is in the map. */
+export function loadActiveOf(db: Database.Database, rules: readonly string[]): Map<string, ActiveRow[]> {
+  const out = new Map(rules.map((r) => [r, [] as ActiveRow[]]));
+  const rows = statement(db, `SELECT rule, ${COLUMNS} FROM active_alerts WHERE rule IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rules)) as Array<RawActive & { rule: string }>;
+  for (const r of rows) out.get(r.rule)?.push(activeRow(r));
+  return out;
+}
+
 /** Every state alert firing now (not pending), oldest first. */
 export function firingRows(db: Database.Database): Array<ActiveRow & { rule: string }> {
   const rows = statement(db, `SELECT rule, ${COLUMNS} FROM active_alerts WHERE state = 'firing' ORDER BY started_at, rule, key`).all() as Array<RawActive & { rule: string }>;
