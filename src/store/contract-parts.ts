@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FencedError, StateConflictError } from './errors.js';
-import { active, alert, type Opened } from './contract-fixtures.js';
-import { StateDiff, type ShardFence, type StateStore } from './types.js';
+import { active, alert, to, type Opened } from './contract-fixtures.js';
+import { StateDiff, type NewAlert, type ShardFence, type StateStore } from './types.js';
 
 // The parts of a rule spread by entity (docs/design/entity-spread.md): store rules `name#SSS`,
 // read and committed together. Not used by the engine yet. `shared`: the store shares its
@@ -82,6 +82,33 @@ export function partsContract(store: Opened, o: { shared?: boolean } = {}): void
         'r#100': { states: {}, revision: 0 },
       });
       expect(await activeKeys(s, ['r#001', 'r#255', 'r#100'])).toEqual({ 'r#001': ['a', 'b'], 'r#255': [], 'r#100': [] });
+    });
+
+    it('prunes a rule with its parts and its rule-failing parts, never a look-alike (`_` is legal in a name)', async () => {
+      const s = await store('parts-prune');
+      const all = ['r', 'r#001', '!rule-failing:r#002', '!rule-failing:r', 'r2#001', 'r_x', 'r#01', 'r#0001', 'a_b#003', 'aXb#003', 'a_b2'];
+      await s.commitParts(all.map((rule) => ({ rule, states: { e: 1 }, active: [active('k')] })), [alert], 1_000);
+      await s.pruneRule('r', 'a_b');
+      const left = ['!rule-failing:r', 'r2#001', 'r_x', 'r#01', 'r#0001', 'aXb#003', 'a_b2'];
+      expect((await s.ruleNames()).sort()).toEqual(left.sort());
+      const stillActive = Object.entries(await activeKeys(s, all)).filter(([, keys]) => keys.length > 0).map(([rule]) => rule);
+      expect(stillActive.sort()).toEqual(left.sort());
+      expect(await s.pendingCount()).toBe(2);
+    });
+
+    it("a silence's end finds the muted alert's row in a part of its rule (not a look-alike's), and moves that part's revision", async () => {
+      const s = await store('parts-mute');
+      const firing: NewAlert = { ...alert, rule: 'ending', status: 'firing', conditionKey: 'N', targets: [to('ops')] };
+      const row = active('N', { notifiedReceivers: { ops: 1_000 } });
+      await s.commitParts([{ rule: 'ending#007', states: {}, active: [row] }, { rule: 'ending2#007', states: {}, active: [row] }, { rule: 'ending_x', states: {}, active: [row] }], [firing], 1_000);
+      const [claimed] = await s.claimDue('ops', 1_000, 10, 60_000);
+      await s.muteWaiting(claimed!, 'silenced by #2', 2_000);
+      const after = await s.loadActiveOf(['ending#007', 'ending2#007', 'ending_x']);
+      expect(after.get('ending#007')).toEqual([expect.objectContaining({ key: 'N', mutedAt: 2_000, mutedReceivers: ['ops'] })]);
+      expect(after.get('ending2#007')).toEqual([expect.objectContaining({ mutedAt: null, mutedReceivers: [] })]);
+      expect(after.get('ending_x')).toEqual([expect.objectContaining({ mutedAt: null, mutedReceivers: [] })]);
+      const revisions = await s.stateRowsOf(['ending#007', 'ending2#007']);
+      expect([revisions.get('ending#007')?.revision, revisions.get('ending2#007')?.revision]).toEqual([2, 1]);
     });
 
     it.runIf(o.shared)("shared: refused whole (FencedError) when one of three parts' shards moved on; nothing of the other two written", async () => {

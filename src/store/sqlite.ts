@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import { firingRows, loadActive, loadActiveOf, owedAfterMute, writeActive } from './active.js';
+import { firingRows, loadActive, loadActiveOf, owedAfterMute, PART, PART_BASE, writeActive } from './active.js';
 import * as history from './history.js';
 import { openDatabase } from './open.js';
 import * as outbox from './outbox.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
-import { checkParts } from './parts.js';
+import { checkParts, partBases } from './parts.js';
 import { bumpRevision, stateRows, stateRowsOf, writeStates } from './states.js';
 import { statement } from './statement.js';
 import type {
@@ -88,13 +88,14 @@ export class SqliteStore implements StateStore {
     return rows.map((r) => r.rule);
   }
 
-  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  /** Forgets removed rules' state and active alerts, with their parts; their alerts and outbox rows stay (nothing queued is lost). */
   async pruneRule(...rules: string[]): Promise<void> {
+    const names = JSON.stringify(rules);
+    const bases = JSON.stringify(partBases(rules));
+    const where = `rule IN (SELECT value FROM json_each(?)) OR (${PART} AND ${PART_BASE} IN (SELECT value FROM json_each(?)))`;
     this.#db.transaction(() => {
-      for (const rule of rules) {
-        statement(this.#db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
-        statement(this.#db, 'DELETE FROM active_alerts WHERE rule = ?').run(rule);
-      }
+      statement(this.#db, `DELETE FROM entity_state WHERE ${where}`).run(names, bases);
+      statement(this.#db, `DELETE FROM active_alerts WHERE ${where}`).run(names, bases);
     })();
   }
 
@@ -198,7 +199,8 @@ export class SqliteStore implements StateStore {
     db.transaction(() => {
       outbox.markMuted(db, row.id, reason, now);
       const { rule, status, conditionKey } = row.message;
-      if (status === 'firing' && conditionKey !== undefined && owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, rule);
+      if (status !== 'firing' || conditionKey === undefined) return;
+      for (const owed of owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, owed);
     }).immediate();
   }
 

@@ -291,7 +291,10 @@ export interface StateStore {
   ruleNames(): Promise<string[]>;
   /** stateRows of each store rule (a spread rule's parts), in one query; every one asked is in the map. */
   stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>>;
-  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  /**
+   * Forgets removed rules' state and active alerts, with their parts (`name#SSS`,
+   * `!rule-failing:name#SSS`); their alerts and outbox rows stay (nothing queued is lost).
+   */
   pruneRule(...rules: string[]): Promise<void>;
 
   // ---- alerts

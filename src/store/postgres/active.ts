@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Queryable } from './connect.js';
 import type { ActiveRow } from '../types.js';
+import { PART, PART_BASE } from './parts.js';
 
 // Table: active_alerts (as ../active.ts for SQLite; the JSON columns are jsonb, read back parsed).
 
@@ -88,14 +89,16 @@ export async function writeActiveOf(db: pg.ClientBase, sets: ReadonlyArray<{ rul
 
 /**
  * A firing notification muted while it waited in the outbox: the state alert (still firing)
- * owes it to the receiver once the mute ends. Returns whether an alert took it.
+ * owes it to the receiver once the mute ends. `rule` is the alert's rule name: its row is
+ * under that store rule or one of its parts (`rule#SSS`). Returns the store rules whose alert took it.
  */
-export async function owedAfterMute(db: Queryable, rule: string, key: string, receiver: string, now: number): Promise<boolean> {
-  const { rowCount } = await db.query(
+export async function owedAfterMute(db: Queryable, rule: string, key: string, receiver: string, now: number): Promise<string[]> {
+  const { rows } = await db.query<{ rule: string }>(
     `UPDATE active_alerts SET muted_at = COALESCE(muted_at, $1),
        muted_receivers = CASE WHEN muted_receivers ? $2 THEN muted_receivers ELSE muted_receivers || jsonb_build_array($2::text) END
-     WHERE rule = $3 AND key = $4 AND state = 'firing'`,
+     WHERE (rule = $3 OR (${PART} AND ${PART_BASE} = $3)) AND key = $4 AND state = 'firing'
+     RETURNING rule`,
     [now, receiver, rule, key],
   );
-  return (rowCount ?? 0) > 0;
+  return [...new Set(rows.map((r) => r.rule))];
 }

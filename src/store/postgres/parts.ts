@@ -8,6 +8,10 @@ import type { Queryable } from './connect.js';
 // is one statement for every part: a rule has up to 256 parts, and a round trip per part
 // would cost more than the writes.
 
+/** A part's store rule (`base#SSS`) and its base: the suffix checked without LIKE (`_` is legal in names). */
+export const PART = "(rule ~ '#[0-9]{3}$')";
+export const PART_BASE = 'left(rule, -4)';
+
 /** Each store rule's states and revision, in one statement (one snapshot): every rule asked is in the map. */
 export async function stateRowsOf(db: Queryable, rules: readonly string[]): Promise<Map<string, StateRows>> {
   const { rows } = await db.query<{ rule: string; revision: number; entity: string | null; state: string | null }>(

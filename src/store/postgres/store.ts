@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { FencedError, StoreError } from '../errors.js';
-import { checkParts } from '../parts.js';
+import { checkParts, partBases } from '../parts.js';
 import type {
   ActiveRow,
   CommitPart,
@@ -29,7 +29,7 @@ import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
 import * as outbox from './outbox.js';
-import { bumpRevisions, fenced, stateRowsOf, writePartStates } from './parts.js';
+import { bumpRevisions, fenced, PART, PART_BASE, stateRowsOf, writePartStates } from './parts.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
@@ -139,9 +139,10 @@ export class PgStore implements StateStore {
   }
 
   pruneRule(...rules: string[]): Promise<void> {
+    const where = `rule = ANY($1::text[]) OR (${PART} AND ${PART_BASE} = ANY($2::text[]))`;
     return this.#write(async (db) => {
-      await db.query('DELETE FROM entity_state WHERE rule = ANY($1::text[])', [rules]);
-      await db.query('DELETE FROM active_alerts WHERE rule = ANY($1::text[])', [rules]);
+      await db.query(`DELETE FROM entity_state WHERE ${where}`, [rules, partBases(rules)]);
+      await db.query(`DELETE FROM active_alerts WHERE ${where}`, [rules, partBases(rules)]);
     });
   }
 
@@ -238,7 +239,8 @@ export class PgStore implements StateStore {
     return this.#write(async (db) => {
       await outbox.markMuted(db, row.id, reason, now);
       const { rule, status, conditionKey } = row.message;
-      if (status === 'firing' && conditionKey !== undefined && (await owedAfterMute(db, rule, conditionKey, row.receiver, now))) await bumpRevision(db, rule);
+      if (status !== 'firing' || conditionKey === undefined) return;
+      for (const owed of await owedAfterMute(db, rule, conditionKey, row.receiver, now)) await bumpRevision(db, owed);
     });
   }
 
