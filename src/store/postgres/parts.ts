@@ -63,8 +63,8 @@ export async function bumpRevisions(db: pg.ClientBase, parts: readonly CommitPar
   const current = new Map(rows.map((r) => [r.rule, r.revision]));
   const moved = parts.filter((p) => p.expectRevision !== undefined && (current.get(p.rule) ?? 0) !== p.expectRevision);
   if (moved.length > 0) {
-    const how = moved.map((p) => `"${p.rule}" ${p.expectRevision} → ${current.get(p.rule) ?? 0}`).join(', ');
-    throw new StateConflictError(`the state of ${names(moved.map((p) => p.rule))} changed since it was read (revision ${how}); nothing written`);
+    const how = moved.map((p) => `"${p.rule}" (revision ${p.expectRevision} → ${current.get(p.rule) ?? 0})`).join(', ');
+    throw new StateConflictError(`the state of ${moved.length === 1 ? 'rule' : 'rules'} ${how} changed since it was read; nothing written`);
   }
   await db.query('UPDATE rule_revision SET revision = revision + 1 WHERE rule = ANY($1::text[])', [rules]);
 }
