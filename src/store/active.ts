@@ -35,9 +35,21 @@ function activeRow(r: RawActive): ActiveRow {
 
 const COLUMNS = 'key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition';
 
+/** A part's store rule (`base#SSS`, docs/design/entity-spread.md), and its base: the suffix checked without LIKE (`_` is legal in names). */
+export const PART = "(substr(rule, -4, 1) = '#' AND substr(rule, -3) GLOB '[0-9][0-9][0-9]')";
+export const PART_BASE = 'substr(rule, 1, length(rule) - 4)';
+
 /** The rule's state alerts (pending and firing) as of its last evaluation. */
 export function loadActive(db: Database.Database, rule: string): ActiveRow[] {
   return (statement(db, `SELECT ${COLUMNS} FROM active_alerts WHERE rule = ?`).all(rule) as RawActive[]).map(activeRow);
+}
+
+/** Each store rule's state alerts, in one query: every rule asked is in the map. */
+export function loadActiveOf(db: Database.Database, rules: readonly string[]): Map<string, ActiveRow[]> {
+  const out = new Map(rules.map((r) => [r, [] as ActiveRow[]]));
+  const rows = statement(db, `SELECT rule, ${COLUMNS} FROM active_alerts WHERE rule IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rules)) as Array<RawActive & { rule: string }>;
+  for (const r of rows) out.get(r.rule)?.push(activeRow(r));
+  return out;
 }
 
 /** Every state alert firing now (not pending), oldest first. */
@@ -58,15 +70,16 @@ export function writeActive(db: Database.Database, rule: string, active: readonl
 /**
  * A firing notification muted while it waited in the outbox: the state alert (still firing)
  * owes it to the receiver once the mute ends, as if it had been muted when it was made.
- * Returns whether an alert took it.
+ * `rule` is the alert's rule name: its row is under that store rule or one of its parts
+ * (`rule#SSS`). Returns the store rules whose alert took it.
  */
-export function owedAfterMute(db: Database.Database, rule: string, key: string, receiver: string, now: number): boolean {
-  return (
-    statement(
-      db,
-      `UPDATE active_alerts SET muted_at = COALESCE(muted_at, ?),
-         muted_receivers = (SELECT json_group_array(value) FROM (SELECT value FROM json_each(muted_receivers) UNION SELECT ?))
-       WHERE rule = ? AND key = ? AND state = 'firing'`,
-    ).run(now, receiver, rule, key).changes > 0
-  );
+export function owedAfterMute(db: Database.Database, rule: string, key: string, receiver: string, now: number): string[] {
+  const rows = statement(
+    db,
+    `UPDATE active_alerts SET muted_at = COALESCE(muted_at, @now),
+       muted_receivers = (SELECT json_group_array(value) FROM (SELECT value FROM json_each(muted_receivers) UNION SELECT @receiver))
+     WHERE (rule = @rule OR (${PART} AND ${PART_BASE} = @rule)) AND key = @key AND state = 'firing'
+     RETURNING rule`,
+  ).all({ now, receiver, rule, key }) as Array<{ rule: string }>;
+  return [...new Set(rows.map((r) => r.rule))];
 }

@@ -3,6 +3,7 @@ import { StateConflictError } from './errors.js';
 import { active, alert, HOUR, states, to, type Opened } from './contract-fixtures.js';
 import { historyContract } from './contract-history.js';
 import { outboxContract } from './contract-outbox.js';
+import { partsContract } from './contract-parts.js';
 import { StateDiff, type NewAlert, type StateStore } from './types.js';
 
 // The behaviour every StateStore must have, as vitest blocks. An implementation's spec runs it:
@@ -14,11 +15,12 @@ import { StateDiff, type NewAlert, type StateStore } from './types.js';
 // same state when opened again under that name (a second process beside the daemon, or a
 // restart). Each test uses its own place. What only one implementation has (SQLite's file,
 // WAL, its schema version) is tested in that implementation's spec, not here.
-// The outbox's and the history's tests are in contract-outbox.ts and contract-history.ts.
+// The outbox's, the history's and the parts' tests are in contract-outbox.ts, contract-history.ts
+// and contract-parts.ts. `shared`: a store whose instances share the work over shard leases.
 
 export type OpenStore = (place: string) => StateStore | Promise<StateStore>;
 
-export function storeContract(name: string, open: OpenStore): void {
+export function storeContract(name: string, open: OpenStore, o: { shared?: boolean } = {}): void {
   describe(`${name}: the StateStore contract`, () => {
     const opened: StateStore[] = [];
     afterEach(async () => {
@@ -130,6 +132,7 @@ export function storeContract(name: string, open: OpenStore): void {
     });
 
     outboxContract(store);
+    partsContract(store, o);
 
     describe('silences', () => {
       it('lists the silences in force (or all), newest first, and ends one early', async () => {

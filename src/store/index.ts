@@ -12,6 +12,7 @@ export type {
   BudgetAsk,
   BudgetGrant,
   BudgetReturn,
+  CommitPart,
   DeadLetters,
   FileSpace,
   HistoryEntry,

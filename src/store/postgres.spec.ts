@@ -6,4 +6,4 @@ import { PgStore } from './postgres/store.js';
 // schema of its database (a second open of a place is a second instance on the same state).
 const cluster = postgresForFile();
 
-storeContract('PgStore', (place) => PgStore.open(cluster.url, { schema: place.replace(/-/g, '_') }));
+storeContract('PgStore', (place) => PgStore.open(cluster.url, { schema: place.replace(/-/g, '_') }), { shared: true });

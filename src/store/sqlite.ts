@@ -1,14 +1,16 @@
 import type Database from 'better-sqlite3';
-import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
+import { firingRows, loadActive, loadActiveOf, owedAfterMute, PART, PART_BASE, writeActive } from './active.js';
 import * as history from './history.js';
 import { openDatabase } from './open.js';
 import * as outbox from './outbox.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
-import { bumpRevision, stateRows, writeStates } from './states.js';
+import { checkParts, partBases } from './parts.js';
+import { bumpRevision, stateRows, stateRowsOf, writeStates } from './states.js';
 import { statement } from './statement.js';
 import type {
   ActiveRow,
+  CommitPart,
   DeadLetters,
   FileSpace,
   HistoryEntry,
@@ -75,19 +77,25 @@ export class SqliteStore implements StateStore {
     return stateRows(this.#db, rule);
   }
 
+  /** Each store rule's states and revision (a spread rule's parts), in one query. */
+  async stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>> {
+    return stateRowsOf(this.#db, rules);
+  }
+
   /** Rules with state or active alerts in the file (rule-failing ones under their own name). */
   async ruleNames(): Promise<string[]> {
     const rows = statement(this.#db, 'SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts').all() as Array<{ rule: string }>;
     return rows.map((r) => r.rule);
   }
 
-  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  /** Forgets removed rules' state and active alerts, with their parts; their alerts and outbox rows stay (nothing queued is lost). */
   async pruneRule(...rules: string[]): Promise<void> {
+    const names = JSON.stringify(rules);
+    const bases = JSON.stringify(partBases(rules));
+    const where = `rule IN (SELECT value FROM json_each(?)) OR (${PART} AND ${PART_BASE} IN (SELECT value FROM json_each(?)))`;
     this.#db.transaction(() => {
-      for (const rule of rules) {
-        statement(this.#db, 'DELETE FROM entity_state WHERE rule = ?').run(rule);
-        statement(this.#db, 'DELETE FROM active_alerts WHERE rule = ?').run(rule);
-      }
+      statement(this.#db, `DELETE FROM entity_state WHERE ${where}`).run(names, bases);
+      statement(this.#db, `DELETE FROM active_alerts WHERE ${where}`).run(names, bases);
     })();
   }
 
@@ -96,6 +104,11 @@ export class SqliteStore implements StateStore {
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   async loadActive(rule: string): Promise<ActiveRow[]> {
     return loadActive(this.#db, rule);
+  }
+
+  /** Each store rule's state alerts (a spread rule's parts), in one query. */
+  async loadActiveOf(rules: readonly string[]): Promise<Map<string, ActiveRow[]>> {
+    return loadActiveOf(this.#db, rules);
   }
 
   /** Every state alert firing now (not pending), oldest first. */
@@ -119,13 +132,22 @@ export class SqliteStore implements StateStore {
     expectRevision?: number,
     startedAt = now,
   ): Promise<number[]> {
+    return this.commitParts([{ rule, states, active, expectRevision }], alerts, now, startedAt);
+  }
+
+  /** Several parts' commits and the alerts in one transaction: the first part whose revision moved refuses them all (no fences: one machine holds all). */
+  async commitParts(parts: readonly CommitPart[], alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
+    checkParts(parts);
     const db = this.#db;
     const tx = db.transaction(() => {
-      writeStates(db, rule, states, now, this.#dataVersion(), expectRevision);
-      if (active) writeActive(db, rule, active);
+      const version = this.#dataVersion();
+      for (const p of parts) {
+        writeStates(db, p.rule, p.states, now, version, p.expectRevision);
+        if (p.active) writeActive(db, p.rule, p.active);
+      }
       return outbox.insertAlerts(db, alerts, now, startedAt);
     });
-    // IMMEDIATE: the revision check and the writes hold the write lock together.
+    // IMMEDIATE: the revision checks and the writes hold the write lock together.
     return tx.immediate();
   }
 
@@ -177,7 +199,8 @@ export class SqliteStore implements StateStore {
     db.transaction(() => {
       outbox.markMuted(db, row.id, reason, now);
       const { rule, status, conditionKey } = row.message;
-      if (status === 'firing' && conditionKey !== undefined && owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, rule);
+      if (status !== 'firing' || conditionKey === undefined) return;
+      for (const owed of owedAfterMute(db, rule, conditionKey, row.receiver, now)) bumpRevision(db, owed);
     }).immediate();
   }
 

@@ -22,6 +22,14 @@ export interface StateRows {
   revision: number;
 }
 
+/** A part of a rule spread by entity (docs/design/entity-spread.md): its store rule `name#SSS`, its writes, the revision read. */
+export interface CommitPart {
+  rule: string;
+  states: StateDiff | Record<string, unknown>;
+  active?: readonly ActiveRow[];
+  expectRevision?: number;
+}
+
 /** A state alert as stored: the condition stays raw JSON for the alerts module to parse. */
 export interface ActiveRow {
   key: string;
@@ -281,13 +289,20 @@ export interface StateStore {
   dataVersion(): Promise<number>;
   /** Rules with state or active alerts in the store (rule-failing ones under their own name). */
   ruleNames(): Promise<string[]>;
-  /** Forgets removed rules' state and active alerts; their alerts and outbox rows stay (nothing queued is lost). */
+  /** stateRows of each store rule (a spread rule's parts), in one query; every one asked is in the map. */
+  stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>>;
+  /**
+   * Forgets removed rules' state and active alerts, with their parts (`name#SSS`,
+   * `!rule-failing:name#SSS`); their alerts and outbox rows stay (nothing queued is lost).
+   */
   pruneRule(...rules: string[]): Promise<void>;
 
   // ---- alerts
 
   /** The rule's state alerts (pending and firing) as of its last evaluation. */
   loadActive(rule: string): Promise<ActiveRow[]>;
+  /** loadActive of each store rule (a spread rule's parts), in one query; every one asked is in the map. */
+  loadActiveOf(rules: readonly string[]): Promise<Map<string, ActiveRow[]>>;
   /** Every state alert firing now (not pending), oldest first. */
   activeAlerts(): Promise<Array<ActiveRow & { rule: string }>>;
   /**
@@ -307,6 +322,11 @@ export interface StateStore {
     expectRevision?: number,
     startedAt?: number,
   ): Promise<number[]>;
+  /**
+   * commitEvaluation of several parts and the alerts, in one transaction: all or nothing.
+   * Every part is fenced (shared store), any stale → FencedError; any part's revision moved → StateConflictError.
+   */
+  commitParts(parts: readonly CommitPart[], alerts: readonly NewAlert[], now: number, startedAt?: number): Promise<number[]>;
 
   // ---- outbox
 

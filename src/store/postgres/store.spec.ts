@@ -50,6 +50,25 @@ describe('PgStore: instances sharing one database', () => {
     expect((await a.outbox()).map((r) => r.summary)).toEqual([`from ${winner}`]);
   });
 
+  it('two instances committing overlapping parts from the same revisions at once: one commits, the other is refused whole (no deadlock)', async () => {
+    const [a, b] = [await store('race_parts'), await store('race_parts')];
+    const rules = ['r#001', 'r#002', 'r#003'];
+    await a.commitParts(rules.map((rule) => ({ rule, states: { x: 0 } })), [], 1);
+    const read = await a.stateRowsOf(rules);
+    const commit = (s: PgStore, who: string, mine: readonly string[]) =>
+      s.commitParts(mine.map((rule) => ({ rule, states: { x: who }, expectRevision: read.get(rule)!.revision })), [alert(`from ${who}`)], 2);
+    // Opposite orders: the revision rows are locked in rule order whatever the parts' order.
+    const outcomes = await Promise.allSettled([commit(a, 'a', ['r#001', 'r#002', 'r#003']), commit(b, 'b', ['r#003', 'r#002'])]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(StateConflictError);
+    const winner = outcomes[0]?.status === 'fulfilled' ? 'a' : 'b';
+    const after = await b.stateRowsOf(rules);
+    const x = (rule: string) => after.get(rule)!.rows[0]?.state;
+    expect([x('r#001'), x('r#002'), x('r#003')]).toEqual(winner === 'a' ? ['"a"', '"a"', '"a"'] : ['0', '"b"', '"b"']);
+    expect((await a.outbox()).map((r) => r.summary)).toEqual([`from ${winner}`]);
+  });
+
   it('two instances committing the same transition at once (no revision asked): both commits succeed, one alert and one row per target, its id to both', async () => {
     const [a, b] = [await store('race_transition'), await store('race_transition')];
     const firing: NewAlert = { ...alert('N fired'), status: 'firing', conditionKey: 'N', transition: 'firing||1000', targets: [{ receiver: 'slack', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }, { receiver: 'mail', groupKey: 'g', groupWaitMs: 0, groupIntervalMs: 0 }] };

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { FencedError, StoreError } from '../errors.js';
+import { checkParts, partBases } from '../parts.js';
 import type {
   ActiveRow,
+  CommitPart,
   DeadLetters,
   HistoryEntry,
   NewAlert,
@@ -19,7 +21,7 @@ import type {
   StateStore,
   TimelineQuery,
 } from '../types.js';
-import { firingRows, loadActive, owedAfterMute, writeActive } from './active.js';
+import { firingRows, loadActive, loadActiveOf, owedAfterMute, writeActive, writeActiveOf } from './active.js';
 import { pgBudget } from './budget.js';
 import { describeUrl, openPool, timed, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
@@ -27,6 +29,7 @@ import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
 import * as outbox from './outbox.js';
+import { bumpRevisions, fenced, PART, PART_BASE, stateRowsOf, writePartStates } from './parts.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
@@ -126,15 +129,20 @@ export class PgStore implements StateStore {
     return transaction(this.#pool, (db) => stateRows(db, rule), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
+  stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>> {
+    return stateRowsOf(this.#pool, rules);
+  }
+
   async ruleNames(): Promise<string[]> {
     const { rows } = await this.#pool.query<{ rule: string }>('SELECT rule FROM entity_state UNION SELECT rule FROM active_alerts');
     return rows.map((r) => r.rule);
   }
 
   pruneRule(...rules: string[]): Promise<void> {
+    const where = `rule = ANY($1::text[]) OR (${PART} AND ${PART_BASE} = ANY($2::text[]))`;
     return this.#write(async (db) => {
-      await db.query('DELETE FROM entity_state WHERE rule = ANY($1::text[])', [rules]);
-      await db.query('DELETE FROM active_alerts WHERE rule = ANY($1::text[])', [rules]);
+      await db.query(`DELETE FROM entity_state WHERE ${where}`, [rules, partBases(rules)]);
+      await db.query(`DELETE FROM active_alerts WHERE ${where}`, [rules, partBases(rules)]);
     });
   }
 
@@ -142,6 +150,10 @@ export class PgStore implements StateStore {
 
   loadActive(rule: string): Promise<ActiveRow[]> {
     return loadActive(this.#pool, rule);
+  }
+
+  loadActiveOf(rules: readonly string[]): Promise<Map<string, ActiveRow[]>> {
+    return loadActiveOf(this.#pool, rules);
   }
 
   activeAlerts(): Promise<Array<ActiveRow & { rule: string }>> {
@@ -162,6 +174,20 @@ export class PgStore implements StateStore {
       // The rule's revision row stays locked to the commit: a concurrent commit of the rule waits, then sees it moved.
       await writeStates(db, rule, states, now, (version) => version !== versionBefore, expectRevision);
       if (active) await writeActive(db, rule, active);
+      return outbox.insertAlerts(db, alerts, now, startedAt);
+    });
+  }
+
+  commitParts(parts: readonly CommitPart[], alerts: readonly NewAlert[], now: number, startedAt = now): Promise<number[]> {
+    checkParts(parts);
+    const rules = parts.map((p) => p.rule);
+    return this.#write(async (db, versionBefore) => {
+      if (this.#fenceOf) await fenced(db, rules, this.#fenceOf);
+      // The revision rows stay locked to the commit: a concurrent commit of any part waits, then sees it moved.
+      await bumpRevisions(db, parts);
+      await writePartStates(db, parts, now, (version) => version !== versionBefore);
+      const active = parts.flatMap((p) => (p.active ? [{ rule: p.rule, active: p.active }] : []));
+      if (active.length > 0) await writeActiveOf(db, active);
       return outbox.insertAlerts(db, alerts, now, startedAt);
     });
   }
@@ -213,7 +239,8 @@ export class PgStore implements StateStore {
     return this.#write(async (db) => {
       await outbox.markMuted(db, row.id, reason, now);
       const { rule, status, conditionKey } = row.message;
-      if (status === 'firing' && conditionKey !== undefined && (await owedAfterMute(db, rule, conditionKey, row.receiver, now))) await bumpRevision(db, rule);
+      if (status !== 'firing' || conditionKey === undefined) return;
+      for (const owed of await owedAfterMute(db, rule, conditionKey, row.receiver, now)) await bumpRevision(db, owed);
     });
   }
 
