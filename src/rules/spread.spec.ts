@@ -10,6 +10,11 @@ import { spec as balanceSpec } from './l1-validator-balance/schema.js';
 import { validationEnd } from './validation-end/index.js';
 import { spec as validationEndSpec } from './validation-end/schema.js';
 import { validatorStatus } from './validator-status/index.js';
+import { blockProduction, type Observation as BlockObs, type Read as BlockRead } from './block-production/index.js';
+import { spec as blockSpec } from './block-production/schema.js';
+import { nodeUpgrade } from './node-upgrade/index.js';
+import type { NodeReading } from './node-upgrade/observe.js';
+import { spec as upgradeSpec } from './node-upgrade/schema.js';
 import type { Seen } from './validators.js';
 import type { RuleKind, Spread } from './types.js';
 
@@ -141,5 +146,32 @@ describe('spread: evaluate(narrow(part)) gives the whole evaluation’s part', (
       });
       checkSpread({ kind: l1ValidatorBalance, full, previous, now: new Date((T0 + 86_400) * 1000), observe });
     }
+  });
+
+  it('block-production (observation keyed by node:chain: the whole one serves every narrowed spec)', () => {
+    const T = 1_800_000_000;
+    const full = blockSpec.parse({ network: 'mainnet', nodeIds: [...N], silentFor: { 'c-chain': '3h', 'p-chain': '3d' } });
+    const blocks = (...times: number[]): BlockRead => ({ hour: times.map((t, i) => ({ at: t, number: String(1000 - i) })), complete: true });
+    const reads = (read: BlockRead, except: Record<string, BlockObs['reads'][string]> = {}): BlockObs => ({
+      reads: { ...Object.fromEntries(N.flatMap((n) => ['c-chain', 'p-chain'].map((c) => [`${n}:${c}`, read]))), ...except },
+    });
+    const previous = blockProduction.evaluate(new Map(), reads(blocks(T - 600)), new Date(T * 1000), full).states;
+    const later = T + 3 * 3600 + 60;
+    // N0's and N3's C-chain are silent, N1's read fails; the others proposed.
+    const o = reads(blocks(later - 60), { [`${N[0]}:c-chain`]: { hour: [], complete: true }, [`${N[3]}:c-chain`]: { hour: [], complete: true }, [`${N[1]}:c-chain`]: { failed: 'timeout' } });
+    checkSpread({ kind: blockProduction, full, previous, now: new Date(later * 1000), observe: () => o });
+  });
+
+  it("node-upgrade (observation keyed by node; the compatibility files' notice stays on the full spec's first node)", () => {
+    const HELICON = Date.parse('2026-09-22T15:00:00Z') / 1000;
+    const full = upgradeSpec.parse({ urls: Object.fromEntries(N.map((n, i) => [n, `http://10.0.0.${i + 1}:9650`])) });
+    const reading = (version: string): NodeReading => ({
+      health: { healthy: true, checks: [] },
+      version: { ok: { version: `avalanchego/${version}`, rpcProtocolVersion: '45', vmVersions: { platform: `v${version}` } } },
+      upgrades: { ok: { durango: 1_709_740_800, etna: 1_734_368_400, fortuna: 1_744_124_400, granite: 1_763_568_000, helicon: HELICON + 3_600 } },
+    });
+    const nodes = { [N[0]]: reading('1.14.2'), [N[1]]: { failed: 'refused' }, [N[2]]: reading('1.15.0'), [N[3]]: reading('1.14.2'), [N[4]]: reading('1.15.0') };
+    const o = { nodes, tables: [], tableErrors: { '/etc/avawatch/compatibility.json': 'not JSON' } };
+    checkSpread({ kind: nodeUpgrade, full, previous: new Map(), now: new Date((HELICON - 3 * 86_400) * 1000), observe: () => o });
   });
 });
