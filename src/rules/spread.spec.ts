@@ -5,7 +5,7 @@ import { delegatorItem, l1ValidatorItem, validatorSample } from '../sim/samples.
 import { partition, type Part } from '../engine/partition.js';
 import { delegationEnd, type Observation as DelegationObs } from './delegation-end/index.js';
 import { spec as delegationSpec } from './delegation-end/schema.js';
-import { l1ValidatorBalance } from './l1-validator-balance/index.js';
+import { l1ValidatorBalance, type Observation as BalanceObs } from './l1-validator-balance/index.js';
 import { spec as balanceSpec } from './l1-validator-balance/schema.js';
 import { validationEnd } from './validation-end/index.js';
 import { spec as validationEndSpec } from './validation-end/schema.js';
@@ -109,7 +109,7 @@ describe('spread: evaluate(narrow(part)) gives the whole evaluation’s part', (
   });
 
   it('delegation-end (observation sliced as observe reads it: the delegations listed under a kept node or address)', () => {
-    const A = ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw', 'avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq'];
+    const A = ['avax1x5dg7ugldzm6pvm5qx8gq2p6yvyqxcnsq7g6vw', 'avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq'] as const;
     const full = delegationSpec.parse({ network: 'mainnet', nodeIds: [N[0], N[1], N[2]], rewardAddresses: [`P-${A[0]}`, A[1]], notifyNew: true, warnBefore: ['400d'] });
     const d = (tx: string, node: string, addresses: string[], end = 1_800_000_000, status = 'active'): Delegator =>
       delegator.parse(delegatorItem({ txHash: tx, nodeId: node, rewardAddresses: addresses.map((a) => `P-${a}`), amountDelegated: '25000000000', startTimestamp: 1_700_000_000, endTimestamp: end }, status));
@@ -139,7 +139,7 @@ describe('spread: evaluate(narrow(part)) gives the whole evaluation’s part', (
       const previous = l1ValidatorBalance.evaluate(new Map(), { active: first, gone: {}, failed: {} }, new Date(T0 * 1000), full).states;
       // v3 left the active set; v5's lookup failed (by its node or its id).
       const failedKey = by === 'nodeIds' ? N[3] : 'v5';
-      const observe = (s: typeof full) => ({
+      const observe = (s: typeof full): BalanceObs => ({
         active: then.filter((x) => watches(s, x) && x.validationId !== 'v5'),
         gone: (s.nodeIds ?? s.validationIds ?? []).includes(by === 'nodeIds' ? N[2] : 'v3') ? { v3: v('v3', N[2], 4e9) } : {},
         failed: (s.nodeIds ?? s.validationIds ?? []).includes(failedKey) ? { [failedKey]: 'timeout' } : {},
