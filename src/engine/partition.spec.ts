@@ -39,7 +39,8 @@ describe('partition', () => {
     expect(p.ruleWide).toEqual({ states: new Map([['stranger', 9]]), conditions: [cond('k', { node: 'nobody' })], events: [event('x', {})], failed: { ghost: 'why' } });
     // validator-health: the rule's one P-Chain read is rule-wide, a node's own is the node's.
     const spread = validatorHealth.spread as NonNullable<typeof validatorHealth.spread>;
-    const health = partition({ spread, full: { nodeIds: ['a'] } as never, evaluation: { states: new Map(), alerts: [], failed: { 'p-chain': 'down', 'a:p-chain': 'slow' } }, previous: new Map(), shardOf });
+    // (A shardOf that places any text: only the mapping keeps `p-chain` rule-wide.)
+    const health = partition({ spread, full: { nodeIds: ['a'] } as never, evaluation: { states: new Map(), alerts: [], failed: { 'p-chain': 'down', 'a:p-chain': 'slow' } }, previous: new Map(), shardOf: () => 1 });
     expect([health.ruleWide.failed, health.shards.get(1)?.failed]).toEqual([{ 'p-chain': 'down' }, { 'a:p-chain': 'slow' }]);
   });
 

@@ -10,6 +10,11 @@ import { spec as balanceSpec } from './l1-validator-balance/schema.js';
 import { validationEnd } from './validation-end/index.js';
 import { spec as validationEndSpec } from './validation-end/schema.js';
 import { validatorStatus } from './validator-status/index.js';
+import { nodeHealth } from './node-health/index.js';
+import { spec as healthSpec } from './node-health/schema.js';
+import { validatorHealth } from './validator-health/index.js';
+import { spec as validatorHealthSpec } from './validator-health/schema.js';
+import { at, BLS, down, reading } from '../../test/helpers/health-node.js';
 import { blockProduction, type Observation as BlockObs, type Read as BlockRead } from './block-production/index.js';
 import { spec as blockSpec } from './block-production/schema.js';
 import { nodeUpgrade } from './node-upgrade/index.js';
@@ -30,6 +35,8 @@ interface Case<Spec, Obs, S> {
   now: Date;
   /** The fixture has a failed lookup (false: the kind's fixture has none). */
   expectFailed?: boolean;
+  /** The failed keys no entity owns (validator-health's `p-chain`). */
+  ruleWideFailed?: string[];
 }
 
 /** A part, in a form to compare: states by key, condition keys, events as subject+labels, failed. */
@@ -65,6 +72,7 @@ function sameSplit<Spec, Obs, S>(c: Case<Spec, Obs, S>, setOf: ReadonlyMap<strin
     for (const [key] of Object.entries(part.ruleWide.failed)) wide.add(key);
   }
   expect([...wide].sort()).toEqual(Object.keys(whole.ruleWide.failed).sort());
+  expect(Object.keys(whole.ruleWide.failed), 'rule-wide failures').toEqual(c.ruleWideFailed ?? []);
 }
 
 /** Random divisions of the case's entities into 2–4 sets (seeded: the same runs each time). */
@@ -173,5 +181,26 @@ describe('spread: evaluate(narrow(part)) gives the whole evaluation’s part', (
     const nodes = { [N[0]]: reading('1.14.2'), [N[1]]: { failed: 'refused' }, [N[2]]: reading('1.15.0'), [N[3]]: reading('1.14.2'), [N[4]]: reading('1.15.0') };
     const o = { nodes, tables: [], tableErrors: { '/etc/avawatch/compatibility.json': 'not JSON' } };
     checkSpread({ kind: nodeUpgrade, full, previous: new Map(), now: new Date((HELICON - 3 * 86_400) * 1000), observe: () => o });
+  });
+
+  it('node-health (observation keyed by node: the whole one serves every narrowed spec)', () => {
+    const full = healthSpec.parse({ urls: Object.fromEntries(N.map((n, i) => [n, `http://10.0.0.${i + 1}:9650`])) });
+    const own = (n: string, over: Parameters<typeof reading>[0] = {}) => reading({ identity: { ok: { nodeId: n, blsPublicKey: BLS } }, ...over });
+    const service = new Map<string, Seen>(N.map((n) => [n, [validator.parse(validatorSample.active(P(n, `tx-${n}`)))]]));
+    const previous = nodeHealth.evaluate(new Map(), { nodes: Object.fromEntries(N.map((n) => [n, own(n)])), service }, at(0), full).states;
+    // N1 down, N2 with few peers, N3's answer unreadable, N4 unhealthy.
+    const nodes = { [N[0]]: own(N[0]), [N[1]]: down, [N[2]]: own(N[2], { peers: { ok: 3 } }), [N[3]]: { failed: 'not JSON' }, [N[4]]: own(N[4], { health: { healthy: false, checks: [{ name: 'C', contiguousFailures: 5, error: 'stuck' }] } }) };
+    checkSpread({ kind: nodeHealth, full, previous, now: at(1), observe: () => ({ nodes, service }) });
+  });
+
+  it("validator-health (the service's view sliced by position; a failed P-Chain read is rule-wide, said by every part)", () => {
+    const full = validatorHealthSpec.parse({ network: 'mainnet', nodeIds: [...N], pChainApi: 'http://10.0.0.9:9650' });
+    const up = (n: string, uptime: number): Seen => [validator.parse({ ...validatorSample.active(P(n, `tx-${n}`)), uptimePerformance: uptime })];
+    const first: Seen[] = N.map((n) => up(n, 99));
+    const t0 = new Date(1_750_000_000_000);
+    const previous = validatorHealth.evaluate(new Map(), { service: first }, t0, full).states;
+    const now: Seen[] = [up(N[0], 79), up(N[1], 99), { failed: 'timeout' }, 'not-found', up(N[4], 70)];
+    const observe = (s: typeof full) => ({ service: byPosition(full.nodeIds, now, s.nodeIds), pchain: { failed: 'no P-Chain API answered' } });
+    checkSpread({ kind: validatorHealth, full, previous, now: new Date(t0.getTime() + 60_000), observe, ruleWideFailed: ['p-chain'] });
   });
 });
