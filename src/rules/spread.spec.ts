@@ -10,6 +10,11 @@ import { spec as balanceSpec } from './l1-validator-balance/schema.js';
 import { validationEnd } from './validation-end/index.js';
 import { spec as validationEndSpec } from './validation-end/schema.js';
 import { validatorStatus } from './validator-status/index.js';
+import { nodeMetrics } from './node-metrics/index.js';
+import { l1Liveness, type L1Reading, type Observation as LivenessObs } from './l1-liveness/index.js';
+import { spec as livenessSpec } from './l1-liveness/schema.js';
+import { NodeApiError } from '../api/node-api.js';
+import { at as metricsAt, ctx as metricsCtx, exposition as metricsText, fakeNode, parse as metricsParse } from '../../test/helpers/metrics-node.js';
 import { nodeHealth } from './node-health/index.js';
 import { spec as healthSpec } from './node-health/schema.js';
 import { validatorHealth } from './validator-health/index.js';
@@ -202,5 +207,41 @@ describe('spread: evaluate(narrow(part)) gives the whole evaluation’s part', (
     const now: Seen[] = [up(N[0], 79), up(N[1], 99), { failed: 'timeout' }, 'not-found', up(N[4], 70)];
     const observe = (s: typeof full) => ({ service: byPosition(full.nodeIds, now, s.nodeIds), pchain: { failed: 'no P-Chain API answered' } });
     checkSpread({ kind: validatorHealth, full, previous, now: new Date(t0.getTime() + 60_000), observe, ruleWideFailed: ['p-chain'] });
+  });
+
+  it('node-metrics (the whole observation made once by its own observe against the specs\' fake node; keyed by target)', async () => {
+    const urls = Object.fromEntries(N.slice(0, 4).map((n, i) => [n, `http://n${i}:9650`]));
+    const full = metricsParse({ urls, above: 15 });
+    const value = (v: number[]) => Object.fromEntries(v.map((x, i) => [`http://n${i}:9650/ext/metrics`, metricsText([`avalanche_snowman_blks_processing{chain="C"} ${x}`, 'avalanche_snowman_blks_processing{chain="P"} 2'])]));
+    const first = await nodeMetrics.observe(full, metricsCtx(fakeNode(value([1, 1, 1, 1])), metricsAt(0)));
+    const previous = nodeMetrics.evaluate(new Map(), first, metricsAt(0), full).states;
+    // n0 and n3 above the level; n2 does not answer.
+    const { [`http://n2:9650/ext/metrics`]: _, ...answering } = value([20, 2, 2, 30]);
+    const o = await nodeMetrics.observe(full, metricsCtx(fakeNode(answering), metricsAt(60)));
+    checkSpread({ kind: nodeMetrics, full, previous, now: metricsAt(60), observe: () => o });
+  });
+
+  it('l1-liveness (its observation lists the L1s read: sliced to the narrowed spec\'s subnets, as observe reads them)', () => {
+    const S = ['2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Uh', '2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Ua', '2XDnKyAEr1RhhWpTpMXqrjeejN23vETmDkA5H8aSsGLBj5d4Ub'] as const;
+    const CHAIN = '2tsLsNQUZfZnqDD9WBhTyj2XyMcmSGJHWTo7qFrVqzaiWvWbjN';
+    const full = livenessSpec.parse({ network: 'mainnet', urls: { [N[0]]: 'http://127.0.0.1:9650', [N[1]]: 'http://127.0.0.2:9650' }, subnets: { [N[0]]: [S[0], S[1]], [N[1]]: [S[2]] } });
+    const reading = (subnetId: string, nodeId: string, ms: number, part: Partial<L1Reading> = {}): L1Reading => ({
+      subnetId,
+      nodeId,
+      blockchainId: { ok: CHAIN },
+      epoch: { ok: { number: 56, startTime: 1_767_225_600, pChainHeight: 21_000_000 } },
+      proposed: { ok: 21_000_000 + ms / 2_000 },
+      slot: ms / 5_000,
+      healthy: true,
+      validators: [{ validationId: `v-${subnetId.slice(-2)}`, nodeId: 'NodeID-big', subnetId, remainingBalance: String(2e9 - 10 * ms), weight: 50 }],
+      ...part,
+    });
+    const T0 = Date.parse('2026-01-01T00:00:00Z');
+    const polls = (ms: number, parts: Array<Partial<L1Reading>>): LivenessObs => ({ l1s: S.map((id, i) => reading(id, i < 2 ? N[0] : N[1], ms, parts[i])), steadyMs: ms });
+    const previous = l1Liveness.evaluate(new Map(), polls(0, []), new Date(T0), full).states;
+    // Twenty minutes on: S0 at a tiny balance, S1's node stopped answering, S2's validators could not be read.
+    const then = polls(1_200_000, [{ validators: [{ validationId: 'v-h', nodeId: 'NodeID-big', subnetId: S[0], remainingBalance: '1000', weight: 50 }] }, { proposed: { error: new NodeApiError('refused', 'unreachable') }, epoch: { error: new NodeApiError('refused', 'unreachable') } }, { validators: 'timeout' }]);
+    const observe = (s: typeof full): LivenessObs => ({ ...then, l1s: then.l1s.filter((r) => (l1Liveness.spread?.entities(s) ?? []).includes(r.subnetId)) });
+    checkSpread({ kind: l1Liveness, full, previous, now: new Date(T0 + 1_200_000), observe });
   });
 });
