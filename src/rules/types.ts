@@ -145,6 +145,35 @@ export interface RuleKind<Spec, Obs, S> {
   warnings?(spec: Spec): readonly string[];
   /** The calls of one evaluation in steady state, for `avawatch check`'s budget estimate. */
   cost(spec: Spec): Cost;
+  /** How the kind's work splits by entity (docs/design/entity-spread.md); unset: always rule-level. */
+  spread?: Spread<Spec, S>;
+}
+
+/** What an owner mapping sees of a condition (its key) or an event (no key). */
+export interface Owned {
+  key?: string;
+  subject: string;
+  labels: Record<string, string>;
+}
+
+/**
+ * A kind's entities and who owns each output row. Every output but a rule-wide one depends only
+ * on its owner's previous state and observation, so evaluate(narrow(…)) gives that owner's rows.
+ */
+export interface Spread<Spec, S> {
+  /** The spec's entities, in its order; undefined: this spec stays rule-level. */
+  entities(spec: Spec): readonly string[] | undefined;
+  /** The same spec over `keep`'s entities only, order kept. */
+  narrow(spec: Spec, keep: (entity: string) => boolean): Spec;
+  /** Owner of a state row (default: its key); undefined: rule-wide. `full` is the unnarrowed spec. */
+  stateOwner?(key: string, st: S, full: Spec): string | undefined;
+  /** Owner of a condition (`key` set) or event (default: `labels.node`); undefined: rule-wide. `stateOf` reads new ∪ previous. */
+  alertOwner?(a: Owned, stateOf: (key: string) => S | undefined, full: Spec): string | undefined;
+  /** Owner of a failed key (default: the key); undefined: rule-wide. */
+  failedOwner?(key: string, stateOf: (key: string) => S | undefined, full: Spec): string | undefined;
+  /** A row naming entities of several shards (delegation-end's `_baseline`): its part per shard; `merge` undoes it. */
+  split?(key: string, st: S, shardOf: (entity: string) => number, full: Spec): Map<number, S> | undefined;
+  merge?(key: string, parts: readonly S[]): S;
 }
 
 /** A node's own view of itself (its API), with the verdict the kind makes of it from inside and outside. */

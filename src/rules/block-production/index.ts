@@ -5,6 +5,7 @@ import { record } from '../../base/record.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
+import { byNodeIds } from '../spread.js';
 import { chainsOf, silentForOf, spec, state, type Chain, type Spec, type State } from './schema.js';
 import { oddText, usable, usableTime, type Block } from './times.js';
 import { activeListCalls, observeValidating, type Validating } from './validating.js';
@@ -49,6 +50,8 @@ export const blockProduction: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  // Keys are `${node}:${chain}`.
+  spread: { ...byNodeIds(), stateOwner: (_key, st) => st.nodeId, failedOwner: (key) => key.split(':')[0] },
   gauges: [
     {
       name: 'avawatch_node_last_proposed_block_timestamp_seconds',

@@ -5,6 +5,7 @@ import { avaxText, navax, navaxToAvax } from '../../base/amount.js';
 import { formatDuration } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
+import { spread } from './spread.js';
 import { isoSeconds } from '../format.js';
 import { BASELINE_KEY, spec, state, WINDOW_PREFIX, type DelegationState, type Spec, type State, type WindowState } from './schema.js';
 import { minDelegationS } from '../network.js';
@@ -42,6 +43,7 @@ export const delegationEnd: RuleKind<Spec, Observation, State> = {
   spec: spec as unknown as RuleKind<Spec, Observation, State>['spec'],
   selects: ['nodeIds'],
   state,
+  spread,
   gauges: [
     { name: 'avawatch_delegations_active', help: 'Active delegations to a node that the rule watches.', labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_delegated_stake_avax', help: 'AVAX delegated to a node in the watched delegations.', labelNames: ['rule', 'network', 'node_id'] },

@@ -11,6 +11,7 @@ import { nextState } from '../l1-burn.js';
 import { settle, type Read } from '../node-calls.js';
 import { currentEpoch, proposedHeight, type Epoch } from '../proposervm.js';
 import type { Condition, GaugeSample, RuleKind } from '../types.js';
+import { spread } from './spread.js';
 import { nextSeen, verdict, SLOT_MS } from './frozen.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { weigh, type Member, type Weighing } from './weight.js';
@@ -74,6 +75,7 @@ export const l1Liveness: RuleKind<Spec, Observation, State> = {
   selects: ['urls', 'subnets'],
   readsNodes: true,
   state,
+  spread,
   gauges: [
     { name: 'avawatch_l1_active_weight_share', help: "Share (0..1) of an L1's total validator weight that is active.", labelNames: ['rule', 'network', 'subnet_id'] },
     { name: 'avawatch_l1_low_runway_weight_share', help: "Share (0..1) of an L1's total weight whose balance runs out within the rule's horizon.", labelNames: ['rule', 'network', 'subnet_id'] },

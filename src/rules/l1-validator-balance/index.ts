@@ -4,6 +4,7 @@ import { formatAvax, navaxToAvax } from '../../base/amount.js';
 import { formatDuration, humanDuration } from '../../base/duration.js';
 import { attempt, isFailed, lookupEach } from '../lookup.js';
 import type { AlertDraft, Condition, GaugeSample, ObserveContext, Resolution, RuleKind } from '../types.js';
+import { spread } from './spread.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { nextState, runwaySeconds } from '../l1-burn.js';
 import { record } from '../../base/record.js';
@@ -31,6 +32,7 @@ export const l1ValidatorBalance: RuleKind<Spec, Observation, State> = {
   spec: specObject,
   selects: ['validationIds'],
   state,
+  spread,
   gauges: [
     {
       name: 'avawatch_l1_validator_balance_avax',

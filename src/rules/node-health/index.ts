@@ -1,6 +1,7 @@
 import { record } from '../../base/record.js';
 import { PRIMARY_NETWORK } from '../fields.js';
 import type { Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { byUrls } from '../spread.js';
 import { currentPeriod, percentOrNone, toPeriod, validatorLookups } from '../validators.js';
 import { checks, nextUpgradeOf, presentOf, stakeTier, verdict } from './checks.js';
 import type { Read } from '../node-calls.js';
@@ -32,6 +33,7 @@ export const nodeHealth: RuleKind<Spec, Observation, State> = {
   selects: ['urls', 'nodeIds'],
   readsNodes: true,
   state,
+  spread: byUrls(['nodeIds']),
   gauges: [
     { name: 'avawatch_node_api_up', help: "1 when the node's own API answered at the last poll, 0 when it did not.", labelNames: ['rule', 'network', 'node_id'] },
     { name: 'avawatch_node_health_checks_failing', help: "Health checks the node's /ext/health reports failing.", labelNames: ['rule', 'network', 'node_id'] },

@@ -4,6 +4,7 @@ import { ownTurn } from '../../base/timers.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, lookupEach, type Outcome } from '../lookup.js';
 import type { Condition, Evaluation, GaugeSample, Resolution, RuleKind } from '../types.js';
+import { spread } from './spread.js';
 import { advanceCounter, rateOf } from './rate.js';
 import { unknownMetric } from './known.js';
 import { labelText, metricsUrl } from './read.js';
@@ -36,6 +37,7 @@ export const nodeMetrics: RuleKind<Spec, Observation, State> = {
   selects: ['urls', 'subnets'],
   readsNodes: true,
   state,
+  spread,
   gauges: [
     {
       name: 'avawatch_node_metric_value',

@@ -1,4 +1,5 @@
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { byUrls, keepKeys } from '../spread.js';
 import { isFailed } from '../lookup.js';
 import { nextUpgrade } from '../network.js';
 import { parseVersion } from '../semver.js';
@@ -27,6 +28,11 @@ export const nodeUpgrade: RuleKind<Spec, Observation, State> = {
   selects: ['urls'],
   readsNodes: true,
   state,
+  spread: {
+    ...byUrls(),
+    // The notices stay on the full spec's first node, whichever part holds it.
+    narrow: (s, keep) => ({ ...s, urls: keepKeys(s.urls, keep) ?? {}, noticeOn: s.noticeOn ?? Object.keys(s.urls)[0] }),
+  },
   gauges: [
     { name: 'avawatch_node_upgrade_seconds_until', help: "Seconds until the network's next upgrade activates (its built-in schedule, or the config's), by name.", labelNames: ['rule', 'network', 'node_id', 'upgrade'] },
     { name: 'avawatch_node_upgrade_known', help: "1 when the node's build schedules the network's next upgrade at the network's time, 0 when not.", labelNames: ['rule', 'network', 'node_id', 'upgrade'] },
@@ -56,7 +62,7 @@ export const nodeUpgrade: RuleKind<Spec, Observation, State> = {
       }
       judgePlugins(st, next, o.tables);
       // Bad input is said once, while it lasts; the compatibility files once a rule, on its first node.
-      const notices = noticesOf(node, st, s, node === nodes[0] ? o.tableErrors : {});
+      const notices = noticesOf(node, st, s, node === (s.noticeOn ?? nodes[0]) ? o.tableErrors : {});
       const said = new Set(before?.said ?? []);
       for (const [key, alert] of notices) if (!said.has(key)) result.alerts.push(alert);
       if (notices.size > 0) st.said = [...notices.keys()];

@@ -31,7 +31,8 @@ export const spec = z
     upgrades: upgradeTimes.optional(),
   })
   .refine((s) => s.criticalBefore <= s.warnBefore, { message: 'criticalBefore must not be longer than warnBefore', path: ['criticalBefore'] });
-export type Spec = z.output<typeof spec>;
+/** `noticeOn`: set by narrowing only (not in YAML): the full spec's first node, which alone says the compatibility files' notices. */
+export type Spec = z.output<typeof spec> & { noticeOn?: string };
 
 export const state = z.object({
   /** info.getNodeVersion's version, as the node wrote it (clipped). */

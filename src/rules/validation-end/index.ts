@@ -1,5 +1,6 @@
 import { formatDuration } from '../../base/duration.js';
 import type { Condition, GaugeSample, Resolution, RuleKind } from '../types.js';
+import { byNodeIds } from '../spread.js';
 import { isFailed } from '../lookup.js';
 import { isoSeconds } from '../format.js';
 import { NextStates } from '../next-states.js';
@@ -23,6 +24,7 @@ export const validationEnd: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds', 'nodeApis'],
   state,
+  spread: byNodeIds(['nodeApis']),
   entityOrder: (s) => s.nodeIds,
   gauges: [
     {

@@ -5,6 +5,7 @@ import { PRIMARY_NETWORK } from '../fields.js';
 import { isoSeconds } from '../format.js';
 import { isFailed, keepFailed } from '../lookup.js';
 import type { AlertDraft, Evaluation, GaugeSample, RuleKind } from '../types.js';
+import { byNodeIds } from '../spread.js';
 import { currentPeriod, validatorLookups } from '../validators.js';
 import { stakerNews } from '../pchain.js';
 import { checks, fmt, judgeViews, tierOf as uptimeTierOf } from './checks.js';
@@ -37,6 +38,8 @@ export const validatorHealth: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds', 'nodeApis'],
   state,
+  // `p-chain` (the rule's one P-Chain read failed) is rule-wide; `${node}:p-chain` is the node's.
+  spread: { ...byNodeIds(['nodeApis']), failedOwner: (key) => (key === P_CHAIN_ENTITY ? undefined : key.split(':')[0]) },
   entityOrder: (s) => s.nodeIds,
   gauges: [
     { name: 'avawatch_validator_uptime_percent', help: "Uptime of a watched node's active validation, as the service's own node observed it (percent).", labelNames: ['rule', 'network', 'node_id'] },

@@ -4,6 +4,7 @@ import { isoSeconds } from '../format.js';
 import { isFailed } from '../lookup.js';
 import { NextStates } from '../next-states.js';
 import type { AlertDraft, GaugeSample, News, RuleKind } from '../types.js';
+import { byNodeIds } from '../spread.js';
 import { currentPeriod, observeValidators, samePeriod, subnetText, toPeriod, validatorLookups, type Observation, type Period } from '../validators.js';
 import { spec, state, type Spec, type State } from './schema.js';
 import { record } from '../../base/record.js';
@@ -15,6 +16,7 @@ export const validatorStatus: RuleKind<Spec, Observation, State> = {
   spec,
   selects: ['nodeIds'],
   state,
+  spread: byNodeIds(),
   entityOrder: (s) => s.nodeIds,
   gauges: [
     {
