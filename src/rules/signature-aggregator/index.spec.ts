@@ -6,6 +6,7 @@ import { Limiter } from '../../api/limiter.js';
 import type { MetricsApi } from '../../api/metrics-api.js';
 import { advance } from '../../alerts/lifecycle.js';
 import { startSim, type SimServer } from '../../sim/server.js';
+import type { Fault } from '../../sim/world.js';
 import { signatureAggregator as kind, type Observation } from './index.js';
 import { spec as specSchema, type State } from './schema.js';
 import { systemClock } from '../../base/clock.js';
@@ -41,7 +42,9 @@ describe('signature-aggregator', () => {
   const s = specSchema.parse({ network: 'mainnet', txHashes: [TX] });
   const observe = (data: DataApi, spec = s, signal = new AbortController().signal) => kind.observe(spec, { data, metrics: {} as MetricsApi, signal, now: new Date(T * 1000), previous: new Map() });
   /** Probes `n` times, one evaluation each (a minute apart), from `states`. */
-  async function probe(data: DataApi, n: number, states: ReadonlyMap<string, State> = new Map(), spec = s) {
+  /** `n` probes; `fault`, if given, queued for the first (the simulator answers it once). */
+  async function probe(data: DataApi, n: number, states: ReadonlyMap<string, State> = new Map(), spec = s, fault?: Fault) {
+    if (fault) sim!.world.faults.push(fault);
     let r = kind.evaluate(states, { probes: {} }, new Date(T * 1000), spec);
     for (let i = 0; i < n; i++) r = kind.evaluate(r.states, await observe(data, spec), new Date((T + 60 * i) * 1000), spec);
     return r;
@@ -115,23 +118,22 @@ describe('signature-aggregator', () => {
 
   it('a timeout and an answer without a signed message are failures, named so', async () => {
     sim = await startSim();
-    sim.world.signatureAggregator.set(TX, { latencyMs: 400 });
-    const slow = await probe(api(sim, { timeoutMs: 100 }), 1);
-    expect(slow.states.get(TX)).toMatchObject({ ok: false, how: 'timeout', error: 'timeout: no complete response within 100ms' });
-    expect(slow.states.get(TX)?.latency).toBeGreaterThanOrEqual(0.09);
-    sim.world.faults.push({ status: 201, body: '{"message":"ok"}', pathIncludes: 'aggregateSignatures' });
-    const odd = await probe(api(sim), 1, slow.states);
-    expect(odd.states.get(TX)).toMatchObject({ ok: false, failures: 2, how: 'malformed' });
+    const odd = await probe(api(sim), 1, new Map(), s, { status: 201, body: '{"message":"ok"}', pathIncludes: 'aggregateSignatures' });
+    expect(odd.states.get(TX)).toMatchObject({ ok: false, failures: 1, how: 'malformed' });
     expect(odd.states.get(TX)?.error).toMatch(/^malformed answer: unexpected response: signedMessage: /);
     // An empty signed message signs nothing: a failed probe, counted.
-    sim.world.faults.push({ status: 201, body: '{"signedMessage":""}', pathIncludes: 'aggregateSignatures' });
-    const empty = await probe(api(sim), 1, odd.states);
-    expect(empty.states.get(TX)).toMatchObject({ ok: false, failures: 3, how: 'malformed', error: 'malformed answer: the signed message is empty' });
-    expect(empty.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: malformed answer: the signed message is empty`]);
+    const empty = await probe(api(sim), 1, odd.states, s, { status: 201, body: '{"signedMessage":""}', pathIncludes: 'aggregateSignatures' });
+    expect(empty.states.get(TX)).toMatchObject({ ok: false, failures: 2, how: 'malformed', error: 'malformed answer: the signed message is empty' });
     // A long message from the service is kept to its start, cut between words; a token longer than that is left out whole.
-    sim.world.faults.push({ status: 502, body: JSON.stringify({ message: `upstream said: ${'x'.repeat(5_000)}`, statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
-    const long = await probe(api(sim), 1, empty.states);
+    const long = await probe(api(sim), 1, empty.states, s, { status: 502, body: JSON.stringify({ message: `upstream said: ${'x'.repeat(5_000)}`, statusCode: 502, error: 'Bad Gateway' }), pathIncludes: 'aggregateSignatures' });
     expect(long.states.get(TX)?.error).toBe('HTTP 502: upstream said: …');
+    expect(long.conditions?.map((c) => c.summary)).toEqual([`The signature aggregator on mainnet failed 3 probes in a row for ${TX}: HTTP 502: upstream said: …`]);
+    // Last: the simulator may read a timed-out request after the client gave up (a loaded
+    // machine), and would then spend a fault queued for the next probe on it.
+    sim.world.signatureAggregator.set(TX, { latencyMs: 400 });
+    const slow = await probe(api(sim, { timeoutMs: 100 }), 1, long.states);
+    expect(slow.states.get(TX)).toMatchObject({ ok: false, failures: 4, how: 'timeout', error: 'timeout: no complete response within 100ms' });
+    expect(slow.states.get(TX)?.latency).toBeGreaterThanOrEqual(0.09);
   });
 
   it("the service's 429 and our own budget are not failures: the probe keeps its state and counts nothing", async () => {
