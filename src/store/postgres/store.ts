@@ -23,7 +23,7 @@ import type {
 } from '../types.js';
 import { firingRows, loadActive, loadActiveOf, owedAfterMute, writeActive, writeActiveOf } from './active.js';
 import { pgBudget } from './budget.js';
-import { describeUrl, openPool, timed, transaction, type PoolOptions } from './connect.js';
+import { describeUrl, endNow, openPool, timed, transaction, type PoolOptions } from './connect.js';
 import * as history from './history.js';
 import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
@@ -80,8 +80,9 @@ export class PgStore implements StateStore {
       afresh: () => {
         const old = this.#pool;
         this.#pool = openPool(this.#opened.url, this.#opened.o);
-        // Its connections end as their statements do (a stuck one at its cap), in the background.
-        old.end().catch(() => undefined);
+        // A statement still waiting on an old connection (sent into a blackhole) fails now, not at
+        // its 30 s cap: the evaluation it holds is made again, and the daemon is ready again at once.
+        endNow(old).catch(() => undefined);
       },
     };
     // The limiter waits 2 s for a block; a statement still unanswered at 5 s gives its connection up (a blackhole).
