@@ -35,9 +35,14 @@ function activeRow(r: RawActive): ActiveRow {
 
 const COLUMNS = 'key, tier, state, started_at, notified_at, cleared_at, muted_at, muted_receivers, notified_receivers, condition';
 
-/** A part's store rule (`base#SSS`, docs/design/entity-spread.md), and its base: the suffix checked without LIKE (`_` is legal in names). */
-export const PART = "(substr(rule, -4, 1) = '#' AND substr(rule, -3) GLOB '[0-9][0-9][0-9]')";
-export const PART_BASE = 'substr(rule, 1, length(rule) - 4)';
+/**
+ * The store rules of the parts of rule `p` (`p#SSS`, docs/design/entity-spread.md), `p` an SQL
+ * parameter: a range of the rule index (every string in it starts with `p#`), then the exact
+ * shape. No LIKE (`_` is legal in names), and no scan of the table.
+ */
+export function partsOf(p: string): string {
+  return `(rule BETWEEN ${p} || '#000' AND ${p} || '#999' AND length(rule) = length(${p}) + 4 AND substr(rule, -3) GLOB '[0-9][0-9][0-9]')`;
+}
 
 /** The rule's state alerts (pending and firing) as of its last evaluation. */
 export function loadActive(db: Database.Database, rule: string): ActiveRow[] {
@@ -78,7 +83,7 @@ export function owedAfterMute(db: Database.Database, rule: string, key: string, 
     db,
     `UPDATE active_alerts SET muted_at = COALESCE(muted_at, @now),
        muted_receivers = (SELECT json_group_array(value) FROM (SELECT value FROM json_each(muted_receivers) UNION SELECT @receiver))
-     WHERE (rule = @rule OR (${PART} AND ${PART_BASE} = @rule)) AND key = @key AND state = 'firing'
+     WHERE (rule = @rule OR ${partsOf('@rule')}) AND key = @key AND state = 'firing'
      RETURNING rule`,
   ).all({ now, receiver, rule, key }) as Array<{ rule: string }>;
   return [...new Set(rows.map((r) => r.rule))];

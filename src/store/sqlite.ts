@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { firingRows, loadActive, loadActiveOf, owedAfterMute, PART, PART_BASE, writeActive } from './active.js';
+import { firingRows, loadActive, loadActiveOf, owedAfterMute, partsOf, writeActive } from './active.js';
 import * as history from './history.js';
 import { openDatabase } from './open.js';
 import * as outbox from './outbox.js';
@@ -90,12 +90,11 @@ export class SqliteStore implements StateStore {
 
   /** Forgets removed rules' state and active alerts, with their parts; their alerts and outbox rows stay (nothing queued is lost). */
   async pruneRule(...rules: string[]): Promise<void> {
-    const names = JSON.stringify(rules);
-    const bases = JSON.stringify(partBases(rules));
-    const where = `rule IN (SELECT value FROM json_each(?)) OR (${PART} AND ${PART_BASE} IN (SELECT value FROM json_each(?)))`;
     this.#db.transaction(() => {
-      statement(this.#db, `DELETE FROM entity_state WHERE ${where}`).run(names, bases);
-      statement(this.#db, `DELETE FROM active_alerts WHERE ${where}`).run(names, bases);
+      for (const table of ['entity_state', 'active_alerts']) {
+        for (const rule of rules) statement(this.#db, `DELETE FROM ${table} WHERE rule = ?`).run(rule);
+        for (const base of partBases(rules)) statement(this.#db, `DELETE FROM ${table} WHERE ${partsOf('@base')}`).run({ base });
+      }
     })();
   }
 

@@ -40,8 +40,8 @@ export const spread: Spread<Spec, State> = {
     return out;
   },
   merge(key, parts) {
-    const lists = parts.map((p) => ('baseline' in p ? p.entities : []));
     if (key !== BASELINE_KEY) return parts[0] as State;
+    const lists = parts.map((p) => ('baseline' in p ? p.entities : []));
     if (lists.includes(undefined)) return { baseline: true };
     return { baseline: true, entities: [...new Set(lists.flatMap((l) => l ?? []))].sort() };
   },

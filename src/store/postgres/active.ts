@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Queryable } from './connect.js';
 import type { ActiveRow } from '../types.js';
-import { PART, PART_BASE } from './parts.js';
+import { partsOf } from './parts.js';
 
 // Table: active_alerts (as ../active.ts for SQLite; the JSON columns are jsonb, read back parsed).
 
@@ -96,7 +96,7 @@ export async function owedAfterMute(db: Queryable, rule: string, key: string, re
   const { rows } = await db.query<{ rule: string }>(
     `UPDATE active_alerts SET muted_at = COALESCE(muted_at, $1),
        muted_receivers = CASE WHEN muted_receivers ? $2 THEN muted_receivers ELSE muted_receivers || jsonb_build_array($2::text) END
-     WHERE (rule = $3 OR (${PART} AND ${PART_BASE} = $3)) AND key = $4 AND state = 'firing'
+     WHERE (rule = $3 OR ${partsOf('$3')}) AND key = $4 AND state = 'firing'
      RETURNING rule`,
     [now, receiver, rule, key],
   );

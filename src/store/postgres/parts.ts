@@ -8,9 +8,14 @@ import type { Queryable } from './connect.js';
 // is one statement for every part: a rule has up to 256 parts, and a round trip per part
 // would cost more than the writes.
 
-/** A part's store rule (`base#SSS`) and its base: the suffix checked without LIKE (`_` is legal in names). */
-export const PART = "(rule ~ '#[0-9]{3}$')";
-export const PART_BASE = 'left(rule, -4)';
+/**
+ * The store rules of the parts of rule `p` (`p#SSS`), `p` an SQL expression: a range of the
+ * rule index, then the exact shape, whatever the database's collation. No LIKE (`_` is legal in
+ * names), and no scan of the table.
+ */
+export function partsOf(p: string): string {
+  return `(rule BETWEEN ${p} || '#000' AND ${p} || '#999' AND rule = ${p} || '#' || right(rule, 3) AND right(rule, 3) ~ '^[0-9]{3}$')`;
+}
 
 /** Each store rule's states and revision, in one statement (one snapshot): every rule asked is in the map. */
 export async function stateRowsOf(db: Queryable, rules: readonly string[]): Promise<Map<string, StateRows>> {

@@ -29,7 +29,7 @@ import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
 import * as outbox from './outbox.js';
-import { bumpRevisions, fenced, PART, PART_BASE, stateRowsOf, writePartStates } from './parts.js';
+import { bumpRevisions, fenced, partsOf, stateRowsOf, writePartStates } from './parts.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
@@ -140,10 +140,11 @@ export class PgStore implements StateStore {
   }
 
   pruneRule(...rules: string[]): Promise<void> {
-    const where = `rule = ANY($1::text[]) OR (${PART} AND ${PART_BASE} = ANY($2::text[]))`;
     return this.#write(async (db) => {
-      await db.query(`DELETE FROM entity_state WHERE ${where}`, [rules, partBases(rules)]);
-      await db.query(`DELETE FROM active_alerts WHERE ${where}`, [rules, partBases(rules)]);
+      for (const table of ['entity_state', 'active_alerts']) {
+        await db.query(`DELETE FROM ${table} WHERE rule = ANY($1::text[])`, [rules]);
+        await db.query(`DELETE FROM ${table} USING unnest($1::text[]) AS b (base) WHERE ${partsOf('b.base')}`, [partBases(rules)]);
+      }
     });
   }
 
