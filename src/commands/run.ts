@@ -4,6 +4,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Shard } from '../base/shard.js';
 import { logWarnings } from './warnings.js';
 import { systemClock } from '../base/clock.js';
+import { crashHandler } from './crash.js';
 
 export interface RunOptions {
   /** The rules of one shard (all without --shard). */
@@ -38,6 +39,8 @@ export async function runCommand(loaded: LoadedConfig, o: RunOptions): Promise<v
     );
     void app.stop().then(() => process.exit(0));
   };
+  process.on('uncaughtException', crashHandler(sink.log, 'an error'));
+  process.on('unhandledRejection', crashHandler(sink.log, 'a rejected promise'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // Handled from the start: unhandled, SIGHUP would end the process.

@@ -329,7 +329,8 @@ async function explain(live: readonly Instance[], database: string): Promise<voi
   for (const i of live) {
     const lines = i.daemon.log().trimEnd().split('\n');
     const stillRunning = lines.filter((l) => l.includes('"previous evaluation still running')).length;
-    const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => l.slice(0, 300));
+    // A fatal line (a fault nothing handled, with its stack) in full; the others cut.
+    const shown = lines.filter((l) => !l.includes('"previous evaluation still running')).slice(-15).map((l) => (l.startsWith('{"level":60') ? l : l.slice(0, 300)));
     const bad = badScrapes.get(i.name);
     console.error(`--- ${i.name}: ${stillRunning} "previous evaluation still running" lines, then its last others:\n${shown.join('\n')}${bad ? `\n--- its last failed /metrics: ${bad}` : ''}`);
   }
