@@ -118,6 +118,20 @@ describe('PostgreSQL schema migrations', () => {
     holder.release(true);
   });
 
+  it('an instance whose own connection the server ends mid-migration tries again on another and applies each migration once', async () => {
+    const url = cluster.url;
+    const schema = 'ended_once';
+    const p = pool(url, schema);
+    await migrate(p, { schema, migrations: [] });
+    // A sequence is not rolled back: the first try ends its own session (as a server shutting
+    // down or idle_in_transaction_session_timeout would, 57P01 / 25P03), the second goes through.
+    await p.query('CREATE SEQUENCE tries');
+    const migrations = ['CREATE TABLE first (x integer)', "SELECT CASE WHEN nextval('tries') = 1 THEN pg_terminate_backend(pg_backend_pid()) ELSE true END"];
+    expect(await migrate(p, { schema, migrations })).toEqual({ from: 0, to: 2 });
+    expect(await versions(p)).toEqual([1, 2]);
+    expect((await p.query<{ n: number }>("SELECT last_value AS n FROM tries")).rows).toEqual([{ n: 2 }]);
+  });
+
   it('names the database without its password when it cannot be reached', async () => {
     const url = `postgres://postgres:s3cret-Passw0rd@127.0.0.1:${cluster.port}/no_such_database`;
     const err = await migrate(pool(url), { url }).then(

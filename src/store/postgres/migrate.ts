@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { systemClock } from '../../base/clock.js';
 import { StoreError } from '../errors.js';
 import { catchClientErrors, describeUrl, quotedSchema } from './connect.js';
 import { MIGRATIONS } from './migrations.js';
@@ -26,6 +27,36 @@ const RACED = new Set(['23505', '42P06', '42P07', '42710']);
  * version newer than this avawatch knows. `url` only names the database in an error.
  */
 export async function migrate(pool: pg.Pool, o: { schema?: string; url?: string; migrations?: readonly string[] } = {}): Promise<Migrated> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(pool, o);
+    } catch (err) {
+      if (err instanceof StoreError) throw err;
+      // Its connection lost mid-way (the server restarting, the session ended by
+      // idle_in_transaction_session_timeout while this process stalled): the transaction rolled
+      // back, nothing is half done, and another connection tries again.
+      if (attempt < MIGRATE_ATTEMPTS && connectionLost(err)) {
+        await systemClock.sleep(250 * attempt);
+        continue;
+      }
+      const where = o.url === undefined ? 'PostgreSQL' : describeUrl(o.url);
+      throw new StoreError(`cannot migrate the state in ${where}: ${(err as Error).message}`);
+    }
+  }
+}
+
+const MIGRATE_ATTEMPTS = 5;
+
+/** SQLSTATEs of a session the server ended (shutdown, crash, starting up, idle in transaction) and class 08, connection exceptions. */
+const LOST = new Set(['57P01', '57P02', '57P03', '25P03']);
+
+function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (LOST.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String((err as Error).message));
+}
+
+async function migrateOnce(pool: pg.Pool, o: { schema?: string; migrations?: readonly string[] }): Promise<Migrated> {
   let client: pg.PoolClient | undefined;
   let failed: Error | undefined;
   let unheard: (() => void) | undefined;
@@ -36,9 +67,7 @@ export async function migrate(pool: pg.Pool, o: { schema?: string; url?: string;
     return await underLock(client, o.migrations ?? MIGRATIONS);
   } catch (err) {
     failed = err as Error;
-    if (err instanceof StoreError) throw err;
-    const where = o.url === undefined ? 'PostgreSQL' : describeUrl(o.url);
-    throw new StoreError(`cannot migrate the state in ${where}: ${(err as Error).message}`);
+    throw err;
   } finally {
     // A connection that failed goes, rather than back to the pool.
     unheard?.();
