@@ -49,11 +49,10 @@ export interface AppOptions {
 const SHUTDOWN_GRACE_MS = 6_000;
 
 /**
- * The composition root: the only place that builds the HTTP agent, store, metrics,
- * notifiers and scheduler, and wires them. It decides nothing: readiness and blindness are
- * engine/health.ts's, routing the pipeline's (alerts/pipeline/), an evaluation's run
- * app/runs.ts'. A reload swaps the parts its changes touch; the store, the HTTP server and
- * the metrics live as long as the process.
+ * The composition root: the only place that builds the HTTP agent, store, metrics, notifiers and
+ * scheduler, and wires them. It decides nothing: readiness and blindness are engine/health.ts's,
+ * routing the pipeline's (alerts/pipeline/), an evaluation's run app/runs.ts'. A reload swaps the
+ * parts its changes touch; the store, the HTTP server and the metrics live as long as the process.
  */
 export class App {
   readonly metrics: Metrics;
@@ -347,8 +346,9 @@ export class App {
       apis,
       notifiers,
       failures: this.failures,
-      // Always the current delivery, also after a reload swapped it.
+      // Always the current delivery and keeper, also after a reload swapped them.
       kick: () => this.#delivery.kick(),
+      holdsShard: (shard) => this.#keeper?.holdsShard(shard) ?? true,
       expressionsFor: (rule) => this.#expressions.of(rule),
       configured: () => this.#loaded.rules.map((r) => r.name),
       sweepFirst: (networks, signal) => this.#sweepFirst(networks, signal),

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { diffParts, ofPart, partName, partShard, type LoadedParts } from './parts.js';
+
+const loaded = (json: Record<string, Record<string, string>>, revisions: Record<string, number>): LoadedParts => ({
+  names: new Map(Object.keys(json).map((p) => [partShard(p)!, p])),
+  revisions: new Map(Object.entries(revisions)),
+  json: new Map(Object.entries(json).map(([p, rows]) => [p, new Map(Object.entries(rows))])),
+  states: new Map(),
+  active: [],
+});
+
+describe('parts', () => {
+  it("a part's name is the rule's with its shard in three digits; the rule is read back from it", () => {
+    expect(partName('ends', 7)).toBe('ends#007');
+    expect(partShard('ends#007')).toBe(7);
+    expect(partShard('ends')).toBeUndefined();
+    expect(ofPart('ends#255')).toBe('ends');
+    expect(ofPart('!rule-failing:ends#001')).toBe('!rule-failing:ends');
+    expect(ofPart('ends')).toBe('ends');
+  });
+
+  it('diff: each held part writes only what changed; a row whose owner moved is removed from its old part and written to the new; every part checks the revision it was read at', () => {
+    const parts = loaded({ 'r#001': { a: '1', b: '2' }, 'r#002': { c: '3' } }, { 'r#001': 4, 'r#002': 9 });
+    const found = new Map([
+      [1, new Map<string, unknown>([['a', 1]])],
+      [2, new Map<string, unknown>([['c', 30], ['b', 2]])],
+    ]);
+    const writes = diffParts(parts, found, (t) => t);
+    expect(writes.map((w) => ({ part: w.storeRule, upsert: w.states.upsert, remove: w.states.remove, expect: w.expectRevision }))).toEqual([
+      { part: 'r#001', upsert: [], remove: ['b'], expect: 4 },
+      { part: 'r#002', upsert: [['c', '30'], ['b', '2']], remove: [], expect: 9 },
+    ]);
+  });
+
+  it("diff: a state keeping a secret is written scrubbed, and the same scrubbed text is no change", () => {
+    const parts = loaded({ 'r#001': { a: '"[REDACTED]"' } }, { 'r#001': 1 });
+    const redact = (t: string) => t.replaceAll('secret', '[REDACTED]');
+    expect(diffParts(parts, new Map([[1, new Map<string, unknown>([['a', 'secret']])]]), redact)[0]?.states.upsert).toEqual([]);
+    expect(diffParts(parts, new Map([[1, new Map<string, unknown>([['a', 'x secret']])]]), redact)[0]?.states.upsert).toEqual([['a', '"x [REDACTED]"']]);
+  });
+});
