@@ -75,6 +75,24 @@ describe('engine: a rule spread by entity', () => {
     expect(await one.run(rule)).toEqual([]);
   });
 
+  it("rule-failing is kept in the anchor part (the lowest shard held), written by its holder; the alert is the rule's, and resolves there", async () => {
+    const store = sharedStore();
+    const world: Record<string, string | Error> = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+    const mine = new Set([shardOf(NODE_A), shardOf(NODE_B)]);
+    const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
+    await one.run(rule);
+    world[NODE_B] = new Error('data API GET …: HTTP 503');
+    await one.run(rule);
+    await one.run(rule);
+    const anchor = `!rule-failing:${partName('r', Math.min(shardOf(NODE_A), shardOf(NODE_B)))}`;
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key}`)).toEqual([`${anchor} entity:${NODE_B}`]);
+    const [firing] = await store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1);
+    expect(firing?.message).toMatchObject({ rule: 'r', kind: 'rule-failing', status: 'firing' });
+    world[NODE_B] = 'active';
+    await one.run(rule);
+    expect(await store.activeAlerts()).toEqual([]);
+  });
+
   it('on a store of one machine (no shards) the rule stays one store rule under its name', async () => {
     const store = SqliteStore.open(':memory:');
     const w = engineWorld({ store });

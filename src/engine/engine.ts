@@ -89,7 +89,7 @@ export class Engine {
     this.#states = new RuleStates(deps.store);
     const { incidents } = deps;
     this.#incidents = incidents && new IncidentAlerts({ store: deps.store, pipeline: deps.pipeline, clock: deps.clock, log: deps.log, incidents, sweepFirst: deps.sweepFirst, committed: (rule) => this.#states.committed(rule) });
-    this.#failing = new FailingAlerts({ ...deps, hold: this.#incidents?.hold });
+    this.#failing = new FailingAlerts({ ...deps, hold: this.#incidents?.hold, heldShards: (rule) => this.#narrowed(rule)?.shards });
   }
 
   #now(): Date {
@@ -134,7 +134,7 @@ export class Engine {
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
     const n = this.#narrowed(rule);
-    const parts = n && (await loadParts(this.#deps.store, n, true));
+    const parts = n && (await loadParts(this.#deps.store, n));
     const states = parts ? parts.states : (await this.#states.load(rule)).states;
     this.#views.set(rule.name, { rule: n?.rule ?? rule, states, at: this.#now() });
     await this.#failing.restore(rule);
@@ -297,7 +297,7 @@ export class Engine {
     const { data, metricsApi, metrics, pipeline, clock, store, log } = this.#deps;
     const { rule } = n;
     const kind = ruleKind(rule.kind);
-    const loaded = await loadParts(store, n, true);
+    const loaded = await loadParts(store, n);
     const previous = loaded.states;
     const observedAt = this.#now();
     const startedAt = clock.mono();

@@ -4,7 +4,7 @@
  * the rule to the entities of the shards it holds, reads those parts together, and commits what
  * the evaluation found back to each owner's part.
  */
-import { readActive, type ActiveAlert } from '../alerts/lifecycle.js';
+import type { ActiveAlert } from '../alerts/lifecycle.js';
 import { scrubState, type Redact } from '../alerts/pipeline/scrub.js';
 import { shardOf } from '../base/shard.js';
 import type { LoadedRule } from '../config/load.js';
@@ -13,6 +13,7 @@ import type { AlertDraft, Condition } from '../base/types.js';
 import type { Evaluation, Spread } from '../rules/types.js';
 import { StateDiff, StoreError, type StateStore } from '../store/index.js';
 import { mergeParts, partition } from './partition.js';
+import { loadActiveOf } from './states.js';
 
 /** A part's store rule: `name#SSS`. A rule name cannot hold `#`, so the suffix is never the name's own. */
 export function partName(rule: string, shard: number): string {
@@ -86,7 +87,7 @@ export interface LoadedParts {
 }
 
 /** The held parts' states and state alerts, each read in one query; a row that does not parse is an error, as a rule's is. */
-export async function loadParts(store: StateStore, n: Narrowed, withActive: boolean): Promise<LoadedParts> {
+export async function loadParts(store: StateStore, n: Narrowed): Promise<LoadedParts> {
   const kind = ruleKind(n.full.kind);
   const names = new Map(n.shards.map((s) => [s, partName(n.full.name, s)]));
   const rows = await store.stateRowsOf([...names.values()]);
@@ -106,16 +107,7 @@ export async function loadParts(store: StateStore, n: Narrowed, withActive: bool
     json.set(part, texts);
     parsed.push(states);
   }
-  const active: ActiveAlert[] = [];
-  if (withActive) {
-    for (const [part, list] of await store.loadActiveOf([...names.values()])) {
-      for (const row of list) {
-        const a = readActive(row);
-        if ('invalid' in a) throw new StoreError(`stored alert "${row.key}" of rule "${part}" is invalid: ${a.invalid}`);
-        active.push(a);
-      }
-    }
-  }
+  const active = await loadActiveOf(store, n.full.name, [...names.values()]);
   return { names, revisions, json, states: mergeParts(n.spread, parsed), active };
 }
 
