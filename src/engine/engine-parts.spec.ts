@@ -24,6 +24,18 @@ function sharedStore(): StateStore {
 const rule = validatorRule({}, [NODE_A, NODE_B, NODE_C]);
 const part = (node: string) => partName('r', shardOf(node));
 
+/** Two instances on one shared store: `one` holds NODE_A's shard (while `mine` has it), `two` the rest; each has evaluated once. */
+async function twoInstances() {
+  const store = sharedStore();
+  const world: Record<string, string> = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+  const mine = new Set([shardOf(NODE_A)]);
+  const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
+  const two = engineWorld({ store, world, holdsShard: (s) => !mine.has(s) });
+  await one.run(rule);
+  await two.run(rule);
+  return { store, world, mine, one, two };
+}
+
 describe('engine: a rule spread by entity', () => {
   it("each entity's state is kept in its own shard's part; the rule's own name holds nothing", async () => {
     const store = sharedStore();
@@ -36,13 +48,7 @@ describe('engine: a rule spread by entity', () => {
   });
 
   it('two instances split the entities by the shards they hold: each evaluates and shows only its own, a change is said once, by its holder', async () => {
-    const store = sharedStore();
-    const world = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
-    const mine = new Set([shardOf(NODE_A)]);
-    const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
-    const two = engineWorld({ store, world, holdsShard: (s) => !mine.has(s) });
-    await one.run(rule);
-    await two.run(rule);
+    const { store, world, one, two } = await twoInstances();
     expect([...(one.engine.view('r')?.states.keys() ?? [])]).toEqual([NODE_A]);
     expect([...(two.engine.view('r')?.states.keys() ?? [])].sort()).toEqual([NODE_B, NODE_C].sort());
     world[NODE_A] = 'completed';
@@ -55,13 +61,7 @@ describe('engine: a rule spread by entity', () => {
   });
 
   it("a shard handed over: the new holder goes on from its last holder's committed state (no baseline, nothing said again)", async () => {
-    const store = sharedStore();
-    const world = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
-    const mine = new Set([shardOf(NODE_A)]);
-    const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
-    const two = engineWorld({ store, world, holdsShard: (s) => !mine.has(s) });
-    await one.run(rule);
-    await two.run(rule);
+    const { world, mine, one, two } = await twoInstances();
     world[NODE_A] = 'completed';
     expect(await one.run(rule)).toHaveLength(1);
     // Shard A moves from one to two: two forgets and reads the rule again (app/shards.ts).

@@ -17,7 +17,7 @@ import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { FailureCounts } from './failing.js';
 import { FencedError, StateConflictError, StateDiff, type StateStore } from '../store/index.js';
 import { periodMs } from '../base/schedule.js';
-import type { RuleMemo } from '../rules/types.js';
+import type { Evaluation, RuleMemo } from '../rules/types.js';
 import { ruleMemo } from './memo.js';
 import type { IncidentTracker, NetworkBaseline } from './incidents.js';
 import { withScopes } from './scope.js';
@@ -229,14 +229,10 @@ export class Engine {
     return this.#narrowing.of(this.#deps.store, rule, this.#deps.holdsShard ?? (() => true));
   }
 
-  async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
-    const narrowed = this.#narrowed(rule);
-    if (narrowed) return narrowed.shards.length === 0 ? [] : this.#evaluateParts(narrowed, signal, ownSignal);
-    const { data, metricsApi, metrics, pipeline, clock, store } = this.#deps;
+  /** The kind's observation and its pure evaluation against `previous`; when the poll began on the steady clock. */
+  async #observed(rule: LoadedRule, previous: ReadonlyMap<string, unknown>, signal: AbortSignal, ownSignal: AbortSignal): Promise<{ startedAt: number; now: Date; evaluation: Evaluation<unknown> }> {
+    const { data, metricsApi, clock } = this.#deps;
     const kind = ruleKind(rule.kind);
-    const cached = await this.#states.load(rule);
-    const revision = cached.revision;
-    const previous = cached.states;
     const observedAt = this.#now();
     // An urgent alert's short wait (store/outbox.ts) counts from here, the poll, not the commit.
     const startedAt = clock.mono();
@@ -247,7 +243,17 @@ export class Engine {
     );
     signal.throwIfAborted();
     const now = this.#now();
-    const evaluation = kind.evaluate(previous, observation, now, rule.spec);
+    return { startedAt, now, evaluation: kind.evaluate(previous, observation, now, rule.spec) };
+  }
+
+  async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
+    const narrowed = this.#narrowed(rule);
+    if (narrowed) return narrowed.shards.length === 0 ? [] : this.#evaluateParts(narrowed, signal, ownSignal);
+    const { metrics, pipeline, clock, store } = this.#deps;
+    const cached = await this.#states.load(rule);
+    const revision = cached.revision;
+    const previous = cached.states;
+    const { startedAt, now, evaluation } = await this.#observed(rule, previous, signal, ownSignal);
     // Not `states`: read only when needed (a kind that says what changed makes it only if read).
     const { changed, alerts: events, conditions, failed = {}, resolvedAs } = evaluation;
     // State alerts: what holds now, diffed against what was firing. Each condition is
@@ -294,20 +300,11 @@ export class Engine {
    * entities, then each owner's share committed to its part, every part in one transaction.
    */
   async #evaluateParts(n: Narrowed, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
-    const { data, metricsApi, metrics, pipeline, clock, store, log } = this.#deps;
+    const { metrics, pipeline, clock, store, log } = this.#deps;
     const { rule } = n;
-    const kind = ruleKind(rule.kind);
     const loaded = await loadParts(store, n);
     const previous = loaded.states;
-    const observedAt = this.#now();
-    const startedAt = clock.mono();
-    const context = { severity: rule.severity, maxAgeMs: (periodMs(rule.schedule) ?? Infinity) / 2 };
-    const observation: unknown = await requestContext.run(context, () =>
-      kind.observe(rule.spec, { data, metrics: metricsApi, ...(this.#deps.node ? { node: this.#deps.node } : {}), signal: ownSignal, now: observedAt, steadyMs: clock.mono(), previous, memo: this.#memoOf(rule), ...this.#expressionsOf(rule) }),
-    );
-    signal.throwIfAborted();
-    const now = this.#now();
-    const evaluation = kind.evaluate(previous, observation, now, rule.spec);
+    const { startedAt, now, evaluation } = await this.#observed(rule, previous, signal, ownSignal);
     const share = heldShare(n, evaluation, previous, (shards) => log.debug({ rule: rule.name, shards }, 'found entities of shards held elsewhere; their holder commits them'));
     const effective = share.conditions?.map((c) => pipeline.enrich(rule, c));
     const resolved = evaluation.resolvedAs && ((key: string) => scrubResolution(evaluation.resolvedAs!(key), pipeline.redact));

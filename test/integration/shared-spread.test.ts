@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,11 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/base/shard.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { startDaemon, type Daemon } from '../helpers/cli.js';
+import type { Daemon } from '../helpers/cli.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
-import { onLeases } from '../helpers/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { pollLeases } from '../helpers/postgres.js';
+import { startSharing } from '../helpers/shared-daemons.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Work spread by entity (issue 43, docs/design/entity-spread.md): three `avawatch run`
 // processes on one PostgreSQL database and ONE validation-end rule over 60 nodes. Each
@@ -35,18 +36,7 @@ const NODES = Array.from({ length: 60 }, (_, k) => testNodeId(`spread-${k}`));
 /** The Data API's page of a bulk list: at most this many NodeIDs a call. */
 const BATCH = 100;
 
-async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
-  let next = 0;
-  return onLeases(
-    async () => {
-      if (Date.now() < next) return undefined;
-      next = Date.now() + 200;
-      return check();
-    },
-    what,
-    timeoutMs,
-  );
-}
+const poll = pollLeases;
 
 interface Instance {
   name: string;
@@ -158,17 +148,7 @@ async function startThree(database: string): Promise<{ live: Instance[]; direct:
   );
   writeFileSync(join(dir, 'rules.yaml'), `rules:\n  - {name: ${RULE}, kind: validation-end, every: ${INTERVAL_MS / 1000}s, severity: warning, network: mainnet, nodeIds: [${NODES.join(', ')}], warnBefore: [3d]}\n`);
   const { pathname } = new URL(direct);
-  const started = await Promise.all(
-    ['one', 'two', 'three'].map(async (name) => {
-      const proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: postgres.port } });
-      proxies.push(proxy);
-      const cwd = join(dir, name);
-      mkdirSync(cwd);
-      const daemon = startDaemon(configFile, { cwd, env: { STATE_URL: `postgres://postgres@${proxy.host}:${proxy.port}${pathname}`, HOOK_URL: `${hookUrl}/${name}` } });
-      daemons.push(daemon);
-      return { name, daemon };
-    }),
-  );
+  const started = await startSharing({ configFile, dir, names: ['one', 'two', 'three'], postgresPort: postgres.port, pathname, hookUrl, into: { daemons, proxies } });
   return { live: await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) }))), direct };
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
@@ -8,11 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/base/shard.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { startDaemon, type Daemon } from '../helpers/cli.js';
+import type { Daemon } from '../helpers/cli.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
-import { onLeases } from '../helpers/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { pollLeases } from '../helpers/postgres.js';
+import { startSharing } from '../helpers/shared-daemons.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
 // database. The 256 virtual shards are held on leases; a rule of one node is evaluated only by
@@ -59,20 +60,8 @@ const RULE_SHARDS: Readonly<Record<Rule, number>> = { 'ending-t': 15, 'ending-v'
 const SEEDS: Readonly<Record<Rule, string>> = { 'ending-t': 'ending-t/143', 'ending-v': 'ending-v/85', 'ending-g': 'ending-g/141', 'ending-i': 'ending-i/719', 'ending-p': 'ending-p/171', 'ending-r': 'ending-r/41' };
 const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(SEEDS[r])])) as Record<Rule, string>;
 
-/** Every real wait of this file: polls check() (at most every 200 ms: each one scrapes daemons) until it gives a value. */
-async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
-  let next = 0;
-  // Three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts, onLeases).
-  return onLeases(
-    async () => {
-      if (Date.now() < next) return undefined;
-      next = Date.now() + 200;
-      return check();
-    },
-    what,
-    timeoutMs,
-  );
-}
+/** Every real wait of this file: three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts). */
+const poll = pollLeases;
 
 /** One alert of a notification: `<rule> <status>`, and which instance sent it (the path it posted to). */
 interface Notified {
@@ -289,18 +278,7 @@ async function startThree(database: string): Promise<Instance[]> {
   const direct = await postgres.database(database);
   const { pathname } = new URL(direct);
   const configFile = writeConfig();
-  const started = await Promise.all(
-    ['one', 'two', 'three'].map(async (name) => {
-      const proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: postgres.port } });
-      proxies.push(proxy);
-      const cwd = join(dir, name);
-      mkdirSync(cwd);
-      const env = { STATE_URL: `postgres://postgres@${proxy.host}:${proxy.port}${pathname}`, HOOK_URL: `${receiver.url}/${name}` };
-      const daemon = startDaemon(configFile, { cwd, env });
-      daemons.push(daemon);
-      return { name, daemon, proxy };
-    }),
-  );
+  const started = await startSharing({ configFile, dir, names: ['one', 'two', 'three'], postgresPort: postgres.port, pathname, hookUrl: receiver.url, into: { daemons, proxies } });
   const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
   badScrapes.clear();
   running = { live, database: direct };
