@@ -1,32 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../base/shard.js';
-import { SqliteStore, type SharedShards, type StateStore } from '../store/index.js';
+import { SqliteStore } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, validatorRule } from '../../test/helpers/engine-world.js';
+import { sharedSqlite } from '../../test/helpers/shared-sqlite.js';
 import { partName } from './parts.js';
 
 // A rule spread by entity (docs/design/entity-spread.md): on a store shared by instances, each
 // evaluates the entities of the shards it holds and commits them to their parts `name#SSS`.
-// The shared store here is SQLite with `shards` set: the layout follows `store.shards`; the
-// fences are PostgreSQL's (store/contract-parts.ts).
-
-function sharedStore(): StateStore {
-  const sqlite = SqliteStore.open(':memory:');
-  const shards = { fenceBy: () => undefined } as unknown as SharedShards;
-  return new Proxy(sqlite, {
-    get: (target, key) => {
-      if (key === 'shards') return shards;
-      const v: unknown = Reflect.get(target, key, target);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-}
+// The shared store here is SQLite with `shards` set (test/helpers/shared-sqlite.ts): the
+// layout follows `store.shards`; the fences are PostgreSQL's (store/contract-parts.ts).
 
 const rule = validatorRule({}, [NODE_A, NODE_B, NODE_C]);
 const part = (node: string) => partName('r', shardOf(node));
 
 /** Two instances on one shared store: `one` holds NODE_A's shard (while `mine` has it), `two` the rest; each has evaluated once. */
 async function twoInstances() {
-  const store = sharedStore();
+  const store = sharedSqlite();
   const world: Record<string, string> = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
   const mine = new Set([shardOf(NODE_A)]);
   const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
@@ -38,7 +27,7 @@ async function twoInstances() {
 
 describe('engine: a rule spread by entity', () => {
   it("each entity's state is kept in its own shard's part; the rule's own name holds nothing", async () => {
-    const store = sharedStore();
+    const store = sharedSqlite();
     const w = engineWorld({ store, world: { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' } });
     expect(await w.run(rule)).toEqual([]);
     const read = await store.stateRowsOf(['r', part(NODE_A), part(NODE_B), part(NODE_C)]);
@@ -76,7 +65,7 @@ describe('engine: a rule spread by entity', () => {
   });
 
   it("rule-failing is kept in the anchor part (the lowest shard held), written by its holder; the alert is the rule's, and resolves there", async () => {
-    const store = sharedStore();
+    const store = sharedSqlite();
     const world: Record<string, string | Error> = { [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
     const mine = new Set([shardOf(NODE_A), shardOf(NODE_B)]);
     const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
