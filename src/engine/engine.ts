@@ -319,7 +319,7 @@ export class Engine {
       this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(share.failed).map(([id, why]) => [id, pipeline.redact(why)])) });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
-      await this.#failing.settled(rule, share.failed, now);
+      await this.#failing.settled(n.full, share.failed, now);
       return messages;
     });
   }
