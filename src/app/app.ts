@@ -319,7 +319,7 @@ export class App {
   async #relocate(prev: LoadedConfig, rules: readonly string[], before: Pipeline): Promise<void> {
     try {
       const enabled = new Set(this.#notifiers.map((n) => n.name));
-      const queued = await relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now(), holdsShard: (s) => this.#keeper?.holdsShard(s) ?? true });
+      const queued = await relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now(), holdsShard: (s) => this.#keeper?.holdsShard(s) ?? true, log: this.#opts.log });
       // The engine's kept states carry the revision before this commit.
       for (const name of rules) this.#engine.forget(name);
       if (queued > 0) this.#delivery.kick();

@@ -25,6 +25,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
+import { pruneOtherLayout } from './layout.js';
 
 // The parts a config makes, each built whole before a reload swaps it in.
 
@@ -206,9 +207,11 @@ export async function pruneUnconfigured(s: Shared, rules: readonly LoadedRule[])
   // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
   // A part (`name#SSS`) goes with its rule.
   const gone = (await s.store.ruleNames()).filter((r) => !names.has(ofPart(r)) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
-  if (gone.length === 0) return;
-  await s.store.pruneRule(...gone);
-  s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+  if (gone.length > 0) {
+    await s.store.pruneRule(...gone);
+    s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+  }
+  await pruneOtherLayout(s.store, rules, s.log);
 }
 
 /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */

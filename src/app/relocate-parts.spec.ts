@@ -7,8 +7,10 @@ import { partName } from '../engine/parts.js';
 import type { ActiveRow } from '../store/index.js';
 import { NODE_A, NODE_B } from '../../test/helpers/engine-world.js';
 import { writeProject, type TempProject } from '../../test/helpers/harness.js';
+import { nodesApart } from '../../test/helpers/node-ids.js';
 import { sharedSqlite } from '../../test/helpers/shared-sqlite.js';
 import { relocateOnReload } from './relocate.js';
+import { createLogger } from '../base/log.js';
 
 // A reload that stops watching a validator of a rule spread by entity (shared state): its
 // firing alert, kept in the part of its shard, ends saying so, as a whole rule's does.
@@ -42,13 +44,15 @@ const firing = (pipeline: Pipeline, rule: LoadedRule, node: string): ActiveRow =
 describe('relocate on reload: a rule spread by entity', () => {
   it("a validator removed: its firing alert in its part ends, told as no longer watched; another's stays in its own part", async () => {
     const store = sharedSqlite();
-    const [prev, next] = [config([NODE_A, NODE_B]), config([NODE_B])];
+    // Past one page of the bulk list: spread by entity.
+    const more = nodesApart(100, [NODE_A, NODE_B]);
+    const [prev, next] = [config([NODE_A, NODE_B, ...more]), config([NODE_B, ...more])];
     const enabled = new Set(['ops-slack']);
     const pipeline = (c: LoadedConfig) => buildPipeline(c.config, { enabled, store, clock: systemClock, redact: (t) => t });
     const [partA, partB] = [partName('ends', shardOf(NODE_A)), partName('ends', shardOf(NODE_B))];
     const stored = (node: string) => firing(pipeline(prev), prev.rules[0]!, node);
     await store.commitParts([{ rule: partA, states: {}, active: [stored(NODE_A)] }, { rule: partB, states: {}, active: [stored(NODE_B)] }], [], 1);
-    const queued = await relocateOnReload({ store, prev, next, rules: ['ends'], before: pipeline(prev), after: pipeline(next), enabled, now: 2, wall: Date.UTC(2026, 0, 1), holdsShard: () => true });
+    const queued = await relocateOnReload({ store, prev, next, rules: ['ends'], before: pipeline(prev), after: pipeline(next), enabled, now: 2, wall: Date.UTC(2026, 0, 1), holdsShard: () => true, log: createLogger('fatal', false).log });
     expect(queued).toBe(1);
     const left = await store.loadActiveOf([partA, partB]);
     expect(left.get(partA)).toEqual([]);

@@ -6,6 +6,8 @@ import { newAlert } from '../alerts/pipeline/enqueue.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { entityShards, partName } from '../engine/parts.js';
 import { ruleKind } from '../rules/registry.js';
+import type { Logger } from '../base/log.js';
+import { pruneOtherLayout } from './layout.js';
 import { type NewAlert, StateDiff, type StateStore } from '../store/index.js';
 
 export interface RelocateOnReload {
@@ -24,6 +26,7 @@ export interface RelocateOnReload {
   wall: number;
   /** Shared state: the shards held here (a rule spread by entity relocates the parts of those); default all. */
   holdsShard?: (shard: number) => boolean;
+  log: Logger;
 }
 
 /**
@@ -75,6 +78,8 @@ export async function relocateOnReload(o: RelocateOnReload): Promise<number> {
       }
     }
   }
+  // A rule laid out anew at this reload (spread by entity, or whole again), its alerts told above, starts afresh.
+  await pruneOtherLayout(o.store, o.next.rules.filter((r) => o.rules.includes(r.name)), o.log);
   return queued;
 }
 

@@ -14,7 +14,7 @@ import type { Engine } from '../engine/engine.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { ShardFence, SharedShards, StateStore } from '../store/index.js';
-import { testNodeId } from '../../test/helpers/node-ids.js';
+import { nodesApart, testNodeId } from '../../test/helpers/node-ids.js';
 import { buildKeeper, ShardKeeper, storeRuleShard } from './shards.js';
 
 afterEach(() => {
@@ -195,7 +195,8 @@ describe("a shared budget's day spent: one alert, not one per instance", () => {
 describe('a rule spread by entity (validation-end on a shared store)', () => {
   const a = testNodeId('spread-a');
   const b = testNodeId('spread-b');
-  const rule = { name: 'ends', kind: 'validation-end', spec: { network: 'mainnet', nodeIds: [a, b], warnBefore: [] } } as unknown as LoadedRule;
+  // Past one page of the bulk list: spread by entity (engine/parts.ts).
+  const rule = { name: 'ends', kind: 'validation-end', spec: { network: 'mainnet', nodeIds: [a, b, ...nodesApart(99, [a, b])], warnBefore: [] } } as unknown as LoadedRule;
   const level = { name: heldRule, kind: 'subnet-changes', spec: {} } as unknown as LoadedRule;
 
   it("a part's store rule is fenced by its suffix's shard, its rule-failing alerts' too", async () => {

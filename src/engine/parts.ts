@@ -31,11 +31,40 @@ export function ofPart(storeRule: string): string {
   return partShard(storeRule) === undefined ? storeRule : storeRule.slice(0, -4);
 }
 
-/** The kind's spread, when this rule is spread by entity: only on a shared store, and only a spec naming entities. */
+/**
+ * The kind's spread, when this rule is spread by entity: only on a shared store, only a spec
+ * naming entities, and only where spreading saves work (`worthSpreading`). Decided once per
+ * loaded rule: every instance has the same config, so all decide alike.
+ */
 export function spreadOf(store: Pick<StateStore, 'shards'>, rule: LoadedRule): Spread<unknown, unknown> | undefined {
   if (store.shards === undefined) return undefined;
-  const spread = ruleKind(rule.kind).spread as Spread<unknown, unknown> | undefined;
-  return spread?.entities(rule.spec) === undefined ? undefined : spread;
+  if (!decided.has(rule)) decided.set(rule, spreadWorthIt(rule));
+  return decided.get(rule);
+}
+
+const decided = new WeakMap<LoadedRule, Spread<unknown, unknown> | undefined>();
+
+function spreadWorthIt(rule: LoadedRule): Spread<unknown, unknown> | undefined {
+  const kind = ruleKind(rule.kind);
+  const spread = kind.spread as Spread<unknown, unknown> | undefined;
+  const entities = spread?.entities(rule.spec);
+  return spread && entities && worthSpreading(entities, (spec) => kind.cost(spec).calls.length, rule.spec, spread) ? spread : undefined;
+}
+
+/**
+ * Whether spreading a rule's entities over instances saves work. It does when its poll makes
+ * more Data API calls than a rule of one of its entities would (its bulk lists run past one
+ * page of 100 nodes, or it asks per node), or when it reads only the operator's own nodes (no
+ * compute units). A rule whose poll is one page of lists stays whole: spread, every instance
+ * holding one of its entities would make those calls again for its share (ten small rules on
+ * five instances: five times the compute units).
+ */
+export function worthSpreading<Spec>(entities: readonly string[], calls: (spec: Spec) => number, spec: Spec, spread: Pick<Spread<Spec, unknown>, 'narrow'>): boolean {
+  if (entities.length < 2) return false;
+  const whole = calls(spec);
+  if (whole === 0) return true;
+  const first = entities[0];
+  return whole > calls(spread.narrow(spec, (e) => e === first));
 }
 
 /** The shards of a spread rule's entities; undefined for a rule-level one. */

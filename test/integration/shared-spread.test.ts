@@ -16,7 +16,7 @@ import { startSharing } from '../helpers/shared-daemons.js';
 import type { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Work spread by entity (issue 43, docs/design/entity-spread.md): three `avawatch run`
-// processes on one PostgreSQL database and ONE validation-end rule over 60 nodes. Each
+// processes on one PostgreSQL database and ONE validation-end rule over 150 nodes. Each
 // instance evaluates the nodes whose shard (a hash of the NodeID) it holds, and keeps them in
 // the rule's part `ends#SSS`. What is asserted is what an operator sees: each instance's
 // /metrics and log, the database's rows, the simulator's requests, and the one webhook receiver.
@@ -32,7 +32,8 @@ const TAKEOVER_MS = LEASE_MS + LEASE_MS / 3 + INTERVAL_MS + SLACK_MS;
 const NOTIFY_MS = 2 * INTERVAL_MS + SLACK_MS;
 const SHARDS = 256;
 const RULE = 'ends';
-const NODES = Array.from({ length: 60 }, (_, k) => testNodeId(`spread-${k}`));
+/** Two pages of the bulk list: a rule of one page (100 nodes or fewer) stays whole (engine/parts.ts, worthSpreading). */
+const NODES = Array.from({ length: 150 }, (_, k) => testNodeId(`spread-${k}`));
 /** The Data API's page of a bulk list: at most this many NodeIDs a call. */
 const BATCH = 100;
 
@@ -136,7 +137,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Three `avawatch run` on one config (the rule over the 60 nodes) and a fresh database. */
+/** Three `avawatch run` on one config (the rule over the 150 nodes) and a fresh database. */
 async function startThree(database: string): Promise<{ live: Instance[]; direct: string }> {
   const direct = await postgres.database(database);
   const configFile = join(dir, 'avawatch.yaml');
@@ -209,7 +210,7 @@ describe('shared state: one rule spread by entity over three instances', () => {
     const { live, direct } = await startThree('spread_entities');
     const { last } = await settled(live);
     const mine = live.map(nodesOf);
-    // Disjoint, and all 60 between them.
+    // Disjoint, and all 150 between them.
     expect(mine.flat().sort()).toEqual([...NODES].sort());
     for (const [k, i] of live.entries()) expect([...(last[k]?.nodes ?? [])].sort(), `${i.name}'s /metrics`).toEqual([...(mine[k] ?? [])].sort());
 
