@@ -49,11 +49,10 @@ export interface AppOptions {
 const SHUTDOWN_GRACE_MS = 6_000;
 
 /**
- * The composition root: the only place that builds the HTTP agent, store, metrics,
- * notifiers and scheduler, and wires them. It decides nothing: readiness and blindness are
- * engine/health.ts's, routing the pipeline's (alerts/pipeline/), an evaluation's run
- * app/runs.ts'. A reload swaps the parts its changes touch; the store, the HTTP server and
- * the metrics live as long as the process.
+ * The composition root: the only place that builds the HTTP agent, store, metrics, notifiers and
+ * scheduler, and wires them. It decides nothing: readiness and blindness are engine/health.ts's,
+ * routing the pipeline's (alerts/pipeline/), an evaluation's run app/runs.ts'. A reload swaps the
+ * parts its changes touch; the store, the HTTP server and the metrics live as long as the process.
  */
 export class App {
   readonly metrics: Metrics;
@@ -320,7 +319,7 @@ export class App {
   async #relocate(prev: LoadedConfig, rules: readonly string[], before: Pipeline): Promise<void> {
     try {
       const enabled = new Set(this.#notifiers.map((n) => n.name));
-      const queued = await relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now() });
+      const queued = await relocateOnReload({ store: this.store, prev, next: this.#loaded, rules, before, after: this.#pipeline, enabled, now: this.#clock.mono(), wall: this.#clock.now(), holdsShard: (s) => this.#keeper?.holdsShard(s) ?? true, log: this.#opts.log });
       // The engine's kept states carry the revision before this commit.
       for (const name of rules) this.#engine.forget(name);
       if (queued > 0) this.#delivery.kick();
@@ -347,8 +346,9 @@ export class App {
       apis,
       notifiers,
       failures: this.failures,
-      // Always the current delivery, also after a reload swapped it.
+      // Always the current delivery and keeper, also after a reload swapped them.
       kick: () => this.#delivery.kick(),
+      holdsShard: (shard) => this.#keeper?.holdsShard(shard) ?? true,
       expressionsFor: (rule) => this.#expressions.of(rule),
       configured: () => this.#loaded.rules.map((r) => r.name),
       sweepFirst: (networks, signal) => this.#sweepFirst(networks, signal),

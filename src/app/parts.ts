@@ -7,6 +7,7 @@ import { CAUSE_PREFIX } from '../engine/cause.js';
 import { errorText } from '../engine/engine.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { INCIDENT_PREFIX } from '../incidents/condition.js';
+import { ofPart } from '../engine/parts.js';
 import { buildPipeline, type Pipeline } from '../alerts/pipeline/index.js';
 import { systemClock, type Clock } from '../base/clock.js';
 import { within } from '../base/timers.js';
@@ -24,6 +25,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { StateStore } from '../store/index.js';
 import type { Apis } from './apis.js';
+import { pruneOtherLayout } from './layout.js';
 
 // The parts a config makes, each built whole before a reload swaps it in.
 
@@ -73,6 +75,8 @@ export interface EngineParts {
   expressionsFor: (rule: string) => ExpressionRunner;
   configured: () => Iterable<string>;
   sweepFirst: (networks: readonly string[], signal: AbortSignal) => Promise<void>;
+  /** Shared state: whether this instance holds a shard now (the keeper's answer, once it runs). */
+  holdsShard?: (shard: number) => boolean;
 }
 
 /** The pipeline of this config (alerts/pipeline/) and the engine that commits through it. */
@@ -101,6 +105,7 @@ export function buildEngine(loaded: LoadedConfig, s: Shared, p: EngineParts): { 
     configured: p.configured,
     incidents: new IncidentTracker(config.incidents, loaded.inventory),
     sweepFirst: p.sweepFirst,
+    ...(p.holdsShard ? { holdsShard: p.holdsShard } : {}),
   });
   return { engine, pipeline };
 }
@@ -200,10 +205,13 @@ export class StorePing {
 export async function pruneUnconfigured(s: Shared, rules: readonly LoadedRule[]): Promise<void> {
   const names = new Set(rules.flatMap((r) => [r.name, FAILING_PREFIX + r.name]));
   // A cause's alert (engine/cause.ts) is avawatch's own: it resolves when its rules evaluate again.
-  const gone = (await s.store.ruleNames()).filter((r) => !names.has(r) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
-  if (gone.length === 0) return;
-  await s.store.pruneRule(...gone);
-  s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+  // A part (`name#SSS`) goes with its rule.
+  const gone = (await s.store.ruleNames()).filter((r) => !names.has(ofPart(r)) && !r.startsWith(CAUSE_PREFIX) && !r.startsWith(INCIDENT_PREFIX));
+  if (gone.length > 0) {
+    await s.store.pruneRule(...gone);
+    s.log.info({ rules: gone }, 'forgot the state of rules no longer in the config');
+  }
+  await pruneOtherLayout(s.store, rules, s.log);
 }
 
 /** Tells the channels what they need of the app (Alertmanager: this daemon's URL, when each rule runs next). */

@@ -4,7 +4,10 @@ import type { LoadedConfig, LoadedRule } from '../config/load.js';
 import type { Pipeline } from '../alerts/pipeline/index.js';
 import { newAlert } from '../alerts/pipeline/enqueue.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
+import { entityShards, partName } from '../engine/parts.js';
 import { ruleKind } from '../rules/registry.js';
+import type { Logger } from '../base/log.js';
+import { pruneOtherLayout } from './layout.js';
 import { type NewAlert, StateDiff, type StateStore } from '../store/index.js';
 
 export interface RelocateOnReload {
@@ -21,6 +24,9 @@ export interface RelocateOnReload {
   /** The steady clock's time, which stored alerts keep; `wall` routes (mute windows are a person's times). */
   now: number;
   wall: number;
+  /** Shared state: the shards held here (a rule spread by entity relocates the parts of those); default all. */
+  holdsShard?: (shard: number) => boolean;
+  log: Logger;
 }
 
 /**
@@ -36,8 +42,8 @@ export async function relocateOnReload(o: RelocateOnReload): Promise<number> {
     const rule = o.prev.rules.find((r) => r.name === name);
     if (!rule) continue;
     const next = o.next.rules.find((r) => r.name === name);
-    for (const prefix of ['', FAILING_PREFIX]) {
-      const active = await parsed(o.store, prefix + rule.name);
+    for (const [prefix, part] of ['', FAILING_PREFIX].flatMap((p) => partsHere(o, rule).map((x) => [p, x] as const))) {
+      const active = await parsed(o.store, prefix + rule.name + part);
       if (active === undefined || active.length === 0) continue;
       // An alert about a validator another network's part of the same rule now watches goes on there (a rule split or joined at this reload).
       const groups = new Map<LoadedRule | undefined, ActiveAlert[]>();
@@ -61,16 +67,27 @@ export async function relocateOnReload(o: RelocateOnReload): Promise<number> {
         const planned = notifications(rule, result);
         queued += planned.reduce((n, a) => n + a.targets.length, 0);
         if (moved) {
-          const kept = ((await parsed(o.store, prefix + to.name)) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
-          await o.after.enqueue({ storeRule: prefix + to.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: [...kept, ...(result.active ?? alerts)] });
+          // The heir's part of the same shard when it is spread too (the same entity, the same shard).
+          const heirRule = prefix + to.name + (entityShards(o.store, to) ? part : '');
+          const kept = ((await parsed(o.store, heirRule)) ?? []).filter((a) => !alerts.some((m) => m.key === a.key));
+          await o.after.enqueue({ storeRule: heirRule, states: new StateDiff([], []), alerts: planned, now: o.now, active: [...kept, ...(result.active ?? alerts)] });
           continue;
         }
         if (result.active === undefined && planned.length === 0 && groups.size === 1) continue;
-        await o.after.enqueue({ storeRule: prefix + rule.name, states: new StateDiff([], []), alerts: planned, now: o.now, active: result.active ?? alerts });
+        await o.after.enqueue({ storeRule: prefix + rule.name + part, states: new StateDiff([], []), alerts: planned, now: o.now, active: result.active ?? alerts });
       }
     }
   }
+  // A rule laid out anew at this reload (spread by entity, or whole again), its alerts told above, starts afresh.
+  await pruneOtherLayout(o.store, o.next.rules.filter((r) => o.rules.includes(r.name)), o.log);
   return queued;
+}
+
+/** The store rule suffixes of a rule here: '' for a rule kept whole, each held part's `#SSS` for one spread by entity. */
+function partsHere(o: RelocateOnReload, rule: LoadedRule): string[] {
+  const shards = entityShards(o.store, rule);
+  if (!shards) return [''];
+  return [...shards].filter((s) => o.holdsShard?.(s) ?? true).map((s) => partName('', s));
 }
 
 /**

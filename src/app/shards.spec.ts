@@ -8,11 +8,14 @@ import { clockAt } from '../base/clock.js';
 import { Secret } from '../base/secret.js';
 import { CAUSE_PREFIX, causeOf } from '../engine/cause.js';
 import { createLogger } from '../base/log.js';
-import { ruleShard } from '../base/shard.js';
+import { ruleShard, shardOf } from '../base/shard.js';
+import type { LoadedRule } from '../config/load.js';
+import type { Engine } from '../engine/engine.js';
 import { FAILING_PREFIX } from '../engine/failing.js';
 import { createMetrics } from '../metrics/registry.js';
-import type { ShardFence, SharedShards } from '../store/index.js';
-import { ShardKeeper, storeRuleShard } from './shards.js';
+import type { ShardFence, SharedShards, StateStore } from '../store/index.js';
+import { nodesApart, testNodeId } from '../../test/helpers/node-ids.js';
+import { buildKeeper, ShardKeeper, storeRuleShard } from './shards.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -186,5 +189,49 @@ describe("a shared budget's day spent: one alert, not one per instance", () => {
     // Nothing of the host or the process in it: the same shard on every machine.
     expect([...storeRules][0]).not.toContain(hostname());
     expect(new Set(causes.map((c) => storeRuleShard(CAUSE_PREFIX + (c?.key ?? ''))))).toEqual(new Set([ruleShard('!cannot-see:budget:data')]));
+  });
+});
+
+describe('a rule spread by entity (validation-end on a shared store)', () => {
+  const a = testNodeId('spread-a');
+  const b = testNodeId('spread-b');
+  // Past one page of the bulk list: spread by entity (engine/parts.ts).
+  const rule = { name: 'ends', kind: 'validation-end', spec: { network: 'mainnet', nodeIds: [a, b, ...nodesApart(99, [a, b])], warnBefore: [] } } as unknown as LoadedRule;
+  const level = { name: heldRule, kind: 'subnet-changes', spec: {} } as unknown as LoadedRule;
+
+  it("a part's store rule is fenced by its suffix's shard, its rule-failing alerts' too", async () => {
+    const { state, api } = shards([17], 3);
+    const { k } = keeper(api);
+    await k.start([]);
+    expect(storeRuleShard('ends#017')).toBe(17);
+    expect(storeRuleShard(`${FAILING_PREFIX}ends#017`)).toBe(17);
+    expect(storeRuleShard('ends#17')).toBe(ruleShard('ends#17'));
+    expect(state.fenceOf?.('ends#017')).toEqual({ shard: 17, holder: k.holder, epoch: 3 });
+    expect(state.fenceOf?.('ends#018')).toBeUndefined();
+  });
+
+  it('held while any of its entities\' shards is; forgotten and read again from the store when one of them moves, and only forgotten when none is left', async () => {
+    vi.useFakeTimers();
+    expect(shardOf(a)).not.toBe(shardOf(b));
+    const { state, api } = shards([shardOf(a)]);
+    const moves: string[] = [];
+    const engine = { forget: (r: string) => moves.push(`forget ${r}`), restore: (r: LoadedRule) => Promise.resolve(void moves.push(`restore ${r.name}`)) } as unknown as Engine;
+    const metrics = createMetrics({ version: 't', outboxPending: () => 0, firing: () => [], ruleSamples: () => [], ruleGauges: [] });
+    const store = { shards: api } as unknown as StateStore;
+    const k = buildKeeper({ store, clock: clockAt(() => Date.now()), log: createLogger('fatal', false).log, metrics }, TTL, { rules: () => [rule, level], engine: () => engine })!;
+    await k.start([]);
+    expect(k.holds('ends')).toBe(true);
+    expect(moves.splice(0)).toEqual(['forget ends', 'restore ends']);
+    state.held = [shardOf(a), shardOf(b)];
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(moves.splice(0)).toEqual(['forget ends', 'restore ends']);
+    state.held = [shardOf(b)];
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(k.holds('ends')).toBe(true);
+    expect(moves.splice(0)).toEqual(['forget ends', 'restore ends']);
+    state.held = [];
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(k.holds('ends')).toBe(false);
+    expect(moves.splice(0)).toEqual(['forget ends']);
   });
 });

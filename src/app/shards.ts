@@ -9,6 +9,7 @@ import { FAILING_PREFIX } from '../engine/failing.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LoadedRule } from '../config/load.js';
 import type { Engine } from '../engine/engine.js';
+import { entityShards, partShard } from '../engine/parts.js';
 import type { ShardFence, SharedShards, StateStore } from '../store/index.js';
 
 // The shards this instance holds of a shared store (docs/operations.md "Shared state"). A
@@ -28,11 +29,17 @@ export interface KeeperDeps {
   metrics: Metrics;
   /** Shards gained and lost since the last round (the App restores and forgets their rules). */
   changed: (gained: ReadonlySet<number>, lost: ReadonlySet<number>) => Promise<void>;
+  /** The shards of a rule spread by entity (engine/parts.ts); undefined for a rule-level one. */
+  spreadOf?: (rule: string) => ReadonlySet<number> | undefined;
 }
 
-/** A store rule's shard: a rule's rule-failing alerts go with the rule; cause and incident alerts have their own. */
+/**
+ * A store rule's shard: a rule's rule-failing alerts go with the rule, a part (`name#SSS`) is
+ * shard SSS; cause and incident alerts have their own.
+ */
 export function storeRuleShard(storeRule: string): number {
-  return ruleShard(storeRule.startsWith(FAILING_PREFIX) ? storeRule.slice(FAILING_PREFIX.length) : storeRule);
+  const name = storeRule.startsWith(FAILING_PREFIX) ? storeRule.slice(FAILING_PREFIX.length) : storeRule;
+  return partShard(name) ?? ruleShard(name);
 }
 
 export class ShardKeeper {
@@ -77,9 +84,17 @@ export class ShardKeeper {
     return { shard, holder: this.holder, epoch: lease.epoch };
   }
 
-  /** Whether this instance evaluates the rule now. */
+  /** Whether this instance evaluates the rule now: its shard, or one of its entities' shards, is held. */
   holds(rule: string): boolean {
+    const shards = this.#deps.spreadOf?.(rule);
+    if (shards) return [...shards].some((s) => this.holdsShard(s));
     return this.fenceOf(rule) !== undefined;
+  }
+
+  /** Whether this shard's lease runs now by this process's count. */
+  holdsShard(shard: number): boolean {
+    const lease = this.#held.get(shard);
+    return lease !== undefined && lease.until > this.#deps.clock.mono();
   }
 
   /** Not one round answered for a whole lease: this instance evaluates and sends nothing. */
@@ -160,12 +175,29 @@ export interface KeptRules {
 export function buildKeeper(s: Pick<KeeperDeps, 'clock' | 'log' | 'metrics'> & { store: StateStore }, ttlMs: number, kept: KeptRules): ShardKeeper | undefined {
   const shards = s.store.shards;
   if (!shards) return undefined;
-  return new ShardKeeper({
+  // Each spread rule's entity shards, made once per set of rules (at start and at each reload).
+  const spreads = new WeakMap<readonly LoadedRule[], Map<string, Set<number>>>();
+  const spreadOf = (rule: string): Set<number> | undefined => {
+    const rules = kept.rules();
+    let map = spreads.get(rules);
+    if (!map) spreads.set(rules, (map = new Map(rules.flatMap((r) => [[r.name, entityShards(s.store, r)] as const]).filter((e): e is [string, Set<number>] => e[1] !== undefined))));
+    return map.get(rule);
+  };
+  const keeper: ShardKeeper = new ShardKeeper({
     ...s,
     shards,
     ttlMs,
+    spreadOf,
     changed: async (gained, lost) => {
       for (const rule of kept.rules()) {
+        const spread = spreadOf(rule.name);
+        if (spread) {
+          // A spread rule: forgotten when any of its entities' shards moves, and read again if some are still held here.
+          if (![...spread].some((x) => lost.has(x) || gained.has(x))) continue;
+          kept.engine().forget(rule.name);
+          if (keeper.holds(rule.name)) await kept.engine().restore(rule);
+          continue;
+        }
         const shard = ruleShard(rule.name);
         if (lost.has(shard) || gained.has(shard)) {
           // Not the rule's `looked`: /readyz would flap to "starting" at every rebalance.
@@ -175,4 +207,5 @@ export function buildKeeper(s: Pick<KeeperDeps, 'clock' | 'log' | 'metrics'> & {
       }
     },
   });
+  return keeper;
 }

@@ -28,15 +28,18 @@ export function inShard(ruleName: string, shard: Shard): boolean {
 export const SHARDS = 256;
 
 /**
- * A rule's shard of shared state (docs/operations.md "Shared state"): FNV-1a (32 bits) of its
- * name's UTF-8, mod SHARDS. Every instance computes it alone and agrees; it never changes
+ * A shard of shared state (docs/operations.md "Shared state"): FNV-1a (32 bits) of a rule's
+ * name's (or an entity id's) UTF-8, mod SHARDS. Every instance computes it alone and agrees; it never changes
  * with the number of instances, so a rule's state stays where it was when they come and go.
  */
-export function ruleShard(name: string): number {
+export function shardOf(text: string): number {
   let h = 0x811c9dc5;
-  for (const byte of Buffer.from(name, 'utf8')) {
+  for (const byte of Buffer.from(text, 'utf8')) {
     h ^= byte;
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h % SHARDS;
 }
+
+/** A rule's shard (rule-level) is the hash of its name; an entity's (spread by entity) the hash of its id. */
+export const ruleShard = shardOf;

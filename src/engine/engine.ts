@@ -15,9 +15,9 @@ import type { AlertMessage, GaugeSample, Severity } from '../base/types.js';
 import { ruleKind } from '../rules/registry.js';
 import type { ExpressionRunner } from '../rules/endpoint/runner.js';
 import type { FailureCounts } from './failing.js';
-import { FencedError, StateConflictError, type StateStore } from '../store/index.js';
+import { FencedError, StateConflictError, StateDiff, type StateStore } from '../store/index.js';
 import { periodMs } from '../base/schedule.js';
-import type { RuleMemo } from '../rules/types.js';
+import type { Evaluation, RuleMemo } from '../rules/types.js';
 import { ruleMemo } from './memo.js';
 import type { IncidentTracker, NetworkBaseline } from './incidents.js';
 import { withScopes } from './scope.js';
@@ -25,6 +25,8 @@ import { errorText, FailingAlerts } from './failing-alerts.js';
 import { IncidentAlerts } from './incident-alerts.js';
 import { lifecycleOptions } from './lifecycle-options.js';
 import { loadActive, RuleStates } from './states.js';
+import { activePart, diffParts, heldShare, loadParts, Narrowing, type Narrowed } from './parts.js';
+import { mergeParts } from './partition.js';
 
 export { errorText };
 
@@ -53,6 +55,8 @@ export interface EngineDeps {
   incidents?: IncidentTracker;
   /** A child that may be network-wide appeared and the network's baseline is old: sweep it now, before the child is committed (capped by the app). */
   sweepFirst?: (networks: readonly string[], signal: AbortSignal) => Promise<void>;
+  /** Shared state: whether this instance holds a shard now (a rule spread by entity is narrowed to those it holds); default all. */
+  holdsShard?: (shard: number) => boolean;
 }
 
 /** Evaluations of one tick, when other processes keep committing the same rule. */
@@ -78,13 +82,14 @@ export class Engine {
    * synchronous: two rules never interleave on a cause's or an incident's shared alert.
    */
   readonly #commits = new Serial();
+  readonly #narrowing = new Narrowing();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
     this.#states = new RuleStates(deps.store);
     const { incidents } = deps;
     this.#incidents = incidents && new IncidentAlerts({ store: deps.store, pipeline: deps.pipeline, clock: deps.clock, log: deps.log, incidents, sweepFirst: deps.sweepFirst, committed: (rule) => this.#states.committed(rule) });
-    this.#failing = new FailingAlerts({ ...deps, hold: this.#incidents?.hold });
+    this.#failing = new FailingAlerts({ ...deps, hold: this.#incidents?.hold, heldShards: (rule) => this.#narrowed(rule)?.shards });
   }
 
   #now(): Date {
@@ -128,13 +133,15 @@ export class Engine {
     // Counters exist at 0 from the start, so increase() sees the first failure.
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
-    const states = (await this.#states.load(rule)).states;
-    this.#views.set(rule.name, { rule, states, at: this.#now() });
+    const n = this.#narrowed(rule);
+    const parts = n && (await loadParts(this.#deps.store, n));
+    const states = parts ? parts.states : (await this.#states.load(rule)).states;
+    this.#views.set(rule.name, { rule: n?.rule ?? rule, states, at: this.#now() });
     await this.#failing.restore(rule);
     const incidents = this.#deps.incidents;
     if (incidents) {
-      incidents.restored(ruleKind(rule.kind).baselines?.(rule.spec, states) ?? []);
-      incidents.update(rule.name, incidents.childrenOf(rule, await loadActive(this.#deps.store, rule.name)));
+      incidents.restored(ruleKind(rule.kind).baselines?.((n?.rule ?? rule).spec, states) ?? []);
+      incidents.update(rule.name, incidents.childrenOf(rule, parts ? parts.active : await loadActive(this.#deps.store, rule.name)));
     }
     this.#deps.metrics.ruleConsecutiveFailures.set({ rule: rule.name }, this.#deps.failures.count(rule.name));
   }
@@ -217,12 +224,15 @@ export class Engine {
     }
   }
 
-  async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
-    const { data, metricsApi, metrics, pipeline, clock, store } = this.#deps;
+  /** The rule narrowed to the entities of the shards held here, when it is spread by entity (engine/parts.ts). */
+  #narrowed(rule: LoadedRule): Narrowed | undefined {
+    return this.#narrowing.of(this.#deps.store, rule, this.#deps.holdsShard ?? (() => true));
+  }
+
+  /** The kind's observation and its pure evaluation against `previous`; when the poll began on the steady clock. */
+  async #observed(rule: LoadedRule, previous: ReadonlyMap<string, unknown>, signal: AbortSignal, ownSignal: AbortSignal): Promise<{ startedAt: number; now: Date; evaluation: Evaluation<unknown> }> {
+    const { data, metricsApi, clock } = this.#deps;
     const kind = ruleKind(rule.kind);
-    const cached = await this.#states.load(rule);
-    const revision = cached.revision;
-    const previous = cached.states;
     const observedAt = this.#now();
     // An urgent alert's short wait (store/outbox.ts) counts from here, the poll, not the commit.
     const startedAt = clock.mono();
@@ -233,7 +243,17 @@ export class Engine {
     );
     signal.throwIfAborted();
     const now = this.#now();
-    const evaluation = kind.evaluate(previous, observation, now, rule.spec);
+    return { startedAt, now, evaluation: kind.evaluate(previous, observation, now, rule.spec) };
+  }
+
+  async #evaluateOnce(rule: LoadedRule, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
+    const narrowed = this.#narrowed(rule);
+    if (narrowed) return narrowed.shards.length === 0 ? [] : this.#evaluateParts(narrowed, signal, ownSignal);
+    const { metrics, pipeline, clock, store } = this.#deps;
+    const cached = await this.#states.load(rule);
+    const revision = cached.revision;
+    const previous = cached.states;
+    const { startedAt, now, evaluation } = await this.#observed(rule, previous, signal, ownSignal);
     // Not `states`: read only when needed (a kind that says what changed makes it only if read).
     const { changed, alerts: events, conditions, failed = {}, resolvedAs } = evaluation;
     // State alerts: what holds now, diffed against what was firing. Each condition is
@@ -271,6 +291,35 @@ export class Engine {
       // The incidents' alerts are this evaluation's news too (`once` and rule tests show them).
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
       await this.#failing.settled(rule, failed, now);
+      return messages;
+    });
+  }
+
+  /**
+   * #evaluateOnce of a rule spread by entity: observed and evaluated once over the held
+   * entities, then each owner's share committed to its part, every part in one transaction.
+   */
+  async #evaluateParts(n: Narrowed, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
+    const { metrics, pipeline, clock, store, log } = this.#deps;
+    const { rule } = n;
+    const loaded = await loadParts(store, n);
+    const previous = loaded.states;
+    const { startedAt, now, evaluation } = await this.#observed(rule, previous, signal, ownSignal);
+    const share = heldShare(n, evaluation, previous, (shards) => log.debug({ rule: rule.name, shards }, 'found entities of shards held elsewhere; their holder commits them'));
+    const effective = share.conditions?.map((c) => pipeline.enrich(rule, c));
+    const resolved = evaluation.resolvedAs && ((key: string) => scrubResolution(evaluation.resolvedAs!(key), pipeline.redact));
+    if (effective && this.#incidents) await this.#incidents.askNetwork(rule, effective, loaded.active, ownSignal);
+    return this.#commits.run(async () => {
+      const advanced = effective && advance(loaded.active, effective, clock.mono(), lifecycleOptions(rule, pipeline), resolved);
+      const lifecycle = advanced && this.#deps.incidents ? withScopes(this.#deps.incidents, rule, advanced, loaded.active, clock.mono()) : advanced;
+      const stateOf = (key: string): unknown => evaluation.states.get(key) ?? previous.get(key);
+      const parts = { writes: diffParts(loaded, share.states, pipeline.redact), partOf: activePart(n, loaded, stateOf) };
+      const messages = await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), events: share.events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, startedAt, hold: this.#incidents?.hold, parts });
+      const states = mergeParts(n.spread, share.states.values());
+      this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(share.failed).map(([id, why]) => [id, pipeline.redact(why)])) });
+      metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
+      if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
+      await this.#failing.settled(n.full, share.failed, now);
       return messages;
     });
   }

@@ -11,7 +11,8 @@ import { StateDiff, type StateStore } from '../store/index.js';
 import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRules, type CauseRun } from './cause.js';
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { lifecycleOptions, ownOptions } from './lifecycle-options.js';
-import { loadActive } from './states.js';
+import { partName } from './parts.js';
+import { loadActive, loadActiveOf } from './states.js';
 
 export interface FailingDeps {
   store: StateStore;
@@ -28,6 +29,8 @@ export interface FailingDeps {
   configured?: (() => Iterable<string>) | undefined;
   /** The incidents' part in every commit (engine/incident-alerts.ts), when incidents are on. */
   hold?: Hold | undefined;
+  /** A rule spread by entity: the shards of its entities held here, ascending (engine/parts.ts); undefined for a rule-level one. */
+  heldShards?: ((rule: LoadedRule) => readonly number[] | undefined) | undefined;
 }
 
 /**
@@ -52,8 +55,22 @@ export class FailingAlerts {
   }
 
   async restore(rule: LoadedRule): Promise<void> {
-    if ((await this.#deps.store.loadActive(FAILING_PREFIX + rule.name)).length > 0) this.#stored.add(rule.name);
+    const parts = this.#parts(rule);
+    const rows = parts ? [...(await this.#deps.store.loadActiveOf(parts.failing)).values()].flat() : await this.#deps.store.loadActive(FAILING_PREFIX + rule.name);
+    if (rows.length > 0) this.#stored.add(rule.name);
     this.#restored.add(rule.name);
+  }
+
+  /**
+   * A rule spread by entity keeps its rule-failing alerts per part (`!rule-failing:name#SSS`),
+   * written only by the holder of the part: every one in its anchor part, the lowest held.
+   */
+  #parts(rule: LoadedRule): { own: string[]; failing: string[]; anchor: string } | undefined {
+    const shards = this.#deps.heldShards?.(rule);
+    if (shards === undefined) return undefined;
+    const own = shards.map((s) => partName(rule.name, s));
+    const failing = own.map((p) => FAILING_PREFIX + p);
+    return { own, failing, anchor: failing[0] ?? FAILING_PREFIX + rule.name };
   }
 
   forget(rule: string): void {
@@ -131,7 +148,8 @@ export class FailingAlerts {
    */
   async #resend(rule: LoadedRule, now: Date): Promise<void> {
     const { store, pipeline } = this.#deps;
-    for (const storeRule of [rule.name, FAILING_PREFIX + rule.name]) {
+    const parts = this.#parts(rule);
+    for (const storeRule of parts ? [...parts.own, ...parts.failing] : [rule.name, FAILING_PREFIX + rule.name]) {
       const active = await loadActive(store, rule.name, storeRule);
       const notifications = active.flatMap((a) => {
         if (a.state !== 'firing') return [];
@@ -149,11 +167,16 @@ export class FailingAlerts {
 
   async #advance(rule: LoadedRule, conditions: Condition[], now: Date): Promise<void> {
     const { store, pipeline, clock } = this.#deps;
+    const parts = this.#parts(rule);
+    if (parts?.failing.length === 0) return;
     const storeRule = FAILING_PREFIX + rule.name;
     const { forMs: _f, keepFiringForMs: _k, ...o } = lifecycleOptions(rule, pipeline);
     const enriched = conditions.map((c) => pipeline.enrich(rule, c));
-    const lifecycle = advance(await loadActive(store, rule.name, storeRule), enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
-    await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold });
+    const before = parts ? await loadActiveOf(store, rule.name, parts.failing) : await loadActive(store, rule.name, storeRule);
+    const lifecycle = advance(before, enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    // Spread: every held part's rows gathered in the anchor part (a part that stopped being the anchor is emptied).
+    const spread = parts && { writes: parts.failing.map((p) => ({ storeRule: p, states: new StateDiff([], []) })), partOf: () => parts.anchor };
+    await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold, ...(spread ? { parts: spread } : {}) });
     if (lifecycle.active.length > 0) this.#stored.add(rule.name);
     else this.#stored.delete(rule.name);
   }

@@ -119,6 +119,15 @@ export async function loadActive(store: StateStore, rule: string, storeRule = ru
   });
 }
 
+/** loadActive of several store rules (a spread rule's parts) as one list, each checked. */
+export async function loadActiveOf(store: StateStore, rule: string, storeRules: readonly string[]): Promise<ActiveAlert[]> {
+  return [...(await store.loadActiveOf(storeRules)).values()].flat().map((row) => {
+    const active = readActive(row);
+    if ('invalid' in active) throw new StoreError(`stored alert "${row.key}" of rule "${rule}" is invalid: ${active.invalid}`);
+    return active;
+  });
+}
+
 /**
  * The rows in the order of `order`, then the rest as they came. At 100k entities a poll that
  * walks its states out of the order it looks them up in took half as long again.

@@ -104,7 +104,7 @@ export function engineWorld(
     logs.push(msg);
     logged.push({ level, msg, fields });
   };
-  const log = { warn: at_('warn'), info: at_('info'), error: at_('error') };
+  const log = { warn: at_('warn'), info: at_('info'), error: at_('error'), debug: at_('debug') };
   const at = { ms: START };
   const wallAhead = o.wallAhead ?? 0;
   const clock: Clock = clockOf({ now: () => at.ms + wallAhead, mono: () => at.ms });

@@ -26,6 +26,20 @@ const run = promisify(execFile);
 // real wait: leases timed by PostgreSQL's now(), several daemons answering in real time; no test clock reaches them.
 export const onLeases: Wait = (check, what, timeoutMs) => waitUntil(check, what, timeoutMs);
 
+/** onLeases with `check` asked at most every 200 ms: each one scrapes daemons. */
+export function pollLeases<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
+  let next = 0;
+  return onLeases(
+    async () => {
+      if (Date.now() < next) return undefined;
+      next = Date.now() + 200;
+      return check();
+    },
+    what,
+    timeoutMs,
+  );
+}
+
 export interface RunningPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication: no password). */
   readonly url: string;

@@ -1,22 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ruleShard } from '../../src/base/shard.js';
+import { shardOf } from '../../src/base/shard.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { startDaemon, type Daemon } from '../helpers/cli.js';
+import type { Daemon } from '../helpers/cli.js';
 import { testNodeId } from '../helpers/node-ids.js';
 import { postgresForFile } from '../helpers/postgres-file.js';
-import { onLeases } from '../helpers/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { pollLeases } from '../helpers/postgres.js';
+import { startSharing } from '../helpers/shared-daemons.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
-// database. The 256 virtual shards are held on leases; a rule is evaluated only by the holder
-// of its name's shard, and every commit is fenced by that shard's epoch. What an operator sees
+// database. The 256 virtual shards are held on leases; a rule of one node is evaluated only by
+// the holder of its node's shard, and every commit is fenced by that shard's epoch. What an operator sees
 // is what is asserted: each instance's /metrics and /readyz, its JSON log, and the one
 // webhook receiver every instance sends to. Each instance reaches PostgreSQL through a TCP
 // proxy of its own (test/helpers/tcp-proxy.ts), the network a test can cut.
@@ -49,28 +50,18 @@ const SHARDS = 256;
 
 /**
  * Six rules of one cheap kind (validation-end: one bulk call a poll), each on a node of its own.
- * Their names are chosen so their shards are spread over the 256 (one in each sixth of the
+ * validation-end is spread by entity: a rule of one node is evaluated by the holder of its node's
+ * shard. The nodes are chosen so their shards are spread over the 256 (one in each sixth of the
  * range): however the shards are split between three instances, the rules fall on more than one.
  */
 const RULES = ['ending-t', 'ending-v', 'ending-g', 'ending-i', 'ending-p', 'ending-r'] as const;
 type Rule = (typeof RULES)[number];
 const RULE_SHARDS: Readonly<Record<Rule, number>> = { 'ending-t': 15, 'ending-v': 53, 'ending-g': 114, 'ending-i': 152, 'ending-p': 195, 'ending-r': 233 };
-const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(r)])) as Record<Rule, string>;
+const SEEDS: Readonly<Record<Rule, string>> = { 'ending-t': 'ending-t/143', 'ending-v': 'ending-v/85', 'ending-g': 'ending-g/141', 'ending-i': 'ending-i/719', 'ending-p': 'ending-p/171', 'ending-r': 'ending-r/41' };
+const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(SEEDS[r])])) as Record<Rule, string>;
 
-/** Every real wait of this file: polls check() (at most every 200 ms: each one scrapes daemons) until it gives a value. */
-async function poll<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
-  let next = 0;
-  // Three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts, onLeases).
-  return onLeases(
-    async () => {
-      if (Date.now() < next) return undefined;
-      next = Date.now() + 200;
-      return check();
-    },
-    what,
-    timeoutMs,
-  );
-}
+/** Every real wait of this file: three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts). */
+const poll = pollLeases;
 
 /** One alert of a notification: `<rule> <status>`, and which instance sent it (the path it posted to). */
 interface Notified {
@@ -287,18 +278,7 @@ async function startThree(database: string): Promise<Instance[]> {
   const direct = await postgres.database(database);
   const { pathname } = new URL(direct);
   const configFile = writeConfig();
-  const started = await Promise.all(
-    ['one', 'two', 'three'].map(async (name) => {
-      const proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: postgres.port } });
-      proxies.push(proxy);
-      const cwd = join(dir, name);
-      mkdirSync(cwd);
-      const env = { STATE_URL: `postgres://postgres@${proxy.host}:${proxy.port}${pathname}`, HOOK_URL: `${receiver.url}/${name}` };
-      const daemon = startDaemon(configFile, { cwd, env });
-      daemons.push(daemon);
-      return { name, daemon, proxy };
-    }),
-  );
+  const started = await startSharing({ configFile, dir, names: ['one', 'two', 'three'], postgresPort: postgres.port, pathname, hookUrl: receiver.url, into: { daemons, proxies } });
   const live = await Promise.all(started.map(async (s) => ({ ...s, url: await s.daemon.started(20_000) })));
   badScrapes.clear();
   running = { live, database: direct };
@@ -498,8 +478,8 @@ async function oneHolderEach(live: readonly Instance[], database: string): Promi
 }
 
 describe('shared state: three instances on one PostgreSQL', () => {
-  it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its shard", async () => {
-    expect(RULES.map(ruleShard)).toEqual(RULES.map((r) => RULE_SHARDS[r]));
+  it("spread: the 256 shards are split between the three, each is ready, and each rule is evaluated by exactly one of them, the holder of its node's shard", async () => {
+    expect(RULES.map((r) => shardOf(NODES[r]))).toEqual(RULES.map((r) => RULE_SHARDS[r]));
     const live = await startThree('spread');
     const evaluators = await settled(live);
 

@@ -1,6 +1,7 @@
 import type { AlertDraft } from '../../base/types.js';
 import type { LoadedRule } from '../../config/load.js';
-import type { ActiveRow, NewAlert, StateDiff, StateStore } from '../../store/index.js';
+import type { ActiveAlert } from '../lifecycle.js';
+import type { CommitPart, NewAlert, StateDiff, StateStore } from '../../store/index.js';
 import type { Target } from '../route.js';
 
 /** The rule-failing alertname: its rows are of that kind, not the rule's. */
@@ -33,9 +34,23 @@ export interface Enqueue {
   alerts: readonly NewAlert[];
   /** The steady clock's time: rows are created and aged on it. */
   now: number;
-  active?: readonly ActiveRow[] | undefined;
+  active?: readonly ActiveAlert[] | undefined;
   expectRevision?: number | undefined;
   startedAt?: number | undefined;
+  /** A rule spread by entity: its parts' writes instead of `states` (committed together, each fenced), and the part each state alert is kept in. */
+  parts?: EnqueueParts | undefined;
+}
+
+export interface EnqueueParts {
+  writes: ReadonlyArray<{ storeRule: string; states: StateDiff; expectRevision?: number }>;
+  partOf: (a: ActiveAlert) => string;
+}
+
+/** Each part's writes with its state alerts (for a kind with any): every part written gets its whole set, none emptying it. */
+function partsOf(parts: EnqueueParts, active: readonly ActiveAlert[] | undefined): CommitPart[] {
+  const by = new Map<string, ActiveAlert[]>(parts.writes.map((w) => [w.storeRule, []]));
+  for (const a of active ?? []) by.get(parts.partOf(a))?.push(a);
+  return parts.writes.map((w) => ({ rule: w.storeRule, states: w.states, ...(active ? { active: by.get(w.storeRule) ?? [] } : {}), ...(w.expectRevision === undefined ? {} : { expectRevision: w.expectRevision }) }));
 }
 
 /**
@@ -43,7 +58,9 @@ export interface Enqueue {
  * rows and one outbox row per target, in one transaction. Returns the alerts' ids.
  */
 export async function enqueue(store: StateStore, e: Enqueue, onQueued?: () => void): Promise<number[]> {
-  const ids = await store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
+  const ids = e.parts
+    ? await store.commitParts(partsOf(e.parts, e.active), e.alerts, e.now, e.startedAt)
+    : await store.commitEvaluation(e.storeRule, e.states, e.alerts, e.now, e.active, e.expectRevision, e.startedAt);
   if (onQueued && e.alerts.some((a) => a.targets.length > 0)) onQueued();
   return ids;
 }

@@ -7,7 +7,7 @@ import { StateDiff, type NewAlert, type Silence, type StateStore } from '../../s
 import type { ActiveAlert } from '../lifecycle.js';
 import { planNotifications, type Planned } from '../receivers.js';
 import type { Target } from '../route.js';
-import { enqueue, newAlert } from './enqueue.js';
+import { enqueue, newAlert, type EnqueueParts } from './enqueue.js';
 import { alertLabels, enrich } from './enrich.js';
 import { grouped, type DigestAt } from './group.js';
 import { muted } from './mute.js';
@@ -64,6 +64,8 @@ export interface CommitInput {
   /** When the evaluation began, on the steady clock (an urgent alert's short wait counts from it). */
   startedAt?: number | undefined;
   hold?: Hold | undefined;
+  /** A rule spread by entity (engine/parts.ts): its parts' writes, in place of `states`, and where each state alert is kept. */
+  parts?: EnqueueParts | undefined;
 }
 
 /** One commit as it goes through the stages. */
@@ -169,7 +171,7 @@ const ENQUEUE: Stage = {
   run: async (b, p) => {
     const { input } = b;
     b.alerts = b.planned.map(({ draft, labels, targets }) => newAlert(input.rule, draft, labels, targets));
-    b.ids = await enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts: b.alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt }, p.onQueued);
+    b.ids = await enqueue(p.store, { storeRule: input.storeRule, states: input.states, alerts: b.alerts, now: b.steady, active: b.active, expectRevision: input.expectRevision, startedAt: input.startedAt, parts: input.parts }, p.onQueued);
   },
 };
 

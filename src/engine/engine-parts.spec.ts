@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { shardOf } from '../base/shard.js';
+import { SqliteStore } from '../store/index.js';
+import { engineWorld, NODE_A, NODE_B, NODE_C, validatorRule } from '../../test/helpers/engine-world.js';
+import { nodesApart } from '../../test/helpers/node-ids.js';
+import { sharedSqlite } from '../../test/helpers/shared-sqlite.js';
+import { partName } from './parts.js';
+
+// A rule spread by entity (docs/design/entity-spread.md): on a store shared by instances, each
+// evaluates the entities of the shards it holds and commits them to their parts `name#SSS`.
+// The shared store here is SQLite with `shards` set (test/helpers/shared-sqlite.ts): the
+// layout follows `store.shards`; the fences are PostgreSQL's (store/contract-parts.ts).
+
+/** Past one page of the bulk list, so spread by entity; the named three each on a shard none of the others is on. */
+const MORE = nodesApart(98, [NODE_A, NODE_B, NODE_C]);
+const rule = validatorRule({}, [NODE_A, NODE_B, NODE_C, ...MORE]);
+const more = Object.fromEntries(MORE.map((n) => [n, 'active']));
+/** The named nodes among a view's keys. */
+const named = (keys: Iterable<string>): string[] => [...keys].filter((k) => [NODE_A, NODE_B, NODE_C].includes(k));
+const part = (node: string) => partName('r', shardOf(node));
+
+/** Two instances on one shared store: `one` holds NODE_A's shard (while `mine` has it), `two` the rest; each has evaluated once. */
+async function twoInstances() {
+  const store = sharedSqlite();
+  const world: Record<string, string> = { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+  const mine = new Set([shardOf(NODE_A)]);
+  const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
+  const two = engineWorld({ store, world, holdsShard: (s) => !mine.has(s) });
+  await one.run(rule);
+  await two.run(rule);
+  return { store, world, mine, one, two };
+}
+
+describe('engine: a rule spread by entity', () => {
+  it("each entity's state is kept in its own shard's part; the rule's own name holds nothing", async () => {
+    const store = sharedSqlite();
+    const w = engineWorld({ store, world: { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' } });
+    expect(await w.run(rule)).toEqual([]);
+    const read = await store.stateRowsOf(['r', part(NODE_A), part(NODE_B), part(NODE_C)]);
+    expect(read.get('r')?.rows).toEqual([]);
+    for (const node of [NODE_A, NODE_B, NODE_C]) expect(read.get(part(node))?.rows.map((r) => r.entity)).toContain(node);
+    expect(new Set([NODE_A, NODE_B, NODE_C].map(shardOf)).size).toBe(3);
+  });
+
+  it('two instances split the entities by the shards they hold: each evaluates and shows only its own, a change is said once, by its holder', async () => {
+    const { store, world, one, two } = await twoInstances();
+    expect(named(one.engine.view('r')?.states.keys() ?? [])).toEqual([NODE_A]);
+    expect(named(two.engine.view('r')?.states.keys() ?? []).sort()).toEqual([NODE_B, NODE_C].sort());
+    world[NODE_A] = 'completed';
+    world[NODE_B] = 'completed';
+    expect((await one.run(rule)).map((a) => a.summary)).toEqual([`${NODE_A} validation active → completed`]);
+    expect((await two.run(rule)).map((a) => a.summary)).toEqual([`${NODE_B} validation active → completed`]);
+    // Each kept its own part: neither removed the other's rows.
+    const read = await store.stateRowsOf([part(NODE_A), part(NODE_B), part(NODE_C)]);
+    expect(named([...read.values()].flatMap((p) => p.rows.map((r) => r.entity))).sort()).toEqual([NODE_A, NODE_B, NODE_C].sort());
+  });
+
+  it("a shard handed over: the new holder goes on from its last holder's committed state (no baseline, nothing said again)", async () => {
+    const { world, mine, one, two } = await twoInstances();
+    world[NODE_A] = 'completed';
+    expect(await one.run(rule)).toHaveLength(1);
+    // Shard A moves from one to two: two forgets and reads the rule again (app/shards.ts).
+    mine.clear();
+    two.engine.forget('r');
+    await two.engine.restore(rule);
+    expect(named(two.engine.view('r')?.states.keys() ?? []).sort()).toEqual([NODE_A, NODE_B, NODE_C].sort());
+    expect(await two.run(rule)).toEqual([]);
+    world[NODE_A] = 'active';
+    expect((await two.run(rule)).map((a) => a.summary)).toEqual([`${NODE_A} validation completed → active`]);
+    expect(await one.run(rule)).toEqual([]);
+  });
+
+  it("rule-failing is kept in the anchor part (the lowest shard held), written by its holder; the alert is the rule's, and resolves there", async () => {
+    const store = sharedSqlite();
+    const world: Record<string, string | Error> = { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+    const mine = new Set([shardOf(NODE_A), shardOf(NODE_B)]);
+    const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
+    await one.run(rule);
+    world[NODE_B] = new Error('data API GET …: HTTP 503');
+    await one.run(rule);
+    await one.run(rule);
+    const anchor = `!rule-failing:${partName('r', Math.min(shardOf(NODE_A), shardOf(NODE_B)))}`;
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key}`)).toEqual([`${anchor} entity:${NODE_B}`]);
+    const [firing] = await store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1);
+    expect(firing?.message).toMatchObject({ rule: 'r', kind: 'rule-failing', status: 'firing' });
+    world[NODE_B] = 'active';
+    await one.run(rule);
+    expect(await store.activeAlerts()).toEqual([]);
+  });
+
+  it('on a store of one machine (no shards) the rule stays one store rule under its name', async () => {
+    const store = SqliteStore.open(':memory:');
+    const w = engineWorld({ store });
+    await w.run(validatorRule());
+    expect((await store.stateRowsOf(['r'])).get('r')?.rows.map((r) => r.entity).sort()).toEqual([NODE_A, NODE_B].sort());
+    expect(await store.ruleNames()).toEqual(['r']);
+  });
+});
