@@ -4,6 +4,7 @@ import { SqliteStore } from '../store/index.js';
 import { engineWorld, NODE_A, NODE_B, NODE_C, validatorRule } from '../../test/helpers/engine-world.js';
 import { nodesApart } from '../../test/helpers/node-ids.js';
 import { sharedSqlite } from '../../test/helpers/shared-sqlite.js';
+import { StateDiff } from '../store/index.js';
 import { partName } from './parts.js';
 
 // A rule spread by entity (docs/design/entity-spread.md): on a store shared by instances, each
@@ -94,5 +95,31 @@ describe('engine: a rule spread by entity', () => {
     await w.run(validatorRule());
     expect((await store.stateRowsOf(['r'])).get('r')?.rows.map((r) => r.entity).sort()).toEqual([NODE_A, NODE_B].sort());
     expect(await store.ruleNames()).toEqual(['r']);
+  });
+
+  it('keeps its held parts between evaluations while their revisions stand: no row read again; another process\'s commit to one makes it read them', async () => {
+    const shared = sharedSqlite();
+    let rowReads = 0;
+    const store = new Proxy(shared, {
+      get: (target, key) => (key === 'stateRowsOf' ? (rules: readonly string[]) => (rowReads++, target.stateRowsOf(rules)) : Reflect.get(target, key, target)),
+    });
+    const world: Record<string, string> = { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+    const w = engineWorld({ store, world });
+    await w.run(rule);
+    const afterFirst = rowReads;
+    expect(await w.run(rule)).toEqual([]);
+    expect(await w.run(rule)).toEqual([]);
+    expect(rowReads).toBe(afterFirst);
+    // Another process (once --send) wrote NODE_B's part: its commit moved that part's revision.
+    const partB = part(NODE_B);
+    const { revision } = (await shared.stateRowsOf([partB])).get(partB)!;
+    const [stored] = (await shared.stateRowsOf([partB])).get(partB)!.rows.filter((r) => r.entity === NODE_B);
+    const completed = stored!.state.replace('"active"', '"completed"');
+    await shared.commitParts([{ rule: partB, states: new StateDiff([[NODE_B, completed]], []), expectRevision: revision }], [], 1);
+    // Read again, so the change it made is no news here; the next one is.
+    expect(await w.run(rule)).toEqual([expect.objectContaining({ summary: `${NODE_B} validation completed → active` })]);
+    expect(rowReads).toBe(afterFirst + 1);
+    // Found by the revisions before it evaluated, not by its commit refused (that evaluates twice).
+    expect(w.logs).not.toContain('another process committed this rule meanwhile; its alerts are dropped and it is evaluated again');
   });
 });

@@ -25,7 +25,8 @@ import { errorText, FailingAlerts } from './failing-alerts.js';
 import { IncidentAlerts } from './incident-alerts.js';
 import { lifecycleOptions } from './lifecycle-options.js';
 import { loadActive, RuleStates } from './states.js';
-import { activePart, diffParts, heldShare, loadParts, Narrowing, type Narrowed } from './parts.js';
+import { activePart, diffParts, heldShare, Narrowing, type Narrowed } from './parts.js';
+import { PartsCache } from './parts-cache.js';
 import { mergeParts } from './partition.js';
 
 export { errorText };
@@ -83,6 +84,7 @@ export class Engine {
    */
   readonly #commits = new Serial();
   readonly #narrowing = new Narrowing();
+  readonly #parts = new PartsCache();
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -134,7 +136,7 @@ export class Engine {
     for (const c of [metrics.ruleEvaluations, metrics.ruleFailures, metrics.ruleEntityFailures]) c.inc({ rule: rule.name }, 0);
     metrics.ruleFailingEntities.set({ rule: rule.name }, this.#deps.failures.entities(rule.name).length);
     const n = this.#narrowed(rule);
-    const parts = n && (await loadParts(this.#deps.store, n));
+    const parts = n && (await this.#parts.load(this.#deps.store, n));
     const states = parts ? parts.states : (await this.#states.load(rule)).states;
     this.#views.set(rule.name, { rule: n?.rule ?? rule, states, at: this.#now() });
     await this.#failing.restore(rule);
@@ -152,9 +154,15 @@ export class Engine {
     return view && { states: view.states, failed: view.failed ?? {} };
   }
 
+  /** Nothing kept of the rule's states: read from the store next time. */
+  #drop(ruleName: string): void {
+    this.#states.drop(ruleName);
+    this.#parts.drop(ruleName);
+  }
+
   forget(ruleName: string): void {
     this.#views.delete(ruleName);
-    this.#states.drop(ruleName);
+    this.#drop(ruleName);
     this.#failing.forget(ruleName);
     this.#deps.incidents?.forget(ruleName);
   }
@@ -197,11 +205,13 @@ export class Engine {
           return await this.#evaluateOnce(rule, signal, own.signal);
         } catch (err) {
           if (!(err instanceof StateConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;
-          this.#states.drop(rule.name);
+          this.#drop(rule.name);
           log.info({ rule: rule.name, attempt }, 'another process committed this rule meanwhile; its alerts are dropped and it is evaluated again');
         }
       }
     } catch (err) {
+      // A spread rule's kept parts are read again after any failure (a commit may have failed).
+      this.#parts.drop(rule.name);
       // Shared state: the rule's shard moved to another instance (or its lease ended) while it
       // was evaluated here. Nothing was written or queued; the new holder evaluates it.
       if (err instanceof FencedError) {
@@ -302,7 +312,7 @@ export class Engine {
   async #evaluateParts(n: Narrowed, signal: AbortSignal, ownSignal: AbortSignal): Promise<AlertMessage[]> {
     const { metrics, pipeline, clock, store, log } = this.#deps;
     const { rule } = n;
-    const loaded = await loadParts(store, n);
+    const loaded = await this.#parts.load(store, n);
     const previous = loaded.states;
     const { startedAt, now, evaluation } = await this.#observed(rule, previous, signal, ownSignal);
     const share = heldShare(n, evaluation, previous, (shards) => log.debug({ rule: rule.name, shards }, 'found entities of shards held elsewhere; their holder commits them'));
@@ -316,6 +326,7 @@ export class Engine {
       const parts = { writes: diffParts(loaded, share.states, pipeline.redact), partOf: activePart(n, loaded, stateOf) };
       const messages = await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), events: share.events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, startedAt, hold: this.#incidents?.hold, parts });
       const states = mergeParts(n.spread, share.states.values());
+      this.#parts.committed(rule.name, loaded, parts.writes, states, lifecycle?.active);
       this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(share.failed).map(([id, why]) => [id, pipeline.redact(why)])) });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));

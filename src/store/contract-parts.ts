@@ -4,7 +4,7 @@ import { active, alert, to, type Opened } from './contract-fixtures.js';
 import { StateDiff, type NewAlert, type ShardFence, type StateStore } from './types.js';
 
 // The parts of a rule spread by entity (docs/design/entity-spread.md): store rules `name#SSS`,
-// read and committed together. Not used by the engine yet. `shared`: the store shares its
+// read and committed together. `shared`: the store shares its
 // work over shard leases (PostgreSQL), so every part's commit is fenced.
 
 const MINUTE = 60_000;
@@ -47,6 +47,8 @@ export function partsContract(store: Opened, o: { shared?: boolean } = {}): void
         2_000,
       );
       expect(await parts(s, ['r#001', 'r#002'])).toEqual({ 'r#001': { states: { c: 3 }, revision: 2 }, 'r#002': { states: { b: 4 }, revision: 2 } });
+      // The revisions alone, as a caller keeping the parts checks them: 0 for a part never committed.
+      expect(Object.fromEntries(await s.revisionsOf(['r#001', 'r#002', 'r#003', '!rule-failing:r#001']))).toEqual({ 'r#001': 2, 'r#002': 2, 'r#003': 0, '!rule-failing:r#001': 1 });
       // A part without `active` keeps its state alerts; `active: []` clears them.
       expect(await activeKeys(s, ['r#001', '!rule-failing:r#001'])).toEqual({ 'r#001': [], '!rule-failing:r#001': ['failing'] });
       expect(await s.pendingCount()).toBe(2);

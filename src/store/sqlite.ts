@@ -6,7 +6,7 @@ import * as outbox from './outbox.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { checkParts, partBases } from './parts.js';
-import { bumpRevision, stateRows, stateRowsOf, writeStates } from './states.js';
+import { bumpRevision, revisionsOf, stateRows, stateRowsOf, writeStates } from './states.js';
 import { statement } from './statement.js';
 import type {
   ActiveRow,
@@ -80,6 +80,10 @@ export class SqliteStore implements StateStore {
   /** Each store rule's states and revision (a spread rule's parts), in one query. */
   async stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>> {
     return stateRowsOf(this.#db, rules);
+  }
+
+  async revisionsOf(rules: readonly string[]): Promise<Map<string, number>> {
+    return revisionsOf(this.#db, rules);
   }
 
   /** Rules with state or active alerts in the file (rule-failing ones under their own name). */

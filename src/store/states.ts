@@ -30,6 +30,13 @@ export function stateRowsOf(db: Database.Database, rules: readonly string[]): Ma
   return out;
 }
 
+export function revisionsOf(db: Database.Database, rules: readonly string[]): Map<string, number> {
+  const rows = statement(db, 'SELECT w.value AS rule, coalesce(v.revision, 0) AS revision FROM json_each(?) AS w LEFT JOIN rule_revision AS v ON v.rule = w.value').all(
+    JSON.stringify([...new Set(rules)]),
+  ) as Array<{ rule: string; revision: number }>;
+  return new Map(rows.map((r) => [r.rule, r.revision]));
+}
+
 /** A write to the rule's alerts outside its commit: an evaluation that read them before commits again from what is stored. */
 export function bumpRevision(db: Database.Database, rule: string, current = revision(db, rule)): void {
   statement(db, 'INSERT INTO rule_revision (rule, revision) VALUES (?, ?) ON CONFLICT (rule) DO UPDATE SET revision = excluded.revision').run(rule, current + 1);

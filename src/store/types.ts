@@ -291,6 +291,8 @@ export interface StateStore {
   ruleNames(): Promise<string[]>;
   /** stateRows of each store rule (a spread rule's parts), in one query; every one asked is in the map. */
   stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>>;
+  /** Each store rule's revision alone (0 for one never committed): whether parts kept in memory are still the stored ones. */
+  revisionsOf(rules: readonly string[]): Promise<Map<string, number>>;
   /**
    * Forgets removed rules' state and active alerts, with their parts (`name#SSS`,
    * `!rule-failing:name#SSS`); their alerts and outbox rows stay (nothing queued is lost).

@@ -33,6 +33,14 @@ export async function stateRowsOf(db: Queryable, rules: readonly string[]): Prom
   return out;
 }
 
+export async function revisionsOf(db: Queryable, rules: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ rule: string; revision: number }>(
+    'SELECT w.rule, coalesce(v.revision, 0) AS revision FROM unnest($1::text[]) AS w (rule) LEFT JOIN rule_revision AS v ON v.rule = w.rule',
+    [[...new Set(rules)]],
+  );
+  return new Map(rows.map((r) => [r.rule, r.revision]));
+}
+
 /**
  * Within a commit's transaction, first: every fence is still this instance's lease at its
  * epoch, by the database's clock. The lease rows are locked FOR SHARE in shard order (as

@@ -29,7 +29,7 @@ import { balance, fenceParams, fenceSql, leave } from './leases.js';
 import { migrate } from './migrate.js';
 import * as read from './outbox-read.js';
 import * as outbox from './outbox.js';
-import { bumpRevisions, fenced, partsOf, stateRowsOf, writePartStates } from './parts.js';
+import { bumpRevisions, fenced, partsOf, revisionsOf, stateRowsOf, writePartStates } from './parts.js';
 import { reanchor } from './reanchor.js';
 import * as silences from './silences.js';
 import { bumpDataVersion, bumpRevision, dataVersion, stateRows, writeStates } from './states.js';
@@ -132,6 +132,10 @@ export class PgStore implements StateStore {
 
   stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>> {
     return stateRowsOf(this.#pool, rules);
+  }
+
+  revisionsOf(rules: readonly string[]): Promise<Map<string, number>> {
+    return revisionsOf(this.#pool, rules);
   }
 
   async ruleNames(): Promise<string[]> {
