@@ -246,7 +246,7 @@ export async function measure(kind: 'validator-status' | 'validation-end', n: nu
       };
       restore.push(() => (kindObject[method] = original));
     }
-    const wrap = <K extends 'stateRows' | 'loadActive' | 'commitEvaluation'>(name: K, bucket: keyof typeof spent) => {
+    const wrap = <K extends 'stateRows' | 'loadActive' | 'commitEvaluation' | 'stateRowsOf' | 'revisionsOf' | 'loadActiveOf' | 'commitParts'>(name: K, bucket: keyof typeof spent) => {
       const original = store[name].bind(store) as (...args: unknown[]) => unknown;
       (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
         const t = performance.now();
@@ -257,6 +257,9 @@ export async function measure(kind: 'validator-status' | 'validation-end', n: nu
     wrap('stateRows', 'load');
     wrap('loadActive', 'load');
     wrap('commitEvaluation', 'commit');
+    // A rule spread by entity (a shared store: PostgreSQL) reads and commits its parts.
+    for (const name of ['stateRowsOf', 'revisionsOf', 'loadActiveOf'] as const) wrap(name, 'load');
+    wrap('commitParts', 'commit');
     const signal = new AbortController().signal;
     const cycle = async (): Promise<Cycle> => {
       spent.load = 0;

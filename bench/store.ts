@@ -35,7 +35,7 @@ export async function storeBench(n = 100_000): Promise<BenchResult> {
     title: `The two stores side by side: evaluate + commit of ${label} entities`,
     figures,
     details: [
-      'One validator-status rule over N nodes, `Engine.evaluate` as in the evaluate benchmark (an in-process fake of the data service, the real pipeline to one Slack receiver), once with `SqliteStore` on a temp file and once with `PgStore` on a PostgreSQL of its own on loopback (Debian\'s, started by test/helpers/postgres.ts: fsync off, synchronous_commit on, one connection pool of 4). *commit* is `commitEvaluation` until its promise settles; *load* the states and state alerts read back.',
+      'One validator-status rule over N nodes, `Engine.evaluate` as in the evaluate benchmark (an in-process fake of the data service, the real pipeline to one Slack receiver), once with `SqliteStore` on a temp file and once with `PgStore` on a PostgreSQL of its own on loopback (Debian\'s, started by test/helpers/postgres.ts: fsync off, synchronous_commit on, one connection pool of 4). *commit* is `commitEvaluation` until its promise settles; *load* the states and state alerts read back. On PostgreSQL, a store instances share, a rule of 100,000 nodes is spread by entity (docs/design/entity-spread.md): one instance holding every shard reads its 256 parts (`stateRowsOf`, then only `revisionsOf` while they stand) and commits them in one `commitParts`.',
       '',
       '| store, cycle | total | load | commit |',
       '|---|---|---|---|',
