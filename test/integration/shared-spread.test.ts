@@ -269,4 +269,37 @@ describe('shared state: one rule spread by entity over three instances', () => {
     await quiet(survivors);
     expect(counts()).toEqual({ [`${before} firing`]: 1, [`${after} firing`]: 1 });
   }, 90_000);
+
+  it('SIGSTOP of an instance past its lease, then SIGCONT: the others take its nodes and tell a change once; the woken one adds nothing (its late commit of its parts refused whole) and takes a share again', async () => {
+    const { live } = await startThree('spread_pause');
+    await settled(live);
+    const paused = live.find((i) => nodesOf(i).length >= 1);
+    if (!paused) throw new Error('no instance holds a node');
+    const [node] = nodesOf(paused) as [string];
+    const others = live.filter((i) => i !== paused);
+
+    // Stopped wherever it is, maybe inside a commit of its parts (its row locks held until it wakes).
+    paused.daemon.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    await poll(
+      async () => {
+        const s = await scrapeAll(others);
+        return s !== undefined && new Set(s.flatMap((x) => [...x.nodes])).size === NODES.length;
+      },
+      "the paused instance's nodes on the others' /metrics",
+      TAKEOVER_MS,
+    );
+    // The change while it sleeps: its new holder fires it. The paused one's parts still say "not
+    // firing": were its commit let through on waking, it would fire the same transition again.
+    sim.world.setValidators('mainnet', node, [period(node, 2)]);
+    await poll(() => got.some((g) => g.alert === `${node} firing`), `${node} firing`, NOTIFY_MS);
+    // Paused two leases at least: its leases ended on the database's clock, whatever its own says.
+    await poll(() => Date.now() - stoppedAt >= 2 * LEASE_MS, 'two leases since the pause', 2 * LEASE_MS + SLACK_MS);
+    paused.daemon.child.kill('SIGCONT');
+
+    await poll(async () => ((await scrape(paused))?.held ?? 0) > 0, 'the resumed instance to hold shards again', SETTLE_MS);
+    await quiet(live);
+    expect(counts()).toEqual({ [`${node} firing`]: 1 });
+    expect(got.filter((g) => g.from === paused.name)).toEqual([]);
+  }, 90_000);
 });
