@@ -205,6 +205,27 @@ async function quiet(live: readonly Instance[]): Promise<void> {
   );
 }
 
+/** Three instances settled, and one of them holding `count` nodes at least (the first such), apart from the rest. */
+async function settledWithOneHolding(database: string, count: number): Promise<{ live: Instance[]; one: Instance; rest: Instance[] }> {
+  const { live } = await startThree(database);
+  await settled(live);
+  const one = live.find((i) => nodesOf(i).length >= count);
+  if (!one) throw new Error(`no instance holds ${count} nodes`);
+  return { live, one, rest: live.filter((i) => i !== one) };
+}
+
+/** Every node on these instances' /metrics between them: a departed one's taken over. */
+async function takenOver(instances: readonly Instance[], what: string): Promise<void> {
+  await poll(
+    async () => {
+      const s = await scrapeAll(instances);
+      return s !== undefined && new Set(s.flatMap((x) => [...x.nodes])).size === NODES.length;
+    },
+    what,
+    TAKEOVER_MS,
+  );
+}
+
 describe('shared state: one rule spread by entity over three instances', () => {
   it("each instance evaluates and exports exactly the nodes of the shards it holds, keeps them in the rule's parts, and asks for them in one bulk list a poll", async () => {
     const { live, direct } = await startThree('spread_entities');
@@ -241,26 +262,15 @@ describe('shared state: one rule spread by entity over three instances', () => {
   }, 90_000);
 
   it("kill -9 of one instance: its nodes show on the others' /metrics within a takeover; a node firing before stays firing (no resolution, no second firing); a change after is told once", async () => {
-    const { live } = await startThree('spread_kill');
-    await settled(live);
-    const victim = live.find((i) => nodesOf(i).length >= 2);
-    if (!victim) throw new Error('no instance holds two nodes');
+    const { one: victim, rest: survivors } = await settledWithOneHolding('spread_kill', 2);
     const [before, after] = nodesOf(victim) as [string, string];
-    const survivors = live.filter((i) => i !== victim);
 
     sim.world.setValidators('mainnet', before, [period(before, 2)]);
     await poll(() => got.some((g) => g.alert === `${before} firing`), `${before} firing`, NOTIFY_MS);
     expect(got.find((g) => g.alert === `${before} firing`)?.from).toBe(victim.name);
 
     await victim.daemon.kill();
-    await poll(
-      async () => {
-        const s = await scrapeAll(survivors);
-        return s !== undefined && new Set(s.flatMap((x) => [...x.nodes])).size === NODES.length;
-      },
-      "the dead instance's nodes on the survivors' /metrics",
-      TAKEOVER_MS,
-    );
+    await takenOver(survivors, "the dead instance's nodes on the survivors' /metrics");
     await quiet(survivors);
     expect(counts()).toEqual({ [`${before} firing`]: 1 });
 
@@ -271,24 +281,13 @@ describe('shared state: one rule spread by entity over three instances', () => {
   }, 90_000);
 
   it('SIGSTOP of an instance past its lease, then SIGCONT: the others take its nodes and tell a change once; the woken one adds nothing (its late commit of its parts refused whole) and takes a share again', async () => {
-    const { live } = await startThree('spread_pause');
-    await settled(live);
-    const paused = live.find((i) => nodesOf(i).length >= 1);
-    if (!paused) throw new Error('no instance holds a node');
+    const { live, one: paused, rest: others } = await settledWithOneHolding('spread_pause', 1);
     const [node] = nodesOf(paused) as [string];
-    const others = live.filter((i) => i !== paused);
 
     // Stopped wherever it is, maybe inside a commit of its parts (its row locks held until it wakes).
     paused.daemon.child.kill('SIGSTOP');
     const stoppedAt = Date.now();
-    await poll(
-      async () => {
-        const s = await scrapeAll(others);
-        return s !== undefined && new Set(s.flatMap((x) => [...x.nodes])).size === NODES.length;
-      },
-      "the paused instance's nodes on the others' /metrics",
-      TAKEOVER_MS,
-    );
+    await takenOver(others, "the paused instance's nodes on the others' /metrics");
     // The change while it sleeps: its new holder fires it. The paused one's parts still say "not
     // firing": were its commit let through on waking, it would fire the same transition again.
     sim.world.setValidators('mainnet', node, [period(node, 2)]);
