@@ -5,6 +5,7 @@ import { describeSchedule } from '../base/schedule.js';
 import { budgetLimits } from '../api/limiter.js';
 import { channel } from '../channels/registry.js';
 import { estimateBudget } from '../engine/estimate.js';
+import { spreadsByEntity } from '../engine/parts.js';
 import { ruleKind } from '../rules/registry.js';
 import { groupsOf } from '../incidents/groups.js';
 
@@ -44,6 +45,8 @@ export function checkCommand(all: LoadedConfig, loaded: LoadedConfig, shard: str
     console.log(`  ${name}  per minute ${share(a.perMinute, a.limits.perMinute)}  per day ${share(a.perDay, a.limits.perDay)}${a.over ? '  OVER BUDGET' : ''}`);
   }
   if (budget.nodeCallsPerDay > 0) console.log(`  node APIs  ${budget.nodeCallsPerDay.toLocaleString('en-US')} calls a day to your own nodes, no compute units`);
+  const spread = config.state.url === undefined ? [] : loaded.rules.filter(spreadsByEntity).map((r) => r.name);
+  if (spread.length > 0) console.log(`  shared state: spread by entity over the daemons: ${spread.join(', ')}; each daemon holding some of a rule's entities makes its own share of its calls, up to one call a poll more per daemon`);
   for (const r of budget.rules) {
     const shared = r.sharedWith.length > 0 ? `, shared with ${r.sharedWith.join(', ')}` : '';
     console.log(`  ${r.rule}  ${Math.round(r.perDay).toLocaleString('en-US')}/day${shared}${r.more ? ` (${r.more})` : ''}`);

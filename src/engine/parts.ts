@@ -11,7 +11,7 @@ import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition } from '../base/types.js';
 import type { Evaluation, Spread } from '../rules/types.js';
-import { StateDiff, StoreError, type StateStore } from '../store/index.js';
+import { StateDiff, StoreError, type SharedShards, type StateStore } from '../store/index.js';
 import { mergeParts, partition } from './partition.js';
 import { loadActiveOf } from './states.js';
 
@@ -43,6 +43,11 @@ export function spreadOf(store: Pick<StateStore, 'shards'>, rule: LoadedRule): S
 }
 
 const decided = new WeakMap<LoadedRule, Spread<unknown, unknown> | undefined>();
+
+/** Whether this rule is spread by entity on a shared store (`avawatch check` says so). */
+export function spreadsByEntity(rule: LoadedRule): boolean {
+  return spreadOf({ shards: {} as SharedShards }, rule) !== undefined;
+}
 
 function spreadWorthIt(rule: LoadedRule): Spread<unknown, unknown> | undefined {
   const kind = ruleKind(rule.kind);
