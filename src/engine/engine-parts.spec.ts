@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../base/shard.js';
 import { SqliteStore } from '../store/index.js';
-import { engineWorld, NODE_A, NODE_B, NODE_C, validatorRule } from '../../test/helpers/engine-world.js';
+import { engineWorld, NODE_A, NODE_B, NODE_C, START, validatorRule, type Answer } from '../../test/helpers/engine-world.js';
+import { PRIMARY_NETWORK } from '../rules/fields.js';
+
+const DAY_MS = 86_400_000;
 import { nodesApart } from '../../test/helpers/node-ids.js';
 import { sharedSqlite } from '../../test/helpers/shared-sqlite.js';
 import { StateDiff } from '../store/index.js';
@@ -121,5 +124,20 @@ describe('engine: a rule spread by entity', () => {
     expect(rowReads).toBe(afterFirst + 1);
     // Found by the revisions before it evaluated, not by its commit refused (that evaluates twice).
     expect(w.logs).not.toContain('another process committed this rule meanwhile; its alerts are dropped and it is evaluated again');
+  });
+
+  it('a firing alert of a spread rule is told once over cycles: what its receivers were told is read from the store each time, not kept from before the plan', async () => {
+    const store = sharedSqlite();
+    const ends = validatorRule({ name: 'ends', kind: 'validation-end', spec: { network: 'mainnet', nodeIds: [NODE_A, NODE_B, NODE_C, ...MORE], subnetId: PRIMARY_NETWORK, warnBefore: [{ ms: 3 * DAY_MS }] } });
+    const far = START / 1000 + 200 * 86_400;
+    const world: Record<string, Answer> = Object.fromEntries([NODE_A, NODE_B, ...MORE].map((n) => [n, { status: 'active', tx: `tx-${n}`, end: far }]));
+    // NODE_C's validation ends in a day: its warning fires and holds.
+    world[NODE_C] = { status: 'active', tx: 'tx-c', end: START / 1000 + 86_400 };
+    const w = engineWorld({ store, world });
+    const ofC = async () => (await w.run(ends)).filter((a) => a.summary.includes(NODE_C));
+    expect((await ofC()).map((a) => a.status)).toEqual(['firing']);
+    for (let i = 0; i < 3; i++) expect(await ofC()).toEqual([]);
+    const [row] = (await store.loadActiveOf([partName('ends', shardOf(NODE_C))])).get(partName('ends', shardOf(NODE_C))) ?? [];
+    expect(Object.keys(row?.notifiedReceivers ?? {})).not.toEqual([]);
   });
 });

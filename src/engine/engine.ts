@@ -326,7 +326,7 @@ export class Engine {
       const parts = { writes: diffParts(loaded, share.states, pipeline.redact), partOf: activePart(n, loaded, stateOf) };
       const messages = await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), events: share.events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, startedAt, hold: this.#incidents?.hold, parts });
       const states = mergeParts(n.spread, share.states.values());
-      this.#parts.committed(rule.name, loaded, parts.writes, states, lifecycle?.active);
+      this.#parts.committed(rule.name, loaded, parts.writes, states);
       this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(share.failed).map(([id, why]) => [id, pipeline.redact(why)])) });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
