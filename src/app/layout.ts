@@ -21,13 +21,13 @@ export function otherLayout(store: Pick<StateStore, 'shards'>, rules: readonly L
 
 /**
  * Forgets what `rules` keep in their other layout (at start, and at a reload after its alerts
- * were told): the rule starts afresh in its new one, its entities from a baseline. Pruning a
- * bare name takes its parts too: a rule spread again after being whole has no part worth keeping.
- * Without it, what the old layout kept would stay firing on /api/v1/alerts for ever.
+ * were told): the rule starts afresh in its new one, its entities from a baseline. Exactly those
+ * store rules: during a rolling reload another daemon may already run the new layout, and its
+ * parts are live. Without it, what the old layout kept would stay firing on /api/v1/alerts for ever.
  */
 export async function pruneOtherLayout(store: StateStore, rules: readonly LoadedRule[], log: Logger): Promise<void> {
   const stale = otherLayout(store, rules, await store.ruleNames());
   if (stale.length === 0) return;
-  await store.pruneRule(...stale);
+  await store.forgetExactly(stale);
   log.info({ rules: stale }, 'forgot the state a rule kept as it was laid out before (spread by entity, or whole)');
 }

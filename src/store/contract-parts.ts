@@ -47,6 +47,12 @@ export function partsContract(store: Opened, o: { shared?: boolean } = {}): void
         2_000,
       );
       expect(await parts(s, ['r#001', 'r#002'])).toEqual({ 'r#001': { states: { c: 3 }, revision: 2 }, 'r#002': { states: { b: 4 }, revision: 2 } });
+      // Forgotten exactly: the bare name alone, not its parts; its revision moves.
+      await s.commitParts([{ rule: 'r', states: { z: 1 }, active: [active('z')] }], [], 2_500);
+      await s.forgetExactly(['r']);
+      expect(await parts(s, ['r'])).toEqual({ r: { states: {}, revision: 2 } });
+      expect(await activeKeys(s, ['r', 'r#001'])).toEqual({ r: [], 'r#001': [] });
+      expect((await s.ruleNames()).sort()).toEqual(['!rule-failing:r#001', 'r#001', 'r#002']);
       // The revisions alone, as a caller keeping the parts checks them: 0 for a part never committed.
       expect(Object.fromEntries(await s.revisionsOf(['r#001', 'r#002', 'r#003', '!rule-failing:r#001']))).toEqual({ 'r#001': 2, 'r#002': 2, 'r#003': 0, '!rule-failing:r#001': 1 });
       // A part without `active` keeps its state alerts; `active: []` clears them.

@@ -93,6 +93,15 @@ export class SqliteStore implements StateStore {
   }
 
   /** Forgets removed rules' state and active alerts, with their parts; their alerts and outbox rows stay (nothing queued is lost). */
+  async forgetExactly(storeRules: readonly string[]): Promise<void> {
+    this.#db.transaction(() => {
+      for (const rule of storeRules) {
+        for (const table of ['entity_state', 'active_alerts']) statement(this.#db, `DELETE FROM ${table} WHERE rule = ?`).run(rule);
+        bumpRevision(this.#db, rule);
+      }
+    })();
+  }
+
   async pruneRule(...rules: string[]): Promise<void> {
     this.#db.transaction(() => {
       for (const table of ['entity_state', 'active_alerts']) {

@@ -298,6 +298,12 @@ export interface StateStore {
    * `!rule-failing:name#SSS`); their alerts and outbox rows stay (nothing queued is lost).
    */
   pruneRule(...rules: string[]): Promise<void>;
+  /**
+   * Forgets exactly these store rules' state and active alerts (not their parts) and moves each
+   * one's revision: a process keeping them in memory reads them again. A rule laid out anew
+   * drops what it kept the other way (app/layout.ts) and never another layout's live rows.
+   */
+  forgetExactly(storeRules: readonly string[]): Promise<void>;
 
   // ---- alerts
 

@@ -143,6 +143,13 @@ export class PgStore implements StateStore {
     return rows.map((r) => r.rule);
   }
 
+  forgetExactly(storeRules: readonly string[]): Promise<void> {
+    return this.#write(async (db) => {
+      for (const table of ['entity_state', 'active_alerts']) await db.query(`DELETE FROM ${table} WHERE rule = ANY($1::text[])`, [storeRules]);
+      await db.query('INSERT INTO rule_revision (rule, revision) SELECT r, 1 FROM unnest($1::text[]) AS r ORDER BY r ON CONFLICT (rule) DO UPDATE SET revision = rule_revision.revision + 1', [[...new Set(storeRules)].sort()]);
+    });
+  }
+
   pruneRule(...rules: string[]): Promise<void> {
     return this.#write(async (db) => {
       for (const table of ['entity_state', 'active_alerts']) {
