@@ -74,7 +74,7 @@ describe('engine: a rule spread by entity', () => {
     expect(await one.run(rule)).toEqual([]);
   });
 
-  it("rule-failing is kept in the anchor part (the lowest shard held), written by its holder; the alert is the rule's, and resolves there", async () => {
+  it("rule-failing of an entity is kept in its entity's part, written by its holder; the alert is the rule's, and resolves there", async () => {
     const store = sharedSqlite();
     const world: Record<string, string | Error> = { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
     const mine = new Set([shardOf(NODE_A), shardOf(NODE_B)]);
@@ -83,8 +83,8 @@ describe('engine: a rule spread by entity', () => {
     world[NODE_B] = new Error('data API GET …: HTTP 503');
     await one.run(rule);
     await one.run(rule);
-    const anchor = `!rule-failing:${partName('r', Math.min(shardOf(NODE_A), shardOf(NODE_B)))}`;
-    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key}`)).toEqual([`${anchor} entity:${NODE_B}`]);
+    // An entity's row in its entity's part: it moves with the entity.
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key}`)).toEqual([`!rule-failing:${part(NODE_B)} entity:${NODE_B}`]);
     const [firing] = await store.claimDue('slack', Number.MAX_SAFE_INTEGER, 10, 1);
     expect(firing?.message).toMatchObject({ rule: 'r', kind: 'rule-failing', status: 'firing' });
     world[NODE_B] = 'active';
@@ -139,5 +139,36 @@ describe('engine: a rule spread by entity', () => {
     for (let i = 0; i < 3; i++) expect(await ofC()).toEqual([]);
     const [row] = (await store.loadActiveOf([partName('ends', shardOf(NODE_C))])).get(partName('ends', shardOf(NODE_C))) ?? [];
     expect(Object.keys(row?.notifiedReceivers ?? {})).not.toEqual([]);
+  });
+
+  it("an entity's rule-failing alert handed over with its shard stays firing at the new holder while the entity still fails there, and resolves once it is seen to pass", async () => {
+    const store = sharedSqlite();
+    const world: Record<string, string | Error> = { ...more, [NODE_A]: 'active', [NODE_B]: 'active', [NODE_C]: 'active' };
+    const mine = new Set([shardOf(NODE_A), shardOf(NODE_B)]);
+    const one = engineWorld({ store, world, holdsShard: (s) => mine.has(s) });
+    const two = engineWorld({ store, world, holdsShard: (s) => !mine.has(s) });
+    await one.run(rule);
+    await two.run(rule);
+    world[NODE_B] = new Error('data API GET …: HTTP 503');
+    await one.run(rule);
+    await one.run(rule);
+    const failingB = `!rule-failing:${part(NODE_B)} entity:${NODE_B}`;
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key} ${a.state}`)).toEqual([`${failingB} firing`]);
+    // NODE_B's shard moves from one to two (app/shards.ts forgets and restores the rule on both).
+    mine.delete(shardOf(NODE_B));
+    for (const w of [one, two]) {
+      w.engine.forget('r');
+      await w.engine.restore(rule);
+    }
+    await one.run(rule);
+    await two.run(rule);
+    // Two has seen NODE_B fail once, not yet failingAfter times: the row it gained stays firing, and nothing was told.
+    expect((await store.activeAlerts()).map((a) => `${a.rule} ${a.key} ${a.state}`)).toEqual([`${failingB} firing`]);
+    const told = async () => (await store.outbox('pending')).map((r) => r.summary.replace(NODE_B, 'B'));
+    expect(await told()).toEqual(['rule "r" cannot see B: its last 2 lookups failed (data API GET …: HTTP 503)']);
+    world[NODE_B] = 'active';
+    await two.run(rule);
+    expect(await store.activeAlerts()).toEqual([]);
+    expect((await told()).sort()).toEqual(['rule "r" cannot see B: its last 2 lookups failed (data API GET …: HTTP 503)', 'rule "r" sees B again'].sort());
   });
 });

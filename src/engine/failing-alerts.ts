@@ -12,6 +12,7 @@ import { CAUSE_PREFIX, CAUSE_RULE, causeCondition, causeKey, causeOf, listedRule
 import { entityFailingCondition, FAILING_ALERTNAME, FAILING_PREFIX, failingCondition, type FailureCounts } from './failing.js';
 import { lifecycleOptions, ownOptions } from './lifecycle-options.js';
 import { partName } from './parts.js';
+import { shardOf } from '../base/shard.js';
 import { loadActive, loadActiveOf } from './states.js';
 
 export interface FailingDeps {
@@ -63,7 +64,8 @@ export class FailingAlerts {
 
   /**
    * A rule spread by entity keeps its rule-failing alerts per part (`!rule-failing:name#SSS`),
-   * written only by the holder of the part: every one in its anchor part, the lowest held.
+   * written only by the holder of the part: an entity's in its entity's part (it moves with the
+   * entity), the rule's own `failing` in the anchor part, the lowest held.
    */
   #parts(rule: LoadedRule): { own: string[]; failing: string[]; anchor: string } | undefined {
     const shards = this.#deps.heldShards?.(rule);
@@ -71,6 +73,17 @@ export class FailingAlerts {
     const own = shards.map((s) => partName(rule.name, s));
     const failing = own.map((p) => FAILING_PREFIX + p);
     return { own, failing, anchor: failing[0] ?? FAILING_PREFIX + rule.name };
+  }
+
+  /**
+   * A spread rule's entity rows that fire and whose entity still fails here, though not yet
+   * failingAfter times: a row its last holder raised, come with a part this instance gained.
+   * Kept firing: it is resolved only once its entity is seen to pass.
+   */
+  #carried(rule: LoadedRule, before: readonly ActiveAlert[], raised: readonly Condition[]): Condition[] {
+    const failing = new Set(this.#deps.failures.entities(rule.name).map((e) => `entity:${e.entity}`));
+    const have = new Set(raised.map((c) => c.key));
+    return before.filter((a) => a.state === 'firing' && failing.has(a.condition.key) && !have.has(a.condition.key)).map((a) => a.condition);
   }
 
   forget(rule: string): void {
@@ -173,9 +186,9 @@ export class FailingAlerts {
     const { forMs: _f, keepFiringForMs: _k, ...o } = lifecycleOptions(rule, pipeline);
     const enriched = conditions.map((c) => pipeline.enrich(rule, c));
     const before = parts ? await loadActiveOf(store, rule.name, parts.failing) : await loadActive(store, rule.name, storeRule);
-    const lifecycle = advance(before, enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
-    // Spread: every held part's rows gathered in the anchor part (a part that stopped being the anchor is emptied).
-    const spread = parts && { writes: parts.failing.map((p) => ({ storeRule: p, states: new StateDiff([], []) })), partOf: () => parts.anchor };
+    const lifecycle = advance(before, parts ? [...enriched, ...this.#carried(rule, before, enriched)] : enriched, clock.mono(), { ...o, forMs: 0, keepFiringForMs: 0, sendResolved: true });
+    // Spread: an entity's row in its entity's part, the rest in the anchor (a part that stopped being the anchor is emptied of them).
+    const spread = parts && { writes: parts.failing.map((p) => ({ storeRule: p, states: new StateDiff([], []) })), partOf: (a: ActiveAlert) => entityPart(rule.name, a.condition.key, parts.failing) ?? parts.anchor };
     await pipeline.commit({ rule, storeRule, states: new StateDiff([], []), notifications: lifecycle.notifications, active: lifecycle.active, now, hold: this.#deps.hold, ...(spread ? { parts: spread } : {}) });
     if (lifecycle.active.length > 0) this.#stored.add(rule.name);
     else this.#stored.delete(rule.name);
@@ -248,4 +261,12 @@ export function errorText(err: unknown): string {
 function failedWrite(log: Logger, e: unknown, fields: Record<string, unknown>, msg: string): void {
   if (e instanceof FencedError) log.debug({ ...fields, error: errorText(e) }, msg);
   else log.error({ ...fields, error: errorText(e) }, msg);
+}
+
+/** The held rule-failing part of an entity row (`entity:<id>`, the id up to a `:`), or undefined. */
+function entityPart(rule: string, key: string, held: readonly string[]): string | undefined {
+  if (!key.startsWith('entity:')) return undefined;
+  const id = key.slice('entity:'.length).split(':')[0] ?? '';
+  const part = FAILING_PREFIX + partName(rule, shardOf(id));
+  return held.includes(part) ? part : undefined;
 }
