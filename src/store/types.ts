@@ -293,16 +293,9 @@ export interface StateStore {
   stateRowsOf(rules: readonly string[]): Promise<Map<string, StateRows>>;
   /** Each store rule's revision alone (0 for one never committed): whether parts kept in memory are still the stored ones. */
   revisionsOf(rules: readonly string[]): Promise<Map<string, number>>;
-  /**
-   * Forgets removed rules' state and active alerts, with their parts (`name#SSS`,
-   * `!rule-failing:name#SSS`); their alerts and outbox rows stay (nothing queued is lost).
-   */
+  /** Forgets removed rules' state and active alerts, with their parts (`name#SSS`, `!rule-failing:name#SSS`); alerts and outbox rows stay. */
   pruneRule(...rules: string[]): Promise<void>;
-  /**
-   * Forgets exactly these store rules' state and active alerts (not their parts) and moves each
-   * one's revision: a process keeping them in memory reads them again. A rule laid out anew
-   * drops what it kept the other way (app/layout.ts) and never another layout's live rows.
-   */
+  /** Forgets exactly these store rules' state and active alerts, not their parts, and moves their revisions (app/layout.ts). */
   forgetExactly(storeRules: readonly string[]): Promise<void>;
 
   // ---- alerts
