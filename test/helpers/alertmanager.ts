@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from './wait.js';
+import { freePort } from './ports.js';
 
 /** The Debian package's binary (prometheus-alertmanager), or an alertmanager on PATH. */
 export function alertmanagerBinary(): string {
@@ -13,13 +13,6 @@ export function alertmanagerBinary(): string {
   throw new Error('Alertmanager is not installed: run `bash scripts/test-deps.sh` (Debian package prometheus-alertmanager)');
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 export interface RunningAlertmanager {
   url: string;

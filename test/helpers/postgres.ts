@@ -1,11 +1,11 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { waitUntil, type Wait } from './wait.js';
+import { freePort } from './ports.js';
 
 // A throwaway PostgreSQL cluster for one test file: Debian's `postgresql` binaries (initdb,
 // pg_ctl), a data directory in a temporary directory, TCP on a free port of 127.0.0.1 and
@@ -109,13 +109,6 @@ function template(bin: string): string {
   return path;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** Starts a cluster of its own (one per test file: each start copies a data directory and starts a server). */
 export async function startPostgres(): Promise<RunningPostgres> {

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil, type Wait } from './wait.js';
+import { freePort } from './ports.js';
 
 /** A binary of the Debian package `prometheus` (prometheus, promtool) on PATH. */
 function binary(name: 'prometheus' | 'promtool'): string {
@@ -16,13 +16,6 @@ function binary(name: 'prometheus' | 'promtool'): string {
 // real wait: Prometheus runs on its own wall clock (its scrape_interval); no test clock reaches it.
 export const onPrometheus: Wait = (check, what, timeoutMs) => waitUntil(check, what, timeoutMs);
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** `promtool check metrics` on an exposition (stdin): its exit code and everything it printed. */
 export async function promtoolCheckMetrics(exposition: string): Promise<{ code: number | null; output: string }> {

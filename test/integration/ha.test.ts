@@ -12,7 +12,8 @@ import { SimClock } from '../../src/sim/clock.js';
 import { activeValidator } from '../../src/sim/samples.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { World } from '../../src/sim/world.js';
-import { freePort, startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
+import { startAlertmanager, type RunningAlertmanager } from '../helpers/alertmanager.js';
+import { freePort } from '../helpers/ports.js';
 import { useFakeTime, type Check, type FakeTime } from '../helpers/fake-time.js';
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioSchema } from '../../src/sim/scenario.js';
 import { startDaemon, type Daemon } from '../helpers/daemon.js';
-import { freePort, promtoolCheckMetrics, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
+import { promtoolCheckMetrics, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
+import { freePort } from '../helpers/ports.js';
 
 const RULES = join(import.meta.dirname, '../../rules');
 // What the shipped example rules (rules/*.yaml) watch.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
-import { freePort } from '../helpers/alertmanager.js';
+import { freePort } from '../helpers/ports.js';
 import { CHANGE, RULE, startReceiverDaemon, type OneReceiver, type ReceiverDaemon } from '../helpers/one-receiver.js';
 import { startBlackHole, startSmtpSink, type SmtpSink } from '../helpers/smtp.js';
 
