@@ -122,6 +122,13 @@ describe('engine: a rule spread by entity', () => {
     // Read again, so the change it made is no news here; the next one is.
     expect(await w.run(rule)).toEqual([expect.objectContaining({ summary: `${NODE_B} validation completed → active` })]);
     expect(rowReads).toBe(afterFirst + 1);
+    // A poll the service fails (every lookup) keeps them: nothing was written.
+    const answers = { ...world };
+    for (const n of Object.keys(world)) world[n] = new Error('data API GET …: HTTP 503') as unknown as string;
+    await w.run(rule).catch(() => undefined);
+    Object.assign(world, answers);
+    await w.run(rule);
+    expect(rowReads).toBe(afterFirst + 1);
     // Found by the revisions before it evaluated, not by its commit refused (that evaluates twice).
     expect(w.logs).not.toContain('another process committed this rule meanwhile; its alerts are dropped and it is evaluated again');
   });

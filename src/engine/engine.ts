@@ -210,8 +210,6 @@ export class Engine {
         }
       }
     } catch (err) {
-      // A spread rule's kept parts are read again after any failure (a commit may have failed).
-      this.#parts.drop(rule.name);
       // Shared state: the rule's shard moved to another instance (or its lease ended) while it
       // was evaluated here. Nothing was written or queued; the new holder evaluates it.
       if (err instanceof FencedError) {
@@ -295,8 +293,7 @@ export class Engine {
       // Another process wrote meanwhile: read the file again next time.
       await this.#states.committed(rule.name, cached);
       const { states } = cached;
-      // The service's error text, as shown by once --json: scrubbed as the log's is.
-      this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, pipeline.redact(why)])) });
+      this.#views.set(rule.name, { rule, states, at: now, failed: redacted(failed, pipeline.redact) });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       // The incidents' alerts are this evaluation's news too (`once` and rule tests show them).
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
@@ -324,16 +321,28 @@ export class Engine {
       const lifecycle = advanced && this.#deps.incidents ? withScopes(this.#deps.incidents, rule, advanced, loaded.active, clock.mono()) : advanced;
       const stateOf = (key: string): unknown => evaluation.states.get(key) ?? previous.get(key);
       const parts = { writes: diffParts(loaded, share.states, pipeline.redact), partOf: activePart(n, loaded, stateOf) };
-      const messages = await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), events: share.events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, startedAt, hold: this.#incidents?.hold, parts });
+      let messages: AlertMessage[];
+      try {
+        messages = await pipeline.commit({ rule, storeRule: rule.name, states: new StateDiff([], []), events: share.events, notifications: lifecycle?.notifications ?? [], active: lifecycle?.active, now, startedAt, hold: this.#incidents?.hold, parts });
+      } catch (err) {
+        // Not known whether it was written: the parts are read again. A failed observation keeps them.
+        this.#parts.drop(rule.name);
+        throw err;
+      }
       const states = mergeParts(n.spread, share.states.values());
       this.#parts.committed(rule.name, loaded, parts.writes, states);
-      this.#views.set(rule.name, { rule, states, at: now, failed: Object.fromEntries(Object.entries(share.failed).map(([id, why]) => [id, pipeline.redact(why)])) });
+      this.#views.set(rule.name, { rule, states, at: now, failed: redacted(share.failed, pipeline.redact) });
       metrics.ruleLastSuccess.set({ rule: rule.name }, now.getTime() / 1000);
       if (this.#incidents) messages.push(...(await this.#incidents.after(rule, lifecycle?.active, states, startedAt, now, () => [...this.#views.values()].map((v) => v.rule))));
       await this.#failing.settled(n.full, share.failed, now);
       return messages;
     });
   }
+}
+
+/** The service's error text per entity, as once --json shows it: scrubbed as the log's is. */
+function redacted(failed: Readonly<Record<string, string>>, redact: (text: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(failed).map(([id, why]) => [id, redact(why)]));
 }
 
 interface RuleView {

@@ -11,9 +11,9 @@ import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition } from '../base/types.js';
 import type { Evaluation, Spread } from '../rules/types.js';
-import { StateDiff, StoreError, type SharedShards, type StateStore } from '../store/index.js';
+import { StateDiff, type SharedShards, type StateStore } from '../store/index.js';
 import { mergeParts, partition } from './partition.js';
-import { loadActiveOf } from './states.js';
+import { loadActiveOf, readRows } from './states.js';
 
 /** A part's store rule: `name#SSS`. A rule name cannot hold `#`, so the suffix is never the name's own. */
 export function partName(rule: string, shard: number): string {
@@ -142,7 +142,6 @@ export interface LoadedParts {
 
 /** The held parts' states and state alerts, each read in one query; a row that does not parse is an error, as a rule's is. */
 export async function loadParts(store: StateStore, n: Narrowed): Promise<LoadedParts> {
-  const kind = ruleKind(n.full.kind);
   const names = new Map(n.shards.map((s) => [s, partName(n.full.name, s)]));
   const rows = await store.stateRowsOf([...names.values()]);
   const revisions = new Map<string, number>();
@@ -152,12 +151,7 @@ export async function loadParts(store: StateStore, n: Narrowed): Promise<LoadedP
     revisions.set(part, revision);
     const texts = new Map<string, string>();
     const states = new Map<string, unknown>();
-    for (const { entity, state } of partRows) {
-      const p = kind.state.safeParse(JSON.parse(state));
-      if (!p.success) throw new StoreError(`stored state of rule "${part}" entity "${entity}" is invalid: ${p.error.message}`);
-      states.set(entity, p.data);
-      texts.set(entity, state);
-    }
+    readRows(n.full.kind, part, partRows, states, texts);
     json.set(part, texts);
     parsed.push(states);
   }
@@ -212,7 +206,6 @@ export interface HeldShare {
  */
 export function heldShare(n: Narrowed, evaluation: Evaluation<unknown>, previous: ReadonlyMap<string, unknown>, dropped: (shards: number[]) => void): HeldShare {
   const p = partition({ spread: n.spread, full: n.full.spec, evaluation, previous, shardOf: n.shardOf });
-  const held = new Set(n.shards);
   const states = new Map(n.shards.map((s) => [s, new Map<string, unknown>()]));
   const anchor = states.get(n.shards[0]!)!;
   const gone = new Set<unknown>();
@@ -221,7 +214,7 @@ export function heldShare(n: Narrowed, evaluation: Evaluation<unknown>, previous
   const strays: number[] = [];
   for (const [shard, part] of p.shards) {
     const mine = states.get(shard);
-    if (!mine || !held.has(shard)) {
+    if (!mine) {
       strays.push(shard);
       for (const x of [...part.conditions, ...part.events]) gone.add(x);
       continue;

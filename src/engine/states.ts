@@ -37,13 +37,7 @@ export class RuleStates {
     const json = new Map<string, string>();
     const { rows, revision } = await this.#store.stateRows(rule.name);
     const order = kind.entityOrder?.(rule.spec);
-    for (const { entity, state } of order ? rowsInOrder(rows, order) : rows) {
-      const parsed = kind.state.safeParse(JSON.parse(state));
-      // Never guess: a state row that does not parse would replay or hide alerts.
-      if (!parsed.success) throw new StoreError(`stored state of rule "${rule.name}" entity "${entity}" is invalid: ${parsed.error.message}`);
-      states.set(entity, parsed.data);
-      json.set(entity, state);
-    }
+    readRows(rule.kind, rule.name, order ? rowsInOrder(rows, order) : rows, states, json);
     const loaded = { version, revision, states, json, exact: false };
     this.#cache.set(rule.name, loaded);
     return loaded;
@@ -126,6 +120,17 @@ export async function loadActiveOf(store: StateStore, rule: string, storeRules: 
     if ('invalid' in active) throw new StoreError(`stored alert "${row.key}" of rule "${rule}" is invalid: ${active.invalid}`);
     return active;
   });
+}
+
+/** A store rule's state rows parsed into `states` and kept as text in `json`. Never guessed: a row that does not parse would replay or hide alerts. */
+export function readRows(kind: string, storeRule: string, rows: Iterable<{ entity: string; state: string }>, states: Map<string, unknown>, json: Map<string, string>): void {
+  const schema = ruleKind(kind).state;
+  for (const { entity, state } of rows) {
+    const parsed = schema.safeParse(JSON.parse(state));
+    if (!parsed.success) throw new StoreError(`stored state of rule "${storeRule}" entity "${entity}" is invalid: ${parsed.error.message}`);
+    states.set(entity, parsed.data);
+    json.set(entity, state);
+  }
 }
 
 /**
