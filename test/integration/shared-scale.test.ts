@@ -20,7 +20,7 @@ import { startSlackReceiver, type SlackReceiver } from '../helpers/slack-receive
 // in one rule (CI's long run): its validators spread, by the shard of each NodeID
 // (docs/design/entity-spread.md). The daemons are Apps in
 // this process (each its own pool, holder and HTTP server); joins and leaves are clean here
-// (kill -9, SIGSTOP and a cut are shared-state.test.ts's, in processes of their own).
+// (kill -9, SIGSTOP and a cut are shared-state*.test.ts's, in processes of their own).
 
 const postgres = postgresForFile();
 /** Fifty here; AVAWATCH_SCALE_FLEET=1000 runs the issue's thousand (docs/testing.md), on a paid plan. */
