@@ -1,24 +1,70 @@
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The longest files first, so the last minutes are short ones: by vitest's record of the last
- * run, or where it has none (a fresh clone: CI) by test/durations.json (`node
- * scripts/test-durations.mjs` writes it). In name order the fuzzer's replays ran last, and a
- * quiet `npm test` took 179 s instead of about 152.
+ * A file of LONG_S seconds or more that spends less than WAITING of them on CPU mostly waits:
+ * four workers share two cores, so a file that computes gets about half of its wall time.
+ */
+const LONG_S = 5;
+const WAITING = 0.4;
+
+/**
+ * The longest files first, so the last minutes are short ones, and those that mostly wait (on
+ * real processes, PostgreSQL's leases, a demo in real time) taken in turn with those that
+ * compute: the longest were all of the waiting kind, and four of them at once left the two
+ * cores half idle (interleaved, a quiet `npm test` took 158 s against 167, two runs each). Wall
+ * time is vitest's record of the last run; CPU is test/helpers/file-cpu.ts's
+ * (.cache/test-cpu.jsonl). Where either has no record (a fresh clone: CI), test/durations.json
+ * says (`node scripts/test-durations.mjs` writes it). In name order the fuzzer's replays ran
+ * last, and a quiet `npm test` took 179 s instead of about 152.
  */
 class LongestFirst extends BaseSequencer {
-  readonly #known = JSON.parse(readFileSync(new URL('./test/durations.json', import.meta.url), 'utf8')) as Record<string, number>;
+  readonly #known = JSON.parse(readFileSync(new URL('./test/durations.json', import.meta.url), 'utf8')) as Record<string, [number, number?]>;
 
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const ms = (f: TestSpecification): number => {
-      const path = relative(this.ctx.config.root, f.moduleId);
-      return this.ctx.cache.getFileTestResults(`${f.project.name}:${path}`)?.duration ?? (this.#known[path] ?? 0) * 1000;
+    const cpu = lastCpu(this.ctx.config.root);
+    const path = (f: TestSpecification): string => relative(this.ctx.config.root, f.moduleId);
+    const seconds = (f: TestSpecification): number => {
+      const ms = this.ctx.cache.getFileTestResults(`${f.project.name}:${path(f)}`)?.duration;
+      return ms === undefined ? (this.#known[path(f)]?.[0] ?? 0) : ms / 1000;
     };
-    return [...files].sort((a, b) => ms(b) - ms(a));
+    const waits = (f: TestSpecification): boolean => {
+      const s = seconds(f);
+      const used = cpu.get(path(f)) ?? this.#known[path(f)]?.[1];
+      return s >= LONG_S && used !== undefined && used < s * WAITING;
+    };
+    const byLength = [...files].sort((a, b) => seconds(b) - seconds(a));
+    const waiting = byLength.filter(waits);
+    const computing = byLength.filter((f) => !waits(f));
+    return byLength.map((_, k) => {
+      const [first, second] = k % 2 === 0 ? [waiting, computing] : [computing, waiting];
+      return (first.shift() ?? second.shift()) as TestSpecification;
+    });
   }
+}
+
+/** Each file's CPU at its last run, from .cache/test-cpu.jsonl; the record is cut to those lines. */
+function lastCpu(root: string): Map<string, number> {
+  const record = new URL('./.cache/test-cpu.jsonl', import.meta.url);
+  const last = new Map<string, number>();
+  let text: string;
+  try {
+    text = readFileSync(record, 'utf8');
+  } catch {
+    return last; // no record yet: test/durations.json says
+  }
+  for (const line of text.split('\n')) {
+    try {
+      const { file, cpu } = JSON.parse(line) as { file: string; cpu: number };
+      last.set(relative(root, file), cpu);
+    } catch {
+      // An empty line, or one cut short by a run stopped mid-write.
+    }
+  }
+  writeFileSync(record, [...last].map(([file, cpu]) => `${JSON.stringify({ file: join(root, file), cpu })}\n`).join(''));
+  return last;
 }
 
 export default defineConfig({
@@ -40,8 +86,9 @@ export default defineConfig({
     // restored at the end.
     include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
     sequence: { sequencer: LongestFirst },
-    // The steady clock's anchor is module state: each file starts it on the real wall (src/base/clock.ts).
-    setupFiles: ['./test/helpers/setup-clock.ts'],
+    // The steady clock's anchor is module state: each file starts it on the real wall
+    // (src/base/clock.ts). Each file's CPU is recorded for the order above.
+    setupFiles: ['./test/helpers/setup-clock.ts', './test/helpers/file-cpu.ts'],
     isolate: false,
     // Each file's transform is kept on disk, keyed by its text, vitest's version and this
     // config: a run after the first transforms only what changed (src specs alone: 33 → 30 s of

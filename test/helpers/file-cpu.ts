@@ -1,0 +1,39 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+
+// Each test file's CPU, its worker's and its reaped processes' (the CLI, daemons, PostgreSQL's
+// tools), appended to .cache/test-cpu.jsonl: vitest.config.ts starts a file that mostly waits
+// beside one that computes, not four waiting at once (test/durations.json keeps a copy for a
+// fresh clone). Wall time is vitest's own record.
+
+export const CPU_RECORD = new URL('../../.cache/test-cpu.jsonl', import.meta.url);
+
+/** Seconds of CPU of this process's reaped children, by Linux's /proc (0 elsewhere). */
+function childrenCpu(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // cutime and cstime (fields 16 and 17), in clock ticks: 100 a second on Linux.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const cpuNow = (): number => {
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1e6 + childrenCpu();
+};
+
+let file = '';
+let from = 0;
+beforeAll(() => {
+  file = expect.getState().testPath ?? '';
+  from = cpuNow();
+});
+afterAll(() => {
+  if (file === '') return;
+  mkdirSync(dirname(CPU_RECORD.pathname), { recursive: true });
+  appendFileSync(CPU_RECORD, `${JSON.stringify({ file, cpu: Math.round((cpuNow() - from) * 10) / 10 })}\n`);
+});
