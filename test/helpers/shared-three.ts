@@ -10,10 +10,9 @@ import { startSim, type SimServer } from '../../src/sim/server.js';
 import type { Daemon } from './cli.js';
 import { testNodeId } from './node-ids.js';
 import { postgresForFile } from './postgres-file.js';
-import { pollLeases } from './postgres.js';
+import { pollLeases, type RunningPostgres } from './postgres.js';
 import { startSharing } from './shared-daemons.js';
 import type { TcpProxy } from './tcp-proxy.js';
-import type { RunningPostgres } from './postgres.js';
 
 // Shared state (issue 43): three `avawatch run` processes on one config and one PostgreSQL
 // database. The 256 virtual shards are held on leases; a rule of one node is evaluated only by
@@ -63,7 +62,7 @@ export const RULE_SHARDS: Readonly<Record<Rule, number>> = { 'ending-t': 15, 'en
 const SEEDS: Readonly<Record<Rule, string>> = { 'ending-t': 'ending-t/143', 'ending-v': 'ending-v/85', 'ending-g': 'ending-g/141', 'ending-i': 'ending-i/719', 'ending-p': 'ending-p/171', 'ending-r': 'ending-r/41' };
 export const NODES: Readonly<Record<Rule, string>> = Object.fromEntries(RULES.map((r) => [r, testNodeId(SEEDS[r])])) as Record<Rule, string>;
 
-/** Every real wait of this file: three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts). */
+/** Every real wait of these files: three `avawatch run` processes on PostgreSQL's leases (test/helpers/postgres.ts). */
 export const poll = pollLeases;
 
 /** One alert of a notification: `<rule> <status>`, and which instance sent it (the path it posted to). */
@@ -194,6 +193,7 @@ export function heldByLog(i: Instance): Set<number> {
 
 export const moved = (before: Scrape, after: Scrape, rule: Rule): number => after.evaluations[rule] - before.evaluations[rule];
 
+// The running test's: a worker runs its files one after another, and each test sets these anew.
 let postgres: RunningPostgres;
 let sim: SimServer;
 let receiver: Receiver;
