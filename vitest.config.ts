@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+import { lastCpu } from './test/helpers/cpu-record.js';
 
 /**
  * A file of LONG_S seconds or more that spends less than WAITING of them on CPU mostly waits:
@@ -43,28 +44,6 @@ class LongestFirst extends BaseSequencer {
       return (first.shift() ?? second.shift()) as TestSpecification;
     });
   }
-}
-
-/** Each file's CPU at its last run, from .cache/test-cpu.jsonl; the record is cut to those lines. */
-function lastCpu(root: string): Map<string, number> {
-  const record = new URL('./.cache/test-cpu.jsonl', import.meta.url);
-  const last = new Map<string, number>();
-  let text: string;
-  try {
-    text = readFileSync(record, 'utf8');
-  } catch {
-    return last; // no record yet: test/durations.json says
-  }
-  for (const line of text.split('\n')) {
-    try {
-      const { file, cpu } = JSON.parse(line) as { file: string; cpu: number };
-      last.set(relative(root, file), cpu);
-    } catch {
-      // An empty line, or one cut short by a run stopped mid-write.
-    }
-  }
-  writeFileSync(record, [...last].map(([file, cpu]) => `${JSON.stringify({ file: join(root, file), cpu })}\n`).join(''));
-  return last;
 }
 
 export default defineConfig({

@@ -11,10 +11,14 @@ const { results } = JSON.parse(readFileSync(join(dir, hash, 'results.json'), 'ut
 const cpu = new Map();
 const record = '.cache/test-cpu.jsonl';
 if (existsSync(record)) {
+  // As test/helpers/cpu-record.ts reads it (a plain script cannot import TypeScript on Node 20).
   for (const line of readFileSync(record, 'utf8').split('\n')) {
-    if (line === '') continue;
-    const { file, cpu: s } = JSON.parse(line);
-    cpu.set(relative(process.cwd(), file), s);
+    try {
+      const { file, cpu: s } = JSON.parse(line);
+      cpu.set(relative(process.cwd(), file), s);
+    } catch {
+      // An empty line, or one cut short by a run stopped mid-write.
+    }
   }
 }
 const slow = results

@@ -1,13 +1,11 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { recordCpu } from './cpu-record.js';
 
 // Each test file's CPU, its worker's and its reaped processes' (the CLI, daemons, PostgreSQL's
-// tools), appended to .cache/test-cpu.jsonl: vitest.config.ts starts a file that mostly waits
-// beside one that computes, not four waiting at once (test/durations.json keeps a copy for a
-// fresh clone). Wall time is vitest's own record.
-
-export const CPU_RECORD = new URL('../../.cache/test-cpu.jsonl', import.meta.url);
+// tools), recorded (cpu-record.ts): vitest.config.ts starts a file that mostly waits beside one
+// that computes, not four waiting at once (test/durations.json keeps a copy for a fresh
+// clone). Wall time is vitest's own record.
 
 /** Seconds of CPU of this process's reaped children, by Linux's /proc (0 elsewhere). */
 function childrenCpu(): number {
@@ -33,7 +31,5 @@ beforeAll(() => {
   from = cpuNow();
 });
 afterAll(() => {
-  if (file === '') return;
-  mkdirSync(dirname(CPU_RECORD.pathname), { recursive: true });
-  appendFileSync(CPU_RECORD, `${JSON.stringify({ file, cpu: Math.round((cpuNow() - from) * 10) / 10 })}\n`);
+  if (file !== '') recordCpu(file, cpuNow() - from);
 });
