@@ -11,7 +11,7 @@ import type { LoadedRule } from '../config/load.js';
 import { ruleKind } from '../rules/registry.js';
 import type { AlertDraft, Condition } from '../base/types.js';
 import type { Evaluation, Spread } from '../rules/types.js';
-import { StateDiff, type SharedShards, type StateStore } from '../store/index.js';
+import { StateDiff, type StateStore } from '../store/index.js';
 import { mergeParts, partition } from './partition.js';
 import { loadActiveOf, readRows } from './states.js';
 
@@ -37,16 +37,19 @@ export function ofPart(storeRule: string): string {
  * loaded rule: every instance has the same config, so all decide alike.
  */
 export function spreadOf(store: Pick<StateStore, 'shards'>, rule: LoadedRule): Spread<unknown, unknown> | undefined {
-  if (store.shards === undefined) return undefined;
-  if (!decided.has(rule)) decided.set(rule, spreadWorthIt(rule));
-  return decided.get(rule);
+  return store.shards === undefined ? undefined : decided(rule);
 }
-
-const decided = new WeakMap<LoadedRule, Spread<unknown, unknown> | undefined>();
 
 /** Whether this rule is spread by entity on a shared store (`avawatch check` says so). */
 export function spreadsByEntity(rule: LoadedRule): boolean {
-  return spreadOf({ shards: {} as SharedShards }, rule) !== undefined;
+  return decided(rule) !== undefined;
+}
+
+const decisions = new WeakMap<LoadedRule, Spread<unknown, unknown> | undefined>();
+
+function decided(rule: LoadedRule): Spread<unknown, unknown> | undefined {
+  if (!decisions.has(rule)) decisions.set(rule, spreadWorthIt(rule));
+  return decisions.get(rule);
 }
 
 function spreadWorthIt(rule: LoadedRule): Spread<unknown, unknown> | undefined {
